@@ -1,0 +1,420 @@
+"""PN curves, marginal precision and single-classifier operating points.
+
+Robles, Zaidouni, Mavromoustaki & Refael (AAAI-MAKE 2020), "For a single
+classifier": with only predicted positives rated, the ROC curve is replaced by
+the **PN curve** ``t -> (FP(t), TP(t))`` of raw (weighted) counts of rated
+negatives and positives with score >= t.
+
+Definitions used throughout the studio
+--------------------------------------
+* **Marginal precision** ``m`` at a point: ``dTP / (dTP + dFP)`` of the documents
+  added by lowering the threshold there.
+* **Slope** of the PN curve: ``dTP / dFP = m / (1 - m)``.
+* **False positives paid per extra true positive**: ``c = (1 - m) / m``.
+* On the **upper concave hull** of the PN curve the slope never increases as FP
+  grows, so ``m`` is well defined and monotone (non-increasing as the threshold
+  falls). It equals the isotonic (pool-adjacent-violators) fit of label on
+  score; that is how the hull is computed here (``scipy.optimize.isotonic_regression``).
+* The **operating point** for a target ``m`` maximises ``TP - λ·FP`` with
+  ``λ = m / (1 - m) = 1 / c`` (the target slope) over all thresholds, including
+  "flag nothing" (threshold ``+inf``): lowering the threshold past a group of
+  documents raises the objective iff their marginal precision beats ``m``. (The
+  foundation issue wrote ``TP - c·FP``; with ``c`` = false positives paid per
+  extra true positive a true positive is worth ``c`` false positives, so the
+  consistent objective is ``c·TP - FP``, the same ordering as ``TP - FP / c``.)
+  Among ties (equal up to floating-point rounding: 1e-9 of the objective's
+  scale) the highest threshold wins. It is the hull vertex where the hull's
+  marginal precision crosses the target, so ``mp_above > m >= mp_below``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from .data import RatedDataError
+
+__all__ = [
+    "PNCurve",
+    "Hull",
+    "OperatingPoint",
+    "Bootstrap",
+    "pn_curve",
+    "upper_hull",
+    "marginal_precision_at",
+    "cost_per_true_positive",
+    "target_from_cost",
+    "operating_point",
+    "sweep",
+    "bootstrap",
+    "brute_force_operating_point",
+    "TIE_RTOL",
+    "check_target",
+    "target_slope",
+    "tie_tolerance",
+]
+
+#: Relative tolerance under which two values of ``TP - c*FP`` count as tied.
+TIE_RTOL = 1e-9
+
+
+def _validate_scores_labels(scores, labels, weights):
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1:
+        raise RatedDataError(f"scores must be one-dimensional (one classifier); got shape {s.shape}.")
+    y = np.asarray(labels)
+    if y.shape != s.shape:
+        raise RatedDataError(f"scores and labels differ in length ({s.shape[0]} vs {y.shape[0]}).")
+    if s.size == 0:
+        raise RatedDataError("No rated documents: scores are empty.")
+    if not np.all(np.isfinite(s)):
+        raise RatedDataError(f"scores contain NaN or infinite values at rows {np.flatnonzero(~np.isfinite(s))[:5] + 1}.")
+    if not np.all((y == 0) | (y == 1)):
+        raise RatedDataError("labels must be 0/1.")
+    y = y.astype(np.float64)
+    if weights is None:
+        w = np.ones_like(s)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != s.shape:
+            raise RatedDataError(f"weights and scores differ in length ({w.shape[0]} vs {s.shape[0]}).")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise RatedDataError("weights must be finite and >= 0.")
+    return s, y, w
+
+
+def check_target(target) -> np.ndarray:
+    """Validate target marginal precision(s): finite and strictly between 0 and 1."""
+    t = np.atleast_1d(np.asarray(target, dtype=np.float64))
+    if not np.all(np.isfinite(t)) or np.any(t <= 0) or np.any(t >= 1):
+        raise ValueError("target marginal precision must be strictly between 0 and 1: 0.5 means 'one false "
+                         "positive per extra true positive', 0.1 means 'nine false positives per extra true "
+                         "positive'.")
+    return t
+
+
+def target_slope(target):
+    """``λ = m / (1 - m)``: the PN-curve slope dTP/dFP at marginal precision m (= 1 / c)."""
+    t = check_target(target)
+    lam = t / (1.0 - t)
+    return float(lam[0]) if np.ndim(target) == 0 else lam
+
+
+def tie_tolerance(tp_scale: float, fp_scale: float, slope: float) -> float:
+    """Absolute tolerance under which two values of ``TP - λ·FP`` count as tied."""
+    return TIE_RTOL * max(1.0, abs(tp_scale) + slope * abs(fp_scale))
+
+
+def cost_per_true_positive(target):
+    """``c = (1 - m) / m``: false positives paid for one more true positive at marginal precision m."""
+    t = check_target(target)
+    c = (1.0 - t) / t
+    return float(c[0]) if np.ndim(target) == 0 else c
+
+
+def target_from_cost(cost):
+    """Inverse of :func:`cost_per_true_positive`: ``m = 1 / (1 + c)``."""
+    c = np.asarray(cost, dtype=np.float64)
+    if np.any(c < 0) or not np.all(np.isfinite(c)):
+        raise ValueError("cost must be a finite number >= 0")
+    m = 1.0 / (1.0 + c)
+    return float(m) if np.ndim(cost) == 0 else m
+
+
+@dataclass(frozen=True)
+class PNCurve:
+    """PN curve of one classifier: ``tp[i]``, ``fp[i]`` = weighted rated positives /
+    negatives with score >= ``thresholds[i]``; thresholds are the unique scores, descending."""
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+
+    @property
+    def precision(self) -> np.ndarray:
+        total = self.tp + self.fp
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, self.tp / np.where(total > 0, total, 1), np.nan)
+
+
+def pn_curve(scores, labels, weights=None) -> PNCurve:
+    """Weighted PN curve at every unique score (descending), vectorised: one sort + cumsums."""
+    s, y, w = _validate_scores_labels(scores, labels, weights)
+    order = np.argsort(-s, kind="stable")
+    s_sorted = s[order]
+    pos = np.cumsum(w[order] * y[order])
+    neg = np.cumsum(w[order] * (1.0 - y[order]))
+    # last index of each run of equal scores
+    last = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
+    return PNCurve(thresholds=s_sorted[last], tp=pos[last], fp=neg[last])
+
+
+@dataclass(frozen=True)
+class Hull:
+    """Upper concave hull of the PN curve, starting at the origin (threshold +inf).
+
+    ``vertex_index[v]`` indexes the curve (-1 for the origin); ``edge_mp[e]`` is the
+    marginal precision of the edge from vertex e to e+1 (strictly decreasing).
+    ``mp_at_threshold[i]`` is the hull marginal precision of the documents with
+    score ``curve.thresholds[i]`` (the PAV fit of label on score).
+    """
+
+    curve: PNCurve
+    vertex_index: np.ndarray
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    edge_mp: np.ndarray
+    mp_at_threshold: np.ndarray
+
+
+def upper_hull(curve: PNCurve) -> Hull:
+    """Upper concave hull via PAV on the per-threshold label means (O(n))."""
+    d_tp = np.diff(curve.tp, prepend=0.0)
+    d_fp = np.diff(curve.fp, prepend=0.0)
+    mass = d_tp + d_fp
+    keep = mass > 0  # zero-weight scores add no point
+    idx = np.flatnonzero(keep)
+    mp_fit = np.full(curve.thresholds.shape, np.nan)
+    if idx.size == 0:
+        raise RatedDataError("All rated documents have weight 0.")
+    res = isotonic_regression(d_tp[idx] / mass[idx], weights=mass[idx], increasing=False)
+    fit = np.asarray(res.x)
+    mp_fit[idx] = fit
+    # carry the fit forward over zero-weight thresholds (they share the previous point)
+    if not keep.all():
+        filled = np.where(keep, np.arange(keep.size), 0)
+        np.maximum.accumulate(filled, out=filled)
+        mp_fit = mp_fit[filled]
+        if not keep[0]:
+            mp_fit[: idx[0]] = fit[0]
+    # a vertex ends each run of equal fitted values (collinear hull points merged)
+    ends = idx[np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])]
+    vertex_index = np.r_[-1, ends]
+    tp = np.r_[0.0, curve.tp[ends]]
+    fp = np.r_[0.0, curve.fp[ends]]
+    thresholds = np.r_[np.inf, curve.thresholds[ends]]
+    edge_mp = fit[np.r_[np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])]]
+    return Hull(curve, vertex_index, thresholds, tp, fp, edge_mp, mp_fit)
+
+
+def marginal_precision_at(hull: Hull, threshold) -> np.ndarray:
+    """Hull marginal precision of the documents at ``threshold`` (step function of the score)."""
+    t = np.atleast_1d(np.asarray(threshold, dtype=float))
+    th = hull.curve.thresholds  # descending
+    pos = np.searchsorted(-th, -t, side="left")  # first curve index with threshold <= t
+    pos = np.clip(pos, 0, th.size - 1)
+    return hull.mp_at_threshold[pos]
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """The chosen operating point for a target marginal precision.
+
+    ``threshold`` is a float for one classifier and a (k,) array for joint thresholds.
+    ``mp_above`` is the marginal precision of the documents just above the point
+    (the hull/path segment that ends there), ``mp_below`` of those just below it;
+    at the optimum ``mp_above >= target >= mp_below``. NaN where no segment exists.
+    """
+
+    target: float
+    threshold: float | np.ndarray
+    tp: float
+    fp: float
+    precision: float
+    mp_above: float
+    mp_below: float
+    cost: float  # c = (1 - m) / m of the target: false positives paid per extra true positive
+
+    @property
+    def slope(self) -> float:
+        """Target slope ``λ = m / (1 - m) = 1 / c``."""
+        return self.target / (1.0 - self.target)
+
+    @property
+    def objective(self) -> float:
+        """``TP - λ·FP`` at the point (the quantity the operating point maximises)."""
+        return self.tp - self.slope * self.fp
+
+    def as_dict(self) -> dict:
+        th = self.threshold
+        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
+        return {"target_marginal_precision": self.target, "threshold": th, "tp": self.tp, "fp": self.fp,
+                "precision": self.precision, "marginal_precision_above": self.mp_above,
+                "marginal_precision_below": self.mp_below, "fp_per_extra_tp": self.cost}
+
+
+def _precision(tp: float, fp: float) -> float:
+    return tp / (tp + fp) if tp + fp > 0 else float("nan")
+
+
+def _pick_tied_first(values: np.ndarray, tol: float) -> int:
+    """Index of the first value within ``tol`` of the maximum (first = highest threshold)."""
+    return int(np.flatnonzero(values >= values.max() - tol)[0])
+
+
+def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | None = None) -> list[OperatingPoint]:
+    """Operating points for many targets: the hull is built once, each target is a binary search.
+
+    Pass either ``scores, labels[, weights]`` or a precomputed ``hull``.
+    """
+    if hull is None:
+        hull = upper_hull(pn_curve(scores, labels, weights))
+    t = check_target(targets)
+    slopes = t / (1.0 - t)
+    # number of hull edges whose marginal precision beats the target = the crossing vertex;
+    # a small window around it settles ties exactly as the brute-force definition does
+    crossing = np.searchsorted(-hull.edge_mp, -t, side="left")
+    n_vertices = hull.tp.size
+    tp_max, fp_max = hull.tp[-1], hull.fp[-1]
+    out = []
+    for target, lam, j in zip(t, slopes, crossing):
+        lo, hi = max(0, j - 3), min(n_vertices, j + 4)
+        window = hull.tp[lo:hi] - lam * hull.fp[lo:hi]
+        v = lo + _pick_tied_first(window, tie_tolerance(tp_max, fp_max, lam))
+        tp, fp = float(hull.tp[v]), float(hull.fp[v])
+        out.append(OperatingPoint(
+            target=float(target), threshold=float(hull.thresholds[v]), tp=tp, fp=fp,
+            precision=_precision(tp, fp),
+            mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
+            mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
+            cost=float(1.0 / lam)))
+    return out
+
+
+def operating_point(scores=None, labels=None, target: float = 0.5, weights=None, *,
+                    hull: Hull | None = None) -> OperatingPoint:
+    """Threshold maximising ``TP - λ·FP`` (``λ = target / (1 - target)``); ties -> highest threshold."""
+    return sweep(scores, labels, [target], weights, hull=hull)[0]
+
+
+def brute_force_operating_point(curve: PNCurve, target: float) -> tuple[float, float, float]:
+    """Reference: argmax of TP - λ·FP over every curve point and 'flag nothing'. Returns (threshold, tp, fp)."""
+    lam = target_slope(target)
+    tp = np.r_[0.0, curve.tp]
+    fp = np.r_[0.0, curve.fp]
+    th = np.r_[np.inf, curve.thresholds]
+    i = _pick_tied_first(tp - lam * fp, tie_tolerance(tp[-1], fp[-1], lam))
+    return float(th[i]), float(tp[i]), float(fp[i])
+
+
+# --------------------------------------------------------------------------- bootstrap
+@dataclass(frozen=True)
+class Bootstrap:
+    """Bootstrap (documents resampled with replacement) of the operating point and the mp curve.
+
+    ``thresholds``/``tp``/``fp`` hold one operating point per replicate (threshold
+    ``+inf`` = flag nothing); ``mp_band`` is (3, n_thresholds): the ``level`` lower
+    quantile, median and upper quantile of the hull marginal precision at each of
+    ``curve.thresholds``; ``n_at_or_above[i]`` is the number of rated documents
+    with score >= threshold i (few documents -> wide band).
+    """
+
+    target: float
+    level: float
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    curve: PNCurve
+    mp_band: np.ndarray
+    n_at_or_above: np.ndarray
+
+    def interval(self, values: np.ndarray) -> tuple[float, float]:
+        a = (1.0 - self.level) / 2
+        finite = values[np.isfinite(values)]
+        if finite.size == 0:
+            return float("inf"), float("inf")
+        lo, hi = np.quantile(values, [a, 1 - a], method="lower"), np.quantile(values, [a, 1 - a], method="higher")
+        return float(lo[0]), float(hi[1])
+
+    @property
+    def threshold_ci(self) -> tuple[float, float]:
+        return self.interval(self.thresholds)
+
+    @property
+    def tp_ci(self) -> tuple[float, float]:
+        return self.interval(self.tp)
+
+    @property
+    def fp_ci(self) -> tuple[float, float]:
+        return self.interval(self.fp)
+
+
+def bootstrap(scores, labels, target: float, weights=None, *, n_boot: int = 200, level: float = 0.95,
+              seed: int = 0, band: bool = True, max_cells: int = 20_000_000) -> Bootstrap:
+    """Nonparametric bootstrap of the operating point and the marginal-precision band.
+
+    Each replicate redraws the n rated documents with replacement (multinomial
+    counts, seeded). Documents with equal scores are pooled first, so every
+    replicate lives on the original threshold set and needs only matrix products
+    and cumulative sums; replicates are processed in chunks of at most
+    ``max_cells`` counts to bound memory. The band needs one PAV per replicate.
+    """
+    s, y, w = _validate_scores_labels(scores, labels, weights)
+    lam = target_slope(target)
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    curve = pn_curve(s, y, w)
+    order = np.argsort(-s, kind="stable")
+    s_sorted = s[order]
+    group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    wy = (w * y)[order]
+    wn = (w * (1.0 - y))[order]
+    n = s.size
+    n_groups = group_start.size
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_boot, max_cells // max(n, 1)))
+    th_ext = np.r_[np.inf, curve.thresholds]
+    res_th, res_tp, res_fp, bands = [], [], [], []
+    probs = np.full(n, 1.0 / n)
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        counts = rng.multinomial(n, probs, size=b).astype(np.float64)  # (b, n) in original order
+        counts = counts[:, order]
+        tp_g = np.add.reduceat(counts * wy, group_start, axis=1)
+        fp_g = np.add.reduceat(counts * wn, group_start, axis=1)
+        tp_c = np.cumsum(tp_g, axis=1)
+        fp_c = np.cumsum(fp_g, axis=1)
+        obj = np.concatenate([np.zeros((b, 1)), tp_c - lam * fp_c], axis=1)
+        best = obj.max(axis=1, keepdims=True)
+        tol = TIE_RTOL * np.maximum(1.0, tp_c[:, -1:] + lam * fp_c[:, -1:])
+        pick = np.argmax(obj >= best - tol, axis=1)
+        res_th.append(th_ext[pick])
+        res_tp.append(np.concatenate([np.zeros((b, 1)), tp_c], axis=1)[np.arange(b), pick])
+        res_fp.append(np.concatenate([np.zeros((b, 1)), fp_c], axis=1)[np.arange(b), pick])
+        if band:
+            mass = tp_g + fp_g
+            for r in range(b):
+                present = mass[r] > 0
+                fit = np.full(n_groups, np.nan)
+                pav = isotonic_regression(tp_g[r, present] / mass[r, present], weights=mass[r, present],
+                                          increasing=False)
+                fit[present] = pav.x
+                bands.append(fit)
+    a = (1.0 - level) / 2
+    if band:
+        fits = np.vstack(bands)
+        # thresholds a replicate did not draw take the fit of the nearest drawn score above
+        # (the hull is a step function of the score)
+        fits = _forward_fill_rows(fits)
+        mp_band = np.nanquantile(fits, [a, 0.5, 1 - a], axis=0)
+    else:
+        mp_band = np.full((3, n_groups), np.nan)
+    n_at = np.cumsum(np.diff(np.r_[group_start, n]))
+    return Bootstrap(target=float(target), level=level, thresholds=np.concatenate(res_th),
+                     tp=np.concatenate(res_tp), fp=np.concatenate(res_fp), curve=curve, mp_band=mp_band,
+                     n_at_or_above=n_at)
+
+
+def _forward_fill_rows(a: np.ndarray) -> np.ndarray:
+    """Fill NaNs in each row with the last finite value to their left (leading NaNs take the first value)."""
+    valid = ~np.isnan(a)
+    idx = np.where(valid, np.arange(a.shape[1]), 0)
+    np.maximum.accumulate(idx, axis=1, out=idx)
+    out = a[np.arange(a.shape[0])[:, None], idx]
+    first_valid = np.argmax(valid, axis=1)
+    lead = np.arange(a.shape[1])[None, :] < first_valid[:, None]
+    out[lead] = np.take_along_axis(a, first_valid[:, None], axis=1).repeat(a.shape[1], 1)[lead]
+    return out

@@ -1,0 +1,196 @@
+"""PN curve, hull and operating points against independent oracles."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import confusion_matrix
+
+from engine.pn import (
+    TIE_RTOL,
+    bootstrap,
+    cost_per_true_positive,
+    operating_point,
+    pn_curve,
+    sweep,
+    target_from_cost,
+    target_slope,
+    upper_hull,
+)
+
+
+@st.composite
+def rated(draw, max_n=40):
+    n = draw(st.integers(1, max_n))
+    scores = draw(st.lists(st.integers(0, 12), min_size=n, max_size=n))
+    labels = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    weights = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    s = np.array(scores, dtype=float) / 4.0
+    w = np.array(weights, dtype=float)
+    if w.sum() == 0:
+        w[0] = 1.0
+    return s, np.array(labels), w
+
+
+TARGETS = st.one_of(st.sampled_from([0.5, 0.25, 0.75, 1 / 3, 0.2, 0.1, 0.9, 0.3]),
+                    st.floats(0.01, 0.99))
+
+
+def oracle_operating_point(s, y, w, target):
+    """Direct definition: every threshold (and 'flag nothing'), masks instead of cumulative sums."""
+    lam = target / (1 - target)
+    candidates = [np.inf] + sorted(set(s.tolist()), reverse=True)
+    tps = np.array([w[(s >= t) & (y == 1)].sum() for t in candidates])
+    fps = np.array([w[(s >= t) & (y == 0)].sum() for t in candidates])
+    obj = tps - lam * fps
+    tol = TIE_RTOL * max(1.0, w[y == 1].sum() + lam * w[y == 0].sum())
+    i = int(np.flatnonzero(obj >= obj.max() - tol)[0])  # candidates are in descending threshold order
+    return candidates[i], tps[i], fps[i]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rated())
+def test_pn_curve_equals_sklearn_confusion_counts(data):
+    s, y, w = data
+    curve = pn_curve(s, y, w)
+    assert np.all(np.diff(curve.thresholds) < 0)
+    assert set(curve.thresholds) == set(s)
+    for t, tp, fp in zip(curve.thresholds, curve.tp, curve.fp):
+        cm = confusion_matrix(y, (s >= t).astype(int), labels=[0, 1], sample_weight=w)
+        assert tp == cm[1, 1]
+        assert fp == cm[0, 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(rated(), TARGETS)
+def test_operating_point_equals_brute_force(data, target):
+    s, y, w = data
+    op = operating_point(s, y, target, w)
+    th, tp, fp = oracle_operating_point(s, y, w, target)
+    assert op.threshold == th
+    assert op.tp == tp and op.fp == fp
+    assert op.cost == pytest.approx((1 - target) / target)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rated(), st.lists(TARGETS, min_size=1, max_size=8))
+def test_sweep_equals_single_targets(data, targets):
+    s, y, w = data
+    hull = upper_hull(pn_curve(s, y, w))
+    points = sweep(targets=targets, hull=hull)
+    for t, p in zip(targets, points):
+        single = operating_point(s, y, t, w)
+        assert (p.threshold, p.tp, p.fp) == (single.threshold, single.tp, single.fp)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rated())
+def test_hull_marginal_precision_is_the_isotonic_fit(data):
+    s, y, w = data
+    curve = pn_curve(s, y, w)
+    hull = upper_hull(curve)
+    present = np.isin(curve.thresholds, s[w > 0])
+    iso = IsotonicRegression(increasing=True).fit(s[w > 0], y[w > 0], sample_weight=w[w > 0])
+    np.testing.assert_allclose(hull.mp_at_threshold[present], iso.predict(curve.thresholds[present]), atol=1e-12)
+    # concave hull: edge marginal precision strictly decreases as FP grows
+    assert np.all(np.diff(hull.edge_mp) < 0)
+    # every curve point lies on or below the hull (linear interpolation between vertices)
+    below = np.interp(curve.fp, hull.fp, hull.tp) if hull.fp.size > 1 else np.zeros_like(curve.fp)
+    mono = np.all(np.diff(hull.fp) > 0)
+    if mono:
+        assert np.all(curve.tp <= below + 1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rated(), TARGETS)
+def test_marginal_precision_brackets_target(data, target):
+    s, y, w = data
+    op = operating_point(s, y, target, w)
+    if np.isfinite(op.mp_above):
+        assert op.mp_above > target - 1e-9
+    if np.isfinite(op.mp_below):
+        assert op.mp_below <= target + 1e-9
+
+
+def test_known_small_example():
+    # scores 4 3 2 1 ; labels 1 1 0 1 ; FP per extra TP at m=0.5 is 1
+    s = np.array([4.0, 3.0, 2.0, 1.0])
+    y = np.array([1, 1, 0, 1])
+    curve = pn_curve(s, y)
+    np.testing.assert_array_equal(curve.tp, [1, 2, 2, 3])
+    np.testing.assert_array_equal(curve.fp, [0, 0, 1, 1])
+    hull = upper_hull(curve)
+    np.testing.assert_array_equal(hull.tp, [0, 2, 3])
+    np.testing.assert_array_equal(hull.fp, [0, 0, 1])
+    np.testing.assert_allclose(hull.edge_mp, [1.0, 0.5])
+    # at m = 0.5 the last edge is an exact tie: the highest threshold wins
+    op = operating_point(s, y, 0.5)
+    assert op.threshold == 3.0 and op.tp == 2 and op.fp == 0
+    assert op.mp_above == 1.0 and op.mp_below == 0.5
+    op = operating_point(s, y, 0.4)
+    assert op.threshold == 1.0 and op.tp == 3 and op.fp == 1
+
+
+def test_cost_and_slope_conversions():
+    assert cost_per_true_positive(0.25) == pytest.approx(3.0)
+    assert target_from_cost(3.0) == pytest.approx(0.25)
+    assert target_slope(0.25) == pytest.approx(1 / 3)
+    np.testing.assert_allclose(target_from_cost(cost_per_true_positive(np.array([0.1, 0.5, 0.9]))), [0.1, 0.5, 0.9])
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, 1.5, float("nan")])
+def test_invalid_targets_raise(bad):
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        operating_point([1.0, 2.0], [0, 1], bad)
+
+
+def test_one_class_data():
+    s = np.array([1.0, 2.0, 3.0])
+    op = operating_point(s, [0, 0, 0], 0.5)
+    assert op.threshold == np.inf and op.tp == 0 and op.fp == 0
+    op = operating_point(s, [1, 1, 1], 0.5)
+    assert op.threshold == 1.0 and op.tp == 3
+
+
+def test_bootstrap_replicate_matches_explicit_resample():
+    rng = np.random.default_rng(3)
+    n = 500
+    y = (rng.random(n) < 0.2).astype(int)
+    s = np.round(rng.normal(y * 1.5, 1.0), 2)
+    w = rng.integers(1, 3, n).astype(float)
+    boot = bootstrap(s, y, 0.4, w, n_boot=1, seed=11, band=False)
+    counts = np.random.default_rng(11).multinomial(n, np.full(n, 1.0 / n), size=1)[0]
+    op = operating_point(s, y, 0.4, w * counts)
+    assert boot.thresholds[0] == op.threshold
+    assert boot.tp[0] == op.tp and boot.fp[0] == op.fp
+
+
+def test_bootstrap_band_is_wider_where_few_documents():
+    rng = np.random.default_rng(5)
+    n = 4000
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.round(rng.normal(y * 2.0, 1.0), 2)
+    boot = bootstrap(s, y, 0.3, n_boot=200, seed=1)
+    assert boot.thresholds.shape == (200,)
+    width = boot.mp_band[2] - boot.mp_band[0]
+    few = boot.n_at_or_above < 50
+    many = boot.n_at_or_above > 2000
+    assert np.nanmean(width[few]) > 2 * np.nanmean(width[many])
+    lo, hi = boot.threshold_ci
+    assert lo <= operating_point(s, y, 0.3).threshold <= hi
+    # seeded: the same call gives the same replicates
+    again = bootstrap(s, y, 0.3, n_boot=200, seed=1)
+    np.testing.assert_array_equal(again.thresholds, boot.thresholds)
+
+
+def test_bootstrap_chunking_does_not_change_results():
+    rng = np.random.default_rng(8)
+    y = (rng.random(300) < 0.3).astype(int)
+    s = rng.normal(y, 1.0)
+    a = bootstrap(s, y, 0.5, n_boot=20, seed=4, max_cells=10**9)
+    b = bootstrap(s, y, 0.5, n_boot=20, seed=4, max_cells=300 * 3)
+    # the generator draws replicate rows one after another, so chunking leaves the stream unchanged
+    np.testing.assert_array_equal(a.thresholds, b.thresholds)
+    np.testing.assert_array_equal(a.tp, b.tp)
+    np.testing.assert_allclose(a.mp_band, b.mp_band)
