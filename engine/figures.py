@@ -99,14 +99,14 @@ def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint 
     th = hull.curve.thresholds
     keep = _thin(th.size, max_points)
     fig = go.Figure()
-    if boot is not None and np.isfinite(boot.mp_band).any():
-        n_at = boot.n_at_or_above[keep]
-        fig.add_trace(go.Scatter(x=th[keep], y=boot.mp_band[2, keep], mode="lines", line=dict(width=0),
+    if boot is not None:
+        bt = boot.band_thresholds
+        fig.add_trace(go.Scatter(x=bt, y=boot.mp_band[2], mode="lines", line=dict(width=0), line_shape="hv",
                                  showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(
-            x=th[keep], y=boot.mp_band[0, keep], mode="lines", line=dict(width=0), fill="tonexty",
-            fillcolor="rgba(76,120,168,0.2)", name=f"{int(boot.level * 100)} % bootstrap band",
-            customdata=np.column_stack([boot.mp_band[2, keep], n_at]),
+            x=bt, y=boot.mp_band[0], mode="lines", line=dict(width=0), fill="tonexty", line_shape="hv",
+            fillcolor="rgba(76,120,168,0.2)", name=f"{int(boot.level * 100)} % bootstrap band ({boot.n_boot} replicates)",
+            customdata=np.column_stack([boot.mp_band[2], boot.n_at_or_above]),
             hovertemplate="threshold %{x:.6g}<br>band %{y:.3f} – %{customdata[0]:.3f}"
                           "<br>%{customdata[1]:,} rated documents at or above<extra></extra>"))
     fig.add_trace(go.Scatter(x=th[keep], y=hull.mp_at_threshold[keep], mode="lines", line_shape="hv",

@@ -136,30 +136,37 @@ def _edge_areas(grid: ThresholdGrid) -> list[np.ndarray]:
 
 
 def _graph_path_2d(areas: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
-    """Max-area lattice path on a 2-D grid, one vectorised max-plus scan per row."""
+    """Max-area lattice path on a 2-D grid, one vectorised max-plus scan per row.
+
+    Within row i, with x[l] the best value arriving from below at column l and
+    P the prefix sums of the in-row edge areas, best[j] = P[j] + max_{l<=j}(x[l] - P[l]):
+    one ``np.maximum.accumulate`` per row. The per-row ``x - P`` values are kept so
+    the entry column of each row on the optimal path is recovered while backtracking.
+    """
     m0, m1 = shape
     a_v, a_h = areas  # a_v[i, j]: (i, j)->(i+1, j); a_h[i, j]: (i, j)->(i, j+1)
-    start_col = np.zeros((m0, m1), dtype=np.int64)
-    prefix = np.zeros(m1)
-    np.cumsum(a_h[0], out=prefix[1:])
-    best = prefix.copy()  # row 0 is reachable only from the corner
-    cols = np.arange(m1)
+    prefix = np.zeros((m0, m1))
+    np.cumsum(a_h, axis=1, out=prefix[:, 1:])
+    vals = np.empty((m0, m1))
+    vals[1:] = a_v - prefix[1:]  # x[l] - P[l] = best_prev[l] + (a_v[l] - P[l])
+    best = prefix[0].copy()  # row 0 is reachable only from the corner
+    run = np.empty(m1)
     for i in range(1, m0):
-        x = best + a_v[i - 1]
-        np.cumsum(a_h[i], out=prefix[1:])
-        vals = x - prefix
-        run = np.maximum.accumulate(vals)
-        # latest column attaining the running maximum: where the path enters this row
-        start_col[i] = np.maximum.accumulate(np.where(vals >= run, cols, 0))
-        best = prefix + run
+        np.add(vals[i], best, out=vals[i])
+        np.maximum.accumulate(vals[i], out=run)
+        np.add(prefix[i], run, out=best)
+    # entry column of every cell: the latest column attaining the row's running maximum
+    # (whole-matrix operations, then a pure-Python walk back along the path)
+    running = np.maximum.accumulate(vals[1:], axis=1)
+    cols = np.arange(m1)
+    entry = np.maximum.accumulate(np.where(vals[1:] >= running, cols, 0), axis=1)
     nodes = []
     i, j = m0 - 1, m1 - 1
-    while True:
-        l = int(start_col[i, j]) if i > 0 else 0
+    while i > 0:
+        l = int(entry[i - 1, j])
         nodes.extend((i, c) for c in range(j, l - 1, -1))
-        if i == 0:
-            break
         i, j = i - 1, l
+    nodes.extend((0, c) for c in range(j, -1, -1))
     return np.array(nodes[::-1], dtype=np.int64)
 
 

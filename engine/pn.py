@@ -41,6 +41,7 @@ __all__ = [
     "Hull",
     "OperatingPoint",
     "Bootstrap",
+    "BootstrapPoint",
     "pn_curve",
     "upper_hull",
     "marginal_precision_at",
@@ -170,34 +171,35 @@ class Hull:
     mp_at_threshold: np.ndarray
 
 
+def _pav_hull(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray):
+    """Hull of a PN curve given per-threshold increments (thresholds descending).
+
+    Returns (vertex curve indices, edge marginal precisions, per-threshold fit);
+    thresholds with zero mass take the fit of the previous threshold.
+    """
+    mass = d_tp + d_fp
+    keep = mass > 0  # zero-weight scores add no point
+    idx = np.flatnonzero(keep)
+    if idx.size == 0:
+        raise RatedDataError("All rated documents have weight 0.")
+    fit = np.asarray(isotonic_regression(d_tp[idx] / mass[idx], weights=mass[idx], increasing=False).x)
+    change = np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])  # a vertex ends each run of equal fits
+    mp_fit = np.empty(thresholds.shape)
+    filled = np.where(keep, np.arange(keep.size), -1)
+    np.maximum.accumulate(filled, out=filled)
+    pos = np.searchsorted(idx, np.maximum(filled, idx[0]))
+    mp_fit[:] = fit[pos]
+    return idx[change], fit[change], mp_fit
+
+
 def upper_hull(curve: PNCurve) -> Hull:
     """Upper concave hull via PAV on the per-threshold label means (O(n))."""
     d_tp = np.diff(curve.tp, prepend=0.0)
     d_fp = np.diff(curve.fp, prepend=0.0)
-    mass = d_tp + d_fp
-    keep = mass > 0  # zero-weight scores add no point
-    idx = np.flatnonzero(keep)
-    mp_fit = np.full(curve.thresholds.shape, np.nan)
-    if idx.size == 0:
-        raise RatedDataError("All rated documents have weight 0.")
-    res = isotonic_regression(d_tp[idx] / mass[idx], weights=mass[idx], increasing=False)
-    fit = np.asarray(res.x)
-    mp_fit[idx] = fit
-    # carry the fit forward over zero-weight thresholds (they share the previous point)
-    if not keep.all():
-        filled = np.where(keep, np.arange(keep.size), 0)
-        np.maximum.accumulate(filled, out=filled)
-        mp_fit = mp_fit[filled]
-        if not keep[0]:
-            mp_fit[: idx[0]] = fit[0]
-    # a vertex ends each run of equal fitted values (collinear hull points merged)
-    ends = idx[np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])]
-    vertex_index = np.r_[-1, ends]
-    tp = np.r_[0.0, curve.tp[ends]]
-    fp = np.r_[0.0, curve.fp[ends]]
-    thresholds = np.r_[np.inf, curve.thresholds[ends]]
-    edge_mp = fit[np.r_[np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])]]
-    return Hull(curve, vertex_index, thresholds, tp, fp, edge_mp, mp_fit)
+    ends, edge_mp, mp_fit = _pav_hull(curve.thresholds, d_tp, d_fp)
+    return Hull(curve, vertex_index=np.r_[-1, ends], thresholds=np.r_[np.inf, curve.thresholds[ends]],
+                tp=np.r_[0.0, curve.tp[ends]], fp=np.r_[0.0, curve.fp[ends]], edge_mp=edge_mp,
+                mp_at_threshold=mp_fit)
 
 
 def marginal_precision_at(hull: Hull, threshold) -> np.ndarray:
@@ -255,6 +257,13 @@ def _pick_tied_first(values: np.ndarray, tol: float) -> int:
     return int(np.flatnonzero(values >= values.max() - tol)[0])
 
 
+def _optimal_vertex(edge_mp: np.ndarray, tp: np.ndarray, fp: np.ndarray, target: float, lam: float) -> int:
+    """Hull vertex maximising TP - λ·FP: binary search for the crossing, then exact ties in a small window."""
+    j = int(np.searchsorted(-edge_mp, -target, side="left"))  # edges whose marginal precision beats the target
+    lo, hi = max(0, j - 3), min(tp.size, j + 4)
+    return lo + _pick_tied_first(tp[lo:hi] - lam * fp[lo:hi], tie_tolerance(tp[-1], fp[-1], lam))
+
+
 def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | None = None) -> list[OperatingPoint]:
     """Operating points for many targets: the hull is built once, each target is a binary search.
 
@@ -263,17 +272,9 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
     if hull is None:
         hull = upper_hull(pn_curve(scores, labels, weights))
     t = check_target(targets)
-    slopes = t / (1.0 - t)
-    # number of hull edges whose marginal precision beats the target = the crossing vertex;
-    # a small window around it settles ties exactly as the brute-force definition does
-    crossing = np.searchsorted(-hull.edge_mp, -t, side="left")
-    n_vertices = hull.tp.size
-    tp_max, fp_max = hull.tp[-1], hull.fp[-1]
     out = []
-    for target, lam, j in zip(t, slopes, crossing):
-        lo, hi = max(0, j - 3), min(n_vertices, j + 4)
-        window = hull.tp[lo:hi] - lam * hull.fp[lo:hi]
-        v = lo + _pick_tied_first(window, tie_tolerance(tp_max, fp_max, lam))
+    for target, lam in zip(t, t / (1.0 - t)):
+        v = _optimal_vertex(hull.edge_mp, hull.tp, hull.fp, target, lam)
         tp, fp = float(hull.tp[v]), float(hull.fp[v])
         out.append(OperatingPoint(
             target=float(target), threshold=float(hull.thresholds[v]), tp=tp, fp=fp,
@@ -302,32 +303,19 @@ def brute_force_operating_point(curve: PNCurve, target: float) -> tuple[float, f
 
 # --------------------------------------------------------------------------- bootstrap
 @dataclass(frozen=True)
-class Bootstrap:
-    """Bootstrap (documents resampled with replacement) of the operating point and the mp curve.
-
-    ``thresholds``/``tp``/``fp`` hold one operating point per replicate (threshold
-    ``+inf`` = flag nothing); ``mp_band`` is (3, n_thresholds): the ``level`` lower
-    quantile, median and upper quantile of the hull marginal precision at each of
-    ``curve.thresholds``; ``n_at_or_above[i]`` is the number of rated documents
-    with score >= threshold i (few documents -> wide band).
-    """
+class BootstrapPoint:
+    """Bootstrap distribution of the operating point at one target (threshold ``+inf`` = flag nothing)."""
 
     target: float
     level: float
     thresholds: np.ndarray
     tp: np.ndarray
     fp: np.ndarray
-    curve: PNCurve
-    mp_band: np.ndarray
-    n_at_or_above: np.ndarray
 
     def interval(self, values: np.ndarray) -> tuple[float, float]:
+        """Percentile interval (order statistics, no interpolation: +inf stays meaningful)."""
         a = (1.0 - self.level) / 2
-        finite = values[np.isfinite(values)]
-        if finite.size == 0:
-            return float("inf"), float("inf")
-        lo, hi = np.quantile(values, [a, 1 - a], method="lower"), np.quantile(values, [a, 1 - a], method="higher")
-        return float(lo[0]), float(hi[1])
+        return (float(np.quantile(values, a, method="lower")), float(np.quantile(values, 1 - a, method="higher")))
 
     @property
     def threshold_ci(self) -> tuple[float, float]:
@@ -342,79 +330,95 @@ class Bootstrap:
         return self.interval(self.fp)
 
 
-def bootstrap(scores, labels, target: float, weights=None, *, n_boot: int = 200, level: float = 0.95,
-              seed: int = 0, band: bool = True, max_cells: int = 20_000_000) -> Bootstrap:
-    """Nonparametric bootstrap of the operating point and the marginal-precision band.
+@dataclass(frozen=True)
+class Bootstrap:
+    """Bootstrap (documents resampled with replacement) of the hull, for any target.
+
+    Each replicate keeps its hull vertices (``replicates[r] = (edge_mp, tp, fp,
+    thresholds)``), so :meth:`at` gives the operating point of every replicate for
+    a new target with one binary search each. ``mp_band`` is (3, m): lower
+    quantile, median and upper quantile of the hull marginal precision at
+    ``band_thresholds`` (at most ``max_band_points`` of the curve's thresholds,
+    evenly spaced in document count); ``n_at_or_above[i]`` is the number of rated
+    documents with score >= ``band_thresholds[i]`` (few documents -> wide band).
+    """
+
+    level: float
+    curve: PNCurve
+    band_thresholds: np.ndarray
+    mp_band: np.ndarray
+    n_at_or_above: np.ndarray
+    replicates: tuple
+
+    @property
+    def n_boot(self) -> int:
+        return len(self.replicates)
+
+    def at(self, target: float) -> BootstrapPoint:
+        lam = target_slope(target)
+        th, tp, fp = (np.empty(self.n_boot) for _ in range(3))
+        for r, (edge_mp, r_tp, r_fp, r_th) in enumerate(self.replicates):
+            v = _optimal_vertex(edge_mp, r_tp, r_fp, target, lam)
+            th[r], tp[r], fp[r] = r_th[v], r_tp[v], r_fp[v]
+        return BootstrapPoint(float(target), self.level, th, tp, fp)
+
+
+def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
+              max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None) -> Bootstrap:
+    """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
     Each replicate redraws the n rated documents with replacement (multinomial
-    counts, seeded). Documents with equal scores are pooled first, so every
-    replicate lives on the original threshold set and needs only matrix products
-    and cumulative sums; replicates are processed in chunks of at most
-    ``max_cells`` counts to bound memory. The band needs one PAV per replicate.
+    counts, seeded). Documents with equal score and label are exchangeable, so
+    when all weights are equal the draw is made directly over these cells (the
+    same distribution, far fewer categories); with unequal weights it is made
+    over documents. Every replicate lives on the original threshold set and
+    needs only sums and one PAV; replicates are drawn in chunks of at most
+    ``max_cells`` counts to bound memory (chunking does not change the draws).
+    ``progress(done, total)`` is called after each chunk.
     """
     s, y, w = _validate_scores_labels(scores, labels, weights)
-    lam = target_slope(target)
     if not 0 < level < 1:
         raise ValueError("level must be in (0, 1)")
+    if n_boot < 1:
+        raise ValueError("n_boot must be >= 1")
     curve = pn_curve(s, y, w)
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
     group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
-    wy = (w * y)[order]
-    wn = (w * (1.0 - y))[order]
     n = s.size
     n_groups = group_start.size
+    docs_per_group = np.diff(np.r_[group_start, n])
+    equal_weights = bool(np.all(w == w[0]))
+    if equal_weights:
+        pos_per_group = np.add.reduceat(y[order], group_start)
+        # categories: [positives of each group, negatives of each group]
+        units = np.r_[pos_per_group, docs_per_group - pos_per_group]
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(n_boot, max_cells // max(n, 1)))
+    n_units = 2 * n_groups if equal_weights else n
+    chunk = max(1, min(n_boot, max_cells // max(n_units, 1)))
+    band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
+                                           np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
+    replicates, fits = [], []
     th_ext = np.r_[np.inf, curve.thresholds]
-    res_th, res_tp, res_fp, bands = [], [], [], []
-    probs = np.full(n, 1.0 / n)
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        counts = rng.multinomial(n, probs, size=b).astype(np.float64)  # (b, n) in original order
-        counts = counts[:, order]
-        tp_g = np.add.reduceat(counts * wy, group_start, axis=1)
-        fp_g = np.add.reduceat(counts * wn, group_start, axis=1)
+        if equal_weights:
+            draws = rng.multinomial(n, units / n, size=b).astype(np.float64) * w[0]
+            tp_g, fp_g = draws[:, :n_groups], draws[:, n_groups:]
+        else:
+            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)[:, order]
+            tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
+            fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
         tp_c = np.cumsum(tp_g, axis=1)
         fp_c = np.cumsum(fp_g, axis=1)
-        obj = np.concatenate([np.zeros((b, 1)), tp_c - lam * fp_c], axis=1)
-        best = obj.max(axis=1, keepdims=True)
-        tol = TIE_RTOL * np.maximum(1.0, tp_c[:, -1:] + lam * fp_c[:, -1:])
-        pick = np.argmax(obj >= best - tol, axis=1)
-        res_th.append(th_ext[pick])
-        res_tp.append(np.concatenate([np.zeros((b, 1)), tp_c], axis=1)[np.arange(b), pick])
-        res_fp.append(np.concatenate([np.zeros((b, 1)), fp_c], axis=1)[np.arange(b), pick])
-        if band:
-            mass = tp_g + fp_g
-            for r in range(b):
-                present = mass[r] > 0
-                fit = np.full(n_groups, np.nan)
-                pav = isotonic_regression(tp_g[r, present] / mass[r, present], weights=mass[r, present],
-                                          increasing=False)
-                fit[present] = pav.x
-                bands.append(fit)
+        for r in range(b):
+            ends, edge_mp, mp_fit = _pav_hull(curve.thresholds, tp_g[r], fp_g[r])
+            replicates.append((edge_mp, np.r_[0.0, tp_c[r, ends]], np.r_[0.0, fp_c[r, ends]],
+                               th_ext[np.r_[0, ends + 1]]))
+            fits.append(mp_fit[band_index])
+        if progress is not None:
+            progress(start + b, n_boot)
     a = (1.0 - level) / 2
-    if band:
-        fits = np.vstack(bands)
-        # thresholds a replicate did not draw take the fit of the nearest drawn score above
-        # (the hull is a step function of the score)
-        fits = _forward_fill_rows(fits)
-        mp_band = np.nanquantile(fits, [a, 0.5, 1 - a], axis=0)
-    else:
-        mp_band = np.full((3, n_groups), np.nan)
-    n_at = np.cumsum(np.diff(np.r_[group_start, n]))
-    return Bootstrap(target=float(target), level=level, thresholds=np.concatenate(res_th),
-                     tp=np.concatenate(res_tp), fp=np.concatenate(res_fp), curve=curve, mp_band=mp_band,
-                     n_at_or_above=n_at)
-
-
-def _forward_fill_rows(a: np.ndarray) -> np.ndarray:
-    """Fill NaNs in each row with the last finite value to their left (leading NaNs take the first value)."""
-    valid = ~np.isnan(a)
-    idx = np.where(valid, np.arange(a.shape[1]), 0)
-    np.maximum.accumulate(idx, axis=1, out=idx)
-    out = a[np.arange(a.shape[0])[:, None], idx]
-    first_valid = np.argmax(valid, axis=1)
-    lead = np.arange(a.shape[1])[None, :] < first_valid[:, None]
-    out[lead] = np.take_along_axis(a, first_valid[:, None], axis=1).repeat(a.shape[1], 1)[lead]
-    return out
+    mp_band = np.quantile(np.vstack(fits), [a, 0.5, 1 - a], axis=0)
+    return Bootstrap(level=level, curve=curve, band_thresholds=curve.thresholds[band_index], mp_band=mp_band,
+                     n_at_or_above=np.cumsum(docs_per_group)[band_index], replicates=tuple(replicates))

@@ -21,7 +21,7 @@ def test_pn_and_marginal_precision_figures():
     assert names[:2] == ["PN curve", "upper hull"]
     np.testing.assert_array_equal(fig.data[1].x, hull.fp)
     assert fig.data[2].x[0] == op.fp and fig.data[2].y[0] == op.tp
-    boot = bootstrap(s, d.labels, 0.3, n_boot=20)
+    boot = bootstrap(s, d.labels, n_boot=20)
     fig = figures.marginal_precision_figure(hull, 0.3, op, boot)
     assert any("bootstrap band" in (t.name or "") for t in fig.data)
 

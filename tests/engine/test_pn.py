@@ -159,11 +159,14 @@ def test_bootstrap_replicate_matches_explicit_resample():
     y = (rng.random(n) < 0.2).astype(int)
     s = np.round(rng.normal(y * 1.5, 1.0), 2)
     w = rng.integers(1, 3, n).astype(float)
-    boot = bootstrap(s, y, 0.4, w, n_boot=1, seed=11, band=False)
-    counts = np.random.default_rng(11).multinomial(n, np.full(n, 1.0 / n), size=1)[0]
-    op = operating_point(s, y, 0.4, w * counts)
-    assert boot.thresholds[0] == op.threshold
-    assert boot.tp[0] == op.tp and boot.fp[0] == op.fp
+    boot = bootstrap(s, y, w, n_boot=3, seed=11)
+    counts = np.random.default_rng(11).multinomial(n, np.full(n, 1.0 / n), size=3)
+    for target in (0.2, 0.4, 0.7):
+        point = boot.at(target)
+        for r in range(3):
+            op = operating_point(s, y, target, w * counts[r])
+            assert point.thresholds[r] == op.threshold
+            assert point.tp[r] == op.tp and point.fp[r] == op.fp
 
 
 def test_bootstrap_band_is_wider_where_few_documents():
@@ -171,26 +174,44 @@ def test_bootstrap_band_is_wider_where_few_documents():
     n = 4000
     y = (rng.random(n) < 0.1).astype(int)
     s = np.round(rng.normal(y * 2.0, 1.0), 2)
-    boot = bootstrap(s, y, 0.3, n_boot=200, seed=1)
-    assert boot.thresholds.shape == (200,)
+    boot = bootstrap(s, y, n_boot=200, seed=1)
+    point = boot.at(0.3)
+    assert point.thresholds.shape == (200,)
+    assert boot.band_thresholds.shape == boot.n_at_or_above.shape == boot.mp_band[0].shape
     width = boot.mp_band[2] - boot.mp_band[0]
     few = boot.n_at_or_above < 50
     many = boot.n_at_or_above > 2000
     assert np.nanmean(width[few]) > 2 * np.nanmean(width[many])
-    lo, hi = boot.threshold_ci
+    lo, hi = point.threshold_ci
     assert lo <= operating_point(s, y, 0.3).threshold <= hi
     # seeded: the same call gives the same replicates
-    again = bootstrap(s, y, 0.3, n_boot=200, seed=1)
-    np.testing.assert_array_equal(again.thresholds, boot.thresholds)
+    again = bootstrap(s, y, n_boot=200, seed=1)
+    np.testing.assert_array_equal(again.at(0.3).thresholds, point.thresholds)
 
 
 def test_bootstrap_chunking_does_not_change_results():
     rng = np.random.default_rng(8)
     y = (rng.random(300) < 0.3).astype(int)
     s = rng.normal(y, 1.0)
-    a = bootstrap(s, y, 0.5, n_boot=20, seed=4, max_cells=10**9)
-    b = bootstrap(s, y, 0.5, n_boot=20, seed=4, max_cells=300 * 3)
+    a = bootstrap(s, y, n_boot=20, seed=4, max_cells=10**9)
+    calls = []
+    # unit weights: the draw is over (score, label) cells, 2 x 300 of them here
+    b = bootstrap(s, y, n_boot=20, seed=4, max_cells=600 * 3, progress=lambda done, total: calls.append(done))
+    assert calls == [3, 6, 9, 12, 15, 18, 20]
     # the generator draws replicate rows one after another, so chunking leaves the stream unchanged
-    np.testing.assert_array_equal(a.thresholds, b.thresholds)
-    np.testing.assert_array_equal(a.tp, b.tp)
+    np.testing.assert_array_equal(a.at(0.5).thresholds, b.at(0.5).thresholds)
+    np.testing.assert_array_equal(a.at(0.5).tp, b.at(0.5).tp)
     np.testing.assert_allclose(a.mp_band, b.mp_band)
+
+
+def test_cell_level_and_document_level_draws_agree_in_distribution():
+    rng = np.random.default_rng(21)
+    n = 3000
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.round(rng.normal(y * 1.5, 1.0), 1)  # many ties: cells pool several documents
+    cells = bootstrap(s, y, n_boot=1500, seed=2, max_band_points=50).at(0.3)
+    docs = bootstrap(s, y, 1.0 + 1e-13 * rng.random(n), n_boot=1500, seed=3, max_band_points=50).at(0.3)
+    for a, b in ((cells.tp, docs.tp), (cells.fp, docs.fp)):
+        se = np.sqrt(a.var() / a.size + b.var() / b.size)
+        assert abs(a.mean() - b.mean()) < 4 * se
+        assert 0.85 < a.std() / b.std() < 1.15
