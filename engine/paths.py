@@ -53,6 +53,7 @@ __all__ = [
     "frontier",
     "best_grid_point",
     "compare_paths",
+    "bootstrap_spread_table",
     "bootstrap_graph_path",
     "evaluate_holdout",
     "interpolate_grid",
@@ -480,9 +481,10 @@ def _normalised_position(grid: ThresholdGrid, thresholds: np.ndarray) -> np.ndar
     return np.array([np.interp(thresholds[j], a, np.arange(a.size)) / (a.size - 1) for j, a in enumerate(grid.axes)])
 
 
-def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: float) -> pd.DataFrame:
+def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: float,
+                  front: Frontier | None = None) -> pd.DataFrame:
     """One row per path: area (absolute and % of the frontier), operating point, distance to the best grid point."""
-    front = frontier(grid)
+    front = front if front is not None else frontier(grid)
     best = best_grid_point(grid, target)
     best_pos = _normalised_position(grid, best.threshold)
     rows = []
@@ -513,60 +515,96 @@ def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: f
 # --------------------------------------------------------------------------- overfitting check
 @dataclass(frozen=True)
 class GraphPathBootstrap:
-    """Spread of the graph path under resampling of documents.
+    """Spread of the graph path under resampling of documents (the paper's overfitting worry).
 
-    ``positions`` (B, L, k): normalised positions of every replicate's path (all
-    lattice paths of a grid have the same L nodes, so step l is comparable);
-    ``visit_frequency``: share of replicates whose path visits each cell;
-    ``op_thresholds`` (B, k), ``op_tp``, ``op_fp``: each replicate's operating
-    point at ``target``, read off the replicate's path and evaluated on the
-    original counts.
+    ``index`` (B, L, k): grid indices of every replicate's path (all lattice paths
+    of a grid have the same L nodes, so step l is comparable); ``rep_tp``/``rep_fp``
+    (B, L): each replicate's own counts along its path; ``visit_frequency``: share
+    of replicates whose path visits each cell; ``auc`` (B,): each replicate path's
+    area on the *original* counts. :meth:`at` gives every replicate's operating
+    point for a target (read off the replicate's path) with its original counts.
     """
 
-    positions: np.ndarray
+    grid: ThresholdGrid
+    index: np.ndarray
+    rep_tp: np.ndarray
+    rep_fp: np.ndarray
     visit_frequency: np.ndarray
-    op_thresholds: np.ndarray
-    op_tp: np.ndarray
-    op_fp: np.ndarray
     auc: np.ndarray
-    target: float
+
+    @property
+    def n_boot(self) -> int:
+        return self.index.shape[0]
+
+    @property
+    def positions(self) -> np.ndarray:
+        return self.index / (np.array(self.grid.shape) - 1)
 
     def band(self, level: float = 0.9) -> np.ndarray:
-        """(2, L, k) lower/upper quantiles of the path positions per step."""
+        """(2, L, k) lower/upper quantiles of the normalised path positions per step."""
         a = (1 - level) / 2
         return np.quantile(self.positions, [a, 1 - a], axis=0)
 
-    def op_interval(self, level: float = 0.9) -> np.ndarray:
-        a = (1 - level) / 2
-        return np.quantile(self.op_thresholds, [a, 1 - a], axis=0)
+    def at(self, target: float) -> dict:
+        """Every replicate's operating point: thresholds (B, k) and original TP, FP (B,)."""
+        lam = target_slope(target)
+        obj = self.rep_tp - lam * self.rep_fp
+        tol = np.array([tie_tolerance(t.max(), f.max(), lam) for t, f in zip(self.rep_tp, self.rep_fp)])
+        # ties -> the highest thresholds: the last tied node along the path
+        tied = obj >= obj.max(axis=1, keepdims=True) - tol[:, None]
+        last = obj.shape[1] - 1 - np.argmax(tied[:, ::-1], axis=1)
+        idx = self.index[np.arange(self.n_boot), last]
+        return {"thresholds": self.grid.thresholds_at(idx), "tp": self.grid.tp[tuple(idx.T)],
+                "fp": self.grid.fp[tuple(idx.T)], "index": idx}
 
 
-def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, target: float, n_boot: int = 50,
-                         seed: int = 0) -> GraphPathBootstrap:
-    """Resample documents (multinomial, seeded), rebuild the grid counts on the same axes, redo the graph path."""
+def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, n_boot: int = 50, seed: int = 0,
+                         progress=None) -> GraphPathBootstrap:
+    """Resample documents (multinomial, seeded), rebuild the grid counts on the same axes, redo the graph path.
+
+    ``progress(done, total)`` is called after each replicate.
+    """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
     w = np.ones(s.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     rng = np.random.default_rng(seed)
     n = s.shape[0]
-    positions, ops_th, ops_tp, ops_fp, aucs = [], [], [], [], []
+    index, rep_tp, rep_fp, aucs = [], [], [], []
     visits = np.zeros(grid.shape)
-    for _ in range(n_boot):
+    for r in range(n_boot):
         counts = rng.multinomial(n, np.full(n, 1.0 / n))
         rep = threshold_grid(s, y, w * counts, rule=grid.rule, axes=grid.axes)
         path = graph_path(rep)
         idx = grid_index_of(path)
         visits[tuple(idx.T)] += 1
-        positions.append(path.positions)
-        op = path_operating_point(path, target)
-        op_idx = np.array([np.searchsorted(a, t) for a, t in zip(grid.axes, op.threshold)])
-        ops_th.append(op.threshold)
-        ops_tp.append(grid.tp[tuple(op_idx)])
-        ops_fp.append(grid.fp[tuple(op_idx)])
-        aucs.append(path.auc)
-    return GraphPathBootstrap(positions=np.stack(positions), visit_frequency=visits / n_boot,
-                              op_thresholds=np.vstack(ops_th), op_tp=np.array(ops_tp), op_fp=np.array(ops_fp),
-                              auc=np.array(aucs), target=float(target))
+        index.append(idx)
+        rep_tp.append(path.tp)
+        rep_fp.append(path.fp)
+        tp, fp = grid.tp[tuple(idx.T)], grid.fp[tuple(idx.T)]
+        aucs.append(_trapezoid_area(tp, fp))
+        if progress is not None:
+            progress(r + 1, n_boot)
+    return GraphPathBootstrap(grid=grid, index=np.stack(index), rep_tp=np.vstack(rep_tp), rep_fp=np.vstack(rep_fp),
+                              visit_frequency=visits / n_boot, auc=np.array(aucs))
+
+
+def bootstrap_spread_table(boot: GraphPathBootstrap, target: float, level: float = 0.9) -> pd.DataFrame:
+    """Spread of the graph path's operating point and area over the bootstrap replicates."""
+    at = boot.at(target)
+    a = (1 - level) / 2
+    rows = []
+    for j, name in enumerate(boot.grid.names):
+        lo, med, hi = np.quantile(at["thresholds"][:, j], [a, 0.5, 1 - a])
+        rows.append({"quantity": f"threshold {name}", "low": lo, "median": med, "high": hi})
+    for key, label in (("tp", "TP (original counts)"), ("fp", "FP (original counts)")):
+        lo, med, hi = np.quantile(at[key], [a, 0.5, 1 - a])
+        rows.append({"quantity": label, "low": lo, "median": med, "high": hi})
+    lo, med, hi = np.quantile(boot.auc, [a, 0.5, 1 - a])
+    rows.append({"quantity": "path area on the original counts", "low": lo, "median": med, "high": hi})
+    frame = pd.DataFrame(rows)
+    frame.attrs["level"] = level
+    frame.attrs["replicates"] = boot.n_boot
+    return frame
 
 
 # --------------------------------------------------------------------------- holdout evaluation

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import isotonic_regression
 
 from .data import RatedDataError
@@ -51,6 +52,9 @@ __all__ = [
     "sweep",
     "bootstrap",
     "brute_force_operating_point",
+    "sweep_table",
+    "what_if_table",
+    "DEFAULT_SWEEP_TARGETS",
     "TIE_RTOL",
     "check_target",
     "target_slope",
@@ -283,6 +287,38 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
             mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
             cost=float(1.0 / lam)))
     return out
+
+
+#: targets of the sweep table: 0.05, 0.10, ..., 0.95
+DEFAULT_SWEEP_TARGETS = tuple(round(0.05 * i, 2) for i in range(1, 20))
+
+
+def sweep_table(hull: Hull, targets=DEFAULT_SWEEP_TARGETS) -> pd.DataFrame:
+    """One row per target: threshold, TP, FP, precision, marginal precision around the point."""
+    points = sweep(targets=targets, hull=hull)
+    return pd.DataFrame({
+        "target_marginal_precision": [p.target for p in points],
+        "fp_per_extra_tp": [p.cost for p in points],
+        "threshold": [p.threshold for p in points],
+        "tp": [p.tp for p in points],
+        "fp": [p.fp for p in points],
+        "precision": [p.precision for p in points],
+        "marginal_precision_above": [p.mp_above for p in points],
+        "marginal_precision_below": [p.mp_below for p in points],
+    })
+
+
+def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
+    """How threshold(s), TP, FP and precision change from operating point ``a`` to ``b``."""
+    th_a, th_b = np.ravel(a.threshold), np.ravel(b.threshold)
+    names = ["threshold"] if th_a.size == 1 else [f"threshold {j + 1}" for j in range(th_a.size)]
+    rows = [(n, x, y) for n, x, y in zip(names, th_a, th_b)]
+    rows += [("target marginal precision", a.target, b.target), ("FP per extra TP", a.cost, b.cost),
+             ("TP", a.tp, b.tp), ("FP", a.fp, b.fp), ("precision", a.precision, b.precision)]
+    frame = pd.DataFrame(rows, columns=["quantity", "A", "B"])
+    with np.errstate(invalid="ignore"):
+        frame["change (B - A)"] = frame["B"] - frame["A"]
+    return frame
 
 
 def operating_point(scores=None, labels=None, target: float = 0.5, weights=None, *,

@@ -226,15 +226,24 @@ def test_compare_paths_reports_every_method():
 def test_bootstrap_graph_path_spread():
     rng = np.random.default_rng(17)
     grid, s, y = random_grid(rng, (15, 15), n=2000)
-    boot = bootstrap_graph_path(s, y, grid=grid, target=0.3, n_boot=20, seed=3)
+    boot = bootstrap_graph_path(s, y, grid=grid, n_boot=20, seed=3)
     assert boot.positions.shape == (20, 29, 2)
     assert boot.visit_frequency[0, 0] == 1 and boot.visit_frequency[-1, -1] == 1
     band = boot.band(0.9)
     assert np.all(band[0] <= band[1])
-    assert boot.op_thresholds.shape == (20, 2)
-    # seeded
-    again = bootstrap_graph_path(s, y, grid=grid, target=0.3, n_boot=20, seed=3)
-    np.testing.assert_array_equal(again.positions, boot.positions)
+    # every replicate path scores at most the original graph path on the original counts
+    assert np.all(boot.auc <= graph_path(grid).auc + 1e-9)
+    # replicate r's operating point is the operating point of the graph path on replicate r's grid
+    counts = np.random.default_rng(3).multinomial(len(y), np.full(len(y), 1 / len(y)), size=2)
+    for target in (0.2, 0.5):
+        at = boot.at(target)
+        assert at["thresholds"].shape == (20, 2)
+        for r in range(2):
+            rep = threshold_grid(s, y, counts[r].astype(float), rule=grid.rule, axes=grid.axes)
+            op = path_operating_point(graph_path(rep), target)
+            np.testing.assert_array_equal(at["thresholds"][r], op.threshold)
+    again = bootstrap_graph_path(s, y, grid=grid, n_boot=20, seed=3)
+    np.testing.assert_array_equal(again.index, boot.index)
 
 
 def test_evaluate_holdout_matches_sklearn_metrics():

@@ -1,0 +1,35 @@
+"""Operating Point Studio: the dashboard entry point (``streamlit run app.py`` or ``opstudio app``)."""
+
+import streamlit as st
+
+from pages.state import current_dataset
+
+st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
+    st.Page("pages/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
+    st.Page("pages/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
+]
+page = st.navigation(PAGES)
+
+with st.sidebar:
+    st.subheader("Data set")
+    try:
+        dataset = current_dataset()
+    except Exception as exc:  # a broken shipped sample must not take the app down
+        dataset = None
+        st.error(f"The sample data could not be loaded: {exc}")
+    if dataset is None:
+        st.info("No data set loaded. Open **Data** to upload rated data or pick a sample.")
+    else:
+        d = dataset.rated
+        st.markdown(f"**{d.name}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
+        c1, c2 = st.columns(2)
+        c1.metric("Rated rows", f"{d.n_rated:,}")
+        c2.metric("Unrated rows", f"{d.n_unrated:,}")
+        st.caption(f"Classifiers: {', '.join(d.score_names)}")
+        st.caption(f"Prevalence among rated: {d.prevalence_among_rated:.2%}")
+
+page.run()

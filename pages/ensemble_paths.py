@@ -1,0 +1,139 @@
+"""Ensemble paths: joint thresholds for two or more classifiers via the graph and analytic paths."""
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from engine.figures import paths_pn_figure, threshold_space_figure
+from engine.grid import threshold_grid
+from engine.paths import (
+    FAMILIES,
+    analytic_path,
+    best_grid_point,
+    bootstrap_graph_path,
+    bootstrap_spread_table,
+    compare_paths,
+    frontier,
+    graph_path,
+    path_operating_point,
+)
+from engine.report import ensemble_report
+from pages.controls import target_controls
+from pages.state import current_dataset, memo, progress_callback
+
+st.title("Ensemble paths")
+dataset = current_dataset()
+d = dataset.rated
+if d.n_classifiers < 2:
+    st.info(f"**{d.name}** has one score column ({d.score_names[0]}). Joint thresholds need two or more "
+            "classifiers: load a file with several score columns on the Data page.")
+    st.page_link("pages/data.py", label="Go to Data", icon=":material/upload_file:")
+    st.stop()
+
+c = st.columns([3, 1, 2, 1, 1])
+cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=list(d.score_names[:2]), key="cols",
+                        bind="query-params", persist_state="session")
+rule = c[1].radio("Rule", ["or", "and"], format_func=str.upper, key="rule", bind="query-params",
+                  persist_state="session", help="OR: flag if any score reaches its threshold; AND: if all do.")
+bins = c[2].slider("Grid size per classifier", 10, 300, 100, 10, key="bins", bind="query-params",
+                   persist_state="session")
+spacing = c[3].selectbox("Spacing", ["quantile", "uniform"], key="spacing", bind="query-params",
+                         persist_state="session", help="Quantile spacing resolves the rare top tail.")
+family = c[4].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
+                        persist_state="session")
+if len(cols) < 2:
+    st.warning("Choose at least two classifiers.")
+    st.stop()
+cols = tuple(cols)
+target = target_controls()
+
+grid_key = (*dataset.key, cols, rule, int(bins), spacing)
+scores = np.column_stack([d.column(name) for name in cols])
+
+
+def build_grid():
+    t0 = time.perf_counter()
+    grid = threshold_grid(scores, d.labels, d.weights, bins=int(bins), rule=rule, spacing=spacing, score_names=cols)
+    return grid, time.perf_counter() - t0
+
+
+grid, grid_seconds = memo(("grid", *grid_key), build_grid)
+front = memo(("frontier", *grid_key), lambda: frontier(grid))
+gp = memo(("graph", *grid_key), lambda: graph_path(grid))
+with st.spinner(f"Optimising the analytic ({family}) path"):
+    ap = memo(("analytic", *grid_key, family), lambda: analytic_path(grid, family))
+paths = [gp, ap]
+ops = {p.method: path_operating_point(p, target) for p in paths}
+best = best_grid_point(grid, target)
+
+r = st.columns(4)
+r[0].metric("Grid", " × ".join(map(str, grid.shape)), help=f"Counts tabulated in {grid_seconds * 1e3:.0f} ms")
+r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
+r[2].metric(f"Analytic ({family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
+r[3].metric("Frontier area", f"{front.area:,.0f}")
+
+boot_on = st.toggle("Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
+                    persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
+                                                  "path: how much would the path move with other data?")
+boot = None
+if boot_on:
+    n_boot = st.number_input("Replicates", 10, 500, 30, 10, key="boot_paths_n", bind="query-params",
+                             persist_state="session")
+
+    def run_boot():
+        bar, update = progress_callback(f"Bootstrapping the graph path ({int(n_boot)} replicates)")
+        result = bootstrap_graph_path(scores, d.labels, d.weights, grid=grid, n_boot=int(n_boot), progress=update)
+        bar.empty()
+        return result
+
+    boot = memo(("graph_boot", *grid_key, int(n_boot)), run_boot)
+
+points = [(method, op) for method, op in ops.items()] + [("best grid point", best)]
+v = st.columns([1, 1, 1, 3])
+heat = v[0].radio("Heatmap of", ["tp", "precision"], format_func=lambda x: "TP" if x == "tp" else "precision",
+                  key="heat", bind="query-params", persist_state="session", horizontal=True)
+dims, fixed = (0, 1), {}
+if grid.k > 2:
+    a_name = v[1].selectbox("Vertical axis", cols, index=0, key="dim_a")
+    b_name = v[2].selectbox("Horizontal axis", [n for n in cols if n != a_name], index=0, key="dim_b")
+    dims = (cols.index(a_name), cols.index(b_name))
+    with v[3]:
+        for j, name in enumerate(cols):
+            if j not in dims:
+                fixed[j] = st.slider(f"Slice: threshold index of {name}", 0, grid.shape[j] - 1, 0, key=f"fix_{j}")
+        st.caption("Paths are projected onto the two shown axes.")
+figs = st.columns(2)
+space_fig = threshold_space_figure(grid, paths, points, value=heat, dims=dims, fixed=fixed, boot=boot)
+pn_view = paths_pn_figure(grid, front, paths, points)
+figs[0].plotly_chart(space_fig, key="space_chart")
+figs[1].plotly_chart(pn_view, key="paths_pn_chart")
+
+st.subheader("Comparison")
+table = compare_paths(grid, paths, target, front=front)
+st.dataframe(table, hide_index=True)
+spread = None
+if boot is not None:
+    spread = bootstrap_spread_table(boot, target)
+    st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
+    st.dataframe(spread, hide_index=True)
+
+st.subheader("Report")
+settings = {"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "spacing": spacing,
+            "analytic_family": family, "target": target,
+            "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
+report_key = (grid_key, family, target, boot.n_boot if boot is not None else 0)
+if st.button("Build report", key="build_paths_report"):
+    with st.spinner("Building the report"):
+        st.session_state["paths_report"] = (report_key, *ensemble_report(
+            d, settings, table, {**ops, "best grid point": best},
+            figures=[("Threshold space", space_fig), ("PN view", pn_view)], bootstrap_summary=spread))
+built = st.session_state.get("paths_report")
+if built and built[0] == report_key:
+    r = st.columns(2)
+    r[0].download_button("Download report (HTML)", built[1].encode(), file_name="joint_thresholds.html",
+                         mime="text/html", key="paths_report_html")
+    r[1].download_button("Download joint thresholds (JSON)", built[2].encode(), file_name="joint_thresholds.json",
+                         mime="application/json", key="paths_report_json")
+else:
+    st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
