@@ -2,15 +2,15 @@
 
 import streamlit as st
 
-from pages.state import current_dataset
+from views.state import current_dataset
 
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
-    st.Page("pages/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
-    st.Page("pages/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
-    st.Page("pages/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
+    st.Page("views/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
+    st.Page("views/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
+    st.Page("views/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
+    st.Page("views/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
 ]
 page = st.navigation(PAGES)
 

@@ -47,9 +47,10 @@ def method_colour(method: str) -> str:
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    # legend under the axis title so long legends never cover the figure title
     fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", hovermode="closest",
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
-                      margin=dict(l=60, r=20, t=80, b=50))
+                      legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+                      margin=dict(l=60, r=20, t=60, b=40), height=560)
     return fig
 
 

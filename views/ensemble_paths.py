@@ -19,8 +19,8 @@ from engine.paths import (
     path_operating_point,
 )
 from engine.report import ensemble_report
-from pages.controls import target_controls
-from pages.state import current_dataset, memo, progress_callback
+from views.controls import target_controls
+from views.state import current_dataset, memo, progress_callback
 
 st.title("Ensemble paths")
 dataset = current_dataset()
@@ -28,7 +28,7 @@ d = dataset.rated
 if d.n_classifiers < 2:
     st.info(f"**{d.name}** has one score column ({d.score_names[0]}). Joint thresholds need two or more "
             "classifiers: load a file with several score columns on the Data page.")
-    st.page_link("pages/data.py", label="Go to Data", icon=":material/upload_file:")
+    st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
     st.stop()
 
 c = st.columns([3, 1, 2, 1, 1])

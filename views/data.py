@@ -5,7 +5,7 @@ import streamlit as st
 
 from engine.data import ColumnMapping, RatedDataError, detect_columns
 from engine.figures import score_histogram_figure
-from pages.state import RATED_SAMPLES, Dataset, current_dataset, load_sample, parse_bytes, sample_description, set_dataset, validate
+from views.state import RATED_SAMPLES, Dataset, current_dataset, load_sample, parse_bytes, sample_description, set_dataset, validate
 
 st.title("Data")
 dataset = current_dataset()

@@ -6,8 +6,8 @@ import streamlit as st
 from engine.figures import marginal_precision_figure, pn_figure
 from engine.pn import bootstrap, cost_per_true_positive, operating_point, pn_curve, sweep_table, upper_hull, what_if_table
 from engine.report import operating_point_report
-from pages.controls import target_controls
-from pages.state import current_dataset, memo, progress_callback
+from views.controls import target_controls
+from views.state import current_dataset, memo, progress_callback
 
 st.title("Operating point")
 dataset = current_dataset()
@@ -56,8 +56,10 @@ cards[1].caption(f"CI [{ci.tp_ci[0]:,.6g}, {ci.tp_ci[1]:,.6g}]")
 cards[2].metric("False positives", f"{op.fp:,.6g}")
 cards[2].caption(f"CI [{ci.fp_ci[0]:,.6g}, {ci.fp_ci[1]:,.6g}]")
 cards[3].metric("Precision", "–" if np.isnan(op.precision) else f"{op.precision:.3f}")
-cards[4].metric("Marginal precision", "–" if np.isnan(op.mp_above) else f"{op.mp_above:.3f} → {op.mp_below:.3f}",
-                help="Of the documents just above the threshold → just below it. The target lies between.")
+cards[4].metric("Marginal precision", "–" if np.isnan(op.mp_above) else f"{op.mp_above:.3f}",
+                help="Of the documents just above the threshold (the hull segment ending at the point). "
+                     "The target lies between this and the value just below.")
+cards[4].caption("just below: –" if np.isnan(op.mp_below) else f"just below: {op.mp_below:.3f}")
 cards[5].metric("FP per extra TP", f"{op.cost:.3g}")
 
 what_if_on = st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",

@@ -12,11 +12,11 @@ st.markdown(
 )
 c1, c2, c3 = st.columns(3)
 with c1:
-    st.page_link("pages/data.py", label="Data: upload rated data or pick a sample", icon=":material/upload_file:")
+    st.page_link("views/data.py", label="Data: upload rated data or pick a sample", icon=":material/upload_file:")
 with c2:
-    st.page_link("pages/operating_point.py", label="Operating point: one classifier", icon=":material/tune:")
+    st.page_link("views/operating_point.py", label="Operating point: one classifier", icon=":material/tune:")
 with c3:
-    st.page_link("pages/ensemble_paths.py", label="Ensemble paths: 2+ classifiers", icon=":material/timeline:")
+    st.page_link("views/ensemble_paths.py", label="Ensemble paths: 2+ classifiers", icon=":material/timeline:")
 with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "

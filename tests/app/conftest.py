@@ -1,0 +1,49 @@
+"""AppTest helpers: a fresh app per test and access to what download buttons serve."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def app():
+    def make(query: dict | None = None, page: str | None = None) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=120)
+        for k, v in (query or {}).items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception, at.exception
+        if page:
+            at.switch_page(page).run()
+            assert not at.exception, at.exception
+        return at
+
+    return make
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """Bytes served by download buttons, by media file id."""
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        files[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+
+    def content(button) -> bytes:
+        file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
+        return files[file_id]
+
+    return content
+
+
+def download_buttons(at: AppTest) -> dict:
+    return {b.proto.label: b for b in at.get("download_button")}

@@ -1,0 +1,96 @@
+"""Data page: samples, uploads, column mapping and errors shown as st.error (never a traceback)."""
+
+import gzip
+import io
+
+import pandas as pd
+import pytest
+
+GOOD = b"""doc,score_a,score_b,verdict,weight
+1,0.9,0.8,yes,1
+2,0.7,0.2,no,2
+3,0.5,0.6,,1
+4,0.4,0.9,YES,1
+5,0.3,0.1,no,1
+"""
+
+
+def score_select(at):
+    return next(m for m in at.multiselect if m.label.startswith("Score columns"))
+
+
+def upload(at, name, content):
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value((name, content, "application/octet-stream")).run()
+    return at
+
+
+def test_sample_report(app):
+    at = app(page="views/data.py")
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Rows read"] == "19,847" and labels["Unrated (excluded)"] == "77"
+    assert any("77 rows have no label" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 2
+    at.selectbox(key="sample_choice").set_value("bank").run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Rated rows"] == "6,635"
+
+
+def test_upload_size_limit_is_stated(app):
+    at = app(page="views/data.py")
+    at.radio(key="data_source").set_value("Upload a file").run()
+    assert any("up to 200 MB" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name,transform", [
+    ("good.csv", lambda b: b),
+    ("good.csv.gz", gzip.compress),
+    ("good.tsv", lambda b: b.replace(b",", b"\t")),
+])
+def test_upload_good_file(app, name, transform):
+    at = upload(app(page="views/data.py"), name, transform(GOOD))
+    assert not at.exception and not at.error
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Rows read"] == "5" and labels["Rated rows"] == "4" and labels["Unrated (excluded)"] == "1"
+    assert score_select(at).value == ["score_a", "score_b"]
+    assert name in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_upload_parquet(app):
+    buf = io.BytesIO()
+    pd.read_csv(io.BytesIO(GOOD)).to_parquet(buf)
+    at = upload(app(page="views/data.py"), "good.parquet", buf.getvalue())
+    assert not at.exception and not at.error
+    assert {m.label: m.value for m in at.metric}["Rated rows"] == "4"
+
+
+@pytest.mark.parametrize("content,expected", [
+    (b"", "is empty"),
+    (b"score,label\n", "no data rows"),
+    (b"a,b,a\n1,2,3\n", "duplicate column names"),
+    (b"score,label\n0.1,1\n0.2,maybe\n", "unknown label values 'maybe' at row 2"),
+    (b"score,label\n0.1,1\ninf,0\n", "infinite values at row 2"),
+    (b"score,label,weight\n0.1,1,-3\n0.2,0,1\n", "negative, missing or non-finite weights at row 1"),
+    (b"name,label\nx,1\n", "No numeric score column"),
+    (b"\x1f\x8b\x08broken", "gzip"),
+    (b"PAR1broken", "Parquet"),
+    (b"score,label\n0.1,\n0.2,\n", "no rated rows"),
+])
+def test_malformed_uploads_show_an_error_not_an_exception(app, content, expected):
+    at = app(page="views/data.py")
+    before = " ".join(m.value for m in at.sidebar.markdown)
+    upload(at, "bad.csv", content)
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error) + " ".join(w.value for w in at.warning)
+    assert expected in errors, errors
+    # the previous data set stays loaded
+    assert " ".join(m.value for m in at.sidebar.markdown) == before
+
+
+def test_remapping_columns(app):
+    at = upload(app(page="views/data.py"), "good.csv", GOOD)
+    score_select(at).set_value(["score_b"]).run()
+    assert not at.exception
+    assert "score_b" in " ".join(c.value for c in at.sidebar.caption)
+    score_select(at).set_value([]).run()
+    assert "Choose at least one score column" in " ".join(e.value for e in at.error)

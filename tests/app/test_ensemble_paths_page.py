@@ -1,0 +1,70 @@
+"""Ensemble paths page: both methods, comparison table, settings in the URL, report."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.data import load_rated
+from engine.grid import threshold_grid
+from engine.paths import graph_path, path_operating_point
+from engine.samples import sample_path
+from tests.app.conftest import download_buttons
+
+PAGE = "views/ensemble_paths.py"
+
+
+def table(at, index=0):
+    return at.dataframe[index].value
+
+
+def test_page_renders_both_methods(app):
+    at = app(page=PAGE)
+    assert len(at.get("plotly_chart")) == 2
+    t = table(at)
+    assert list(t["method"])[:2] == ["graph", "analytic-power"]
+    labels = {m.label for m in at.metric}
+    assert {"Graph path runtime", "Analytic (power) runtime"} <= labels
+
+
+def test_settings_from_the_url_and_graph_point_matches_engine(app):
+    at = app(query={"rule": "and", "bins": "40", "target": "0.4", "family": "spline"}, page=PAGE)
+    assert at.radio(key="rule").value == "and" and at.slider(key="bins").value == 40
+    data = load_rated(sample_path("synthetic"))
+    grid = threshold_grid(data.scores, data.labels, bins=40, rule="and")
+    op = path_operating_point(graph_path(grid), 0.4)
+    row = table(at).iloc[0]
+    assert row["method"] == "graph"
+    np.testing.assert_allclose([row["threshold_score_image"], row["threshold_score_text"]], op.threshold)
+    assert row["tp"] == op.tp and row["fp"] == op.fp
+    assert table(at).iloc[1]["method"] == "analytic-spline"
+
+
+def test_bootstrap_toggle_adds_the_spread(app):
+    at = app(page=PAGE)
+    at.toggle(key="boot_paths").set_value(True).run()
+    at.number_input(key="boot_paths_n").set_value(10).run()
+    assert not at.exception
+    assert len(at.dataframe) == 2
+    spread = table(at, 1)
+    assert "threshold score_image" in list(spread["quantity"])
+
+
+def test_single_classifier_data_explains_what_is_needed(app):
+    at = app(page="views/data.py")
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("one.csv", b"score,label\n0.1,1\n0.4,0\n0.3,1\n", "text/csv")).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert "two or more" in " ".join(i.value for i in at.info)
+
+
+def test_report(app, served):
+    at = app(page=PAGE)
+    at.button(key="build_paths_report").click().run()
+    buttons = download_buttons(at)
+    record = json.loads(served(buttons["Download joint thresholds (JSON)"]))
+    html = served(buttons["Download report (HTML)"]).decode()
+    assert record["kind"] == "ensemble_paths" and record["settings"]["rule"] == "or"
+    assert set(record["operating_points"]) == {"graph", "analytic-power", "best grid point"}
+    assert "Joint thresholds report" in html and len(html) > 1_000_000

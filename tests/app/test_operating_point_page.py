@@ -1,0 +1,89 @@
+"""Operating point page: the reported threshold is exactly the engine's, state lives in the URL."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.data import load_rated
+from engine.pn import operating_point
+from engine.samples import sample_path
+from tests.app.conftest import download_buttons
+
+PAGE = "views/operating_point.py"
+
+
+def cards(at):
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize("target", [0.05, 0.3, 0.5, 0.8])
+def test_moving_the_target_reports_the_engine_threshold(app, target):
+    data = load_rated(sample_path("synthetic"))
+    at = app(page=PAGE)
+    at.slider(key="target").set_value(target).run()
+    assert not at.exception
+    op = operating_point(data.column("score_image"), data.labels, target, data.weights)
+    shown = cards(at)
+    expected = "flag nothing" if not np.isfinite(op.threshold) else f"{op.threshold:.6g}"
+    assert shown["Threshold"] == expected
+    assert shown["True positives"] == f"{op.tp:,.6g}" and shown["False positives"] == f"{op.fp:,.6g}"
+    assert shown["FP per extra TP"] == f"{op.cost:.3g}"
+    assert at.number_input(key="target_input").value == pytest.approx(target)
+
+
+def test_number_input_moves_the_slider(app):
+    at = app(page=PAGE)
+    at.number_input(key="target_input").set_value(0.42).run()
+    assert at.slider(key="target").value == pytest.approx(0.42)
+
+
+def test_query_params_restore_state(app):
+    data = load_rated(sample_path("bank"))
+    at = app(query={"sample": "bank", "target": "0.45", "classifier": "score_campaign", "what_if_on": "true",
+                    "target2": "0.2"}, page=PAGE)
+    assert at.slider(key="target").value == pytest.approx(0.45)
+    assert at.selectbox(key="classifier").value == "score_campaign"
+    op = operating_point(data.column("score_campaign"), data.labels, 0.45)
+    assert cards(at)["Threshold"] == f"{op.threshold:.6g}"
+    assert at.slider(key="target2").value == pytest.approx(0.2)
+    assert len(at.dataframe) >= 2  # what-if table and sweep
+
+
+def test_charts_and_sweep(app):
+    at = app(page=PAGE)
+    assert len(at.get("plotly_chart")) == 2
+    buttons = download_buttons(at)
+    assert "Download the sweep (CSV)" in buttons
+
+
+def test_report_downloads(app, served):
+    at = app(page=PAGE)
+    at.button(key="build_op_report").click().run()
+    assert not at.exception
+    buttons = download_buttons(at)
+    html = served(buttons["Download report (HTML)"]).decode()
+    record = json.loads(served(buttons["Download operating point (JSON)"]))
+    assert len(html) > 1_000_000 and "<html>" in html and "plotly" in html.lower()  # plotly.js inlined
+    assert record["kind"] == "operating_point"
+    assert record["dataset"]["fingerprint_sha256"] == load_rated(sample_path("synthetic")).fingerprint
+    assert record["settings"]["target"] == pytest.approx(0.3)
+    assert record["operating_point"]["threshold"] == pytest.approx(float(cards(at)["Threshold"]))
+    assert len(record["sweep"]) == 19
+    # the report goes stale when the settings change
+    at.slider(key="target").set_value(0.6).run()
+    assert "Download report (HTML)" not in download_buttons(at)
+
+
+def test_sweep_csv_matches_engine(app, served):
+    import io
+
+    import pandas as pd
+
+    from engine.pn import pn_curve, sweep_table, upper_hull
+
+    at = app(page=PAGE)
+    csv = served(download_buttons(at)["Download the sweep (CSV)"])
+    data = load_rated(sample_path("synthetic"))
+    expected = sweep_table(upper_hull(pn_curve(data.column("score_image"), data.labels)))
+    pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(csv)), expected, check_dtype=False)
