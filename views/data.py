@@ -11,17 +11,18 @@ st.title("Data")
 dataset = current_dataset()
 limit_mb = st.get_option("server.maxUploadSize")
 
-source = st.radio("Source", ["Shipped sample", "Upload a file"], horizontal=True, key="data_source",
-                  index=0 if dataset.source == "sample" else 1)
+# widget defaults come from the loaded data set once; later the widgets own their state
+st.session_state.setdefault("data_source", "Shipped sample" if dataset.source == "sample" else "Upload a file")
+source = st.radio("Source", ["Shipped sample", "Upload a file"], horizontal=True, key="data_source")
 
 if source == "Shipped sample":
     keys = list(RATED_SAMPLES)
-    current = dataset.sample_key if dataset.source == "sample" else keys[0]
-    choice = st.selectbox("Sample", keys, index=keys.index(current), format_func=RATED_SAMPLES.get,
-                          key="sample_choice")
+    st.session_state.setdefault("sample_choice", dataset.sample_key if dataset.source == "sample" else keys[0])
+    choice = st.selectbox("Sample", keys, format_func=RATED_SAMPLES.get, key="sample_choice")
     st.caption(sample_description(choice))
     if dataset.source != "sample" or dataset.sample_key != choice:
-        dataset = load_sample(choice)
+        load_sample(choice)
+        st.rerun()  # refresh the sidebar status
 else:
     st.caption(f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed) or Parquet, up to "
                f"{limit_mb} MB (set by `server.maxUploadSize` in `.streamlit/config.toml`). One row per rated "

@@ -18,6 +18,9 @@ def app():
         at.run()
         assert not at.exception, at.exception
         if page:
+            # a shared link opens the page directly with its parameters: set them again for the page
+            for k, v in (query or {}).items():
+                at.query_params[k] = v
             at.switch_page(page).run()
             assert not at.exception, at.exception
         return at

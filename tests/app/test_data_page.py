@@ -27,13 +27,14 @@ def upload(at, name, content):
 
 def test_sample_report(app):
     at = app(page="views/data.py")
-    labels = {m.label: m.value for m in at.metric}
+    labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "19,847" and labels["Unrated (excluded)"] == "77"
     assert any("77 rows have no label" in w.value for w in at.warning)
     assert len(at.get("plotly_chart")) == 2
     at.selectbox(key="sample_choice").set_value("bank").run()
     assert not at.exception
-    assert {m.label: m.value for m in at.metric}["Rated rows"] == "6,635"
+    assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "6,635"
+    assert {m.label: m.value for m in at.sidebar.metric}["Rated rows"] == "6,635"
 
 
 def test_upload_size_limit_is_stated(app):
@@ -50,7 +51,7 @@ def test_upload_size_limit_is_stated(app):
 def test_upload_good_file(app, name, transform):
     at = upload(app(page="views/data.py"), name, transform(GOOD))
     assert not at.exception and not at.error
-    labels = {m.label: m.value for m in at.metric}
+    labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "5" and labels["Rated rows"] == "4" and labels["Unrated (excluded)"] == "1"
     assert score_select(at).value == ["score_a", "score_b"]
     assert name in " ".join(m.value for m in at.sidebar.markdown)
@@ -61,7 +62,7 @@ def test_upload_parquet(app):
     pd.read_csv(io.BytesIO(GOOD)).to_parquet(buf)
     at = upload(app(page="views/data.py"), "good.parquet", buf.getvalue())
     assert not at.exception and not at.error
-    assert {m.label: m.value for m in at.metric}["Rated rows"] == "4"
+    assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "4"
 
 
 @pytest.mark.parametrize("content,expected", [

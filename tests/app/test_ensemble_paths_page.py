@@ -28,7 +28,7 @@ def test_page_renders_both_methods(app):
 
 
 def test_settings_from_the_url_and_graph_point_matches_engine(app):
-    at = app(query={"rule": "and", "bins": "40", "target": "0.4", "family": "spline"}, page=PAGE)
+    at = app(query={"rule": "AND", "bins": "40", "target": "0.4", "family": "spline"}, page=PAGE)
     assert at.radio(key="rule").value == "and" and at.slider(key="bins").value == 40
     data = load_rated(sample_path("synthetic"))
     grid = threshold_grid(data.scores, data.labels, bins=40, rule="and")

@@ -14,7 +14,7 @@ PAGE = "views/operating_point.py"
 
 
 def cards(at):
-    return {m.label: m.value for m in at.metric}
+    return {m.label: m.value for m in at.main.metric}
 
 
 @pytest.mark.parametrize("target", [0.05, 0.3, 0.5, 0.8])
