@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from views.state import current_dataset
+from views.state import current_dataset, md
 
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
 
@@ -20,16 +20,16 @@ with st.sidebar:
         dataset = current_dataset()
     except Exception as exc:  # a broken shipped sample must not take the app down
         dataset = None
-        st.error(f"The sample data could not be loaded: {exc}")
+        st.error(f"The sample data could not be loaded: {md(exc)}")
     if dataset is None:
         st.info("No data set loaded. Open **Data** to upload rated data or pick a sample.")
     else:
         d = dataset.rated
-        st.markdown(f"**{d.name}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
+        st.markdown(f"**{md(d.name)}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
         c1, c2 = st.columns(2)
         c1.metric("Rated rows", f"{d.n_rated:,}")
         c2.metric("Unrated rows", f"{d.n_unrated:,}")
-        st.caption(f"Classifiers: {', '.join(d.score_names)}")
+        st.caption(f"Classifiers: {md(', '.join(d.score_names))}")
         st.caption(f"Prevalence among rated: {d.prevalence_among_rated:.2%}")
 
 page.run()

@@ -7,6 +7,7 @@ fixed per method so a method looks the same on every page and in every report.
 
 from __future__ import annotations
 
+from html import escape
 from typing import Sequence
 
 import numpy as np
@@ -48,7 +49,9 @@ def method_colour(method: str) -> str:
 
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     # legend under the axis title so long legends never cover the figure title
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", hovermode="closest",
+    # Plotly renders a subset of HTML (links included) in titles: user-supplied names are escaped
+    fig.update_layout(title=escape(title), xaxis_title=escape(x), yaxis_title=escape(y), template="plotly_white",
+                      hovermode="closest",
                       legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
                       margin=dict(l=60, r=20, t=60, b=40), height=560)
     return fig
@@ -154,7 +157,8 @@ def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] =
         z = z.T
     fig = go.Figure(go.Heatmap(
         x=grid.axes[b], y=grid.axes[a], z=z, colorscale="Viridis", colorbar=dict(title=value.upper() if value == "tp" else "precision"),
-        hovertemplate=f"{grid.names[a]} %{{y:.5g}}<br>{grid.names[b]} %{{x:.5g}}<br>{value} %{{z:.4g}}<extra></extra>"))
+        hovertemplate=f"{escape(grid.names[a])} %{{y:.5g}}<br>{escape(grid.names[b])} %{{x:.5g}}<br>{value} "
+                      f"%{{z:.4g}}<extra></extra>"))
     if boot is not None:
         freq = boot.visit_frequency.max(axis=tuple(j for j in range(grid.k) if j not in dims)) if grid.k > 2 else boot.visit_frequency
         ii, jj = np.nonzero(freq if a < b else freq.T)
@@ -185,7 +189,7 @@ def paths_pn_figure(grid: ThresholdGrid, front: Frontier, paths: Sequence[Thresh
                              line=dict(color=METHOD_COLOURS["frontier"], dash="dot")))
     for p in paths:
         th = p.thresholds
-        text = ["<br>".join(f"{n} {v:.5g}" for n, v in zip(grid.names, row)) for row in th[_thin(len(th), 3000)]]
+        text = ["<br>".join(f"{escape(n)} {v:.5g}" for n, v in zip(grid.names, row)) for row in th[_thin(len(th), 3000)]]
         sel = _thin(len(th), 3000)
         fig.add_trace(go.Scatter(x=p.fp[sel], y=p.tp[sel], mode="lines", name=f"{p.method} (area {p.auc:,.0f})",
                                  line=dict(color=method_colour(p.method), width=2.5), text=text,

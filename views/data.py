@@ -5,7 +5,17 @@ import streamlit as st
 
 from engine.data import ColumnMapping, RatedDataError, detect_columns
 from engine.figures import score_histogram_figure
-from views.state import RATED_SAMPLES, Dataset, current_dataset, load_sample, parse_bytes, sample_description, set_dataset, validate
+from views.state import (
+    RATED_SAMPLES,
+    Dataset,
+    current_dataset,
+    load_sample,
+    md,
+    parse_bytes,
+    sample_description,
+    set_dataset,
+    validate,
+)
 
 st.title("Data")
 dataset = current_dataset()
@@ -33,13 +43,13 @@ else:
         try:
             table = parse_bytes(upload.getvalue(), upload.name)
         except RatedDataError as exc:
-            st.error(f"**{upload.name} could not be read.** {exc}")
+            st.error(f"**{md(upload.name)} could not be read.** {md(exc)}")
             st.stop()
         columns = list(table.frame.columns)
         try:
             guess = detect_columns(table.frame)
         except RatedDataError as exc:
-            st.warning(f"Automatic column detection needs help: {exc}")
+            st.warning(f"Automatic column detection needs help: {md(exc)}")
             guess = None
         st.subheader("Column mapping")
         tag = table.fingerprint[:12]  # new file -> fresh widgets
@@ -65,7 +75,7 @@ else:
         try:
             rated = validate(table, mapping)
         except RatedDataError as exc:
-            st.error(f"**{upload.name} is not valid rated data.** {exc}")
+            st.error(f"**{md(upload.name)} is not valid rated data.** {md(exc)}")
             st.info("The previously loaded data set stays active until this file validates.")
             st.stop()
         if dataset.source != "upload" or dataset.key != (table.fingerprint, rated.mapping):
@@ -73,7 +83,7 @@ else:
             set_dataset(dataset)
             st.rerun()  # refresh the sidebar status
     elif dataset.source == "upload":
-        st.info(f"Showing the uploaded file **{dataset.rated.name}** loaded earlier in this session.")
+        st.info(f"Showing the uploaded file **{md(dataset.rated.name)}** loaded earlier in this session.")
 
 d = dataset.rated
 st.subheader("Validation report")
@@ -88,11 +98,11 @@ floors = pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated 
 st.dataframe(floors, hide_index=True)
 mapping_text = (f"Scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
                 f"{d.mapping.weight_col or 'none (1 per row)'} · group: {d.mapping.group_col or 'none'}")
-st.caption(mapping_text)
+st.caption(md(mapping_text))
 if d.mapping.ignored_cols:
-    st.caption(f"Columns not used: {', '.join(d.mapping.ignored_cols)}")
+    st.caption(f"Columns not used: {md(', '.join(d.mapping.ignored_cols))}")
 for warning in d.warnings:
-    st.warning(warning)
+    st.warning(md(warning))
 if d.n_unrated:
     excluded = pd.DataFrame({"row (1 = first data row)": d.unrated_rows + 1, "reason": "no label (unrated)"})
     with st.expander(f"All {d.n_unrated:,} excluded rows"):

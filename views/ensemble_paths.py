@@ -20,13 +20,13 @@ from engine.paths import (
 )
 from engine.report import ensemble_report
 from views.controls import target_controls
-from views.state import current_dataset, memo, progress_callback
+from views.state import current_dataset, md, memo, progress_callback
 
 st.title("Ensemble paths")
 dataset = current_dataset()
 d = dataset.rated
 if d.n_classifiers < 2:
-    st.info(f"**{d.name}** has one score column ({d.score_names[0]}). Joint thresholds need two or more "
+    st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or more "
             "classifiers: load a file with several score columns on the Data page.")
     st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
     st.stop()

@@ -9,6 +9,7 @@ re-parses a file or rebuilds a hull.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -38,6 +39,18 @@ class Dataset:
     def key(self) -> tuple:
         """Identity of the data for memo keys: bytes digest + column mapping."""
         return (self.table.fingerprint, self.rated.mapping)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md(text: object) -> str:
+    """Escape user-supplied text (file and column names, data values in messages) for Markdown.
+
+    Streamlit renders messages as Markdown: unescaped, a file name such as
+    ``[x](http://...)`` would become a link and ``![x](...)`` would fetch an image.
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
 def memo(key: tuple, compute: Callable[[], Any]) -> Any:
@@ -95,6 +108,7 @@ def current_dataset() -> Dataset | None:
 
 def progress_callback(label: str):
     """A progress bar and a ``(done, total)`` callback for long engine work."""
+    label = md(label)
     bar = st.progress(0.0, text=label)
 
     def update(done: int, total: int) -> None:

@@ -1,5 +1,6 @@
 """AppTest helpers: a fresh app per test and access to what download buttons serve."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,8 @@ def served(monkeypatch):
 
 def download_buttons(at: AppTest) -> dict:
     return {b.proto.label: b for b in at.get("download_button")}
+
+
+def shown(elements) -> str:
+    """Text of Markdown elements as the user reads it (backslash escapes removed)."""
+    return " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)

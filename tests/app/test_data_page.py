@@ -5,6 +5,7 @@ import io
 
 import pandas as pd
 import pytest
+from tests.app.conftest import shown
 
 GOOD = b"""doc,score_a,score_b,verdict,weight
 1,0.9,0.8,yes,1
@@ -29,7 +30,7 @@ def test_sample_report(app):
     at = app(page="views/data.py")
     labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "19,847" and labels["Unrated (excluded)"] == "77"
-    assert any("77 rows have no label" in w.value for w in at.warning)
+    assert "77 rows have no label" in shown(at.warning)
     assert len(at.get("plotly_chart")) == 2
     at.selectbox(key="sample_choice").set_value("bank").run()
     assert not at.exception
@@ -54,7 +55,7 @@ def test_upload_good_file(app, name, transform):
     labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "5" and labels["Rated rows"] == "4" and labels["Unrated (excluded)"] == "1"
     assert score_select(at).value == ["score_a", "score_b"]
-    assert name in " ".join(m.value for m in at.sidebar.markdown)
+    assert name in shown(at.sidebar.markdown)
 
 
 def test_upload_parquet(app):
@@ -79,19 +80,30 @@ def test_upload_parquet(app):
 ])
 def test_malformed_uploads_show_an_error_not_an_exception(app, content, expected):
     at = app(page="views/data.py")
-    before = " ".join(m.value for m in at.sidebar.markdown)
+    before = shown(at.sidebar.markdown)
     upload(at, "bad.csv", content)
     assert not at.exception
-    errors = " ".join(e.value for e in at.error) + " ".join(w.value for w in at.warning)
+    errors = shown(at.error) + shown(at.warning)
     assert expected in errors, errors
     # the previous data set stays loaded
-    assert " ".join(m.value for m in at.sidebar.markdown) == before
+    assert shown(at.sidebar.markdown) == before
 
 
 def test_remapping_columns(app):
     at = upload(app(page="views/data.py"), "good.csv", GOOD)
     score_select(at).set_value(["score_b"]).run()
     assert not at.exception
-    assert "score_b" in " ".join(c.value for c in at.sidebar.caption)
+    assert "score_b" in shown(at.sidebar.caption)
     score_select(at).set_value([]).run()
-    assert "Choose at least one score column" in " ".join(e.value for e in at.error)
+    assert "Choose at least one score column" in shown(at.error)
+
+
+def test_user_strings_are_not_rendered_as_markdown(app):
+    evil = "[click](http://example.invalid)![img](http://example.invalid/x.png).csv"
+    content = b"score,label\n0.1,1\n0.2,![x](http://example.invalid/y.png)\n"
+    at = upload(app(page="views/data.py"), evil, content)
+    assert not at.exception
+    raw = " ".join(e.value for e in at.error)
+    # every Markdown link/image bracket coming from the user is escaped
+    assert "](http" not in raw.replace("\\]\\(", "")
+    assert "\\[click\\]\\(http" in raw and "\\!\\[x\\]\\(http" in raw

@@ -9,7 +9,7 @@ from engine.data import load_rated
 from engine.grid import threshold_grid
 from engine.paths import graph_path, path_operating_point
 from engine.samples import sample_path
-from tests.app.conftest import download_buttons
+from tests.app.conftest import download_buttons, shown
 
 PAGE = "views/ensemble_paths.py"
 
@@ -56,7 +56,7 @@ def test_single_classifier_data_explains_what_is_needed(app):
     at.file_uploader(key="upload").set_value(("one.csv", b"score,label\n0.1,1\n0.4,0\n0.3,1\n", "text/csv")).run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert "two or more" in " ".join(i.value for i in at.info)
+    assert "two or more" in shown(at.info)
 
 
 def test_report(app, served):
@@ -68,3 +68,24 @@ def test_report(app, served):
     assert record["kind"] == "ensemble_paths" and record["settings"]["rule"] == "or"
     assert set(record["operating_points"]) == {"graph", "analytic-power", "best grid point"}
     assert "Joint thresholds report" in html and len(html) > 1_000_000
+
+
+def test_three_classifiers_show_a_slice(app):
+    rng = np.random.default_rng(0)
+    n = 3000
+    y = (rng.random(n) < 0.05).astype(int)
+    s = rng.normal(y[:, None] * np.array([1.5, 1.0, 0.8]), 1.0, size=(n, 3))
+    csv = "a,b,c,label\n" + "\n".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{l}" for r, l in zip(s, y))
+    at = app(page="views/data.py")
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("three.csv", csv.encode(), "text/csv")).run()
+    at.switch_page(PAGE).run()
+    at.multiselect(key="cols").set_value(["a", "b", "c"]).run()
+    at.slider(key="bins").set_value(20).run()
+    assert not at.exception
+    assert at.slider(key="fix_2").value == 0  # slice through the third classifier's lowest threshold
+    at.slider(key="fix_2").set_value(5).run()
+    assert not at.exception
+    t = table(at)
+    assert {"threshold_a", "threshold_b", "threshold_c"} <= set(t.columns)
+    assert len(at.get("plotly_chart")) == 2
