@@ -38,6 +38,7 @@ __all__ = [
     "rated_from_frame",
     "load_rated",
     "parse_labels",
+    "check_unique_columns",
     "LABEL_VALUES",
 ]
 
@@ -135,7 +136,7 @@ def read_table(source: Source, *, header: bool = True) -> Table:
         except Exception as exc:  # pyarrow raises many types
             raise RatedDataError(f"'{name}' is not a readable Parquet file ({exc}).") from None
         names = [str(c) for c in frame.columns]
-        _check_duplicates(names, name)
+        check_unique_columns(names, name)
         frame.columns = names
         return Table(frame, name, fingerprint, "parquet" + fmt)
 
@@ -151,7 +152,7 @@ def read_table(source: Source, *, header: bool = True) -> Table:
         encoding = "latin-1"
     if header:
         header_fields = next(csv.reader(io.StringIO(text_head.splitlines()[0]), delimiter=delimiter))
-        _check_duplicates([h.strip() for h in header_fields], name)
+        check_unique_columns([h.strip() for h in header_fields], name)
     try:
         frame = pd.read_csv(io.BytesIO(raw), sep=delimiter, encoding=encoding, header=0 if header else None,
                             skipinitialspace=True, low_memory=False)
@@ -167,7 +168,8 @@ def read_table(source: Source, *, header: bool = True) -> Table:
     return Table(frame, name, fingerprint, "csv" + fmt)
 
 
-def _check_duplicates(names: Sequence[str], file_name: str) -> None:
+def check_unique_columns(names: Sequence[str], file_name: str) -> None:
+    """Raise :class:`RatedDataError` naming every duplicated column name."""
     seen: dict[str, int] = {}
     dupes = []
     for n in names:

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .data import RatedDataError, Source, _check_duplicates, read_table
+from .data import RatedDataError, Source, check_unique_columns, read_table
 
 __all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "load_counts", "counts_table", "RULES"]
 
@@ -207,7 +207,7 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
         if all(_is_number(x) for x in first):
             frame.columns = [f"t{j + 1}" for j in range(frame.shape[1] - 2)] + ["tp", "fp"]
         else:
-            _check_duplicates(first, name)
+            check_unique_columns(first, name)
             frame = frame.iloc[1:].reset_index(drop=True)
             frame.columns = first
     cols = [str(c) for c in frame.columns]

@@ -57,6 +57,8 @@ __all__ = [
     "bootstrap_graph_path",
     "evaluate_holdout",
     "interpolate_grid",
+    "grid_index_of",
+    "predict_joint",
     "FAMILIES",
 ]
 

@@ -45,13 +45,11 @@ __all__ = [
     "BootstrapPoint",
     "pn_curve",
     "upper_hull",
-    "marginal_precision_at",
     "cost_per_true_positive",
     "target_from_cost",
     "operating_point",
     "sweep",
     "bootstrap",
-    "brute_force_operating_point",
     "sweep_table",
     "what_if_table",
     "DEFAULT_SWEEP_TARGETS",
@@ -206,15 +204,6 @@ def upper_hull(curve: PNCurve) -> Hull:
                 mp_at_threshold=mp_fit)
 
 
-def marginal_precision_at(hull: Hull, threshold) -> np.ndarray:
-    """Hull marginal precision of the documents at ``threshold`` (step function of the score)."""
-    t = np.atleast_1d(np.asarray(threshold, dtype=float))
-    th = hull.curve.thresholds  # descending
-    pos = np.searchsorted(-th, -t, side="left")  # first curve index with threshold <= t
-    pos = np.clip(pos, 0, th.size - 1)
-    return hull.mp_at_threshold[pos]
-
-
 @dataclass(frozen=True)
 class OperatingPoint:
     """The chosen operating point for a target marginal precision.
@@ -325,16 +314,6 @@ def operating_point(scores=None, labels=None, target: float = 0.5, weights=None,
                     hull: Hull | None = None) -> OperatingPoint:
     """Threshold maximising ``TP - λ·FP`` (``λ = target / (1 - target)``); ties -> highest threshold."""
     return sweep(scores, labels, [target], weights, hull=hull)[0]
-
-
-def brute_force_operating_point(curve: PNCurve, target: float) -> tuple[float, float, float]:
-    """Reference: argmax of TP - λ·FP over every curve point and 'flag nothing'. Returns (threshold, tp, fp)."""
-    lam = target_slope(target)
-    tp = np.r_[0.0, curve.tp]
-    fp = np.r_[0.0, curve.fp]
-    th = np.r_[np.inf, curve.thresholds]
-    i = _pick_tied_first(tp - lam * fp, tie_tolerance(tp[-1], fp[-1], lam))
-    return float(th[i]), float(tp[i]), float(fp[i])
 
 
 # --------------------------------------------------------------------------- bootstrap

@@ -32,7 +32,10 @@ if d.n_classifiers < 2:
     st.stop()
 
 c = st.columns([3, 1, 2, 1, 1])
-cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=list(d.score_names[:2]), key="cols",
+default_cols = list(d.score_names[:2])
+if any(name not in d.score_names for name in st.session_state.get("cols", [])):
+    del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
+cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=default_cols, key="cols",
                         bind="query-params", persist_state="session")
 rule = c[1].radio("Rule", ["or", "and"], format_func=str.upper, key="rule", bind="query-params",
                   persist_state="session", help="OR: flag if any score reaches its threshold; AND: if all do.")

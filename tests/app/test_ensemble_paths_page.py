@@ -89,3 +89,15 @@ def test_three_classifiers_show_a_slice(app):
     t = table(at)
     assert {"threshold_a", "threshold_b", "threshold_c"} <= set(t.columns)
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_a_new_data_set_resets_the_classifier_selection(app):
+    at = app(page=PAGE)
+    assert at.multiselect(key="cols").value == ["score_image", "score_text"]
+    at.switch_page("views/data.py").run()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    content = b"m1,m2,m3,label\n0.1,0.3,0.2,1\n0.2,0.1,0.5,0\n0.5,0.4,0.1,1\n0.3,0.2,0.9,0\n"
+    at.file_uploader(key="upload").set_value(("x.csv", content, "text/csv")).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.warning
+    assert at.multiselect(key="cols").value == ["m1", "m2"]
