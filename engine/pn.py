@@ -236,7 +236,9 @@ class OperatingPoint:
     def as_dict(self) -> dict:
         th = self.threshold
         th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
-        return {"target_marginal_precision": self.target, "threshold": th, "tp": self.tp, "fp": self.fp,
+        flags_nothing = not np.all(np.isfinite(np.ravel(self.threshold)))
+        return {"target_marginal_precision": self.target, "threshold": th, "flags_nothing": flags_nothing,
+                "tp": self.tp, "fp": self.fp,
                 "precision": self.precision, "marginal_precision_above": self.mp_above,
                 "marginal_precision_below": self.mp_below, "fp_per_extra_tp": self.cost}
 
