@@ -11,6 +11,7 @@ PAGES = [
     st.Page("views/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
     st.Page("views/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
     st.Page("views/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
+    st.Page("views/batch_decisions.py", title="Batch decisions", icon=":material/checklist:", url_path="batch-decisions"),
 ]
 page = st.navigation(PAGES)
 

@@ -48,6 +48,9 @@ SAMPLES: dict[str, tuple[str, str]] = {
              "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)"),
     "bank_holdout": ("bank_marketing_scored.csv.gz",
                      "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
+    "bank_full": ("bank-full.csv.gz", "UCI Bank Marketing bank-full, unchanged (45,211 rows; CC BY 4.0)"),
+    "adult_train": ("adult.data.gz", "UCI Adult training file, unchanged (32,561 rows; CC BY 4.0)"),
+    "adult_test": ("adult.test.gz", "UCI Adult test file, unchanged (16,281 rows; CC BY 4.0)"),
 }
 
 
@@ -162,6 +165,15 @@ def write_samples(out_dir: str | Path = SAMPLE_DIR, shared_dir: str | Path | Non
     _write_csv(counts_table(grid), out / SAMPLES["synthetic_counts"][0])
     written["synthetic_counts"] = out / SAMPLES["synthetic_counts"][0]
     if shared_dir is not None:
+        # unchanged copies of the public data sets the product trains on (gzip without timestamps)
+        shared = Path(shared_dir) / "data"
+        (out / SAMPLES["bank_full"][0]).write_bytes((shared / "bank_marketing" / "bank-full.csv.gz").read_bytes())
+        for key, name in (("adult_train", "adult.data"), ("adult_test", "adult.test")):
+            buf = io.BytesIO()
+            with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as gz:
+                gz.write((shared / "adult" / name).read_bytes())
+            (out / SAMPLES[key][0]).write_bytes(buf.getvalue())
+        written.update({k: out / SAMPLES[k][0] for k in ("bank_full", "adult_train", "adult_test")})
         bank = bank_marketing_scored(Path(shared_dir) / "data" / "bank_marketing" / "bank-full.csv.gz")
         _write_csv(bank, out / SAMPLES["bank_holdout"][0])
         written["bank_holdout"] = out / SAMPLES["bank_holdout"][0]

@@ -10,13 +10,16 @@ st.markdown(
     "the **target marginal precision** says how many false positives one more true positive may cost.  \n"
     "With two or more classifiers, **graph and analytic threshold paths** pick the joint thresholds."
 )
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c4 = st.columns(4)
 with c1:
     st.page_link("views/data.py", label="Data: upload rated data or pick a sample", icon=":material/upload_file:")
 with c2:
     st.page_link("views/operating_point.py", label="Operating point: one classifier", icon=":material/tune:")
 with c3:
     st.page_link("views/ensemble_paths.py", label="Ensemble paths: 2+ classifiers", icon=":material/timeline:")
+with c4:
+    st.page_link("views/batch_decisions.py", label="Batch decisions: optimal top-k for set metrics",
+                 icon=":material/checklist:")
 with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "

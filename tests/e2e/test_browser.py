@@ -114,13 +114,14 @@ def metric(page: Page, label: str) -> str:
 def test_every_page_renders(server, page):
     for path, text, charts in (("home", "Operating Point Studio", 0), ("data", "Validation report", 2),
                                ("operating-point", "Sweep of target marginal precisions", 2),
-                               ("ensemble-paths", "Comparison", 2)):
+                               ("ensemble-paths", "Comparison", 2),
+                               ("batch-decisions?batch_source=A+column+of+the+loaded+data+set", "Decided items", 2)):
         page.goto(f"{server}/{path}")
         settle(page, text)
         assert_healthy(page, charts)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "synthetic_rare_events.csv.gz" in sidebar and "Rated rows" in sidebar
-        shot(page, f"page_{path}")
+        shot(page, "page_" + path.split("?")[0])
 
 
 def test_upload_through_the_file_chooser(server, page, tmp_path):

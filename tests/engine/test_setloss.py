@@ -1,0 +1,205 @@
+"""Set losses and expected-loss-optimal top-k decisions against brute-force enumeration."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.setloss import (
+    LOSS_NAMES,
+    expected_losses,
+    expected_losses_reference,
+    fbeta,
+    get_loss,
+    jaccard,
+    linear_fractional,
+    monte_carlo_loss,
+    optimal_class_set,
+    optimal_decision,
+    poisson_binomial,
+)
+
+NAMES = ["f1", "fbeta:2", "fbeta:0.5", "jaccard", "am", "gmean", "hmean", "gtppr", "auc"]
+
+
+def brute_force(eta, loss):
+    """E[L(top-k, Y)] for every k by enumerating all 2^n label vectors."""
+    loss = get_loss(loss)
+    e = np.sort(np.asarray(eta, float))[::-1]
+    n = e.size
+    ys = np.array(list(itertools.product([0, 1], repeat=n)), dtype=int).reshape(-1, n)
+    prob = np.prod(np.where(ys == 1, e, 1 - e), axis=1)
+    out = []
+    for k in range(n + 1):
+        chosen = np.arange(n) < k
+        tp = ys[:, chosen].sum(1)
+        fn = ys[:, ~chosen].sum(1)
+        out.append(prob @ loss(tp, k - tp, fn, n - k - fn))
+    return np.array(out)
+
+
+def direct_metric(name, tp, fp, fn, tn):
+    """Textbook formulas with the 0-denominator convention, one scalar at a time."""
+    def r(a, b):
+        return 1.0 if b == 0 else a / b
+    tpr, tnr, prec = r(tp, tp + fn), r(tn, tn + fp), r(tp, tp + fp)
+    if name.startswith("f"):
+        beta = 1.0 if name == "f1" else float(name.split(":")[1])
+        return r((1 + beta**2) * tp, (1 + beta**2) * tp + beta**2 * fn + fp)
+    return {"jaccard": r(tp, tp + fp + fn), "am": (tpr + tnr) / 2, "gmean": (tpr * tnr) ** 0.5,
+            "hmean": 0.0 if tpr + tnr == 0 else 2 * tpr * tnr / (tpr + tnr), "gtppr": (tpr * prec) ** 0.5,
+            "auc": 1 - r(fp * fn, (tp + fn) * (fp + tn)) if (tp + fn) * (fp + tn) else 1.0}[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_loss_formulas(name):
+    loss = get_loss(name)
+    for tp, fp, fn, tn in itertools.product(range(3), repeat=4):
+        assert loss(tp, fp, fn, tn) == pytest.approx(1 - direct_metric(name, tp, fp, fn, tn), abs=1e-15)
+    assert loss.formula and loss.reference
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("method", ["auto", "generic", "reference"])
+def test_expected_losses_equal_brute_force(name, method):
+    rng = np.random.default_rng(NAMES.index(name))
+    for n in (1, 2, 5, 9, 12):
+        eta = rng.random(n)
+        np.testing.assert_allclose(expected_losses(eta, name, method=method), brute_force(eta, name), atol=1e-12,
+                                   rtol=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 0.5, 0.25, 0.9, 0.01, 0.3]) | st.floats(0, 1), min_size=1, max_size=10),
+       st.sampled_from(NAMES))
+def test_ties_zeros_and_ones(eta, name):
+    np.testing.assert_allclose(expected_losses(eta, name), brute_force(eta, name), atol=1e-12, rtol=0)
+
+
+def test_fractional_path_equals_generic_path_on_large_batches():
+    rng = np.random.default_rng(1)
+    for n, draw in ((300, rng.random), (500, lambda m: rng.beta(0.3, 3, m)), (400, lambda m: np.full(m, 0.5))):
+        eta = draw(n)
+        for loss in ("f1", "fbeta:3", "jaccard"):
+            np.testing.assert_allclose(expected_losses(eta, loss, method="fractional"),
+                                       expected_losses(eta, loss, method="generic"), atol=1e-12, rtol=0)
+
+
+def test_linear_fractional_builder_covers_every_path():
+    rng = np.random.default_rng(2)
+    eta = rng.random(10)
+    cases = {
+        "precision (denominator k)": ((0, 1, 0, 0, 0), (0, 1, 1, 0, 0)),
+        "recall (denominator S)": ((0, 1, 0, 0, 0), (0, 1, 0, 1, 0)),
+        "accuracy (constant)": ((0, 1, 0, 0, 1), (1e-9, 1, 1, 1, 1)),
+        "negative predictive value (denominator in S2)": ((0, 0, 0, 0, 1), (0, 0, 0, 1, 1)),
+        "jaccard rebuilt": ((0, 1, 0, 0, 0), (0, 1, 1, 1, 0)),
+        "mixed denominator (generic path)": ((1, 2, 0, 0, 0), (2, 1, 3, 1, 0)),
+    }
+    for name, (num, den) in cases.items():
+        loss = linear_fractional(num, den, name)
+        np.testing.assert_allclose(expected_losses(eta, loss), brute_force(eta, loss), atol=1e-12, rtol=0,
+                                   err_msg=name)
+    with pytest.raises(ValueError, match="five finite numbers"):
+        linear_fractional((1, 2), (1, 2, 3, 4, 5))
+    with pytest.raises(ValueError, match="no O\\(n\\^2\\) path"):
+        expected_losses(eta, linear_fractional(*cases["mixed denominator (generic path)"]), method="fractional")
+
+
+def test_fbeta_and_jaccard_are_linear_fractional():
+    assert fbeta(2.0).fractional is not None and jaccard().fractional is not None
+    assert get_loss("am").fractional is None
+
+
+def test_early_stop_counterexample():
+    eta = [0.96, 0.43, 0.41]
+    exact = brute_force(eta, "f1")
+    assert int(np.argmin(exact)) == 3
+    full = optimal_decision(eta, "f1")
+    assert full.k == 3 and full.value == pytest.approx(exact.min(), abs=1e-12)
+    early = optimal_decision(eta, "f1", early_stop=True)
+    assert early.k == 1 and early.value > full.value
+
+
+def test_decision_mask_is_in_the_callers_order_and_top_k():
+    eta = np.array([0.2, 0.9, 0.05, 0.7, 0.7, 0.01])
+    d = optimal_decision(eta, "f1")
+    assert d.mask.sum() == d.k
+    if 0 < d.k < eta.size:
+        assert eta[d.mask].min() >= eta[~d.mask].max()
+    np.testing.assert_allclose(d.losses, brute_force(eta, "f1"), atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["f1", "jaccard", "am", "gmean"])
+def test_optimal_decision_beats_every_subset(name):
+    """Theorem 1 checked by exhaustive search over all 2^n decisions (not only top-k)."""
+    rng = np.random.default_rng(3)
+    loss = get_loss(name)
+    for _ in range(5):
+        eta = rng.random(7)
+        n = eta.size
+        ys = np.array(list(itertools.product([0, 1], repeat=n)))
+        prob = np.prod(np.where(ys == 1, eta, 1 - eta), axis=1)
+        best = min(prob @ loss((ys & s).sum(1), ((1 - ys) & s).sum(1), (ys & (1 - s)).sum(1),
+                               ((1 - ys) & (1 - s)).sum(1))
+                   for s in (np.array(bits) for bits in itertools.product([0, 1], repeat=n)))
+        assert optimal_decision(eta, loss).value == pytest.approx(best, abs=1e-12)
+
+
+def test_k_zero_and_k_n_edges():
+    # nothing can be positive: predicting nothing is perfect (0/0 counts as perfect)
+    d = optimal_decision(np.zeros(5), "f1")
+    assert d.k == 0 and d.value == pytest.approx(0.0)
+    # everything is certainly positive: flag all
+    d = optimal_decision(np.ones(5), "jaccard")
+    assert d.k == 5 and d.value == pytest.approx(0.0)
+    assert expected_losses([], "f1").shape == (1,)
+
+
+@pytest.mark.parametrize("bad", [[0.2, 1.2], [-0.1, 0.5], [0.3, float("nan")], [[0.1, 0.2]]])
+def test_invalid_probabilities_raise(bad):
+    with pytest.raises(ValueError, match="probabilities"):
+        expected_losses(bad, "f1")
+
+
+def test_unknown_loss_name():
+    with pytest.raises(ValueError, match="unknown loss"):
+        get_loss("accuracy-ish")
+    assert get_loss("fbeta:2").name.startswith("F-beta") and "f1" in LOSS_NAMES
+
+
+def test_poisson_binomial_and_reference_agree():
+    rng = np.random.default_rng(4)
+    eta = rng.random(15)
+    pmf = poisson_binomial(eta)
+    assert pmf.sum() == pytest.approx(1.0)
+    assert pmf @ np.arange(16) == pytest.approx(eta.sum())
+    np.testing.assert_allclose(expected_losses_reference(eta, "gmean"), expected_losses(eta, "gmean"), atol=1e-12)
+
+
+def test_monte_carlo_agrees_with_the_exact_expectation():
+    rng = np.random.default_rng(5)
+    eta = rng.beta(0.5, 2, 200)
+    d = optimal_decision(eta, "f1")
+    mean, se = monte_carlo_loss(eta, d.mask, "f1", draws=20_000, seed=1)
+    assert abs(mean - d.value) < 4 * se
+
+
+def test_multiclass_top_k_set():
+    probs = np.array([0.5, 0.3, 0.15, 0.05])
+    d = optimal_class_set(probs, "f1")
+    # brute force over the single true class and every subset
+    loss = get_loss("f1")
+    best = np.inf
+    for bits in itertools.product([0, 1], repeat=4):
+        s = np.array(bits, bool)
+        k = s.sum()
+        value = sum(p * loss(int(s[j]), k - int(s[j]), 1 - int(s[j]), 4 - k - (1 - int(s[j])))
+                    for j, p in enumerate(probs))
+        best = min(best, value)
+    assert d.value == pytest.approx(best, abs=1e-12)
+    assert list(np.flatnonzero(d.mask)) == list(range(d.k))
+    with pytest.raises(ValueError, match="sum to 1"):
+        optimal_class_set([0.5, 0.2], "f1")
