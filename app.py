@@ -12,6 +12,7 @@ PAGES = [
     st.Page("views/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
     st.Page("views/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
     st.Page("views/batch_decisions.py", title="Batch decisions", icon=":material/checklist:", url_path="batch-decisions"),
+    st.Page("views/early_exit.py", title="Early exit (QWYC)", icon=":material/speed:", url_path="early-exit"),
 ]
 page = st.navigation(PAGES)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Tree", "AdditiveEnsemble", "from_sklearn", "EarlyExitTiming", "time_early_exit", "TrainedEnsemble",
-           "train_adult_gbt"]
+           "train_adult_gbt", "from_lightgbm", "ScoreMatrix", "load_score_matrix"]
 
 
 @dataclass(frozen=True)
@@ -223,3 +223,108 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
             progress(done, max_iter)
     return TrainedEnsemble(model, from_sklearn(model), xtr.to_numpy(dtype=float), y_train,
                            xte.to_numpy(dtype=float), y_test, time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class _BoosterTree:
+    """One iteration of a LightGBM booster, evaluated through LightGBM itself."""
+
+    booster: object
+    iteration: int
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        if x.shape[0] == 0:
+            return np.zeros(0)
+        return self.booster.predict(x, start_iteration=self.iteration, num_iteration=1, raw_score=True)
+
+
+def from_lightgbm(model) -> AdditiveEnsemble:
+    """A fitted binary LightGBM model (``LGBMClassifier`` or ``Booster``) as an additive ensemble.
+
+    Each base model is one boosting iteration evaluated by LightGBM on the rows
+    asked for (``start_iteration=t, num_iteration=1``); LightGBM folds its initial
+    score into the first tree, so the bias is 0. Requires ``lightgbm``.
+    """
+    booster = getattr(model, "booster_", model)
+    if booster.num_model_per_iteration() != 1:
+        raise ValueError("only binary LightGBM models are supported")
+    trees = tuple(_BoosterTree(booster, t) for t in range(booster.num_trees()))
+    return AdditiveEnsemble(trees, 0.0, "lightgbm")
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """An uploaded matrix of base-model contributions split into fit and test rows."""
+
+    f_fit: np.ndarray
+    f_test: np.ndarray
+    labels_fit: np.ndarray | None
+    labels_test: np.ndarray | None
+    bias: float
+    model_names: tuple[str, ...]
+
+
+def load_score_matrix(source, *, name: str = "upload", test_fraction: float = 0.3, seed: int = 0) -> ScoreMatrix:
+    """Read base-model contributions: CSV / Parquet (one numeric column per model, optional
+    ``label`` and ``split`` columns with values fit/test) or NPZ (arrays ``F``, optional ``labels``,
+    ``split``, ``bias``; loaded without pickle). Rows are split randomly when no split is given."""
+    import io
+    import zipfile
+
+    import pandas as pd
+
+    from .data import RatedDataError, parse_labels, read_table
+
+    raw = source if isinstance(source, (bytes, bytearray)) else source.read()
+    labels = split = None
+    bias = 0.0
+    if raw[:2] == b"PK":  # NPZ (zip)
+        try:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+                if "F" not in npz:
+                    raise RatedDataError(f"'{name}': the NPZ file needs an array named 'F' (examples x models).")
+                f = np.asarray(npz["F"], dtype=np.float64)
+                labels = np.asarray(npz["labels"]) if "labels" in npz else None
+                split = np.asarray(npz["split"]).astype(str) if "split" in npz else None
+                bias = float(npz["bias"]) if "bias" in npz else 0.0
+        except (ValueError, OSError, zipfile.BadZipFile) as exc:
+            raise RatedDataError(f"'{name}' is not a readable NPZ file ({exc}).") from None
+        names = tuple(f"model {t}" for t in range(f.shape[1])) if f.ndim == 2 else ()
+    else:
+        frame = read_table(bytes(raw)).frame
+        lower = {str(c).lower(): c for c in frame.columns}
+        label_col = next((lower[k] for k in ("label", "labels", "y") if k in lower), None)
+        split_col = lower.get("split")
+        if label_col is not None:
+            parsed, missing = parse_labels(frame[label_col], str(label_col))
+            if missing.any():
+                raise RatedDataError(f"'{name}': column '{label_col}' has empty labels; give every row a label or "
+                                     "drop the column.")
+            labels = parsed
+        if split_col is not None:
+            split = frame[split_col].astype(str).str.strip().str.lower().to_numpy()
+        model_cols = [c for c in frame.columns if c not in (label_col, split_col)]
+        non_numeric = [str(c) for c in model_cols if not pd.api.types.is_numeric_dtype(frame[c])
+                       or pd.api.types.is_bool_dtype(frame[c])]
+        if non_numeric:
+            raise RatedDataError(f"'{name}': columns {', '.join(non_numeric[:5])} are not numeric. Every column "
+                                 "except 'label' and 'split' must hold one base model's contributions.")
+        f = frame[model_cols].to_numpy(dtype=np.float64)
+        names = tuple(str(c) for c in model_cols)
+    if f.ndim != 2 or f.shape[1] < 2 or f.shape[0] < 10:
+        raise RatedDataError(f"'{name}': need at least 10 rows and 2 base-model columns; got shape {f.shape}.")
+    bad = ~np.isfinite(f)
+    if bad.any():
+        rows = ", ".join(str(i + 1) for i in np.unique(np.nonzero(bad)[0])[:5])
+        raise RatedDataError(f"'{name}': missing or infinite contributions at rows {rows} (row 1 = first data row).")
+    if split is not None:
+        unknown = set(np.unique(split)) - {"fit", "test", "train"}
+        if unknown:
+            raise RatedDataError(f"'{name}': split values must be fit/train or test; found {sorted(unknown)[:5]}.")
+        is_test = split == "test"
+    else:
+        is_test = np.zeros(f.shape[0], dtype=bool)
+        is_test[np.random.default_rng(seed).permutation(f.shape[0])[: int(round(test_fraction * f.shape[0]))]] = True
+    lab = None if labels is None else np.asarray(labels).astype(int)
+    return ScoreMatrix(f[~is_test], f[is_test], None if lab is None else lab[~is_test],
+                       None if lab is None else lab[is_test], bias, names)

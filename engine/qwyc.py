@@ -51,6 +51,7 @@ __all__ = [
     "smaller_ensemble",
     "tradeoff_curves",
     "pareto_front",
+    "lightgbm_early_stop_policy",
     "ORDERS",
 ]
 
@@ -393,6 +394,22 @@ def _count_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) 
     y = np.where(b < n_neg, y, -np.inf)
     pos_exits = (n_neg - np.searchsorted(neg, y, side="right")) + (n_pos - np.searchsorted(pos, y, side="right"))
     return int(min((neg_exits + pos_exits[::-1]).max(), n_pos + n_neg))
+
+
+def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:
+    """LightGBM's ``pred_early_stop`` rule for binary models as a policy on F.
+
+    LightGBM stops after every ``freq``-th iteration when ``2·|raw score| > margin``:
+    natural order, thresholds ``±margin/2`` at those steps and none elsewhere.
+    """
+    if freq < 1 or margin < 0:
+        raise ValueError("freq must be >= 1 and margin >= 0")
+    steps = np.arange(1, n_models + 1)
+    check = steps % freq == 0
+    eps_plus = np.where(check, margin / 2, np.inf)
+    eps_minus = np.where(check, -margin / 2, -np.inf)
+    return EarlyExitPolicy(np.arange(n_models), eps_minus, eps_plus, 0.0, float(bias), np.ones(n_models), 0.0,
+                           "lightgbm pred_early_stop")
 
 
 # --------------------------------------------------------------------------- baselines

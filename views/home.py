@@ -10,7 +10,7 @@ st.markdown(
     "the **target marginal precision** says how many false positives one more true positive may cost.  \n"
     "With two or more classifiers, **graph and analytic threshold paths** pick the joint thresholds."
 )
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4, c5 = st.columns(5)
 with c1:
     st.page_link("views/data.py", label="Data: upload rated data or pick a sample", icon=":material/upload_file:")
 with c2:
@@ -20,6 +20,8 @@ with c3:
 with c4:
     st.page_link("views/batch_decisions.py", label="Batch decisions: optimal top-k for set metrics",
                  icon=":material/checklist:")
+with c5:
+    st.page_link("views/early_exit.py", label="Early exit: faster ensembles (QWYC)", icon=":material/speed:")
 with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "

@@ -1,0 +1,84 @@
+"""Early exit page: Adult ensemble, alpha from the URL, timing, curves, uploads."""
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.qwyc import fit
+from tests.app.conftest import download_buttons, shown
+
+PAGE = "views/early_exit.py"
+
+
+def cards(at):
+    return {m.label: m.value for m in at.main.metric}
+
+
+def test_adult_ensemble_policy_matches_the_engine(app, served):
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "1.0"}, page=PAGE)
+    assert not at.exception
+    assert at.slider(key="alpha_pct").value == pytest.approx(1.0)
+    policy = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))
+    assert policy["alpha"] == pytest.approx(0.01) and len(policy["order"]) == 100
+    assert policy["fit"]["disagreement_pct"] <= 1.0 + 1e-9
+    assert cards(at)["Mean # models (test)"] == f"{policy['test']['mean_models']:.1f} of 100"
+    assert len(at.get("plotly_chart")) == 2
+    at.button(key="time_qwyc").click().run()
+    assert not at.exception
+    timing = at.dataframe[0].value
+    assert list(timing["mean # trees"])[0] == 100
+
+
+def test_tradeoff_curves(app):
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3"}, page=PAGE)
+    at.button(key="run_curves").click().run()
+    assert not at.exception
+    table = at.dataframe[-1].value
+    assert {"qwyc", "natural", "random", "individual_mse", "greedy_mse", "fan", "smaller"} == set(table["method"])
+    assert len(at.get("plotly_chart")) == 4
+
+
+UPLOAD = {"qwyc_source": "Upload a score matrix"}  # open the page on the upload tab: no model is trained
+
+
+def upload(at, name, content):
+    at.file_uploader(key="qwyc_upload").set_value((name, content, "application/octet-stream")).run()
+    return at
+
+
+def score_matrix(seed=0, n=400, t=12):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    f = np.tanh(x @ rng.normal(size=(3, t))) * 0.3
+    y = (x[:, 0] > 0).astype(int)
+    return f, y
+
+
+def test_upload_csv_and_npz(app):
+    f, y = score_matrix()
+    frame = pd.DataFrame(f, columns=[f"tree_{i}" for i in range(f.shape[1])])
+    frame["label"] = y
+    frame["split"] = np.where(np.arange(len(y)) < 300, "fit", "test")
+    at = upload(app(query=UPLOAD, page=PAGE), "scores.csv", frame.to_csv(index=False).encode())
+    assert not at.exception and not at.error
+    expected = fit(f[:300], alpha=0.005).evaluate(f[300:], y[300:])
+    assert cards(at)["Mean # models (test)"] == f"{expected['mean_models']:.1f} of 12"
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y)
+    at = upload(app(query=UPLOAD, page=PAGE), "scores.npz", buf.getvalue())
+    assert not at.exception and not at.error
+    assert "Timing" in " ".join(s.value for s in at.subheader)
+
+
+@pytest.mark.parametrize("content,expected", [
+    (b"a,b,label\n1,2,1\n", "at least 10 rows"),
+    (b"a,b\nx,1\n" + b"1,2\n" * 12, "not numeric"),
+    (b"PK\x03\x04broken", "NPZ"),
+])
+def test_bad_score_matrices_show_errors(app, content, expected):
+    at = upload(app(query=UPLOAD, page=PAGE), "bad.csv", content)
+    assert not at.exception
+    assert expected in shown(at.error)

@@ -1,0 +1,151 @@
+"""Early exit (QWYC): evaluate big ensembles faster with an optimised order and exit thresholds."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import RatedDataError
+from engine.ensembles import load_score_matrix, time_early_exit, train_adult_gbt
+from engine.figures import models_histogram_figure, thresholds_figure, tradeoff_figure
+from engine.qwyc import fit, tradeoff_curves
+from views.state import md, memo, progress_callback
+
+st.title("Early exit for ensembles (QWYC)")
+st.caption("Quit When You Can (Wang, Gupta et al.): choose the order of the base models and, after each one, "
+           "thresholds on the running score so that most examples stop early while at most a share α of "
+           "decisions differ from the full ensemble. No labels are needed to fit.")
+
+
+@st.cache_resource(show_spinner=False)
+def adult_model(max_iter: int, max_depth: int):
+    """Public data and a deterministic model: shared by every session."""
+    bar = st.progress(0.0, text=f"Training {max_iter} trees of depth {max_depth} on UCI Adult")
+    trained = train_adult_gbt(max_iter=max_iter, max_depth=max_depth,
+                              progress=lambda done, total: bar.progress(done / total,
+                                                                        text=f"Training trees ({done}/{total})"))
+    bar.progress(1.0, text="Extracting every tree's contribution")
+    f_fit = trained.ensemble.contributions(trained.x_train)
+    f_test = trained.ensemble.contributions(trained.x_test)
+    bar.empty()
+    return trained, f_fit, f_test
+
+
+source = st.radio("Ensemble", ["UCI Adult: gradient boosted trees trained here", "Upload a score matrix"],
+                  horizontal=True, key="qwyc_source", bind="query-params", persist_state="session")
+trained = None
+if source.startswith("UCI"):
+    c = st.columns(2)
+    max_iter = c[0].select_slider("Trees", [100, 200, 300, 500], 500, key="qwyc_trees", bind="query-params",
+                                  persist_state="session")
+    max_depth = c[1].select_slider("Depth", [3, 4, 5, 6], 5, key="qwyc_depth", bind="query-params",
+                                   persist_state="session")
+    trained, f_fit, f_test = adult_model(int(max_iter), int(max_depth))
+    labels_fit, labels_test, bias = trained.y_train, trained.y_test, trained.ensemble.bias
+    data_key = ("adult", int(max_iter), int(max_depth))
+    st.caption(f"HistGradientBoostingClassifier, {max_iter} trees of depth {max_depth} (early_stopping=False), "
+               f"trained in {trained.fit_seconds:.1f} s; fit rows = Adult train ({f_fit.shape[0]:,}), test rows = "
+               f"Adult test ({f_test.shape[0]:,}). UCI Adult, CC BY 4.0.")
+else:
+    st.caption("CSV / Parquet: one numeric column per base model (its contribution to the score), optional "
+               "`label` (1/0) and `split` (fit/test) columns. NPZ: array `F`, optional `labels`, `split`, `bias`. "
+               "Without a split, 30 % of the rows are held out for testing. The decision is score ≥ 0.")
+    upload = st.file_uploader("Score matrix", type=["csv", "gz", "parquet", "npz"], key="qwyc_upload")
+    if upload is None:
+        st.stop()
+    try:
+        matrix = memo(("score_matrix", upload.file_id), lambda: load_score_matrix(upload.getvalue(), name=upload.name))
+    except RatedDataError as exc:
+        st.error(md(exc))
+        st.stop()
+    f_fit, f_test = matrix.f_fit, matrix.f_test
+    labels_fit, labels_test, bias = matrix.labels_fit, matrix.labels_test, matrix.bias
+    data_key = ("upload", upload.file_id)
+    st.caption(f"{f_fit.shape[1]} base models; {f_fit.shape[0]:,} fit rows, {f_test.shape[0]:,} test rows.")
+
+t_count = f_fit.shape[1]
+c = st.columns([3, 1, 1])
+alpha_pct = c[0].slider("α: allowed % of fit decisions differing from the full ensemble", 0.0, 5.0, 0.5, 0.05,
+                        key="alpha_pct", bind="query-params", persist_state="session", format="%.2f %%")
+neg_only = c[1].toggle("Negative exits only", key="neg_only", bind="query-params", persist_state="session",
+                       help="Filter then score: only early rejections; positives always get the full score.")
+budget = c[2].radio("Budget", ["greedy", "rationed"], key="budget", bind="query-params", persist_state="session",
+                    help="Greedy spends the mistakes as soon as they buy exits; rationed spreads them over the steps.")
+alpha = alpha_pct / 100
+
+
+def fit_policy():
+    bar, update = progress_callback(f"Fitting QWYC* over {t_count} base models")
+    policy = fit(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget, progress=update)
+    bar.empty()
+    return policy
+
+
+policy = memo(("qwyc", *data_key, alpha, neg_only, budget), fit_policy)
+fit_metrics = policy.evaluate(f_fit, labels_fit)
+test_metrics = policy.evaluate(f_test, labels_test)
+m = st.columns(5)
+m[0].metric("Mean # models (test)", f"{test_metrics['mean_models']:.1f} of {t_count}",
+            help=f"fit data: {fit_metrics['mean_models']:.1f}")
+m[1].metric("Test decisions differing", f"{test_metrics['disagreement_pct']:.2f} %",
+            help=f"fit data: {fit_metrics['disagreement_pct']:.2f} % (≤ α = {alpha_pct:.2f} % by construction)")
+if "accuracy" in test_metrics:
+    m[2].metric("Test accuracy", f"{test_metrics['accuracy']:.4f}",
+                help=f"full ensemble: {test_metrics['full_accuracy']:.4f}")
+m[3].metric("Speed-up in # models", f"{t_count / test_metrics['mean_models']:.1f}×")
+m[4].metric("Fit time", f"{policy.fit_seconds:.1f} s")
+
+_, n_eval = policy.predict(f_test)
+figs = st.columns(2)
+figs[0].plotly_chart(models_histogram_figure(n_eval, t_count), key="models_hist")
+figs[1].plotly_chart(thresholds_figure(policy), key="thresholds_chart")
+
+st.subheader("Timing: full evaluation against early exit")
+if trained is None:
+    st.caption("Wall-clock timing needs the trees themselves; an uploaded score matrix has only their outputs.")
+elif st.button("Time it on the test rows", key="time_qwyc"):
+    with st.spinner("Timing"):
+        timing = time_early_exit(trained.ensemble, policy, trained.x_test, reference=trained.model.decision_function)
+    st.session_state["_qwyc_timing"] = (data_key, alpha, neg_only, budget, timing)
+stored = st.session_state.get("_qwyc_timing")
+if trained is not None and stored and stored[:4] == (data_key, alpha, neg_only, budget):
+    timing = stored[4]
+    st.dataframe(pd.DataFrame({
+        "evaluation": ["all trees (this engine)", "early exit (this engine, only undecided rows)",
+                       "scikit-learn decision_function (compiled, all trees)"],
+        "seconds": [timing.full_seconds, timing.early_seconds, timing.reference_seconds],
+        "mean # trees": [t_count, timing.mean_models, t_count],
+        "speed-up of early exit": [timing.full_seconds / timing.early_seconds, 1.0,
+                                   timing.reference_seconds / timing.early_seconds],
+    }), hide_index=True)
+    st.caption(f"{timing.rows:,} test rows; best of 3 runs. Early-exit decisions equal the policy's: "
+               f"{timing.decisions_match_policy}.")
+
+st.subheader("Trade-off curves")
+st.caption("QWYC* and each fixed order (natural, random, individual MSE, greedy MSE) with Algorithm 2 thresholds "
+           "over α; Fan et al. (2002) over the confidence γ; smaller ensembles (first k trees) over k.")
+if st.button("Compute the trade-off curves", key="run_curves"):
+    bar, update = progress_callback("Sweeping α, γ and k")
+    st.session_state["_qwyc_curves"] = (data_key, neg_only, tradeoff_curves(
+        f_fit, f_test, labels_fit=labels_fit, labels_test=labels_test, bias=bias, neg_only=neg_only,
+        alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02), progress=update))
+    bar.empty()
+curves = st.session_state.get("_qwyc_curves")
+if curves and curves[:2] == (data_key, neg_only):
+    table = curves[2]
+    figs = st.columns(2)
+    figs[0].plotly_chart(tradeoff_figure(table), key="tradeoff_disagreement")
+    if "test_accuracy" in table:
+        figs[1].plotly_chart(tradeoff_figure(table, y="test_accuracy", title="Accuracy against speed"),
+                             key="tradeoff_accuracy")
+    st.dataframe(table, hide_index=True)
+    st.download_button("Download the curves (CSV)", table.to_csv(index=False).encode(), file_name="qwyc_tradeoff.csv",
+                       mime="text/csv", key="curves_csv")
+
+record = {"order": policy.order.tolist(), "eps_minus": [None if not np.isfinite(v) else v for v in policy.eps_minus],
+          "eps_plus": [None if not np.isfinite(v) else v for v in policy.eps_plus], "threshold": policy.threshold,
+          "bias": policy.bias, "alpha": alpha, "neg_only": bool(neg_only), "budget": budget,
+          "fit": fit_metrics, "test": test_metrics}
+st.download_button("Download the policy (JSON)", json.dumps(record, indent=1).encode(), file_name="qwyc_policy.json",
+                   mime="application/json", key="policy_json")
