@@ -157,6 +157,15 @@ class EarlyExitPolicy:
     fit_disagreements: int = 0
     info: dict = field(default_factory=dict)
 
+    def as_dict(self) -> dict:
+        """JSON-ready record (infinite thresholds written as None: no exit at that step)."""
+        def clean(values):
+            return [float(v) if np.isfinite(v) else None for v in values]
+        return {"method": self.method, "order": [int(t) for t in self.order], "eps_minus": clean(self.eps_minus),
+                "eps_plus": clean(self.eps_plus), "threshold": self.threshold, "bias": self.bias,
+                "alpha": self.alpha, "costs": [float(c) for c in self.costs], "fit_seconds": self.fit_seconds,
+                "fit_disagreements": self.fit_disagreements}
+
     def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
         """(decisions, number of models evaluated) for every row of F."""
         f_matrix = np.asarray(f_matrix, dtype=np.float64)

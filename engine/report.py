@@ -153,11 +153,15 @@ def operating_point_report(data: RatedData, classifier: str, op, settings: dict,
     return html_text, to_json("operating_point", record)
 
 
-def ensemble_report(data: RatedData, settings: dict, comparison: pd.DataFrame, points: dict,
+def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, points: dict,
                     figures: Sequence[tuple[str, go.Figure]] = (), bootstrap_summary: pd.DataFrame | None = None
                     ) -> tuple[str, str]:
-    """(HTML, JSON) for joint thresholds of 2+ classifiers: the path comparison and each method's point."""
-    summary = dataset_summary(data)
+    """(HTML, JSON) for joint thresholds of 2+ classifiers: the path comparison and each method's point.
+
+    ``source`` identifies the input: :func:`dataset_summary` of rated data, or the name and
+    SHA-256 of an aggregated counts table.
+    """
+    summary = dict(source)
     record = {"dataset": summary, "settings": settings, "operating_points": {k: v.as_dict() for k, v in points.items()},
               "comparison": comparison.to_dict(orient="records")}
     sections = [ReportSection("Comparison of threshold paths", comparison,
@@ -170,7 +174,7 @@ def ensemble_report(data: RatedData, settings: dict, comparison: pd.DataFrame, p
     sections += [ReportSection(title, fig) for title, fig in figures]
     sections.append(ReportSection("Definitions", DEFINITIONS))
     meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
-            "rated rows": summary["rated_rows"], **settings}
+            **({"rated rows": summary["rated_rows"]} if "rated_rows" in summary else {}), **settings}
     return render_html("Joint thresholds report", meta, sections), to_json("ensemble_paths", record)
 
 

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -143,9 +142,6 @@ if curves and curves[:2] == (data_key, neg_only):
     st.download_button("Download the curves (CSV)", table.to_csv(index=False).encode(), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
 
-record = {"order": policy.order.tolist(), "eps_minus": [None if not np.isfinite(v) else v for v in policy.eps_minus],
-          "eps_plus": [None if not np.isfinite(v) else v for v in policy.eps_plus], "threshold": policy.threshold,
-          "bias": policy.bias, "alpha": alpha, "neg_only": bool(neg_only), "budget": budget,
-          "fit": fit_metrics, "test": test_metrics}
+record = {**policy.as_dict(), "neg_only": bool(neg_only), "budget": budget, "fit": fit_metrics, "test": test_metrics}
 st.download_button("Download the policy (JSON)", json.dumps(record, indent=1).encode(), file_name="qwyc_policy.json",
                    mime="application/json", key="policy_json")

@@ -1,5 +1,6 @@
 """Ensemble paths: joint thresholds for two or more classifiers via the graph and analytic paths."""
 
+import hashlib
 import time
 
 import numpy as np
@@ -18,50 +19,88 @@ from engine.paths import (
     graph_path,
     path_operating_point,
 )
-from engine.report import ensemble_report
+from engine.data import RatedDataError
+from engine.grid import load_counts
+from engine.report import dataset_summary, ensemble_report
 from views.controls import target_controls
 from views.state import current_dataset, md, memo, progress_callback
 
 st.title("Ensemble paths")
 dataset = current_dataset()
 d = dataset.rated
-if d.n_classifiers < 2:
-    st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or more "
-            "classifiers: load a file with several score columns on the Data page.")
-    st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
-    st.stop()
+grid_source = st.radio("Grid from", ["Rated documents", "Aggregated counts (t1..tk, tp, fp)"], horizontal=True,
+                       key="grid_source", bind="query-params", persist_state="session",
+                       help="Aggregated counts: one row per threshold tuple with the TP and FP counted there, "
+                            "like the paper's 4-column files.")
+if grid_source == "Rated documents":
+    if d.n_classifiers < 2:
+        st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
+                "more classifiers: load a file with several score columns on the Data page, or use aggregated "
+                "counts.")
+        st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
+        st.stop()
+    c = st.columns([3, 1, 2, 1, 1])
+    default_cols = list(d.score_names[:2])
+    if any(name not in d.score_names for name in st.session_state.get("cols", [])):
+        del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
+    cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=default_cols, key="cols",
+                            bind="query-params", persist_state="session")
+    rule = c[1].radio("Rule", ["or", "and"], format_func=str.upper, key="rule", bind="query-params",
+                      persist_state="session", help="OR: flag if any score reaches its threshold; AND: if all do.")
+    bins = c[2].slider("Grid size per classifier", 10, 300, 100, 10, key="bins", bind="query-params",
+                       persist_state="session")
+    spacing = c[3].selectbox("Spacing", ["quantile", "uniform"], key="spacing", bind="query-params",
+                             persist_state="session", help="Quantile spacing resolves the rare top tail.")
+    family = c[4].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
+                            persist_state="session")
+    if len(cols) < 2:
+        st.warning("Choose at least two classifiers.")
+        st.stop()
+    cols = tuple(cols)
+    grid_key = (*dataset.key, cols, rule, int(bins), spacing)
+    scores = np.column_stack([d.column(name) for name in cols])
 
-c = st.columns([3, 1, 2, 1, 1])
-default_cols = list(d.score_names[:2])
-if any(name not in d.score_names for name in st.session_state.get("cols", [])):
-    del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
-cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=default_cols, key="cols",
-                        bind="query-params", persist_state="session")
-rule = c[1].radio("Rule", ["or", "and"], format_func=str.upper, key="rule", bind="query-params",
-                  persist_state="session", help="OR: flag if any score reaches its threshold; AND: if all do.")
-bins = c[2].slider("Grid size per classifier", 10, 300, 100, 10, key="bins", bind="query-params",
-                   persist_state="session")
-spacing = c[3].selectbox("Spacing", ["quantile", "uniform"], key="spacing", bind="query-params",
-                         persist_state="session", help="Quantile spacing resolves the rare top tail.")
-family = c[4].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
-                        persist_state="session")
-if len(cols) < 2:
-    st.warning("Choose at least two classifiers.")
-    st.stop()
-cols = tuple(cols)
+    def build_grid():
+        t0 = time.perf_counter()
+        grid = threshold_grid(scores, d.labels, d.weights, bins=int(bins), rule=rule, spacing=spacing,
+                              score_names=cols)
+        return grid, time.perf_counter() - t0
+
+    grid, grid_seconds = memo(("grid", *grid_key), build_grid)
+    source_summary = dataset_summary(d)
+else:
+    upload = st.file_uploader("Aggregated counts (CSV, with or without a header)", type=["csv", "tsv", "txt", "gz"],
+                              key="counts_upload")
+    c = st.columns(2)
+    bins = c[0].slider("Grid size per threshold when the table is irregular", 10, 200, 50, 10, key="counts_bins",
+                       bind="query-params", persist_state="session")
+    family = c[1].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
+                            persist_state="session")
+    if upload is None:
+        st.info("Upload a table with one row per threshold tuple: columns t1..tk (thresholds), tp and fp.")
+        st.stop()
+    raw = upload.getvalue()
+    digest = hashlib.sha256(raw).hexdigest()
+
+    def build_grid():
+        t0 = time.perf_counter()
+        grid = load_counts(raw, bins=int(bins))
+        return grid, time.perf_counter() - t0
+
+    grid_key = ("counts", digest, int(bins))
+    try:
+        grid, grid_seconds = memo(("grid", *grid_key), build_grid)
+    except RatedDataError as exc:
+        st.error(f"**{md(upload.name)} is not a valid counts table.** {md(exc)}")
+        st.stop()
+    rule = "given"
+    spacing = "as uploaded"
+    cols = grid.names
+    source_summary = {"name": upload.name, "fingerprint_sha256": digest, "format": "aggregated counts"}
+    st.caption("Counts are used as given (the combination rule is whatever produced them); the bootstrap needs "
+               "documents and is not available.")
 target = target_controls()
 
-grid_key = (*dataset.key, cols, rule, int(bins), spacing)
-scores = np.column_stack([d.column(name) for name in cols])
-
-
-def build_grid():
-    t0 = time.perf_counter()
-    grid = threshold_grid(scores, d.labels, d.weights, bins=int(bins), rule=rule, spacing=spacing, score_names=cols)
-    return grid, time.perf_counter() - t0
-
-
-grid, grid_seconds = memo(("grid", *grid_key), build_grid)
 front = memo(("frontier", *grid_key), lambda: frontier(grid))
 gp = memo(("graph", *grid_key), lambda: graph_path(grid))
 with st.spinner(f"Optimising the analytic ({family}) path"):
@@ -76,8 +115,9 @@ r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
 r[2].metric(f"Analytic ({family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
 r[3].metric("Frontier area", f"{front.area:,.0f}")
 
-boot_on = st.toggle("Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
-                    persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
+boot_on = grid_source == "Rated documents" and st.toggle(
+    "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
+    persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
                                                   "path: how much would the path move with other data?")
 boot = None
 if boot_on:
@@ -129,7 +169,7 @@ report_key = (grid_key, family, target, boot.n_boot if boot is not None else 0)
 if st.button("Build report", key="build_paths_report"):
     with st.spinner("Building the report"):
         st.session_state["paths_report"] = (report_key, *ensemble_report(
-            d, settings, table, {**ops, "best grid point": best},
+            source_summary, settings, table, {**ops, "best grid point": best},
             figures=[("Threshold space", space_fig), ("PN view", pn_view)], bootstrap_summary=spread))
 built = st.session_state.get("paths_report")
 if built and built[0] == report_key:

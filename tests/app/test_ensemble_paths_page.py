@@ -101,3 +101,25 @@ def test_a_new_data_set_resets_the_classifier_selection(app):
     at.switch_page(PAGE).run()
     assert not at.exception and not at.warning
     assert at.multiselect(key="cols").value == ["m1", "m2"]
+
+
+def test_aggregated_counts_upload(app, served):
+    from engine.grid import load_counts
+    from engine.samples import sample_path
+
+    content = sample_path("synthetic_counts").read_bytes()
+    at = app(query={"grid_source": "Aggregated counts (t1..tk, tp, fp)"}, page=PAGE)
+    assert "Upload a table" in shown(at.info)
+    at.file_uploader(key="counts_upload").set_value(("counts.csv", content, "text/csv")).run()
+    assert not at.exception and not at.error
+    grid = load_counts(content)
+    op = path_operating_point(graph_path(grid), 0.3)
+    row = table(at).iloc[0]
+    np.testing.assert_allclose([row["threshold_t1"], row["threshold_t2"]], op.threshold)
+    assert at.get("toggle") == [] or all(t.key != "boot_paths" for t in at.get("toggle"))
+    at.button(key="build_paths_report").click().run()
+    record = json.loads(served(download_buttons(at)["Download joint thresholds (JSON)"]))
+    assert record["dataset"]["name"] == "counts.csv" and record["settings"]["rule"] == "given"
+    at.file_uploader(key="counts_upload").set_value(("bad.csv", b"a,b\n1,2\n", "text/csv")).run()
+    assert not at.exception
+    assert "not a valid counts table" in shown(at.error)
