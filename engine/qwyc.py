@@ -141,6 +141,34 @@ def _best_split(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool):
 
 
 # --------------------------------------------------------------------------- policies
+def _early_exit_loop(n: int, order, bias: float, threshold: float, contribution, exits):
+    """Run rows through the models in ``order``; ``exits(r, g)`` says which leave after step r.
+
+    ``contribution(rows, t)`` returns model t's contribution for those rows, so the
+    same loop serves a precomputed F and on-demand tree evaluation. The last model
+    always decides by ``g >= threshold``.
+    """
+    g = np.full(n, bias)
+    decision = np.zeros(n, dtype=bool)
+    n_eval = np.full(n, len(order), dtype=np.int64)
+    active = np.arange(n)
+    last = len(order) - 1
+    for r, t in enumerate(order):
+        g[active] += contribution(active, t)
+        if r == last:
+            decision[active] = g[active] >= threshold
+            n_eval[active] = r + 1
+            break
+        up, down = exits(r, g[active])
+        done = up | down
+        decision[active[up]] = True
+        n_eval[active[done]] = r + 1
+        active = active[~done]
+        if active.size == 0:
+            break
+    return decision, n_eval
+
+
 @dataclass(frozen=True)
 class EarlyExitPolicy:
     """An evaluation order with early-exit thresholds after each step (the last step always decides)."""
@@ -166,57 +194,21 @@ class EarlyExitPolicy:
                 "alpha": self.alpha, "costs": [float(c) for c in self.costs], "fit_seconds": self.fit_seconds,
                 "fit_disagreements": self.fit_disagreements}
 
+    def _exits(self, r: int, g: np.ndarray):
+        up = g > self.eps_plus[r]
+        return up, (g < self.eps_minus[r]) & ~up
+
     def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
         """(decisions, number of models evaluated) for every row of F."""
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        n = f_matrix.shape[0]
-        g = np.full(n, self.bias)
-        decision = np.zeros(n, dtype=bool)
-        n_eval = np.full(n, len(self.order), dtype=np.int64)
-        active = np.arange(n)
-        last = len(self.order) - 1
-        for r, t in enumerate(self.order):
-            g[active] += f_matrix[active, t]
-            if r == last:
-                decision[active] = g[active] >= self.threshold
-                n_eval[active] = r + 1
-                break
-            ga = g[active]
-            up = ga > self.eps_plus[r]
-            down = (ga < self.eps_minus[r]) & ~up
-            done = up | down
-            decision[active[up]] = True
-            n_eval[active[done]] = r + 1
-            active = active[~done]
-            if active.size == 0:
-                break
-        return decision, n_eval
+        return _early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: f_matrix[active, t], self._exits)
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided."""
         x = np.asarray(x, dtype=np.float64)
-        n = x.shape[0]
-        g = np.full(n, self.bias)
-        decision = np.zeros(n, dtype=bool)
-        n_eval = np.full(n, len(self.order), dtype=np.int64)
-        active = np.arange(n)
-        last = len(self.order) - 1
-        for r, t in enumerate(self.order):
-            g[active] += ensemble.trees[t].predict(x[active])
-            if r == last:
-                decision[active] = g[active] >= self.threshold
-                n_eval[active] = r + 1
-                break
-            ga = g[active]
-            up = ga > self.eps_plus[r]
-            down = (ga < self.eps_minus[r]) & ~up
-            done = up | down
-            decision[active[up]] = True
-            n_eval[active[done]] = r + 1
-            active = active[~done]
-            if active.size == 0:
-                break
-        return decision, n_eval
+        return _early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
     def evaluate(self, f_matrix, labels=None) -> dict:
         """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels."""
@@ -438,37 +430,23 @@ class FanPolicy:
     costs: np.ndarray
     method: str = "fan"
 
+    def _exits(self, r: int, g: np.ndarray):
+        keys = self.keys[r]
+        if keys.size == 0:
+            none = np.zeros(g.size, dtype=bool)
+            return none, none
+        bins = np.round(g / self.bin_width).astype(np.int64)
+        pos = np.clip(np.searchsorted(keys, bins), 0, keys.size - 1)
+        found = keys[pos] == bins  # a bin never seen on the fit data: keep evaluating
+        mu = np.where(found, self.mean[r][pos], 0.0)
+        sd = np.where(found, self.std[r][pos], 0.0)
+        up = found & (g + mu - self.gamma * sd >= self.threshold)
+        return up, found & (g + mu + self.gamma * sd < self.threshold)
+
     def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        n = f_matrix.shape[0]
-        g = np.full(n, self.bias)
-        decision = np.zeros(n, dtype=bool)
-        n_eval = np.full(n, len(self.order), dtype=np.int64)
-        active = np.arange(n)
-        last = len(self.order) - 1
-        for r, t in enumerate(self.order):
-            g[active] += f_matrix[active, t]
-            if r == last:
-                decision[active] = g[active] >= self.threshold
-                n_eval[active] = r + 1
-                break
-            ga = g[active]
-            keys = self.keys[r]
-            bins = np.round(ga / self.bin_width).astype(np.int64)
-            pos = np.clip(np.searchsorted(keys, bins), 0, max(keys.size - 1, 0))
-            known = keys.size > 0
-            found = (keys[pos] == bins) if known else np.zeros(ga.size, dtype=bool)
-            mu = np.where(found, self.mean[r][pos] if known else 0.0, 0.0)
-            sd = np.where(found, self.std[r][pos] if known else 0.0, 0.0)
-            up = found & (ga + mu - self.gamma * sd >= self.threshold)
-            down = found & (ga + mu + self.gamma * sd < self.threshold)
-            done = up | down
-            decision[active[up]] = True
-            n_eval[active[done]] = r + 1
-            active = active[~done]
-            if active.size == 0:
-                break
-        return decision, n_eval
+        return _early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: f_matrix[active, t], self._exits)
 
     evaluate = EarlyExitPolicy.evaluate
 
