@@ -280,7 +280,10 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
                                  hovertemplate="%{x} models<br>%{y:,} examples<extra></extra>"))
     fig.add_vline(x=float(np.mean(n_evaluated)), line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
                   annotation_text=f"mean {np.mean(n_evaluated):.1f}")
-    return _layout(fig, "Base models evaluated per example (test)", "# base models evaluated", "examples")
+    fig = _layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
+                  "examples (log scale)")
+    fig.update_yaxes(type="log")  # most examples leave in the first few steps; the long tail stays visible
+    return fig
 
 
 def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
