@@ -106,8 +106,8 @@ def test_convex_subproblem_matches_an_exact_solver():
 
     problem = cp.Problem(cp.Minimize(cvx_bound(obj_b) + lam / 2 * cp.sum_squares(w)), [cvx_bound(con_b) <= 0])
     problem.solve()
-    # liblinear regularises its intercept slightly (intercept_scaling=10): agreement within 0.5 %
-    assert ours == pytest.approx(problem.value, rel=0.005)
+    # the inner solver smooths the hinge within 1e-3 of its kink (an upper bound): agreement within 0.1 %
+    assert ours == pytest.approx(problem.value, rel=1e-3)
     assert ours >= problem.value - 1e-6
 
 
