@@ -13,6 +13,7 @@ PAGES = [
     st.Page("views/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
     st.Page("views/batch_decisions.py", title="Batch decisions", icon=":material/checklist:", url_path="batch-decisions"),
     st.Page("views/early_exit.py", title="Early exit (QWYC)", icon=":material/speed:", url_path="early-exit"),
+    st.Page("views/constraints.py", title="Constrained training", icon=":material/balance:", url_path="constraints"),
 ]
 page = st.navigation(PAGES)
 

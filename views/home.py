@@ -10,7 +10,7 @@ st.markdown(
     "the **target marginal precision** says how many false positives one more true positive may cost.  \n"
     "With two or more classifiers, **graph and analytic threshold paths** pick the joint thresholds."
 )
-c1, c2, c3, c4, c5 = st.columns(5)
+c1, c2, c3, c4, c5, c6 = st.columns(6)
 with c1:
     st.page_link("views/data.py", label="Data: upload rated data or pick a sample", icon=":material/upload_file:")
 with c2:
@@ -22,6 +22,9 @@ with c4:
                  icon=":material/checklist:")
 with c5:
     st.page_link("views/early_exit.py", label="Early exit: faster ensembles (QWYC)", icon=":material/speed:")
+with c6:
+    st.page_link("views/constraints.py", label="Constrained training: fairness, churn, coverage",
+                 icon=":material/balance:")
 with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "

@@ -13,7 +13,7 @@ def test_home_renders_with_sample_loaded(app):
     assert labels["Rated rows"] == "19,770" and labels["Unrated rows"] == "77"
     captions = shown(at.sidebar.caption)
     assert "score_image, score_text" in captions and "Prevalence among rated: 8.45%" in captions
-    assert len(at.get("page_link")) == 5  # one link per page
+    assert len(at.get("page_link")) == 6  # one link per page
 
 
 def test_sample_named_in_the_url_is_loaded(app):
