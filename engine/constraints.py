@@ -52,6 +52,14 @@ __all__ = [
     "InfeasibleConstraintsError",
     "fit_constrained",
     "ramp",
+    "coverage",
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "true_negatives",
+    "error_rate",
+    "recall",
+    "churn",
     "positive_rate",
     "demographic_parity_ratio",
     "equal_opportunity_ratio",
@@ -143,6 +151,64 @@ def sn(rows: np.ndarray) -> RateExpr:
     return RateExpr(np.zeros_like(w), w)
 
 
+# --------------------------------------------------------------------------- Table 2 expressions
+def _count(rows: np.ndarray) -> np.ndarray:
+    return np.asarray(rows, dtype=float)
+
+
+def coverage(rows) -> RateExpr:
+    """Share of the rows predicted positive: sp(D)."""
+    return sp(rows)
+
+
+def true_positives(y, rows=None) -> RateExpr:
+    """#TP on the rows: |D+| sp(D+)."""
+    y = np.asarray(y)
+    m = _mask(rows, y.size, "rows") & (y == 1)
+    return RateExpr(_count(m), np.zeros(y.size))
+
+
+def false_positives(y, rows=None) -> RateExpr:
+    """#FP on the rows: |D-| sp(D-)."""
+    y = np.asarray(y)
+    m = _mask(rows, y.size, "rows") & (y == 0)
+    return RateExpr(_count(m), np.zeros(y.size))
+
+
+def false_negatives(y, rows=None) -> RateExpr:
+    """#FN on the rows: |D+| sn(D+)."""
+    y = np.asarray(y)
+    m = _mask(rows, y.size, "rows") & (y == 1)
+    return RateExpr(np.zeros(y.size), _count(m))
+
+
+def true_negatives(y, rows=None) -> RateExpr:
+    """#TN on the rows: |D-| sn(D-)."""
+    y = np.asarray(y)
+    m = _mask(rows, y.size, "rows") & (y == 0)
+    return RateExpr(np.zeros(y.size), _count(m))
+
+
+def error_rate(y, rows=None) -> RateExpr:
+    """(#FP + #FN) / labelled rows: the objective of :func:`fit_constrained`."""
+    y = np.asarray(y)
+    m = _mask(rows, y.size, "rows") & (y >= 0)
+    return (false_positives(y, m) + false_negatives(y, m)) * (1.0 / m.sum())
+
+
+def recall(y, rows=None) -> RateExpr:
+    """sp(D+) on the rows."""
+    y = np.asarray(y)
+    return sp(_mask(rows, y.size, "rows") & (y == 1))
+
+
+def churn(deployed, rows=None) -> RateExpr:
+    """Share of the rows whose decision differs from the deployed model's (labels not needed)."""
+    dep = np.asarray(deployed).astype(bool)
+    m = _mask(rows, dep.size, "rows")
+    return RateExpr((m & ~dep) / m.sum(), (m & dep) / m.sum())
+
+
 # --------------------------------------------------------------------------- constraints (Table 2)
 @dataclass(frozen=True)
 class DemographicParity:
@@ -187,12 +253,7 @@ class MaxChurn:
     rows: np.ndarray | None = None
 
     def expression(self, y: np.ndarray) -> RateExpr:
-        rows = _mask(self.rows, y.size, "churn rows")
-        dep = np.asarray(self.deployed_decisions).astype(bool)
-        count = rows.sum()
-        on, off = rows & dep, rows & ~dep
-        expr = RateExpr(off / count, on / count)  # flip a deployed positive to negative or vice versa
-        return expr - self.rate
+        return churn(self.deployed_decisions, _mask(self.rows, y.size, "churn rows")) - self.rate
 
     def describe(self) -> str:
         return f"churn against the deployed model <= {self.rate:.2%}"
@@ -520,7 +581,7 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
     scale = np.where(scale > 0, scale, 1.0)
     xs = (x - mean) / scale
-    objective = RateExpr((labelled & (y == 0)) / n_lab, (labelled & (y == 1)) / n_lab)
+    objective = error_rate(y)
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
     prob = _Problem(xs, objective, exprs, lam, tol, svm_tol, max_svm_iter)

@@ -166,3 +166,34 @@ def test_equal_opportunity_and_egregious_expressions():
     eg = Egregious(rows, 0.9).expression(y)
     err = np.where(y[:10] == 1, ramp(-z[:10]), ramp(z[:10])).mean()
     assert eg.value(z) == pytest.approx(err - 0.1)
+
+
+def test_table_2_expressions_match_direct_counts():
+    from engine.constraints import (
+        churn,
+        coverage,
+        error_rate,
+        false_negatives,
+        false_positives,
+        recall,
+        true_negatives,
+        true_positives,
+    )
+
+    rng = np.random.default_rng(5)
+    n = 80
+    y = rng.integers(0, 2, n)
+    y[::7] = -1  # unlabelled rows
+    rows = rng.random(n) < 0.6
+    z = rng.normal(size=n)
+    d = (z >= 0)
+    lab = rows & (y >= 0)
+    assert true_positives(y, rows).value(z, deterministic=True) == (d & lab & (y == 1)).sum()
+    assert false_positives(y, rows).value(z, deterministic=True) == (d & lab & (y == 0)).sum()
+    assert false_negatives(y, rows).value(z, deterministic=True) == (~d & lab & (y == 1)).sum()
+    assert true_negatives(y, rows).value(z, deterministic=True) == (~d & lab & (y == 0)).sum()
+    assert error_rate(y).value(z, deterministic=True) == pytest.approx(np.mean(d[y >= 0] != (y[y >= 0] == 1)))
+    assert recall(y).value(z, deterministic=True) == pytest.approx(d[y == 1].mean())
+    assert coverage(rows).value(z) == pytest.approx(ramp(z)[rows].mean())
+    deployed = rng.random(n) < 0.5
+    assert churn(deployed).value(z, deterministic=True) == pytest.approx(np.mean(d != deployed))
