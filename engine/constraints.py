@@ -152,8 +152,12 @@ def sn(rows: np.ndarray) -> RateExpr:
 
 
 # --------------------------------------------------------------------------- Table 2 expressions
-def _count(rows: np.ndarray) -> np.ndarray:
-    return np.asarray(rows, dtype=float)
+def _count_expr(y, rows, label: int, predicted_positive: bool) -> RateExpr:
+    """Number of labelled rows with ``label`` predicted positive (or negative)."""
+    y = np.asarray(y)
+    m = (_mask(rows, y.size, "rows") & (y == label)).astype(float)
+    zero = np.zeros(y.size)
+    return RateExpr(m, zero) if predicted_positive else RateExpr(zero, m)
 
 
 def coverage(rows) -> RateExpr:
@@ -163,30 +167,22 @@ def coverage(rows) -> RateExpr:
 
 def true_positives(y, rows=None) -> RateExpr:
     """#TP on the rows: |D+| sp(D+)."""
-    y = np.asarray(y)
-    m = _mask(rows, y.size, "rows") & (y == 1)
-    return RateExpr(_count(m), np.zeros(y.size))
+    return _count_expr(y, rows, 1, True)
 
 
 def false_positives(y, rows=None) -> RateExpr:
     """#FP on the rows: |D-| sp(D-)."""
-    y = np.asarray(y)
-    m = _mask(rows, y.size, "rows") & (y == 0)
-    return RateExpr(_count(m), np.zeros(y.size))
+    return _count_expr(y, rows, 0, True)
 
 
 def false_negatives(y, rows=None) -> RateExpr:
     """#FN on the rows: |D+| sn(D+)."""
-    y = np.asarray(y)
-    m = _mask(rows, y.size, "rows") & (y == 1)
-    return RateExpr(np.zeros(y.size), _count(m))
+    return _count_expr(y, rows, 1, False)
 
 
 def true_negatives(y, rows=None) -> RateExpr:
     """#TN on the rows: |D-| sn(D-)."""
-    y = np.asarray(y)
-    m = _mask(rows, y.size, "rows") & (y == 0)
-    return RateExpr(np.zeros(y.size), _count(m))
+    return _count_expr(y, rows, 0, False)
 
 
 def error_rate(y, rows=None) -> RateExpr:
