@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import io
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -25,7 +23,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.data import load_rated  # noqa: E402
 from engine.grid import threshold_grid  # noqa: E402
 from engine.paths import analytic_path, graph_path  # noqa: E402
 from engine.pn import operating_point, pn_curve, sweep, upper_hull  # noqa: E402

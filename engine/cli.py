@@ -24,7 +24,7 @@ import numpy as np
 from .data import RatedDataError, load_rated, read_table
 from .grid import load_counts, threshold_grid
 from .paths import analytic_path, compare_paths, graph_path, path_operating_point
-from .pn import operating_point, pn_curve, sweep, upper_hull
+from .pn import pn_curve, sweep, upper_hull
 
 __all__ = ["main"]
 

@@ -23,11 +23,11 @@ from .constraints import (
     DemographicParity,
     MaxChurn,
     MinRecall,
-    RateExpr,
     _Problem,
     _weighted_svm,
     churn_rate,
     demographic_parity_ratio,
+    error_rate,
     fit_constrained,
 )
 
@@ -69,12 +69,11 @@ def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
     """The unconstrained hinge-loss linear SVM on the labelled rows (same features, lambda and solver)."""
     x = np.asarray(x, float)
     y = np.asarray(y).astype(int)
-    lab = y >= 0
     mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)
     xs = (x - mean) / scale
-    n = lab.sum()
-    prob = _Problem(xs, RateExpr(np.zeros(y.size), np.zeros(y.size)), [], lam, 1e-4, 1e-6, 500)
-    w, b = _weighted_svm(xs, (lab & (y == 0)) / n, (lab & (y == 1)) / n, lam, prob)
+    objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
+    prob = _Problem(xs, objective, [], lam, 1e-4, 1e-6, 500)
+    w, b = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
     coef = w / scale
     return ConstrainedModel(coef, -b - float(mean @ coef), (), (), lam, 0.0)
 

@@ -31,7 +31,6 @@ entry point.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -233,8 +232,8 @@ class EqualOpportunity:
     def expression(self, y: np.ndarray) -> RateExpr:
         n = y.size
         pos = y == 1
-        return (self.kappa * sp(_mask(self.reference, n, "reference") & pos)
-                - sp(_mask(self.protected, n, "protected") & pos))
+        return DemographicParity(_mask(self.protected, n, "protected") & pos,
+                                 _mask(self.reference, n, "reference") & pos, self.kappa).expression(y)
 
     def describe(self) -> str:
         return f"true positive rate(protected) >= {self.kappa:g} x true positive rate(reference)"
@@ -570,7 +569,6 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     labelled = y >= 0
     if not labelled.any():
         raise ValueError("at least one labelled row is needed for the error-rate objective")
-    n_lab = labelled.sum()
     # lam = 0.01 on standardised features: on Adult the error moves < 0.1 % between 1e-2 and 3e-4
     lam = 0.01 if lam is None else float(lam)
     mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])

@@ -147,15 +147,11 @@ if source.startswith("UCI"):
         bar, update = progress_callback("Training one constrained model per churn target")
         st.session_state["_churn_sweep"] = churn_sweep(data, progress=update)
         bar.empty()
-    if "_fair_sweep" in st.session_state:
-        sweep = st.session_state["_fair_sweep"]
-        t[0].plotly_chart(fairness_tradeoff_figure(sweep), key="fair_chart")
-        t[0].dataframe(sweep, hide_index=True)
-        t[0].download_button("Download (CSV)", sweep.to_csv(index=False).encode(), file_name="fairness_sweep.csv",
-                             mime="text/csv", key="fair_csv")
-    if "_churn_sweep" in st.session_state:
-        sweep = st.session_state["_churn_sweep"]
-        t[1].plotly_chart(churn_tradeoff_figure(sweep), key="churn_chart")
-        t[1].dataframe(sweep, hide_index=True)
-        t[1].download_button("Download (CSV)", sweep.to_csv(index=False).encode(), file_name="churn_sweep.csv",
-                             mime="text/csv", key="churn_csv")
+    for column, (key, figure, name) in zip(t, (("_fair_sweep", fairness_tradeoff_figure, "fairness_sweep"),
+                                                 ("_churn_sweep", churn_tradeoff_figure, "churn_sweep"))):
+        if key in st.session_state:
+            sweep = st.session_state[key]
+            column.plotly_chart(figure(sweep), key=f"{name}_chart")
+            column.dataframe(sweep, hide_index=True)
+            column.download_button("Download (CSV)", sweep.to_csv(index=False).encode(), file_name=f"{name}.csv",
+                                   mime="text/csv", key=f"{name}_csv")

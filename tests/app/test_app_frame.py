@@ -1,5 +1,7 @@
 """App frame: navigation, sidebar status, first open loads the synthetic sample."""
 
+from engine.data import load_rated
+from engine.samples import sample_path
 from views.state import RATED_SAMPLES
 from tests.app.conftest import shown
 
@@ -9,10 +11,12 @@ def test_home_renders_with_sample_loaded(app):
     assert at.title[0].value == "Operating Point Studio"
     sidebar = shown(at.sidebar.markdown)
     assert "synthetic_rare_events.csv.gz" in sidebar
+    data = load_rated(sample_path("synthetic"))
     labels = {m.label: m.value for m in at.sidebar.metric}
-    assert labels["Rated rows"] == "19,770" and labels["Unrated rows"] == "77"
+    assert labels["Rated rows"] == f"{data.n_rated:,}" and labels["Unrated rows"] == f"{data.n_unrated:,}"
     captions = shown(at.sidebar.caption)
-    assert "score_image, score_text" in captions and "Prevalence among rated: 8.45%" in captions
+    assert "score_image, score_text" in captions
+    assert f"Prevalence among rated: {data.prevalence_among_rated:.2%}" in captions
     assert len(at.get("page_link")) == 6  # one link per page
 
 

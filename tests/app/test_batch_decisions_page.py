@@ -4,7 +4,6 @@ import io
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from engine.data import load_rated
 from engine.samples import sample_path

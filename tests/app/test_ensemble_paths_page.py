@@ -3,7 +3,6 @@
 import json
 
 import numpy as np
-import pytest
 
 from engine.data import load_rated
 from engine.grid import threshold_grid

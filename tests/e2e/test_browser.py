@@ -41,7 +41,8 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
-    log = open(SHOTS.parent / "streamlit.log", "w") if SHOTS.parent.exists() else subprocess.DEVNULL
+    SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
+    log = open(SHOTS / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],

@@ -5,8 +5,6 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.metrics import f1_score, precision_score, recall_score
 
 from engine.grid import ThresholdGrid, threshold_grid
