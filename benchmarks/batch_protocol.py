@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.batch_baselines import compare_baselines, train_probabilities  # noqa: E402
+from engine.setloss import compare_baselines, train_probabilities  # noqa: E402
 
 BATCH = {"breast_cancer": 20, "bank": 100, "adult": 100}
 print(f"{'data set':14s} {'batch':>5s} {'loss':8s} {'batches':>7s} {'thr 0.5':>9s} {'tuned thr':>10s} {'top-k':>9s}"

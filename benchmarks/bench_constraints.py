@@ -20,8 +20,14 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.constrained_experiments import adult_data, churn_sweep, fairness_sweep  # noqa: E402
-from engine.constraints import DemographicParity, demographic_parity_ratio, fit_constrained  # noqa: E402
+from engine.constraints import (  # noqa: E402
+    DemographicParity,
+    adult_data,
+    churn_sweep,
+    demographic_parity_ratio,
+    fairness_sweep,
+    fit_constrained,
+)
 
 
 def main():

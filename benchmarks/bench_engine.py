@@ -23,9 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.grid import threshold_grid  # noqa: E402
-from engine.paths import analytic_path, graph_path  # noqa: E402
-from engine.pn import operating_point, pn_curve, sweep, upper_hull  # noqa: E402
+from engine.pn import analytic_path, graph_path, operating_point, pn_curve, sweep, threshold_grid, upper_hull  # noqa: E402
 
 ROWS: list[dict] = []
 
@@ -175,10 +173,8 @@ import io, resource, sys, time
 import numpy as np
 sys.path.insert(0, sys.argv[1])
 from benchmarks.bench_engine import rare_event_data
-from engine.data import load_rated
-from engine.grid import threshold_grid
-from engine.paths import analytic_path, graph_path, path_operating_point
-from engine.pn import operating_point, pn_curve, upper_hull
+from engine.io import load_rated
+from engine.pn import analytic_path, graph_path, operating_point, path_operating_point, pn_curve, threshold_grid, upper_hull
 n = int(sys.argv[2])
 s, y = rare_event_data(n, 2)
 buf = io.StringIO()

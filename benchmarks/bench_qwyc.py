@@ -21,8 +21,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.ensembles import time_early_exit, train_adult_gbt  # noqa: E402
-from engine.qwyc import fit, tradeoff_curves  # noqa: E402
+from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt  # noqa: E402
 
 
 def main():
@@ -35,7 +34,7 @@ def main():
     print(f"trained 500 trees in {trained.fit_seconds:.1f} s; F extracted in {time.perf_counter() - t0 - trained.fit_seconds:.1f} s; "
           f"reconstruction error {np.abs(trained.ensemble.bias + f_test.sum(1) - trained.model.decision_function(trained.x_test)).max():.1e}")
     bias = trained.ensemble.bias
-    policy = fit(f_fit, alpha=0.005, bias=bias)
+    policy = fit_qwyc(f_fit, alpha=0.005, bias=bias)
     fit_m = policy.evaluate(f_fit, trained.y_train)
     test_m = policy.evaluate(f_test, trained.y_test)
     print(f"\nQWYC* alpha=0.5 %: fit time {policy.fit_seconds:.1f} s (target < 20 s); test mean trees "

@@ -1,56 +1,46 @@
 """Operating Point Studio engine: headless, importable without Streamlit.
 
-Public API (one concept per private-ish module, re-exported here):
+Grouped by paper, each a subpackage that cites it:
 
-* ``engine.data``    - reading and validating rated data (:func:`load_rated`).
-* ``engine.pn``      - PN curves, hull marginal precision, operating points, bootstrap.
-* ``engine.grid``    - joint threshold grids for 2+ classifiers, aggregated counts.
-* ``engine.paths``   - graph / analytic threshold paths and their operating points.
-* ``engine.setloss`` - expected-loss-optimal top-k batch decisions for set metrics.
-* ``engine.batch_baselines`` - the batch-decision protocol on public data.
-* ``engine.ensembles`` - additive tree ensembles as contribution matrices; lazy evaluation.
-* ``engine.qwyc`` - Quit When You Can early exit (order + thresholds) and its baselines.
-* ``engine.constraints`` - rate-constrained linear classifiers (fairness, churn, coverage).
-* ``engine.samples`` - the shipped sample data sets.
-* ``engine.figures`` - Plotly figure builders shared by the app, CLI and reports.
-* ``engine.report`` - self-contained HTML reports and JSON records.
+* :mod:`engine.pn` - PN curves, operating points, joint thresholds (Robles et al., AAAI-MAKE 2020).
+* :mod:`engine.setloss` - expected-loss-optimal batch decisions (Natarajan et al., ICML 2016).
+* :mod:`engine.constraints` - training under dataset constraints (Goh et al., NIPS 2016).
+* :mod:`engine.qwyc` - early exit for ensembles (Wang, Gupta & You, 2018).
+
+Shared: :mod:`engine.io` (every input), :mod:`engine.errors` (one input-error
+class), :mod:`engine.plotting` and :mod:`engine.reporting` (figure style, HTML
+and JSON reports), :mod:`engine.cli` (``opstudio``).
+
+This module re-exports each paper's entry points.
 """
 
-from .data import ColumnMapping, RatedData, RatedDataError, Table, detect_columns, load_rated, read_table, rated_from_frame
-from .grid import ThresholdGrid, counts_table, load_counts, make_axes, threshold_grid
-from .paths import (
-    Frontier,
-    GraphPathBootstrap,
-    ThresholdPath,
-    analytic_path,
-    best_grid_point,
-    bootstrap_graph_path,
-    compare_paths,
-    evaluate_holdout,
-    frontier,
-    graph_path,
-    path_operating_point,
-)
+from .constraints import ConstrainedModel, InfeasibleConstraintsError, fit_constrained
+from .errors import InputError, RatedDataError
+from .io import ColumnMapping, RatedData, load_counts, load_rated, read_table
 from .pn import (
-    Bootstrap,
-    Hull,
     OperatingPoint,
-    PNCurve,
+    ThresholdGrid,
+    analytic_path,
     bootstrap,
-    cost_per_true_positive,
+    graph_path,
     operating_point,
+    path_operating_point,
     pn_curve,
     sweep,
-    target_from_cost,
+    threshold_grid,
     upper_hull,
 )
+from .qwyc import EarlyExitPolicy, fit_qwyc
+from .reporting import ENGINE_VERSION as __version__
+from .setloss import Decision, expected_losses, get_loss, optimal_decision
 
 __all__ = [
-    "ColumnMapping", "RatedData", "RatedDataError", "Table", "detect_columns", "load_rated", "read_table",
-    "rated_from_frame",
-    "ThresholdGrid", "counts_table", "load_counts", "make_axes", "threshold_grid",
-    "Frontier", "GraphPathBootstrap", "ThresholdPath", "analytic_path", "best_grid_point", "bootstrap_graph_path",
-    "compare_paths", "evaluate_holdout", "frontier", "graph_path", "path_operating_point",
-    "Bootstrap", "Hull", "OperatingPoint", "PNCurve", "bootstrap", "cost_per_true_positive", "operating_point",
-    "pn_curve", "sweep", "target_from_cost", "upper_hull",
+    "InputError", "RatedDataError",
+    "ColumnMapping", "RatedData", "load_rated", "load_counts", "read_table",
+    "OperatingPoint", "pn_curve", "upper_hull", "operating_point", "sweep", "bootstrap",
+    "ThresholdGrid", "threshold_grid", "graph_path", "analytic_path", "path_operating_point",
+    "Decision", "get_loss", "expected_losses", "optimal_decision",
+    "ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained",
+    "EarlyExitPolicy", "fit_qwyc",
+    "__version__",
 ]

@@ -4,9 +4,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.batch_baselines import DATASETS, compare_baselines, scored_split_from_arrays, train_probabilities
-from engine.figures import baselines_figure, batch_items_figure, expected_loss_figure
-from engine.setloss import fbeta, get_loss, linear_fractional, monte_carlo_loss, optimal_decision
+from engine.io.public_data import PUBLIC_DATASETS as DATASETS
+from engine.setloss import (
+    compare_baselines,
+    fbeta,
+    get_loss,
+    linear_fractional,
+    monte_carlo_loss,
+    optimal_decision,
+    scored_split_from_arrays,
+    train_probabilities,
+)
+from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
 from views.state import current_dataset, md, memo, progress_callback
 
 

@@ -6,8 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.constrained_experiments import adult_data, churn_sweep, fairness_sweep, linear_svm, rate_table
 from engine.constraints import (
+    adult_data,
+    churn_sweep,
+    fairness_sweep,
+    linear_svm,
+    rate_table,
     DemographicParity,
     EqualOpportunity,
     InfeasibleConstraintsError,
@@ -17,7 +21,7 @@ from engine.constraints import (
     MinRecall,
     fit_constrained,
 )
-from engine.figures import churn_tradeoff_figure, constraint_trace_figure, fairness_tradeoff_figure
+from engine.constraints.figures import churn_tradeoff_figure, constraint_trace_figure, fairness_tradeoff_figure
 from views.state import current_dataset, md, memo, progress_callback
 
 st.title("Constrained training")

@@ -3,8 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from engine.data import ColumnMapping, RatedDataError, detect_columns
-from engine.figures import score_histogram_figure
+from engine.errors import RatedDataError
+from engine.io import ColumnMapping, detect_columns
+from engine.pn.figures import score_histogram_figure
 from views.state import (
     RATED_SAMPLES,
     Dataset,

@@ -5,10 +5,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from engine.data import RatedDataError
-from engine.ensembles import load_score_matrix, time_early_exit, train_adult_gbt
-from engine.figures import models_histogram_figure, thresholds_figure, tradeoff_figure
-from engine.qwyc import fit, tradeoff_curves
+from engine.errors import RatedDataError
+from engine.io import load_score_matrix
+from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt
+from engine.qwyc.figures import models_histogram_figure, thresholds_figure, tradeoff_figure
 from views.state import md, memo, progress_callback
 
 st.title("Early exit for ensembles (QWYC)")
@@ -76,7 +76,7 @@ alpha = alpha_pct / 100
 
 def fit_policy():
     bar, update = progress_callback(f"Fitting QWYC* over {t_count} base models")
-    policy = fit(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget, progress=update)
+    policy = fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget, progress=update)
     bar.empty()
     return policy
 

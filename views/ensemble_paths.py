@@ -6,9 +6,9 @@ import time
 import numpy as np
 import streamlit as st
 
-from engine.figures import paths_pn_figure, threshold_space_figure
-from engine.grid import threshold_grid
-from engine.paths import (
+from engine.errors import RatedDataError
+from engine.io import load_counts
+from engine.pn import (
     FAMILIES,
     analytic_path,
     best_grid_point,
@@ -18,10 +18,10 @@ from engine.paths import (
     frontier,
     graph_path,
     path_operating_point,
+    threshold_grid,
 )
-from engine.data import RatedDataError
-from engine.grid import load_counts
-from engine.report import dataset_summary, ensemble_report
+from engine.pn.figures import paths_pn_figure, threshold_space_figure
+from engine.pn.report import ensemble_report
 from views.controls import target_controls
 from views.state import current_dataset, md, memo, progress_callback
 
@@ -67,7 +67,7 @@ if grid_source == "Rated documents":
         return grid, time.perf_counter() - t0
 
     grid, grid_seconds = memo(("grid", *grid_key), build_grid)
-    source_summary = dataset_summary(d)
+    source_summary = d.summary()
 else:
     upload = st.file_uploader("Aggregated counts (CSV, with or without a header)", type=["csv", "tsv", "txt", "gz"],
                               key="counts_upload")

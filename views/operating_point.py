@@ -3,9 +3,9 @@
 import numpy as np
 import streamlit as st
 
-from engine.figures import marginal_precision_figure, pn_figure
 from engine.pn import bootstrap, cost_per_true_positive, operating_point, pn_curve, sweep_table, upper_hull, what_if_table
-from engine.report import operating_point_report
+from engine.pn.figures import marginal_precision_figure, pn_figure
+from engine.pn.report import operating_point_report
 from views.controls import target_controls
 from views.state import current_dataset, memo, progress_callback
 

@@ -16,8 +16,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from engine.data import ColumnMapping, RatedData, Table, detect_columns, rated_from_frame, read_table
-from engine.samples import SAMPLES, sample_path
+from engine.io import SAMPLES, ColumnMapping, RatedData, Table, detect_columns, rated_from_frame, read_table, sample_path
 
 #: samples that are rated data (the counts file is the aggregated format)
 RATED_SAMPLES = {"synthetic": "Synthetic rare events (2 classifiers, 0.1 % prevalence)",

@@ -1,7 +1,7 @@
 """App frame: navigation, sidebar status, first open loads the synthetic sample."""
 
-from engine.data import load_rated
-from engine.samples import sample_path
+from engine.io import load_rated
+from engine.io import sample_path
 from views.state import RATED_SAMPLES
 from tests.app.conftest import shown
 

@@ -5,8 +5,8 @@ import io
 import numpy as np
 import pandas as pd
 
-from engine.data import load_rated
-from engine.samples import sample_path
+from engine.io import load_rated
+from engine.io import sample_path
 from engine.setloss import optimal_decision
 from tests.app.conftest import download_buttons, shown
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from engine.constrained_experiments import goal_values
+from engine.constraints import goal_values
 from tests.app.conftest import download_buttons, shown
 
 PAGE = "views/constraints.py"

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.qwyc import fit
+from engine.qwyc import fit_qwyc
 from tests.app.conftest import download_buttons, shown
 
 PAGE = "views/early_exit.py"
@@ -64,7 +64,7 @@ def test_upload_csv_and_npz(app):
     frame["split"] = np.where(np.arange(len(y)) < 300, "fit", "test")
     at = upload(app(query=UPLOAD, page=PAGE), "scores.csv", frame.to_csv(index=False).encode())
     assert not at.exception and not at.error
-    expected = fit(f[:300], alpha=0.005).evaluate(f[300:], y[300:])
+    expected = fit_qwyc(f[:300], alpha=0.005).evaluate(f[300:], y[300:])
     assert cards(at)["Mean # models (test)"] == f"{expected['mean_models']:.1f} of 12"
     buf = io.BytesIO()
     np.savez(buf, F=f, labels=y)

@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 
-from engine.data import load_rated
-from engine.grid import threshold_grid
-from engine.paths import graph_path, path_operating_point
-from engine.samples import sample_path
+from engine.io import load_rated
+from engine.pn import threshold_grid
+from engine.pn import graph_path, path_operating_point
+from engine.io import sample_path
 from tests.app.conftest import download_buttons, shown
 
 PAGE = "views/ensemble_paths.py"
@@ -103,8 +103,8 @@ def test_a_new_data_set_resets_the_classifier_selection(app):
 
 
 def test_aggregated_counts_upload(app, served):
-    from engine.grid import load_counts
-    from engine.samples import sample_path
+    from engine.io import load_counts
+    from engine.io import sample_path
 
     content = sample_path("synthetic_counts").read_bytes()
     at = app(query={"grid_source": "Aggregated counts (t1..tk, tp, fp)"}, page=PAGE)

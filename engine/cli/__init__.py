@@ -1,0 +1,42 @@
+"""``opstudio``: every paper from the command line, and the dashboard launcher.
+
+    opstudio app [--port 8501]
+    opstudio sweep FILE --target 0.3 [--classifier NAME] [--json]
+    opstudio paths FILE --target 0.3 [--method graph|analytic|both] [--rule or|and] [--bins N] [--json]
+
+Errors print the same messages as the dashboard and exit with status 2, never a
+traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
+and register themselves through ``add_parser(s)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from . import app, pn
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
+                                "classifier operating points on predicted-positive rated data.")
+    sub = p.add_subparsers(dest="command", required=True)
+    app.add_parser(sub)
+    pn.add_parsers(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:  # InputError and the engine's other ValueErrors: a message, exit 2
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

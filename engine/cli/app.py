@@ -1,0 +1,30 @@
+"""``opstudio app``: launch the dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["add_parser", "APP_PATH"]
+
+APP_PATH = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def run(args) -> int:
+    if not APP_PATH.exists():
+        print(f"error: the dashboard (app.py) is not next to the engine ({APP_PATH}). "
+              "Install from a checkout with 'pip install -e .'.", file=sys.stderr)
+        return 2
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP_PATH), "--server.port", str(args.port)]
+    if args.headless:
+        cmd += ["--server.headless", "true"]
+    return subprocess.call(cmd, cwd=str(APP_PATH.parent))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser("app", help="open the dashboard (shipped sample data loaded)")
+    a.add_argument("--port", type=int, default=8501)
+    a.add_argument("--headless", action="store_true", help="do not open a browser")
+    a.set_defaults(func=run)

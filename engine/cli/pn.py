@@ -1,0 +1,115 @@
+"""``opstudio sweep`` and ``opstudio paths``: operating points and joint thresholds (Robles et al., AAAI-MAKE 2020).
+
+FILE is rated data (CSV, CSV.gz or Parquet) or, for ``paths``, the aggregated
+``t1..tk, tp, fp`` format.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..errors import RatedDataError
+from ..io.counts import load_counts
+from ..io.rated import load_rated
+from ..io.tables import read_table
+from ..pn.analytic_path import analytic_path
+from ..pn.comparison import compare_paths
+from ..pn.curve import pn_curve, upper_hull
+from ..pn.graph_path import graph_path
+from ..pn.grid import threshold_grid
+from ..pn.operating_point import DEFAULT_SWEEP_TARGETS, sweep
+from ..pn.paths import path_operating_point
+from .common import print_json, print_table
+
+__all__ = ["add_parsers"]
+
+
+def run_sweep(args) -> int:
+    data = load_rated(args.file)
+    name = args.classifier or data.score_names[0]
+    scores = data.column(name)
+    hull = upper_hull(pn_curve(scores, data.labels, data.weights))
+    points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
+    if args.json:
+        print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
+                    "operating_points": [p.as_dict() for p in points]})
+        return 0
+    print(f"{data.name}: {data.n_rated:,} rated, {data.n_unrated:,} unrated; classifier {name}")
+    print(f"{'target m':>9} {'FP per TP':>10} {'threshold':>12} {'TP':>10} {'FP':>10} {'precision':>10} "
+          f"{'m above':>8} {'m below':>8}")
+    for p in points:
+        print(f"{p.target:9.3f} {p.cost:10.3f} {p.threshold:12.6g} {p.tp:10.6g} {p.fp:10.6g} {p.precision:10.4f} "
+              f"{p.mp_above:8.3f} {p.mp_below:8.3f}")
+    return 0
+
+
+def _looks_like_counts(path: str) -> bool:
+    frame = read_table(path, header=False).frame
+    first = {str(x).strip().lower() for x in frame.iloc[0]}
+    if {"tp", "fp"} <= first:
+        return True
+    try:
+        [float(x) for x in frame.iloc[0]]
+    except ValueError:
+        return False
+    return frame.shape[1] >= 4
+
+
+def _grid_of(args):
+    """The threshold grid of FILE and a description of where it came from."""
+    if _looks_like_counts(args.file):
+        return load_counts(args.file, bins=args.bins), "aggregated counts"
+    data = load_rated(args.file)
+    cols = args.classifiers or list(data.score_names)
+    if len(cols) < 2:
+        raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
+                             f"{len(cols)}: {', '.join(cols)}.")
+    scores = np.column_stack([data.column(c) for c in cols])
+    grid = threshold_grid(scores, data.labels, data.weights, bins=args.bins, rule=args.rule, score_names=cols)
+    return grid, f"{data.n_rated:,} rated documents"
+
+
+def run_paths(args) -> int:
+    grid, source = _grid_of(args)
+    paths = []
+    if args.method in ("graph", "both"):
+        paths.append(graph_path(grid))
+    if args.method in ("analytic", "both"):
+        paths.append(analytic_path(grid, args.family))
+    table = compare_paths(grid, paths, args.target)
+    if args.json:
+        print_json({"file": str(args.file), "source": source, "rule": grid.rule, "grid_shape": list(grid.shape),
+                    "target": args.target,
+                    "paths": [{"method": p.method, "area": p.auc, "runtime_s": p.runtime_s,
+                               "operating_point": path_operating_point(p, args.target).as_dict(),
+                               "path_thresholds": p.thresholds.tolist() if args.full else None}
+                              for p in paths],
+                    "comparison": table.to_dict(orient="records")})
+        return 0
+    print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
+          f"target marginal precision {args.target}")
+    print_table(table)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("sweep", help="operating points of one classifier for target marginal precisions")
+    s.add_argument("file")
+    s.add_argument("--target", type=float, action="append",
+                   help="target marginal precision in (0, 1); repeat for several (default 0.05 ... 0.95)")
+    s.add_argument("--classifier", help="score column (default: the first)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run_sweep)
+    q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
+    q.add_argument("file")
+    q.add_argument("--target", type=float, required=True)
+    q.add_argument("--method", choices=("graph", "analytic", "both"), default="both")
+    q.add_argument("--family", choices=("power", "spline"), default="power")
+    q.add_argument("--rule", choices=("or", "and"), default="or")
+    q.add_argument("--bins", type=int, default=100)
+    q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
+    q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=run_paths)

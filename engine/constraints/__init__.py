@@ -1,0 +1,53 @@
+"""Linear classifiers trained under rate constraints: fairness, churn, coverage, recall.
+
+Goh, G., Cotter, A., Gupta, M. & Friedlander, M. P. (2016). *Satisfying
+Real-world Goals with Dataset Constraints.* Advances in Neural Information
+Processing Systems 29 (NIPS 2016).
+
+Rate expressions (:mod:`~engine.constraints.rates`, Table 2), constraints
+(:mod:`~engine.constraints.goals`), the ramp-loss majorization-minimization solver
+(:mod:`~engine.constraints.solver`, Algorithm 1 and Problem 3) and the Adult
+experiments with post-hoc baselines (:mod:`~engine.constraints.experiments`).
+"""
+
+from .experiments import (
+    AdultData,
+    ThresholdedModel,
+    adult_data,
+    churn_sweep,
+    fairness_sweep,
+    goal_values,
+    group_thresholds,
+    rate_table,
+    shift_bias,
+)
+from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from .rates import (
+    RateExpr,
+    churn,
+    churn_rate,
+    coverage,
+    demographic_parity_ratio,
+    equal_opportunity_ratio,
+    error_rate,
+    false_negatives,
+    false_positives,
+    positive_rate,
+    ramp,
+    recall,
+    sn,
+    sp,
+    true_negatives,
+    true_positives,
+)
+from .solver import ConstrainedModel, InfeasibleConstraintsError, fit_constrained, linear_svm
+
+__all__ = [
+    "RateExpr", "ramp", "sp", "sn", "coverage", "true_positives", "false_positives", "false_negatives",
+    "true_negatives", "error_rate", "recall", "churn", "positive_rate", "demographic_parity_ratio",
+    "equal_opportunity_ratio", "churn_rate",
+    "DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage", "Egregious",
+    "ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm",
+    "AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep", "churn_sweep", "ThresholdedModel",
+    "goal_values", "rate_table",
+]

@@ -1,0 +1,248 @@
+"""Experiments of Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Constraints*, NIPS 2016 on UCI Adult, and post-hoc baselines.
+
+* :func:`adult_data` - one-hot / numeric Adult features, labels and the female mask.
+* Baselines: :func:`~engine.constraints.solver.linear_svm` (unconstrained hinge
+  SVM), :func:`shift_bias` (one intercept chosen after training so the
+  constraints hold on the training rows), :func:`group_thresholds` (a threshold
+  per group for demographic parity, post-processing in the style of Hardt et
+  al. 2016).
+* :func:`fairness_sweep` - test error against the female / male positive-rate
+  ratio for required ratios kappa; :func:`churn_sweep` - a deployed model trained
+  on 10 % of the rows, a new model constrained to churn <= target and recall >= the
+  deployed model's recall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..io.public_data import load_public_dataset
+from .goals import DemographicParity, MaxChurn, MinRecall
+from .rates import churn_rate, demographic_parity_ratio
+from .solver import fit_constrained, linear_svm
+
+__all__ = ["AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep",
+           "churn_sweep", "ThresholdedModel", "goal_values", "rate_table"]
+
+
+@dataclass(frozen=True)
+class AdultData:
+    x_train: np.ndarray
+    y_train: np.ndarray
+    female_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    female_test: np.ndarray
+    feature_names: tuple
+
+
+def adult_data() -> AdultData:
+    """UCI Adult (train 32,561 / test 16,281): numeric columns + one-hot categories (missing as a category)."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+
+    adult = load_public_dataset("adult")
+    x, y, xt, yt = adult.x, adult.y, adult.x_test, adult.y_test
+    cats = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
+    nums = [c for c in x.columns if c not in cats]
+    fill = {c: "missing" for c in cats}
+    enc = make_column_transformer(("passthrough", nums),
+                                  (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))
+    xtr = enc.fit_transform(x.fillna(fill))
+    xte = enc.transform(xt.fillna(fill))
+    return AdultData(xtr, np.asarray(y), (x["sex"] == "Female").to_numpy(), xte, np.asarray(yt),
+                     (xt["sex"] == "Female").to_numpy(), tuple(enc.get_feature_names_out()))
+
+
+@dataclass(frozen=True)
+class ThresholdedModel:
+    """A linear score with its own threshold (or one per group)."""
+
+    coef_: np.ndarray
+    intercept_: float
+    threshold: float = 0.0
+    group_thresholds: tuple | None = None  # (threshold for group rows, threshold for the others)
+
+    def decision_function(self, x) -> np.ndarray:
+        return np.asarray(x, float) @ self.coef_ + self.intercept_
+
+    def predict(self, x, group=None) -> np.ndarray:
+        s = self.decision_function(x)
+        if self.group_thresholds is None:
+            return (s >= self.threshold).astype(int)
+        g = np.asarray(group, bool)
+        return np.where(g, s >= self.group_thresholds[0], s >= self.group_thresholds[1]).astype(int)
+
+
+def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
+    """The intercept that minimises training error while every constraint holds for f >= t (deterministic)."""
+    s = model.decision_function(x)
+    y = np.asarray(y).astype(int)
+    exprs = [c.expression(y) for c in constraints]
+    lab = y >= 0
+    grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
+    grid = np.r_[grid, grid[-1] + 1.0]
+    best = None
+    for t in grid:
+        z = s - t
+        if all(e.value(z, deterministic=True) <= 1e-12 for e in exprs):
+            err = float(np.mean((z[lab] >= 0) != (y[lab] == 1)))
+            if best is None or err < best[0]:
+                best = (err, t)
+    if best is None:
+        raise ValueError("no single threshold meets every constraint on the training rows")
+    return ThresholdedModel(model.coef_, model.intercept_, float(best[1]))
+
+
+def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120) -> ThresholdedModel:
+    """One threshold per group minimising training error s.t. sp(protected) >= kappa sp(reference)."""
+    s = model.decision_function(x)
+    y = np.asarray(y).astype(int)
+    g = np.asarray(protected, bool)
+    qs = np.linspace(0, 1, candidates)
+    tp = np.r_[np.quantile(s[g], qs), s[g].max() + 1]
+    tr = np.r_[np.quantile(s[~g], qs), s[~g].max() + 1]
+    rate_p = (s[g][None, :] >= tp[:, None]).mean(1)
+    rate_r = (s[~g][None, :] >= tr[:, None]).mean(1)
+    err_p = ((s[g][None, :] >= tp[:, None]) != (y[g] == 1)[None, :]).sum(1)
+    err_r = ((s[~g][None, :] >= tr[:, None]) != (y[~g] == 1)[None, :]).sum(1)
+    ok = rate_p[:, None] >= kappa * rate_r[None, :] - 1e-12
+    total = np.where(ok, err_p[:, None] + err_r[None, :], np.iinfo(np.int64).max)
+    i, j = np.unravel_index(int(np.argmin(total)), total.shape)
+    return ThresholdedModel(model.coef_, model.intercept_, 0.0, (float(tp[i]), float(tr[j])))
+
+
+def _row(method, kappa, model_pred_train, model_pred_test, data: AdultData, **extra):
+    d_tr, d_te = model_pred_train, model_pred_test
+    return {"method": method, "required_ratio": kappa,
+            "train_error": float(np.mean(d_tr != data.y_train)), "test_error": float(np.mean(d_te != data.y_test)),
+            "train_ratio": demographic_parity_ratio(d_tr, data.female_train, ~data.female_train),
+            "test_ratio": demographic_parity_ratio(d_te, data.female_test, ~data.female_test), **extra}
+
+
+def _expected(p, y, female):
+    """Expected error and positive-rate ratio of randomised predictions with P(positive) = p."""
+    err = float(np.mean(np.where(y == 1, 1 - p, p)))
+    return err, float(p[female].mean() / p[~female].mean())
+
+
+def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), *, lam: float = 0.01,
+                   progress=None) -> pd.DataFrame:
+    """Error against the female/male positive-rate ratio for each required ratio kappa.
+
+    Methods: the constrained classifier (deterministic f >= 0 and randomised with
+    P(positive) = ramp(f), whose error and ratio are reported as expectations),
+    the unconstrained SVM, and per-group thresholds on the SVM score.
+    """
+    svm = linear_svm(data.x_train, data.y_train, lam=lam)
+    rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
+    for i, kappa in enumerate(kappas):
+        c = DemographicParity(data.female_train, ~data.female_train, kappa)
+        model = fit_constrained(data.x_train, data.y_train, [c], lam=lam)
+        rows.append(_row("constrained (deterministic)", kappa, model.predict(data.x_train), model.predict(data.x_test),
+                         data, fit_seconds=model.fit_seconds))
+        e_tr, r_tr = _expected(model.predict_proba_positive(data.x_train), data.y_train, data.female_train)
+        e_te, r_te = _expected(model.predict_proba_positive(data.x_test), data.y_test, data.female_test)
+        rows.append({"method": "constrained (randomised, expected)", "required_ratio": kappa, "train_error": e_tr,
+                     "test_error": e_te, "train_ratio": r_tr, "test_ratio": r_te, "fit_seconds": model.fit_seconds})
+        post = group_thresholds(svm, data.x_train, data.y_train, data.female_train, kappa)
+        rows.append(_row("SVM + per-group thresholds", kappa, post.predict(data.x_train, data.female_train),
+                         post.predict(data.x_test, data.female_test), data))
+        if progress is not None:
+            progress(i + 1, len(kappas))
+    return pd.DataFrame(rows)
+
+
+def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam: float = 0.01, seed: int = 0,
+                progress=None) -> pd.DataFrame:
+    """Deployed model: SVM on 10 % of the training rows and only the 6 numeric features. New model: all
+    rows and features, churn <= target on the training rows (labels unused) and recall >= the deployed
+    model's recall. Baseline: the full SVM with one intercept shifted to meet the same constraints."""
+    rng = np.random.default_rng(seed)
+    part = rng.random(data.y_train.size) < 0.1
+    few = slice(0, 6)  # age, fnlwgt, education-num, capital gain/loss, hours per week
+    deployed = linear_svm(data.x_train[part][:, few], data.y_train[part], lam=lam)
+    dep_train, dep_test = deployed.predict(data.x_train[:, few]), deployed.predict(data.x_test[:, few])
+    dep_recall = float(dep_train[data.y_train == 1].mean())
+    svm = linear_svm(data.x_train, data.y_train, lam=lam)
+    rows = []
+    for i, target in enumerate(targets):
+        constraints = [MaxChurn(dep_train, target), MinRecall(dep_recall)]
+        model = fit_constrained(data.x_train, data.y_train, constraints, lam=lam)
+        for method, pred_tr, pred_te in (
+            ("constrained (deterministic)", model.predict(data.x_train), model.predict(data.x_test)),
+        ):
+            rows.append(_churn_row(method, target, pred_tr, pred_te, dep_train, dep_test, data, model.fit_seconds))
+        p_tr, p_te = model.predict_proba_positive(data.x_train), model.predict_proba_positive(data.x_test)
+        rows.append({"method": "constrained (randomised, expected)", "churn_target": target,
+                     "train_churn": float(np.mean(np.where(dep_train == 1, 1 - p_tr, p_tr))),
+                     "test_churn": float(np.mean(np.where(dep_test == 1, 1 - p_te, p_te))),
+                     "train_error": float(np.mean(np.where(data.y_train == 1, 1 - p_tr, p_tr))),
+                     "test_error": float(np.mean(np.where(data.y_test == 1, 1 - p_te, p_te))),
+                     "train_recall": float(p_tr[data.y_train == 1].mean()), "fit_seconds": model.fit_seconds})
+        try:
+            shifted = shift_bias(svm, data.x_train, data.y_train, constraints)
+            rows.append(_churn_row("SVM with shifted bias", target, shifted.predict(data.x_train),
+                                   shifted.predict(data.x_test), dep_train, dep_test, data, 0.0))
+        except ValueError:
+            rows.append({"method": "SVM with shifted bias", "churn_target": target, "note": "no threshold meets both"})
+        if progress is not None:
+            progress(i + 1, len(targets))
+    frame = pd.DataFrame(rows)
+    frame.attrs["deployed_recall"] = dep_recall
+    frame.attrs["deployed_test_error"] = float(np.mean(dep_test != data.y_test))
+    return frame
+
+
+def _churn_row(method, target, pred_tr, pred_te, dep_tr, dep_te, data, seconds):
+    return {"method": method, "churn_target": target, "train_churn": churn_rate(pred_tr, dep_tr),
+            "test_churn": churn_rate(pred_te, dep_te), "train_error": float(np.mean(pred_tr != data.y_train)),
+            "test_error": float(np.mean(pred_te != data.y_test)),
+            "train_recall": float(pred_tr[data.y_train == 1].mean()), "fit_seconds": seconds}
+
+
+def goal_values(kind: str, p, y, group=None, deployed=None) -> float:
+    """A goal's value for positive-prediction probabilities p (0/1 decisions are the deterministic case).
+
+    kind: "demographic parity ratio", "equal opportunity ratio", "coverage", "recall", "churn" or "error";
+    expectations are exact for randomised predictions with P(positive) = p.
+    """
+    p = np.asarray(p, float)
+    y = np.asarray(y)
+    if kind == "demographic parity ratio":
+        g = np.asarray(group, bool)
+        return float(p[g].mean() / max(p[~g].mean(), 1e-12))
+    if kind == "equal opportunity ratio":
+        g, pos = np.asarray(group, bool), y == 1
+        return float(p[g & pos].mean() / max(p[~g & pos].mean(), 1e-12))
+    if kind == "coverage":
+        return float(p.mean())
+    if kind == "recall":
+        return float(p[y == 1].mean())
+    if kind == "churn":
+        return float(np.mean(np.where(np.asarray(deployed).astype(bool), 1 - p, p)))
+    if kind == "error":
+        return float(np.mean(np.where(y == 1, 1 - p, p)))
+    raise ValueError(f"unknown goal {kind!r}")
+
+
+def rate_table(model, goals, train: tuple, test: tuple) -> pd.DataFrame:
+    """Each goal's bound and its train / test value for deterministic and randomised predictions.
+
+    ``goals``: (label, kind, bound, upper) tuples; ``train`` / ``test``: (x, y, group, deployed).
+    """
+    rows = []
+    for label, prob_fn in (("deterministic (f >= 0)", lambda x: model.predict(x).astype(float)),
+                           ("randomised (expected)", model.predict_proba_positive)):
+        p_tr, p_te = prob_fn(train[0]), prob_fn(test[0])
+        for name, kind, bound, upper in list(goals) + [("error", "error", np.nan, None)]:
+            v_tr = goal_values(kind, p_tr, train[1], train[2], train[3])
+            v_te = goal_values(kind, p_te, test[1], test[2], test[3])
+            met = None if upper is None else bool(v_tr <= bound + 1e-9 if upper else v_tr >= bound - 1e-9)
+            rows.append({"predictions": label, "goal": name, "bound": bound, "train": v_tr, "test": v_te,
+                         "met on train": met})
+    return pd.DataFrame(rows)

@@ -1,0 +1,363 @@
+"""Training a linear classifier under rate constraints: ramp loss and majorization-minimization.
+
+Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Constraints*, NIPS 2016.
+
+* **Algorithm 1 (majorization-minimization)**: at the current iterate each ramp
+  term is bounded by the hinge ``max(0, 1/2 + z)`` (if its argument is <= 1/2
+  there) or by the constant 1, giving a convex problem (Problem 3) that is tight
+  at the iterate; its solution is the next iterate. An iterate is only accepted
+  when it keeps every ramp constraint and does not raise the ramp objective, so
+  the objective never increases.
+* **Inner convex problem** through its Lagrangian: for fixed multipliers ``v``
+  it is a weighted hinge SVM, solved in the primal with scipy's L-BFGS-B on a
+  hinge smoothed within 1e-3 of its kink (an upper bound). Rows may carry both
+  hinges (Problem 3 produces such rows wherever both ramp terms are active) and
+  the intercept is not regularised, which rules out liblinear's dual solver.
+  The multipliers are found by bisection for one constraint and by a Kelley
+  cutting plane (``scipy.optimize.linprog``, HiGHS) for several.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .rates import RateExpr, error_rate, ramp
+
+__all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm"]
+
+
+class InfeasibleConstraintsError(ValueError):
+    """No feasible starting point was found for the constraints."""
+
+
+@dataclass(frozen=True)
+class ConstrainedModel:
+    """A fitted linear classifier: ``decision_function(x) = x @ coef_ + intercept_`` (= <w, x> - b).
+
+    ``trace_`` holds one row per majorization-minimization iteration: ramp
+    objective, deterministic error, each constraint's ramp and deterministic value
+    (<= 0 means met), the multipliers and whether the step was accepted.
+    """
+
+    coef_: np.ndarray
+    intercept_: float
+    trace_: tuple
+    constraint_names: tuple
+    lam: float
+    fit_seconds: float
+
+    def decision_function(self, x) -> np.ndarray:
+        return np.asarray(x, dtype=float) @ self.coef_ + self.intercept_
+
+    def predict(self, x) -> np.ndarray:
+        """Deterministic decisions: f(x) >= 0."""
+        return (self.decision_function(x) >= 0).astype(int)
+
+    def predict_proba_positive(self, x) -> np.ndarray:
+        return ramp(self.decision_function(x))
+
+    def predict_randomized(self, x, seed: int = 0) -> np.ndarray:
+        """Positive with probability sigma(f(x)) (the classifier the constraints are stated for)."""
+        rng = np.random.default_rng(seed)
+        return (rng.random(np.asarray(x).shape[0]) < self.predict_proba_positive(x)).astype(int)
+
+
+@dataclass
+class _Problem:
+    x: np.ndarray               # standardised features with a column of ones appended? no: plain
+    objective: RateExpr
+    constraints: list           # list of RateExpr, each <= 0
+    lam: float
+    tol: float
+    svm_tol: float
+    max_svm_iter: int
+    stats: dict = field(default_factory=lambda: {"svm_solves": 0})
+    active_slack: float = 2e-3   # stop the multiplier search once the bound constraint is this close to active
+    max_bisect: int = 6
+    smoothing: float = 1e-3      # width of the smoothed hinge kink in the inner solver
+
+
+def _majorize(expr: RateExpr, z_now: np.ndarray):
+    """Hinge weights (on max(0, 1/2 + z), on max(0, 1/2 - z)) and constant of the bound tight at z_now."""
+    hinge_pos = z_now <= 0.5       # sigma(z) <= hinge(1/2 + z), tight where z <= 1/2
+    hinge_neg = -z_now <= 0.5
+    hp = np.where(hinge_pos, expr.pos, 0.0)
+    hn = np.where(hinge_neg, expr.neg, 0.0)
+    const = expr.const + float(expr.pos[~hinge_pos].sum() + expr.neg[~hinge_neg].sum())
+    return hp, hn, const
+
+
+def _bound_value(hp, hn, const, z) -> float:
+    return float(hp @ np.maximum(0.0, 0.5 + z) + hn @ np.maximum(0.0, 0.5 - z) + const)
+
+
+def _smooth_hinge(t: np.ndarray, delta: float):
+    """Quadratically smoothed hinge shifted to lie above max(0, t): value and derivative.
+
+    phi(t) = 0 for t <= -delta/2, (t + delta/2)^2 / (2 delta) up to t = delta/2, t beyond;
+    phi >= max(0, t) everywhere and equal to it for |t| >= delta/2.
+    """
+    u = t + delta / 2
+    value = np.where(u <= 0, 0.0, np.where(u <= delta, u * u / (2 * delta), t))
+    grad = np.where(u <= 0, 0.0, np.where(u <= delta, u / delta, 1.0))
+    return value, grad
+
+
+def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, prob: "_Problem", start=None):
+    """argmin_{w,b} sum hp_i max(0, 1/2 + z_i) + hn_i max(0, 1/2 - z_i) + lam/2 ||w||^2, z = x w - b.
+
+    The weighted hinge SVM of a fixed multiplier vector. Rows can carry both hinges
+    (liblinear's dual solver stalls on such duplicated, opposite-label rows), so it is
+    solved in the primal: L-BFGS-B on the hinge smoothed within ``prob.smoothing``
+    of its kink (an upper bound, exact away from the kink), warm-started. The
+    intercept b is not regularised.
+    """
+    from scipy.optimize import minimize
+
+    prob.stats["svm_solves"] += 1
+    rows = np.flatnonzero((hp > 0) | (hn > 0))
+    d = x.shape[1]
+    if rows.size == 0:
+        return np.zeros(d), 0.0
+    xr, wp, wn = x[rows], hp[rows], hn[rows]
+    delta = prob.smoothing
+
+    def objective(theta):
+        w, b = theta[:d], theta[d]
+        z = xr @ w - b
+        vp, gp = _smooth_hinge(0.5 + z, delta)
+        vn, gn = _smooth_hinge(0.5 - z, delta)
+        dz = wp * gp - wn * gn
+        value = float(wp @ vp + wn @ vn) + 0.5 * lam * float(w @ w)
+        return value, np.r_[xr.T @ dz + lam * w, -dz.sum()]
+
+    theta0 = np.zeros(d + 1) if start is None else np.r_[start[0], start[1]]
+    res = minimize(objective, theta0, jac=True, method="L-BFGS-B",
+                   options={"maxiter": prob.max_svm_iter, "gtol": prob.svm_tol, "ftol": 1e-12})
+    return res.x[:d], float(res.x[d])
+
+
+def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
+    """Problem 3 at the current iterate via the Lagrangian; returns (w, b, multipliers)."""
+    from scipy.optimize import linprog
+
+    x = prob.x
+    obj = _majorize(prob.objective, z_now)
+    cons = [_majorize(c, z_now) for c in prob.constraints]
+    m = len(cons)
+
+    last = [start]
+
+    def inner(v):
+        hp = obj[0] + sum(vj * c[0] for vj, c in zip(v, cons))
+        hn = obj[1] + sum(vj * c[1] for vj, c in zip(v, cons))
+        w, b = _weighted_svm(x, hp, hn, prob.lam, prob, last[0])
+        last[0] = (w, b)
+        z = x @ w - b
+        g = np.array([_bound_value(*c, z) for c in cons])
+        primal = _bound_value(*obj, z) + 0.5 * prob.lam * float(w @ w)
+        return w, b, z, g, primal + float(np.dot(v, g))
+
+    if m == 0:
+        w, b, _, _, _ = inner(np.zeros(0))
+        return [(w, b, np.zeros(0))]
+    candidates = []
+    if m == 1:
+        # bracket the multiplier around the previous iteration's (warm start), then bisect
+        v0 = float(v_prev[0]) if v_prev is not None and len(v_prev) == 1 else 0.0
+        w, b, z, g, _ = inner(np.array([v0]))
+        candidates.append((w, b, np.array([v0])))
+        if g[0] > prob.tol:
+            lo, hi = v0, max(2.0 * v0, 1.0 if v0 == 0 else 0.0)
+            while True:  # grow until the bound constraint holds
+                w, b, z, g, _ = inner(np.array([hi]))
+                candidates.append((w, b, np.array([hi])))
+                if g[0] <= 0 or hi > 1e8:
+                    break
+                lo, hi = hi, hi * 4.0
+        elif v0 > 0 and g[0] < -prob.active_slack:
+            hi, lo = v0, v0 / 2
+            while lo > 1e-6:  # shrink while the bound constraint still holds with slack
+                w, b, z, g, _ = inner(np.array([lo]))
+                candidates.append((w, b, np.array([lo])))
+                if g[0] > 0:
+                    break
+                hi, lo = lo, lo / 4
+            else:
+                lo = 0.0
+        else:
+            return candidates
+        for _ in range(prob.max_bisect):  # bisection (geometric) on the monotone constraint value
+            mid = np.sqrt(lo * hi) if lo > 0 else hi / 2
+            w, b, z, g, _ = inner(np.array([mid]))
+            candidates.append((w, b, np.array([mid])))
+            if g[0] > 0:
+                lo = mid
+            else:
+                hi = mid
+                if g[0] > -prob.active_slack:  # the bound constraint is (nearly) active: close enough
+                    break
+            if hi - lo <= 1e-2 * prob.active_slack * hi / 2e-3:
+                break
+        return candidates
+    # several constraints: Kelley's cutting plane on the concave dual over a box
+    v_max = 1e4
+    cuts = []
+    best_lower = -np.inf
+    v = np.zeros(m) if v_prev is None or len(v_prev) != m else np.asarray(v_prev, float).copy()
+    for _ in range(40):
+        w, b, z, g, dual = inner(v)
+        candidates.append((w, b, v.copy()))
+        best_lower = max(best_lower, dual)
+        cuts.append((dual, g.copy(), v.copy()))
+        # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= v_max
+        a_ub = np.array([np.r_[-gs, 1.0] for _, gs, _ in cuts])
+        b_ub = np.array([ds - gs @ vs for ds, gs, vs in cuts])
+        res = linprog(np.r_[np.zeros(m), -1.0], A_ub=a_ub, b_ub=b_ub,
+                      bounds=[(0, v_max)] * m + [(None, None)], method="highs")
+        if not res.success:
+            break
+        upper = -res.fun
+        v = res.x[:m]
+        if upper - best_lower <= prob.tol * max(1.0, abs(best_lower)):
+            break
+    return candidates
+
+
+def _ramp_values(prob: _Problem, w, b):
+    z = prob.x @ w - b
+    objective = prob.objective.value(z) + 0.5 * prob.lam * float(w @ w)
+    return z, objective, np.array([c.value(z) for c in prob.constraints])
+
+
+def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = None, max_iter: int = 10,
+                    tol: float = 1e-4, svm_tol: float = 1e-6, max_svm_iter: int = 50, standardize: bool = True,
+                    rel_improvement: float = 1e-3, progress=None) -> ConstrainedModel:
+    """Minimise the error rate on the labelled rows + lam/2 ||w||^2 subject to rate constraints.
+
+    ``y`` holds 0/1 labels and -1 for unlabelled rows (used only by constraints such
+    as churn and coverage). Constraints hold for the randomised (ramp) classifier on
+    these rows at every accepted iterate. The inner solves are capped at
+    ``max_svm_iter`` L-BFGS iterations: an approximate solve still yields a valid MM
+    step because a step is only accepted when it is feasible and not worse (on
+    Adult, 50 iterations reach the same error as 500 in a quarter of the time); the trace records both the ramp and the
+    deterministic (``f >= 0``) values. Raises :class:`InfeasibleConstraintsError`
+    when no feasible start is found.
+    """
+    t0 = time.perf_counter()
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y).astype(int)
+    if x.ndim != 2 or x.shape[0] != y.size:
+        raise ValueError("x must be (n, d) with one label per row")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x contains NaN or infinite values; impute or drop them first")
+    if not np.isin(y, (-1, 0, 1)).all():
+        raise ValueError("labels must be 0, 1, or -1 for unlabelled rows")
+    labelled = y >= 0
+    if not labelled.any():
+        raise ValueError("at least one labelled row is needed for the error-rate objective")
+    # lam = 0.01 on standardised features: on Adult the error moves < 0.1 % between 1e-2 and 3e-4
+    lam = 0.01 if lam is None else float(lam)
+    mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
+    scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
+    scale = np.where(scale > 0, scale, 1.0)
+    xs = (x - mean) / scale
+    objective = error_rate(y)
+    exprs = [c.expression(y) for c in constraints]
+    names = tuple(c.describe() for c in constraints)
+    prob = _Problem(xs, objective, exprs, lam, tol, svm_tol, max_svm_iter)
+
+    # ---- a feasible start: constant classifiers, then the unconstrained fit, then phase 1
+    def feasible(w, b):
+        _, obj, vals = _ramp_values(prob, w, b)
+        return bool(np.all(vals <= tol)), obj, vals
+
+    starts = [(np.zeros(xs.shape[1]), 0.5 - p) for p in np.linspace(0, 1, 21)]
+    w0, b0 = _solve_convex(_Problem(xs, objective, [], lam, tol, svm_tol, max_svm_iter, prob.stats),
+                           np.zeros(xs.shape[0]))[0][:2]
+    starts.append((w0, b0))
+    # the unconstrained direction with shifted intercepts and softer / sharper ramps (bias shifting)
+    z0 = xs @ w0
+    for factor in (0.25, 0.5, 1.0, 2.0):
+        for q in np.linspace(0.0, 1.0, 41):
+            starts.append((w0 * factor, float(np.quantile(z0 * factor, q))))
+    best = None
+    for w, b in starts:
+        ok, obj, _ = feasible(w, b)
+        if ok and (best is None or obj < best[2]):
+            best = (w, b, obj)
+    if best is None:
+        # phase 1: minimise the sum of the constraint expressions (a positive combination of rates),
+        # lightly regularised, trying sharper ramps (w, b scaled up) after each step
+        phase = _Problem(xs, sum(exprs[1:], exprs[0]), [], lam * 1e-2, tol, svm_tol, max_svm_iter, prob.stats)
+        w, b = starts[-1]
+        worst = None
+        for _ in range(max_iter):
+            z = xs @ w - b
+            w, b = _solve_convex(phase, z, None, (w, b))[0][:2]
+            for factor in (1.0, 2.0, 4.0, 8.0, 16.0):
+                ok, obj, vals = feasible(w * factor, b * factor)
+                worst = vals if worst is None else np.minimum(worst, vals)
+                if ok:
+                    best = (w * factor, b * factor, obj)
+                    break
+            if best is not None:
+                break
+        if best is None:
+            detail = "; ".join(f"{name}: exceeded by {max(v, 0):.4f}" for name, v in zip(names, worst))
+            raise InfeasibleConstraintsError(
+                "No feasible starting point: the constraints could not all be met on the training rows "
+                f"({detail}). Loosen a bound, drop a constraint, or check that the row selectors are right.")
+    w, b, obj = best
+    trace = []
+    z, obj, vals = _ramp_values(prob, w, b)
+    trace.append(_trace_row(0, prob, w, b, z, obj, vals, np.zeros(len(exprs)), True))
+    v_prev = None
+    for it in range(1, max_iter + 1):
+        candidates = _solve_convex(prob, z, v_prev, (w, b))
+        chosen = None
+        for cw, cb, v in candidates:  # the best candidate that keeps every ramp constraint
+            cz, cobj, cvals = _ramp_values(prob, cw, cb)
+            if np.all(cvals <= tol) and cobj <= obj + 1e-12 and (chosen is None or cobj < chosen[3]):
+                chosen = (cw, cb, cz, cobj, cvals, v)
+        accepted = chosen is not None
+        if accepted:
+            improvement = obj - chosen[3]
+            w, b, z, obj, vals, v = chosen
+            v_prev = v
+        else:
+            improvement, v = 0.0, candidates[-1][2]
+        trace.append(_trace_row(it, prob, w, b, z, obj, vals, v, accepted))
+        if progress is not None:
+            progress(it, max_iter)
+        if not accepted or improvement <= rel_improvement * max(1.0, abs(obj)):
+            break
+    coef = w / scale
+    intercept = -b - float(mean @ coef)
+    return ConstrainedModel(coef, intercept, tuple(trace), names, lam, time.perf_counter() - t0)
+
+
+def _trace_row(it, prob, w, b, z, obj, vals, v, accepted) -> dict:
+    return {"iteration": it, "objective": obj, "ramp_error": prob.objective.value(z),
+            "error": prob.objective.value(z, deterministic=True),
+            "constraints": [float(c) for c in vals],
+            "constraints_deterministic": [c.value(z, deterministic=True) for c in prob.constraints],
+            "multipliers": [float(m) for m in np.ravel(v)], "accepted": bool(accepted),
+            "svm_solves": prob.stats["svm_solves"]}
+
+
+def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
+    """The unconstrained hinge-loss linear SVM on the labelled rows (same features, lambda and solver)."""
+    x = np.asarray(x, float)
+    y = np.asarray(y).astype(int)
+    mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)
+    xs = (x - mean) / scale
+    objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
+    prob = _Problem(xs, objective, [], lam, 1e-4, 1e-6, 500)
+    w, b = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
+    coef = w / scale
+    return ConstrainedModel(coef, -b - float(mean @ coef), (), (), lam, 0.0)

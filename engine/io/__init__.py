@@ -1,0 +1,21 @@
+"""Inputs: rated data, the paper's aggregated counts, score matrices, public data sets and shipped samples.
+
+Every loader returns a validated object or raises :class:`~engine.errors.InputError`
+(or a subclass) whose message names the column, the rows and the fix.
+"""
+
+from .counts import counts_table, load_counts
+from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
+from .rated import LABEL_VALUES, ColumnMapping, RatedData, detect_columns, load_rated, parse_labels, rated_from_frame
+from .samples import SAMPLES, sample_path
+from .score_matrix import ScoreMatrix, load_score_matrix
+from .tables import Source, Table, check_unique_columns, read_table
+
+__all__ = [
+    "Source", "Table", "read_table", "check_unique_columns",
+    "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "rated_from_frame", "load_rated",
+    "counts_table", "load_counts",
+    "ScoreMatrix", "load_score_matrix",
+    "PUBLIC_DATASETS", "PublicDataset", "load_public_dataset",
+    "SAMPLES", "sample_path",
+]

@@ -1,0 +1,342 @@
+"""Rated data: column detection and validation.
+
+Rated data are documents whose score from one or more classifiers reached a low
+review threshold and that a human then rated as positive (a true positive) or
+negative (a false positive). True and false negatives are never observed
+(Robles et al., AAAI-MAKE 2020, "Problem Description").
+
+Everything a user uploads passes through :func:`~engine.io.tables.read_table`
+(bytes -> DataFrame) and :func:`rated_from_frame` (DataFrame + column mapping ->
+:class:`RatedData`). Every problem raises :class:`~engine.errors.RatedDataError`
+with the column, up to five offending row numbers (row 1 = first data row, header
+not counted) and how to fix it. Rows without a label are *unrated*: they are
+excluded, counted and listed, never an error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MAX_LISTED, RatedDataError, describe_rows
+from .tables import Source, read_table
+
+__all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "rated_from_frame",
+           "load_rated"]
+
+
+#: Accepted label spellings (compared after ``strip().lower()``).
+LABEL_VALUES: dict[str, int] = {
+    "1": 1, "1.0": 1, "true": 1, "yes": 1, "y": 1, "tp": 1, "pos": 1, "positive": 1, "t": 1,
+    "0": 0, "0.0": 0, "false": 0, "no": 0, "n": 0, "fp": 0, "neg": 0, "negative": 0, "f": 0,
+}
+
+
+_LABEL_NAMES = ("label", "labels", "y", "rating", "rated_label", "verdict", "is_positive",
+                "target", "class", "outcome", "truth", "human_label", "rater_label", "tp_fp")
+
+
+_WEIGHT_NAMES = ("weight", "weights", "w", "sample_weight", "doc_weight", "case_weight")
+
+
+_GROUP_NAMES = ("group", "groups", "segment", "cohort", "region", "market", "country", "sex", "gender")
+
+
+_ID_PATTERN = re.compile(r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|document|document_id|uid|key)$|(_id)$",
+                         re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """Which columns hold the scores, the label, the weight and the group."""
+
+    score_cols: tuple[str, ...]
+    label_col: str
+    weight_col: str | None = None
+    group_col: str | None = None
+    ignored_cols: tuple[str, ...] = ()
+
+
+def _numeric_share(col: pd.Series) -> float:
+    if pd.api.types.is_bool_dtype(col):
+        return 0.0
+    if pd.api.types.is_numeric_dtype(col):
+        return 1.0
+    nonnull = col.dropna()
+    if len(nonnull) == 0:
+        return 0.0
+    sample = nonnull.iloc[:5000]
+    return float(pd.to_numeric(sample, errors="coerce").notna().mean())
+
+
+def _looks_like_label(col: pd.Series) -> bool:
+    nonnull = col.dropna()
+    if len(nonnull) == 0:
+        return False
+    if pd.api.types.is_bool_dtype(col):
+        return True
+    values = pd.unique(nonnull.astype(str).str.strip().str.lower())
+    return len(values) <= 2 and all(v in LABEL_VALUES for v in values)
+
+
+def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = None,
+                   label_col: str | None = None, weight_col: str | None = None,
+                   group_col: str | None = None) -> ColumnMapping:
+    """Guess the column roles; any role given explicitly is kept (and checked to exist).
+
+    Label: a conventional name (``label``, ``y``, ``rating``, ``verdict`` ...) or
+    else the first column holding only label spellings. Weight and group:
+    conventional names only. Scores: every other column that is (at least 90 %)
+    numeric and not an identifier (``id``, ``doc_id``, ``Unnamed: 0`` ...).
+    """
+    cols = [str(c) for c in frame.columns]
+    lower = {c.lower(): c for c in cols}
+    for role, given in (("label", label_col), ("weight", weight_col), ("group", group_col)):
+        if given is not None and given not in cols:
+            raise RatedDataError(f"The {role} column '{given}' is not in the file. Columns are: {', '.join(cols)}.")
+    for c in score_cols or ():
+        if c not in cols:
+            raise RatedDataError(f"The score column '{c}' is not in the file. Columns are: {', '.join(cols)}.")
+
+    if label_col is None:
+        label_col = next((lower[n] for n in _LABEL_NAMES if n in lower), None)
+    if label_col is None:
+        excluded = set(score_cols or ())
+        label_col = next((c for c in cols if c not in excluded and _looks_like_label(frame[c])), None)
+    if label_col is None:
+        raise RatedDataError("No label column found. Name the column with the raters' verdicts 'label' "
+                             "(values such as 1/0, yes/no, tp/fp) or choose it explicitly.")
+    if weight_col is None:
+        weight_col = next((lower[n] for n in _WEIGHT_NAMES if n in lower and lower[n] != label_col), None)
+    if group_col is None:
+        group_col = next((lower[n] for n in _GROUP_NAMES if n in lower and lower[n] != label_col), None)
+    taken = {label_col, weight_col, group_col} - {None}
+    if score_cols is None:
+        candidates = [c for c in cols if c not in taken and not _ID_PATTERN.search(c)]
+        score_cols = [c for c in candidates if _numeric_share(frame[c]) >= 0.9
+                      and not pd.api.types.is_bool_dtype(frame[c])]
+        if not score_cols:
+            raise RatedDataError("No numeric score column found. Each classifier needs a column of numeric "
+                                 f"scores (columns seen: {', '.join(cols)}).")
+    overlap = taken & set(score_cols)
+    if overlap:
+        raise RatedDataError(f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "
+                             "Give each column one role.")
+    ignored = tuple(c for c in cols if c not in taken and c not in score_cols)
+    return ColumnMapping(tuple(score_cols), label_col, weight_col, group_col, ignored)
+
+
+@dataclass(frozen=True)
+class RatedData:
+    """Validated rated documents (only rated rows are kept).
+
+    ``scores`` is (n, k) float64, ``labels`` (n,) int8 with 1 = rated positive,
+    ``weights`` (n,) float64 (1.0 unless a weight column is given: a weight lets a
+    sampled rating count for the documents it stands for). ``rating_floor[j]``
+    is the lowest rated score of classifier j: below it nothing is known.
+    ``unrated_rows`` are the 0-based positions in the file of rows without a label.
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+    score_names: tuple[str, ...]
+    groups: np.ndarray | None
+    n_read: int
+    n_unrated: int
+    unrated_rows: np.ndarray
+    rating_floor: np.ndarray
+    mapping: ColumnMapping
+    name: str = "data"
+    fingerprint: str = ""
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def n_rated(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_classifiers(self) -> int:
+        return int(self.scores.shape[1])
+
+    @property
+    def positives(self) -> float:
+        """Weighted count of rated positives (true positives at the review threshold)."""
+        return float(self.weights @ self.labels)
+
+    @property
+    def negatives(self) -> float:
+        return float(self.weights.sum() - self.positives)
+
+    @property
+    def prevalence_among_rated(self) -> float:
+        total = self.weights.sum()
+        return float(self.positives / total) if total > 0 else float("nan")
+
+    def summary(self) -> dict:
+        """What identifies the data set a choice was made on (for reports and records)."""
+        return {
+            "name": self.name,
+            "fingerprint_sha256": self.fingerprint,
+            "rows_read": self.n_read,
+            "rated_rows": self.n_rated,
+            "unrated_rows": self.n_unrated,
+            "score_columns": list(self.score_names),
+            "label_column": self.mapping.label_col,
+            "weight_column": self.mapping.weight_col,
+            "group_column": self.mapping.group_col,
+            "rated_positives_weighted": self.positives,
+            "prevalence_among_rated": self.prevalence_among_rated,
+        }
+
+    def column(self, name: str) -> np.ndarray:
+        """Scores of one classifier by name."""
+        try:
+            return self.scores[:, self.score_names.index(name)]
+        except ValueError:
+            raise RatedDataError(f"No classifier named {name!r}; choose one of {', '.join(self.score_names)}.") from None
+
+
+def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple[np.ndarray, np.ndarray]:
+    """Map label spellings to 0/1; return (labels int8 with -1 for unrated, unrated mask).
+
+    Raises :class:`RatedDataError` for values outside :data:`LABEL_VALUES`.
+    """
+    s = pd.Series(values)
+    missing = s.isna().to_numpy().copy()
+    if pd.api.types.is_string_dtype(s) or s.dtype == object:
+        stripped = s.astype("string").str.strip()
+        missing |= (stripped == "").fillna(False).to_numpy(dtype=bool)
+    out = np.full(len(s), -1, dtype=np.int8)
+    present = ~missing
+    if pd.api.types.is_bool_dtype(s):
+        out[present] = s[present].astype(bool).to_numpy().astype(np.int8)
+        return out, missing
+    if pd.api.types.is_numeric_dtype(s):
+        v = s.to_numpy(dtype=float)
+        ok = present & ((v == 0) | (v == 1))
+        bad = present & ~ok
+        if bad.any():
+            shown = ", ".join(format(float(x), "g") for x in pd.unique(v[bad])[:MAX_LISTED])
+            raise RatedDataError(f"Column '{column}': unknown label values {shown} at {describe_rows(bad)}. "
+                                 "Use 1/0 (or yes/no, true/false, tp/fp, pos/neg); leave the cell empty for unrated rows.")
+        out[ok] = v[ok].astype(np.int8)
+        return out, missing
+    key = s.astype("string").str.strip().str.lower()
+    mapped = key.map(LABEL_VALUES)
+    bad = present & mapped.isna().to_numpy()
+    if bad.any():
+        shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
+        raise RatedDataError(f"Column '{column}': unknown label values {shown} at {describe_rows(bad)}. "
+                             "Accepted (any case): 1/0, true/false, yes/no, y/n, tp/fp, pos/neg, positive/negative; "
+                             "leave the cell empty for unrated rows.")
+    out[present] = mapped[present].to_numpy(dtype=np.int8)
+    return out, missing
+
+
+def _numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
+    col = frame[name]
+    if pd.api.types.is_bool_dtype(col):
+        raise RatedDataError(f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
+                             f"Choose a numeric column as the {role}.")
+    if pd.api.types.is_numeric_dtype(col):
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    text = col.astype("string").str.strip()
+    numbers = pd.to_numeric(text, errors="coerce")
+    bad = (text.notna() & (text != "") & numbers.isna()).to_numpy(dtype=bool)
+    if bad.any():
+        shown = ", ".join(repr(str(x)) for x in pd.unique(text[bad])[:MAX_LISTED])
+        raise RatedDataError(f"{role.capitalize()} column '{name}': non-numeric values {shown} at {describe_rows(bad)}. "
+                             "Make every value a number (dot as decimal separator) or remove those rows.")
+    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data",
+                     fingerprint: str = "") -> RatedData:
+    """Validate a frame under a column mapping (detected when ``None``) and keep the rated rows."""
+    if mapping is None:
+        mapping = detect_columns(frame)
+    else:
+        mapping = detect_columns(frame, score_cols=mapping.score_cols, label_col=mapping.label_col,
+                                 weight_col=mapping.weight_col, group_col=mapping.group_col)
+    n_read = len(frame)
+    if n_read == 0:
+        raise RatedDataError(f"'{name}' has no data rows. Add one row per rated document.")
+    labels, unrated = parse_labels(frame[mapping.label_col], mapping.label_col)
+    rated = ~unrated
+
+    scores = np.empty((n_read, len(mapping.score_cols)), dtype=np.float64)
+    for j, col in enumerate(mapping.score_cols):
+        values = _numeric_column(frame, col, "score")
+        inf = np.isinf(values)
+        if inf.any():
+            raise RatedDataError(f"Score column '{col}': infinite values at {describe_rows(inf)}. "
+                                 "Replace them with finite scores or remove those rows.")
+        missing = np.isnan(values) & rated
+        if missing.any():
+            raise RatedDataError(f"Score column '{col}': missing scores on rated {describe_rows(missing)}. "
+                                 "Every rated document needs a score from every chosen classifier: fill them in, "
+                                 "remove those rows, or leave their label empty to mark them unrated.")
+        scores[:, j] = values
+
+    if mapping.weight_col is not None:
+        weights = _numeric_column(frame, mapping.weight_col, "weight")
+        bad = rated & (~np.isfinite(weights) | (weights < 0))
+        if bad.any():
+            raise RatedDataError(f"Weight column '{mapping.weight_col}': negative, missing or non-finite weights at "
+                                 f"{describe_rows(bad)}. Weights must be finite numbers >= 0 (the number of documents a "
+                                 "rating stands for).")
+    else:
+        weights = np.ones(n_read)
+
+    if not rated.any():
+        raise RatedDataError(f"Column '{mapping.label_col}' has no rated rows: every label is empty. "
+                             "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...).")
+    warnings: list[str] = []
+    groups = None
+    if mapping.group_col is not None:
+        g = frame[mapping.group_col]
+        gmiss = g.isna().to_numpy() & rated
+        groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)[rated]
+        if gmiss.any():
+            warnings.append(f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
+                            f"they are grouped as '(missing)' ({describe_rows(gmiss)}).")
+
+    labels_r = labels[rated]
+    weights_r = weights[rated]
+    scores_r = np.ascontiguousarray(scores[rated])
+    pos_w = float(weights_r @ labels_r)
+    neg_w = float(weights_r.sum() - pos_w)
+    if pos_w == 0 or neg_w == 0:
+        only = "negative" if pos_w == 0 else "positive"
+        warnings.append(f"All rated documents are {only}: marginal precision is degenerate "
+                        f"({'0' if pos_w == 0 else '1'} everywhere) and every target gives the same operating point.")
+    if weights_r.sum() == 0:
+        raise RatedDataError(f"Weight column '{mapping.weight_col}': all rated rows have weight 0. "
+                             "Give the rated documents positive weights.")
+    unrated_rows = np.flatnonzero(unrated)
+    if len(unrated_rows):
+        warnings.append(f"{len(unrated_rows)} rows have no label and are excluded as unrated "
+                        f"({describe_rows(unrated_rows)}).")
+    return RatedData(
+        scores=scores_r, labels=labels_r, weights=weights_r, score_names=tuple(mapping.score_cols),
+        groups=groups, n_read=n_read, n_unrated=int(len(unrated_rows)), unrated_rows=unrated_rows,
+        rating_floor=scores_r.min(axis=0), mapping=mapping, name=name, fingerprint=fingerprint,
+        warnings=tuple(warnings),
+    )
+
+
+def load_rated(source: Source, *, score_cols: Sequence[str] | None = None, label_col: str | None = None,
+               weight_col: str | None = None, group_col: str | None = None) -> RatedData:
+    """Read and validate rated data from a path, bytes or file object (CSV, CSV.gz, Parquet).
+
+    Columns not given are detected (:func:`detect_columns`).
+    """
+    table = read_table(source)
+    mapping = detect_columns(table.frame, score_cols=score_cols, label_col=label_col,
+                             weight_col=weight_col, group_col=group_col)
+    return rated_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)

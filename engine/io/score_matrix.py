@@ -1,0 +1,92 @@
+"""Uploaded matrices of base-model contributions for early exit (QWYC).
+
+A score matrix holds, for each example (row), each base model's contribution to
+the ensemble's score; ``bias + F.sum(1)`` is the full score (Wang, Gupta et al.,
+*Quit When You Can*).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import RatedDataError
+from .rated import parse_labels
+from .tables import read_table
+
+__all__ = ["ScoreMatrix", "load_score_matrix"]
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """An uploaded matrix of base-model contributions split into fit and test rows."""
+
+    f_fit: np.ndarray
+    f_test: np.ndarray
+    labels_fit: np.ndarray | None
+    labels_test: np.ndarray | None
+    bias: float
+    model_names: tuple[str, ...]
+
+
+def load_score_matrix(source, *, name: str = "upload", test_fraction: float = 0.3, seed: int = 0) -> ScoreMatrix:
+    """Read base-model contributions: CSV / Parquet (one numeric column per model, optional
+    ``label`` and ``split`` columns with values fit/test) or NPZ (arrays ``F``, optional ``labels``,
+    ``split``, ``bias``; loaded without pickle). Rows are split randomly when no split is given."""
+    raw = source if isinstance(source, (bytes, bytearray)) else source.read()
+    labels = split = None
+    bias = 0.0
+    if raw[:2] == b"PK":  # NPZ (zip)
+        try:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+                if "F" not in npz:
+                    raise RatedDataError(f"'{name}': the NPZ file needs an array named 'F' (examples x models).")
+                f = np.asarray(npz["F"], dtype=np.float64)
+                labels = np.asarray(npz["labels"]) if "labels" in npz else None
+                split = np.asarray(npz["split"]).astype(str) if "split" in npz else None
+                bias = float(npz["bias"]) if "bias" in npz else 0.0
+        except (ValueError, OSError, zipfile.BadZipFile) as exc:
+            raise RatedDataError(f"'{name}' is not a readable NPZ file ({exc}).") from None
+        names = tuple(f"model {t}" for t in range(f.shape[1])) if f.ndim == 2 else ()
+    else:
+        frame = read_table(bytes(raw)).frame
+        lower = {str(c).lower(): c for c in frame.columns}
+        label_col = next((lower[k] for k in ("label", "labels", "y") if k in lower), None)
+        split_col = lower.get("split")
+        if label_col is not None:
+            parsed, missing = parse_labels(frame[label_col], str(label_col))
+            if missing.any():
+                raise RatedDataError(f"'{name}': column '{label_col}' has empty labels; give every row a label or "
+                                     "drop the column.")
+            labels = parsed
+        if split_col is not None:
+            split = frame[split_col].astype(str).str.strip().str.lower().to_numpy()
+        model_cols = [c for c in frame.columns if c not in (label_col, split_col)]
+        non_numeric = [str(c) for c in model_cols if not pd.api.types.is_numeric_dtype(frame[c])
+                       or pd.api.types.is_bool_dtype(frame[c])]
+        if non_numeric:
+            raise RatedDataError(f"'{name}': columns {', '.join(non_numeric[:5])} are not numeric. Every column "
+                                 "except 'label' and 'split' must hold one base model's contributions.")
+        f = frame[model_cols].to_numpy(dtype=np.float64)
+        names = tuple(str(c) for c in model_cols)
+    if f.ndim != 2 or f.shape[1] < 2 or f.shape[0] < 10:
+        raise RatedDataError(f"'{name}': need at least 10 rows and 2 base-model columns; got shape {f.shape}.")
+    bad = ~np.isfinite(f)
+    if bad.any():
+        rows = ", ".join(str(i + 1) for i in np.unique(np.nonzero(bad)[0])[:5])
+        raise RatedDataError(f"'{name}': missing or infinite contributions at rows {rows} (row 1 = first data row).")
+    if split is not None:
+        unknown = set(np.unique(split)) - {"fit", "test", "train"}
+        if unknown:
+            raise RatedDataError(f"'{name}': split values must be fit/train or test; found {sorted(unknown)[:5]}.")
+        is_test = split == "test"
+    else:
+        is_test = np.zeros(f.shape[0], dtype=bool)
+        is_test[np.random.default_rng(seed).permutation(f.shape[0])[: int(round(test_fraction * f.shape[0]))]] = True
+    lab = None if labels is None else np.asarray(labels).astype(int)
+    return ScoreMatrix(f[~is_test], f[is_test], None if lab is None else lab[~is_test],
+                       None if lab is None else lab[is_test], bias, names)

@@ -1,0 +1,53 @@
+"""Shared Plotly style: one colour per method everywhere, one layout, point thinning.
+
+Compute elsewhere, draw in each paper's ``figures`` module (the scikit-learn
+Display split); every builder there uses :func:`layout` and
+:data:`METHOD_COLOURS` so a method looks the same on every page and in every
+report.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = ["METHOD_COLOURS", "method_colour", "layout", "thin"]
+
+
+METHOD_COLOURS = {
+    "curve": "#4C78A8",
+    "hull": "#F58518",
+    "chosen": "#E45756",
+    "what-if": "#72B7B2",
+    "graph": "#E45756",
+    "analytic-power": "#4C78A8",
+    "analytic-spline": "#54A24B",
+    "best grid point": "#B279A2",
+    "frontier": "#9D755D",
+    "grid": "#BAB0AC",
+    "positive": "#E45756",
+    "negative": "#4C78A8",
+}
+
+
+def method_colour(method: str) -> str:
+    return METHOD_COLOURS.get(method, "#72B7B2")
+
+
+def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    # legend under the axis title so long legends never cover the figure title
+    # Plotly renders a subset of HTML (links included) in titles: user-supplied names are escaped
+    fig.update_layout(title=escape(title), xaxis_title=escape(x), yaxis_title=escape(y), template="plotly_white",
+                      hovermode="closest",
+                      legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+                      margin=dict(l=60, r=20, t=60, b=40), height=560)
+    return fig
+
+
+def thin(n: int, max_points: int) -> np.ndarray:
+    """Indices that keep at most ``max_points`` of n, always the first and last (browsers choke on 1e6 points)."""
+    if n <= max_points:
+        return np.arange(n)
+    return np.unique(np.r_[np.linspace(0, n - 1, max_points).astype(np.int64), n - 1])

@@ -1,0 +1,55 @@
+"""PN curves, marginal precision and operating points of one or several classifiers on predicted-positive data.
+
+Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+Optimization in Multiple Binary Classifiers for Extreme Rare Events using
+Predicted Positive Data.* AAAI Spring Symposium on Combining Machine Learning
+with Knowledge Engineering (AAAI-MAKE 2020), CEUR-WS Vol-2600, paper 19.
+
+One classifier: :func:`pn_curve`, :func:`upper_hull`, :func:`operating_point`,
+:func:`sweep`, :func:`bootstrap`. Several classifiers: :func:`threshold_grid`
+(eq. 1), :func:`graph_path` (Algorithm 3), :func:`analytic_path` (Algorithm 2),
+:func:`path_operating_point` (Algorithm 1), and the checks in
+:mod:`engine.pn.comparison`.
+"""
+
+from .analytic_path import FAMILIES, analytic_path
+from .bootstrap import Bootstrap, BootstrapPoint, bootstrap
+from .comparison import (
+    Frontier,
+    GraphPathBootstrap,
+    best_grid_point,
+    bootstrap_graph_path,
+    bootstrap_spread_table,
+    compare_paths,
+    evaluate_holdout,
+    frontier,
+    predict_joint,
+)
+from .curve import (
+    TIE_RTOL,
+    Hull,
+    PNCurve,
+    check_target,
+    cost_per_true_positive,
+    pn_curve,
+    target_from_cost,
+    target_slope,
+    tie_tolerance,
+    upper_hull,
+)
+from .graph_path import graph_path
+from .grid import RULES, ThresholdGrid, make_axes, threshold_grid
+from .operating_point import DEFAULT_SWEEP_TARGETS, OperatingPoint, operating_point, sweep, sweep_table, what_if_table
+from .paths import ThresholdPath, grid_index_of, interpolate_grid, path_operating_point
+
+__all__ = [
+    "PNCurve", "Hull", "pn_curve", "upper_hull", "check_target", "target_slope", "cost_per_true_positive",
+    "target_from_cost", "tie_tolerance", "TIE_RTOL",
+    "OperatingPoint", "operating_point", "sweep", "sweep_table", "what_if_table", "DEFAULT_SWEEP_TARGETS",
+    "Bootstrap", "BootstrapPoint", "bootstrap",
+    "ThresholdGrid", "threshold_grid", "make_axes", "RULES",
+    "ThresholdPath", "path_operating_point", "grid_index_of", "interpolate_grid",
+    "graph_path", "analytic_path", "FAMILIES",
+    "Frontier", "frontier", "best_grid_point", "compare_paths", "GraphPathBootstrap", "bootstrap_graph_path",
+    "bootstrap_spread_table", "predict_joint", "evaluate_holdout",
+]

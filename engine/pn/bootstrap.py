@@ -1,0 +1,138 @@
+"""Bootstrap intervals for single-classifier operating points and the marginal-precision band.
+
+Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted Positive Data*, AAAI-MAKE 2020 (CEUR-WS Vol-2600, paper 19): the paper's operating point is a point estimate; resampling the rated
+documents shows how far it moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .curve import PNCurve, hull_from_increments, pn_curve, target_slope, validate_rated_arrays
+from .operating_point import optimal_vertex
+
+__all__ = ["Bootstrap", "BootstrapPoint", "bootstrap"]
+
+
+@dataclass(frozen=True)
+class BootstrapPoint:
+    """Bootstrap distribution of the operating point at one target (threshold ``+inf`` = flag nothing)."""
+
+    target: float
+    level: float
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+
+    def interval(self, values: np.ndarray) -> tuple[float, float]:
+        """Percentile interval (order statistics, no interpolation: +inf stays meaningful)."""
+        a = (1.0 - self.level) / 2
+        return (float(np.quantile(values, a, method="lower")), float(np.quantile(values, 1 - a, method="higher")))
+
+    @property
+    def threshold_ci(self) -> tuple[float, float]:
+        return self.interval(self.thresholds)
+
+    @property
+    def tp_ci(self) -> tuple[float, float]:
+        return self.interval(self.tp)
+
+    @property
+    def fp_ci(self) -> tuple[float, float]:
+        return self.interval(self.fp)
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Bootstrap (documents resampled with replacement) of the hull, for any target.
+
+    Each replicate keeps its hull vertices (``replicates[r] = (edge_mp, tp, fp,
+    thresholds)``), so :meth:`at` gives the operating point of every replicate for
+    a new target with one binary search each. ``mp_band`` is (3, m): lower
+    quantile, median and upper quantile of the hull marginal precision at
+    ``band_thresholds`` (at most ``max_band_points`` of the curve's thresholds,
+    evenly spaced in document count); ``n_at_or_above[i]`` is the number of rated
+    documents with score >= ``band_thresholds[i]`` (few documents -> wide band).
+    """
+
+    level: float
+    curve: PNCurve
+    band_thresholds: np.ndarray
+    mp_band: np.ndarray
+    n_at_or_above: np.ndarray
+    replicates: tuple
+
+    @property
+    def n_boot(self) -> int:
+        return len(self.replicates)
+
+    def at(self, target: float) -> BootstrapPoint:
+        lam = target_slope(target)
+        th, tp, fp = (np.empty(self.n_boot) for _ in range(3))
+        for r, (edge_mp, r_tp, r_fp, r_th) in enumerate(self.replicates):
+            v = optimal_vertex(edge_mp, r_tp, r_fp, target, lam)
+            th[r], tp[r], fp[r] = r_th[v], r_tp[v], r_fp[v]
+        return BootstrapPoint(float(target), self.level, th, tp, fp)
+
+
+def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
+              max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None) -> Bootstrap:
+    """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
+
+    Each replicate redraws the n rated documents with replacement (multinomial
+    counts, seeded). Documents with equal score and label are exchangeable, so
+    when all weights are equal the draw is made directly over these cells (the
+    same distribution, far fewer categories); with unequal weights it is made
+    over documents. Every replicate lives on the original threshold set and
+    needs only sums and one PAV; replicates are drawn in chunks of at most
+    ``max_cells`` counts to bound memory (chunking does not change the draws).
+    ``progress(done, total)`` is called after each chunk.
+    """
+    s, y, w = validate_rated_arrays(scores, labels, weights)
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    if n_boot < 1:
+        raise ValueError("n_boot must be >= 1")
+    curve = pn_curve(s, y, w)
+    order = np.argsort(-s, kind="stable")
+    s_sorted = s[order]
+    group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    n = s.size
+    n_groups = group_start.size
+    docs_per_group = np.diff(np.r_[group_start, n])
+    equal_weights = bool(np.all(w == w[0]))
+    if equal_weights:
+        pos_per_group = np.add.reduceat(y[order], group_start)
+        # categories: [positives of each group, negatives of each group]
+        units = np.r_[pos_per_group, docs_per_group - pos_per_group]
+    rng = np.random.default_rng(seed)
+    n_units = 2 * n_groups if equal_weights else n
+    chunk = max(1, min(n_boot, max_cells // max(n_units, 1)))
+    band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
+                                           np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
+    replicates, fits = [], []
+    th_ext = np.r_[np.inf, curve.thresholds]
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        if equal_weights:
+            draws = rng.multinomial(n, units / n, size=b).astype(np.float64) * w[0]
+            tp_g, fp_g = draws[:, :n_groups], draws[:, n_groups:]
+        else:
+            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)[:, order]
+            tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
+            fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
+        tp_c = np.cumsum(tp_g, axis=1)
+        fp_c = np.cumsum(fp_g, axis=1)
+        for r in range(b):
+            ends, edge_mp, mp_fit = hull_from_increments(curve.thresholds, tp_g[r], fp_g[r])
+            replicates.append((edge_mp, np.r_[0.0, tp_c[r, ends]], np.r_[0.0, fp_c[r, ends]],
+                               th_ext[np.r_[0, ends + 1]]))
+            fits.append(mp_fit[band_index])
+        if progress is not None:
+            progress(start + b, n_boot)
+    a = (1.0 - level) / 2
+    mp_band = np.quantile(np.vstack(fits), [a, 0.5, 1 - a], axis=0)
+    return Bootstrap(level=level, curve=curve, band_thresholds=curve.thresholds[band_index], mp_band=mp_band,
+                     n_at_or_above=np.cumsum(docs_per_group)[band_index], replicates=tuple(replicates))

@@ -1,0 +1,185 @@
+"""PN curves and their upper concave hull (marginal precision).
+
+Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted Positive Data*, AAAI-MAKE 2020 (CEUR-WS Vol-2600, paper 19), "For a single classifier": with only predicted positives rated, the ROC
+curve is replaced by the **PN curve** ``t -> (FP(t), TP(t))`` of raw (weighted)
+counts of rated negatives and positives with score >= t.
+
+Definitions
+-----------
+* **Marginal precision** ``m`` at a point: ``dTP / (dTP + dFP)`` of the documents
+  added by lowering the threshold there.
+* **Slope** of the PN curve: ``dTP / dFP = λ = m / (1 - m)``.
+* **False positives paid per extra true positive**: ``c = (1 - m) / m = 1 / λ``.
+* On the **upper concave hull** of the PN curve the slope never increases as FP
+  grows, so ``m`` is well defined and non-increasing as the threshold falls. It
+  equals the isotonic (pool-adjacent-violators) fit of label on score, which is
+  how the hull is computed (``scipy.optimize.isotonic_regression``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from ..errors import InputError, RatedDataError
+
+__all__ = [
+    "PNCurve",
+    "Hull",
+    "pn_curve",
+    "upper_hull",
+    "hull_from_increments",
+    "validate_rated_arrays",
+    "check_target",
+    "target_slope",
+    "cost_per_true_positive",
+    "target_from_cost",
+    "tie_tolerance",
+    "TIE_RTOL",
+]
+
+#: Relative tolerance under which two values of ``TP - λ·FP`` count as tied.
+TIE_RTOL = 1e-9
+
+
+def validate_rated_arrays(scores, labels, weights):
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1:
+        raise RatedDataError(f"scores must be one-dimensional (one classifier); got shape {s.shape}.")
+    y = np.asarray(labels)
+    if y.shape != s.shape:
+        raise RatedDataError(f"scores and labels differ in length ({s.shape[0]} vs {y.shape[0]}).")
+    if s.size == 0:
+        raise RatedDataError("No rated documents: scores are empty.")
+    if not np.all(np.isfinite(s)):
+        raise RatedDataError(f"scores contain NaN or infinite values at rows {np.flatnonzero(~np.isfinite(s))[:5] + 1}.")
+    if not np.all((y == 0) | (y == 1)):
+        raise RatedDataError("labels must be 0/1.")
+    y = y.astype(np.float64)
+    if weights is None:
+        w = np.ones_like(s)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != s.shape:
+            raise RatedDataError(f"weights and scores differ in length ({w.shape[0]} vs {s.shape[0]}).")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise RatedDataError("weights must be finite and >= 0.")
+    return s, y, w
+
+
+def check_target(target) -> np.ndarray:
+    """Validate target marginal precision(s): finite and strictly between 0 and 1."""
+    t = np.atleast_1d(np.asarray(target, dtype=np.float64))
+    if not np.all(np.isfinite(t)) or np.any(t <= 0) or np.any(t >= 1):
+        raise InputError("target marginal precision must be strictly between 0 and 1: 0.5 means 'one false "
+                         "positive per extra true positive', 0.1 means 'nine false positives per extra true "
+                         "positive'.")
+    return t
+
+
+def target_slope(target):
+    """``λ = m / (1 - m)``: the PN-curve slope dTP/dFP at marginal precision m (= 1 / c)."""
+    t = check_target(target)
+    lam = t / (1.0 - t)
+    return float(lam[0]) if np.ndim(target) == 0 else lam
+
+
+def tie_tolerance(tp_scale: float, fp_scale: float, slope: float) -> float:
+    """Absolute tolerance under which two values of ``TP - λ·FP`` count as tied."""
+    return TIE_RTOL * max(1.0, abs(tp_scale) + slope * abs(fp_scale))
+
+
+def cost_per_true_positive(target):
+    """``c = (1 - m) / m``: false positives paid for one more true positive at marginal precision m."""
+    t = check_target(target)
+    c = (1.0 - t) / t
+    return float(c[0]) if np.ndim(target) == 0 else c
+
+
+def target_from_cost(cost):
+    """Inverse of :func:`cost_per_true_positive`: ``m = 1 / (1 + c)``."""
+    c = np.asarray(cost, dtype=np.float64)
+    if np.any(c < 0) or not np.all(np.isfinite(c)):
+        raise InputError("cost must be a finite number >= 0")
+    m = 1.0 / (1.0 + c)
+    return float(m) if np.ndim(cost) == 0 else m
+
+
+@dataclass(frozen=True)
+class PNCurve:
+    """PN curve of one classifier: ``tp[i]``, ``fp[i]`` = weighted rated positives /
+    negatives with score >= ``thresholds[i]``; thresholds are the unique scores, descending."""
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+
+    @property
+    def precision(self) -> np.ndarray:
+        total = self.tp + self.fp
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, self.tp / np.where(total > 0, total, 1), np.nan)
+
+
+def pn_curve(scores, labels, weights=None) -> PNCurve:
+    """Weighted PN curve at every unique score (descending), vectorised: one sort + cumsums."""
+    s, y, w = validate_rated_arrays(scores, labels, weights)
+    order = np.argsort(-s, kind="stable")
+    s_sorted = s[order]
+    pos = np.cumsum(w[order] * y[order])
+    neg = np.cumsum(w[order] * (1.0 - y[order]))
+    # last index of each run of equal scores
+    last = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
+    return PNCurve(thresholds=s_sorted[last], tp=pos[last], fp=neg[last])
+
+
+@dataclass(frozen=True)
+class Hull:
+    """Upper concave hull of the PN curve, starting at the origin (threshold +inf).
+
+    ``vertex_index[v]`` indexes the curve (-1 for the origin); ``edge_mp[e]`` is the
+    marginal precision of the edge from vertex e to e+1 (strictly decreasing).
+    ``mp_at_threshold[i]`` is the hull marginal precision of the documents with
+    score ``curve.thresholds[i]`` (the PAV fit of label on score).
+    """
+
+    curve: PNCurve
+    vertex_index: np.ndarray
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    edge_mp: np.ndarray
+    mp_at_threshold: np.ndarray
+
+
+def hull_from_increments(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray):
+    """Hull of a PN curve given per-threshold increments (thresholds descending).
+
+    Returns (vertex curve indices, edge marginal precisions, per-threshold fit);
+    thresholds with zero mass take the fit of the previous threshold.
+    """
+    mass = d_tp + d_fp
+    keep = mass > 0  # zero-weight scores add no point
+    idx = np.flatnonzero(keep)
+    if idx.size == 0:
+        raise RatedDataError("All rated documents have weight 0.")
+    fit = np.asarray(isotonic_regression(d_tp[idx] / mass[idx], weights=mass[idx], increasing=False).x)
+    change = np.flatnonzero(np.r_[fit[1:] != fit[:-1], True])  # a vertex ends each run of equal fits
+    mp_fit = np.empty(thresholds.shape)
+    filled = np.where(keep, np.arange(keep.size), -1)
+    np.maximum.accumulate(filled, out=filled)
+    pos = np.searchsorted(idx, np.maximum(filled, idx[0]))
+    mp_fit[:] = fit[pos]
+    return idx[change], fit[change], mp_fit
+
+
+def upper_hull(curve: PNCurve) -> Hull:
+    """Upper concave hull via PAV on the per-threshold label means (O(n))."""
+    d_tp = np.diff(curve.tp, prepend=0.0)
+    d_fp = np.diff(curve.fp, prepend=0.0)
+    ends, edge_mp, mp_fit = hull_from_increments(curve.thresholds, d_tp, d_fp)
+    return Hull(curve, vertex_index=np.r_[-1, ends], thresholds=np.r_[np.inf, curve.thresholds[ends]],
+                tp=np.r_[0.0, curve.tp[ends]], fp=np.r_[0.0, curve.fp[ends]], edge_mp=edge_mp,
+                mp_at_threshold=mp_fit)

@@ -1,0 +1,157 @@
+"""Plotly figures for PN curves, marginal precision and joint thresholds (Robles et al., AAAI-MAKE 2020)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..plotting import METHOD_COLOURS, layout, method_colour, thin
+from .bootstrap import Bootstrap
+from .comparison import Frontier, GraphPathBootstrap
+from .curve import Hull, PNCurve
+from .grid import ThresholdGrid
+from .operating_point import OperatingPoint
+from .paths import ThresholdPath
+
+__all__ = ["pn_figure", "marginal_precision_figure", "score_histogram_figure", "threshold_space_figure",
+           "paths_pn_figure"]
+
+
+def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingPoint]] = (),
+              max_points: int = 4000, title: str = "PN curve") -> go.Figure:
+    """TP against FP with the upper hull and marked operating points.
+
+    Hover on the curve shows threshold, TP, FP, precision and hull marginal precision.
+    """
+    keep = thin(curve.thresholds.size, max_points)
+    prec = curve.precision[keep]
+    mp = hull.mp_at_threshold[keep]
+    fig = go.Figure()
+    fig.add_trace(go.Scattergl(
+        x=curve.fp[keep], y=curve.tp[keep], mode="lines", name="PN curve", line=dict(color=METHOD_COLOURS["curve"]),
+        customdata=np.column_stack([curve.thresholds[keep], prec, mp]),
+        hovertemplate="threshold %{customdata[0]:.6g}<br>TP %{y:,.6g}<br>FP %{x:,.6g}"
+                      "<br>precision %{customdata[1]:.3f}<br>marginal precision %{customdata[2]:.3f}<extra></extra>"))
+    edge_mp = np.r_[hull.edge_mp, np.nan]
+    fig.add_trace(go.Scatter(
+        x=hull.fp, y=hull.tp, mode="lines+markers", name="upper hull", marker=dict(size=4),
+        line=dict(color=METHOD_COLOURS["hull"], dash="dash"),
+        customdata=np.column_stack([hull.thresholds, edge_mp]),
+        hovertemplate="hull vertex<br>threshold %{customdata[0]:.6g}<br>TP %{y:,.6g}<br>FP %{x:,.6g}"
+                      "<br>marginal precision below %{customdata[1]:.3f}<extra></extra>"))
+    for label, op in points:
+        colour = METHOD_COLOURS["chosen"] if label == "chosen" else METHOD_COLOURS["what-if"]
+        fig.add_trace(go.Scatter(
+            x=[op.fp], y=[op.tp], mode="markers", name=f"{label}: m = {op.target:.3g}",
+            marker=dict(size=13, color=colour, symbol="star", line=dict(color="black", width=1)),
+            hovertemplate=(f"{label}<br>threshold {np.ravel(op.threshold)[0]:.6g}<br>TP %{{y:,.6g}}<br>FP %{{x:,.6g}}"
+                           f"<br>precision {op.precision:.3f}<extra></extra>")))
+    return layout(fig, title, "false positives (rated negatives flagged)", "true positives (rated positives flagged)")
+
+
+def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint | None = None,
+                              boot: Bootstrap | None = None, max_points: int = 4000,
+                              title: str = "Marginal precision against threshold") -> go.Figure:
+    """Hull marginal precision (PAV fit of label on score) against threshold, band and target line."""
+    th = hull.curve.thresholds
+    keep = thin(th.size, max_points)
+    fig = go.Figure()
+    if boot is not None:
+        bt = boot.band_thresholds
+        fig.add_trace(go.Scatter(x=bt, y=boot.mp_band[2], mode="lines", line=dict(width=0), line_shape="hv",
+                                 showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(
+            x=bt, y=boot.mp_band[0], mode="lines", line=dict(width=0), fill="tonexty", line_shape="hv",
+            fillcolor="rgba(76,120,168,0.2)", name=f"{int(boot.level * 100)} % bootstrap band ({boot.n_boot} replicates)",
+            customdata=np.column_stack([boot.mp_band[2], boot.n_at_or_above]),
+            hovertemplate="threshold %{x:.6g}<br>band %{y:.3f} – %{customdata[0]:.3f}"
+                          "<br>%{customdata[1]:,} rated documents at or above<extra></extra>"))
+    fig.add_trace(go.Scatter(x=th[keep], y=hull.mp_at_threshold[keep], mode="lines", line_shape="hv",
+                             name="marginal precision (hull)", line=dict(color=METHOD_COLOURS["curve"]),
+                             hovertemplate="threshold %{x:.6g}<br>marginal precision %{y:.3f}<extra></extra>"))
+    fig.add_hline(y=target, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
+                  annotation_text=f"target {target:.3g}", annotation_position="top left")
+    if chosen is not None and np.isfinite(np.ravel(chosen.threshold)[0]):
+        fig.add_vline(x=float(np.ravel(chosen.threshold)[0]), line=dict(color=METHOD_COLOURS["chosen"]),
+                      annotation_text="chosen threshold", annotation_position="top right")
+    fig.update_yaxes(range=[0, 1.02])
+    return layout(fig, title, "threshold (score)", "marginal precision dTP / (dTP + dFP)")
+
+
+def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bins: int = 60) -> go.Figure:
+    """Histogram of one classifier's scores split by rated label."""
+    edges = np.histogram_bin_edges(scores, bins=bins)
+    fig = go.Figure()
+    for value, label in ((1, "positive"), (0, "negative")):
+        counts, _ = np.histogram(scores[labels == value], bins=edges)
+        fig.add_trace(go.Bar(x=0.5 * (edges[:-1] + edges[1:]), y=counts, name=f"rated {label}",
+                             marker_color=METHOD_COLOURS[label], opacity=0.75,
+                             hovertemplate="score %{x:.4g}<br>%{y:,} documents<extra></extra>"))
+    fig.update_layout(barmode="overlay")
+    return layout(fig, f"Scores of {name} by rated label", "score", "documents")
+
+
+def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] = (),
+                           points: Sequence[tuple[str, OperatingPoint]] = (), *, value: str = "tp",
+                           dims: tuple[int, int] = (0, 1), fixed: dict[int, int] | None = None,
+                           boot: GraphPathBootstrap | None = None) -> go.Figure:
+    """Heatmap of TP (or precision) over a 2-D slice of the grid with paths and points drawn on it.
+
+    For k > 2, ``fixed`` gives the grid index of every other axis (default: the
+    lowest threshold); paths are projected onto the two shown axes.
+    """
+    a, b = dims
+    index: list = []
+    for j in range(grid.k):
+        index.append(slice(None) if j in dims else (fixed or {}).get(j, 0))
+    data = grid.tp if value == "tp" else grid.precision
+    z = data[tuple(index)]
+    if a > b:
+        z = z.T
+    fig = go.Figure(go.Heatmap(
+        x=grid.axes[b], y=grid.axes[a], z=z, colorscale="Viridis", colorbar=dict(title=value.upper() if value == "tp" else "precision"),
+        hovertemplate=f"{escape(grid.names[a])} %{{y:.5g}}<br>{escape(grid.names[b])} %{{x:.5g}}<br>{value} "
+                      f"%{{z:.4g}}<extra></extra>"))
+    if boot is not None:
+        freq = boot.visit_frequency.max(axis=tuple(j for j in range(grid.k) if j not in dims)) if grid.k > 2 else boot.visit_frequency
+        ii, jj = np.nonzero(freq if a < b else freq.T)
+        fig.add_trace(go.Scatter(x=grid.axes[b][jj], y=grid.axes[a][ii], mode="markers", name="bootstrap graph paths",
+                                 marker=dict(size=5, color="white", opacity=0.5),
+                                 hovertemplate="visited by bootstrap paths<extra></extra>"))
+    for p in paths:
+        fig.add_trace(go.Scatter(x=p.thresholds[:, b], y=p.thresholds[:, a], mode="lines", name=f"{p.method} path",
+                                 line=dict(color=method_colour(p.method), width=3)))
+    for label, op in points:
+        th = np.ravel(op.threshold)
+        fig.add_trace(go.Scatter(x=[th[b]], y=[th[a]], mode="markers", name=label,
+                                 marker=dict(size=14, symbol="star", color=method_colour(label),
+                                             line=dict(color="black", width=1))))
+    return layout(fig, "Threshold space", f"threshold of {grid.names[b]}", f"threshold of {grid.names[a]}")
+
+
+def paths_pn_figure(grid: ThresholdGrid, front: Frontier, paths: Sequence[ThresholdPath] = (),
+                    points: Sequence[tuple[str, OperatingPoint]] = (), max_points: int = 20000) -> go.Figure:
+    """PN view: every grid point faint, the Pareto frontier, each path's PN curve and operating point."""
+    fp = grid.fp.ravel()
+    tp = grid.tp.ravel()
+    keep = thin(fp.size, max_points)
+    fig = go.Figure()
+    fig.add_trace(go.Scattergl(x=fp[keep], y=tp[keep], mode="markers", name="grid points",
+                               marker=dict(size=3, color=METHOD_COLOURS["grid"], opacity=0.35), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=front.fp, y=front.tp, mode="lines", line_shape="hv", name="Pareto frontier",
+                             line=dict(color=METHOD_COLOURS["frontier"], dash="dot")))
+    for p in paths:
+        th = p.thresholds
+        text = ["<br>".join(f"{escape(n)} {v:.5g}" for n, v in zip(grid.names, row)) for row in th[thin(len(th), 3000)]]
+        sel = thin(len(th), 3000)
+        fig.add_trace(go.Scatter(x=p.fp[sel], y=p.tp[sel], mode="lines", name=f"{p.method} (area {p.auc:,.0f})",
+                                 line=dict(color=method_colour(p.method), width=2.5), text=text,
+                                 hovertemplate="%{text}<br>TP %{y:,.5g}<br>FP %{x:,.5g}<extra></extra>"))
+    for label, op in points:
+        fig.add_trace(go.Scatter(x=[op.fp], y=[op.tp], mode="markers", name=f"{label} operating point",
+                                 marker=dict(size=14, symbol="star", color=method_colour(label),
+                                             line=dict(color="black", width=1))))
+    return layout(fig, "PN view of the joint thresholds", "false positives", "true positives")

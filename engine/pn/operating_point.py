@@ -1,0 +1,145 @@
+"""Single-classifier operating points for a target marginal precision.
+
+Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted Positive Data*, AAAI-MAKE 2020 (CEUR-WS Vol-2600, paper 19), "For a single classifier".
+
+The **operating point** for a target marginal precision ``m`` maximises
+``TP - λ·FP`` with ``λ = m / (1 - m)`` over every threshold, "flag nothing"
+(threshold ``+inf``) included: lowering the threshold past a group of documents
+raises the objective iff their marginal precision beats ``m``. Among ties (equal
+up to 1e-9 of the objective's scale) the highest threshold wins. It is the hull
+vertex where the hull's marginal precision crosses the target, so
+``mp_above > m >= mp_below``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .curve import Hull, check_target, pn_curve, tie_tolerance, upper_hull
+
+__all__ = [
+    "OperatingPoint",
+    "operating_point",
+    "sweep",
+    "sweep_table",
+    "what_if_table",
+    "optimal_vertex",
+    "DEFAULT_SWEEP_TARGETS",
+]
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """The chosen operating point for a target marginal precision.
+
+    ``threshold`` is a float for one classifier and a (k,) array for joint thresholds.
+    ``mp_above`` is the marginal precision of the documents just above the point
+    (the hull/path segment that ends there), ``mp_below`` of those just below it;
+    at the optimum ``mp_above >= target >= mp_below``. NaN where no segment exists.
+    """
+
+    target: float
+    threshold: float | np.ndarray
+    tp: float
+    fp: float
+    precision: float
+    mp_above: float
+    mp_below: float
+    cost: float  # c = (1 - m) / m of the target: false positives paid per extra true positive
+
+    @property
+    def slope(self) -> float:
+        """Target slope ``λ = m / (1 - m) = 1 / c``."""
+        return self.target / (1.0 - self.target)
+
+    @property
+    def objective(self) -> float:
+        """``TP - λ·FP`` at the point (the quantity the operating point maximises)."""
+        return self.tp - self.slope * self.fp
+
+    def as_dict(self) -> dict:
+        th = self.threshold
+        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
+        flags_nothing = not np.all(np.isfinite(np.ravel(self.threshold)))
+        return {"target_marginal_precision": self.target, "threshold": th, "flags_nothing": flags_nothing,
+                "tp": self.tp, "fp": self.fp,
+                "precision": self.precision, "marginal_precision_above": self.mp_above,
+                "marginal_precision_below": self.mp_below, "fp_per_extra_tp": self.cost}
+
+
+def _precision(tp: float, fp: float) -> float:
+    return tp / (tp + fp) if tp + fp > 0 else float("nan")
+
+
+def _pick_tied_first(values: np.ndarray, tol: float) -> int:
+    """Index of the first value within ``tol`` of the maximum (first = highest threshold)."""
+    return int(np.flatnonzero(values >= values.max() - tol)[0])
+
+
+def optimal_vertex(edge_mp: np.ndarray, tp: np.ndarray, fp: np.ndarray, target: float, lam: float) -> int:
+    """Hull vertex maximising TP - λ·FP: binary search for the crossing, then exact ties in a small window."""
+    j = int(np.searchsorted(-edge_mp, -target, side="left"))  # edges whose marginal precision beats the target
+    lo, hi = max(0, j - 3), min(tp.size, j + 4)
+    return lo + _pick_tied_first(tp[lo:hi] - lam * fp[lo:hi], tie_tolerance(tp[-1], fp[-1], lam))
+
+
+def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | None = None) -> list[OperatingPoint]:
+    """Operating points for many targets: the hull is built once, each target is a binary search.
+
+    Pass either ``scores, labels[, weights]`` or a precomputed ``hull``.
+    """
+    if hull is None:
+        hull = upper_hull(pn_curve(scores, labels, weights))
+    t = check_target(targets)
+    out = []
+    for target, lam in zip(t, t / (1.0 - t)):
+        v = optimal_vertex(hull.edge_mp, hull.tp, hull.fp, target, lam)
+        tp, fp = float(hull.tp[v]), float(hull.fp[v])
+        out.append(OperatingPoint(
+            target=float(target), threshold=float(hull.thresholds[v]), tp=tp, fp=fp,
+            precision=_precision(tp, fp),
+            mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
+            mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
+            cost=float(1.0 / lam)))
+    return out
+
+
+#: targets of the sweep table: 0.05, 0.10, ..., 0.95
+DEFAULT_SWEEP_TARGETS = tuple(round(0.05 * i, 2) for i in range(1, 20))
+
+
+def sweep_table(hull: Hull, targets=DEFAULT_SWEEP_TARGETS) -> pd.DataFrame:
+    """One row per target: threshold, TP, FP, precision, marginal precision around the point."""
+    points = sweep(targets=targets, hull=hull)
+    return pd.DataFrame({
+        "target_marginal_precision": [p.target for p in points],
+        "fp_per_extra_tp": [p.cost for p in points],
+        "threshold": [p.threshold for p in points],
+        "tp": [p.tp for p in points],
+        "fp": [p.fp for p in points],
+        "precision": [p.precision for p in points],
+        "marginal_precision_above": [p.mp_above for p in points],
+        "marginal_precision_below": [p.mp_below for p in points],
+    })
+
+
+def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
+    """How threshold(s), TP, FP and precision change from operating point ``a`` to ``b``."""
+    th_a, th_b = np.ravel(a.threshold), np.ravel(b.threshold)
+    names = ["threshold"] if th_a.size == 1 else [f"threshold {j + 1}" for j in range(th_a.size)]
+    rows = [(n, x, y) for n, x, y in zip(names, th_a, th_b)]
+    rows += [("target marginal precision", a.target, b.target), ("FP per extra TP", a.cost, b.cost),
+             ("TP", a.tp, b.tp), ("FP", a.fp, b.fp), ("precision", a.precision, b.precision)]
+    frame = pd.DataFrame(rows, columns=["quantity", "A", "B"])
+    with np.errstate(invalid="ignore"):
+        frame["change (B - A)"] = frame["B"] - frame["A"]
+    return frame
+
+
+def operating_point(scores=None, labels=None, target: float = 0.5, weights=None, *,
+                    hull: Hull | None = None) -> OperatingPoint:
+    """Threshold maximising ``TP - λ·FP`` (``λ = target / (1 - target)``); ties -> highest threshold."""
+    return sweep(scores, labels, [target], weights, hull=hull)[0]

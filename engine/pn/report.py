@@ -1,0 +1,89 @@
+"""Reports for single-classifier operating points and joint thresholds (Robles et al., AAAI-MAKE 2020)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..reporting import ReportSection, render_html, to_json
+from .operating_point import what_if_table
+
+__all__ = ["operating_point_report", "ensemble_report", "DEFINITIONS"]
+
+
+def _fmt_interval(lo: float, hi: float) -> str:
+    return f"[{lo:.6g}, {hi:.6g}]"
+
+
+def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None, what_if=None,
+                           sweep: pd.DataFrame | None = None,
+                           figures: Sequence[tuple[str, go.Figure]] = ()) -> tuple[str, str]:
+    """(HTML, JSON) for a single-classifier operating point.
+
+    ``op`` is the chosen :class:`~engine.pn.OperatingPoint`, ``ci`` its
+    :class:`~engine.pn.BootstrapPoint` (or None), ``what_if`` a second operating point.
+    """
+    summary = data.summary()
+    point = op.as_dict()
+    record = {"dataset": summary, "settings": {"classifier": classifier, **settings}, "operating_point": point}
+    cards = {"threshold": op.threshold, "TP": op.tp, "FP": op.fp, "precision": op.precision,
+             "marginal precision just above": op.mp_above, "marginal precision just below": op.mp_below,
+             "FP paid per extra TP (c)": op.cost}
+    table = pd.DataFrame({"quantity": list(cards), "value": list(cards.values())})
+    if ci is not None:
+        intervals = {"threshold": ci.threshold_ci, "tp": ci.tp_ci, "fp": ci.fp_ci}
+        record["confidence_intervals"] = {"level": ci.level, "replicates": int(ci.thresholds.size),
+                                          **{k: list(v) for k, v in intervals.items()}}
+        table["bootstrap interval"] = [_fmt_interval(*ci.threshold_ci), _fmt_interval(*ci.tp_ci),
+                                       _fmt_interval(*ci.fp_ci), "", "", "", ""]
+    sections = [ReportSection("Chosen operating point", table,
+                              "Threshold +inf means: flag nothing (no threshold beats the target).")]
+    if what_if is not None:
+        record["what_if"] = what_if.as_dict()
+        sections.append(ReportSection("What-if: a second target", what_if_table(op, what_if)))
+    if sweep is not None:
+        record["sweep"] = sweep.to_dict(orient="records")
+        sections.append(ReportSection("Sweep of target marginal precisions", sweep))
+    sections += [ReportSection(title, fig) for title, fig in figures]
+    sections.append(ReportSection("Definitions", DEFINITIONS))
+    meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
+            "rated rows": summary["rated_rows"], "unrated rows": summary["unrated_rows"], "classifier": classifier,
+            "target marginal precision": op.target, **{k: v for k, v in settings.items() if k != "target"}}
+    html_text = render_html("Operating point report", meta, sections)
+    return html_text, to_json("operating_point", record)
+
+
+def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, points: dict,
+                    figures: Sequence[tuple[str, go.Figure]] = (), bootstrap_summary: pd.DataFrame | None = None
+                    ) -> tuple[str, str]:
+    """(HTML, JSON) for joint thresholds of 2+ classifiers: the path comparison and each method's point.
+
+    ``source`` identifies the input: :meth:`~engine.io.rated.RatedData.summary` of rated data, or the name and
+    SHA-256 of an aggregated counts table.
+    """
+    summary = dict(source)
+    record = {"dataset": summary, "settings": settings, "operating_points": {k: v.as_dict() for k, v in points.items()},
+              "comparison": comparison.to_dict(orient="records")}
+    sections = [ReportSection("Comparison of threshold paths", comparison,
+                              "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
+                              "under the concave hull of all grid points (the most any chain of grid points can "
+                              "reach).")]
+    if bootstrap_summary is not None:
+        record["graph_path_bootstrap"] = bootstrap_summary.to_dict(orient="records")
+        sections.append(ReportSection("Bootstrap spread of the graph path", bootstrap_summary))
+    sections += [ReportSection(title, fig) for title, fig in figures]
+    sections.append(ReportSection("Definitions", DEFINITIONS))
+    meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
+            **({"rated rows": summary["rated_rows"]} if "rated_rows" in summary else {}), **settings}
+    return render_html("Joint thresholds report", meta, sections), to_json("ensemble_paths", record)
+
+
+DEFINITIONS = (
+    "Marginal precision m at a point: dTP / (dTP + dFP) of the documents added by lowering the threshold there. "
+    "Slope of the PN curve: dTP/dFP = m / (1 - m). False positives paid per extra true positive: c = (1 - m) / m. "
+    "The operating point maximises TP - FP * m / (1 - m) (equivalently c*TP - FP); ties go to the highest threshold. "
+    "Method: Robles, Zaidouni, Mavromoustaki & Refael, Threshold Optimization in Multiple Binary Classifiers for "
+    "Extreme Rare Events using Predicted Positive Data (AAAI-MAKE 2020)."
+)

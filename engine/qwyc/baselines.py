@@ -1,0 +1,158 @@
+"""Baselines for early exit and the speed / fidelity trade-off curves (Wang, Gupta & You, *Quit When You Can: Efficient Evaluation of Ensembles with Ordering Optimization*, arXiv:1806.11202, 2018).
+
+* Fan, Chu, Wang & Yu (2002) dynamic scheduling (:func:`fit_fan`);
+* smaller ensembles: the first k models of the natural order (:func:`smaller_ensemble`);
+* every fixed order with Algorithm 2 thresholds (:func:`~engine.qwyc.policy.fixed_order`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .policy import EarlyExitPolicy, early_exit_loop, fit_qwyc, fixed_order, validate_contributions
+
+__all__ = ["FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves"]
+
+
+@dataclass(frozen=True)
+class FanPolicy:
+    """Fan et al. (2002) dynamic scheduling: per step, bins of the running score with the mean
+    and standard deviation of the remaining score; exit when the confidence interval clears beta."""
+
+    order: np.ndarray
+    bin_width: float
+    gamma: float
+    keys: tuple           # per step: sorted bin keys
+    mean: tuple           # per step: mean of f - g_r per bin
+    std: tuple            # per step: std of f - g_r per bin
+    threshold: float
+    bias: float
+    costs: np.ndarray
+    method: str = "fan"
+
+    def _exits(self, r: int, g: np.ndarray):
+        keys = self.keys[r]
+        if keys.size == 0:
+            none = np.zeros(g.size, dtype=bool)
+            return none, none
+        bins = np.round(g / self.bin_width).astype(np.int64)
+        pos = np.clip(np.searchsorted(keys, bins), 0, keys.size - 1)
+        found = keys[pos] == bins  # a bin never seen on the fit data: keep evaluating
+        mu = np.where(found, self.mean[r][pos], 0.0)
+        sd = np.where(found, self.std[r][pos], 0.0)
+        up = found & (g + mu - self.gamma * sd >= self.threshold)
+        return up, found & (g + mu + self.gamma * sd < self.threshold)
+
+    def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
+        f_matrix = np.asarray(f_matrix, dtype=np.float64)
+        return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: f_matrix[active, t], self._exits)
+
+    evaluate = EarlyExitPolicy.evaluate
+
+
+def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: float = 3.0, bin_width: float = 0.5,
+            threshold: float = 0.0, bias: float = 0.0, costs=None) -> FanPolicy:
+    """Fan et al. (2002): per-step bins ``round(g_r / bin_width)`` with mean/std of ``f - g_r`` on the fit data."""
+    f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
+    perm = fixed_order(f, order, threshold=threshold, bias=bias, alpha=0.0, costs=c).order if isinstance(order, str) \
+        else np.asarray(order, dtype=np.int64)
+    full_score = bias + f.sum(axis=1)
+    g = np.full(f.shape[0], bias)
+    keys, means, stds = [], [], []
+    for t in perm:
+        g = g + f[:, t]
+        bins = np.round(g / bin_width).astype(np.int64)
+        uniq, inv = np.unique(bins, return_inverse=True)
+        rest = full_score - g
+        count = np.bincount(inv)
+        mu = np.bincount(inv, weights=rest) / count
+        var = np.maximum(np.bincount(inv, weights=rest * rest) / count - mu * mu, 0.0)
+        keys.append(uniq)
+        means.append(mu)
+        stds.append(np.sqrt(var))
+    return FanPolicy(perm, float(bin_width), float(gamma), tuple(keys), tuple(means), tuple(stds), float(threshold),
+                     bias, c)
+
+
+@dataclass(frozen=True)
+class SmallerEnsemble:
+    """The first k models of the natural order, always fully evaluated."""
+
+    k: int
+    threshold: float
+    bias: float
+    costs: np.ndarray
+    method: str = "smaller ensemble"
+
+    def predict(self, f_matrix):
+        f_matrix = np.asarray(f_matrix, dtype=np.float64)
+        decision = self.bias + f_matrix[:, : self.k].sum(axis=1) >= self.threshold
+        return decision, np.full(f_matrix.shape[0], self.k)
+
+    @property
+    def order(self):
+        return np.arange(self.costs.size)
+
+    evaluate = EarlyExitPolicy.evaluate
+
+
+def smaller_ensemble(f_matrix, k: int, *, threshold: float = 0.0, bias: float = 0.0, costs=None) -> SmallerEnsemble:
+    f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
+    if not 1 <= k <= f.shape[1]:
+        raise ValueError(f"k must be between 1 and {f.shape[1]}")
+    return SmallerEnsemble(int(k), float(threshold), bias, c)
+
+
+def pareto_front(cost: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """Indices of points not dominated in (lower cost, lower error), sorted by cost."""
+    cost, error = np.asarray(cost, float), np.asarray(error, float)
+    order = np.lexsort((error, cost))
+    best = np.inf
+    keep = []
+    for i in order:
+        if error[i] < best:
+            keep.append(i)
+            best = error[i]
+    return np.array(keep, dtype=np.int64)
+
+
+def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, threshold: float = 0.0, bias: float = 0.0,
+                    alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05), orders=("qwyc", "natural", "random",
+                    "individual_mse", "greedy_mse"), gammas=(1.0, 2.0, 3.0, 4.0, 6.0), ks=None, neg_only=False,
+                    costs=None, progress=None):
+    """Sweep alpha (QWYC* and each fixed order), gamma (Fan et al.) and k (smaller ensembles).
+
+    Returns a DataFrame: method, parameter, fit and test mean # models / cost,
+    % disagreement with the full ensemble, accuracy (if labels), plus a
+    ``pareto`` flag on (test mean # models, test % disagreement) per method.
+    """
+    f_fit = np.asarray(f_fit, dtype=np.float64)
+    t_count = f_fit.shape[1]
+    ks = ks or sorted({max(1, int(t_count * s)) for s in (0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)})
+    jobs = [(o, a) for o in orders for a in alphas] + [("fan", gm) for gm in gammas] + [("smaller", k) for k in ks]
+    rows = []
+    for i, (method, param) in enumerate(jobs):
+        if method == "fan":
+            policy = fit_fan(f_fit, gamma=param, threshold=threshold, bias=bias, costs=costs)
+        elif method == "smaller":
+            policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
+        else:
+            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, order=None if method == "qwyc" else method,
+                         neg_only=neg_only, costs=costs, bias=bias)
+        fit_m = policy.evaluate(f_fit, labels_fit)
+        test_m = policy.evaluate(f_test, labels_test)
+        rows.append({"method": method, "parameter": param,
+                     **{f"fit_{k}": v for k, v in fit_m.items()}, **{f"test_{k}": v for k, v in test_m.items()}})
+        if progress is not None:
+            progress(i + 1, len(jobs))
+    table = pd.DataFrame(rows)
+    table["pareto"] = False
+    for method, group in table.groupby("method"):
+        idx = pareto_front(group["test_mean_models"].to_numpy(), group["test_disagreement_pct"].to_numpy())
+        table.loc[group.index[idx], "pareto"] = True
+    return table

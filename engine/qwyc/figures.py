@@ -1,0 +1,64 @@
+"""Plotly figures for early exit (Wang, Gupta et al., *Quit When You Can*)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..plotting import METHOD_COLOURS, layout
+
+__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure"]
+
+
+_TRADEOFF_COLOURS = {"qwyc": "#E45756", "natural": "#4C78A8", "random": "#BAB0AC", "individual_mse": "#72B7B2",
+                     "greedy_mse": "#54A24B", "fan": "#B279A2", "smaller": "#9D755D"}
+
+
+def tradeoff_figure(table, y: str = "test_disagreement_pct", x: str = "test_mean_models",
+                    title: str = "Speed against fidelity") -> go.Figure:
+    """One line per method through its sweep (alpha, gamma or k); Pareto points marked."""
+    labels = {"test_disagreement_pct": "% test decisions differing from the full ensemble",
+              "test_accuracy": "test accuracy", "test_mean_models": "mean # base models evaluated (test)",
+              "fit_disagreement_pct": "% fit decisions differing", "fit_mean_models": "mean # base models (fit)"}
+    fig = go.Figure()
+    for method, group in table.groupby("method", sort=False):
+        group = group.sort_values(x)
+        colour = _TRADEOFF_COLOURS.get(method, "#72B7B2")
+        name = {"qwyc": "QWYC*", "fan": "Fan et al.", "smaller": "smaller ensemble"}.get(method, f"{method} + Alg. 2")
+        fig.add_trace(go.Scatter(
+            x=group[x], y=group[y], mode="lines+markers", name=name,
+            line=dict(color=colour, width=3 if method == "qwyc" else 1.5),
+            marker=dict(size=np.where(group["pareto"], 9, 5)), customdata=group["parameter"],
+            hovertemplate=f"{name}<br>parameter %{{customdata}}<br>%{{x:.1f}} models<br>%{{y:.3f}}<extra></extra>"))
+    return layout(fig, title, labels.get(x, x), labels.get(y, y))
+
+
+def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
+    """How many base models each example needed."""
+    fig = go.Figure(go.Histogram(x=n_evaluated, xbins=dict(start=0.5, end=total + 0.5, size=max(1, total // 100)),
+                                 marker_color=METHOD_COLOURS["curve"],
+                                 hovertemplate="%{x} models<br>%{y:,} examples<extra></extra>"))
+    fig.add_vline(x=float(np.mean(n_evaluated)), line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
+                  annotation_text=f"mean {np.mean(n_evaluated):.1f}")
+    fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
+                  "examples (log scale)")
+    fig.update_yaxes(type="log")  # most examples leave in the first few steps; the long tail stays visible
+    return fig
+
+
+def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
+    """Early-exit thresholds after each step of the order (finite ones only), with the model evaluated."""
+    steps = np.arange(1, len(policy.order) + 1)
+    lo, hi = np.asarray(policy.eps_minus, float), np.asarray(policy.eps_plus, float)
+    if max_steps is not None:
+        steps, lo, hi = steps[:max_steps], lo[:max_steps], hi[:max_steps]
+    fig = go.Figure()
+    for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
+                                 (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
+        finite = np.isfinite(values)
+        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode="markers+lines", name=name,
+                                 marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
+                                 customdata=np.asarray(policy.order)[: steps.size][finite],
+                                 hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
+    fig.add_hline(y=policy.threshold, line=dict(color="black", dash="dot"), annotation_text="decision threshold β")
+    return layout(fig, "Order and early-exit thresholds", "step (models evaluated so far)", "running score")

@@ -1,0 +1,399 @@
+"""QWYC: jointly optimised evaluation order and early-exit thresholds for additive ensembles.
+
+Wang, Gupta & You, *Quit When You Can: Efficient Evaluation of Ensembles with Ordering Optimization*, arXiv:1806.11202, 2018.
+
+* ``F`` (N, T): base-model contributions; full score ``f = bias + F.sum(1)``;
+  full decision ``f >= beta`` (``threshold``).
+* After evaluating r models in order ``pi``, running sum ``g_r``; exit positive if
+  ``g_r > eps_plus[r]``, negative if ``g_r < eps_minus[r]`` (strict); the last
+  model always decides by ``f >= beta``.
+* Cost per example: sum of the costs of the models it evaluated. Fidelity on the
+  fit data: (# early decisions differing from the full decision) <= alpha * N.
+
+**Algorithm 2** (thresholds for one step, exact). Among the still-undecided
+examples, with running sums g and full decisions d, a negative exit
+``{g < eps_minus}`` costs the positives it contains and a positive exit
+``{g > eps_plus}`` the negatives. For a budget of b mistakes on the negative side
+the best threshold is the (b+1)-th smallest g among positives (everything
+strictly below it exits; equal values never split); likewise for c mistakes on
+the positive side with the (c+1)-th largest g among negatives. Sorting the
+positives' and negatives' sums once gives every option, and the best split
+``b + c <= budget`` is a scan over b: O(N log N) per candidate model. When the two
+exit regions overlap, every undecided example can exit. Thresholds are placed
+midway between the last exiting and the first staying value.
+
+**Algorithm 1** (QWYC*): greedily pick the next model minimising
+``cost_t / (# examples newly exited by t with its optimal thresholds)``,
+evaluated for all remaining candidates at once (one matrix per step).
+
+The budget ``floor(alpha N)`` is spent greedily by default; ``budget="rationed"``
+lets step r spend at most ``floor(alpha N r / (T-1))`` in total so far.
+``neg_only=True`` is "filter then score": only early negatives, positives always
+get the full score.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy",
+           "early_exit_loop", "validate_contributions", "ORDERS"]
+
+ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
+
+
+def _midpoint(a: float, b: float) -> float:
+    """A threshold strictly between a < b, falling back to the ends when they are adjacent floats."""
+    m = a + (b - a) / 2
+    return m if a < m < b else b
+
+
+def step_thresholds(g: np.ndarray, d: np.ndarray, budget: int, neg_only: bool = False):
+    """Exact Algorithm 2 for one step: (eps_minus, eps_plus, exits, mistakes).
+
+    ``g``: running sums of the undecided examples after adding the candidate model;
+    ``d``: their full decisions (bool); ``budget``: mistakes still allowed.
+    Maximises exits; among equal exits uses the fewest mistakes.
+    """
+    g = np.asarray(g, dtype=np.float64)
+    d = np.asarray(d, dtype=bool)
+    pos = np.sort(g[d])
+    neg = np.sort(g[~d])
+    return _best_split(pos, neg, int(budget), neg_only)
+
+
+def _best_split(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool):
+    n_pos, n_neg = pos.size, neg.size
+    total = n_pos + n_neg
+    if total == 0:
+        return -np.inf, np.inf, 0, 0
+    b = np.arange(budget + 1)
+    # negative side: threshold at the (b+1)-th smallest positive value (inf when b >= n_pos)
+    x = np.where(b < n_pos, pos[np.minimum(b, max(n_pos - 1, 0))] if n_pos else np.inf, np.inf)
+    neg_cost = np.searchsorted(pos, x, side="left")
+    neg_exits = neg_cost + np.searchsorted(neg, x, side="left")
+    if neg_only:
+        pos_cost = np.zeros(budget + 1, dtype=np.int64)
+        pos_exits = np.zeros(budget + 1, dtype=np.int64)
+        y = np.full(budget + 1, np.inf)
+    else:
+        # positive side: threshold at the (c+1)-th largest negative value (-inf when c >= n_neg)
+        y = np.where(b < n_neg, neg[np.maximum(n_neg - 1 - b, 0)] if n_neg else -np.inf, -np.inf)
+        pos_cost = n_neg - np.searchsorted(neg, y, side="right")
+        pos_exits = pos_cost + n_pos - np.searchsorted(pos, y, side="right")
+    # spend b on the negative side and budget - b on the positive side: the most exits
+    best = int(min((neg_exits + pos_exits[::-1]).max(), total))
+    if best == 0:
+        return -np.inf, np.inf, 0, 0
+    values = np.concatenate([pos, neg])
+    if best == total:
+        # everyone can exit: one cut (negatives below, positives above) with the fewest mistakes
+        uniq = np.unique(values)
+        below_pos = np.searchsorted(pos, uniq, side="left")
+        above_neg = n_neg - np.searchsorted(neg, uniq, side="left")
+        cut_mistakes = np.r_[below_pos + above_neg, n_pos]  # cut k: values < uniq[k] go negative; last: all
+        if neg_only:
+            cut_mistakes = np.r_[np.full(uniq.size, np.iinfo(np.int64).max), n_pos]
+        k = int(np.argmin(cut_mistakes))
+        if k == uniq.size:
+            return np.inf, np.inf, total, n_pos
+        if k == 0:
+            return -np.inf, -np.inf, total, n_neg
+        cut = _midpoint(uniq[k - 1], uniq[k])
+        return cut, cut, total, int(cut_mistakes[k])
+    # fewest mistakes reaching `best`: for each b the smallest c with enough positive-side exits
+    need = best - neg_exits
+    c = np.searchsorted(pos_exits, need, side="left")
+    ok = (need <= 0) | (c <= budget - b)
+    c = np.where(need <= 0, 0, c)
+    cost = np.where(ok, neg_cost + pos_cost[np.minimum(c, budget)], np.iinfo(np.int64).max)
+    i = int(np.argmin(cost))
+    xi, yi = float(x[i]), float(y[c[i]])
+    # place each threshold midway between the last exiting and the first staying value
+    if neg_exits[i] > 0:
+        below, above = values[values < xi], values[values >= xi]
+        eps_minus = _midpoint(below.max(), above.min())
+    else:
+        eps_minus = -np.inf
+    if pos_exits[c[i]] > 0:
+        above, below = values[values > yi], values[values <= yi]
+        eps_plus = _midpoint(below.max(), above.min())
+    else:
+        eps_plus = np.inf
+    return float(eps_minus), float(eps_plus), best, int(cost[i])
+
+
+def early_exit_loop(n: int, order, bias: float, threshold: float, contribution, exits):
+    """Run rows through the models in ``order``; ``exits(r, g)`` says which leave after step r.
+
+    ``contribution(rows, t)`` returns model t's contribution for those rows, so the
+    same loop serves a precomputed F and on-demand tree evaluation. The last model
+    always decides by ``g >= threshold``.
+    """
+    g = np.full(n, bias)
+    decision = np.zeros(n, dtype=bool)
+    n_eval = np.full(n, len(order), dtype=np.int64)
+    active = np.arange(n)
+    last = len(order) - 1
+    for r, t in enumerate(order):
+        g[active] += contribution(active, t)
+        if r == last:
+            decision[active] = g[active] >= threshold
+            n_eval[active] = r + 1
+            break
+        up, down = exits(r, g[active])
+        done = up | down
+        decision[active[up]] = True
+        n_eval[active[done]] = r + 1
+        active = active[~done]
+        if active.size == 0:
+            break
+    return decision, n_eval
+
+
+@dataclass(frozen=True)
+class EarlyExitPolicy:
+    """An evaluation order with early-exit thresholds after each step (the last step always decides)."""
+
+    order: np.ndarray
+    eps_minus: np.ndarray
+    eps_plus: np.ndarray
+    threshold: float
+    bias: float
+    costs: np.ndarray
+    alpha: float
+    method: str
+    fit_seconds: float = 0.0
+    fit_disagreements: int = 0
+    info: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        """JSON-ready record (infinite thresholds written as None: no exit at that step)."""
+        def clean(values):
+            return [float(v) if np.isfinite(v) else None for v in values]
+        return {"method": self.method, "order": [int(t) for t in self.order], "eps_minus": clean(self.eps_minus),
+                "eps_plus": clean(self.eps_plus), "threshold": self.threshold, "bias": self.bias,
+                "alpha": self.alpha, "costs": [float(c) for c in self.costs], "fit_seconds": self.fit_seconds,
+                "fit_disagreements": self.fit_disagreements}
+
+    def _exits(self, r: int, g: np.ndarray):
+        up = g > self.eps_plus[r]
+        return up, (g < self.eps_minus[r]) & ~up
+
+    def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """(decisions, number of models evaluated) for every row of F."""
+        f_matrix = np.asarray(f_matrix, dtype=np.float64)
+        return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: f_matrix[active, t], self._exits)
+
+    def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`predict` but evaluating each tree only on the rows still undecided."""
+        x = np.asarray(x, dtype=np.float64)
+        return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
+                                lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
+
+    def evaluate(self, f_matrix, labels=None) -> dict:
+        """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels."""
+        f_matrix = np.asarray(f_matrix, dtype=np.float64)
+        decision, n_eval = self.predict(f_matrix)
+        full = self.bias + f_matrix.sum(axis=1) >= self.threshold
+        cum_cost = np.cumsum(self.costs[self.order])
+        out = {"mean_cost": float(cum_cost[n_eval - 1].mean()), "mean_models": float(n_eval.mean()),
+               "disagreement_pct": 100.0 * float(np.mean(decision != full))}
+        if labels is not None:
+            y = np.asarray(labels).astype(bool)
+            out["accuracy"] = float(np.mean(decision == y))
+            out["full_accuracy"] = float(np.mean(full == y))
+        return out
+
+
+def validate_contributions(f_matrix, costs, alpha, bias):
+    f = np.asarray(f_matrix, dtype=np.float64)
+    if f.ndim != 2 or f.shape[1] < 1 or f.shape[0] < 1:
+        raise ValueError(f"F must be a non-empty (examples x models) matrix; got shape {f.shape}")
+    if not np.all(np.isfinite(f)):
+        raise ValueError("F contains NaN or infinite contributions")
+    if not 0 <= alpha < 1:
+        raise ValueError("alpha (allowed share of decisions differing from the full ensemble) must be in [0, 1)")
+    c = np.ones(f.shape[1]) if costs is None else np.asarray(costs, dtype=np.float64)
+    if c.shape != (f.shape[1],) or np.any(c <= 0) or not np.all(np.isfinite(c)):
+        raise ValueError("costs must be one positive number per model")
+    return f, c, float(bias)
+
+
+def _allowance(alpha: float, n: int, step: int, steps: int, budget: str) -> int:
+    total = int(np.floor(alpha * n + 1e-9))
+    if budget == "greedy":
+        return total
+    if budget == "rationed":
+        return int(np.floor(total * (step + 1) / max(steps - 1, 1)))
+    raise ValueError("budget must be 'greedy' or 'rationed'")
+
+
+def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, threshold: float, bias: float,
+                      alpha: float, neg_only: bool, budget: str):
+    n, _ = f.shape
+    steps = len(order)
+    g = np.full(n, bias)
+    active = np.arange(n)
+    eps_minus = np.full(steps, -np.inf)
+    eps_plus = np.full(steps, np.inf)
+    spent = 0
+    for r, t in enumerate(order):
+        g[active] += f[active, t]
+        if r == steps - 1 or active.size == 0:
+            break
+        allowed = _allowance(alpha, n, r, steps, budget) - spent
+        lo, hi, exits, mistakes = step_thresholds(g[active], full[active], allowed, neg_only)
+        eps_minus[r], eps_plus[r] = lo, hi
+        spent += mistakes
+        ga = g[active]
+        active = active[~((ga > hi) | (ga < lo))]
+    return eps_minus, eps_plus, spent
+
+
+def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0, bias: float = 0.0,
+                alpha: float = 0.005, neg_only: bool = False, costs=None, budget: str = "greedy", seed: int = 0,
+                labels=None) -> EarlyExitPolicy:
+    """Algorithm 2 thresholds along a given order: "natural", "random", "individual_mse",
+    "greedy_mse" or an explicit permutation.
+
+    The MSE orders need no labels: each model is scored by how well the partial
+    sum reproduces the full score ``f`` (individually, or greedily given the models
+    already chosen). With ``labels`` they reproduce the labels' logit sign instead.
+    """
+    t0 = time.perf_counter()
+    f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
+    n, t_count = f.shape
+    full_score = bias + f.sum(axis=1)
+    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
+        full_score).mean()
+    if isinstance(order, str):
+        name = order
+        if order == "natural":
+            perm = np.arange(t_count)
+        elif order == "random":
+            perm = np.random.default_rng(seed).permutation(t_count)
+        elif order == "individual_mse":
+            resid = target - bias
+            mse = ((resid[:, None] - f) ** 2).mean(axis=0)
+            perm = np.argsort(mse, kind="stable")
+        elif order == "greedy_mse":
+            resid = target - bias
+            sq = (f * f).sum(axis=0)
+            left = np.ones(t_count, dtype=bool)
+            perm = np.empty(t_count, dtype=np.int64)
+            for r in range(t_count):
+                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
+                t = int(np.argmin(gain))
+                perm[r] = t
+                left[t] = False
+                resid = resid - f[:, t]
+        else:
+            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
+    else:
+        perm = np.asarray(order, dtype=np.int64)
+        name = "explicit"
+        if sorted(perm.tolist()) != list(range(t_count)):
+            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
+    full = full_score >= threshold
+    lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
+    return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
+                           time.perf_counter() - t0, spent)
+
+
+def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
+        costs=None, bias: float = 0.0, budget: str = "greedy", seed: int = 0, progress=None) -> EarlyExitPolicy:
+    """QWYC* (``order=None``, Algorithm 1) or Algorithm 2 thresholds along a fixed order.
+
+    Algorithm 1: at each step every remaining model is tried as the next one; its
+    exact Algorithm 2 thresholds give the examples it would exit; the model with
+    the smallest ``cost / exits`` is taken (no exits anywhere: the cheapest model,
+    lowest index first). Each step works on one (candidates x undecided) matrix.
+    ``progress(step, T)`` is called after each step.
+    """
+    if order is not None:
+        return fixed_order(f_matrix, order, threshold=threshold, bias=bias, alpha=alpha, neg_only=neg_only,
+                           costs=costs, budget=budget, seed=seed)
+    t0 = time.perf_counter()
+    f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
+    n, t_count = f.shape
+    full = bias + f.sum(axis=1) >= threshold
+    g = np.full(n, bias)
+    active = np.arange(n)
+    remaining = np.arange(t_count)
+    order = np.empty(t_count, dtype=np.int64)
+    eps_minus = np.full(t_count, -np.inf)
+    eps_plus = np.full(t_count, np.inf)
+    spent = 0
+    for r in range(t_count):
+        if r == t_count - 1 or active.size == 0:
+            order[r:] = remaining  # the rest decide nothing early: keep their (cheapest-first) order
+            if r < t_count - 1:
+                order[r:] = remaining[np.argsort(c[remaining], kind="stable")]
+            break
+        allowed = _allowance(alpha, n, r, t_count, budget) - spent
+        d = full[active]
+        # (candidates x undecided) running sums, split by full decision and sorted per candidate
+        base = g[active]
+        sums_pos = np.sort(base[d][None, :] + f[np.ix_(active[d], remaining)].T, axis=1)
+        sums_neg = np.sort(base[~d][None, :] + f[np.ix_(active[~d], remaining)].T, axis=1)
+        exits = np.empty(remaining.size, dtype=np.int64)
+        for i in range(remaining.size):
+            exits[i] = _count_exits(sums_pos[i], sums_neg[i], allowed, neg_only)
+        with np.errstate(divide="ignore"):
+            ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
+        if np.isfinite(ratio).any():
+            pick = int(np.argmin(ratio))
+        else:
+            pick = int(np.argmin(c[remaining]))
+        t = int(remaining[pick])
+        order[r] = t
+        remaining = np.delete(remaining, pick)
+        g[active] += f[active, t]
+        lo, hi, _, mistakes = step_thresholds(g[active], d, allowed, neg_only)
+        eps_minus[r], eps_plus[r] = lo, hi
+        spent += mistakes
+        ga = g[active]
+        active = active[~((ga > hi) | (ga < lo))]
+        if progress is not None:
+            progress(r + 1, t_count)
+    if progress is not None:
+        progress(t_count, t_count)
+    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
+                           time.perf_counter() - t0, spent)
+
+
+def _count_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) -> int:
+    """Best number of exits of Algorithm 2 from sorted positive / negative sums (no thresholds)."""
+    n_pos, n_neg = pos.size, neg.size
+    b = np.arange(budget + 1)
+    x = pos[np.minimum(b, n_pos - 1)] if n_pos else np.full(budget + 1, np.inf)
+    x = np.where(b < n_pos, x, np.inf)
+    neg_exits = np.searchsorted(pos, x, side="left") + np.searchsorted(neg, x, side="left")
+    if neg_only:
+        return int(min(neg_exits.max(), n_pos + n_neg))
+    y = neg[np.maximum(n_neg - 1 - b, 0)] if n_neg else np.full(budget + 1, -np.inf)
+    y = np.where(b < n_neg, y, -np.inf)
+    pos_exits = (n_neg - np.searchsorted(neg, y, side="right")) + (n_pos - np.searchsorted(pos, y, side="right"))
+    return int(min((neg_exits + pos_exits[::-1]).max(), n_pos + n_neg))
+
+
+def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:
+    """LightGBM's ``pred_early_stop`` rule for binary models as a policy on F.
+
+    LightGBM stops after every ``freq``-th iteration when ``2·|raw score| > margin``:
+    natural order, thresholds ``±margin/2`` at those steps and none elsewhere.
+    """
+    if freq < 1 or margin < 0:
+        raise ValueError("freq must be >= 1 and margin >= 0")
+    steps = np.arange(1, n_models + 1)
+    check = steps % freq == 0
+    eps_plus = np.where(check, margin / 2, np.inf)
+    eps_minus = np.where(check, -margin / 2, -np.inf)
+    return EarlyExitPolicy(np.arange(n_models), eps_minus, eps_plus, 0.0, float(bias), np.ones(n_models), 0.0,
+                           "lightgbm pred_early_stop")

@@ -1,0 +1,89 @@
+"""Shared report machinery: self-contained HTML (plotly.js inlined, opens offline) and JSON records.
+
+Every user-supplied string (data set and column names) is HTML-escaped; tables
+are rendered with escaping on. Each paper's ``report`` module builds its
+sections and records with these.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["ReportSection", "render_html", "to_json", "json_safe", "ENGINE_VERSION"]
+
+ENGINE_VERSION = "0.1.0"
+
+
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f4f4f4}.meta td{text-align:left}.note{color:#555;font-size:0.9em}
+"""
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A heading and its content: plain text (escaped), a table, or a figure."""
+
+    heading: str
+    content: str | pd.DataFrame | go.Figure
+    note: str = ""
+
+
+def json_safe(value: Any) -> Any:
+    """JSON-safe: numpy scalars/arrays to Python, inf/NaN to None."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [json_safe(v) for v in value.tolist()]
+    if isinstance(value, (np.floating, float)):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def to_json(kind: str, payload: dict) -> str:
+    """The JSON record of a report (inf/NaN written as null)."""
+    record = {"kind": kind, "engine_version": ENGINE_VERSION,
+              "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **payload}
+    return json.dumps(json_safe(record), indent=2)
+
+
+def render_html(title: str, meta: dict, sections: Sequence[ReportSection]) -> str:
+    """One self-contained HTML page; plotly.js is embedded once, before the first figure."""
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+             f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items())
+    parts.append(f"<table class='meta'>{rows}</table>")
+    plotly_included = False
+    for section in sections:
+        parts.append(f"<h2>{html.escape(section.heading)}</h2>")
+        c = section.content
+        if isinstance(c, go.Figure):
+            parts.append(c.to_html(full_html=False, include_plotlyjs=not plotly_included,
+                                   config={"displaylogo": False}))
+            plotly_included = True
+        elif isinstance(c, pd.DataFrame):
+            parts.append(c.to_html(index=False, escape=True, float_format=lambda x: f"{x:.6g}", na_rep="–"))
+        else:
+            parts.append(f"<p>{html.escape(str(c))}</p>")
+        if section.note:
+            parts.append(f"<p class='note'>{html.escape(section.note)}</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

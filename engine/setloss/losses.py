@@ -1,0 +1,170 @@
+"""Set losses on a whole batch: F-beta, Jaccard, AM, G-mean, H-mean, G-TP/PR, binary AUC and
+user-defined linear-fractional metrics.
+
+Natarajan, Koyejo, Ravikumar & Dhillon, *Optimal Classification with
+Multivariate Losses*, ICML 2016, Table 1. Every loss is ``1 - metric(TP, FP, FN,
+TN)``, vectorised over count arrays. A rate or ratio whose denominator is 0
+counts as perfect (metric 1, loss 0), so predicting nothing when nothing is
+positive costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["SetLoss", "LinearFractional", "LOSS_NAMES", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean",
+           "gtppr", "binary_auc", "linear_fractional"]
+
+
+def _ratio(num, den):
+    """num / den with the convention 0 denominator -> 1 (perfect)."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    safe = np.where(den == 0, 1.0, den)
+    return np.where(den == 0, 1.0, num / safe)
+
+
+@dataclass(frozen=True)
+class LinearFractional:
+    """Coefficients of ``metric = (c0 + c·(TP, FP, FN, TN)) / (d0 + d·(TP, FP, FN, TN))``."""
+
+    numerator: tuple[float, float, float, float, float]
+    denominator: tuple[float, float, float, float, float]
+
+    def metric(self, tp, fp, fn, tn):
+        c, d = self.numerator, self.denominator
+        num = c[0] + c[1] * tp + c[2] * fp + c[3] * fn + c[4] * tn
+        den = d[0] + d[1] * tp + d[2] * fp + d[3] * fn + d[4] * tn
+        return _ratio(num, den)
+
+    def affine_in_s1_s(self, n: int, k):
+        """(A, B, C, D, E, F) with numerator A + B S1 + C S and denominator D + E S1 + F S for top-k."""
+        def affine(c):
+            return (c[0] + c[2] * k + c[4] * (n - k), c[1] - c[2] - c[3] + c[4], c[3] - c[4])
+        return (*affine(self.numerator), *affine(self.denominator))
+
+
+@dataclass(frozen=True)
+class SetLoss:
+    """A loss ``1 - metric(TP, FP, FN, TN)`` on a whole batch, vectorised over count arrays."""
+
+    name: str
+    formula: str
+    reference: str
+    metric_fn: Callable = field(repr=False)
+    fractional: LinearFractional | None = None
+
+    def metric(self, tp, fp, fn, tn) -> np.ndarray:
+        return self.metric_fn(np.asarray(tp, float), np.asarray(fp, float), np.asarray(fn, float),
+                              np.asarray(tn, float))
+
+    def __call__(self, tp, fp, fn, tn) -> np.ndarray:
+        return 1.0 - self.metric(tp, fp, fn, tn)
+
+
+def linear_fractional(numerator, denominator, name: str = "custom linear-fractional metric") -> SetLoss:
+    """Build a loss from numeric coefficients (no user text is evaluated).
+
+    ``numerator`` / ``denominator`` are ``(c0, c_TP, c_FP, c_FN, c_TN)``; the metric
+    is their ratio (1 where the denominator is 0) and the loss is ``1 - metric``.
+    Top-k decisions are optimal when the metric increases with TP (Theorem 1).
+    """
+    num = tuple(float(v) for v in numerator)
+    den = tuple(float(v) for v in denominator)
+    if len(num) != 5 or len(den) != 5 or not all(map(math.isfinite, num + den)):
+        raise ValueError("linear-fractional coefficients: five finite numbers each (constant, TP, FP, FN, TN)")
+    if not any(den):
+        raise ValueError("the denominator needs at least one non-zero coefficient")
+    lf = LinearFractional(num, den)
+    terms = ["", "TP", "FP", "FN", "TN"]
+
+    def show(c):
+        parts = [f"{v:g}{('·' + t) if t else ''}" for v, t in zip(c, terms) if v != 0]
+        return " + ".join(parts) or "0"
+
+    return SetLoss(name, f"1 - ({show(num)}) / ({show(den)})", "Koyejo et al. (2014) linear-fractional family",
+                   lf.metric, lf)
+
+
+def fbeta(beta: float = 1.0) -> SetLoss:
+    if not (beta > 0 and math.isfinite(beta)):
+        raise ValueError("beta must be a finite number > 0")
+    b2 = beta * beta
+    lf = LinearFractional((0.0, 1 + b2, 0.0, 0.0, 0.0), (0.0, 1 + b2, 1.0, b2, 0.0))
+    name = "F1" if beta == 1 else f"F-beta (beta={beta:g})"
+    return SetLoss(name, f"1 - (1+β²)TP / ((1+β²)TP + β²FN + FP), β = {beta:g}",
+                   "Lewis (1995); Natarajan et al. (2016) Table 1", lf.metric, lf)
+
+
+def jaccard() -> SetLoss:
+    lf = LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))
+    return SetLoss("Jaccard", "1 - TP / (TP + FP + FN)", "Natarajan et al. (2016) Table 1", lf.metric, lf)
+
+
+def _tpr(tp, fp, fn, tn):
+    return _ratio(tp, tp + fn)
+
+
+def _tnr(tp, fp, fn, tn):
+    return _ratio(tn, tn + fp)
+
+
+def _precision(tp, fp, fn, tn):
+    return _ratio(tp, tp + fp)
+
+
+def am() -> SetLoss:
+    return SetLoss("AM", "1 - (TPR + TNR) / 2", "Natarajan et al. (2016) Table 1",
+                   lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)))
+
+
+def gmean() -> SetLoss:
+    return SetLoss("G-mean", "1 - sqrt(TPR · TNR)", "Natarajan et al. (2016) Table 1",
+                   lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)))
+
+
+def _hmean(*c):
+    a, b = _tpr(*c), _tnr(*c)
+    s = a + b
+    return np.where(s == 0, 0.0, 2 * a * b / np.where(s == 0, 1.0, s))
+
+
+def hmean() -> SetLoss:
+    return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean)
+
+
+def gtppr() -> SetLoss:
+    return SetLoss("G-TP/PR", "1 - sqrt(TPR · Precision)", "Natarajan et al. (2016) Table 1",
+                   lambda *c: np.sqrt(_tpr(*c) * _precision(*c)))
+
+
+def binary_auc() -> SetLoss:
+    # AUC of binary predictions counts a (positive, negative) pair as misordered when the
+    # positive is missed and the negative flagged: loss = FN·FP / (P·N)
+    return SetLoss("binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); Natarajan et al. (2016) Table 1",
+                   lambda tp, fp, fn, tn: 1.0 - (1.0 - _tpr(tp, fp, fn, tn)) * (1.0 - _tnr(tp, fp, fn, tn)))
+
+
+LOSS_NAMES = {"f1": "F1", "fbeta:<beta>": "F-beta", "jaccard": "Jaccard", "am": "AM (balanced error)",
+              "gmean": "G-mean", "hmean": "H-mean", "gtppr": "G-TP/PR", "auc": "binary AUC"}
+
+
+def get_loss(loss: str | SetLoss) -> SetLoss:
+    """A loss object from a name: f1, fbeta:2, jaccard, am, gmean, hmean, gtppr, auc."""
+    if isinstance(loss, SetLoss):
+        return loss
+    key = str(loss).strip().lower()
+    simple = {"f1": lambda: fbeta(1.0), "jaccard": jaccard, "am": am, "gmean": gmean, "hmean": hmean,
+              "gtppr": gtppr, "auc": binary_auc}
+    if key in simple:
+        return simple[key]()
+    match = re.fullmatch(r"f(?:beta)?[:=]\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)", key)
+    if match:
+        return fbeta(float(match.group(1)))
+    raise ValueError(f"unknown loss {loss!r}; use one of f1, fbeta:<beta>, jaccard, am, gmean, hmean, gtppr, auc "
+                     "or a SetLoss (see linear_fractional)")

@@ -1,0 +1,40 @@
+"""Figure builders draw exactly the engine's numbers."""
+
+import numpy as np
+
+from engine import plotting
+from engine.pn import figures
+from engine.io import load_rated
+from engine.pn import threshold_grid
+from engine.pn import analytic_path, frontier, graph_path, path_operating_point
+from engine.pn import bootstrap, operating_point, pn_curve, upper_hull
+from engine.io import sample_path
+
+
+def test_pn_and_marginal_precision_figures():
+    d = load_rated(sample_path("synthetic"))
+    s = d.column("score_image")
+    curve = pn_curve(s, d.labels)
+    hull = upper_hull(curve)
+    op = operating_point(s, d.labels, 0.3, hull=hull)
+    fig = figures.pn_figure(curve, hull, [("chosen", op)])
+    names = [t.name for t in fig.data]
+    assert names[:2] == ["PN curve", "upper hull"]
+    np.testing.assert_array_equal(fig.data[1].x, hull.fp)
+    assert fig.data[2].x[0] == op.fp and fig.data[2].y[0] == op.tp
+    boot = bootstrap(s, d.labels, n_boot=20)
+    fig = figures.marginal_precision_figure(hull, 0.3, op, boot)
+    assert any("bootstrap band" in (t.name or "") for t in fig.data)
+
+
+def test_threshold_space_and_paths_figures():
+    d = load_rated(sample_path("synthetic"))
+    grid = threshold_grid(d.scores, d.labels, bins=30, score_names=d.score_names)
+    gp, ap = graph_path(grid), analytic_path(grid)
+    ops = [("graph", path_operating_point(gp, 0.3)), ("analytic-power", path_operating_point(ap, 0.3))]
+    fig = figures.threshold_space_figure(grid, [gp, ap], ops)
+    assert fig.data[0].type == "heatmap"
+    np.testing.assert_array_equal(fig.data[1].x, gp.thresholds[:, 1])
+    fig = figures.paths_pn_figure(grid, frontier(grid), [gp, ap], ops)
+    assert fig.data[2].line.color == plotting.method_colour("graph")
+    assert plotting.method_colour("graph") != plotting.method_colour("analytic-power")

@@ -1,0 +1,82 @@
+"""Tree extraction reproduces scikit-learn exactly; the lazy evaluator skips work, not decisions."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+
+from engine.qwyc import from_sklearn, time_early_exit
+from engine.qwyc import fit_qwyc
+
+
+@pytest.fixture(scope="module")
+def data():
+    x, y = make_classification(3000, 12, n_informative=6, random_state=0)
+    x[::17, 3] = np.nan  # missing values follow each node's learned direction
+    return x, y
+
+
+def test_hist_gradient_boosting_reconstruction(data):
+    x, y = data
+    model = HistGradientBoostingClassifier(max_iter=60, max_depth=4, early_stopping=False, random_state=0).fit(x, y)
+    ens = from_sklearn(model)
+    f = ens.contributions(x)
+    assert f.shape == (3000, 60)
+    np.testing.assert_allclose(ens.bias + f.sum(1), model.decision_function(x), atol=1e-10, rtol=0)
+
+
+def test_gradient_boosting_reconstruction(data):
+    x, y = data
+    x = np.nan_to_num(x)
+    model = GradientBoostingClassifier(n_estimators=40, max_depth=3, learning_rate=0.2, random_state=0).fit(x, y)
+    ens = from_sklearn(model)
+    np.testing.assert_allclose(ens.bias + ens.contributions(x).sum(1), model.decision_function(x), atol=1e-10,
+                               rtol=0)
+
+
+def test_unsupported_models_are_refused(data):
+    x, y = data
+    from sklearn.linear_model import LogisticRegression
+
+    with pytest.raises(TypeError, match="unsupported model"):
+        from_sklearn(LogisticRegression().fit(np.nan_to_num(x), y))
+    cat = HistGradientBoostingClassifier(max_iter=5, categorical_features=[0], early_stopping=False)
+    xc = np.nan_to_num(x).copy()
+    xc[:, 0] = (xc[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="categorical"):
+        from_sklearn(cat.fit(xc, y))
+
+
+def test_lazy_evaluation_gives_the_policys_decisions(data):
+    x, y = data
+    model = HistGradientBoostingClassifier(max_iter=80, max_depth=3, early_stopping=False, random_state=0).fit(x, y)
+    ens = from_sklearn(model)
+    f = ens.contributions(x)
+    policy = fit_qwyc(f, alpha=0.01, bias=ens.bias)
+    lazy_decisions, lazy_eval = policy.predict_lazy(ens, x)
+    decisions, n_eval = policy.predict(f)
+    np.testing.assert_array_equal(lazy_decisions, decisions)
+    np.testing.assert_array_equal(lazy_eval, n_eval)
+    timing = time_early_exit(ens, policy, x, reference=model.decision_function, repeat=1)
+    assert timing.decisions_match_policy and timing.mean_models == n_eval.mean()
+    assert timing.rows == 3000 and timing.full_seconds > 0 and timing.early_seconds > 0
+
+
+def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
+    lgb = pytest.importorskip("lightgbm")
+    from engine.qwyc import from_lightgbm
+    from engine.qwyc import lightgbm_early_stop_policy
+
+    x, y = data
+    model = lgb.LGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, verbose=-1).fit(x, y)
+    ens = from_lightgbm(model)
+    f = ens.contributions(x)
+    np.testing.assert_allclose(f.sum(1), model.booster_.predict(x, raw_score=True), atol=1e-10)
+    for freq, margin in ((5, 2.0), (10, 4.0), (1, 1.0)):
+        raw = model.booster_.predict(x, raw_score=True, pred_early_stop=True, pred_early_stop_freq=freq,
+                                     pred_early_stop_margin=margin)
+        policy = lightgbm_early_stop_policy(f.shape[1], freq, margin)
+        _, n_eval = policy.predict(f)
+        simulated = np.cumsum(f, axis=1)[np.arange(f.shape[0]), n_eval - 1]
+        np.testing.assert_allclose(simulated, raw, atol=1e-10)
+        assert n_eval.mean() < f.shape[1]
