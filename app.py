@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from views.state import current_dataset, md
+from views.inputs import current_dataset, session_inputs
+from views.state import md
 
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
 
@@ -18,14 +19,14 @@ PAGES = [
 page = st.navigation(PAGES)
 
 with st.sidebar:
-    st.subheader("Data set")
+    st.subheader("Rated data in use")
     try:
         dataset = current_dataset()
     except Exception as exc:  # a broken shipped sample must not take the app down
         dataset = None
         st.error(f"The sample data could not be loaded: {md(exc)}")
     if dataset is None:
-        st.info("No data set loaded. Open **Data** to upload rated data or pick a sample.")
+        st.info("No rated data loaded. Open **Data** to upload rated data or pick a sample.")
     else:
         d = dataset.rated
         st.markdown(f"**{md(d.name)}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
@@ -34,5 +35,8 @@ with st.sidebar:
         c2.metric("Unrated rows", f"{d.n_unrated:,}")
         st.caption(f"Classifiers: {md(', '.join(d.score_names))}")
         st.caption(f"Prevalence among rated: {d.prevalence_among_rated:.2%}")
+    others = [i for i in session_inputs() if i.kind != "rated"]
+    if others:
+        st.caption("Other inputs: " + "; ".join(f"{md(i.name)} ({md(i.kind_title.lower())})" for i in others))
 
 page.run()

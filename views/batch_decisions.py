@@ -16,7 +16,8 @@ from engine.setloss import (
     train_probabilities,
 )
 from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
-from views.state import current_dataset, md, memo, progress_callback
+from views.inputs import current_dataset
+from views.state import md, memo, progress_callback
 
 
 

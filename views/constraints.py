@@ -22,7 +22,8 @@ from engine.constraints import (
     fit_constrained,
 )
 from engine.constraints.figures import churn_tradeoff_figure, constraint_trace_figure, fairness_tradeoff_figure
-from views.state import current_dataset, md, memo, progress_callback
+from views.inputs import current_dataset
+from views.state import md, memo, progress_callback
 
 st.title("Constrained training")
 st.caption("Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "

@@ -5,11 +5,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from engine.errors import RatedDataError
-from engine.io import load_score_matrix
 from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt
 from engine.qwyc.figures import models_histogram_figure, thresholds_figure, tradeoff_figure
-from views.state import md, memo, progress_callback
+from views.inputs import input_picker
+from views.state import memo, progress_callback
 
 st.title("Early exit for ensembles (QWYC)")
 st.caption("Quit When You Can (Wang, Gupta et al.): choose the order of the base models and, after each one, "
@@ -31,7 +30,7 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
-source = st.radio("Ensemble", ["UCI Adult: gradient boosted trees trained here", "Upload a score matrix"],
+source = st.radio("Ensemble", ["UCI Adult: gradient boosted trees trained here", "A score matrix from the Data page"],
                   horizontal=True, key="qwyc_source", bind="query-params", persist_state="session")
 trained = None
 if source.startswith("UCI"):
@@ -47,20 +46,13 @@ if source.startswith("UCI"):
                f"trained in {trained.fit_seconds:.1f} s; fit rows = Adult train ({f_fit.shape[0]:,}), test rows = "
                f"Adult test ({f_test.shape[0]:,}). UCI Adult, CC BY 4.0.")
 else:
-    st.caption("CSV / Parquet: one numeric column per base model (its contribution to the score), optional "
-               "`label` (1/0) and `split` (fit/test) columns. NPZ: array `F`, optional `labels`, `split`, `bias`. "
-               "Without a split, 30 % of the rows are held out for testing. The decision is score ≥ 0.")
-    upload = st.file_uploader("Score matrix", type=["csv", "gz", "parquet", "npz"], key="qwyc_upload")
-    if upload is None:
+    matrix_input = input_picker("score_matrix", key="qwyc_matrix", label="Score matrix")
+    if matrix_input is None:
         st.stop()
-    try:
-        matrix = memo(("score_matrix", upload.file_id), lambda: load_score_matrix(upload.getvalue(), name=upload.name))
-    except RatedDataError as exc:
-        st.error(md(exc))
-        st.stop()
+    matrix = matrix_input.value
     f_fit, f_test = matrix.f_fit, matrix.f_test
     labels_fit, labels_test, bias = matrix.labels_fit, matrix.labels_test, matrix.bias
-    data_key = ("upload", upload.file_id)
+    data_key = ("upload", matrix_input.fingerprint)
     st.caption(f"{f_fit.shape[1]} base models; {f_fit.shape[0]:,} fit rows, {f_test.shape[0]:,} test rows.")
 
 t_count = f_fit.shape[1]

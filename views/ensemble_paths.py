@@ -1,13 +1,10 @@
 """Ensemble paths: joint thresholds for two or more classifiers via the graph and analytic paths."""
 
-import hashlib
 import time
 
 import numpy as np
 import streamlit as st
 
-from engine.errors import RatedDataError
-from engine.io import load_counts
 from engine.pn import (
     FAMILIES,
     analytic_path,
@@ -23,16 +20,18 @@ from engine.pn import (
 from engine.pn.figures import paths_pn_figure, threshold_space_figure
 from engine.pn.report import ensemble_report
 from views.controls import target_controls
-from views.state import current_dataset, md, memo, progress_callback
+from views.forms.counts import grid_of
+from views.inputs import input_picker
+from views.state import md, memo, progress_callback
 
 st.title("Ensemble paths")
-dataset = current_dataset()
-d = dataset.rated
 grid_source = st.radio("Grid from", ["Rated documents", "Aggregated counts (t1..tk, tp, fp)"], horizontal=True,
                        key="grid_source", bind="query-params", persist_state="session",
                        help="Aggregated counts: one row per threshold tuple with the TP and FP counted there, "
                             "like the paper's 4-column files.")
 if grid_source == "Rated documents":
+    dataset = input_picker("rated", key="paths_rated", label="Rated data")
+    d = dataset.rated
     if d.n_classifiers < 2:
         st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
                 "more classifiers: load a file with several score columns on the Data page, or use aggregated "
@@ -69,34 +68,26 @@ if grid_source == "Rated documents":
     grid, grid_seconds = memo(("grid", *grid_key), build_grid)
     source_summary = d.summary()
 else:
-    upload = st.file_uploader("Aggregated counts (CSV, with or without a header)", type=["csv", "tsv", "txt", "gz"],
-                              key="counts_upload")
+    counts = input_picker("counts", key="counts_input", label="Aggregated counts")
+    if counts is None:
+        st.stop()
     c = st.columns(2)
     bins = c[0].slider("Grid size per threshold when the table is irregular", 10, 200, 50, 10, key="counts_bins",
                        bind="query-params", persist_state="session")
     family = c[1].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
                             persist_state="session")
-    if upload is None:
-        st.info("Upload a table with one row per threshold tuple: columns t1..tk (thresholds), tp and fp.")
-        st.stop()
-    raw = upload.getvalue()
-    digest = hashlib.sha256(raw).hexdigest()
 
     def build_grid():
         t0 = time.perf_counter()
-        grid = load_counts(raw, bins=int(bins))
+        grid = grid_of(counts.raw, int(bins))
         return grid, time.perf_counter() - t0
 
-    grid_key = ("counts", digest, int(bins))
-    try:
-        grid, grid_seconds = memo(("grid", *grid_key), build_grid)
-    except RatedDataError as exc:
-        st.error(f"**{md(upload.name)} is not a valid counts table.** {md(exc)}")
-        st.stop()
+    grid_key = ("counts", counts.fingerprint, int(bins))
+    grid, grid_seconds = memo(("grid", *grid_key), build_grid)
     rule = "given"
     spacing = "as uploaded"
     cols = grid.names
-    source_summary = {"name": upload.name, "fingerprint_sha256": digest, "format": "aggregated counts"}
+    source_summary = {"name": counts.name, "fingerprint_sha256": counts.fingerprint, "format": "aggregated counts"}
     st.caption("Counts are used as given (the combination rule is whatever produced them); the bootstrap needs "
                "documents and is not available.")
 target = target_controls()

@@ -7,10 +7,11 @@ from engine.pn import bootstrap, cost_per_true_positive, operating_point, pn_cur
 from engine.pn.figures import marginal_precision_figure, pn_figure
 from engine.pn.report import operating_point_report
 from views.controls import target_controls
-from views.state import current_dataset, memo, progress_callback
+from views.inputs import input_picker
+from views.state import memo, progress_callback
 
 st.title("Operating point")
-dataset = current_dataset()
+dataset = input_picker("rated", key="op_rated", label="Rated data")
 d = dataset.rated
 
 top = st.columns([2, 3, 2])

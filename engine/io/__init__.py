@@ -5,9 +5,10 @@ Every loader returns a validated object or raises :class:`~engine.errors.InputEr
 """
 
 from .counts import counts_table, load_counts
+from .inputs import INPUT_KINDS, InputKind, guess_kind
 from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
 from .rated import LABEL_VALUES, ColumnMapping, RatedData, detect_columns, load_rated, parse_labels, rated_from_frame
-from .samples import SAMPLES, sample_path
+from .samples import SAMPLES, Sample, sample_path, samples_of_kind
 from .score_matrix import ScoreMatrix, load_score_matrix
 from .tables import Source, Table, check_unique_columns, read_table
 
@@ -17,5 +18,6 @@ __all__ = [
     "counts_table", "load_counts",
     "ScoreMatrix", "load_score_matrix",
     "PUBLIC_DATASETS", "PublicDataset", "load_public_dataset",
-    "SAMPLES", "sample_path",
+    "SAMPLES", "Sample", "sample_path", "samples_of_kind",
+    "InputKind", "INPUT_KINDS", "guess_kind",
 ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,8 @@ from .counts import counts_table
 __all__ = [
     "SAMPLE_DIR",
     "SAMPLES",
+    "Sample",
+    "samples_of_kind",
     "synthetic_rare_events",
     "bank_marketing_scored",
     "write_samples",
@@ -39,29 +42,47 @@ __all__ = [
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
 
-#: Shipped samples: key -> (file name, description)
-SAMPLES: dict[str, tuple[str, str]] = {
-    "synthetic": ("synthetic_rare_events.csv.gz",
-                  "Synthetic extreme rare events: two correlated classifiers, 0.1 % prevalence, "
-                  "~20,000 documents above the review threshold rated"),
-    "synthetic_counts": ("synthetic_rare_events_counts.csv",
-                         "The synthetic sample in the paper's aggregated format (t1, t2, tp, fp)"),
-    "bank": ("bank_marketing_rated.csv.gz",
-             "UCI Bank Marketing scored by a client-profile and a campaign-history model; "
-             "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)"),
-    "bank_holdout": ("bank_marketing_scored.csv.gz",
-                     "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
-    "bank_full": ("bank-full.csv.gz", "UCI Bank Marketing bank-full, unchanged (45,211 rows; CC BY 4.0)"),
-    "adult_train": ("adult.data.gz", "UCI Adult training file, unchanged (32,561 rows; CC BY 4.0)"),
-    "adult_test": ("adult.test.gz", "UCI Adult test file, unchanged (16,281 rows; CC BY 4.0)"),
+@dataclass(frozen=True)
+class Sample:
+    """A shipped file: its name in ``sample_data/``, a title, a description and the input kind it is
+    (``None`` for raw public files the engine reads itself)."""
+
+    file: str
+    title: str
+    description: str
+    kind: str | None = None
+
+
+#: Shipped samples by key
+SAMPLES: dict[str, Sample] = {
+    "synthetic": Sample("synthetic_rare_events.csv.gz", "Synthetic rare events (2 classifiers, 0.1 % prevalence)",
+                        "Synthetic extreme rare events: two correlated classifiers, 0.1 % prevalence, "
+                        "~20,000 documents above the review threshold rated", "rated"),
+    "bank": Sample("bank_marketing_rated.csv.gz", "UCI Bank Marketing (2 models, CC BY 4.0)",
+                   "UCI Bank Marketing scored by a client-profile and a campaign-history model; "
+                   "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)", "rated"),
+    "synthetic_counts": Sample("synthetic_rare_events_counts.csv", "Synthetic rare events, aggregated counts",
+                               "The synthetic sample in the paper's aggregated format (t1, t2, tp, fp)", "counts"),
+    "bank_holdout": Sample("bank_marketing_scored.csv.gz", "UCI Bank Marketing, every scored row",
+                           "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
+    "bank_full": Sample("bank-full.csv.gz", "UCI Bank Marketing bank-full",
+                        "UCI Bank Marketing bank-full, unchanged (45,211 rows; CC BY 4.0)"),
+    "adult_train": Sample("adult.data.gz", "UCI Adult training file",
+                          "UCI Adult training file, unchanged (32,561 rows; CC BY 4.0)"),
+    "adult_test": Sample("adult.test.gz", "UCI Adult test file", "UCI Adult test file, unchanged (16,281 rows; CC BY 4.0)"),
 }
+
+
+def samples_of_kind(kind: str) -> dict[str, Sample]:
+    """The shipped samples that are inputs of ``kind``, in registry order (the first is the default)."""
+    return {key: sample for key, sample in SAMPLES.items() if sample.kind == kind}
 
 
 def sample_path(key: str) -> Path:
     """Path of a shipped sample by key (see :data:`SAMPLES`)."""
     if key not in SAMPLES:
         raise KeyError(f"unknown sample {key!r}; choose one of {', '.join(SAMPLES)}")
-    return SAMPLE_DIR / SAMPLES[key][0]
+    return SAMPLE_DIR / SAMPLES[key].file
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -162,31 +183,31 @@ def write_samples(out_dir: str | Path = SAMPLE_DIR, shared_dir: str | Path | Non
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     synth = synthetic_rare_events()
-    write_csv(synth, out / SAMPLES["synthetic"][0])
-    written["synthetic"] = out / SAMPLES["synthetic"][0]
+    write_csv(synth, out / SAMPLES["synthetic"].file)
+    written["synthetic"] = out / SAMPLES["synthetic"].file
     rated = synth[synth["label"] != ""]
     grid = threshold_grid(rated[["score_image", "score_text"]].to_numpy(), rated["label"].astype(int).to_numpy(),
                           bins=41, spacing="uniform")
-    write_csv(counts_table(grid), out / SAMPLES["synthetic_counts"][0])
-    written["synthetic_counts"] = out / SAMPLES["synthetic_counts"][0]
+    write_csv(counts_table(grid), out / SAMPLES["synthetic_counts"].file)
+    written["synthetic_counts"] = out / SAMPLES["synthetic_counts"].file
     if shared_dir is not None:
         # unchanged copies of the public data sets the product trains on (gzip without timestamps)
         shared = Path(shared_dir) / "data"
-        (out / SAMPLES["bank_full"][0]).write_bytes((shared / "bank_marketing" / "bank-full.csv.gz").read_bytes())
+        (out / SAMPLES["bank_full"].file).write_bytes((shared / "bank_marketing" / "bank-full.csv.gz").read_bytes())
         for key, name in (("adult_train", "adult.data"), ("adult_test", "adult.test")):
             buf = io.BytesIO()
             with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as gz:
                 gz.write((shared / "adult" / name).read_bytes())
-            (out / SAMPLES[key][0]).write_bytes(buf.getvalue())
-        written.update({k: out / SAMPLES[k][0] for k in ("bank_full", "adult_train", "adult_test")})
+            (out / SAMPLES[key].file).write_bytes(buf.getvalue())
+        written.update({k: out / SAMPLES[k].file for k in ("bank_full", "adult_train", "adult_test")})
         bank = bank_marketing_scored(Path(shared_dir) / "data" / "bank_marketing" / "bank-full.csv.gz")
-        write_csv(bank, out / SAMPLES["bank_holdout"][0])
-        written["bank_holdout"] = out / SAMPLES["bank_holdout"][0]
+        write_csv(bank, out / SAMPLES["bank_holdout"].file)
+        written["bank_holdout"] = out / SAMPLES["bank_holdout"].file
         tune = bank[bank["split"] == "tune"].copy()
         # review threshold: either model's score in its top 40 % of the tune half
         review = tune[["score_profile", "score_campaign"]].quantile(0.6)
         above = (tune["score_profile"] >= review["score_profile"]) | (tune["score_campaign"] >= review["score_campaign"])
         tune["label"] = np.where(above, tune["y"], "")
-        write_csv(tune[["row", "score_profile", "score_campaign", "label"]], out / SAMPLES["bank"][0])
-        written["bank"] = out / SAMPLES["bank"][0]
+        write_csv(tune[["row", "score_profile", "score_campaign", "label"]], out / SAMPLES["bank"].file)
+        written["bank"] = out / SAMPLES["bank"].file
     return written

@@ -56,3 +56,18 @@ def download_buttons(at: AppTest) -> dict:
 def shown(elements) -> str:
     """Text of Markdown elements as the user reads it (backslash escapes removed)."""
     return " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)
+
+
+DATA_PAGE = "views/data.py"
+
+
+def upload_input(at: AppTest, name: str, content: bytes, kind: str | None = None) -> AppTest:
+    """Upload a file on the Data page (choosing its kind when given); the app stays on the Data page."""
+    at.switch_page(DATA_PAGE).run()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value((name, content, "application/octet-stream")).run()
+    if kind is not None:
+        box = next(s for s in at.selectbox if s.label == "Kind of input")
+        if box.value != kind:
+            box.set_value(kind).run()
+    return at

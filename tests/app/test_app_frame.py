@@ -2,7 +2,7 @@
 
 from engine.io import load_rated
 from engine.io import sample_path
-from views.state import RATED_SAMPLES
+from engine.io import samples_of_kind
 from tests.app.conftest import shown
 
 
@@ -28,4 +28,4 @@ def test_sample_named_in_the_url_is_loaded(app):
 def test_unknown_sample_in_the_url_falls_back(app):
     at = app(query={"sample": "../../etc/passwd"})
     assert "synthetic_rare_events.csv.gz" in shown(at.sidebar.markdown)
-    assert set(RATED_SAMPLES) == {"synthetic", "bank"}
+    assert set(samples_of_kind("rated")) == {"synthetic", "bank"}

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from engine.qwyc import fit_qwyc
-from tests.app.conftest import download_buttons, shown
+from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/early_exit.py"
+SOURCE = "A score matrix from the Data page"
 
 
 def cards(at):
@@ -57,20 +58,32 @@ def score_matrix(seed=0, n=400, t=12):
     return f, y
 
 
-def test_upload_csv_and_npz(app):
+def test_uploaded_csv_and_npz_score_matrices(app):
     f, y = score_matrix()
     frame = pd.DataFrame(f, columns=[f"tree_{i}" for i in range(f.shape[1])])
     frame["label"] = y
     frame["split"] = np.where(np.arange(len(y)) < 300, "fit", "test")
-    at = upload(app(query=UPLOAD, page=PAGE), "scores.csv", frame.to_csv(index=False).encode())
+    at = upload_input(app(), "scores.csv", frame.to_csv(index=False).encode(), kind="score_matrix")
+    assert not at.exception and not at.error
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
     assert not at.exception and not at.error
     expected = fit_qwyc(f[:300], alpha=0.005).evaluate(f[300:], y[300:])
     assert cards(at)["Mean # models (test)"] == f"{expected['mean_models']:.1f} of 12"
     buf = io.BytesIO()
     np.savez(buf, F=f, labels=y)
-    at = upload(app(query=UPLOAD, page=PAGE), "scores.npz", buf.getvalue())
+    at = upload_input(app(), "scores.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
     assert not at.exception and not at.error
     assert "Timing" in " ".join(s.value for s in at.subheader)
+    assert "scores.npz" in " ".join(o for o in at.selectbox(key="qwyc_matrix").options)
+
+
+def test_without_a_score_matrix_the_page_says_where_to_add_one(app):
+    at = app(query={"qwyc_source": SOURCE}, page=PAGE)
+    assert not at.exception
+    assert "No score matrix loaded yet" in shown(at.info)
 
 
 @pytest.mark.parametrize("content,expected", [
@@ -79,6 +92,6 @@ def test_upload_csv_and_npz(app):
     (b"PK\x03\x04broken", "NPZ"),
 ])
 def test_bad_score_matrices_show_errors(app, content, expected):
-    at = upload(app(query=UPLOAD, page=PAGE), "bad.csv", content)
+    at = upload_input(app(), "bad.csv", content, kind="score_matrix")
     assert not at.exception
     assert expected in shown(at.error)

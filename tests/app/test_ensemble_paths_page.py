@@ -8,7 +8,7 @@ from engine.io import load_rated
 from engine.pn import threshold_grid
 from engine.pn import graph_path, path_operating_point
 from engine.io import sample_path
-from tests.app.conftest import download_buttons, shown
+from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/ensemble_paths.py"
 
@@ -102,14 +102,15 @@ def test_a_new_data_set_resets_the_classifier_selection(app):
     assert at.multiselect(key="cols").value == ["m1", "m2"]
 
 
-def test_aggregated_counts_upload(app, served):
-    from engine.io import load_counts
-    from engine.io import sample_path
+def test_aggregated_counts(app, served):
+    from engine.io import load_counts, sample_path
 
     content = sample_path("synthetic_counts").read_bytes()
-    at = app(query={"grid_source": "Aggregated counts (t1..tk, tp, fp)"}, page=PAGE)
-    assert "Upload a table" in shown(at.info)
-    at.file_uploader(key="counts_upload").set_value(("counts.csv", content, "text/csv")).run()
+    at = upload_input(app(), "counts.csv", content)
+    assert not at.exception and not at.error
+    assert next(s for s in at.selectbox if s.label == "Kind of input").value == "counts"  # guessed from tp, fp
+    at.query_params["grid_source"] = "Aggregated counts (t1..tk, tp, fp)"
+    at.switch_page(PAGE).run()
     assert not at.exception and not at.error
     grid = load_counts(content)
     op = path_operating_point(graph_path(grid), 0.3)
@@ -119,6 +120,11 @@ def test_aggregated_counts_upload(app, served):
     at.button(key="build_paths_report").click().run()
     record = json.loads(served(download_buttons(at)["Download joint thresholds (JSON)"]))
     assert record["dataset"]["name"] == "counts.csv" and record["settings"]["rule"] == "given"
-    at.file_uploader(key="counts_upload").set_value(("bad.csv", b"a,b\n1,2\n", "text/csv")).run()
+    # the shipped counts sample is offered too
+    assert "Synthetic rare events, aggregated counts (shipped sample)" in at.selectbox(key="counts_input").options
+
+
+def test_bad_counts_upload_shows_the_message(app):
+    at = upload_input(app(), "bad.csv", b"a,b\n1,2\n", kind="counts")
     assert not at.exception
     assert "not a valid counts table" in shown(at.error)

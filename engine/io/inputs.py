@@ -1,0 +1,87 @@
+"""The kinds of input the studio takes, and a first guess of an upload's kind.
+
+A session holds several named inputs, each of one kind; each page uses the kind
+it needs. Every kind has a loader in :mod:`engine.io` that returns a validated
+object or raises :class:`~engine.errors.InputError`.
+
+To add a kind: write its loader, register an :class:`InputKind` here (and its
+test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
+sample to :data:`~engine.io.samples.SAMPLES`, and its column-mapping form to the
+dashboard's ``views/forms`` package.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+from .tables import Table
+
+__all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
+
+
+@dataclass(frozen=True)
+class InputKind:
+    """One kind of input: what it holds, which pages use it, and a short example.
+
+    ``tabular`` kinds are parsed as a table (CSV / Parquet) before their columns
+    are mapped; the others are read from the raw bytes by their loader.
+    """
+
+    key: str
+    title: str
+    what: str
+    pages: tuple[str, ...]
+    example: str
+    tabular: bool = True
+
+
+INPUT_KINDS: dict[str, InputKind] = {
+    "rated": InputKind(
+        "rated", "Rated data",
+        "One row per rated document: a numeric score column per classifier and the raters' verdict "
+        "(1/0, yes/no, tp/fp ...; empty = not rated yet); optionally a weight and a group column.",
+        ("Operating point", "Ensemble paths"),
+        "doc_id,score_image,score_text,label,region\n1,0.91,0.40,1,north\n2,0.62,0.88,0,south\n"
+        "3,0.55,0.97,,west\n4,0.47,0.31,0,north"),
+    "counts": InputKind(
+        "counts", "Aggregated counts",
+        "The paper's aggregated format: one row per threshold tuple t1..tk with the true and false positives "
+        "counted there (with or without a header).",
+        ("Ensemble paths",),
+        "t1,t2,tp,fp\n0.1,0.1,120,4000\n0.1,0.5,96,2100\n0.5,0.1,90,1900\n0.5,0.5,41,310"),
+    "score_matrix": InputKind(
+        "score_matrix", "Score matrix",
+        "Each base model's contribution to an ensemble's score: one numeric column per model, optional "
+        "'label' and 'split' (fit/test) columns; or an NPZ file with an array F (and optional labels, split, bias).",
+        ("Early exit",),
+        "tree_0,tree_1,tree_2,label,split\n0.12,-0.05,0.31,1,fit\n-0.40,-0.22,0.02,0,fit\n"
+        "0.08,0.11,-0.09,1,test\n-0.15,0.03,-0.27,0,test", tabular=False),
+}
+
+
+def _is_npz(raw: bytes) -> bool:
+    if raw[:2] != b"PK":
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            return any(n.endswith(".npy") for n in z.namelist())
+    except zipfile.BadZipFile:
+        return False
+
+
+def guess_kind(raw: bytes, table: Table | None = None) -> str:
+    """A first guess of an upload's kind from its bytes and, for tables, its columns.
+
+    NPZ archives are score matrices; a table with columns named ``tp`` and ``fp``
+    is aggregated counts; anything else is taken for rated data. The user can
+    always choose another kind.
+    """
+    if _is_npz(raw):
+        return "score_matrix"
+    if table is not None:
+        names = {str(c).strip().lower() for c in table.frame.columns}
+        if {"tp", "fp"} <= names:
+            return "counts"
+    return "rated"

@@ -1,0 +1,11 @@
+"""Per-kind pieces of the Data page: load a shipped sample, map an upload's columns, show the validation report.
+
+Each module handles one input kind (``engine.io.INPUT_KINDS``) and defines
+``load_sample(key)``, ``mapping_form(raw, table, name, tag)`` (widgets; returns a
+``SessionInput`` or ``None`` after showing what is wrong), ``summary(inp)`` (one
+line for the inputs table) and ``report(inp)``.
+"""
+
+from views.forms import counts, rated, score_matrix
+
+FORMS = {"rated": rated, "counts": counts, "score_matrix": score_matrix}

@@ -1,0 +1,161 @@
+"""Inputs of this session: several named inputs, each of one kind, and the pickers pages use.
+
+An input is a validated engine object (rated data, aggregated counts, a score
+matrix ...) with its name, kind, source and the SHA-256 of its bytes. Inputs
+live in ``st.session_state`` only: nothing is written to disk. Each kind's
+column-mapping form, sample loader and validation report are in ``views/forms``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
+
+_STORE = "_inputs"         # name -> SessionInput, in the order they were added
+_ACTIVE = "_active_input"  # kind -> name of the input the pages use
+
+
+@dataclass(frozen=True)
+class SessionInput:
+    """A validated input: ``value`` is the engine object of its kind; ``mapping`` the settings it was read with."""
+
+    name: str
+    kind: str
+    source: str  # "sample" or "upload"
+    fingerprint: str
+    value: Any
+    mapping: Any = None
+    sample_key: str | None = None
+    table: Any = None  # the parsed engine.io.Table for tabular kinds
+    raw: bytes | None = None  # the uploaded bytes, for kinds that re-read them with other settings
+
+    @property
+    def key(self) -> tuple:
+        """Identity for memo keys: the bytes' digest and the mapping."""
+        return (self.fingerprint, self.mapping)
+
+    @property
+    def rated(self):
+        """The rated data of a rated input."""
+        return self.value
+
+    @property
+    def kind_title(self) -> str:
+        return INPUT_KINDS[self.kind].title
+
+
+def _store() -> OrderedDict:
+    return st.session_state.setdefault(_STORE, OrderedDict())
+
+
+def session_inputs(kind: str | None = None) -> list[SessionInput]:
+    """Inputs of this session (of one kind, or all), oldest first."""
+    return [i for i in _store().values() if kind is None or i.kind == kind]
+
+
+def add_input(inp: SessionInput, *, activate: bool = True) -> SessionInput:
+    """Add an input and make it its kind's active input.
+
+    The same bytes read as the same kind replace the earlier input under its name
+    (a remapped upload updates, it does not pile up); another input with the same
+    name gets a numbered name.
+    """
+    store = _store()
+    same = next((i for i in store.values() if i.kind == inp.kind and i.fingerprint == inp.fingerprint), None)
+    if same is not None:
+        inp = dataclasses.replace(inp, name=same.name)
+    else:
+        name, n = inp.name, 2
+        while name in store:
+            name, n = f"{inp.name} ({n})", n + 1
+        inp = dataclasses.replace(inp, name=name)
+    store[inp.name] = inp
+    if activate:
+        set_active(inp)
+    return inp
+
+
+def remove_input(name: str) -> None:
+    """Forget an input; a kind whose active input it was falls back to its newest other input or its sample."""
+    inp = _store().pop(name, None)
+    active = st.session_state.setdefault(_ACTIVE, {})
+    if inp is not None and active.get(inp.kind) == name:
+        del active[inp.kind]
+
+
+def set_active(inp: SessionInput) -> None:
+    st.session_state.setdefault(_ACTIVE, {})[inp.kind] = inp.name
+    if inp.kind == "rated":
+        if inp.source == "sample":
+            st.query_params["sample"] = inp.sample_key
+        elif "sample" in st.query_params:
+            del st.query_params["sample"]
+
+
+def load_sample(key: str, *, activate: bool = True) -> SessionInput:
+    """A shipped sample as a session input (parsed once per session)."""
+    from views.forms import FORMS
+
+    existing = next((i for i in session_inputs() if i.sample_key == key), None)
+    if existing is not None:
+        if activate:
+            set_active(existing)
+        return existing
+    return add_input(FORMS[SAMPLES[key].kind].load_sample(key), activate=activate)
+
+
+def active_input(kind: str) -> SessionInput | None:
+    """The input of ``kind`` the pages use: the one last chosen, else the newest, else the kind's first sample."""
+    store = _store()
+    name = st.session_state.setdefault(_ACTIVE, {}).get(kind)
+    if name in store:
+        return store[name]
+    of_kind = session_inputs(kind)
+    if of_kind:
+        set_active(of_kind[-1])
+        return of_kind[-1]
+    samples = list(samples_of_kind(kind))
+    return load_sample(samples[0]) if samples else None
+
+
+def current_dataset() -> SessionInput:
+    """The active rated data; on first open the sample named in the URL (or the first rated sample) is loaded."""
+    if not session_inputs("rated"):
+        wanted = st.query_params.get("sample")
+        if wanted in samples_of_kind("rated"):
+            return load_sample(wanted)
+    return active_input("rated")
+
+
+def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInput | None:
+    """Choose the input of ``kind`` this page works on: the session's inputs of that kind and the shipped
+    samples not loaded yet. The choice becomes the kind's active input; a caption says which one is used."""
+    kind_info = INPUT_KINDS[kind]
+    current = active_input(kind) if kind != "rated" else current_dataset()
+    loaded = {i.name: i for i in session_inputs(kind)}
+    options = list(loaded) + [f"sample:{k}" for k, s in samples_of_kind(kind).items()
+                              if all(i.sample_key != k for i in loaded.values())]
+    if not options:
+        st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
+        st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
+        return None
+    if current is not None and current.name in options:
+        st.session_state[key] = current.name  # follow the active input chosen elsewhere (e.g. on the Data page)
+
+    def show(option: str) -> str:
+        if option.startswith("sample:"):
+            return f"{SAMPLES[option[7:]].title} (shipped sample)"
+        inp = loaded[option]
+        return f"{inp.name} ({'shipped sample' if inp.source == 'sample' else 'your upload'})"
+
+    choice = st.selectbox(label or kind_info.title, options, format_func=show, key=key)
+    chosen = load_sample(choice[7:]) if choice.startswith("sample:") else loaded[choice]
+    if current is None or chosen.name != current.name:
+        set_active(chosen)
+    return chosen
