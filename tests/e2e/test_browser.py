@@ -1,116 +1,15 @@
-"""The dashboard in a real browser: `streamlit run app.py` driven by Playwright in Debian's Chromium.
-
-Screenshots go to tests/e2e/screenshots/ (git-ignored).
-"""
+"""The dashboard in a real browser: every page, uploads through the file chooser, the target slider and the URL."""
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import assert_healthy, metric, settle, shot
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError("Debian chromium is missing: .ci/run must install it (apt-get install chromium)")
-    pytest.skip("Debian chromium not installed (apt-get install chromium)", allow_module_level=True)
-
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
-    log = open(SHOTS / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            pass
-        if time.time() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("streamlit did not become healthy within 60 s")
-        time.sleep(0.5)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1500, "height": 1100})
-    pg = context.new_page()
-    yield pg
-    context.close()
-
-
-def settle(page: Page, text: str) -> None:
-    """Wait for the page's text and for Streamlit to finish running."""
-    page.wait_for_selector(f"text={text}", timeout=60_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=60_000)
-    page.wait_for_timeout(500)
-
-
-def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def assert_healthy(page: Page, charts: int) -> None:
-    assert page.locator('[data-testid="stException"]').count() == 0
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(charts, timeout=30_000)
-    # plotly really drew: every chart container holds a rendered plot
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}",
-                           timeout=30_000)
-
-
-def metric(page: Page, label: str) -> str:
-    box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
-    return box.locator('[data-testid="stMetricValue"]').inner_text()
-
 
 def test_every_page_renders(server, page):
     for path, text, charts in (("home", "Operating Point Studio", 0), ("data", "Validation report", 2),

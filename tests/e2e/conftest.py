@@ -1,0 +1,115 @@
+"""Browser-test fixtures: `streamlit run app.py` on a free port, Debian's Chromium driven by Playwright.
+
+Each test module gets its own server (module scope). Screenshots and the server log go to
+tests/e2e/screenshots/ (git-ignored). In CI (``CI`` set) a missing Chromium is an error, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run"]
+
+from playwright.sync_api import Page, expect, sync_playwright
+
+
+def require_chromium() -> None:
+    """Skip without Debian's Chromium, except in CI where the browser tests must run."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("Debian chromium is missing: .ci/run must install it (apt-get install chromium)")
+        pytest.skip("Debian chromium not installed (apt-get install chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_chromium()
+    port = free_port()
+    SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
+    log = open(SHOTS / f"streamlit-{port}.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    break
+        except OSError:
+            pass
+        if time.time() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("streamlit did not become healthy within 60 s")
+        time.sleep(0.5)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+def settle(page: Page, text: str) -> None:
+    """Wait for the page's text and for Streamlit to finish running."""
+    page.wait_for_selector(f"text={text}", timeout=60_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=60_000)
+    page.wait_for_timeout(500)
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def assert_healthy(page: Page, charts: int) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(charts, timeout=30_000)
+    # plotly really drew: every chart container holds a rendered plot
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}",
+                           timeout=30_000)
+
+
+def metric(page: Page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
