@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import resource
 import statistics
 import sys
 import time
-import resource
 from pathlib import Path
 
 import numpy as np

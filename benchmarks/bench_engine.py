@@ -23,7 +23,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.pn import analytic_path, graph_path, operating_point, pn_curve, sweep, threshold_grid, upper_hull  # noqa: E402
+from engine.pn import (  # noqa: E402
+    analytic_path,
+    graph_path,
+    operating_point,
+    pn_curve,
+    sweep,
+    threshold_grid,
+    upper_hull,
+)
 
 ROWS: list[dict] = []
 

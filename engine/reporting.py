@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["ReportSection", "render_html", "to_json", "json_safe", "ENGINE_VERSION"]
+__all__ = ["ReportSection", "render_html", "to_json", "json_safe", "csv_bytes", "neutralise_formulas", "ENGINE_VERSION"]
 
 ENGINE_VERSION = "0.1.0"
 
@@ -87,3 +87,27 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection]) -> st
             parts.append(f"<p class='note'>{html.escape(section.note)}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells cannot run as spreadsheet formulas (OWASP CSV injection).
+
+    Text cells starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
+    leading apostrophe; numbers are left alone (a negative number is not text).
+    """
+    out = frame.copy()
+    for col in out.columns:
+        values = out[col]
+        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            text = values.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_START))
+            if text.any():
+                out[col] = values.where(~text, "'" + values.astype(str))
+    return out
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """UTF-8 CSV of a table for download (no index), with formula-like text cells neutralised."""
+    return neutralise_formulas(frame).to_csv(index=False).encode()

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.io.public_data import PUBLIC_DATASETS as DATASETS
+from engine.reporting import csv_bytes
 from engine.setloss import (
     compare_baselines,
     fbeta,
@@ -15,10 +16,13 @@ from engine.setloss import (
     scored_split_from_arrays,
     train_probabilities,
 )
-from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
+from engine.setloss.figures import (
+    baselines_figure,
+    batch_items_figure,
+    expected_loss_figure,
+)
 from views.inputs import current_dataset
 from views.state import md, memo, progress_callback
-
 
 
 def _fmt(value: float) -> str:
@@ -123,7 +127,7 @@ st.subheader("Decided items")
 table = pd.DataFrame({"item (row of the source)": items + 1, "probability": eta, "flag": decision.mask})
 table = table.iloc[decision.order].reset_index(drop=True)
 st.dataframe(table, hide_index=True, height=260)
-st.download_button("Download the decisions (CSV)", table.to_csv(index=False).encode(), file_name="batch_decisions.csv",
+st.download_button("Download the decisions (CSV)", csv_bytes(table), file_name="batch_decisions.csv",
                    mime="text/csv", key="decisions_csv")
 
 with st.expander("Monte Carlo check of the expected loss"):
@@ -151,6 +155,6 @@ if stored and stored[0] == (source_key, loss, batch_size):
     comparison = stored[1]
     b = st.columns([2, 3])
     b[0].dataframe(comparison.summary, hide_index=True)
-    b[0].download_button("Download per-batch losses (CSV)", comparison.per_batch.to_csv(index=False).encode(),
+    b[0].download_button("Download per-batch losses (CSV)", csv_bytes(comparison.per_batch),
                          file_name="baselines_per_batch.csv", mime="text/csv", key="baselines_csv")
     b[1].plotly_chart(baselines_figure(comparison.summary), key="baselines_chart")

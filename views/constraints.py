@@ -7,11 +7,6 @@ import pandas as pd
 import streamlit as st
 
 from engine.constraints import (
-    adult_data,
-    churn_sweep,
-    fairness_sweep,
-    linear_svm,
-    rate_table,
     DemographicParity,
     EqualOpportunity,
     InfeasibleConstraintsError,
@@ -19,9 +14,19 @@ from engine.constraints import (
     MaxCoverage,
     MinCoverage,
     MinRecall,
+    adult_data,
+    churn_sweep,
+    fairness_sweep,
     fit_constrained,
+    linear_svm,
+    rate_table,
 )
-from engine.constraints.figures import churn_tradeoff_figure, constraint_trace_figure, fairness_tradeoff_figure
+from engine.constraints.figures import (
+    churn_tradeoff_figure,
+    constraint_trace_figure,
+    fairness_tradeoff_figure,
+)
+from engine.reporting import csv_bytes
 from views.inputs import current_dataset
 from views.state import md, memo, progress_callback
 
@@ -133,7 +138,7 @@ if stored and stored[0] == run_key:
         st.plotly_chart(constraint_trace_figure(model), key="trace_chart")
         coef = pd.DataFrame({"feature": [f"x{i}" for i in range(model.coef_.size)], "coefficient": model.coef_})
         d1, d2 = st.columns(2)
-        d1.download_button("Download coefficients (CSV)", coef.to_csv(index=False).encode(), file_name="coefficients.csv",
+        d1.download_button("Download coefficients (CSV)", csv_bytes(coef), file_name="coefficients.csv",
                            mime="text/csv", key="coef_csv")
         d2.download_button("Download results (JSON)", json.dumps({
             "intercept": model.intercept_, "coefficients": model.coef_.tolist(), "lambda": model.lam,
@@ -158,5 +163,5 @@ if source.startswith("UCI"):
             sweep = st.session_state[key]
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
             column.dataframe(sweep, hide_index=True)
-            column.download_button("Download (CSV)", sweep.to_csv(index=False).encode(), file_name=f"{name}.csv",
+            column.download_button("Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv",
                                    mime="text/csv", key=f"{name}_csv")

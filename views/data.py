@@ -7,7 +7,14 @@ from engine.errors import InputError
 from engine.io import INPUT_KINDS, SAMPLES, guess_kind
 from views.forms import FORMS
 from views.forms.common import digest, parse_table
-from views.inputs import add_input, current_dataset, load_sample, remove_input, session_inputs, set_active
+from views.inputs import (
+    add_input,
+    current_dataset,
+    load_sample,
+    remove_input,
+    session_inputs,
+    set_active,
+)
 from views.state import md
 
 st.title("Data")

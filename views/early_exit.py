@@ -6,7 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt
-from engine.qwyc.figures import models_histogram_figure, thresholds_figure, tradeoff_figure
+from engine.qwyc.figures import (
+    models_histogram_figure,
+    thresholds_figure,
+    tradeoff_figure,
+)
+from engine.reporting import csv_bytes
 from views.inputs import input_picker
 from views.state import memo, progress_callback
 
@@ -131,7 +136,7 @@ if curves and curves[:2] == (data_key, neg_only):
         figs[1].plotly_chart(tradeoff_figure(table, y="test_accuracy", title="Accuracy against speed"),
                              key="tradeoff_accuracy")
     st.dataframe(table, hide_index=True)
-    st.download_button("Download the curves (CSV)", table.to_csv(index=False).encode(), file_name="qwyc_tradeoff.csv",
+    st.download_button("Download the curves (CSV)", csv_bytes(table), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
 
 record = {**policy.as_dict(), "neg_only": bool(neg_only), "budget": budget, "fit": fit_metrics, "test": test_metrics}

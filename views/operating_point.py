@@ -3,9 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from engine.pn import bootstrap, cost_per_true_positive, operating_point, pn_curve, sweep_table, upper_hull, what_if_table
+from engine.pn import (
+    bootstrap,
+    cost_per_true_positive,
+    operating_point,
+    pn_curve,
+    sweep_table,
+    upper_hull,
+    what_if_table,
+)
 from engine.pn.figures import marginal_precision_figure, pn_figure
 from engine.pn.report import operating_point_report
+from engine.reporting import csv_bytes
 from views.controls import target_controls
 from views.inputs import input_picker
 from views.state import memo, progress_callback
@@ -82,7 +91,7 @@ figs[1].plotly_chart(mp_fig, key="mp_chart")
 st.subheader("Sweep of target marginal precisions")
 table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
 st.dataframe(table, hide_index=True)
-st.download_button("Download the sweep (CSV)", table.to_csv(index=False).encode(), file_name=f"sweep_{classifier}.csv",
+st.download_button("Download the sweep (CSV)", csv_bytes(table), file_name=f"sweep_{classifier}.csv",
                    mime="text/csv", key="sweep_csv")
 
 st.subheader("Report")

@@ -21,7 +21,15 @@ from .experiments import (
     rate_table,
     shift_bias,
 )
-from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from .goals import (
+    DemographicParity,
+    Egregious,
+    EqualOpportunity,
+    MaxChurn,
+    MaxCoverage,
+    MinCoverage,
+    MinRecall,
+)
 from .rates import (
     RateExpr,
     churn,
@@ -40,7 +48,12 @@ from .rates import (
     true_negatives,
     true_positives,
 )
-from .solver import ConstrainedModel, InfeasibleConstraintsError, fit_constrained, linear_svm
+from .solver import (
+    ConstrainedModel,
+    InfeasibleConstraintsError,
+    fit_constrained,
+    linear_svm,
+)
 
 __all__ = [
     "RateExpr", "ramp", "sp", "sn", "coverage", "true_positives", "false_positives", "false_negatives",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rates import RateExpr, row_mask, sn, sp, churn
+from .rates import RateExpr, churn, row_mask, sn, sp
 
 __all__ = ["DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage",
            "Egregious"]

@@ -7,7 +7,15 @@ Every loader returns a validated object or raises :class:`~engine.errors.InputEr
 from .counts import counts_table, load_counts
 from .inputs import INPUT_KINDS, InputKind, guess_kind
 from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
-from .rated import LABEL_VALUES, ColumnMapping, RatedData, detect_columns, load_rated, parse_labels, rated_from_frame
+from .rated import (
+    LABEL_VALUES,
+    ColumnMapping,
+    RatedData,
+    detect_columns,
+    load_rated,
+    parse_labels,
+    rated_from_frame,
+)
 from .samples import SAMPLES, Sample, sample_path, samples_of_kind
 from .score_matrix import ScoreMatrix, load_score_matrix
 from .tables import Source, Table, check_unique_columns, read_table

@@ -39,7 +39,14 @@ from .curve import (
 )
 from .graph_path import graph_path
 from .grid import RULES, ThresholdGrid, make_axes, threshold_grid
-from .operating_point import DEFAULT_SWEEP_TARGETS, OperatingPoint, operating_point, sweep, sweep_table, what_if_table
+from .operating_point import (
+    DEFAULT_SWEEP_TARGETS,
+    OperatingPoint,
+    operating_point,
+    sweep,
+    sweep_table,
+    what_if_table,
+)
 from .paths import ThresholdPath, grid_index_of, interpolate_grid, path_operating_point
 
 __all__ = [

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .curve import PNCurve, hull_from_increments, pn_curve, target_slope, validate_rated_arrays
+from .curve import (
+    PNCurve,
+    hull_from_increments,
+    pn_curve,
+    target_slope,
+    validate_rated_arrays,
+)
 from .operating_point import optimal_vertex
 
 __all__ = ["Bootstrap", "BootstrapPoint", "bootstrap"]

@@ -9,9 +9,30 @@ baselines and trade-off curves (:mod:`~engine.qwyc.baselines`) and wall-clock
 timing (:mod:`~engine.qwyc.timing`).
 """
 
-from .baselines import FanPolicy, SmallerEnsemble, fit_fan, pareto_front, smaller_ensemble, tradeoff_curves
-from .ensembles import AdditiveEnsemble, TrainedEnsemble, Tree, from_lightgbm, from_sklearn, train_adult_gbt
-from .policy import ORDERS, EarlyExitPolicy, fit_qwyc, fixed_order, lightgbm_early_stop_policy, step_thresholds
+from .baselines import (
+    FanPolicy,
+    SmallerEnsemble,
+    fit_fan,
+    pareto_front,
+    smaller_ensemble,
+    tradeoff_curves,
+)
+from .ensembles import (
+    AdditiveEnsemble,
+    TrainedEnsemble,
+    Tree,
+    from_lightgbm,
+    from_sklearn,
+    train_adult_gbt,
+)
+from .policy import (
+    ORDERS,
+    EarlyExitPolicy,
+    fit_qwyc,
+    fixed_order,
+    lightgbm_early_stop_policy,
+    step_thresholds,
+)
 from .timing import EarlyExitTiming, time_early_exit
 
 __all__ = [

@@ -13,7 +13,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .policy import EarlyExitPolicy, early_exit_loop, fit_qwyc, fixed_order, validate_contributions
+from .policy import (
+    EarlyExitPolicy,
+    early_exit_loop,
+    fit_qwyc,
+    fixed_order,
+    validate_contributions,
+)
 
 __all__ = ["FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves"]
 

@@ -114,7 +114,10 @@ def from_sklearn(model) -> AdditiveEnsemble:
     ``max_iter`` trees are all there (the reconstruction test checks
     ``bias + F.sum(1) == decision_function`` to 1e-10).
     """
-    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+    from sklearn.ensemble import (
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+    )
 
     if isinstance(model, HistGradientBoostingClassifier):
         if model.n_trees_per_iteration_ != 1:

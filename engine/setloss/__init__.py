@@ -11,7 +11,12 @@ decision (:mod:`~engine.setloss.expected`, Algorithm 1), optimal decisions
 """
 
 from .decisions import Decision, monte_carlo_loss, optimal_class_set, optimal_decision
-from .expected import check_probabilities, expected_losses, expected_losses_reference, poisson_binomial
+from .expected import (
+    check_probabilities,
+    expected_losses,
+    expected_losses_reference,
+    poisson_binomial,
+)
 from .losses import (
     LOSS_NAMES,
     LinearFractional,

@@ -1,8 +1,6 @@
 """App frame: navigation, sidebar status, first open loads the synthetic sample."""
 
-from engine.io import load_rated
-from engine.io import sample_path
-from engine.io import samples_of_kind
+from engine.io import load_rated, sample_path, samples_of_kind
 from tests.app.conftest import shown
 
 

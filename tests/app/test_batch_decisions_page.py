@@ -5,8 +5,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from engine.io import load_rated
-from engine.io import sample_path
+from engine.io import load_rated, sample_path
 from engine.setloss import optimal_decision
 from tests.app.conftest import download_buttons, shown
 

@@ -5,6 +5,7 @@ import io
 
 import pandas as pd
 import pytest
+
 from tests.app.conftest import shown
 
 GOOD = b"""doc,score_a,score_b,verdict,weight

@@ -4,10 +4,8 @@ import json
 
 import numpy as np
 
-from engine.io import load_rated
-from engine.pn import threshold_grid
-from engine.pn import graph_path, path_operating_point
-from engine.io import sample_path
+from engine.io import load_rated, sample_path
+from engine.pn import graph_path, path_operating_point, threshold_grid
 from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/ensemble_paths.py"

@@ -5,9 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.io import load_rated
+from engine.io import load_rated, sample_path
 from engine.pn import operating_point
-from engine.io import sample_path
 from tests.app.conftest import download_buttons
 
 PAGE = "views/operating_point.py"

@@ -8,6 +8,7 @@ import streamlit as st
 from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
 from engine.pn.figures import score_histogram_figure
+from engine.reporting import csv_bytes
 from views.forms.common import parse_table, sample_bytes
 from views.inputs import SessionInput
 from views.state import md, memo
@@ -89,7 +90,7 @@ def report(inp: SessionInput) -> None:
         excluded = pd.DataFrame({"row (1 = first data row)": d.unrated_rows + 1, "reason": "no label (unrated)"})
         with st.expander(f"All {d.n_unrated:,} excluded rows"):
             st.dataframe(excluded, hide_index=True, height=240)
-            st.download_button("Download the excluded rows (CSV)", excluded.to_csv(index=False).encode(),
+            st.download_button("Download the excluded rows (CSV)", csv_bytes(excluded),
                                file_name="excluded_rows.csv", mime="text/csv")
     st.subheader("Preview")
     st.dataframe(inp.table.frame.head(200), height=280)

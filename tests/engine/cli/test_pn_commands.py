@@ -7,9 +7,8 @@ import subprocess
 import pytest
 
 from engine.cli import main
+from engine.io import load_rated, sample_path
 from engine.pn import operating_point
-from engine.io import load_rated
-from engine.io import sample_path
 
 
 def test_sweep_json_matches_engine(capsys):

@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 
 from engine.errors import RatedDataError
-from engine.io import ColumnMapping, detect_columns, load_rated, parse_labels, read_table
+from engine.io import (
+    ColumnMapping,
+    detect_columns,
+    load_rated,
+    parse_labels,
+    read_table,
+)
 
 
 def csv_bytes(text: str) -> bytes:

@@ -5,8 +5,7 @@ import gzip
 import numpy as np
 import pytest
 
-from engine.io import load_rated
-from engine.io import load_counts
+from engine.io import load_counts, load_rated
 from engine.io.samples import SAMPLES, sample_path, synthetic_rare_events, write_csv
 from engine.pn import threshold_grid
 

@@ -3,12 +3,19 @@
 import numpy as np
 
 from engine import plotting
-from engine.pn import figures
-from engine.io import load_rated
-from engine.pn import threshold_grid
-from engine.pn import analytic_path, frontier, graph_path, path_operating_point
-from engine.pn import bootstrap, operating_point, pn_curve, upper_hull
-from engine.io import sample_path
+from engine.io import load_rated, sample_path
+from engine.pn import (
+    analytic_path,
+    bootstrap,
+    figures,
+    frontier,
+    graph_path,
+    operating_point,
+    path_operating_point,
+    pn_curve,
+    threshold_grid,
+    upper_hull,
+)
 
 
 def test_pn_and_marginal_precision_figures():

@@ -5,8 +5,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
-from engine.qwyc import from_sklearn, time_early_exit
-from engine.qwyc import fit_qwyc
+from engine.qwyc import fit_qwyc, from_sklearn, time_early_exit
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +63,7 @@ def test_lazy_evaluation_gives_the_policys_decisions(data):
 
 def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     lgb = pytest.importorskip("lightgbm")
-    from engine.qwyc import from_lightgbm
-    from engine.qwyc import lightgbm_early_stop_policy
+    from engine.qwyc import from_lightgbm, lightgbm_early_stop_policy
 
     x, y = data
     model = lgb.LGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, verbose=-1).fit(x, y)

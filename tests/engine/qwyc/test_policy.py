@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from engine.qwyc import (
     EarlyExitPolicy,
-    fit_qwyc,
     fit_fan,
+    fit_qwyc,
     fixed_order,
     pareto_front,
     smaller_ensemble,
