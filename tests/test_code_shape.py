@@ -67,7 +67,6 @@ def test_pages_import_no_numpy_scipy_or_sklearn():
 
 
 def test_no_module_imports_another_modules_private_names():
-    pattern = re.compile(r"from\s+(\.|engine|views)[A-Za-z_.]*\s+import\s+\(?\s*[^)]*?\b_[a-z]\w*", re.DOTALL)
     offenders = []
     for path in python_files("engine", "views"):
         tree = ast.parse(path.read_text())
