@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InputError", "RatedDataError", "describe_rows", "MAX_LISTED", "ROW_NOTE"]
+__all__ = ["InputError", "RatedDataError", "BatchDataError", "describe_rows", "MAX_LISTED", "ROW_NOTE"]
 
 
 class InputError(ValueError):
@@ -17,6 +17,10 @@ class InputError(ValueError):
 
 class RatedDataError(InputError):
     """Invalid rated data or aggregated counts."""
+
+
+class BatchDataError(InputError):
+    """Invalid probability batches."""
 
 
 #: how many offending rows a message lists before "and N more"

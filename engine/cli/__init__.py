@@ -3,6 +3,7 @@
     opstudio app [--port 8501]
     opstudio sweep FILE --target 0.3 [--classifier NAME] [--json]
     opstudio paths FILE --target 0.3 [--method graph|analytic|both] [--rule or|and] [--bins N] [--json]
+    opstudio batch FILE [--prob COL] [--batch COL] --loss NAME --out decisions.csv [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
@@ -15,7 +16,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import app, pn
+from . import app, pn, setloss
 
 __all__ = ["main"]
 
@@ -26,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     app.add_parser(sub)
     pn.add_parsers(sub)
+    setloss.add_parsers(sub)
     return p
 
 

@@ -1,9 +1,10 @@
-"""Inputs: rated data, the paper's aggregated counts, score matrices, public data sets and shipped samples.
+"""Inputs: rated data, the paper's aggregated counts, probability batches, score matrices, public data sets and shipped samples.
 
 Every loader returns a validated object or raises :class:`~engine.errors.InputError`
 (or a subclass) whose message names the column, the rows and the fix.
 """
 
+from .batches import BatchMapping, ProbabilityBatches, batches_from_frame, detect_batch_columns, load_batches
 from .counts import counts_table, load_counts
 from .inputs import INPUT_KINDS, InputKind, guess_kind
 from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
@@ -24,6 +25,7 @@ __all__ = [
     "Source", "Table", "read_table", "check_unique_columns",
     "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "rated_from_frame", "load_rated",
     "counts_table", "load_counts",
+    "BatchMapping", "ProbabilityBatches", "detect_batch_columns", "batches_from_frame", "load_batches",
     "ScoreMatrix", "load_score_matrix",
     "PUBLIC_DATASETS", "PublicDataset", "load_public_dataset",
     "SAMPLES", "Sample", "sample_path", "samples_of_kind",

@@ -51,6 +51,12 @@ INPUT_KINDS: dict[str, InputKind] = {
         "counted there (with or without a header).",
         ("Ensemble paths",),
         "t1,t2,tp,fp\n0.1,0.1,120,4000\n0.1,0.5,96,2100\n0.5,0.1,90,1900\n0.5,0.5,41,310"),
+    "batches": InputKind(
+        "batches", "Probability batches",
+        "One row per item with its calibrated probability P(positive); optionally a batch id (items decided "
+        "together; none = one batch), an item id and the true label (empty = not known yet).",
+        ("Batch decisions",),
+        "item_id,batch,probability,label\nA-17,mon,0.91,1\nA-18,mon,0.12,0\nB-02,tue,0.47,\nB-03,tue,0.08,0"),
     "score_matrix": InputKind(
         "score_matrix", "Score matrix",
         "Each base model's contribution to an ensemble's score: one numeric column per model, optional "
@@ -75,7 +81,8 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     """A first guess of an upload's kind from its bytes and, for tables, its columns.
 
     NPZ archives are score matrices; a table with columns named ``tp`` and ``fp``
-    is aggregated counts; anything else is taken for rated data. The user can
+    is aggregated counts; one with a column named like ``probability`` is probability
+    batches; anything else is taken for rated data. The user can
     always choose another kind.
     """
     if _is_npz(raw):
@@ -84,4 +91,6 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
         names = {str(c).strip().lower() for c in table.frame.columns}
         if {"tp", "fp"} <= names:
             return "counts"
+        if any(n in ("probability", "prob", "eta") or n.startswith("prob") for n in names):
+            return "batches"
     return "rated"

@@ -25,7 +25,8 @@ import pandas as pd
 from ..errors import MAX_LISTED, RatedDataError, describe_rows
 from .tables import Source, read_table
 
-__all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "rated_from_frame",
+__all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "numeric_column",
+           "rated_from_frame",
            "load_rated"]
 
 
@@ -238,7 +239,11 @@ def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple
     return out, missing
 
 
-def _numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
+def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
+    """Column ``name`` as float64 (NaN where empty); non-numbers raise :class:`RatedDataError` naming the rows.
+
+    ``role`` ("score", "weight", "probability" ...) words the message.
+    """
     col = frame[name]
     if pd.api.types.is_bool_dtype(col):
         raise RatedDataError(f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
@@ -271,7 +276,7 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
 
     scores = np.empty((n_read, len(mapping.score_cols)), dtype=np.float64)
     for j, col in enumerate(mapping.score_cols):
-        values = _numeric_column(frame, col, "score")
+        values = numeric_column(frame, col, "score")
         inf = np.isinf(values)
         if inf.any():
             raise RatedDataError(f"Score column '{col}': infinite values at {describe_rows(inf)}. "
@@ -284,7 +289,7 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
         scores[:, j] = values
 
     if mapping.weight_col is not None:
-        weights = _numeric_column(frame, mapping.weight_col, "weight")
+        weights = numeric_column(frame, mapping.weight_col, "weight")
         bad = rated & (~np.isfinite(weights) | (weights < 0))
         if bad.any():
             raise RatedDataError(f"Weight column '{mapping.weight_col}': negative, missing or non-finite weights at "

@@ -12,6 +12,8 @@ without timestamps).
    CC BY 4.0) scored by two models trained on different feature groups (client
    profile vs. campaign contact history, like an image and a text classifier);
    rated rows are those above a review threshold.
+4. :func:`bank_probability_batches` - held-out Bank Marketing clients with calibrated
+   probabilities in batches of 500 (the batch-decision input).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "samples_of_kind",
     "synthetic_rare_events",
     "bank_marketing_scored",
+    "bank_probability_batches",
     "write_samples",
     "write_csv",
     "sample_path",
@@ -63,6 +66,10 @@ SAMPLES: dict[str, Sample] = {
                    "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)", "rated"),
     "synthetic_counts": Sample("synthetic_rare_events_counts.csv", "Synthetic rare events, aggregated counts",
                                "The synthetic sample in the paper's aggregated format (t1, t2, tp, fp)", "counts"),
+    "bank_batches": Sample("bank_marketing_batches.csv.gz", "UCI Bank Marketing, probability batches of 500 "
+                           "(CC BY 4.0)",
+                           "Calibrated probabilities (logistic regression) of 11,303 held-out Bank Marketing clients "
+                           "in 23 batches of 500 (the last one 303), with the true outcome (CC BY 4.0, Moro et al. 2014)", "batches"),
     "bank_holdout": Sample("bank_marketing_scored.csv.gz", "UCI Bank Marketing, every scored row",
                            "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
     "bank_full": Sample("bank-full.csv.gz", "UCI Bank Marketing bank-full",
@@ -166,6 +173,29 @@ def bank_marketing_scored(bank_full_path: str | Path, seed: int = 0) -> pd.DataF
     return pd.DataFrame({"row": scored, **out, "y": np.where(y[scored] == 1, "yes", "no"), "split": split})
 
 
+BATCH_SIZE = 500
+
+
+def bank_probability_batches(seed: int = 0) -> pd.DataFrame:
+    """Held-out Bank Marketing clients with calibrated probabilities, cut into batches of about 500.
+
+    Probabilities come from :func:`engine.setloss.protocol.train_probabilities` (a
+    logistic regression, calibrated because it minimises the log loss); the test
+    clients are shuffled with ``seed`` and cut into consecutive batches of
+    :data:`BATCH_SIZE` (the last one holds the remainder).
+    """
+    from ..setloss.protocol import train_probabilities
+
+    split = train_probabilities("bank", seed=seed)
+    order = np.random.default_rng(seed).permutation(split.eta_test.size)
+    return pd.DataFrame({
+        "client_id": [f"test-{i + 1:05d}" for i in order],
+        "batch": [f"batch-{b + 1:02d}" for b in np.arange(order.size) // BATCH_SIZE],
+        "probability": np.round(split.eta_test[order], 6),
+        "subscribed": np.where(split.y_test[order] == 1, "yes", "no"),
+    })
+
+
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
     text = frame.to_csv(index=False, lineterminator="\n").encode()
     if path.suffix == ".gz":
@@ -190,6 +220,8 @@ def write_samples(out_dir: str | Path = SAMPLE_DIR, shared_dir: str | Path | Non
                           bins=41, spacing="uniform")
     write_csv(counts_table(grid), out / SAMPLES["synthetic_counts"].file)
     written["synthetic_counts"] = out / SAMPLES["synthetic_counts"].file
+    write_csv(bank_probability_batches(), out / SAMPLES["bank_batches"].file)
+    written["bank_batches"] = out / SAMPLES["bank_batches"].file
     if shared_dir is not None:
         # unchanged copies of the public data sets the product trains on (gzip without timestamps)
         shared = Path(shared_dir) / "data"

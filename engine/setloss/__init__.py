@@ -7,10 +7,23 @@ Conference on Machine Learning (ICML 2016), PMLR 48.
 Losses (:mod:`~engine.setloss.losses`), exact expected losses of every top-k
 decision (:mod:`~engine.setloss.expected`, Algorithm 1), optimal decisions
 (:mod:`~engine.setloss.decisions`, Theorem 1) and the paper's evaluation protocol
-(:mod:`~engine.setloss.protocol`, section 5.2).
+(:mod:`~engine.setloss.protocol`, section 5.2), and a user's probability batches decided
+batch by batch (:mod:`~engine.setloss.batches`).
 """
 
-from .decisions import Decision, monte_carlo_loss, optimal_class_set, optimal_decision
+from .batches import (
+    THRESHOLD_HALF,
+    BatchDecisions,
+    BatchOutcome,
+    MonteCarloCheck,
+    batches_from_split,
+    decide_batch,
+    decide_batches,
+    decided_items,
+    labelled_split,
+    monte_carlo_check,
+)
+from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_class_set, optimal_decision
 from .expected import (
     check_probabilities,
     expected_losses,
@@ -18,11 +31,14 @@ from .expected import (
     poisson_binomial,
 )
 from .losses import (
-    LOSS_NAMES,
+    F1_COEFFICIENTS,
+    LOSSES,
     LinearFractional,
+    LossChoice,
     SetLoss,
     am,
     binary_auc,
+    build_loss,
     fbeta,
     get_loss,
     gmean,
@@ -42,10 +58,12 @@ from .protocol import (
 )
 
 __all__ = [
-    "SetLoss", "LinearFractional", "LOSS_NAMES", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean", "gtppr",
+    "SetLoss", "LinearFractional", "LossChoice", "LOSSES", "F1_COEFFICIENTS", "build_loss", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean", "gtppr",
     "binary_auc", "linear_fractional",
     "check_probabilities", "poisson_binomial", "expected_losses", "expected_losses_reference",
-    "Decision", "optimal_decision", "optimal_class_set", "monte_carlo_loss",
+    "Decision", "optimal_decision", "early_stop_decision",
+    "BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",
+    "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF", "optimal_class_set", "monte_carlo_loss",
     "ScoredSplit", "batch_indices", "scored_split_from_arrays", "train_probabilities", "tune_threshold", "BaselineComparison",
     "compare_baselines",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 from .expected import check_probabilities, expected_losses, sorted_probabilities
 from .losses import SetLoss, get_loss
 
-__all__ = ["Decision", "optimal_decision", "optimal_class_set", "monte_carlo_loss"]
+__all__ = ["Decision", "optimal_decision", "early_stop_decision", "optimal_class_set", "monte_carlo_loss"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,29 @@ def optimal_decision(eta, loss: str | SetLoss, *, early_stop: bool = False) -> D
     loss = get_loss(loss)
     e, order = sorted_probabilities(eta)
     losses = expected_losses(e, loss)
-    if early_stop:
-        rising = np.flatnonzero(losses[:-1] <= losses[1:])
-        k = int(rising[0]) if rising.size else e.size
-    else:
-        k = int(np.argmin(losses))
-    mask = np.zeros(e.size, dtype=bool)
+    k = _early_stop_k(losses) if early_stop else int(np.argmin(losses))
+    return _top_k(k, order, losses, loss.name, early_stop)
+
+
+def _early_stop_k(losses: np.ndarray) -> int:
+    rising = np.flatnonzero(losses[:-1] <= losses[1:])
+    return int(rising[0]) if rising.size else losses.size - 1
+
+
+def _top_k(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str, early_stop: bool) -> Decision:
+    mask = np.zeros(order.size, dtype=bool)
     mask[order[:k]] = True
-    return Decision(k=k, mask=mask, order=order, losses=losses, value=float(losses[k]), loss_name=loss.name,
+    return Decision(k=k, mask=mask, order=order, losses=losses, value=float(losses[k]), loss_name=loss_name,
                     early_stop=early_stop)
+
+
+def early_stop_decision(decision: Decision) -> Decision:
+    """The paper's early-stop decision (first k with ``L_k <= L_{k+1}``) from an exact decision's losses.
+
+    Same as ``optimal_decision(eta, loss, early_stop=True)`` without computing the
+    expected losses again.
+    """
+    return _top_k(_early_stop_k(decision.losses), decision.order, decision.losses, decision.loss_name, True)
 
 
 def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:

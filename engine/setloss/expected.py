@@ -45,12 +45,17 @@ import math
 import numpy as np
 from scipy.signal import lfilter
 
+from . import kernels
+from .kernels import expected_pair_loss, reciprocals
 from .losses import LinearFractional, SetLoss, get_loss
 
 __all__ = ["check_probabilities", "poisson_binomial", "sorted_probabilities", "expected_losses",
            "expected_losses_reference"]
 
 _TRUNCATE = 1e-30
+# The compiled losses lie in [0, 1], so cutting at most _TAIL_MASS of probability from each end of
+# each distribution changes L_k by at most 4 * _TAIL_MASS: far below double-precision resolution.
+_TAIL_MASS = 1e-17
 
 
 def check_probabilities(eta) -> np.ndarray:
@@ -92,6 +97,15 @@ def _support(pmf: np.ndarray) -> tuple[int, int]:
     return int(idx[0]), int(idx[-1]) + 1
 
 
+def _support_by_mass(pmf: np.ndarray) -> tuple[int, int]:
+    """[lo, hi) keeping all but at most ``_TAIL_MASS`` of probability on each side."""
+    cum = np.cumsum(pmf)
+    lo = int(np.searchsorted(cum, _TAIL_MASS, side="right"))
+    tail = np.cumsum(pmf[::-1])
+    hi = pmf.size - int(np.searchsorted(tail, _TAIL_MASS, side="right"))
+    return (lo, hi) if lo < hi else _support(pmf)
+
+
 def sorted_probabilities(eta):
     e = check_probabilities(eta)
     order = np.argsort(-e, kind="stable")
@@ -116,6 +130,8 @@ def expected_losses_reference(eta, loss: str | SetLoss) -> np.ndarray:
 def _generic(e: np.ndarray, loss: SetLoss) -> np.ndarray:
     """Any loss: forward prefix PMFs, suffix PMFs regenerated from sqrt(n) checkpoints."""
     n = e.size
+    compiled = kernels.AVAILABLE and loss.kernel in kernels.KERNEL_CODES
+    reciprocal = reciprocals(n)
     step = max(1, int(math.ceil(math.sqrt(n + 1))))
     # backward pass: suffix PMF r_k (items k..n-1) kept at every step-th k
     checkpoints = {}
@@ -141,11 +157,15 @@ def _generic(e: np.ndarray, loss: SetLoss) -> np.ndarray:
             if k > start:
                 _add_item(r, n - k, e[k - 1])
         for k in range(start, stop):
-            qa, qb = _support(q[: k + 1])
-            ra, rb = _support(block[k][: n - k + 1])
+            support = _support_by_mass if compiled else _support
+            qa, qb = support(q[: k + 1])
+            ra, rb = support(block[k][: n - k + 1])
             a = np.arange(qa, qb)[:, None]
             b = np.arange(ra, rb)[None, :]
-            out[k] = q[qa:qb] @ loss(a, k - a, b, n - k - b) @ block[k][ra:rb]
+            if compiled:
+                out[k] = expected_pair_loss(loss.kernel, q[qa:qb], qa, block[k][ra:rb], ra, k, n, reciprocal)
+            else:
+                out[k] = q[qa:qb] @ loss(a, k - a, b, n - k - b) @ block[k][ra:rb]
             if k < n:
                 _add_item(q, k, e[k])
     return out

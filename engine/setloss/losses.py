@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["SetLoss", "LinearFractional", "LOSS_NAMES", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean",
+__all__ = ["SetLoss", "LinearFractional", "LossChoice", "LOSSES", "F1_COEFFICIENTS", "build_loss", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean",
            "gtppr", "binary_auc", "linear_fractional"]
 
 
@@ -56,8 +56,12 @@ class SetLoss:
     name: str
     formula: str
     reference: str
-    metric_fn: Callable = field(repr=False)
+    # the metric is determined by the other fields, so it takes no part in equality or hashing:
+    # two losses built from the same name compare and hash equal (memo keys hit across reruns)
+    metric_fn: Callable = field(repr=False, compare=False)
     fractional: LinearFractional | None = None
+    #: name of the compiled pair kernel in :mod:`engine.setloss.kernels` ("" = none)
+    kernel: str = ""
 
     def metric(self, tp, fp, fn, tn) -> np.ndarray:
         return self.metric_fn(np.asarray(tp, float), np.asarray(fp, float), np.asarray(fn, float),
@@ -120,12 +124,12 @@ def _precision(tp, fp, fn, tn):
 
 def am() -> SetLoss:
     return SetLoss("AM", "1 - (TPR + TNR) / 2", "Natarajan et al. (2016) Table 1",
-                   lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)))
+                   lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)), kernel="am")
 
 
 def gmean() -> SetLoss:
     return SetLoss("G-mean", "1 - sqrt(TPR · TNR)", "Natarajan et al. (2016) Table 1",
-                   lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)))
+                   lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)), kernel="gmean")
 
 
 def _hmean(*c):
@@ -135,23 +139,80 @@ def _hmean(*c):
 
 
 def hmean() -> SetLoss:
-    return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean)
+    return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean,
+                   kernel="hmean")
 
 
 def gtppr() -> SetLoss:
     return SetLoss("G-TP/PR", "1 - sqrt(TPR · Precision)", "Natarajan et al. (2016) Table 1",
-                   lambda *c: np.sqrt(_tpr(*c) * _precision(*c)))
+                   lambda *c: np.sqrt(_tpr(*c) * _precision(*c)), kernel="gtppr")
 
 
 def binary_auc() -> SetLoss:
     # AUC of binary predictions counts a (positive, negative) pair as misordered when the
     # positive is missed and the negative flagged: loss = FN·FP / (P·N)
     return SetLoss("binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); Natarajan et al. (2016) Table 1",
-                   lambda tp, fp, fn, tn: 1.0 - (1.0 - _tpr(tp, fp, fn, tn)) * (1.0 - _tnr(tp, fp, fn, tn)))
+                   lambda tp, fp, fn, tn: 1.0 - (1.0 - _tpr(tp, fp, fn, tn)) * (1.0 - _tnr(tp, fp, fn, tn)),
+                   kernel="auc")
 
 
-LOSS_NAMES = {"f1": "F1", "fbeta:<beta>": "F-beta", "jaccard": "Jaccard", "am": "AM (balanced error)",
-              "gmean": "G-mean", "hmean": "H-mean", "gtppr": "G-TP/PR", "auc": "binary AUC"}
+@dataclass(frozen=True)
+class LossChoice:
+    """One entry of the loss menu: a key, a title for people, and what it needs to be built.
+
+    ``parameter`` names the one number the loss takes (F-beta's β), or is empty;
+    ``coefficients`` marks the user-defined linear-fractional metric, built from ten numbers
+    with :func:`linear_fractional`.
+    """
+
+    key: str
+    title: str
+    parameter: str = ""
+    coefficients: bool = False
+
+
+#: Every loss the studio offers, in menu order; pages and the CLI list from here.
+LOSSES: dict[str, LossChoice] = {c.key: c for c in (
+    LossChoice("f1", "F1"),
+    LossChoice("fbeta", "F-beta", parameter="beta"),
+    LossChoice("jaccard", "Jaccard"),
+    LossChoice("am", "AM (balanced error)"),
+    LossChoice("gmean", "G-mean"),
+    LossChoice("hmean", "H-mean"),
+    LossChoice("gtppr", "G-TP/PR"),
+    LossChoice("auc", "binary AUC"),
+    LossChoice("custom", "Custom linear-fractional", coefficients=True),
+)}
+
+#: F1 = 2TP / (2TP + FP + FN) as linear-fractional coefficients (constant, TP, FP, FN, TN)
+F1_COEFFICIENTS = ((0.0, 2.0, 0.0, 0.0, 0.0), (0.0, 2.0, 1.0, 1.0, 0.0))
+
+
+def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
+               denominator=F1_COEFFICIENTS[1]) -> SetLoss:
+    """The loss of a menu entry of :data:`LOSSES` with its parameter or coefficients.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`LOSSES`.
+    beta : float
+        β of F-beta (used when ``key == "fbeta"``).
+    numerator, denominator : sequence of five floats
+        Coefficients (constant, TP, FP, FN, TN) of the custom linear-fractional metric
+        (used when ``key == "custom"``).
+
+    Returns
+    -------
+    SetLoss
+    """
+    if key not in LOSSES:
+        raise ValueError(f"unknown loss {key!r}; choose one of {', '.join(LOSSES)}")
+    if key == "fbeta":
+        return fbeta(float(beta))
+    if key == "custom":
+        return linear_fractional(numerator, denominator)
+    return get_loss(key)
 
 
 def get_loss(loss: str | SetLoss) -> SetLoss:

@@ -1,70 +1,107 @@
-"""Batch decisions page: train on a public set, decide a batch, compare with baselines, Monte Carlo."""
+"""Batch decisions page: the shipped probability batches, a user's file, a model trained here, baselines."""
 
 import io
 
-import numpy as np
 import pandas as pd
 
-from engine.io import load_rated, sample_path
-from engine.setloss import optimal_decision
-from tests.app.conftest import download_buttons, shown
+import engine.setloss
+from engine.io import load_batches, sample_path
+from engine.setloss import decide_batches, optimal_decision
+from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/batch_decisions.py"
+TRAINED = "A model trained here on a public data set"
 
 
 def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
 
-def test_train_decide_and_compare(app, served):
-    at = app(query={"batch_dataset": "breast_cancer"}, page=PAGE)
+def test_shipped_batches_by_default_and_every_batch_downloaded(app, served):
+    at = app(page=PAGE)
+    batches = load_batches(sample_path("bank_batches"))
+    first = batches.rows_of(batches.batch_names[0])
+    k = optimal_decision(batches.probabilities[first], "f1").k
+    assert cards(at)["Items to flag (k)"] == f"{k:,} of {first.size:,}"
+    at.button(key="run_all_batches").click().run()
+    assert not at.exception
+    got = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download every decision (CSV)"])))
+    expected = decide_batches(batches, "f1").decisions
+    assert len(got) == batches.n_items == 11_303
+    assert list(got["client_id"]) == list(expected["client_id"])  # input order
+    assert (got["decision"].to_numpy() == expected["decision"].to_numpy()).all()
+    assert got.groupby("batch")["decision"].sum().equals(got.groupby("batch")["k"].first())
+
+
+def test_monte_carlo_check_says_consistent(app):
+    at = app(query={"loss": "jaccard"}, page=PAGE)
+    at.button(key="run_mc").click().run()
+    sentence = " ".join(m.value for m in at.markdown if "Simulated mean loss" in m.value)
+    assert sentence.endswith(": consistent.")
+
+
+def test_a_rerun_hits_the_memo_for_every_named_loss(app, monkeypatch):
+    calls = []
+    original = engine.setloss.decide_batch
+
+    def counting(eta, loss):
+        calls.append(loss.name)
+        return original(eta, loss)
+
+    monkeypatch.setattr(engine.setloss, "decide_batch", counting)
+    at = app(page=PAGE)
+    assert calls == ["F1"]
+    at.run()
+    at.selectbox(key="loss").set_value("am").run()
+    at.selectbox(key="loss").set_value("f1").run()
+    at.selectbox(key="loss").set_value("am").run()
+    assert not at.exception
+    assert calls == ["F1", "AM"]
+
+
+def test_own_file_without_batch_column_is_one_batch_with_labels(app, served):
+    rows = "\n".join(f"{i},{p:.3f},{y}" for i, (p, y) in enumerate(
+        [(0.9, "yes"), (0.8, "no"), (0.45, "yes"), (0.3, ""), (0.2, "no"), (0.65, "yes")] * 5))
+    at = upload_input(app(), "mine.csv", f"id,prob,outcome\n{rows}\n".encode(), kind="batches")
+    assert not at.exception
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert cards(at)["Items to flag (k)"].endswith("of 30")
+    at.button(key="run_baselines").click().run()
+    assert not at.exception
+    assert list(at.dataframe[-1].value["method"])[-1] == "expected-loss-optimal top-k"
+
+
+def test_probabilities_outside_zero_one_are_refused_with_rows(app):
+    at = upload_input(app(), "raw.csv", b"probability,batch\n-2.5,a\n1.5,a\n0.3,b\n", kind="batches")
+    assert not at.exception
+    text = shown(at.error)
+    assert "Probability column 'probability'" in text and "rows 1, 2" in text
+
+
+def test_trained_model_batches_and_baselines(app, served):
+    at = app(query={"batch_source": TRAINED, "batch_dataset": "breast_cancer"}, page=PAGE)
     assert "Train the model" in shown(at.info)
     at.button(key="train_batch_model").click().run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 2
-    decisions = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download the decisions (CSV)"])))
+    decisions = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download this batch's decisions (CSV)"])))
     k = int(cards(at)["Items to flag (k)"].split(" of ")[0])
     assert decisions["flag"].sum() == k
-    # the flagged items are the k most probable, and the decision is the engine's
     assert decisions["probability"].iloc[:k].min() >= decisions["probability"].iloc[k:].max()
     assert optimal_decision(decisions["probability"].to_numpy(), "f1").k == k
     at.button(key="run_baselines").click().run()
     assert not at.exception
-    summary = at.dataframe[-1].value
-    assert list(summary["method"])[-1] == "expected-loss-optimal top-k"
+    assert list(at.dataframe[-1].value["method"])[-1] == "expected-loss-optimal top-k"
     assert len(at.get("plotly_chart")) == 3
 
 
-def test_loaded_column_with_a_named_loss_from_the_url(app):
-    at = app(query={"batch_source": "A column of the loaded data set", "batch_column": "score_text",
-                    "loss": "jaccard", "batch_size": "200", "batch_index": "3"}, page=PAGE)
-    assert not at.exception
-    data = load_rated(sample_path("synthetic"))
-    perm = np.random.default_rng(0).permutation(data.n_rated)
-    eta = data.column("score_text")[perm[400:600]]
-    d = optimal_decision(eta, "jaccard")
-    assert cards(at)["Items to flag (k)"] == f"{d.k:,} of 200"
-    at.button(key="run_mc").click().run()
-    assert "consistent" in " ".join(m.value for m in at.markdown)
-
-
 def test_custom_linear_fractional_loss_equals_f1_by_default(app):
-    at = app(query={"batch_source": "A column of the loaded data set"}, page=PAGE)
+    at = app(page=PAGE)
     f1 = cards(at)["Items to flag (k)"]
     at.selectbox(key="loss").set_value("custom").run()
     assert cards(at)["Items to flag (k)"] == f1
-    at.number_input(key="den_TP").set_value(0.0).run()
-    at.number_input(key="den_FP").set_value(0.0).run()
-    at.number_input(key="den_FN").set_value(0.0).run()
+    for term in ("TP", "FP", "FN"):
+        at.number_input(key=f"den_{term}").set_value(0.0).run()
     assert "non-zero coefficient" in shown(at.error)
     assert not at.exception
-
-
-def test_scores_outside_zero_one_are_refused(app):
-    at = app(page="views/data.py")
-    at.radio(key="data_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload").set_value(("raw.csv", b"margin,label\n-2.5,0\n1.5,1\n0.3,0\n", "text/csv")).run()
-    at.switch_page(PAGE).run()
-    at.radio(key="batch_source").set_value("A column of the loaded data set").run()
-    assert not at.exception
-    assert "outside [0, 1]" in shown(at.error)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.setloss import (
-    LOSS_NAMES,
+    LOSSES,
     expected_losses,
     expected_losses_reference,
     fbeta,
@@ -167,7 +167,7 @@ def test_invalid_probabilities_raise(bad):
 def test_unknown_loss_name():
     with pytest.raises(ValueError, match="unknown loss"):
         get_loss("accuracy-ish")
-    assert get_loss("fbeta:2").name.startswith("F-beta") and "f1" in LOSS_NAMES
+    assert get_loss("fbeta:2").name.startswith("F-beta") and "f1" in LOSSES
 
 
 def test_poisson_binomial_and_reference_agree():
@@ -203,3 +203,43 @@ def test_multiclass_top_k_set():
     assert list(np.flatnonzero(d.mask)) == list(range(d.k))
     with pytest.raises(ValueError, match="sum to 1"):
         optimal_class_set([0.5, 0.2], "f1")
+
+
+@pytest.mark.parametrize("name", ["am", "gmean", "hmean", "gtppr", "auc"])
+def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
+    from engine.setloss import expected, kernels
+
+    assert kernels.AVAILABLE
+    rng = np.random.default_rng(7)
+    cases = [rng.random(70), np.full(50, 0.5), rng.random(40) ** 6, np.r_[np.ones(4), np.zeros(4), rng.random(12)],
+             np.array([0.3])]
+    compiled = [expected_losses(e, name, method="generic") for e in cases]
+    monkeypatch.setattr(kernels, "AVAILABLE", False)
+    for e, fast in zip(cases, compiled):
+        slow = expected_losses(e, name, method="generic")
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(fast, expected_losses_reference(e, name), rtol=0, atol=1e-14)
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.sampled_from(["am", "gmean", "hmean", "gtppr", "auc"]))
+@settings(max_examples=60, deadline=None)
+def test_compiled_kernel_against_enumeration(eta, name):
+    np.testing.assert_allclose(expected_losses(np.array(eta), name, method="generic"), brute_force(eta, name),
+                               rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["f1", "fbeta:2", "jaccard", "am", "gmean", "hmean", "gtppr", "auc"])
+def test_losses_with_the_same_name_compare_and_hash_equal(name):
+    assert get_loss(name) == get_loss(name) and hash(get_loss(name)) == hash(get_loss(name))
+    assert get_loss(name) != get_loss("am" if name != "am" else "f1")
+
+
+def test_loss_menu_builds_every_entry():
+    from engine.setloss import build_loss
+
+    for key in LOSSES:
+        assert build_loss(key).name
+    assert build_loss("fbeta", beta=2.0) == get_loss("fbeta:2")
+    assert build_loss("custom").formula == linear_fractional(*build_loss("custom").fractional.__dict__.values()).formula
+    with pytest.raises(ValueError, match="unknown loss"):
+        build_loss("nope")

@@ -1,0 +1,187 @@
+"""Deciding a user's probability batches: one optimal top-k per batch, a file of decisions, a summary.
+
+Natarajan, Koyejo, Ravikumar & Dhillon (ICML 2016), Theorem 1 and Algorithm 1:
+every batch of :class:`~engine.io.batches.ProbabilityBatches` is decided on its
+own by :func:`~engine.setloss.decisions.optimal_decision`. Beside it, the
+threshold-0.5 rule (flag ``eta >= 0.5``) is scored with the same expected loss,
+so the table says what the optimal decision saves. Where labels are known, the
+realised loss of both decisions is reported too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..io.batches import BatchMapping, ProbabilityBatches
+from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision
+from .losses import SetLoss, get_loss
+from .protocol import ScoredSplit, batch_indices, scored_split_from_arrays
+
+__all__ = ["BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",
+           "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF"]
+
+#: the plug-in rule the optimal decision is compared with: flag items with eta >= 1/2
+THRESHOLD_HALF = 0.5
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """The optimal decision of one batch beside the threshold-0.5 rule and the paper's early stop."""
+
+    decision: Decision
+    early: Decision
+    k_threshold_half: int
+    loss_threshold_half: float
+
+    @property
+    def saving(self) -> float:
+        """Expected loss saved by the optimal top-k against flagging ``eta >= 0.5``."""
+        return self.loss_threshold_half - self.decision.value
+
+
+def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
+    """Optimal top-k of one batch, the paper's early-stop k, and the threshold-0.5 rule's expected loss.
+
+    Parameters
+    ----------
+    eta : array of float
+        Calibrated probabilities of the batch's items.
+    loss : str or SetLoss
+
+    Returns
+    -------
+    BatchOutcome
+
+    References
+    ----------
+    Natarajan et al. (ICML 2016), Algorithm 1 (every k, and its early stop).
+    """
+    e = np.asarray(eta, dtype=float)
+    decision = optimal_decision(e, loss)
+    early = early_stop_decision(decision)
+    k_half = int((e >= THRESHOLD_HALF).sum())
+    return BatchOutcome(decision, early, k_half, float(decision.losses[k_half]))
+
+
+def _realised_loss(mask: np.ndarray, labels: np.ndarray, loss: SetLoss) -> float:
+    known = labels >= 0
+    if not known.any():
+        return math.nan
+    y, m = labels[known] == 1, mask[known]
+    return float(loss((y & m).sum(), (~y & m).sum(), (y & ~m).sum(), (~y & ~m).sum()))
+
+
+@dataclass(frozen=True)
+class BatchDecisions:
+    """Every batch decided: ``decisions`` has one row per input row in input order; ``summary`` one per batch."""
+
+    decisions: pd.DataFrame
+    summary: pd.DataFrame
+    loss_name: str
+
+
+def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
+                   progress: Callable[[int, int], None] | None = None) -> BatchDecisions:
+    """Decide every batch optimally; rows in input order with ``decision`` (0/1), ``batch`` and ``k``.
+
+    The summary gives per batch: items, k, the expected loss at k, the threshold-0.5
+    rule's k and expected loss, and with labels the realised loss of both.
+    """
+    loss = get_loss(loss)
+    n = batches.n_items
+    decision = np.zeros(n, dtype=np.int8)
+    k_column = np.zeros(n, dtype=np.int64)
+    rows = []
+    names = batches.batch_names
+    for done, name in enumerate(names, start=1):
+        items = batches.rows_of(name)
+        outcome = decide_batch(batches.probabilities[items], loss)
+        decision[items] = outcome.decision.mask
+        k_column[items] = outcome.decision.k
+        row = {"batch": name, "items": items.size, "k": outcome.decision.k,
+               "expected loss": outcome.decision.value, "k at η ≥ 0.5": outcome.k_threshold_half,
+               "expected loss at η ≥ 0.5": outcome.loss_threshold_half}
+        if batches.labels is not None:
+            labels = batches.labels[items]
+            row["realised loss"] = _realised_loss(outcome.decision.mask, labels, loss)
+            row["realised loss at η ≥ 0.5"] = _realised_loss(batches.probabilities[items] >= THRESHOLD_HALF,
+                                                             labels, loss)
+        rows.append(row)
+        if progress is not None:
+            progress(done, len(names))
+    out = {}
+    if batches.item_ids is not None:
+        out[batches.mapping.item_col] = batches.item_ids
+    out.update({"batch": batches.batch_ids, "probability": batches.probabilities, "decision": decision,
+                "k": k_column})
+    return BatchDecisions(pd.DataFrame(out), pd.DataFrame(rows), loss.name)
+
+
+def decided_items(batches: ProbabilityBatches, batch: str, decision: Decision) -> pd.DataFrame:
+    """One batch's items, most probable first, with their row in the input and the flag."""
+    items = batches.rows_of(batch)
+    table = {"row": items + 1}
+    if batches.item_ids is not None:
+        table[batches.mapping.item_col] = batches.item_ids[items]
+    table.update({"probability": batches.probabilities[items], "flag": decision.mask})
+    return pd.DataFrame(table).iloc[decision.order].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class MonteCarloCheck:
+    """Simulated mean loss of a decision against its exact expected loss."""
+
+    mean: float
+    standard_error: float
+    exact: float
+    consistent: bool
+
+    @property
+    def sentence(self) -> str:
+        verdict = "consistent" if self.consistent else "inconsistent"
+        return (f"Simulated mean loss {self.mean:.5f} ± {1.96 * self.standard_error:.5f} (95 %), exact "
+                f"{self.exact:.4f}: {verdict}.")
+
+
+def monte_carlo_check(eta, decision: Decision, loss: str | SetLoss, *, draws: int = 20_000,
+                      seed: int = 0) -> MonteCarloCheck:
+    """Simulate label vectors ``Y_i ~ Bernoulli(eta_i)`` and compare the mean loss with the exact one.
+
+    Consistent when the two differ by at most three standard errors (a check of
+    Algorithm 1's expectation, independent of its algebra).
+    """
+    mean, se = monte_carlo_loss(eta, decision.mask, loss, draws=draws, seed=seed)
+    tolerance = max(3 * se, 1e-9) if math.isfinite(se) else 1e-9
+    return MonteCarloCheck(mean, se, decision.value, abs(mean - decision.value) <= tolerance)
+
+
+def batches_from_split(split: ScoredSplit, batch_size: int, *, seed: int = 0) -> ProbabilityBatches:
+    """The test items of a trained model cut into batches as in the paper's protocol (full batches only)."""
+    if not 1 <= batch_size <= split.eta_test.size:
+        raise InputError(f"Batch size {batch_size:,} must be between 1 and the {split.eta_test.size:,} test items.")
+    order = np.concatenate(batch_indices(split.eta_test.size, batch_size, seed))
+    batch_ids = np.repeat([f"batch {i + 1}" for i in range(order.size // batch_size)], batch_size).astype(object)
+    return ProbabilityBatches(split.eta_test[order], batch_ids, (order + 1).astype(str).astype(object),
+                              split.y_test[order].astype(np.int8),
+                              BatchMapping("probability", "batch", "test item", "label"), name=split.name)
+
+
+def labelled_split(batches: ProbabilityBatches, *, seed: int = 0) -> ScoredSplit:
+    """The labelled items of ``batches`` split into validation and test halves for the paper's baselines.
+
+    Raises
+    ------
+    InputError
+        Fewer than two labelled items.
+    """
+    if batches.labels is None or batches.n_labelled < 2:
+        raise InputError(f"'{batches.name}' has {batches.n_labelled} labelled items; the baselines need at least two. "
+                         "Map a label column (1/0, yes/no ...) on the Data page.")
+    known = batches.labels >= 0
+    return scored_split_from_arrays(batches.probabilities[known], batches.labels[known], name=batches.name, seed=seed)
