@@ -194,6 +194,10 @@ class RatedData:
             "prevalence_among_rated": self.prevalence_among_rated,
         }
 
+    def columns(self, names: Sequence[str]) -> np.ndarray:
+        """Scores of several classifiers by name, one column each (n_rated x len(names))."""
+        return np.column_stack([self.column(name) for name in names])
+
     def column(self, name: str) -> np.ndarray:
         """Scores of one classifier by name."""
         try:

@@ -11,7 +11,8 @@ documents).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +40,8 @@ class ThresholdGrid:
     fp: np.ndarray
     rule: str
     score_names: tuple[str, ...] = ()
+    #: seconds :func:`threshold_grid` took to tabulate the counts (0 when the grid was read from a file)
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -129,6 +132,7 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
 
     Cost: O(n k) for the bin indices + O(cells) for the cumulative sums.
     """
+    started = time.perf_counter()
     s, y, w = _check_scores(scores, labels, weights)
     rule = str(rule).lower()
     if rule not in RULES:
@@ -163,4 +167,5 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
             out[key] = np.ascontiguousarray(hist[tuple(slice(1, m + 1) for m in sizes)])
         # cumulative sums of non-negative weights: clip the -1e-13 rounding residue
         np.maximum(out[key], 0.0, out=out[key])
-    return ThresholdGrid(axes=axes, tp=out["tp"], fp=out["fp"], rule=rule, score_names=tuple(score_names))
+    return ThresholdGrid(axes=axes, tp=out["tp"], fp=out["fp"], rule=rule, score_names=tuple(score_names),
+                         seconds=time.perf_counter() - started)
