@@ -30,9 +30,9 @@ with st.sidebar:
     else:
         d = dataset.rated
         st.markdown(f"**{md(d.name)}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
-        c1, c2 = st.columns(2)
-        c1.metric("Rated rows", f"{d.n_rated:,}")
-        c2.metric("Unrated rows", f"{d.n_unrated:,}")
+        # one metric per row: side by side, "1,000,000" did not fit half the sidebar ("1,00…")
+        st.metric("Rated rows", f"{d.n_rated:,}")
+        st.metric("Unrated rows", f"{d.n_unrated:,}")
         st.caption(f"Classifiers: {md(', '.join(d.score_names))}")
         st.caption(f"Prevalence among rated: {d.prevalence_among_rated:.2%}")
     others = [i for i in session_inputs() if i.kind != "rated"]
