@@ -17,7 +17,6 @@ KNOWN_LONG: set[str] = {
 #: page scripts that still compute with numpy (their computation is moving into the engine; must end empty)
 KNOWN_NUMPY_PAGES: set[str] = {
     "views/constraints.py",
-    "views/operating_point.py",
 }
 
 

@@ -1,12 +1,12 @@
 """Operating point: one classifier, a target marginal precision, the threshold that meets it."""
 
-import numpy as np
 import streamlit as st
 
 from engine.pn import (
     bootstrap,
     cost_per_true_positive,
     operating_point,
+    operating_point_cards,
     pn_curve,
     sweep_table,
     upper_hull,
@@ -17,21 +17,14 @@ from engine.pn.report import operating_point_report
 from engine.reporting import csv_bytes
 from views.controls import target_controls
 from views.inputs import input_picker
-from views.state import memo, progress_callback
+from views.state import background, memo
 
 st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 d = dataset.rated
 
-top = st.columns([2, 3, 2])
-classifier = top[0].selectbox("Classifier", d.score_names, key="classifier", bind="query-params",
-                              persist_state="session")
-with top[1]:
-    target = target_controls()
-top[2].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
-              help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
-                   "fewer false positives than this.")
-
+classifier = st.selectbox("Classifier", d.score_names, key="classifier", bind="query-params",
+                          persist_state="session")
 with st.expander("Uncertainty settings"):
     u = st.columns(3)
     n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
@@ -42,73 +35,76 @@ with st.expander("Uncertainty settings"):
 
 scores = d.column(classifier)
 hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
+boot = background(
+    ("bootstrap", *dataset.key, classifier, int(n_boot), float(level), int(seed)),
+    lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=int(n_boot), level=float(level), seed=int(seed),
+                               progress=progress),
+    label=f"Bootstrapping {classifier}: {int(n_boot)} replicates of {d.n_rated:,} documents",
+    work=d.n_rated * int(n_boot))
 
 
-def run_bootstrap():
-    bar, update = progress_callback(f"Bootstrapping {classifier}: {n_boot} replicates of {d.n_rated:,} documents")
-    result = bootstrap(scores, d.labels, d.weights, n_boot=int(n_boot), level=float(level), seed=int(seed),
-                       progress=update)
-    bar.empty()
-    return result
+def show_cards(op, ci) -> None:
+    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=float(level))):
+        column.metric(card.label, card.value, help=card.help or None)
+        if card.caption:
+            column.caption(card.caption)
 
 
-boot = memo(("bootstrap", *dataset.key, classifier, int(n_boot), float(level), int(seed)), run_bootstrap)
-op = operating_point(target=target, hull=hull)
-ci = boot.at(target)
+def show_report(op, ci, second, table, figures, target: float) -> None:
+    st.subheader("Report")
+    settings = {"target": target, "bootstrap_replicates": int(n_boot), "interval_level": float(level),
+                "seed": int(seed), "what_if_target": second.target if second else None}
+    report_key = (dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
+    if st.button("Build report", key="build_op_report", help="One HTML file (opens offline) and a JSON record."):
+        with st.spinner("Building the report"):
+            st.session_state["op_report"] = (report_key, *operating_point_report(
+                d, classifier, op, settings, ci=ci, what_if=second, sweep=table, figures=figures))
+    built = st.session_state.get("op_report")
+    if built and built[0] == report_key:
+        r = st.columns(2)
+        r[0].download_button("Download report (HTML)", built[1].encode(),
+                             file_name=f"operating_point_{classifier}.html", mime="text/html", key="op_report_html")
+        r[1].download_button("Download operating point (JSON)", built[2].encode(),
+                             file_name=f"operating_point_{classifier}.json", mime="application/json",
+                             key="op_report_json")
+    else:
+        st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
 
-cards = st.columns(6)
-threshold_text = "flag nothing" if not np.isfinite(op.threshold) else f"{op.threshold:.6g}"
-lo, hi = ci.threshold_ci
-cards[0].metric("Threshold", threshold_text, help="Flag documents with score ≥ threshold.")
-cards[0].caption(f"{int(level * 100)} % CI [{lo:.4g}, {hi:.4g}]")
-cards[1].metric("True positives", f"{op.tp:,.6g}")
-cards[1].caption(f"CI [{ci.tp_ci[0]:,.6g}, {ci.tp_ci[1]:,.6g}]")
-cards[2].metric("False positives", f"{op.fp:,.6g}")
-cards[2].caption(f"CI [{ci.fp_ci[0]:,.6g}, {ci.fp_ci[1]:,.6g}]")
-cards[3].metric("Precision", "–" if np.isnan(op.precision) else f"{op.precision:.3f}")
-cards[4].metric("Marginal precision", "–" if np.isnan(op.mp_above) else f"{op.mp_above:.3f}",
-                help="Of the documents just above the threshold (the hull segment ending at the point). "
-                     "The target lies between this and the value just below.")
-cards[4].caption("just below: –" if np.isnan(op.mp_below) else f"just below: {op.mp_below:.3f}")
-cards[5].metric("FP per extra TP", f"{op.cost:.3g}")
 
-what_if_on = st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
-                       persist_state="session")
-second = None
-if what_if_on:
-    target2 = st.slider("Second target marginal precision", 0.005, 0.995, 0.5, 0.005, key="target2",
-                        bind="query-params", persist_state="session", format="%.3f")
-    second = operating_point(target=target2, hull=hull)
-    st.dataframe(what_if_table(op, second), hide_index=True)
+@st.fragment
+def operating_point_view() -> None:
+    """Everything that depends on the target: a slider move reruns only this part of the page."""
+    c = st.columns([3, 2])
+    with c[0]:
+        target = target_controls()
+    c[1].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
+                help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
+                     "fewer false positives than this.")
+    op = operating_point(target=target, hull=hull)
+    ci = boot.at(target) if boot is not None else None
+    show_cards(op, ci)
 
-figs = st.columns(2)
-pn_fig = pn_figure(hull.curve, hull, [("chosen", op)] + ([("what-if", second)] if second else []),
-                   title=f"PN curve of {classifier}")
-mp_fig = marginal_precision_figure(hull, target, op, boot)
-figs[0].plotly_chart(pn_fig, key="pn_chart")
-figs[1].plotly_chart(mp_fig, key="mp_chart")
+    second = None
+    if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
+                 persist_state="session"):
+        target2 = st.slider("Second target marginal precision", 0.005, 0.995, 0.5, 0.005, key="target2",
+                            bind="query-params", persist_state="session", format="%.3f")
+        second = operating_point(target=target2, hull=hull)
+        st.dataframe(what_if_table(op, second), hide_index=True)
 
-st.subheader("Sweep of target marginal precisions")
-table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
-st.dataframe(table, hide_index=True)
-st.download_button("Download the sweep (CSV)", csv_bytes(table), file_name=f"sweep_{classifier}.csv",
-                   mime="text/csv", key="sweep_csv")
+    figs = st.columns(2)
+    pn_fig = pn_figure(hull.curve, hull, [("chosen", op)] + ([("what-if", second)] if second else []),
+                       title=f"PN curve of {classifier}")
+    mp_fig = marginal_precision_figure(hull, target, op, boot)
+    figs[0].plotly_chart(pn_fig, key="pn_chart")
+    figs[1].plotly_chart(mp_fig, key="mp_chart")
 
-st.subheader("Report")
-settings = {"target": target, "bootstrap_replicates": int(n_boot), "interval_level": float(level), "seed": int(seed),
-            "what_if_target": second.target if second else None}
-report_key = (dataset.key, classifier, tuple(sorted(settings.items())))
-if st.button("Build report", key="build_op_report", help="One HTML file (opens offline) and a JSON record."):
-    with st.spinner("Building the report"):
-        st.session_state["op_report"] = (report_key, *operating_point_report(
-            d, classifier, op, settings, ci=ci, what_if=second, sweep=table,
-            figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)]))
-built = st.session_state.get("op_report")
-if built and built[0] == report_key:
-    r = st.columns(2)
-    r[0].download_button("Download report (HTML)", built[1].encode(), file_name=f"operating_point_{classifier}.html",
-                         mime="text/html", key="op_report_html")
-    r[1].download_button("Download operating point (JSON)", built[2].encode(),
-                         file_name=f"operating_point_{classifier}.json", mime="application/json", key="op_report_json")
-else:
-    st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
+    st.subheader("Sweep of target marginal precisions")
+    table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
+    st.dataframe(table, hide_index=True)
+    st.download_button("Download the sweep (CSV)", csv_bytes(table), file_name=f"sweep_{classifier}.csv",
+                       mime="text/csv", key="sweep_csv")
+    show_report(op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+
+
+operating_point_view()

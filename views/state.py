@@ -10,7 +10,10 @@ settings, so a slider move never re-parses a file or rebuilds a hull.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import streamlit as st
@@ -51,3 +54,65 @@ def progress_callback(label: str):
         bar.progress(min(1.0, done / total), text=f"{label} ({done}/{total})")
 
     return bar, update
+
+
+# One small pool for every session: long engine work runs beside the script so the page stays responsive,
+# and at most two jobs compete with the app for the machine's cores.
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="opstudio-job")
+_JOBS = "_jobs"
+_POLL_SECONDS = 0.5
+#: work (in the caller's units, e.g. rated rows x bootstrap replicates) done before the page shows;
+#: more runs in the background
+FOREGROUND_WORK = 20_000_000
+
+
+@dataclass
+class _Job:
+    future: Future
+    label: str
+    done: int = 0
+    total: int = 1
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def update(self, done: int, total: int) -> None:
+        with self.lock:
+            self.done, self.total = done, total
+
+
+def background(key: tuple, compute: Callable[[Callable[[int, int], None]], Any], *, label: str,
+               work: float = 0) -> Any | None:
+    """Memoised long work: the result if ready, else ``None`` while it runs in the background.
+
+    ``compute(progress)`` runs once per key in a worker thread (it must not call
+    Streamlit); meanwhile a small fragment shows its progress and reruns the page
+    when the result is ready. Work up to :data:`FOREGROUND_WORK` is computed in the
+    script instead, with a progress bar.
+    """
+    store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
+    if key in store:
+        return memo(key, lambda: None)
+    if work <= FOREGROUND_WORK:
+        bar, update = progress_callback(label)
+        value = memo(key, lambda: compute(update))
+        bar.empty()
+        return value
+    jobs: dict = st.session_state.setdefault(_JOBS, {})
+    job = jobs.get(key)
+    if job is None:
+        job = _Job(None, md(label))
+        job.future = _POOL.submit(compute, job.update)
+        jobs[key] = job
+    if job.future.done():
+        del jobs[key]
+        return memo(key, job.future.result)  # raises the job's error here, in the script
+    _progress_fragment(job)
+    return None
+
+
+@st.fragment(run_every=_POLL_SECONDS)
+def _progress_fragment(job: _Job) -> None:
+    if job.future.done():
+        st.rerun(scope="app")
+    with job.lock:
+        share = min(1.0, job.done / max(job.total, 1))
+        st.progress(share, text=f"{job.label} ({job.done}/{job.total}) — the page works meanwhile")

@@ -41,8 +41,10 @@ from .graph_path import graph_path
 from .grid import RULES, ThresholdGrid, make_axes, threshold_grid
 from .operating_point import (
     DEFAULT_SWEEP_TARGETS,
+    Card,
     OperatingPoint,
     operating_point,
+    operating_point_cards,
     sweep,
     sweep_table,
     what_if_table,
@@ -50,6 +52,7 @@ from .operating_point import (
 from .paths import ThresholdPath, grid_index_of, interpolate_grid, path_operating_point
 
 __all__ = [
+    "Card", "operating_point_cards",
     "PNCurve", "Hull", "pn_curve", "upper_hull", "check_target", "target_slope", "cost_per_true_positive",
     "target_from_cost", "tie_tolerance", "TIE_RTOL",
     "OperatingPoint", "operating_point", "sweep", "sweep_table", "what_if_table", "DEFAULT_SWEEP_TARGETS",

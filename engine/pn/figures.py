@@ -21,10 +21,12 @@ __all__ = ["pn_figure", "marginal_precision_figure", "score_histogram_figure", "
 
 
 def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingPoint]] = (),
-              max_points: int = 4000, title: str = "PN curve") -> go.Figure:
+              max_points: int = 1500, title: str = "PN curve") -> go.Figure:
     """TP against FP with the upper hull and marked operating points.
 
-    Hover on the curve shows threshold, TP, FP, precision and hull marginal precision.
+    Hover on the curve shows threshold, TP, FP, precision and hull marginal precision. At most
+    ``max_points`` curve points are drawn (a chart is well under 1,500 pixels wide; the hull vertices
+    are always drawn in full).
     """
     keep = thin(curve.thresholds.size, max_points)
     prec = curve.precision[keep]
@@ -53,20 +55,21 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
 
 
 def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint | None = None,
-                              boot: Bootstrap | None = None, max_points: int = 4000,
+                              boot: Bootstrap | None = None, max_points: int = 1500,
                               title: str = "Marginal precision against threshold") -> go.Figure:
     """Hull marginal precision (PAV fit of label on score) against threshold, band and target line."""
     th = hull.curve.thresholds
     keep = thin(th.size, max_points)
     fig = go.Figure()
     if boot is not None:
-        bt = boot.band_thresholds
-        fig.add_trace(go.Scatter(x=bt, y=boot.mp_band[2], mode="lines", line=dict(width=0), line_shape="hv",
+        band = thin(boot.band_thresholds.size, max_points)
+        bt = boot.band_thresholds[band]
+        fig.add_trace(go.Scatter(x=bt, y=boot.mp_band[2][band], mode="lines", line=dict(width=0), line_shape="hv",
                                  showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(
-            x=bt, y=boot.mp_band[0], mode="lines", line=dict(width=0), fill="tonexty", line_shape="hv",
+            x=bt, y=boot.mp_band[0][band], mode="lines", line=dict(width=0), fill="tonexty", line_shape="hv",
             fillcolor="rgba(76,120,168,0.2)", name=f"{int(boot.level * 100)} % bootstrap band ({boot.n_boot} replicates)",
-            customdata=np.column_stack([boot.mp_band[2], boot.n_at_or_above]),
+            customdata=np.column_stack([boot.mp_band[2][band], boot.n_at_or_above[band]]),
             hovertemplate="threshold %{x:.6g}<br>band %{y:.3f} – %{customdata[0]:.3f}"
                           "<br>%{customdata[1]:,} rated documents at or above<extra></extra>"))
     fig.add_trace(go.Scatter(x=th[keep], y=hull.mp_at_threshold[keep], mode="lines", line_shape="hv",

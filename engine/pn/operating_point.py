@@ -28,6 +28,8 @@ __all__ = [
     "what_if_table",
     "optimal_vertex",
     "DEFAULT_SWEEP_TARGETS",
+    "Card",
+    "operating_point_cards",
 ]
 
 
@@ -68,6 +70,46 @@ class OperatingPoint:
                 "tp": self.tp, "fp": self.fp,
                 "precision": self.precision, "marginal_precision_above": self.mp_above,
                 "marginal_precision_below": self.mp_below, "fp_per_extra_tp": self.cost}
+
+
+@dataclass(frozen=True)
+class Card:
+    """One figure of the operating point as a dashboard card shows it: label, value, caption, help."""
+
+    label: str
+    value: str
+    caption: str = ""
+    help: str = ""
+
+
+def _interval_caption(interval, fmt: str, level: float | None) -> str:
+    if interval is None:
+        return "interval: computing" if level is not None else ""
+    prefix = f"{int(round(level * 100))} % CI " if level is not None else "CI "
+    return f"{prefix}[{interval[0]:{fmt}}, {interval[1]:{fmt}}]"
+
+
+def operating_point_cards(op: OperatingPoint, ci=None, *, level: float | None = None) -> list[Card]:
+    """The six cards of an operating point (threshold, TP, FP, precision, marginal precision, cost) as text.
+
+    ``ci`` is a :class:`~engine.pn.bootstrap.BootstrapPoint` (its intervals go in the
+    captions) or ``None`` while the bootstrap runs (captions say so when ``level`` is given).
+    """
+    threshold = float(np.ravel(op.threshold)[0])
+    dash = "–"
+    return [
+        Card("Threshold", "flag nothing" if not np.isfinite(threshold) else f"{threshold:.6g}",
+             _interval_caption(ci.threshold_ci if ci else None, ".4g", level),
+             "Flag documents with score ≥ threshold."),
+        Card("True positives", f"{op.tp:,.6g}", _interval_caption(ci.tp_ci if ci else None, ",.6g", None)),
+        Card("False positives", f"{op.fp:,.6g}", _interval_caption(ci.fp_ci if ci else None, ",.6g", None)),
+        Card("Precision", dash if np.isnan(op.precision) else f"{op.precision:.3f}"),
+        Card("Marginal precision", dash if np.isnan(op.mp_above) else f"{op.mp_above:.3f}",
+             "just below: " + (dash if np.isnan(op.mp_below) else f"{op.mp_below:.3f}"),
+             "Of the documents just above the threshold (the hull segment ending at the point). The target lies "
+             "between this and the value just below."),
+        Card("FP per extra TP", f"{op.cost:.3g}"),
+    ]
 
 
 def _precision(tp: float, fp: float) -> float:

@@ -86,3 +86,21 @@ def test_sweep_csv_matches_engine(app, served):
     data = load_rated(sample_path("synthetic"))
     expected = sweep_table(upper_hull(pn_curve(data.column("score_image"), data.labels)))
     pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(csv)), expected, check_dtype=False)
+
+
+def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(app, monkeypatch):
+    import views.state
+
+    monkeypatch.setattr(views.state, "FOREGROUND_WORK", 0)
+    at = app(page=PAGE)
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "interval: computing" in captions
+    assert {m.label for m in at.main.metric} >= {"Threshold", "True positives"}  # the point is there already
+    progress = [p for p in at.get("progress")]
+    assert progress and "Bootstrapping" in progress[0].proto.text
+    for job in list(at.session_state["_jobs"].values()):
+        job.future.result(timeout=120)
+    at.run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "95 % CI [" in captions and "computing" not in captions
