@@ -15,7 +15,7 @@ def test_every_page_renders(server, page):
     for path, text, charts in (("home", "Operating Point Studio", 0), ("data", "Validation report", 2),
                                ("operating-point", "Sweep of target marginal precisions", 2),
                                ("ensemble-paths", "Comparison", 2),
-                               ("batch-decisions?batch_source=A+column+of+the+loaded+data+set", "Decided items", 2),
+                               ("batch-decisions", "Decided items", 2),
                                ("early-exit?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2),
                                ("constraints?cons_source=Loaded+data+set+%28scores+as+features%29", "Train", 0)):
         page.goto(f"{server}/{path}")
@@ -59,7 +59,8 @@ def test_slider_moves_the_operating_point_and_the_url(server, page):
     page.goto(f"{server}/operating-point")
     settle(page, "Sweep of target marginal precisions")
     before = metric(page, "Threshold")
-    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    thumb = (page.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
+             .locator('input[type="range"]').first)
     thumb.focus()
     for _ in range(20):
         thumb.press("ArrowRight")
