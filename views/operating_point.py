@@ -12,7 +12,8 @@ from engine.pn import (
     upper_hull,
     what_if_table,
 )
-from engine.pn.figures import marginal_precision_figure, pn_figure
+from engine.pn.figures import marginal_precision_figure, pn_figure, segments_figure
+from engine.pn.segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
 from engine.pn.report import operating_point_report
 from engine.reporting import csv_bytes
 from views.controls import target_controls
@@ -108,3 +109,50 @@ def operating_point_view() -> None:
 
 
 operating_point_view()
+
+
+def allocation_of(curves, by_capacity: bool, capacity: float, target: float):
+    key = ("allocation", *dataset.key, classifier, by_capacity, capacity if by_capacity else target)
+    return memo(key, lambda: allocate_capacity(curves, capacity) if by_capacity else allocate_target(curves, target))
+
+
+@st.fragment
+def segments_view() -> None:
+    """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
+    st.subheader("Segments and capacity")
+    if d.groups is None:
+        st.info("Map a group column (market, language, product surface …) on the Data page to give every "
+                "segment its own threshold at one marginal precision.")
+        return
+    curves = memo(("segments", *dataset.key, classifier), lambda: segment_curves(
+        scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
+    c = st.columns([2, 2, 3])
+    by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
+                             horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
+    total = float(curves.pooled.tp[-1] + curves.pooled.fp[-1])
+    capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
+                                       step=100.0, key="capacity", bind="query-params", persist_state="session",
+                                       disabled=not by_capacity))
+    target = float(st.session_state.get("target", 0.3))
+    allocation = allocation_of(curves, by_capacity, capacity, target)
+    c[2].markdown(allocation.sentence())
+    if allocation.note:
+        c[2].caption(allocation.note)
+    table = allocation.table()
+    st.dataframe(table, hide_index=True)
+    st.download_button("Download the segment table (CSV)", csv_bytes(table),
+                       file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
+                       mime="text/csv", key="segments_csv")
+    st.plotly_chart(segments_figure(curves, allocation), key="segments_chart")
+    st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
+    if st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"):
+        mu = allocation.common_marginal_precision if by_capacity else target
+        st.session_state["_segment_ci"] = (dataset.key, classifier, mu), segment_intervals(
+            scores, d.labels, d.groups, d.weights, target=min(max(mu, 0.005), 0.995), n_boot=100)
+    stored = st.session_state.get("_segment_ci")
+    if stored and stored[0][:2] == (dataset.key, classifier):
+        st.caption(f"Each segment's operating point at marginal precision {stored[0][2]:.3g}, 95 % intervals.")
+        st.dataframe(stored[1], hide_index=True)
+
+
+segments_view()

@@ -2,6 +2,7 @@
 
     opstudio app [--port 8501]
     opstudio sweep FILE --target 0.3 [--classifier NAME] [--json]
+    opstudio sweep FILE --classifier NAME --by COL (--capacity N | --target M) [--json]
     opstudio paths FILE --target 0.3 [--method graph|analytic|both] [--rule or|and] [--bins N] [--json]
     opstudio batch FILE [--prob COL] [--batch COL] --loss NAME --out decisions.csv [--json]
 

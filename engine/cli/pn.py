@@ -10,25 +10,69 @@ import argparse
 
 import numpy as np
 
-from ..errors import RatedDataError
+from ..errors import InputError, RatedDataError
 from ..io.counts import load_counts
 from ..io.rated import load_rated
 from ..io.tables import read_table
 from ..pn.analytic_path import analytic_path
+from ..pn.budget import max_flagged_point
 from ..pn.comparison import compare_paths
 from ..pn.curve import pn_curve, upper_hull
 from ..pn.graph_path import graph_path
 from ..pn.grid import threshold_grid
 from ..pn.operating_point import DEFAULT_SWEEP_TARGETS, sweep
 from ..pn.paths import path_operating_point
+from ..pn.segments import allocate_capacity, allocate_target, segment_curves
 from .common import print_json, print_table
 
 __all__ = ["add_parsers"]
 
 
+def _check_budget_args(args) -> None:
+    if args.capacity is not None and args.target and len(args.target) > 0:
+        raise InputError("give either --capacity or --target, not both")
+    if args.by is not None and args.capacity is None and not args.target:
+        raise InputError("--by needs --capacity N (reviews) or --target M (marginal precision)")
+    if args.by is not None and args.target and len(args.target) > 1:
+        raise InputError("--by takes one --target")
+
+
+def run_segments(args, data, name: str) -> int:
+    """Per-segment thresholds for a capacity or a target (``--by COL``)."""
+    curves = segment_curves(data.column(name), data.labels, data.groups, data.weights,
+                            unrated_groups=data.unrated_groups)
+    allocation = (allocate_capacity(curves, args.capacity) if args.capacity is not None
+                  else allocate_target(curves, args.target[0]))
+    if args.json:
+        print_json(allocation.as_dict())
+        return 0
+    budget = f"capacity {args.capacity:,.0f} reviews" if args.capacity is not None else f"target {args.target[0]}"
+    print(f"{data.name}: classifier {name}, segments by {args.by}, {budget}")
+    print_table(allocation.table())
+    print(allocation.sentence())
+    return 0
+
+
+def run_budget(args, data, name: str) -> int:
+    """One classifier's threshold under a review budget (``--capacity N`` without ``--by``)."""
+    point = max_flagged_point(data.column(name), data.labels, data.weights, capacity=args.capacity)
+    if args.json:
+        print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
+                    **point.as_dict()})
+        return 0
+    print(f"{data.name}: classifier {name}; at most {point.capacity:,.6g} reviews: threshold {point.threshold:.6g}, "
+          f"TP {point.tp:,.6g}, FP {point.fp:,.6g}, flagged {point.flagged:,.6g}")
+    return 0
+
+
 def run_sweep(args) -> int:
-    data = load_rated(args.file)
+    _check_budget_args(args)
+    data = load_rated(args.file, group_col=args.by)
     name = args.classifier or data.score_names[0]
+    if args.by is not None:
+        return run_segments(args, data, name)
+    if args.capacity is not None:
+        return run_budget(args, data, name)
     scores = data.column(name)
     hull = upper_hull(pn_curve(scores, data.labels, data.weights))
     points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
@@ -100,6 +144,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--target", type=float, action="append",
                    help="target marginal precision in (0, 1); repeat for several (default 0.05 ... 0.95)")
     s.add_argument("--classifier", help="score column (default: the first)")
+    s.add_argument("--capacity", type=float, help="review budget: at most N rated documents flagged "
+                                                   "(weighted TP + FP)")
+    s.add_argument("--by", help="segment column: one threshold per segment at one marginal precision "
+                                "(with --capacity N or one --target M)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run_sweep)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")

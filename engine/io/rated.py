@@ -155,6 +155,8 @@ class RatedData:
     name: str = "data"
     fingerprint: str = ""
     warnings: tuple[str, ...] = field(default=())
+    #: the group of every unrated row (in ``unrated_rows`` order) when a group column is mapped
+    unrated_groups: np.ndarray | None = None
 
     @property
     def n_rated(self) -> int:
@@ -306,11 +308,12 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
         raise RatedDataError(f"Column '{mapping.label_col}' has no rated rows: every label is empty. "
                              "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...).")
     warnings: list[str] = []
-    groups = None
+    groups = unrated_groups = None
     if mapping.group_col is not None:
         g = frame[mapping.group_col]
         gmiss = g.isna().to_numpy() & rated
-        groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)[rated]
+        all_groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)
+        groups, unrated_groups = all_groups[rated], all_groups[unrated]
         if gmiss.any():
             warnings.append(f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
                             f"they are grouped as '(missing)' ({describe_rows(gmiss)}).")
@@ -335,7 +338,7 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
         scores=scores_r, labels=labels_r, weights=weights_r, score_names=tuple(mapping.score_cols),
         groups=groups, n_read=n_read, n_unrated=int(len(unrated_rows)), unrated_rows=unrated_rows,
         rating_floor=scores_r.min(axis=0), mapping=mapping, name=name, fingerprint=fingerprint,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings), unrated_groups=unrated_groups,
     )
 
 

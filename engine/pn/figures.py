@@ -17,7 +17,10 @@ from .operating_point import OperatingPoint
 from .paths import ThresholdPath
 
 __all__ = ["pn_figure", "marginal_precision_figure", "score_histogram_figure", "threshold_space_figure",
-           "paths_pn_figure"]
+           "paths_pn_figure", "segments_figure"]
+
+#: segments drawn in the segment figure (the ones flagging most); the table lists every segment
+MAX_SEGMENTS_DRAWN = 12
 
 
 def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingPoint]] = (),
@@ -158,3 +161,43 @@ def paths_pn_figure(grid: ThresholdGrid, front: Frontier, paths: Sequence[Thresh
                                  marker=dict(size=14, symbol="star", color=method_colour(label),
                                              line=dict(color="black", width=1))))
     return layout(fig, "PN view of the joint thresholds", "false positives", "true positives")
+
+
+def segments_figure(curves, allocation, title: str = "Hull of every segment, with the common slope") -> go.Figure:
+    """Each segment's upper hull (TP against FP), its chosen point, and a tangent of the common slope there.
+
+    ``curves`` is a :class:`~engine.pn.segments.SegmentedCurves`, ``allocation`` an
+    :class:`~engine.pn.segments.Allocation`. At a common marginal precision μ every
+    chosen point's tangent has slope μ / (1 − μ) in (FP, TP): the segments pay the
+    same false positives for their next true positive.
+    """
+    fig = go.Figure()
+    palette = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#72B7B2", "#EECA3B", "#9D755D", "#BAB0AC", "#E45756",
+               "#FF9DA6", "#79706E", "#D67195"]
+    chosen = {p.segment: p for p in allocation.segments}
+    ranked = sorted(curves.names, key=lambda n: -chosen[n].flagged)[:MAX_SEGMENTS_DRAWN]
+    mu = allocation.common_marginal_precision
+    slope = mu / (1 - mu) if np.isfinite(mu) and 0 < mu < 1 else None
+    for k, name in enumerate(ranked):
+        hull, point, colour = curves.hulls[curves.names.index(name)], chosen[name], palette[k % len(palette)]
+        label = escape(str(name))
+        fig.add_trace(go.Scatter(x=hull.fp, y=hull.tp, mode="lines", name=label, legendgroup=label,
+                                 line=dict(color=colour),
+                                 customdata=hull.thresholds,
+                                 hovertemplate=f"{label}<br>threshold %{{customdata:.6g}}<br>TP %{{y:,.6g}}"
+                                               "<br>FP %{x:,.6g}<extra></extra>"))
+        fig.add_trace(go.Scatter(x=[point.fp], y=[point.tp], mode="markers", legendgroup=label, showlegend=False,
+                                 marker=dict(size=11, symbol="star", color=colour, line=dict(color="black", width=1)),
+                                 hovertemplate=f"{label}: chosen<br>threshold {point.threshold:.6g}<br>TP %{{y:,.6g}}"
+                                               "<br>FP %{x:,.6g}<extra></extra>"))
+        if slope is not None:
+            half = max(float(hull.fp[-1]) * 0.08, 1.0)
+            xs = np.array([max(point.fp - half, 0.0), point.fp + half])
+            fig.add_trace(go.Scatter(x=xs, y=point.tp + slope * (xs - point.fp), mode="lines", legendgroup=label,
+                                     showlegend=False, hoverinfo="skip", line=dict(color=colour, dash="dot")))
+    caption = f"common marginal precision {mu:.3g}" if np.isfinite(mu) else "one threshold per segment"
+    more = len(curves.names) - len(ranked)
+    if more > 0:
+        caption += f"; the {more} smallest segments are in the table only"
+    return layout(fig, f"{title} ({caption})", "false positives (rated negatives flagged)",
+                  "true positives (rated positives flagged)")

@@ -7,7 +7,7 @@ import pytest
 
 from engine.io import load_rated, sample_path
 from engine.pn import operating_point
-from tests.app.conftest import download_buttons
+from tests.app.conftest import download_buttons, upload_input
 
 PAGE = "views/operating_point.py"
 
@@ -51,7 +51,7 @@ def test_query_params_restore_state(app):
 
 def test_charts_and_sweep(app):
     at = app(page=PAGE)
-    assert len(at.get("plotly_chart")) == 2
+    assert [c.key for c in at.get("plotly_chart")] == ["pn_chart", "mp_chart", "segments_chart"]
     buttons = download_buttons(at)
     assert "Download the sweep (CSV)" in buttons
 
@@ -104,3 +104,34 @@ def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(a
     assert not at.exception
     captions = " ".join(c.value for c in at.main.caption)
     assert "95 % CI [" in captions and "computing" not in captions
+
+
+def test_segments_and_capacity_section(app, served):
+    import io
+
+    import pandas as pd
+
+    from engine.io import load_rated, sample_path
+    from engine.pn.segments import allocate_capacity, segment_curves
+
+    at = app(page=PAGE)  # the synthetic sample has a region column
+    assert any("Segments and capacity" in h.value for h in at.subheader)
+    at.number_input(key="capacity").set_value(1500.0).run()
+    assert not at.exception
+    d = load_rated(sample_path("synthetic"))
+    score = d.column(at.selectbox(key="classifier").value)
+    expected = allocate_capacity(segment_curves(score, d.labels, d.groups, d.weights), 1500)
+    text = " ".join(m.value for m in at.markdown)
+    assert expected.sentence() in text
+    got = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download the segment table (CSV)"])))
+    assert list(got["segment"])[:3] == ["north", "south", "west"]
+    assert got["flagged (reviews)"].iloc[3] <= 1500
+    at.button(key="segment_boot").click().run()
+    assert not at.exception and "TP low" in at.dataframe[-1].value.columns
+
+
+def test_no_group_column_says_how_to_get_segments(app):
+    at = upload_input(app(), "plain.csv", b"score,label\n0.9,1\n0.4,0\n0.7,1\n0.2,0\n", kind="rated")
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert "Map a group column" in " ".join(i.value for i in at.info)

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.e2e
 
 def test_every_page_renders(server, page):
     for path, text, charts in (("home", "Operating Point Studio", 0), ("data", "Validation report", 2),
-                               ("operating-point", "Sweep of target marginal precisions", 2),
+                               ("operating-point", "Sweep of target marginal precisions", 3),
                                ("ensemble-paths", "Comparison", 2),
                                ("batch-decisions", "Decided items", 2),
                                ("early-exit?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2),
@@ -70,7 +70,7 @@ def test_slider_moves_the_operating_point_and_the_url(server, page):
            .locator('[data-testid="stMetricValue"]')).not_to_have_text(before, timeout=30_000)
     target = float(re.search(r"target=([0-9.]+)", page.url).group(1))
     assert target > 0.3
-    assert_healthy(page, 2)
+    assert_healthy(page, 3)
     shot(page, "slider_moved")
     # the copied link reopens the same view
     threshold = metric(page, "Threshold")

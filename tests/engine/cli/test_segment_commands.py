@@ -1,0 +1,53 @@
+"""``opstudio sweep --by``: the per-segment JSON contract, capacity and target."""
+
+import json
+
+import pytest
+
+from engine.cli import main
+from engine.io import load_rated, sample_path
+from engine.pn.budget import max_flagged_point
+from engine.pn.segments import allocate_capacity, segment_curves
+
+SAMPLE = str(sample_path("synthetic"))
+
+
+def run(capsys, *args):
+    assert main(["sweep", SAMPLE, "--classifier", "score_image", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_capacity_contract(capsys):
+    out = run(capsys, "--by", "region", "--capacity", "2000")
+    assert set(out) >= {"segments", "total", "global"}
+    keys = {"segment", "threshold", "tp", "fp", "flagged", "marginal_precision_above", "marginal_precision_below"}
+    assert all(keys <= set(s) for s in out["segments"])
+    assert set(out["total"]) == {"tp", "fp", "flagged"} and set(out["global"]) == {"threshold", "tp", "fp", "flagged"}
+    assert out["total"]["flagged"] <= 2000
+    assert out["total"]["tp"] == sum(s["tp"] for s in out["segments"])
+    d = load_rated(SAMPLE, group_col="region")
+    best = max_flagged_point(d.column("score_image"), d.labels, d.weights, capacity=2000)
+    assert out["global"]["tp"] == best.tp and out["global"]["flagged"] <= 2000
+    assert out["total"]["tp"] >= out["global"]["tp"]
+    expected = allocate_capacity(segment_curves(d.column("score_image"), d.labels, d.groups, d.weights), 2000)
+    assert [s["threshold"] for s in out["segments"]] == [p.threshold for p in expected.segments]
+
+
+def test_target_contract_and_plain_capacity(capsys):
+    out = run(capsys, "--by", "region", "--target", "0.2")
+    assert [s["segment"] for s in out["segments"]] == ["north", "south", "west"]
+    for s in out["segments"]:
+        assert s["marginal_precision_above"] >= 0.2 >= s["marginal_precision_below"]
+    single = run(capsys, "--capacity", "500")
+    assert single["flagged"] <= 500 and single["classifier"] == "score_image"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--by", "region"], "--by needs --capacity"),
+    (["--by", "region", "--capacity", "10", "--target", "0.3"], "either --capacity or --target"),
+    (["--by", "nope", "--capacity", "10"], "group column 'nope'"),
+    (["--capacity", "-5"], "capacity must be"),
+])
+def test_errors_exit_2_with_a_message(capsys, args, message):
+    assert main(["sweep", SAMPLE, *args]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,143 @@
+"""Per-segment thresholds: capacity allocation against exhaustive search over every combination."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.pn import operating_point
+from engine.pn.budget import max_flagged_point
+from engine.pn.segments import allocate_capacity, allocate_target, segment_curves
+
+
+def segment_options(scores, labels, weights, groups):
+    """Every segment's (tp, fp) at each of its thresholds (and flag nothing)."""
+    out = []
+    for g in sorted(set(groups)):
+        m = groups == g
+        opts = [(0.0, 0.0)]
+        for t in np.unique(scores[m]):
+            f = m & (scores >= t)
+            opts.append((float(weights[f] @ labels[f]), float(weights[f] @ (1 - labels[f]))))
+        out.append(opts)
+    return out
+
+
+def exhaustive_best_tp(options, capacity):
+    best = 0.0
+    for combo in itertools.product(*options):
+        if sum(tp + fp for tp, fp in combo) <= capacity + 1e-9:
+            best = max(best, sum(tp for tp, _ in combo))
+    return best
+
+
+def data(rows):
+    s = np.array([r[0] / 6 for r in rows])
+    y = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows], dtype=float)
+    g = np.array(["abc"[r[3]] for r in rows], dtype=object)
+    return s, y, w, g
+
+
+ROWS = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 1), st.integers(1, 2), st.integers(0, 2)),
+                min_size=2, max_size=14)
+
+
+@given(ROWS, st.integers(0, 30))
+@settings(max_examples=200, deadline=None)
+def test_equals_exhaustive_search_over_every_combination(rows, capacity):
+    s, y, w, g = data(rows)
+    curves = segment_curves(s, y, g, w)
+    best = exhaustive_best_tp(segment_options(s, y, w, g), capacity)
+    exact = allocate_capacity(curves, capacity, window=100)  # the window spans every hull
+    assert exact.total["tp"] == pytest.approx(best)
+    default = allocate_capacity(curves, capacity)
+    global_tp = max_flagged_point(s, y, w, capacity=capacity).tp
+    for a in (exact, default):
+        assert a.total["flagged"] <= capacity + 1e-9
+        assert global_tp - 1e-9 <= a.total["tp"] <= best + 1e-9  # never below one threshold; a real combination
+        assert a.global_point["tp"] == global_tp
+        for p in a.segments:  # each segment's point is on its own curve: recount it from the data
+            m = (g == p.segment) & (s >= p.threshold)
+            assert (float(w[m] @ y[m]), float(w[m] @ (1 - y[m]))) == (p.tp, p.fp)
+
+
+def test_budgets_on_hull_vertices_share_one_marginal_precision_and_are_optimal():
+    rng = np.random.default_rng(4)
+    n = 300
+    g = rng.choice(np.array(["a", "b", "c"], dtype=object), n)
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(np.clip(rng.normal(0.5 + 0.25 * y + np.where(g == "a", 0.2, 0.0), 0.2), 0, 1), 3)
+    curves = segment_curves(s, y, g)
+    mp = np.concatenate([h.edge_mp for h in curves.hulls])
+    cost = np.concatenate([np.diff(h.tp + h.fp) for h in curves.hulls])
+    budgets = np.cumsum(cost[np.argsort(-mp, kind="stable")])
+    hulls = dict(zip(curves.names, curves.hulls))
+    for budget in budgets[::5]:
+        a = allocate_capacity(curves, float(budget))
+        assert a.total["flagged"] == budget
+        assert all(p.threshold in hulls[p.segment].thresholds for p in a.segments)  # every segment at a vertex
+        above = [p.marginal_precision_above for p in a.segments if p.flagged > 0]
+        below = [p.marginal_precision_below for p in a.segments if not math.isnan(p.marginal_precision_below)]
+        assert min(above, default=1.0) >= max(below, default=0.0) - 1e-12  # one common marginal precision
+        # the Lagrangian bound: nothing spending this volume finds more (the wide-window search is exact)
+        assert a.total["tp"] == pytest.approx(allocate_capacity(curves, float(budget), window=10_000).total["tp"])
+
+
+def test_target_gives_each_segment_its_own_operating_point():
+    rng = np.random.default_rng(5)
+    n = 400
+    g = rng.choice(np.array(["x", "y"], dtype=object), n)
+    y = (rng.random(n) < 0.2).astype(int)
+    s = np.round(rng.random(n) * 0.5 + 0.4 * y + np.where(g == "x", 0.1, 0.0), 3)
+    a = allocate_target(segment_curves(s, y, g), 0.3)
+    for p in a.segments:
+        m = g == p.segment
+        op = operating_point(s[m], y[m], 0.3)
+        assert (p.threshold, p.tp, p.fp) == (op.threshold, op.tp, op.fp)
+        assert math.isnan(p.marginal_precision_above) or p.marginal_precision_above >= 0.3
+        assert math.isnan(p.marginal_precision_below) or p.marginal_precision_below <= 0.3
+    pooled = operating_point(s, y, 0.3)
+    assert a.global_point["tp"] == pooled.tp and "true positives" in a.sentence()
+
+
+def test_segments_with_different_distributions_gain_over_one_threshold_and_say_so():
+    rng = np.random.default_rng(6)
+    parts = []
+    for name, shift in (("web", 0.3), ("app", 0.0)):
+        y = (rng.random(3000) < 0.05).astype(int)
+        s = np.clip(rng.normal(0.3 + shift + 0.3 * y, 0.1), 0, 1).round(4)
+        parts.append((s, y, np.full(3000, name, dtype=object)))
+    s, y, g = (np.concatenate(x) for x in zip(*parts))
+    a = allocate_capacity(segment_curves(s, y, g, unrated_groups=np.array(["web", "web", "app"], dtype=object)),
+                          400)
+    assert a.tp_gained > 0 and a.sentence().endswith("for the same 400 reviews.")
+    assert f"+{a.tp_gained:,.0f} true positives" in a.sentence()
+    assert {p.segment: p.n_unrated for p in a.segments} == {"app": 1, "web": 2}
+    table = a.table()
+    assert list(table["segment"])[-2:] == ["total (per-segment thresholds)", "one global threshold"]
+    record = a.as_dict()
+    assert set(record) >= {"segments", "total", "global"}
+    assert set(record["segments"][0]) >= {"segment", "threshold", "tp", "fp", "flagged", "marginal_precision_above",
+                                          "marginal_precision_below"}
+
+
+@given(ROWS, st.integers(0, 30))
+@settings(max_examples=120, deadline=None)
+def test_large_data_mode_is_feasible_and_never_below_one_threshold(rows, capacity):
+    import engine.pn.segments as segments
+
+    s, y, w, g = data(rows)
+    curves = segment_curves(s, y, g, w)
+    saved, segments.EXACT_SEARCH_ROWS = segments.EXACT_SEARCH_ROWS, 0
+    try:
+        fast = allocate_capacity(curves, capacity)
+    finally:
+        segments.EXACT_SEARCH_ROWS = saved
+    assert fast.method in ("common slope + best single-segment step", "one global threshold")
+    assert fast.total["flagged"] <= capacity + 1e-9
+    assert max_flagged_point(s, y, w, capacity=capacity).tp - 1e-9 <= fast.total["tp"]
+    assert fast.total["tp"] <= exhaustive_best_tp(segment_options(s, y, w, g), capacity) + 1e-9
