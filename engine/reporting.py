@@ -95,10 +95,11 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text cells cannot run as spreadsheet formulas (OWASP CSV injection).
 
-    Text cells starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
-    leading apostrophe; numbers are left alone (a negative number is not text).
+    Text cells and column names starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+    return get a leading apostrophe; numbers are left alone (a negative number is not text).
     """
     out = frame.copy()
+    out.columns = ["'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns]
     for col in out.columns:
         values = out[col]
         if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):

@@ -11,7 +11,6 @@ MAX_BODY_LINES = 60
 KNOWN_LONG: set[str] = {
     "engine/constraints/solver.py:_solve_convex",
     "engine/constraints/solver.py:fit_constrained",
-    "engine/io/counts.py:load_counts",
     "engine/io/rated.py:rated_from_frame",
 }
 #: page scripts that still compute with numpy (their computation is moving into the engine; must end empty)

@@ -69,7 +69,7 @@ else:
                             persist_state="session")
 
     grid_key = ("counts", counts.fingerprint, int(bins))
-    grid = grid_of(counts.raw, int(bins))
+    grid = grid_of(counts.raw, int(bins), counts.name)
     rule = "given"
     spacing = "as uploaded"
     cols = grid.names

@@ -14,6 +14,8 @@ and register themselves through ``add_parser(s)``.
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from typing import Sequence
 
@@ -38,6 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except ValueError as exc:  # InputError and the engine's other ValueErrors: a message, exit 2
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError) or getattr(exc, "errno", None) == errno.EPIPE:
+            # the reader closed the pipe (e.g. "| head"): stop quietly, and keep Python from
+            # complaining again when it flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        print(f"error: {exc}", file=sys.stderr)  # a file that cannot be read or written
         return 2
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,29 @@ def run(args) -> int:
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP_PATH), "--server.port", str(args.port)]
     if args.headless:
         cmd += ["--server.headless", "true"]
-    return subprocess.call(cmd, cwd=str(APP_PATH.parent))
+    return serve(cmd, cwd=str(APP_PATH.parent))
+
+
+def serve(cmd: list[str], cwd: str) -> int:
+    """Run the Streamlit server as a child and pass SIGINT / SIGTERM on to it, so none outlives us."""
+    child = subprocess.Popen(cmd, cwd=cwd)
+
+    def forward(signum, _frame):
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:  # forwarded already; wait for the child to finish
+                continue
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if child.poll() is None:
+            child.kill()
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -90,7 +90,13 @@ def run_sweep(args) -> int:
 
 
 def _looks_like_counts(path: str) -> bool:
-    frame = read_table(path, header=False).frame
+    """Aggregated counts (columns tp and fp, or a headerless numeric table of 4+ columns) rather than rated data."""
+    table = read_table(path, header=False)
+    frame = table.frame
+    if table.file_format.startswith("parquet"):  # Parquet names its columns
+        return {"tp", "fp"} <= {str(c).strip().lower() for c in frame.columns}
+    if len(frame) == 0:
+        return False
     first = {str(x).strip().lower() for x in frame.iloc[0]}
     if {"tp", "fp"} <= first:
         return True

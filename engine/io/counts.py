@@ -13,11 +13,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import RatedDataError
+from ..errors import RatedDataError, describe_rows
 from ..pn.grid import ThresholdGrid
 from .tables import Source, check_unique_columns, read_table
 
-__all__ = ["counts_table", "load_counts"]
+__all__ = ["counts_table", "load_counts", "MAX_REGRID_CELLS", "MAX_REGRID_DIMENSIONS"]
 
 
 def counts_table(grid: ThresholdGrid) -> pd.DataFrame:
@@ -37,31 +37,134 @@ def _enforce_monotone(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] | None = None,
-                tp_col: str | None = None, fp_col: str | None = None, bins: int = 50,
-                rule: str = "given") -> ThresholdGrid:
-    """Read the aggregated format (``t1..tk, tp, fp``; e.g. the paper's 4-column files).
+#: regridding an irregular table allocates bins^k cells per count: at most this many
+MAX_REGRID_CELLS = 4_000_000
+#: irregular tables with more thresholds than this are not interpolated (Delaunay in high dimension
+#: is slow and unreliable); a full Cartesian product of any dimension is read exactly
+MAX_REGRID_DIMENSIONS = 3
 
-    Columns named ``tp``/``fp`` (any case) are the counts, every other numeric column
-    is a threshold; a headerless file is read as thresholds followed by tp, fp. A
-    table that is a full Cartesian product is used exactly; an irregular one is
-    regridded onto ``bins`` evenly spaced thresholds per axis by linear
-    interpolation (nearest value outside the data's convex hull), then made
-    monotone: TP and FP never increase when any threshold rises.
-    """
+
+def _counts_frame(source: Source | pd.DataFrame, name: str | None = None) -> tuple[pd.DataFrame, str]:
+    """The table with column names: a first row of numbers means the file has no header (t1..tk, tp, fp)."""
     if isinstance(source, pd.DataFrame):
-        frame, name = source, "counts"
+        frame, name = source, name or "counts"
     else:
-        # read without a header, then decide: a first row of numbers means the file has none
-        table = read_table(source, header=False)
+        table = read_table(source, header=False, name=name)
         frame, name = table.frame, table.name
-        first = [str(x).strip() for x in frame.iloc[0]]
-        if all(_is_number(x) for x in first):
+        first = [str(x).strip() for x in frame.iloc[0]] if len(frame) else []
+        if table.file_format.startswith("parquet"):  # Parquet names its columns
+            pass
+        elif first and all(_is_number(x) for x in first):
+            if frame.shape[1] < 3:
+                raise RatedDataError(f"'{name}' has {frame.shape[1]} column(s); aggregated counts need at least "
+                                     "three: one threshold column per classifier, then tp and fp.")
             frame.columns = [f"t{j + 1}" for j in range(frame.shape[1] - 2)] + ["tp", "fp"]
         else:
             check_unique_columns(first, name)
             frame = frame.iloc[1:].reset_index(drop=True)
             frame.columns = first
+    if len(frame) == 0:
+        raise RatedDataError(f"'{name}' has no data rows. Add one row per threshold tuple with its tp and fp.")
+    return frame, name
+
+
+def _numeric(frame: pd.DataFrame, name: str, columns: Sequence[str], counts: Sequence[str]) -> dict:
+    numeric = {}
+    for c in columns:
+        v = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(v)
+        if bad.any():
+            raise RatedDataError(f"'{name}': column '{c}' has missing or non-numeric values at {describe_rows(bad)}. "
+                                 "Every cell must be a finite number.")
+        if c in counts and (v < 0).any():
+            raise RatedDataError(f"'{name}': column '{c}' has negative counts at {describe_rows(v < 0)}.")
+        numeric[c] = v
+    return numeric
+
+
+def _exact_grid(t: np.ndarray, tp: np.ndarray, fp: np.ndarray):
+    """The grid of a full Cartesian product of thresholds (each tuple once), else None."""
+    uniq = [np.unique(t[:, j]) for j in range(t.shape[1])]
+    shape = tuple(u.size for u in uniq)
+    if int(np.prod(shape, dtype=float)) != t.shape[0] or any(n < 2 for n in shape):
+        return None
+    flat = np.ravel_multi_index([np.searchsorted(uniq[j], t[:, j]) for j in range(t.shape[1])], shape)
+    if np.unique(flat).size != flat.size:
+        return None
+    tp_g, fp_g = np.empty(shape), np.empty(shape)
+    tp_g.ravel()[flat] = tp
+    fp_g.ravel()[flat] = fp
+    return tuple(uniq), tp_g, fp_g
+
+
+def _regrid(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, bins: int, name: str):
+    """Interpolate an irregular table onto ``bins`` evenly spaced thresholds per axis (bounded in cost)."""
+    from scipy.interpolate import griddata
+    from scipy.spatial import QhullError
+
+    k = t.shape[1]
+    uniq = [np.unique(t[:, j]) for j in range(k)]
+    if any(u.size < 2 for u in uniq):
+        raise RatedDataError(f"'{name}': every threshold column needs at least two distinct values.")
+    if k > MAX_REGRID_DIMENSIONS:
+        raise RatedDataError(f"'{name}': {k} threshold columns that are not a full grid (every combination of "
+                             f"their values once). Irregular tables are regridded for up to "
+                             f"{MAX_REGRID_DIMENSIONS} thresholds; write the counts on a full grid.")
+    if float(bins) ** k > MAX_REGRID_CELLS:
+        fit = int(MAX_REGRID_CELLS ** (1 / k))
+        raise RatedDataError(f"'{name}': regridding {k} thresholds at {bins} values each needs {float(bins) ** k:,.0f} "
+                             f"cells; at most {MAX_REGRID_CELLS:,} fit in memory. Use at most {fit} values per "
+                             "threshold (the grid-size setting, --bins).")
+    axes = tuple(np.linspace(u[0], u[-1], bins) for u in uniq)
+    mesh = np.column_stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")])
+    grids = []
+    for v in (tp, fp):
+        try:
+            if k == 1:
+                order = np.argsort(t[:, 0], kind="stable")
+                lin = np.interp(mesh[:, 0], t[order, 0], v[order])
+            else:
+                lin = griddata(t, v, mesh, method="linear")
+                lin = np.where(np.isnan(lin), griddata(t, v, mesh, method="nearest"), lin)
+        except (QhullError, ValueError) as exc:
+            raise RatedDataError(f"'{name}': the threshold tuples are too few or lie on a line or plane, so no grid "
+                                 f"can be interpolated ({str(exc).splitlines()[0][:80]}). Give at least {k + 1} rows "
+                                 "that span every threshold, ideally a full grid.") from None
+        grids.append(_enforce_monotone(lin.reshape(tuple(a.size for a in axes))))
+    return axes, grids[0], grids[1]
+
+
+def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] | None = None,
+                tp_col: str | None = None, fp_col: str | None = None, bins: int = 50,
+                rule: str = "given", name: str | None = None) -> ThresholdGrid:
+    """Read the aggregated format (``t1..tk, tp, fp``; e.g. the paper's 4-column files).
+
+    Parameters
+    ----------
+    source : path, bytes, file object or DataFrame
+    threshold_cols, tp_col, fp_col : optional
+        Columns named ``tp``/``fp`` (any case) are the counts and every other column a
+        threshold, unless given; a headerless file is read as thresholds followed by tp, fp.
+    bins : int
+        Thresholds per axis when an irregular table is regridded.
+    rule : str
+        Recorded on the grid (the rule that produced the counts, if known).
+    name : str, optional
+        The file name used in messages.
+
+    Returns
+    -------
+    ThresholdGrid
+        Exact for a full Cartesian product; an irregular table (up to
+        :data:`MAX_REGRID_DIMENSIONS` thresholds, :data:`MAX_REGRID_CELLS` cells) is regridded
+        by linear interpolation (nearest value outside the data's convex hull). Either way TP and
+        FP are then made monotone: they never increase when a threshold rises.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the published 4-column aggregated data.
+    """
+    frame, name = _counts_frame(source, name)
     cols = [str(c) for c in frame.columns]
     lower = {c.lower(): c for c in cols}
     tp_col = tp_col or lower.get("tp")
@@ -73,45 +176,12 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
         threshold_cols = [c for c in cols if c not in (tp_col, fp_col)]
     if len(threshold_cols) < 1:
         raise RatedDataError(f"'{name}': no threshold columns besides tp and fp.")
-    numeric = {}
-    for c in [*threshold_cols, tp_col, fp_col]:
-        v = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(v)
-        if bad.any():
-            rows = ", ".join(str(i + 1) for i in np.flatnonzero(bad)[:5])
-            raise RatedDataError(f"'{name}': column '{c}' has missing or non-numeric values at rows {rows} "
-                                 "(row 1 = first data row). Every cell must be a finite number.")
-        numeric[c] = v
-    for c in (tp_col, fp_col):
-        neg = numeric[c] < 0
-        if neg.any():
-            rows = ", ".join(str(i + 1) for i in np.flatnonzero(neg)[:5])
-            raise RatedDataError(f"'{name}': column '{c}' has negative counts at rows {rows}.")
+    numeric = _numeric(frame, name, [*threshold_cols, tp_col, fp_col], (tp_col, fp_col))
     t = np.column_stack([numeric[c] for c in threshold_cols])
     tp, fp = numeric[tp_col], numeric[fp_col]
-    uniq = [np.unique(t[:, j]) for j in range(t.shape[1])]
-    shape = tuple(u.size for u in uniq)
-    if int(np.prod(shape)) == t.shape[0] and all(s >= 2 for s in shape):
-        pos = [np.searchsorted(uniq[j], t[:, j]) for j in range(t.shape[1])]
-        flat = np.ravel_multi_index(pos, shape)
-        if np.unique(flat).size == flat.size:  # a full Cartesian product: exact
-            tp_g = np.empty(shape); fp_g = np.empty(shape)
-            tp_g.ravel()[flat] = tp
-            fp_g.ravel()[flat] = fp
-            return ThresholdGrid(tuple(uniq), _enforce_monotone(tp_g), _enforce_monotone(fp_g), rule,
-                                 tuple(threshold_cols))
-    from scipy.interpolate import griddata
-    axes = tuple(np.linspace(u[0], u[-1], bins) for u in uniq)
-    if any(u.size < 2 for u in uniq):
-        raise RatedDataError(f"'{name}': every threshold column needs at least two distinct values.")
-    mesh = np.column_stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")])
-    grids = []
-    for v in (tp, fp):
-        lin = griddata(t, v, mesh, method="linear")
-        near = griddata(t, v, mesh, method="nearest")
-        g = np.where(np.isnan(lin), near, lin).reshape(tuple(a.size for a in axes))
-        grids.append(_enforce_monotone(g))
-    return ThresholdGrid(axes, grids[0], grids[1], rule, tuple(threshold_cols))
+    exact = _exact_grid(t, tp, fp)
+    axes, tp_g, fp_g = exact if exact is not None else _regrid(t, tp, fp, int(bins), name)
+    return ThresholdGrid(tuple(axes), _enforce_monotone(tp_g), _enforce_monotone(fp_g), rule, tuple(threshold_cols))
 
 
 def _is_number(x) -> bool:

@@ -47,6 +47,10 @@ _WEIGHT_NAMES = ("weight", "weights", "w", "sample_weight", "doc_weight", "case_
 _GROUP_NAMES = ("group", "groups", "segment", "cohort", "region", "market", "country", "sex", "gender")
 
 
+#: most classifiers detected automatically in one file (more must be chosen explicitly)
+MAX_SCORE_COLUMNS = 50
+
+
 _ID_PATTERN = re.compile(r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|document|document_id|uid|key)$|(_id)$",
                          re.IGNORECASE)
 
@@ -122,7 +126,11 @@ def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = No
                       and not pd.api.types.is_bool_dtype(frame[c])]
         if not score_cols:
             raise RatedDataError("No numeric score column found. Each classifier needs a column of numeric "
-                                 f"scores (columns seen: {', '.join(cols)}).")
+                                 f"scores (columns seen: {', '.join(cols[:20])}{' ...' if len(cols) > 20 else ''}).")
+        if len(score_cols) > MAX_SCORE_COLUMNS:
+            raise RatedDataError(f"{len(score_cols):,} numeric columns could be scores; at most {MAX_SCORE_COLUMNS} "
+                                 f"classifiers are used. Choose the score columns explicitly (first ones seen: "
+                                 f"{', '.join(score_cols[:5])} ...).")
     overlap = taken & set(score_cols)
     if overlap:
         raise RatedDataError(f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "

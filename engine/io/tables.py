@@ -1,28 +1,48 @@
 """Reading uploaded tables: CSV (any common delimiter, optionally gzip) and Parquet, from paths, bytes or files.
 
-The format is recognised from the bytes (gzip and Parquet magic numbers), not the
-file name. Every problem raises :class:`~engine.errors.RatedDataError` (an
-:class:`~engine.errors.InputError`) naming the file and the fix.
+The format is recognised from the bytes (gzip, Parquet, zip/Excel magic numbers,
+UTF-16 byte-order marks), not the file name. Every problem raises
+:class:`~engine.errors.RatedDataError` (an :class:`~engine.errors.InputError`)
+naming the file, the rows and the fix; nothing is read silently wrong:
+
+* blank lines before the header are skipped; a header of numbers only (a file
+  without header) is refused, since its first row would become column names;
+* every row must have as many fields as the header (a comma decimal in a comma
+  CSV adds a field: refused with the rows, never shifted into an index);
+* column names must be unique after trimming and ignoring case;
+* sizes are bounded: :data:`MAX_UPLOAD_BYTES` as read, :data:`MAX_TABLE_BYTES`
+  once decompressed (a gzip bomb is refused while it is being inflated).
 """
 
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
 import io
 import os
+import re
+import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Sequence, Union
 
+import numpy as np
 import pandas as pd
 
-from ..errors import RatedDataError
+from ..errors import RatedDataError, describe_rows
 
-__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns"]
+__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "MAX_UPLOAD_BYTES",
+           "MAX_TABLE_BYTES", "MAX_COLUMNS"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str]]
+
+#: largest file accepted as read (the dashboard's upload limit, enforced by the engine as well)
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+#: largest table accepted once decompressed
+MAX_TABLE_BYTES = 512 * 1024 * 1024
+#: most columns a table may have (a wider file is almost certainly not a table of scores)
+MAX_COLUMNS = 2_000
 
 
 @dataclass(frozen=True)
@@ -35,21 +55,86 @@ class Table:
     file_format: str  # "csv", "csv.gz", "parquet", "parquet.gz"
 
 
-def read_source(source: Source) -> tuple[bytes, str]:
+def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
+    """The bytes of a path, bytes or file object, and the name to use in messages."""
     if isinstance(source, (bytes, bytearray)):
-        return bytes(source), "upload"
-    if isinstance(source, (str, os.PathLike)):
+        data, default = bytes(source), "upload"
+    elif isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.exists():
+        if not path.is_file():
             raise RatedDataError(f"File '{path}' does not exist. Check the path.")
-        return path.read_bytes(), path.name
-    if hasattr(source, "read"):
+        if path.stat().st_size > MAX_UPLOAD_BYTES:
+            raise RatedDataError(f"'{path.name}' is {path.stat().st_size / 2**20:,.0f} MB; at most "
+                                 f"{MAX_UPLOAD_BYTES / 2**20:,.0f} MB can be read. Aggregate it first (for example "
+                                 "into the t1..tk, tp, fp counts format) or use a DuckDB/Spark backend.")
+        data, default = path.read_bytes(), path.name
+    elif hasattr(source, "read"):
         data = source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
-        name = getattr(source, "name", "upload")
-        return bytes(data), os.path.basename(str(name))
-    raise RatedDataError(f"Cannot read data from a {type(source).__name__}; give a path, bytes or a file object.")
+        data, default = bytes(data), os.path.basename(str(getattr(source, "name", "upload")))
+    else:
+        raise RatedDataError(f"Cannot read data from a {type(source).__name__}; give a path, bytes or a file object.")
+    name = name or default
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise RatedDataError(f"'{name}' is {len(data) / 2**20:,.0f} MB; at most {MAX_UPLOAD_BYTES / 2**20:,.0f} MB "
+                             "can be uploaded. Upload a sample or aggregated counts instead.")
+    return data, name
+
+
+def _gunzip(raw: bytes, name: str) -> bytes:
+    """Decompress gzip (several members allowed), refusing more than :data:`MAX_TABLE_BYTES` as it inflates."""
+    out, total, data = [], 0, raw
+    try:
+        while data:
+            inflater = zlib.decompressobj(wbits=31)
+            while data:
+                chunk = inflater.decompress(data, 16 * 1024 * 1024)
+                total += len(chunk)
+                if total > MAX_TABLE_BYTES:
+                    raise RatedDataError(f"'{name}' inflates to more than {MAX_TABLE_BYTES / 2**20:,.0f} MB "
+                                         "(a compression bomb or a far too large table); it was not read.")
+                out.append(chunk)
+                data = inflater.unconsumed_tail
+                if inflater.eof:
+                    break
+            if not inflater.eof:
+                raise EOFError("the compressed stream ends early")
+            data = inflater.unused_data.lstrip(b"\x00")
+    except (zlib.error, EOFError) as exc:
+        raise RatedDataError(f"'{name}' looks gzip-compressed but cannot be decompressed ({exc}). "
+                             "Re-compress it or upload the plain CSV.") from None
+    return b"".join(out)
+
+
+def _refuse_other_formats(raw: bytes, name: str) -> None:
+    if raw[:4] == b"PK\x03\x04":
+        kind = "an Excel workbook (.xlsx)" if b"xl/" in raw[:4096] or b"[Content_Types]" in raw[:4096] else \
+            "a zip archive"
+        raise RatedDataError(f"'{name}' is {kind}, not a CSV or Parquet table. "
+                             + ("Save the sheet as CSV (File > Save as > CSV UTF-8) and upload that."
+                                if "Excel" in kind else "Unzip it and upload the CSV or Parquet file inside."))
+    if raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise RatedDataError(f"'{name}' is an old Excel workbook (.xls). Save the sheet as CSV and upload that.")
+
+
+def _decode(raw: bytes, name: str) -> str:
+    """Text of a CSV: UTF-8 (with or without BOM), UTF-16 (by its BOM), else Latin-1; binary refused."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise RatedDataError(f"'{name}' starts like UTF-16 text but is not valid UTF-16. Save it as UTF-8 CSV.") \
+                from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    head = text[:65536]
+    if "\x00" in head or sum(ch < " " and ch not in "\t\r\n" for ch in head) > len(head) // 100 + 2:
+        raise RatedDataError(f"'{name}' is not a text table (it holds binary data). Upload a CSV (comma, semicolon, "
+                             "tab or | delimited) or a Parquet file.")
+    return text
 
 
 def _sniff_delimiter(text_head: str) -> str:
@@ -62,55 +147,115 @@ def _sniff_delimiter(text_head: str) -> str:
         return best if counts[best] > 0 else ","
 
 
-def read_table(source: Source, *, header: bool = True) -> Table:
-    """Read CSV (``,`` ``;`` tab or ``|`` delimited, optionally gzip) or Parquet.
+def _field_counts(lines: list[str], delimiter: str) -> np.ndarray:
+    """Fields per line (quoted fields honoured when the text has quotes)."""
+    if any('"' in line for line in lines):
+        return np.array([len(row) for row in csv.reader(lines, delimiter=delimiter)])
+    return np.array([line.count(delimiter) + 1 for line in lines])
 
-    The format is recognised from the bytes (gzip and Parquet magic numbers), not
-    the file name, so uploads with odd names work. Duplicate column names raise
-    :class:`RatedDataError` (pandas would silently rename them).
+
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
+
+
+def _decimal(lines: list[str], delimiter: str) -> str:
+    """',' when a non-comma-delimited file writes numbers with decimal commas (0,45), else '.'."""
+    if delimiter == ",":
+        return "."
+    sample = [field for line in lines[1:201] for field in line.split(delimiter)]
+    commas = sum(bool(_DECIMAL_COMMA.match(f)) for f in sample)
+    dots = sum("." in f and _is_number(f) for f in sample)
+    return "," if commas > dots else "."
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_shape(lines: list[str], delimiter: str, name: str, header: bool) -> None:
+    counts = _field_counts(lines, delimiter)
+    expected = counts[0]
+    if expected > MAX_COLUMNS:
+        raise RatedDataError(f"'{name}' has {expected:,} columns; at most {MAX_COLUMNS:,} are read. Keep the score, "
+                             "label, weight and group columns and drop the rest.")
+    bad = np.flatnonzero(counts[1:] != expected) if header else np.flatnonzero(counts != expected)
+    if bad.size:
+        first = bad[0] + (1 if header else 0)
+        verb = "has" if bad.size == 1 else "have"
+        raise RatedDataError(
+            f"'{name}': {describe_rows(bad)} {verb} {counts[first]} fields where the "
+            f"{'header has' if header else 'first row has'} {expected} ('{delimiter}'-delimited). Check for a "
+            f"decimal comma in a comma-separated file (use a dot, or ';' as the delimiter), a missing or extra "
+            "delimiter, or an unquoted text containing the delimiter.")
+    if header:
+        fields = next(csv.reader([lines[0]], delimiter=delimiter))
+        if fields and all(_is_number(f.strip()) for f in fields if f.strip()) and any(f.strip() for f in fields):
+            raise RatedDataError(f"'{name}' has no header row: its first line ({lines[0][:60]!r}) holds only numbers, "
+                                 "so it would be read as column names and lost as data. Add a header line naming the "
+                                 "columns (for example 'score,label').")
+        check_unique_columns([f.strip() for f in fields], name)
+
+
+def _read_parquet(raw: bytes, name: str, fingerprint: str, fmt: str) -> Table:
+    try:
+        frame = pd.read_parquet(io.BytesIO(raw))
+    except Exception as exc:  # pyarrow raises many types
+        raise RatedDataError(f"'{name}' is not a readable Parquet file ({exc}).") from None
+    names = [str(c) for c in frame.columns]
+    check_unique_columns(names, name)
+    if len(names) > MAX_COLUMNS:
+        raise RatedDataError(f"'{name}' has {len(names):,} columns; at most {MAX_COLUMNS:,} are read.")
+    frame.columns = names
+    return Table(frame, name, fingerprint, "parquet" + fmt)
+
+
+def read_table(source: Source, *, header: bool = True, name: str | None = None) -> Table:
+    """Read CSV (``,`` ``;`` tab or ``|`` delimited, optionally gzip) or Parquet, validated as a table.
+
+    Parameters
+    ----------
+    source : path, bytes or file object
+    header : bool
+        Whether the first (non-blank) line names the columns.
+    name : str, optional
+        The name used in messages (an upload's file name); defaults to the path's or file's name.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    RatedDataError
+        With the file name, the rows and the fix (see the module docstring for what is checked).
     """
-    raw, name = read_source(source)
+    raw, name = read_source(source, name)
     fingerprint = hashlib.sha256(raw).hexdigest()
     fmt = ""
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise RatedDataError(f"'{name}' looks gzip-compressed but cannot be decompressed ({exc}). "
-                                 "Re-compress it or upload the plain CSV.") from None
-        fmt = ".gz"
+        raw, fmt = _gunzip(raw, name), ".gz"
     if not raw.strip():
         raise RatedDataError(f"'{name}' is empty. Upload a CSV or Parquet file with a header row "
                              "and one row per rated document.")
     if raw[:4] == b"PAR1":
-        try:
-            frame = pd.read_parquet(io.BytesIO(raw))
-        except Exception as exc:  # pyarrow raises many types
-            raise RatedDataError(f"'{name}' is not a readable Parquet file ({exc}).") from None
-        names = [str(c) for c in frame.columns]
-        check_unique_columns(names, name)
-        frame.columns = names
-        return Table(frame, name, fingerprint, "parquet" + fmt)
-
+        return _read_parquet(raw, name, fingerprint, fmt)
+    _refuse_other_formats(raw, name)
+    text = _decode(raw, name)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.")
+    delimiter = _sniff_delimiter("\n".join(lines[:200]))
+    _check_shape(lines, delimiter, name, header)
     try:
-        text_head = raw[:65536].decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text_head = raw[:65536].decode("latin-1")
-    delimiter = _sniff_delimiter(text_head)
-    encoding = "utf-8-sig"
-    try:
-        raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        encoding = "latin-1"
-    if header:
-        header_fields = next(csv.reader(io.StringIO(text_head.splitlines()[0]), delimiter=delimiter))
-        check_unique_columns([h.strip() for h in header_fields], name)
-    try:
-        frame = pd.read_csv(io.BytesIO(raw), sep=delimiter, encoding=encoding, header=0 if header else None,
-                            skipinitialspace=True, low_memory=False)
-    except pd.errors.EmptyDataError:
-        raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.") from None
-    except pd.errors.ParserError as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO("\n".join(lines)), sep=delimiter, header=0 if header else None,
+                                index_col=False, skipinitialspace=True, low_memory=False,
+                                decimal=_decimal(lines, delimiter))
+    except (pd.errors.ParserError, pd.errors.ParserWarning, csv.Error) as exc:
         raise RatedDataError(f"'{name}' could not be parsed as '{delimiter}'-delimited text ({exc}). "
                              "Check that every row has the same number of fields.") from None
     if header:
@@ -121,13 +266,15 @@ def read_table(source: Source, *, header: bool = True) -> Table:
 
 
 def check_unique_columns(names: Sequence[str], file_name: str) -> None:
-    """Raise :class:`RatedDataError` naming every duplicated column name."""
-    seen: dict[str, int] = {}
+    """Raise :class:`RatedDataError` naming every column name used twice (ignoring case and surrounding spaces)."""
+    seen: dict[str, str] = {}
     dupes = []
     for n in names:
-        seen[n] = seen.get(n, 0) + 1
-        if seen[n] == 2:
-            dupes.append(n)
+        key = str(n).strip().casefold()
+        if key in seen:
+            dupes.append(f"{seen[key]!r} and {str(n)!r}" if seen[key] != n else repr(n))
+        else:
+            seen[key] = n
     if dupes:
-        raise RatedDataError(f"'{file_name}' has duplicate column names: {', '.join(map(repr, dupes))}. "
-                             "Rename them so that every column name is unique.")
+        raise RatedDataError(f"'{file_name}' has duplicate column names (ignoring case and spaces): "
+                             f"{', '.join(dupes)}. Rename them so that every column name is unique.")

@@ -61,6 +61,14 @@ def _energy_objective(energy: float) -> float:
     return 10.0 - energy
 
 
+def _axis_path(grid: ThresholdGrid, family: str, sizes: np.ndarray, step: float, t0: float) -> ThresholdPath:
+    """One threshold: the axis itself is the only monotone path, nothing to optimise."""
+    knots = _power_knots(np.zeros(1))
+    frac = _sample_by_length(knots[0], knots[1], sizes, min(step, 0.25))
+    return path_from_frac(grid, frac, f"analytic-{family}", time.perf_counter() - t0,
+                          {"family": family, "note": "one threshold: the axis is the only monotone path"})
+
+
 def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 3, starts: int = 5,
                   step: float = 0.5, seed: int = 0, maxiter: int | None = None) -> ThresholdPath:
     """Algorithm 2: optimise a parametric monotone path for PN area with Nelder-Mead.
@@ -78,6 +86,8 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
     t0 = time.perf_counter()
     k = grid.k
     sizes = np.array(grid.shape, dtype=np.float64) - 1
+    if k == 1:
+        return _axis_path(grid, family, sizes, step, t0)
 
     def energy_of(knots, step=step) -> float:
         frac = _sample_by_length(knots[0], knots[1], sizes, step)

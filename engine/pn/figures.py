@@ -88,8 +88,18 @@ def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint 
 
 
 def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bins: int = 60) -> go.Figure:
-    """Histogram of one classifier's scores split by rated label."""
-    edges = np.histogram_bin_edges(scores, bins=bins)
+    """Histogram of one classifier's scores split by rated label.
+
+    Bins are equally spaced between the lowest and highest score; when that range
+    overflows a float (scores near ±1e308) they are equally spaced in rank instead.
+    """
+    lo, hi = float(np.min(scores)), float(np.max(scores))
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = hi - lo
+    if np.isfinite(spread):
+        edges = np.histogram_bin_edges(scores, bins=bins, range=(lo, hi) if spread > 0 else None)
+    else:
+        edges = np.unique(np.quantile(scores, np.linspace(0, 1, bins + 1), method="lower"))
     fig = go.Figure()
     for value, label in ((1, "positive"), (0, "negative")):
         counts, _ = np.histogram(scores[labels == value], bins=edges)

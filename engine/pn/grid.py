@@ -19,9 +19,12 @@ import numpy as np
 
 from ..errors import RatedDataError
 
-__all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES"]
+__all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES", "MAX_GRID_CELLS"]
 
 RULES = ("or", "and")
+
+#: most cells of a joint threshold grid (each cell holds two float64 counts and a histogram bin)
+MAX_GRID_CELLS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,12 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
             raise ValueError("each axis must be a strictly ascending 1-D array of at least 2 thresholds")
     sizes = tuple(a.size for a in axes)
     hist_shape = tuple(m + 1 for m in sizes)
+    cells = float(np.prod(hist_shape, dtype=float))
+    if cells > MAX_GRID_CELLS:
+        per_axis = int(MAX_GRID_CELLS ** (1 / k)) - 1
+        raise RatedDataError(f"A grid of {' x '.join(map(str, sizes))} thresholds for {k} classifiers has "
+                             f"{cells:,.0f} cells; at most {MAX_GRID_CELLS:,} fit in memory. Use fewer classifiers "
+                             f"or at most {per_axis} thresholds per classifier (the grid size, --bins).")
     flat = np.zeros(s.shape[0], dtype=np.int64)
     for j in range(k):
         idx = np.searchsorted(axes[j], s[:, j], side="right")

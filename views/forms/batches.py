@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import InputError
 from engine.io import BatchMapping, Table, batches_from_frame, detect_batch_columns
 from engine.io.batches import batch_columns
-from views.forms.common import parse_table, sample_bytes
+from views.forms.common import parse_table, preview, sample_bytes
 from views.inputs import SessionInput
 from views.state import md, memo
 
@@ -83,4 +83,4 @@ def report(inp: SessionInput) -> None:
     for warning in b.warnings:
         st.warning(md(warning))
     st.subheader("Preview")
-    st.dataframe(inp.table.frame.head(200), height=280)
+    preview(inp.table)

@@ -13,13 +13,13 @@ from views.state import md, memo
 DEFAULT_BINS = 50
 
 
-def grid_of(raw: bytes, bins: int = DEFAULT_BINS):
+def grid_of(raw: bytes, bins: int = DEFAULT_BINS, name: str | None = None):
     """The threshold grid of a counts file (regridded onto ``bins`` values per axis when irregular)."""
-    return memo(("counts", digest(raw), int(bins)), lambda: load_counts(raw, bins=int(bins)))
+    return memo(("counts", digest(raw), int(bins)), lambda: load_counts(raw, bins=int(bins), name=name))
 
 
 def _input(raw: bytes, name: str, source: str, sample_key: str | None = None) -> SessionInput:
-    return SessionInput(name, "counts", source, digest(raw), grid_of(raw), None, sample_key, None, raw)
+    return SessionInput(name, "counts", source, digest(raw), grid_of(raw, name=name), None, sample_key, None, raw)
 
 
 def load_sample(key: str) -> SessionInput:

@@ -9,11 +9,13 @@ from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
 from engine.pn.figures import score_histogram_figure
 from engine.reporting import csv_bytes
-from views.forms.common import parse_table, sample_bytes
+from views.forms.common import parse_table, preview, sample_bytes
 from views.inputs import SessionInput
 from views.state import md, memo
 
 NONE = "(none)"
+#: score histograms drawn in the report (one per classifier, up to this many)
+MAX_HISTOGRAMS = 8
 
 
 def validate(table: Table, mapping: ColumnMapping):
@@ -93,10 +95,12 @@ def report(inp: SessionInput) -> None:
             st.download_button("Download the excluded rows (CSV)", csv_bytes(excluded),
                                file_name="excluded_rows.csv", mime="text/csv")
     st.subheader("Preview")
-    st.dataframe(inp.table.frame.head(200), height=280)
+    preview(inp.table)
     st.subheader("Scores by rated label")
     cols = st.columns(min(2, d.n_classifiers))
-    for j, name in enumerate(d.score_names):
+    if d.n_classifiers > MAX_HISTOGRAMS:
+        st.caption(f"The first {MAX_HISTOGRAMS} of {d.n_classifiers} classifiers are drawn.")
+    for j, name in enumerate(d.score_names[:MAX_HISTOGRAMS]):
         with cols[j % len(cols)]:
             st.plotly_chart(score_histogram_figure(d.scores[:, j], d.labels, name), key=f"hist_{j}")
     if d.n_classifiers == 1:

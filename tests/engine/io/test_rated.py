@@ -91,7 +91,7 @@ def test_explicit_columns_override_detection():
     (b"", "is empty"),
     (b"   \n\n", "is empty"),
     (b"score,label\n", "no data rows"),
-    (b"a,b,a\n1,2,1\n", "duplicate column names: 'a'"),
+    (b"a,b,a\n1,2,1\n", "duplicate column names \\(ignoring case and spaces\\): 'a'"),
     (b"name,label\nx,1\ny,0\n", "No numeric score column"),
     (b"score,other\n0.1,3\n0.2,4\n", "No label column found"),
     (b"score,label\n0.1,1\n0.2,maybe\n0.3,0\n0.4,perhaps\n", r"Column 'label': unknown label values 'maybe', 'perhaps' at rows 2, 4"),

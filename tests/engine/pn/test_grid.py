@@ -139,7 +139,7 @@ def test_irregular_counts_are_regridded_and_made_monotone():
 def test_aggregated_format_errors():
     with pytest.raises(RatedDataError, match="'tp' and 'fp'"):
         load_counts(pd.DataFrame({"a": [1, 2], "b": [1, 2], "c": [3, 4]}))
-    with pytest.raises(RatedDataError, match="column 'tp' has missing or non-numeric values at rows 2"):
+    with pytest.raises(RatedDataError, match="column 'tp' has missing or non-numeric values at row 2 "):
         load_counts(pd.DataFrame({"t1": [0, 1], "t2": [0, 1], "tp": [3, "x"], "fp": [1, 0]}))
     with pytest.raises(RatedDataError, match="negative counts"):
         load_counts(pd.DataFrame({"t1": [0, 1], "t2": [0, 1], "tp": [3, -1], "fp": [1, 0]}))
