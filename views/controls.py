@@ -5,26 +5,29 @@ import streamlit as st
 TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3
 
 
-def _slider_to_input() -> None:
-    st.session_state["target_input"] = st.session_state["target"]
-
-
-def _input_to_slider() -> None:
-    # the slider moves in steps: snap the typed value to the nearest step
-    steps = round((st.session_state["target_input"] - TARGET_MIN) / TARGET_STEP)
-    st.session_state["target"] = round(TARGET_MIN + steps * TARGET_STEP, 6)
+def _typed_target_to_slider() -> None:
+    """A typed value moves the slider (snapped to its step); the box empties again and shows the value."""
+    typed = st.session_state.get("target_input")
+    if typed is not None:
+        steps = round((typed - TARGET_MIN) / TARGET_STEP)
+        st.session_state["target"] = round(TARGET_MIN + steps * TARGET_STEP, 6)
+    st.session_state["target_input"] = None
 
 
 def target_controls() -> float:
-    """Target marginal precision as a slider (bound to the URL) and a number input kept in step."""
+    """Target marginal precision as a slider (bound to the URL) and a box to type an exact value.
+
+    Only the slider holds the value. The box stays empty (its placeholder shows the
+    value) and writes the slider's key only when the user types: a box kept in step
+    with the slider on every run pushed stale values back while the arrow keys moved
+    the slider, and key presses were lost.
+    """
     c1, c2 = st.columns([3, 1])
     target = c1.slider("Target marginal precision", TARGET_MIN, TARGET_MAX, TARGET_DEFAULT, TARGET_STEP,
                        key="target", bind="query-params", persist_state="session", format="%.3f",
-                       on_change=_slider_to_input,
                        help="Share of true positives among the documents added by lowering the threshold at the "
                             "operating point.")
-    if st.session_state.get("target_input") != target:
-        st.session_state["target_input"] = target
-    c2.number_input("Exact value", TARGET_MIN, TARGET_MAX, step=TARGET_STEP, format="%.3f", key="target_input",
-                    on_change=_input_to_slider)
+    c2.number_input("Exact value", TARGET_MIN, TARGET_MAX, value=None, step=TARGET_STEP, format="%.3f",
+                    placeholder=f"{target:.3f}", key="target_input", on_change=_typed_target_to_slider,
+                    help="Type a target and press Enter: the slider moves there.")
     return float(target)

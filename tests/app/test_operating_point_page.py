@@ -28,13 +28,16 @@ def test_moving_the_target_reports_the_engine_threshold(app, target):
     assert shown["Threshold"] == expected
     assert shown["True positives"] == f"{op.tp:,.6g}" and shown["False positives"] == f"{op.fp:,.6g}"
     assert shown["FP per extra TP"] == f"{op.cost:.3g}"
-    assert at.number_input(key="target_input").value == pytest.approx(target)
+    assert at.number_input(key="target_input").proto.placeholder == f"{target:.3f}"
 
 
 def test_number_input_moves_the_slider(app):
     at = app(page=PAGE)
     at.number_input(key="target_input").set_value(0.42).run()
     assert at.slider(key="target").value == pytest.approx(0.42)
+    assert at.number_input(key="target_input").value is None  # the box empties and shows the value
+    at.number_input(key="target_input").set_value(0.4321).run()  # snapped to the slider's step
+    assert at.slider(key="target").value == pytest.approx(0.43)
 
 
 def test_query_params_restore_state(app):

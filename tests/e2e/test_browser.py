@@ -79,3 +79,21 @@ def test_slider_moves_the_operating_point_and_the_url(server, page):
     settle(other, "Sweep of target marginal precisions")
     assert metric(other, "Threshold") == threshold
     other.close()
+
+
+def test_no_key_press_on_the_target_slider_is_lost(server, page):
+    """30 ArrowRight presses move the target by exactly 30 steps, five times over (fresh sessions)."""
+    for _ in range(5):
+        page.goto(f"{server}/operating-point")
+        settle(page, "Sweep of target marginal precisions")
+        thumb = (page.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
+                 .locator('input[type="range"]').first)
+        before = float(thumb.input_value())
+        thumb.focus()
+        for _ in range(30):
+            thumb.press("ArrowRight")
+        page.wait_for_function(f"() => window.location.search.includes('target={before + 0.15:.2f}')",
+                               timeout=30_000)
+        settle(page, "Sweep of target marginal precisions")
+        assert round((float(thumb.input_value()) - before) / 0.005) == 30
+        assert page.locator('[data-testid="stException"]').count() == 0
