@@ -5,6 +5,8 @@
     opstudio sweep FILE --classifier NAME --by COL (--capacity N | --target M) [--json]
     opstudio paths FILE --target 0.3 [--method graph|analytic|both] [--rule or|and] [--bins N] [--json]
     opstudio batch FILE [--prob COL] [--batch COL] --loss NAME --out decisions.csv [--json]
+    opstudio qwyc fit MODEL DATA --alpha A [--neg-only] [--label COL] --policy-out policy.json
+    opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
@@ -19,7 +21,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, pn, setloss
+from . import app, pn, qwyc, setloss
 
 __all__ = ["main"]
 
@@ -31,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     app.add_parser(sub)
     pn.add_parsers(sub)
     setloss.add_parsers(sub)
+    qwyc.add_parsers(sub)
     return p
 
 

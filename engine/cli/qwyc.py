@@ -1,0 +1,67 @@
+"""``opstudio qwyc fit|apply``: an early-exit policy for a user's model, and its application (Wang, Gupta & You, 2018).
+
+    opstudio qwyc fit MODEL DATA --alpha A [--neg-only] [--label COL] --policy-out policy.json
+    opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv
+
+MODEL is a LightGBM text, XGBoost JSON/UBJSON or skops file; DATA a CSV/Parquet table
+with the model's feature columns (found by name, other columns ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..io.tables import read_source, read_table
+from ..qwyc.deployment import apply_policy, decisions_frame, fit_policy, policy_json, read_policy
+from ..qwyc.models import load_model
+from ..reporting import csv_bytes
+from .common import print_json
+
+__all__ = ["add_parsers"]
+
+
+def _model(path: str):
+    raw, name = read_source(path)
+    return load_model(raw, name=name)
+
+
+def run_fit(args) -> int:
+    model = _model(args.model)
+    frame = read_table(args.data).frame
+    fitted = fit_policy(model, frame, alpha=args.alpha, neg_only=args.neg_only, label=args.label)
+    Path(args.policy_out).write_text(policy_json(fitted, model))
+    print_json({"model": model.name, "format": model.file_format, "trees": model.n_trees,
+                "policy_out": args.policy_out, **fitted.stats})
+    return 0
+
+
+def run_apply(args) -> int:
+    model = _model(args.model)
+    frame = read_table(args.data).frame
+    policy = read_policy(Path(args.policy).read_bytes(), model)
+    decision, n_evaluated = apply_policy(policy, model, frame)
+    Path(args.out).write_bytes(csv_bytes(decisions_frame(decision, n_evaluated)))
+    print_json({"model": model.name, "rows": int(decision.size), "positives": int(decision.sum()),
+                "mean_trees": float(n_evaluated.mean()), "trees": model.n_trees, "out": args.out})
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    q = sub.add_parser("qwyc", help="early exit for a boosted model: fit a policy, apply it")
+    qsub = q.add_subparsers(dest="qwyc_command", required=True)
+    f = qsub.add_parser("fit", help="fit a QWYC* policy on every row of DATA")
+    f.add_argument("model", help="LightGBM .txt, XGBoost .json/.ubj or scikit-learn .skops model file")
+    f.add_argument("data", help="CSV/Parquet with the model's feature columns")
+    f.add_argument("--alpha", type=float, required=True,
+                   help="allowed share of rows whose early decision differs from the full model (0.005 = 0.5 %%)")
+    f.add_argument("--neg-only", action="store_true", help="exit early on negatives only")
+    f.add_argument("--label", help="label column (optional): accuracy reported")
+    f.add_argument("--policy-out", required=True, help="policy JSON to write")
+    f.set_defaults(func=run_fit)
+    a = qsub.add_parser("apply", help="apply a policy: decisions and trees evaluated per row")
+    a.add_argument("model")
+    a.add_argument("data")
+    a.add_argument("--policy", required=True, help="policy JSON written by 'opstudio qwyc fit'")
+    a.add_argument("--out", required=True, help="decisions CSV to write (decision, n_evaluated)")
+    a.set_defaults(func=run_apply)

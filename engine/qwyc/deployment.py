@@ -1,0 +1,133 @@
+"""A fitted early-exit policy as a file a production job applies, and the apply step itself.
+
+Wang, Gupta & You, *Quit When You Can* (arXiv:1806.11202, 2018): the policy is an
+evaluation order with exit thresholds after each step. The policy JSON records the
+model it belongs to (its file's SHA-256, format, trees and features), the order and
+thresholds, α, and what the fit measured; :func:`apply_policy` evaluates, row by
+row, only the trees the row needs (each step runs one tree on the rows still
+undecided), so its decisions and tree counts equal the engine policy's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..io.rated import parse_labels
+from ..reporting import ENGINE_VERSION
+from .models import ModelFile
+from .policy import EarlyExitPolicy, fit_qwyc
+
+__all__ = ["FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
+           "POLICY_FORMAT"]
+
+POLICY_FORMAT = "opstudio-qwyc-policy/1"
+
+
+@dataclass(frozen=True)
+class FittedPolicy:
+    """A policy with what its fit rows measured (rows, mean trees, disagreement, accuracy when labelled)."""
+
+    policy: EarlyExitPolicy
+    stats: dict
+
+
+def _labels(frame: pd.DataFrame, label: str | None) -> np.ndarray | None:
+    if label is None:
+        return None
+    if label not in frame.columns:
+        raise InputError(f"No label column {label!r} in the data; columns are {', '.join(map(str, frame.columns[:10]))}.")
+    values, missing = parse_labels(frame[label], label)
+    return np.where(missing, -1, values)
+
+
+def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float, neg_only: bool = False,
+               label: str | None = None, progress=None) -> FittedPolicy:
+    """QWYC* on every row of ``frame``: disagreement with the full model on those rows at most α.
+
+    Parameters
+    ----------
+    model : ModelFile
+    frame : DataFrame
+        Rows with the model's feature columns (found by name; others ignored).
+    alpha : float
+        Allowed share of fit rows whose early decision differs from the full model (0.005 = 0.5 %).
+    neg_only : bool
+        Exit early on negatives only ("filter then score").
+    label : str, optional
+        A label column: accuracy of both decisions is reported.
+
+    Returns
+    -------
+    FittedPolicy
+
+    References
+    ----------
+    Wang, Gupta & You (2018), Algorithm 1 (order) and Algorithm 2 (thresholds).
+    """
+    if not 0 <= alpha < 1:
+        raise InputError(f"alpha must be a fraction in [0, 1) (0.005 = 0.5 %); got {alpha}")
+    f = model.ensemble.contributions(model.features(frame))
+    policy = fit_qwyc(f, alpha=alpha, neg_only=neg_only, bias=model.ensemble.bias, progress=progress)
+    labels = _labels(frame, label)
+    known = None if labels is None else labels >= 0
+    stats = {"rows": int(f.shape[0]), **policy.evaluate(f)}
+    if labels is not None and known.any():
+        decision, _ = policy.predict(f[known])
+        full = model.ensemble.bias + f[known].sum(axis=1) >= 0
+        stats.update({"labelled_rows": int(known.sum()), "accuracy": float(np.mean(decision == labels[known])),
+                      "full_model_accuracy": float(np.mean(full == labels[known]))})
+    return FittedPolicy(policy, stats)
+
+
+def policy_json(fitted: FittedPolicy, model: ModelFile) -> str:
+    """The policy file: model fingerprint, order, thresholds, α and the fit statistics."""
+    record = {"format": POLICY_FORMAT, "engine_version": ENGINE_VERSION,
+              "model": {"file": model.name, "sha256": model.fingerprint, "format": model.file_format,
+                        "trees": model.n_trees, "features": list(model.feature_names)},
+              "policy": fitted.policy.as_dict(), "fit": fitted.stats}
+    return json.dumps(record, indent=2, allow_nan=False, default=float)
+
+
+def _thresholds(values) -> np.ndarray:
+    return np.array([(-math.inf if v is None else float(v)) for v in values])
+
+
+def read_policy(text: str | bytes, model: ModelFile) -> EarlyExitPolicy:
+    """The policy of a policy file, checked against the model it is applied with.
+
+    Raises
+    ------
+    InputError
+        Not a policy file, or written for another model (the SHA-256 differs).
+    """
+    try:
+        record = json.loads(text)
+        p = record["policy"]
+        expected = record["model"]["sha256"]
+    except (ValueError, KeyError, TypeError):
+        raise InputError("This is not a policy file written by 'opstudio qwyc fit' (format "
+                         f"{POLICY_FORMAT}).") from None
+    if expected != model.fingerprint:
+        raise InputError(f"The policy was fitted for another model (SHA-256 {expected[:12]}…), not "
+                         f"'{model.name}' ({model.fingerprint[:12]}…). Fit a policy for this model.")
+    order = np.asarray(p["order"], dtype=np.int64)
+    eps_plus = np.array([(math.inf if v is None else float(v)) for v in p["eps_plus"]])
+    return EarlyExitPolicy(order, _thresholds(p["eps_minus"]), eps_plus, float(p["threshold"]), float(p["bias"]),
+                           np.asarray(p["costs"], dtype=np.float64), float(p["alpha"]), str(p["method"]),
+                           float(p.get("fit_seconds", 0.0)), int(p.get("fit_disagreements", 0)))
+
+
+def apply_policy(policy: EarlyExitPolicy, model: ModelFile, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(decisions, trees evaluated) per row, evaluating each tree only on the rows still undecided."""
+    return policy.predict_lazy(model.ensemble, model.features(frame))
+
+
+def decisions_frame(decision: np.ndarray, n_evaluated: np.ndarray) -> pd.DataFrame:
+    """One row per input row, in input order: ``decision`` (0/1) and ``n_evaluated``."""
+    return pd.DataFrame({"decision": decision.astype(np.int8), "n_evaluated": n_evaluated.astype(np.int64)})
