@@ -5,7 +5,9 @@ import json
 import pandas as pd
 import streamlit as st
 
+from engine.errors import InputError
 from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt
+from engine.qwyc.deployment import FittedPolicy, apply_policy, decisions_frame, model_rows, policy_json
 from engine.qwyc.figures import (
     models_histogram_figure,
     thresholds_figure,
@@ -13,7 +15,7 @@ from engine.qwyc.figures import (
 )
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
-from views.state import memo, progress_callback
+from views.state import md, memo, progress_callback
 
 st.title("Early exit for ensembles (QWYC)")
 st.caption("Quit When You Can (Wang, Gupta et al.): choose the order of the base models and, after each one, "
@@ -35,10 +37,32 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
-source = st.radio("Ensemble", ["UCI Adult: gradient boosted trees trained here", "A score matrix from the Data page"],
-                  horizontal=True, key="qwyc_source", bind="query-params", persist_state="session")
-trained = None
-if source.startswith("UCI"):
+ADULT, MATRIX, MODEL = ("UCI Adult: gradient boosted trees trained here", "A score matrix from the Data page",
+                        "Your model file and a feature table")
+source = st.radio("Ensemble", [ADULT, MATRIX, MODEL], horizontal=True, key="qwyc_source", bind="query-params",
+                  persist_state="session")
+trained = model = None
+if source == MODEL:
+    c = st.columns(2)
+    with c[0]:
+        model_input = input_picker("model_file", key="qwyc_model", label="Model file")
+    with c[1]:
+        table_input = input_picker("feature_table", key="qwyc_table", label="Feature table")
+    if model_input is None or table_input is None:
+        st.stop()
+    model = model_input.value
+    try:
+        rows = memo(("model_rows", model.fingerprint, table_input.key),
+                    lambda: model_rows(model, table_input.value.frame, label=table_input.mapping))
+    except InputError as exc:
+        st.error(f"**{md(model.name)} cannot run on {md(table_input.name)}.** {md(exc)}")
+        st.stop()
+    f_fit, f_test, labels_fit, labels_test, bias = (rows.f_fit, rows.f_test, rows.labels_fit, rows.labels_test,
+                                                    model.ensemble.bias)
+    data_key = ("model", model.fingerprint, table_input.key)
+    st.caption(f"{model.file_format} model with {model.n_trees:,} trees; {f_fit.shape[0]:,} fit rows and "
+               f"{f_test.shape[0]:,} test rows (a seeded 70/30 split of {md(table_input.name)}).")
+elif source == ADULT:
     c = st.columns(2)
     max_iter = c[0].select_slider("Trees", [100, 200, 300, 500], 500, key="qwyc_trees", bind="query-params",
                                   persist_state="session")
@@ -139,6 +163,20 @@ if curves and curves[:2] == (data_key, neg_only):
     st.download_button("Download the curves (CSV)", csv_bytes(table), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
 
-record = {**policy.as_dict(), "neg_only": bool(neg_only), "budget": budget, "fit": fit_metrics, "test": test_metrics}
-st.download_button("Download the policy (JSON)", json.dumps(record, indent=1).encode(), file_name="qwyc_policy.json",
-                   mime="application/json", key="policy_json")
+st.subheader("Take the policy to production")
+if model is not None:
+    st.caption("The policy file names the model by its SHA-256; `opstudio qwyc apply MODEL DATA --policy "
+               "policy.json --out decisions.csv` applies it, evaluating only the trees each row needs.")
+    record = policy_json(FittedPolicy(policy, {"fit": fit_metrics, "test": test_metrics}), model)
+    decision, n_evaluated = memo(("qwyc_apply", *data_key, alpha, neg_only, budget),
+                                 lambda: apply_policy(policy, model, table_input.value.frame))
+    d = st.columns(2)
+    d[1].download_button("Download the decisions of every table row (CSV)",
+                         csv_bytes(decisions_frame(decision, n_evaluated)),
+                         file_name=f"qwyc_decisions_{table_input.name}.csv", mime="text/csv", key="qwyc_decisions")
+else:
+    record = json.dumps({**policy.as_dict(), "neg_only": bool(neg_only), "budget": budget, "fit": fit_metrics,
+                         "test": test_metrics}, indent=1)
+    d = st.columns(2)
+d[0].download_button("Download the policy (JSON)", record.encode(), file_name="qwyc_policy.json",
+                     mime="application/json", key="policy_json")

@@ -64,6 +64,19 @@ INPUT_KINDS: dict[str, InputKind] = {
         ("Early exit",),
         "tree_0,tree_1,tree_2,label,split\n0.12,-0.05,0.31,1,fit\n-0.40,-0.22,0.02,0,fit\n"
         "0.08,0.11,-0.09,1,test\n-0.15,0.03,-0.27,0,test", tabular=False),
+    "model_file": InputKind(
+        "model_file", "Model file",
+        "A binary boosted-tree model: LightGBM text (booster.save_model('model.txt')), XGBoost JSON/UBJSON "
+        "(save_model('model.json')) or scikit-learn gradient boosting saved with skops (skops.io.dump). "
+        "Pickle and joblib files are never loaded.",
+        ("Early exit",),
+        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\n... (LightGBM model text)", tabular=False),
+    "feature_table": InputKind(
+        "feature_table", "Feature table",
+        "Rows to run a model on: the model's feature columns by name (other columns are ignored) and, "
+        "optionally, a label column.",
+        ("Early exit",),
+        "age,hours_per_week,capital_gain,label\n39,40,2174,0\n50,13,0,0\n38,40,0,1\n53,40,0,0"),
 }
 
 
@@ -85,6 +98,10 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     batches; anything else is taken for rated data. The user can
     always choose another kind.
     """
+    from ..qwyc.models import model_format  # the model formats are defined with their readers
+
+    if model_format(raw) is not None:
+        return "model_file"
     if _is_npz(raw):
         return "score_matrix"
     if table is not None:

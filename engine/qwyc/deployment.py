@@ -23,10 +23,42 @@ from ..reporting import ENGINE_VERSION
 from .models import ModelFile
 from .policy import EarlyExitPolicy, fit_qwyc
 
-__all__ = ["FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
+__all__ = ["ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
            "POLICY_FORMAT"]
 
 POLICY_FORMAT = "opstudio-qwyc-policy/1"
+
+
+@dataclass(frozen=True)
+class ModelRows:
+    """A model's contributions on a table, split into fit and test rows (labels where a column is given)."""
+
+    f_fit: np.ndarray
+    f_test: np.ndarray
+    labels_fit: np.ndarray | None
+    labels_test: np.ndarray | None
+    x_fit: np.ndarray
+    x_test: np.ndarray
+
+
+def model_rows(model: ModelFile, frame: pd.DataFrame, *, label: str | None = None, test_fraction: float = 0.3,
+               seed: int = 0) -> ModelRows:
+    """Contributions of every tree on every row, rows split at random (seeded) into fit and test parts.
+
+    Labels, when a label column is given, must be known on every row (the accuracy is measured on all).
+    """
+    x = model.features(frame)
+    labels = _labels(frame, label)
+    if labels is not None and (labels < 0).any():
+        raise InputError(f"Label column '{label}': {int((labels < 0).sum())} rows have no label; give every row one "
+                         "or choose no label column.")
+    if len(frame) < 10:
+        raise InputError(f"The table has {len(frame)} rows; early exit needs at least 10 (fit and test rows).")
+    test = np.zeros(len(frame), dtype=bool)
+    test[np.random.default_rng(seed).permutation(len(frame))[: int(round(test_fraction * len(frame)))]] = True
+    f = model.ensemble.contributions(x)
+    pick = (lambda v, m: None if v is None else v[m])
+    return ModelRows(f[~test], f[test], pick(labels, ~test), pick(labels, test), x[~test], x[test])
 
 
 @dataclass(frozen=True)

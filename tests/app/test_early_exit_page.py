@@ -95,3 +95,35 @@ def test_bad_score_matrices_show_errors(app, content, expected):
     at = upload_input(app(), "bad.csv", content, kind="score_matrix")
     assert not at.exception
     assert expected in shown(at.error)
+
+
+def test_a_users_model_file_and_feature_table(app, served):
+    import lightgbm
+
+    from engine.qwyc.deployment import read_policy
+    from engine.qwyc.models import load_model
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(600, 3)), columns=["x1", "x2", "x3"])
+    y = (frame["x1"] + rng.normal(size=600) > 0).astype(int)
+    model_text = lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1).fit(frame, y) \
+        .booster_.model_to_string().encode()
+    table = frame.assign(label=y, comment="c").to_csv(index=False).encode()
+    at = upload_input(app(), "my_model.txt", model_text)
+    assert not at.exception
+    assert next(s for s in at.selectbox if s.label == "Kind of input").value == "model_file"  # guessed
+    at = upload_input(at, "rows.csv", table, kind="feature_table")
+    assert not at.exception
+    at.query_params["qwyc_source"] = "Your model file and a feature table"
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    buttons = download_buttons(at)
+    policy_text = served(buttons["Download the policy (JSON)"]).decode()
+    model = load_model(model_text, name="my_model.txt")
+    policy = read_policy(policy_text, model)  # the file names this model
+    decisions = pd.read_csv(io.BytesIO(served(buttons["Download the decisions of every table row (CSV)"])))
+    f = model.ensemble.contributions(model.features(frame))
+    expected, n_eval = policy.predict(f)
+    assert len(decisions) == 600
+    np.testing.assert_array_equal(decisions["decision"], expected.astype(int))
+    np.testing.assert_array_equal(decisions["n_evaluated"], n_eval)

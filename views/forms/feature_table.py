@@ -1,0 +1,40 @@
+"""Feature tables (rows a model is run on): an optional label column, and a preview."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.io import Table
+from views.forms.common import parse_table, preview
+from views.inputs import SessionInput
+
+NONE = "(none)"
+_LABEL_NAMES = ("label", "y", "target", "outcome", "class")
+
+
+def load_sample(key: str) -> SessionInput:
+    raise KeyError(f"no shipped feature table {key!r}")
+
+
+def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
+    columns = [str(c) for c in table.frame.columns]
+    guess = next((c for c in columns if c.strip().lower() in _LABEL_NAMES), NONE)
+    options = [NONE, *columns]
+    label = st.selectbox("Label column (optional)", options, index=options.index(guess), key=f"ftlabel_{tag}",
+                         help="Every other column is available as a feature; the model picks its own by name.")
+    mapping = None if label == NONE else label
+    return SessionInput(name, "feature_table", "upload", table.fingerprint, table, mapping, None, table, raw)
+
+
+def summary(inp: SessionInput) -> str:
+    frame = inp.value.frame
+    return f"{len(frame):,} rows, {frame.shape[1]} columns; label: {inp.mapping or 'none'}"
+
+
+def report(inp: SessionInput) -> None:
+    frame = inp.value.frame
+    c = st.columns(3)
+    c[0].metric("Rows", f"{len(frame):,}")
+    c[1].metric("Columns", f"{frame.shape[1]:,}")
+    c[2].metric("Label column", inp.mapping or "none")
+    preview(inp.value)

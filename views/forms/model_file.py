@@ -1,0 +1,43 @@
+"""Model files (LightGBM, XGBoost, skops): read into trees, and a report of what was read."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import InputError
+from engine.io import Table
+from engine.qwyc.models import load_model
+from views.forms.common import digest
+from views.inputs import SessionInput
+from views.state import md, memo
+
+
+def load_sample(key: str) -> SessionInput:
+    raise KeyError(f"no shipped model file {key!r}")
+
+
+def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
+    st.caption("LightGBM text, XGBoost JSON/UBJSON or a skops file of a scikit-learn gradient boosting model; "
+               "binary classifiers with numerical splits. Pickle and joblib are never loaded.")
+    try:
+        model = memo(("model_file", digest(raw)), lambda: load_model(raw, name=name))
+    except InputError as exc:
+        st.error(f"**{md(name)} is not a model file this studio reads.** {md(exc)}")
+        return None
+    return SessionInput(name, "model_file", "upload", model.fingerprint, model, None, None, None, raw)
+
+
+def summary(inp: SessionInput) -> str:
+    m = inp.value
+    return f"{m.file_format} model, {m.n_trees:,} trees, {len(m.feature_names)} features"
+
+
+def report(inp: SessionInput) -> None:
+    m = inp.value
+    c = st.columns(3)
+    c[0].metric("Format", m.file_format)
+    c[1].metric("Trees", f"{m.n_trees:,}")
+    c[2].metric("Features", f"{len(m.feature_names):,}")
+    st.caption(md(f"Features: {', '.join(m.feature_names[:30])}{' ...' if len(m.feature_names) > 30 else ''}. "
+                  f"Bias (initial score) {m.ensemble.bias:.6g}; decision: raw margin ≥ 0. SHA-256 "
+                  f"{m.fingerprint[:16]}…"))
