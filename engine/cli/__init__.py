@@ -7,6 +7,9 @@
     opstudio batch FILE [--prob COL] [--batch COL] --loss NAME --out decisions.csv [--json]
     opstudio qwyc fit MODEL DATA --alpha A [--neg-only] [--label COL] --policy-out policy.json
     opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv
+    opstudio constrain TABLE --label COL --group COL=VALUE [--demographic-parity K] ... --model-out m.json
+        --predictions-out pred.csv
+    opstudio predict model.json TABLE --out pred.csv
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
@@ -21,7 +24,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, pn, qwyc, setloss
+from . import app, constraints, pn, qwyc, setloss
 
 __all__ = ["main"]
 
@@ -34,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     pn.add_parsers(sub)
     setloss.add_parsers(sub)
     qwyc.add_parsers(sub)
+    constraints.add_parsers(sub)
     return p
 
 

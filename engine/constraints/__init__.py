@@ -7,7 +7,8 @@ Processing Systems 29 (NIPS 2016).
 Rate expressions (:mod:`~engine.constraints.rates`, Table 2), constraints
 (:mod:`~engine.constraints.goals`), the ramp-loss majorization-minimization solver
 (:mod:`~engine.constraints.solver`, Algorithm 1 and Problem 3) and the Adult
-experiments with post-hoc baselines (:mod:`~engine.constraints.experiments`).
+experiments with post-hoc baselines (:mod:`~engine.constraints.experiments`), and training on a
+user's table with a deployable model file (:mod:`~engine.constraints.tabular`).
 """
 
 from .experiments import (
@@ -54,8 +55,18 @@ from .solver import (
     fit_constrained,
     linear_svm,
 )
+from .tabular import (
+    Preprocessing,
+    TableModel,
+    TableSpec,
+    fit_preprocessing,
+    model_json,
+    read_model_json,
+    train_on_table,
+)
 
 __all__ = [
+    "Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json", "read_model_json",
     "RateExpr", "ramp", "sp", "sn", "coverage", "true_positives", "false_positives", "false_negatives",
     "true_negatives", "error_rate", "recall", "churn", "positive_rate", "demographic_parity_ratio",
     "equal_opportunity_ratio", "churn_rate",

@@ -1,0 +1,366 @@
+"""Constrained training on a user's table: preprocessing, the constraint form, and a model file to deploy.
+
+Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset
+Constraints* (NIPS 2016): a linear classifier trained under rate constraints. Here
+the data is an analyst's own table — feature columns of any type, a binary label
+(empty = unlabelled row, still used by churn and coverage constraints), a
+protected group given as ``column = value``, optionally the deployed model's
+decisions and an egregious-example flag. Categorical columns are one-hot encoded
+and numeric ones standardised; the preprocessing is part of the fitted model, which
+is written as JSON (feature names, preprocessing, coefficients, intercept,
+constraints, train/test rates) and applied by :meth:`TableModel.decide` exactly as
+fitted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, describe_rows
+from ..io.rated import parse_labels
+from ..reporting import ENGINE_VERSION
+from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from .rates import churn_rate, demographic_parity_ratio, equal_opportunity_ratio, positive_rate
+from .solver import InfeasibleConstraintsError, fit_constrained
+
+__all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
+           "read_model_json", "MODEL_FORMAT"]
+
+MODEL_FORMAT = "opstudio-constrained-linear/1"
+MISSING_CATEGORY = "(missing)"
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """Numeric columns standardised (mean, scale; a missing value becomes the mean), categorical ones one-hot."""
+
+    numeric: tuple[str, ...]
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    categorical: tuple[str, ...]
+    categories: tuple[tuple[str, ...], ...]
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return self.numeric + tuple(f"{c}={v}" for c, cats in zip(self.categorical, self.categories) for v in cats)
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """The model's design matrix of ``frame`` (columns found by name; any other column ignored)."""
+        missing = [c for c in (*self.numeric, *self.categorical) if c not in frame.columns]
+        if missing:
+            raise InputError(f"The table has no column {missing[0]!r}, which the model uses"
+                             f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}.")
+        parts = []
+        for c, mean, scale in zip(self.numeric, self.means, self.scales):
+            values = _numbers(frame[c], c)
+            parts.append(((np.where(np.isnan(values), mean, values) - mean) / scale)[:, None])
+        for c, cats in zip(self.categorical, self.categories):
+            text = _categories(frame[c])
+            parts.append((text[:, None] == np.asarray(cats, dtype=object)[None, :]).astype(float))
+        return np.hstack(parts) if parts else np.zeros((len(frame), 0))
+
+    def as_dict(self) -> dict:
+        return {"numeric": [{"column": c, "mean": m, "scale": s} for c, m, s in zip(self.numeric, self.means,
+                                                                                   self.scales)],
+                "categorical": [{"column": c, "categories": list(v)} for c, v in zip(self.categorical,
+                                                                                    self.categories)]}
+
+
+def _numbers(values: pd.Series, column: str) -> np.ndarray:
+    out = pd.to_numeric(values, errors="coerce")
+    bad = out.isna() & values.notna() & (values.astype(str).str.strip() != "")
+    if bad.any():
+        raise InputError(f"Numeric column '{column}': non-numeric values at {describe_rows(bad.to_numpy())}.")
+    return out.to_numpy(dtype=float)
+
+
+def _categories(values: pd.Series) -> np.ndarray:
+    return values.astype("string").str.strip().fillna(MISSING_CATEGORY).replace("", MISSING_CATEGORY) \
+        .to_numpy(dtype=object)
+
+
+def _is_numeric(values: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.api.types.is_numeric_dtype(values):
+        return True
+    present = values.dropna().astype(str).str.strip()
+    present = present[present != ""]
+    return len(present) > 0 and pd.to_numeric(present, errors="coerce").notna().all()
+
+
+def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
+    """Numeric columns (every value a number) standardised on ``frame``; the others one-hot on their values."""
+    numeric = [c for c in columns if _is_numeric(frame[c])]
+    categorical = [c for c in columns if c not in numeric]
+    means, scales = [], []
+    for c in numeric:
+        v = _numbers(frame[c], c)
+        mean = float(np.nanmean(v)) if np.isfinite(v).any() else 0.0
+        scale = float(np.nanstd(v)) if np.isfinite(v).any() else 1.0
+        means.append(mean)
+        scales.append(scale if scale > 0 else 1.0)
+    cats = tuple(tuple(sorted(set(_categories(frame[c])))) for c in categorical)
+    return Preprocessing(tuple(numeric), tuple(means), tuple(scales), tuple(categorical), cats)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """Which columns play which role and which constraints hold (``None`` = not asked for)."""
+
+    label: str
+    group: str | None = None
+    group_value: str | None = None
+    reference_value: str | None = None
+    deployed: str | None = None
+    flag: str | None = None
+    exclude: tuple[str, ...] = ()
+    demographic_parity: float | None = None
+    equal_opportunity: float | None = None
+    max_churn: float | None = None
+    min_recall: float | None = None
+    max_coverage: float | None = None
+    min_coverage: float | None = None
+    min_egregious_correct: float | None = None
+    test_fraction: float = 0.3
+    seed: int = 0
+
+    def roles(self) -> tuple[str, ...]:
+        return tuple(c for c in (self.label, self.deployed, self.flag) if c)
+
+
+def _check_columns(frame: pd.DataFrame, spec: TableSpec) -> None:
+    cols = [str(c) for c in frame.columns]
+    for role, c in (("label", spec.label), ("group", spec.group), ("deployed", spec.deployed), ("flag", spec.flag),
+                    *(("excluded", c) for c in spec.exclude)):
+        if c is not None and c not in cols:
+            raise InputError(f"No {role} column {c!r} in the table; columns are {', '.join(cols[:15])}.")
+    if (spec.demographic_parity or spec.equal_opportunity) and spec.group is None:
+        raise InputError("Demographic parity and equal opportunity need the protected group: --group COL=VALUE.")
+    if spec.max_churn is not None and spec.deployed is None:
+        raise InputError("A churn constraint needs the deployed model's decisions: --deployed COL.")
+    if spec.min_egregious_correct is not None and spec.flag is None:
+        raise InputError("An egregious-example constraint needs the flag column.")
+    if not 0 <= spec.test_fraction < 1:
+        raise InputError(f"The test fraction must be in [0, 1); got {spec.test_fraction}.")
+
+
+def _groups(frame: pd.DataFrame, spec: TableSpec) -> tuple[np.ndarray, np.ndarray] | None:
+    if spec.group is None:
+        return None
+    text = _categories(frame[spec.group])
+    protected = text == str(spec.group_value).strip()
+    reference = (text == str(spec.reference_value).strip()) if spec.reference_value is not None else ~protected
+    for name, rows in (("protected", protected), ("reference", reference)):
+        if not rows.any():
+            raise InputError(f"No row of column '{spec.group}' is in the {name} group "
+                             f"({spec.group_value if name == 'protected' else spec.reference_value!r}); values are "
+                             f"{', '.join(sorted(set(text))[:10])}.")
+    return protected, reference
+
+
+def _binary(frame: pd.DataFrame, column: str, what: str) -> np.ndarray:
+    values, missing = parse_labels(frame[column], column)
+    if missing.any():
+        raise InputError(f"{what} column '{column}': empty values at {describe_rows(missing)}; every row needs one.")
+    return values.astype(int)
+
+
+def _constraints(spec: TableSpec, groups, deployed, flag, rows: np.ndarray) -> list:
+    out = []
+    if groups is not None:
+        protected, reference = (g & rows for g in groups)
+        if spec.demographic_parity is not None:
+            out.append(DemographicParity(protected, reference, spec.demographic_parity))
+        if spec.equal_opportunity is not None:
+            out.append(EqualOpportunity(protected, reference, spec.equal_opportunity))
+    if spec.max_churn is not None:
+        out.append(MaxChurn(deployed, spec.max_churn, rows))
+    if spec.min_recall is not None:
+        out.append(MinRecall(spec.min_recall, rows))
+    if spec.max_coverage is not None:
+        out.append(MaxCoverage(spec.max_coverage, rows))
+    if spec.min_coverage is not None:
+        out.append(MinCoverage(spec.min_coverage, rows))
+    if spec.min_egregious_correct is not None:
+        out.append(Egregious(flag.astype(bool) & rows, spec.min_egregious_correct))
+    return out
+
+
+def _rates(decision, labels, rows, groups, deployed) -> dict:
+    labelled = rows & (labels >= 0)
+    out = {"rows": int(rows.sum()), "labelled_rows": int(labelled.sum()),
+           "error": float(np.mean(decision[labelled] != labels[labelled])) if labelled.any() else math.nan,
+           "positive_rate": positive_rate(decision, rows)}
+    if labelled.any() and (labels[labelled] == 1).any():
+        out["recall"] = float(decision[labelled & (labels == 1)].mean())
+    if groups is not None:
+        protected, reference = groups
+        out["positive_rate_protected"] = positive_rate(decision, protected & rows)
+        out["positive_rate_reference"] = positive_rate(decision, reference & rows)
+        out["demographic_parity_ratio"] = demographic_parity_ratio(decision[rows], protected[rows], reference[rows])
+        if labelled.any():
+            out["equal_opportunity_ratio"] = equal_opportunity_ratio(
+                decision[labelled], labels[labelled], protected[labelled], reference[labelled])
+    if deployed is not None:
+        out["churn"] = churn_rate(decision, deployed, rows)
+    return out
+
+
+@dataclass(frozen=True)
+class TableModel:
+    """A fitted constrained linear model with its preprocessing: ``score = X(frame) @ coef + intercept``."""
+
+    preprocessing: Preprocessing
+    coef: np.ndarray
+    intercept: float
+    constraints: tuple[str, ...]
+    rates: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def flags_nobody(self) -> bool:
+        """True when the fitted model flags no training row (say so: it is the trivial classifier)."""
+        return self.rates.get("train", {}).get("positive_rate", 1.0) == 0.0
+
+    def decide(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """(score, decision 0/1) for every row of ``frame``, in order; decision = score >= 0."""
+        score = self.preprocessing.transform(frame) @ self.coef + self.intercept
+        return score, (score >= 0).astype(np.int8)
+
+
+#: refits with tightened bounds when the deterministic decisions miss a bound the ramp classifier meets
+DETERMINISTIC_REFITS = 3
+#: extra margin (in rate units) added to a bound when it is tightened
+TIGHTEN_SLACK = 0.005
+
+
+def _tighten(constraint, excess: float):
+    """The same constraint with its bound moved by ``excess`` (plus a little slack) towards stricter."""
+    step = excess + TIGHTEN_SLACK
+    if isinstance(constraint, (DemographicParity, EqualOpportunity)):
+        return replace(constraint, kappa=constraint.kappa + step)
+    if isinstance(constraint, (MaxChurn, MaxCoverage)):
+        return replace(constraint, rate=max(constraint.rate - step, 0.0))
+    if isinstance(constraint, (MinRecall, MinCoverage)):
+        return replace(constraint, rate=min(constraint.rate + step, 1.0))
+    if isinstance(constraint, Egregious):
+        return replace(constraint, min_correct=min(constraint.min_correct + step, 1.0))
+    return constraint
+
+
+def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress):
+    """Fit; while the deterministic decisions (score >= 0) miss a bound, tighten it and refit.
+
+    The paper's constraints hold for the randomised (ramp) classifier; a model file is
+    applied deterministically, so the bounds are tightened until its decisions meet
+    them too (at most :data:`DETERMINISTIC_REFITS` times; what is still unmet is reported).
+    """
+    fitted = fit_constrained(x, y, constraints, progress=progress)
+    exprs = [c.expression(y) for c in constraints]
+    for _ in range(DETERMINISTIC_REFITS):
+        z = x @ fitted.coef_ + fitted.intercept_
+        excess = [e.value(z, deterministic=True) for e in exprs]
+        if all(v <= 1e-12 for v in excess):
+            return fitted, []
+        tightened = [_tighten(c, v) if v > 1e-12 else c for c, v in zip(constraints, excess)]
+        try:
+            fitted = fit_constrained(x, y, tightened, progress=progress)
+        except InfeasibleConstraintsError:
+            break
+    z = x @ fitted.coef_ + fitted.intercept_
+    return fitted, [f"{c.describe()}: missed by {v:.4f}" for c, v in
+                    zip(constraints, (e.value(z, deterministic=True) for e in exprs)) if v > 1e-12]
+
+
+def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> TableModel:
+    """Fit the constrained linear model on the table's training rows and measure it on train and test rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Feature columns (every column except the label, deployed, flag and excluded ones), the label
+        (empty = unlabelled), and the columns the constraints name.
+    spec : TableSpec
+        Roles, constraints (demographic parity K: positive rate(protected) >= K x positive rate
+        (reference) on the training rows; max churn R: share of training rows whose decision differs
+        from the deployed one <= R; ...), the test fraction and the seed of the split.
+
+    Returns
+    -------
+    TableModel
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016): rate constraints (Table 2) and the ramp
+    majorization-minimization (Algorithm 1).
+    """
+    _check_columns(frame, spec)
+    labels, _ = parse_labels(frame[spec.label], spec.label)
+    labels = labels.astype(int)
+    groups = _groups(frame, spec)
+    deployed = None if spec.deployed is None else _binary(frame, spec.deployed, "Deployed-decision")
+    flag = None if spec.flag is None else _binary(frame, spec.flag, "Egregious-flag")
+    test = np.zeros(len(frame), dtype=bool)
+    test[np.random.default_rng(spec.seed).permutation(len(frame))[: int(round(spec.test_fraction * len(frame)))]] = True
+    train = ~test
+    features = [str(c) for c in frame.columns if c not in spec.roles() and c not in spec.exclude]
+    if not features:
+        raise InputError("No feature columns are left after the label, deployed, flag and excluded columns.")
+    prep = fit_preprocessing(frame[train], features)
+    x = prep.transform(frame)
+    constraints = _constraints(spec, None if groups is None else tuple(g[train] for g in groups),
+                               None if deployed is None else deployed[train], None if flag is None else flag[train],
+                               np.ones(int(train.sum()), dtype=bool))
+    fitted, unmet = _fit_deterministic(x[train], labels[train], constraints, progress)
+    decision = (x @ fitted.coef_ + fitted.intercept_ >= 0).astype(int)
+    rates = {"train": _rates(decision, labels, train, groups, deployed)}
+    if test.any():
+        rates["test"] = _rates(decision, labels, test, groups, deployed)
+    rates["train"]["constraints_unmet_by_decisions"] = unmet
+    settings = {k: v for k, v in spec.__dict__.items() if v not in (None, ())}
+    return TableModel(prep, np.asarray(fitted.coef_, dtype=float), float(fitted.intercept_),
+                      tuple(fitted.constraint_names), rates, settings)
+
+
+def model_json(model: TableModel) -> str:
+    """The model file: feature names, preprocessing, coefficients, intercept, constraints, train/test rates."""
+    record = {"format": MODEL_FORMAT, "engine_version": ENGINE_VERSION,
+              "feature_names": list(model.preprocessing.feature_names),
+              "preprocessing": model.preprocessing.as_dict(), "coefficients": [float(c) for c in model.coef],
+              "intercept": model.intercept, "decision": "score = features @ coefficients + intercept; flag if >= 0",
+              "constraints": list(model.constraints), "rates": model.rates, "settings": model.settings,
+              "flags_nobody": model.flags_nobody}
+    return json.dumps(record, indent=2, default=lambda v: None if isinstance(v, float) and math.isnan(v) else v)
+
+
+def read_model_json(text: str | bytes) -> TableModel:
+    """A model written by :func:`model_json`.
+
+    Raises
+    ------
+    InputError
+        Not such a model file.
+    """
+    try:
+        record = json.loads(text)
+        if record.get("format") != MODEL_FORMAT:
+            raise KeyError("format")
+        p = record["preprocessing"]
+        prep = Preprocessing(tuple(d["column"] for d in p["numeric"]), tuple(float(d["mean"]) for d in p["numeric"]),
+                             tuple(float(d["scale"]) for d in p["numeric"]),
+                             tuple(d["column"] for d in p["categorical"]),
+                             tuple(tuple(d["categories"]) for d in p["categorical"]))
+        coef = np.asarray(record["coefficients"], dtype=float)
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"This is not a model file written by 'opstudio constrain' (format {MODEL_FORMAT}).") \
+            from None
+    if coef.size != len(prep.feature_names):
+        raise InputError("The model file is inconsistent: one coefficient per feature is needed.")
+    return TableModel(prep, coef, float(record["intercept"]), tuple(record.get("constraints", ())),
+                      record.get("rates", {}), record.get("settings", {}))
