@@ -13,10 +13,6 @@ KNOWN_LONG: set[str] = {
     "engine/constraints/solver.py:fit_constrained",
     "engine/io/rated.py:rated_from_frame",
 }
-#: page scripts that still compute with numpy (their computation is moving into the engine; must end empty)
-KNOWN_NUMPY_PAGES: set[str] = {
-    "views/constraints.py",
-}
 
 
 def python_files(*folders: str) -> list[Path]:
@@ -58,8 +54,7 @@ def test_pages_import_no_numpy_scipy_or_sklearn():
     pattern = re.compile(r"^\s*(import|from)\s+(numpy|scipy|sklearn)\b", re.MULTILINE)
     offenders = {str(p.relative_to(ROOT)) for p in python_files("views") + [ROOT / "app.py"]
                  if pattern.search(p.read_text())}
-    assert offenders <= KNOWN_NUMPY_PAGES, sorted(offenders - KNOWN_NUMPY_PAGES)
-    assert not KNOWN_NUMPY_PAGES - offenders, f"no longer imports numpy, remove: {sorted(KNOWN_NUMPY_PAGES - offenders)}"
+    assert not offenders, f"pages computing with numpy/scipy/scikit-learn (move it into the engine): {sorted(offenders)}"
 
 
 def test_no_module_imports_another_modules_private_names():

@@ -1,161 +1,126 @@
-"""Constraints: train a linear classifier under fairness, churn, coverage and recall constraints."""
+"""Constrained training: a linear classifier trained on a table under fairness, churn, coverage and recall goals."""
 
-import json
-
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from engine.constraints import (
-    DemographicParity,
-    EqualOpportunity,
     InfeasibleConstraintsError,
-    MaxChurn,
-    MaxCoverage,
-    MinCoverage,
-    MinRecall,
+    TableSpec,
     adult_data,
     churn_sweep,
     fairness_sweep,
-    fit_constrained,
-    linear_svm,
-    rate_table,
+    model_json,
+    rates_frame,
+    train_on_table,
 )
-from engine.constraints.figures import (
-    churn_tradeoff_figure,
-    constraint_trace_figure,
-    fairness_tradeoff_figure,
-)
+from engine.constraints.figures import churn_tradeoff_figure, fairness_tradeoff_figure
+from engine.errors import InputError
 from engine.reporting import csv_bytes
-from views.inputs import current_dataset
-from views.state import md, memo, progress_callback
+from views.inputs import input_picker
+from views.state import md, progress_callback
+
+EVERY_OTHER = "every other row"
 
 st.title("Constrained training")
 st.caption("Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "
-           "subject to rate constraints on several data sets, with a ramp-loss majorization-minimization solver. "
-           "The constraints hold for the randomised classifier P(positive) = ramp(f); deterministic f ≥ 0 "
-           "decisions meet them approximately (both are reported).")
+           "subject to rate constraints, with a ramp-loss majorization-minimization solver. Categorical columns are "
+           "one-hot encoded and numeric ones standardised; the preprocessing is part of the model you download. "
+           "Bounds are tightened until the model's own decisions (score ≥ 0) meet them.")
+
+chosen = input_picker("training_table", key="cons_table", label="Training table")
+if chosen is None:
+    st.stop()
+frame, roles = chosen.value.frame, chosen.mapping
+st.caption(md(f"{len(frame):,} rows; label '{roles.label}'; "
+              f"{'split by ' + roles.split if roles.split else 'a seeded 70/30 split'}; every column except the "
+              "label, deployed, flag and split columns is a feature."))
 
 
-@st.cache_resource(show_spinner="Loading and encoding UCI Adult")
-def adult():
-    return adult_data()
+def group_choice():
+    """Protected group as column = value, and the reference group."""
+    if roles.group is None:
+        st.caption("No protected-group column mapped (Data page): fairness constraints are off.")
+        return None, None
+    values = sorted(frame[roles.group].dropna().astype(str).str.strip().unique())
+    c = st.columns(2)
+    protected = c[0].selectbox(f"Protected group: {roles.group} =", values, key="cons_protected",
+                               index=values.index("Female") if "Female" in values else 0)
+    others = [EVERY_OTHER, *[v for v in values if v != protected]]
+    reference = c[1].selectbox("Reference group", others, key="cons_reference")
+    return protected, None if reference == EVERY_OTHER else reference
 
 
-source = st.radio("Data", ["UCI Adult (group: sex)", "Loaded data set (scores as features)"], horizontal=True,
-                  key="cons_source", bind="query-params", persist_state="session")
-if source.startswith("UCI"):
-    data = adult()
-    x_train, y_train, x_test, y_test = data.x_train, data.y_train, data.x_test, data.y_test
-    g_train, g_test = data.female_train, data.female_test
-    group_label, data_key = "female", ("adult",)
-    st.caption(f"{x_train.shape[0]:,} training and {x_test.shape[0]:,} test rows, {x_train.shape[1]} features "
-               "(numeric + one-hot). Protected group: women; reference: men. UCI Adult, CC BY 4.0.")
-else:
-    dataset = current_dataset()
-    d = dataset.rated
-    if d.groups is None:
-        st.info(f"**{md(d.name)}** has no group column. Map one on the Data page (e.g. `region` in the synthetic "
-                "sample) to state fairness constraints.")
-        st.stop()
-    values = sorted(set(d.groups))
-    protected_value = st.selectbox("Protected group", values, key="cons_group")
-    rng = np.random.default_rng(0)
-    test_rows = rng.random(d.n_rated) < 0.3
-    x_all, g_all = d.scores, d.groups == protected_value
-    x_train, y_train, g_train = x_all[~test_rows], d.labels[~test_rows], g_all[~test_rows]
-    x_test, y_test, g_test = x_all[test_rows], d.labels[test_rows], g_all[test_rows]
-    group_label, data_key = md(protected_value), (*dataset.key, str(protected_value))
-    st.caption(f"Features: {md(', '.join(d.score_names))}; labels: the ratings; 70 % train / 30 % test (seeded).")
+def constraint_form(protected) -> dict:
+    """The constraint checkboxes and bounds, as TableSpec fields (None = not asked for)."""
+    c = st.columns(3)
+    fair = protected is not None
+    bounds = {}
+    if c[0].checkbox("Demographic parity ratio", value=fair, key="dp_on", disabled=not fair):
+        bounds["demographic_parity"] = c[0].slider(f"positive rate({protected}) ≥ κ × positive rate(reference)",
+                                                   0.0, 1.0, 0.8, 0.05, key="dp_kappa")
+    if c[0].checkbox("Equal opportunity ratio", key="eo_on", disabled=not fair):
+        bounds["equal_opportunity"] = c[0].slider("true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05, key="eo_kappa")
+    if c[1].checkbox("Maximum coverage", key="cov_max_on"):
+        bounds["max_coverage"] = c[1].slider("share flagged ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max")
+    if c[1].checkbox("Minimum coverage", key="cov_min_on"):
+        bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min")
+    if c[2].checkbox("Minimum recall", key="rec_on"):
+        bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec")
+    if c[2].checkbox("Maximum churn against the deployed decisions", key="churn_on", disabled=roles.deployed is None,
+                     help="Needs a deployed-decisions column (Data page)."):
+        bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn")
+    if roles.flag is not None and c[1].checkbox("Egregious examples", key="egr_on"):
+        bounds["min_egregious_correct"] = c[1].slider("flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9,
+                                                      0.01, key="egr")
+    return bounds
 
+
+protected, reference = group_choice()
 st.subheader("Constraints")
-c = st.columns(3)
-dp_on = c[0].checkbox("Demographic parity ratio", value=True, key="dp_on")
-dp_kappa = c[0].slider(f"positive rate({group_label}) ≥ κ × positive rate(others)", 0.0, 1.0, 0.8, 0.05,
-                       key="dp_kappa", disabled=not dp_on)
-eo_on = c[0].checkbox("Equal opportunity ratio", key="eo_on")
-eo_kappa = c[0].slider("true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05, key="eo_kappa", disabled=not eo_on)
-cov_max_on = c[1].checkbox("Maximum coverage", key="cov_max_on")
-cov_max = c[1].slider("share predicted positive ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max", disabled=not cov_max_on)
-cov_min_on = c[1].checkbox("Minimum coverage", key="cov_min_on")
-cov_min = c[1].slider("share predicted positive ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min", disabled=not cov_min_on)
-rec_on = c[2].checkbox("Minimum recall", key="rec_on")
-rec = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec", disabled=not rec_on)
-churn_on = c[2].checkbox("Maximum churn against a deployed model", key="churn_on",
-                         help="The deployed model: a linear SVM on 10 % of the training rows and the first features.")
-churn = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn", disabled=not churn_on)
-lam = st.select_slider("Regularisation λ", [0.001, 0.003, 0.01, 0.03, 0.1], 0.01, key="cons_lam")
-
-
-def deployed_model():
-    part = np.random.default_rng(0).random(y_train.size) < 0.1
-    few = slice(0, min(6, x_train.shape[1]))
-    model = linear_svm(x_train[part][:, few], y_train[part], lam=lam)
-    return model.predict(x_train[:, few]), model.predict(x_test[:, few])
-
-
-constraints, spec = [], []
-if dp_on:
-    constraints.append(DemographicParity(g_train, ~g_train, dp_kappa))
-    spec.append((f"demographic parity ratio ≥ {dp_kappa:g}", "demographic parity ratio", dp_kappa, False))
-if eo_on:
-    constraints.append(EqualOpportunity(g_train, ~g_train, eo_kappa))
-    spec.append((f"equal opportunity ratio ≥ {eo_kappa:g}", "equal opportunity ratio", eo_kappa, False))
-if cov_max_on:
-    constraints.append(MaxCoverage(cov_max))
-    spec.append((f"coverage ≤ {cov_max:g}", "coverage", cov_max, True))
-if cov_min_on:
-    constraints.append(MinCoverage(cov_min))
-    spec.append((f"coverage ≥ {cov_min:g}", "coverage", cov_min, False))
-if rec_on:
-    constraints.append(MinRecall(rec))
-    spec.append((f"recall ≥ {rec:g}", "recall", rec, False))
-dep_train = dep_test = None
-if churn_on:
-    dep_train, dep_test = memo(("deployed", *data_key, lam), deployed_model)
-    constraints.append(MaxChurn(dep_train, churn))
-    spec.append((f"churn ≤ {churn:g}", "churn", churn, True))
-
-run_key = (*data_key, tuple(spec), lam)
+spec = TableSpec(label=roles.label, group=roles.group if protected is not None else None, group_value=protected,
+                 reference_value=reference, deployed=roles.deployed, flag=roles.flag, split=roles.split,
+                 **constraint_form(protected))
+run_key = (chosen.key, spec)
 if st.button("Train", key="train_constrained", type="primary"):
     bar, update = progress_callback("Majorization-minimization")
     try:
-        model = fit_constrained(x_train, y_train, constraints, lam=lam, progress=update)
-        st.session_state["_cons_model"] = (run_key, model)
-    except InfeasibleConstraintsError as exc:
+        st.session_state["_cons_model"] = (run_key, train_on_table(frame, spec, progress=update))
+    except (InfeasibleConstraintsError, InputError) as exc:
         st.session_state["_cons_model"] = (run_key, str(exc))
     bar.empty()
+
 stored = st.session_state.get("_cons_model")
 if stored and stored[0] == run_key:
     model = stored[1]
     if isinstance(model, str):
         st.error(md(model))
     else:
-        table = rate_table(model, spec, (x_train, y_train, g_train, dep_train), (x_test, y_test, g_test, dep_test))
-        st.dataframe(table, hide_index=True)
-        st.caption(f"Fitted in {model.fit_seconds:.1f} s, {len(model.trace_) - 1} MM iterations, "
-                   f"{model.trace_[-1]['svm_solves']} inner solves.")
-        st.plotly_chart(constraint_trace_figure(model), key="trace_chart")
-        coef = pd.DataFrame({"feature": [f"x{i}" for i in range(model.coef_.size)], "coefficient": model.coef_})
-        d1, d2 = st.columns(2)
-        d1.download_button("Download coefficients (CSV)", csv_bytes(coef), file_name="coefficients.csv",
-                           mime="text/csv", key="coef_csv")
-        d2.download_button("Download results (JSON)", json.dumps({
-            "intercept": model.intercept_, "coefficients": model.coef_.tolist(), "lambda": model.lam,
-            "constraints": [{"name": n, "bound": b} for n, _, b, _ in spec], "results": table.to_dict(orient="records"),
-            "trace": list(model.trace_)}, default=float).encode(), file_name="constrained_model.json",
-            mime="application/json", key="results_json")
+        if model.flags_nobody:
+            st.warning("This model flags nobody on the training rows: every decision is negative. Loosen a bound "
+                       "or drop a constraint.")
+        for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
+            st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
+        st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
+        st.dataframe(rates_frame(model), hide_index=True)
+        score, decision = model.decide(frame)
+        d = st.columns(2)
+        d[0].download_button("Download the model (JSON)", model_json(model).encode(),
+                             file_name=f"constrained_model_{chosen.name}.json", mime="application/json",
+                             key="model_json")
+        d[1].download_button("Download predictions for every row (CSV)",
+                             csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
+                             file_name=f"predictions_{chosen.name}.csv", mime="text/csv", key="predictions_csv")
+        st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
 
-if source.startswith("UCI"):
-    st.subheader("Trade-off curves on Adult")
+if chosen.sample_key == "adult_table":
+    st.subheader("Trade-off curves on Adult (the paper's experiments)")
     t = st.columns(2)
     if t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"):
         bar, update = progress_callback("Training one constrained model per κ")
-        st.session_state["_fair_sweep"] = fairness_sweep(data, progress=update)
+        st.session_state["_fair_sweep"] = fairness_sweep(adult_data(), progress=update)
         bar.empty()
     if t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"):
         bar, update = progress_callback("Training one constrained model per churn target")
-        st.session_state["_churn_sweep"] = churn_sweep(data, progress=update)
+        st.session_state["_churn_sweep"] = churn_sweep(adult_data(), progress=update)
         bar.empty()
     for column, (key, figure, name) in zip(t, (("_fair_sweep", fairness_tradeoff_figure, "fairness_sweep"),
                                                  ("_churn_sweep", churn_tradeoff_figure, "churn_sweep"))):

@@ -59,14 +59,18 @@ from .tabular import (
     Preprocessing,
     TableModel,
     TableSpec,
+    TrainingColumns,
+    detect_training_columns,
     fit_preprocessing,
     model_json,
+    rates_frame,
     read_model_json,
     train_on_table,
 )
 
 __all__ = [
     "Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json", "read_model_json",
+    "TrainingColumns", "detect_training_columns", "rates_frame",
     "RateExpr", "ramp", "sp", "sn", "coverage", "true_positives", "false_positives", "false_negatives",
     "true_negatives", "error_rate", "recall", "churn", "positive_rate", "demographic_parity_ratio",
     "equal_opportunity_ratio", "churn_rate",

@@ -29,7 +29,7 @@ from .rates import churn_rate, demographic_parity_ratio, equal_opportunity_ratio
 from .solver import InfeasibleConstraintsError, fit_constrained
 
 __all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
-           "read_model_json", "MODEL_FORMAT"]
+           "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame"]
 
 MODEL_FORMAT = "opstudio-constrained-linear/1"
 MISSING_CATEGORY = "(missing)"
@@ -129,14 +129,16 @@ class TableSpec:
     min_egregious_correct: float | None = None
     test_fraction: float = 0.3
     seed: int = 0
+    split: str | None = None
 
     def roles(self) -> tuple[str, ...]:
-        return tuple(c for c in (self.label, self.deployed, self.flag) if c)
+        return tuple(c for c in (self.label, self.deployed, self.flag, self.split) if c)
 
 
 def _check_columns(frame: pd.DataFrame, spec: TableSpec) -> None:
     cols = [str(c) for c in frame.columns]
     for role, c in (("label", spec.label), ("group", spec.group), ("deployed", spec.deployed), ("flag", spec.flag),
+                    ("split", spec.split),
                     *(("excluded", c) for c in spec.exclude)):
         if c is not None and c not in cols:
             raise InputError(f"No {role} column {c!r} in the table; columns are {', '.join(cols[:15])}.")
@@ -162,6 +164,24 @@ def _groups(frame: pd.DataFrame, spec: TableSpec) -> tuple[np.ndarray, np.ndarra
                              f"({spec.group_value if name == 'protected' else spec.reference_value!r}); values are "
                              f"{', '.join(sorted(set(text))[:10])}.")
     return protected, reference
+
+
+def _test_rows(frame: pd.DataFrame, spec: TableSpec) -> np.ndarray:
+    """Rows held out: ``split`` column values 'test' (others train), else a seeded random share."""
+    if spec.split is not None:
+        text = _categories(frame[spec.split]).astype(str)
+        lowered = np.char.lower(text.astype(str))
+        unknown = sorted(set(lowered) - {"train", "fit", "test"})
+        if unknown:
+            raise InputError(f"Split column '{spec.split}': values must be train (or fit) and test; found "
+                             f"{', '.join(unknown[:5])}.")
+        test = lowered == "test"
+        if test.all():
+            raise InputError(f"Split column '{spec.split}' marks every row 'test'; mark the training rows 'train'.")
+        return test
+    test = np.zeros(len(frame), dtype=bool)
+    test[np.random.default_rng(spec.seed).permutation(len(frame))[: int(round(spec.test_fraction * len(frame)))]] = True
+    return test
 
 
 def _binary(frame: pd.DataFrame, column: str, what: str) -> np.ndarray:
@@ -235,16 +255,21 @@ class TableModel:
 
 
 #: refits with tightened bounds when the deterministic decisions miss a bound the ramp classifier meets
-DETERMINISTIC_REFITS = 3
+DETERMINISTIC_REFITS = 5
 #: extra margin (in rate units) added to a bound when it is tightened
 TIGHTEN_SLACK = 0.005
 
 
-def _tighten(constraint, excess: float):
-    """The same constraint with its bound moved by ``excess`` (plus a little slack) towards stricter."""
+def _tighten(constraint, excess: float, decisions: np.ndarray, y: np.ndarray):
+    """The same constraint with its bound moved by ``excess`` (plus a little slack) towards stricter.
+
+    ``excess`` is in rate units; a ratio bound κ moves by excess / (the reference group's rate).
+    """
     step = excess + TIGHTEN_SLACK
     if isinstance(constraint, (DemographicParity, EqualOpportunity)):
-        return replace(constraint, kappa=constraint.kappa + step)
+        reference = constraint.reference & ((y == 1) if isinstance(constraint, EqualOpportunity) else True)
+        rate = max(float(decisions[reference].mean()) if reference.any() else 1.0, 0.05)
+        return replace(constraint, kappa=constraint.kappa + excess / rate + TIGHTEN_SLACK)
     if isinstance(constraint, (MaxChurn, MaxCoverage)):
         return replace(constraint, rate=max(constraint.rate - step, 0.0))
     if isinstance(constraint, (MinRecall, MinCoverage)):
@@ -263,14 +288,15 @@ def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress
     """
     fitted = fit_constrained(x, y, constraints, progress=progress)
     exprs = [c.expression(y) for c in constraints]
+    current = list(constraints)
     for _ in range(DETERMINISTIC_REFITS):
         z = x @ fitted.coef_ + fitted.intercept_
-        excess = [e.value(z, deterministic=True) for e in exprs]
+        excess = [e.value(z, deterministic=True) for e in exprs]  # against the bounds asked for
         if all(v <= 1e-12 for v in excess):
             return fitted, []
-        tightened = [_tighten(c, v) if v > 1e-12 else c for c, v in zip(constraints, excess)]
+        current = [_tighten(c, v, z >= 0, y) if v > 1e-12 else c for c, v in zip(current, excess)]
         try:
-            fitted = fit_constrained(x, y, tightened, progress=progress)
+            fitted = fit_constrained(x, y, current, progress=progress)
         except InfeasibleConstraintsError:
             break
     z = x @ fitted.coef_ + fitted.intercept_
@@ -306,8 +332,7 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> Ta
     groups = _groups(frame, spec)
     deployed = None if spec.deployed is None else _binary(frame, spec.deployed, "Deployed-decision")
     flag = None if spec.flag is None else _binary(frame, spec.flag, "Egregious-flag")
-    test = np.zeros(len(frame), dtype=bool)
-    test[np.random.default_rng(spec.seed).permutation(len(frame))[: int(round(spec.test_fraction * len(frame)))]] = True
+    test = _test_rows(frame, spec)
     train = ~test
     features = [str(c) for c in frame.columns if c not in spec.roles() and c not in spec.exclude]
     if not features:
@@ -364,3 +389,54 @@ def read_model_json(text: str | bytes) -> TableModel:
         raise InputError("The model file is inconsistent: one coefficient per feature is needed.")
     return TableModel(prep, coef, float(record["intercept"]), tuple(record.get("constraints", ())),
                       record.get("rates", {}), record.get("settings", {}))
+
+
+@dataclass(frozen=True)
+class TrainingColumns:
+    """The role columns of a training table (every other column is a feature unless excluded)."""
+
+    label: str
+    group: str | None = None
+    deployed: str | None = None
+    flag: str | None = None
+    split: str | None = None
+
+
+_ROLE_NAMES = {
+    "label": ("label", "y", "target", "outcome", "class", "income_over_50k", "subscribed"),
+    "group": ("group", "sex", "gender", "race", "protected", "segment"),
+    "deployed": ("deployed", "deployed_decision", "current_decision", "baseline_decision"),
+    "flag": ("egregious", "flag", "egregious_flag"),
+    "split": ("split", "partition", "fold"),
+}
+
+
+def detect_training_columns(frame: pd.DataFrame) -> TrainingColumns:
+    """Role columns by conventional names (the label also as the first column of label spellings)."""
+    lower = {str(c).strip().lower(): str(c) for c in frame.columns}
+    found = {role: next((lower[n] for n in names if n in lower), None) for role, names in _ROLE_NAMES.items()}
+    if found["label"] is None:
+        for c in frame.columns:
+            try:
+                _, missing = parse_labels(frame[c], str(c))
+            except InputError:
+                continue
+            if (~missing).any() and str(c) not in found.values():
+                found["label"] = str(c)
+                break
+    if found["label"] is None:
+        raise InputError("No label column found: name it 'label' (values 1/0, yes/no ...; empty = unlabelled) or "
+                         "choose it.")
+    return TrainingColumns(**found)
+
+
+def rates_frame(model: TableModel) -> pd.DataFrame:
+    """The fitted model's rates in words, one row per measure, a column per part (train, test)."""
+    names = {"rows": "rows", "labelled_rows": "labelled rows", "error": "error rate", "positive_rate":
+             "share flagged", "recall": "recall", "positive_rate_protected": "share flagged, protected group",
+             "positive_rate_reference": "share flagged, reference group",
+             "demographic_parity_ratio": "demographic parity ratio (protected / reference)",
+             "equal_opportunity_ratio": "equal opportunity ratio", "churn": "churn against the deployed model"}
+    parts = {part: values for part, values in model.rates.items()}
+    return pd.DataFrame([{"measure": label, **{part: values.get(key) for part, values in parts.items()}}
+                         for key, label in names.items() if any(key in v for v in parts.values())])

@@ -64,6 +64,14 @@ INPUT_KINDS: dict[str, InputKind] = {
         ("Early exit",),
         "tree_0,tree_1,tree_2,label,split\n0.12,-0.05,0.31,1,fit\n-0.40,-0.22,0.02,0,fit\n"
         "0.08,0.11,-0.09,1,test\n-0.15,0.03,-0.27,0,test", tabular=False),
+    "training_table": InputKind(
+        "training_table", "Training table",
+        "One row per example: feature columns (numbers or categories), a binary label (empty = unlabelled row); "
+        "optionally a protected-group column, the deployed model's decisions, an egregious-example flag and a "
+        "train/test split column.",
+        ("Constrained training",),
+        "age,occupation,sex,deployed,label\n39,clerk,Female,0,0\n50,exec,Male,1,1\n38,tech,Female,1,\n"
+        "53,sales,Male,0,0"),
     "model_file": InputKind(
         "model_file", "Model file",
         "A binary boosted-tree model: LightGBM text (booster.save_model('model.txt')), XGBoost JSON/UBJSON "

@@ -37,6 +37,7 @@ __all__ = [
     "synthetic_rare_events",
     "bank_marketing_scored",
     "bank_probability_batches",
+    "adult_training_table",
     "write_samples",
     "write_csv",
     "sample_path",
@@ -70,6 +71,10 @@ SAMPLES: dict[str, Sample] = {
                            "(CC BY 4.0)",
                            "Calibrated probabilities (logistic regression) of 11,303 held-out Bank Marketing clients "
                            "in 23 batches of 500 (the last one 303), with the true outcome (CC BY 4.0, Moro et al. 2014)", "batches"),
+    "adult_table": Sample("adult_training_table.csv.gz", "UCI Adult census income, a training table (CC BY 4.0)",
+                          "UCI Adult: 48,842 people with 14 features, income over 50K (yes/no) as the label, sex as "
+                          "the protected attribute, and the original train/test split (CC BY 4.0, Becker & Kohavi "
+                          "1996)", "training_table"),
     "bank_holdout": Sample("bank_marketing_scored.csv.gz", "UCI Bank Marketing, every scored row",
                            "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
     "bank_full": Sample("bank-full.csv.gz", "UCI Bank Marketing bank-full",
@@ -196,6 +201,17 @@ def bank_probability_batches(seed: int = 0) -> pd.DataFrame:
     })
 
 
+def adult_training_table() -> pd.DataFrame:
+    """UCI Adult train and test files as one training table: features, ``income_over_50k``, ``split``."""
+    from .public_data import load_public_dataset
+
+    adult = load_public_dataset("adult")
+    parts = []
+    for x, y, split in ((adult.x, adult.y, "train"), (adult.x_test, adult.y_test, "test")):
+        parts.append(x.assign(income_over_50k=np.where(np.asarray(y) == 1, "yes", "no"), split=split))
+    return pd.concat(parts, ignore_index=True)
+
+
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
     text = frame.to_csv(index=False, lineterminator="\n").encode()
     if path.suffix == ".gz":
@@ -221,6 +237,8 @@ def write_samples(out_dir: str | Path = SAMPLE_DIR, shared_dir: str | Path | Non
     write_csv(counts_table(grid), out / SAMPLES["synthetic_counts"].file)
     written["synthetic_counts"] = out / SAMPLES["synthetic_counts"].file
     write_csv(bank_probability_batches(), out / SAMPLES["bank_batches"].file)
+    write_csv(adult_training_table(), out / SAMPLES["adult_table"].file)
+    written["adult_table"] = out / SAMPLES["adult_table"].file
     written["bank_batches"] = out / SAMPLES["bank_batches"].file
     if shared_dir is not None:
         # unchanged copies of the public data sets the product trains on (gzip without timestamps)

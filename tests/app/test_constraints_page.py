@@ -1,39 +1,71 @@
-"""Constrained training page: constraints from the form, results table, infeasibility, Adult."""
+"""Constrained training page: a user's training table, constraints from the form, downloads, infeasibility."""
 
+import io
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from engine.constraints import goal_values
-from tests.app.conftest import download_buttons, shown
+from engine.constraints import goal_values, read_model_json
+from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/constraints.py"
-LOADED = {"cons_source": "Loaded data set (scores as features)"}
 
 
-def results(at):
-    return at.dataframe[0].value
+def table_bytes(n: int = 800, seed: int = 5) -> tuple[bytes, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["Female", "Male"], n, p=[0.4, 0.6])
+    latent = rng.normal(size=n) + 0.8 * (sex == "Male")
+    label = np.where(latent + rng.normal(size=n) > 0.4, "yes", "no").astype(object)
+    label[rng.random(n) < 0.1] = ""
+    frame = pd.DataFrame({"sex": sex, "hours": rng.integers(10, 60, n), "sector": rng.choice(["a", "b", "c"], n),
+                          "signal": latent.round(3), "deployed": (latent > 0.5).astype(int), "label": label})
+    return frame.to_csv(index=False).encode(), frame
 
 
-def test_loaded_data_with_group_constraints(app, served):
-    at = app(query=LOADED, page=PAGE)
-    at.checkbox(key="cov_max_on").check().run()
-    at.slider(key="cov_max").set_value(0.05).run()
+@pytest.fixture
+def uploaded(app):
+    raw, frame = table_bytes()
+    at = upload_input(app(), "people.csv", raw, kind="training_table")
+    assert not at.exception
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    return at, frame
+
+
+def test_demographic_parity_on_an_uploaded_table_and_the_model_file(uploaded, served):
+    at, frame = uploaded
+    assert at.selectbox(key="cons_protected").value == "Female"
+    at.slider(key="dp_kappa").set_value(0.9).run()
     at.button(key="train_constrained").click().run()
     assert not at.exception and not at.error
-    table = results(at)
-    randomised = table[table["predictions"] == "randomised (expected)"]
-    assert randomised.dropna(subset=["met on train"])["met on train"].all()
-    record = json.loads(served(download_buttons(at)["Download results (JSON)"]))
-    assert len(record["coefficients"]) == 2 and record["trace"]
-    objectives = [row["objective"] for row in record["trace"]]
-    assert all(b <= a + 1e-12 for a, b in zip(objectives, objectives[1:]))
-    assert len(at.get("plotly_chart")) == 1
+    rates = at.dataframe[-1].value.set_index("measure")
+    assert rates.loc["demographic parity ratio (protected / reference)", "train"] >= 0.9 - 1e-9
+    buttons = download_buttons(at)
+    model = read_model_json(served(buttons["Download the model (JSON)"]))
+    predictions = pd.read_csv(io.BytesIO(served(buttons["Download predictions for every row (CSV)"])))
+    score, decision = model.decide(frame)
+    assert len(predictions) == len(frame)
+    np.testing.assert_array_equal(predictions["decision"], decision)
+    record = json.loads(served(buttons["Download the model (JSON)"]))
+    assert "sector=b" in record["feature_names"] and "deployed" not in record["feature_names"]
 
 
-def test_infeasible_constraints_show_the_message(app):
-    at = app(query=LOADED, page=PAGE)
+def test_churn_against_the_deployed_column(uploaded):
+    at, frame = uploaded
+    at.checkbox(key="dp_on").uncheck().run()
+    at.checkbox(key="churn_on").check().run()
+    at.slider(key="churn").set_value(0.03).run()
+    at.button(key="train_constrained").click().run()
+    assert not at.exception and not at.error
+    rates = at.dataframe[-1].value.set_index("measure")
+    assert rates.loc["churn against the deployed model", "train"] <= 0.03 + 1e-12
+
+
+def test_infeasible_constraints_show_the_message(uploaded):
+    at, _ = uploaded
+    at.checkbox(key="dp_on").uncheck().run()
     for key in ("cov_max_on", "cov_min_on"):
         at.checkbox(key=key).check().run()
     at.slider(key="cov_max").set_value(0.05).run()
@@ -43,23 +75,11 @@ def test_infeasible_constraints_show_the_message(app):
     assert "No feasible starting point" in shown(at.error)
 
 
-def test_data_without_groups_explains_what_is_needed(app):
-    at = app(page="views/data.py")
-    at.radio(key="data_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload").set_value(("x.csv", b"s,label\n0.1,1\n0.5,0\n0.3,1\n", "text/csv")).run()
-    at.query_params["cons_source"] = LOADED["cons_source"]
-    at.switch_page(PAGE).run()
-    assert not at.exception
-    assert "no group column" in shown(at.info)
-
-
-def test_adult_demographic_parity(app):
+def test_the_adult_sample_is_the_default_training_table(app):
     at = app(page=PAGE)
-    at.button(key="train_constrained").click().run()
-    assert not at.exception and not at.error
-    table = results(at)
-    rows = table[(table["predictions"] == "randomised (expected)") & table["goal"].str.startswith("demographic")]
-    assert rows["train"].iloc[0] >= 0.8 - 1e-6
+    assert not at.exception
+    assert "48,842 rows" in " ".join(c.value for c in at.caption)
+    assert at.selectbox(key="cons_protected").value == "Female"
 
 
 def test_goal_values_for_decisions_and_probabilities():

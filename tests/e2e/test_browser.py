@@ -17,7 +17,7 @@ def test_every_page_renders(server, page):
                                ("ensemble-paths", "Comparison", 2),
                                ("batch-decisions", "Decided items", 2),
                                ("early-exit?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2),
-                               ("constraints?cons_source=Loaded+data+set+%28scores+as+features%29", "Train", 0)):
+                               ("constraints", "Train", 0)):
         page.goto(f"{server}/{path}")
         settle(page, text)
         assert_healthy(page, charts)
