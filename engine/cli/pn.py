@@ -10,9 +10,11 @@ import argparse
 
 import numpy as np
 
+from ..backends import DuckSource, choose_backend, duckdb_operating_points, sample_rows
+from ..backends.choice import BACKENDS
 from ..errors import InputError, RatedDataError
 from ..io.counts import load_counts
-from ..io.rated import load_rated
+from ..io.rated import detect_columns, load_rated
 from ..io.tables import read_table
 from ..pn.analytic_path import analytic_path
 from ..pn.budget import max_flagged_point
@@ -23,7 +25,7 @@ from ..pn.grid import threshold_grid
 from ..pn.operating_point import DEFAULT_SWEEP_TARGETS, sweep
 from ..pn.paths import path_operating_point
 from ..pn.segments import allocate_capacity, allocate_target, segment_curves
-from .common import print_json, print_table
+from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parsers"]
 
@@ -65,8 +67,33 @@ def run_budget(args, data, name: str) -> int:
     return 0
 
 
+def run_sweep_duckdb(args) -> int:
+    """The sweep counted by DuckDB where the rows are (out of core); only counts come back."""
+    source = DuckSource(args.file, table=args.table)
+    mapping = detect_columns(sample_rows(source), label_col=args.label,
+                             score_cols=[args.classifier] if args.classifier else None)
+    name = args.classifier or mapping.score_cols[0]
+    points, stats = duckdb_operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
+                                            targets=args.target or DEFAULT_SWEEP_TARGETS)
+    if args.json:
+        print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
+                    "operating_points": [p.as_dict() for p in points], **stats.as_dict()})
+        return 0
+    print(f"{args.file}: {stats.rows_scanned:,} rows scanned by DuckDB in {stats.seconds:.1f} s ({stats.rated:,} rated, "
+          f"{stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); classifier {name}")
+    print(f"{'target m':>9} {'threshold':>12} {'TP':>12} {'FP':>12} {'precision':>10}")
+    for p in points:
+        print(f"{p.target:9.3f} {p.threshold:12.6g} {p.tp:12.6g} {p.fp:12.6g} {p.precision:10.4f}")
+    return 0
+
+
 def run_sweep(args) -> int:
     _check_budget_args(args)
+    args.file = source_path(args)
+    if choose_backend(args.file, args.backend) == "duckdb":
+        if args.by is not None or args.capacity is not None:
+            raise InputError("--by and --capacity run on the memory backend; use --backend memory")
+        return run_sweep_duckdb(args)
     data = load_rated(args.file, group_col=args.by)
     name = args.classifier or data.score_names[0]
     if args.by is not None:
@@ -78,7 +105,8 @@ def run_sweep(args) -> int:
     points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
     if args.json:
         print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
-                    "operating_points": [p.as_dict() for p in points]})
+                    "operating_points": [p.as_dict() for p in points], "backend": "memory",
+                    "rows_scanned": data.n_read})
         return 0
     print(f"{data.name}: {data.n_rated:,} rated, {data.n_unrated:,} unrated; classifier {name}")
     print(f"{'target m':>9} {'FP per TP':>10} {'threshold':>12} {'TP':>10} {'FP':>10} {'precision':>10} "
@@ -122,6 +150,7 @@ def _grid_of(args):
 
 
 def run_paths(args) -> int:
+    args.file = source_path(args)
     grid, source = _grid_of(args)
     paths = []
     if args.method in ("graph", "both"):
@@ -146,7 +175,7 @@ def run_paths(args) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("sweep", help="operating points of one classifier for target marginal precisions")
-    s.add_argument("file")
+    add_source_arguments(s, "rated data (CSV, CSV.gz or Parquet)")
     s.add_argument("--target", type=float, action="append",
                    help="target marginal precision in (0, 1); repeat for several (default 0.05 ... 0.95)")
     s.add_argument("--classifier", help="score column (default: the first)")
@@ -154,10 +183,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                    "(weighted TP + FP)")
     s.add_argument("--by", help="segment column: one threshold per segment at one marginal precision "
                                 "(with --capacity N or one --target M)")
+    s.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="where the counting runs: memory, duckdb (out of core over Parquet/CSV paths and globs, or a "
+                        "DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
+    s.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
+    s.add_argument("--label", help="label column (default: detected)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run_sweep)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
-    q.add_argument("file")
+    add_source_arguments(q, "rated data or aggregated counts")
     q.add_argument("--target", type=float, required=True)
     q.add_argument("--method", choices=("graph", "analytic", "both"), default="both")
     q.add_argument("--family", choices=("power", "spline"), default="power")

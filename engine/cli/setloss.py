@@ -14,13 +14,14 @@ from ..io.batches import load_batches
 from ..reporting import csv_bytes
 from ..setloss.batches import decide_batches
 from ..setloss.losses import get_loss
-from .common import print_json, print_table
+from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parsers"]
 
 
 def run_batch(args) -> int:
     loss = get_loss(args.loss)
+    args.file = source_path(args)
     batches = load_batches(args.file, probability_col=args.prob, batch_col=args.batch, item_col=args.item,
                            label_col=args.label)
     result = decide_batches(batches, loss)
@@ -40,7 +41,7 @@ def run_batch(args) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("batch", help="flag the expected-loss-optimal top k of every batch of calibrated probabilities")
-    b.add_argument("file", help="CSV, CSV.gz or Parquet: one row per item")
+    add_source_arguments(b, "CSV, CSV.gz or Parquet: one row per item")
     b.add_argument("--prob", help="probability column (default: detected)")
     b.add_argument("--batch", help="batch id column (default: detected; none = one batch)")
     b.add_argument("--item", help="item id column (default: detected), copied to the output")

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..pn.grid import threshold_grid
+from ..resources import dashboard_dir
 from .counts import counts_table
 
 __all__ = [
@@ -43,7 +44,8 @@ __all__ = [
     "sample_path",
 ]
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: the shipped samples: inside the installed package (engine._dashboard) or the checkout's sample_data/
+SAMPLE_DIR = dashboard_dir() / "sample_data"
 
 
 @dataclass(frozen=True)

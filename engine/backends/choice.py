@@ -1,0 +1,26 @@
+"""Which backend counts a file: memory for what fits comfortably, DuckDB for large files and globs."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from ..errors import InputError
+
+__all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS"]
+
+BACKENDS = ("auto", "memory", "duckdb")
+#: files (or globs) larger than this are counted by DuckDB under --backend auto
+AUTO_DUCKDB_BYTES = 100 * 1024 * 1024
+
+
+def choose_backend(path: str, backend: str = "auto") -> str:
+    """"memory" or "duckdb" for a path or glob; ``auto`` picks DuckDB for globs and files over the threshold."""
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend != "auto":
+        return backend
+    files = glob.glob(path)
+    if len(files) != 1 or files[0] != path:
+        return "duckdb"  # a glob (or several files) is never read into memory whole
+    return "duckdb" if os.path.getsize(path) > AUTO_DUCKDB_BYTES else "memory"

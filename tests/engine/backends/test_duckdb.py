@@ -1,0 +1,113 @@
+"""The DuckDB counting kernel against the in-memory engine: the same operating points, exactly."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.backends import DuckSource, duckdb_operating_points, duckdb_pn_curve
+from engine.errors import InputError
+from engine.pn import operating_point, pn_curve
+
+duckdb = pytest.importorskip("duckdb")
+TARGETS = [0.05, 0.2, 0.35, 0.5, 0.8, 0.95]
+
+
+def write(tmp_path, frame: pd.DataFrame, name: str = "rows.parquet") -> str:
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False)
+    return str(path)
+
+
+def memory_points(s, labels, w, targets):
+    rated = pd.notna(labels)
+    y = np.array([1 if str(v) in ("1", "yes", "tp") else 0 for v in labels[rated]])
+    return [operating_point(s[rated], y, t, w[rated]) for t in targets]
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),
+                min_size=2, max_size=60))
+@settings(max_examples=40, deadline=None)
+def test_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows):
+    tmp = tmp_path_factory.mktemp("duck")
+    s = np.array([r[0] / 30 for r in rows])
+    labels = np.array([r[1] for r in rows], dtype=object)
+    w = np.array([r[2] for r in rows], dtype=float)
+    if not pd.notna(labels).any():
+        return
+    path = write(tmp, pd.DataFrame({"score": s, "label": labels, "w": w}))
+    expected = memory_points(s, labels, w, TARGETS)
+    exact, stats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w",
+                                           targets=TARGETS)
+    binned, bstats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w",
+                                             targets=TARGETS, distinct_cap=0, bins=4)
+    assert bstats.binned and not stats.binned
+    assert stats.unrated == int((~pd.notna(labels)).sum()) and stats.rows_scanned == len(rows)
+    for e, a, b in zip(expected, exact, binned):
+        assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
+        assert (b.threshold, b.tp, b.fp) == (e.threshold, e.tp, e.fp)
+
+
+def test_larger_case_csv_glob_and_database_table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 60_000
+    y = (rng.random(n) < 0.03).astype(int)
+    s = np.round(np.clip(rng.normal(0.3 + 0.25 * y, 0.15), 0, 1), 4)
+    labels = np.where(y == 1, "tp", "fp").astype(object)
+    labels[rng.random(n) < 0.02] = None
+    frame = pd.DataFrame({"score": s, "label": labels})
+    for part in range(3):  # a glob over three CSV files
+        write(tmp_path, frame.iloc[part::3], f"part{part}.csv")
+    expected = memory_points(s, labels, np.ones(n), TARGETS)
+    points, stats = duckdb_operating_points(DuckSource(str(tmp_path / "part*.csv")), score="score", label="label",
+                                            targets=TARGETS, distinct_cap=500, bins=64)
+    assert stats.binned and stats.rows_scanned == n
+    assert [(p.threshold, p.tp, p.fp) for p in points] == [(e.threshold, e.tp, e.fp) for e in expected]
+    db = tmp_path / "rated.duckdb"
+    con = duckdb.connect(str(db))
+    con.register("f", frame)
+    con.execute("CREATE TABLE rated AS SELECT * FROM f")
+    con.close()
+    curve, _ = duckdb_pn_curve(DuckSource(str(db), table="rated"), score="score", label="label")
+    rated = pd.notna(labels)
+    memory = pn_curve(s[rated], (labels[rated] == "tp").astype(int))
+    np.testing.assert_array_equal(curve.thresholds, memory.thresholds)
+    np.testing.assert_array_equal(curve.tp, memory.tp)
+    np.testing.assert_array_equal(curve.fp, memory.fp)
+
+
+def test_errors_name_the_problem(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"score": [0.1, 0.2], "label": ["1", "maybe"]}))
+    with pytest.raises(InputError, match="1 rows have unknown label values"):
+        duckdb_operating_points(DuckSource(path), score="score", label="label", targets=[0.3])
+    with pytest.raises(InputError, match="could not read the columns"):
+        duckdb_operating_points(DuckSource(path), score="nope", label="label", targets=[0.3])
+    with pytest.raises(InputError, match="No file matches"):
+        duckdb_operating_points(DuckSource(str(tmp_path / "missing*.parquet")), score="s", label="l", targets=[0.3])
+    with pytest.raises(InputError, match="reads .parquet and .csv"):
+        DuckSource("x.xlsx").relation()
+
+
+def test_cli_backends_agree(tmp_path, capsys):
+    import json
+
+    from engine.cli import main
+
+    rng = np.random.default_rng(2)
+    n = 5000
+    y = rng.random(n) < 0.1
+    frame = pd.DataFrame({"doc_id": np.arange(n), "score": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
+                          "label": np.where(y, "1", "0")})
+    path = write(tmp_path, frame)
+    out = {}
+    for backend in ("memory", "duckdb"):
+        assert main(["sweep", path, "--backend", backend, "--target", "0.2", "--target", "0.6", "--json"]) == 0
+        out[backend] = json.loads(capsys.readouterr().out)
+    assert out["duckdb"]["backend"] == "duckdb" and out["duckdb"]["rows_scanned"] == n
+    for a, b in zip(out["memory"]["operating_points"], out["duckdb"]["operating_points"]):
+        assert (a["threshold"], a["tp"], a["fp"]) == (b["threshold"], b["tp"], b["fp"])
+    assert main(["sweep", str(tmp_path / "*.parquet"), "--by", "x", "--capacity", "5"]) == 2  # glob -> duckdb

@@ -1,0 +1,101 @@
+"""The wheel: built from the checkout, installed in a fresh environment, used from another directory.
+
+It must carry the dashboard and the samples (inside ``engine``, adding no other top-level name)
+so that ``opstudio app`` serves every page and the CLI finds samples by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PAGES_RENDER = """
+from engine.resources import dashboard_dir
+from streamlit.testing.v1 import AppTest
+import engine
+at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=120)
+at.run()
+assert not at.exception, at.exception
+for page in ("views/operating_point.py", "views/ensemble_paths.py", "views/batch_decisions.py",
+             "views/constraints.py", "views/data.py"):
+    at.switch_page(page).run()
+    assert not at.exception, (page, at.exception)
+print(engine.__file__)
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp / "dist")],
+                   check=True, timeout=600, capture_output=True)
+    wheel = next((tmp / "dist").glob("*.whl"))
+    venv = tmp / "venv"
+    # the dependencies come from this environment; the package itself only from the wheel
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300,
+                   capture_output=True)
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    return wheel, venv, elsewhere
+
+
+def test_the_wheel_adds_only_engine_to_site_packages(installed):
+    wheel, _, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"engine"}
+    for needed in ("engine/_dashboard/app.py", "engine/_dashboard/views/operating_point.py",
+                   "engine/_dashboard/views/forms/rated.py", "engine/_dashboard/sample_data/synthetic_rare_events.csv.gz"):
+        assert needed in names
+
+
+def test_every_page_renders_from_the_installed_wheel(installed):
+    _, venv, elsewhere = installed
+    run = subprocess.run([str(venv / "bin" / "python"), "-c", PAGES_RENDER], cwd=elsewhere, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "PYTHONPATH": ""})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert str(venv) in run.stdout  # the wheel's engine, not the checkout's
+
+
+def test_cli_finds_samples_by_name_from_another_directory(installed):
+    _, venv, elsewhere = installed
+    run = subprocess.run([str(venv / "bin" / "opstudio"), "sweep", "--sample", "synthetic", "--target", "0.3",
+                          "--json"], cwd=elsewhere, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": ""})
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["operating_points"][0]["threshold"] > 0
+
+
+def test_opstudio_app_serves_from_another_directory(installed):
+    _, venv, elsewhere = installed
+    port = free_port()
+    proc = subprocess.Popen([str(venv / "bin" / "opstudio"), "app", "--headless", "--port", str(port)], cwd=elsewhere,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ""})
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the installed app did not become healthy")
+        assert b"<html" in urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().lower()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
