@@ -8,7 +8,9 @@ import streamlit as st
 from engine.errors import InputError
 from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_gbt
 from engine.qwyc.deployment import FittedPolicy, apply_policy, decisions_frame, model_rows, policy_json
+from engine.qwyc.fidelity import fidelity_curve, fit_fidelity, measured_row
 from engine.qwyc.figures import (
+    fidelity_figure,
     models_histogram_figure,
     thresholds_figure,
     tradeoff_figure,
@@ -162,6 +164,42 @@ if curves and curves[:2] == (data_key, neg_only):
     st.dataframe(table, hide_index=True)
     st.download_button("Download the curves (CSV)", csv_bytes(table), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
+
+st.subheader("A promise on new rows")
+st.caption("α holds on the fit rows only. Here you state the share D of new rows that may decide unlike the full "
+           "model: QWYC* is fitted on 60 % of the fit rows and its exit thresholds are widened on the other 40 % "
+           "until a 95 % upper confidence bound on their disagreement is at most D (a fixed-sequence test).")
+p = st.columns([1, 1, 2])
+promise_pct = p[0].number_input("D: new rows allowed to differ (%)", 0.01, 10.0, 0.3, 0.05, format="%.2f",
+                                key="promise_pct")
+if p[1].button("Fit with this promise", key="fit_promise"):
+    bar, update = progress_callback(f"QWYC* on 60 % of the fit rows, margins calibrated for D = {promise_pct:.2f} %")
+    fitted = fit_fidelity(f_fit, max_disagreement=promise_pct / 100, bias=bias, progress=update)
+    bar.empty()
+    st.session_state["_promise"] = ((data_key, promise_pct), fitted,
+                                    measured_row("QWYC with fidelity promise", f"D = {promise_pct:.2f} %",
+                                                 fitted.policy, f_test, bias, promise_pct / 100, fitted.certified))
+stored = st.session_state.get("_promise")
+if stored and stored[0] == (data_key, promise_pct):
+    fitted, row = stored[1], stored[2]
+    if fitted.certified:
+        p[2].success(f"Certified: {row['mean trees (test)']:.1f} trees on average; test rows differing "
+                     f"{100 * row['test disagreement']:.3f} % (95 % interval {100 * row['interval low']:.3f} – "
+                     f"{100 * row['interval high']:.3f} %); calibration bound "
+                     f"{100 * fitted.calibration_upper_bound:.3f} % ≤ D.")
+    else:
+        p[2].warning(f"{fitted.calibration_rows:,} calibration rows cannot certify D = {promise_pct:.2f} %: every "
+                     "tree is evaluated. Use more fit rows or a larger D.")
+if st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)", key="run_fidelity_curve"):
+    bar, update = progress_callback("Fitting one promise per D")
+    st.session_state["_fidelity_curve"] = (data_key, fidelity_curve(f_fit, f_test, bias=bias, progress=update))
+    bar.empty()
+stored = st.session_state.get("_fidelity_curve")
+if stored and stored[0] == data_key:
+    st.plotly_chart(fidelity_figure(stored[1]), key="fidelity_chart")
+    st.dataframe(stored[1], hide_index=True)
+    st.download_button("Download the comparison (CSV)", csv_bytes(stored[1]), file_name="qwyc_vs_lightgbm.csv",
+                       mime="text/csv", key="fidelity_csv")
 
 st.subheader("Take the policy to production")
 if model is not None:

@@ -1,6 +1,6 @@
 """``opstudio qwyc fit|apply``: an early-exit policy for a user's model, and its application (Wang, Gupta & You, 2018).
 
-    opstudio qwyc fit MODEL DATA --alpha A [--neg-only] [--label COL] --policy-out policy.json
+    opstudio qwyc fit MODEL DATA (--alpha A | --max-disagreement D) [--neg-only] [--label COL] --policy-out policy.json
     opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv
 
 MODEL is a LightGBM text, XGBoost JSON/UBJSON or skops file; DATA a CSV/Parquet table
@@ -29,7 +29,8 @@ def _model(path: str):
 def run_fit(args) -> int:
     model = _model(args.model)
     frame = read_table(args.data).frame
-    fitted = fit_policy(model, frame, alpha=args.alpha, neg_only=args.neg_only, label=args.label)
+    fitted = fit_policy(model, frame, alpha=args.alpha, neg_only=args.neg_only, label=args.label,
+                        max_disagreement=args.max_disagreement)
     Path(args.policy_out).write_text(policy_json(fitted, model))
     print_json({"model": model.name, "format": model.file_format, "trees": model.n_trees,
                 "policy_out": args.policy_out, **fitted.stats})
@@ -53,8 +54,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f = qsub.add_parser("fit", help="fit a QWYC* policy on every row of DATA")
     f.add_argument("model", help="LightGBM .txt, XGBoost .json/.ubj or scikit-learn .skops model file")
     f.add_argument("data", help="CSV/Parquet with the model's feature columns")
-    f.add_argument("--alpha", type=float, required=True,
-                   help="allowed share of rows whose early decision differs from the full model (0.005 = 0.5 %%)")
+    budget = f.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--alpha", type=float,
+                        help="allowed share of DATA's rows whose early decision differs from the full model "
+                             "(0.005 = 0.5 %%)")
+    budget.add_argument("--max-disagreement", type=float, metavar="D",
+                        help="allowed share of NEW rows deciding unlike the full model (0.001 = 0.1 %%), held with "
+                             "95 %% confidence: thresholds fitted on 60 %% of DATA, margins calibrated on the rest")
     f.add_argument("--neg-only", action="store_true", help="exit early on negatives only")
     f.add_argument("--label", help="label column (optional): accuracy reported")
     f.add_argument("--policy-out", required=True, help="policy JSON to write")

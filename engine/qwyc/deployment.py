@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION
 from .models import ModelFile
+from .fidelity import fit_fidelity
 from .policy import EarlyExitPolicy, fit_qwyc
 
 __all__ = ["ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
@@ -78,8 +79,8 @@ def _labels(frame: pd.DataFrame, label: str | None) -> np.ndarray | None:
     return np.where(missing, -1, values)
 
 
-def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float, neg_only: bool = False,
-               label: str | None = None, progress=None) -> FittedPolicy:
+def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = None, neg_only: bool = False,
+               label: str | None = None, max_disagreement: float | None = None, progress=None) -> FittedPolicy:
     """QWYC* on every row of ``frame``: disagreement with the full model on those rows at most α.
 
     Parameters
@@ -89,6 +90,10 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float, neg_only:
         Rows with the model's feature columns (found by name; others ignored).
     alpha : float
         Allowed share of fit rows whose early decision differs from the full model (0.005 = 0.5 %).
+    max_disagreement : float, optional
+        Instead of α: the share D of *new* rows that may differ; the thresholds are fitted on part of
+        the rows and widened on the rest so that, with 95 % confidence, new-row disagreement is <= D
+        (:func:`~engine.qwyc.fidelity.fit_fidelity`).
     neg_only : bool
         Exit early on negatives only ("filter then score").
     label : str, optional
@@ -102,13 +107,25 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float, neg_only:
     ----------
     Wang, Gupta & You (2018), Algorithm 1 (order) and Algorithm 2 (thresholds).
     """
-    if not 0 <= alpha < 1:
+    if (alpha is None) == (max_disagreement is None):
+        raise InputError("give either --alpha (disagreement on the fit rows) or --max-disagreement (on new rows)")
+    if alpha is not None and not 0 <= alpha < 1:
         raise InputError(f"alpha must be a fraction in [0, 1) (0.005 = 0.5 %); got {alpha}")
+    if max_disagreement is not None and not 0 < max_disagreement < 1:
+        raise InputError(f"the maximum disagreement must be a fraction in (0, 1) (0.001 = 0.1 %); got {max_disagreement}")
     f = model.ensemble.contributions(model.features(frame))
-    policy = fit_qwyc(f, alpha=alpha, neg_only=neg_only, bias=model.ensemble.bias, progress=progress)
+    fidelity = None
+    if max_disagreement is not None:
+        fidelity = fit_fidelity(f, max_disagreement=max_disagreement, neg_only=neg_only, bias=model.ensemble.bias,
+                                progress=progress)
+        policy = fidelity.policy
+    else:
+        policy = fit_qwyc(f, alpha=alpha, neg_only=neg_only, bias=model.ensemble.bias, progress=progress)
     labels = _labels(frame, label)
     known = None if labels is None else labels >= 0
     stats = {"rows": int(f.shape[0]), **policy.evaluate(f)}
+    if fidelity is not None:
+        stats["fidelity"] = fidelity.as_dict()
     if labels is not None and known.any():
         decision, _ = policy.predict(f[known])
         full = model.ensemble.bias + f[known].sum(axis=1) >= 0

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout
 
-__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure"]
+__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure"]
 
 
 _TRADEOFF_COLOURS = {"qwyc": "#E45756", "natural": "#4C78A8", "random": "#BAB0AC", "individual_mse": "#72B7B2",
@@ -62,3 +62,28 @@ def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
                                  hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
     fig.add_hline(y=policy.threshold, line=dict(color="black", dash="dot"), annotation_text="decision threshold β")
     return layout(fig, "Order and early-exit thresholds", "step (models evaluated so far)", "running score")
+
+
+def fidelity_figure(curve, title: str = "Disagreement on new rows against trees evaluated") -> go.Figure:
+    """Test disagreement (with its 95 % interval) against mean trees: QWYC with a fidelity promise per D,
+    and LightGBM's pred_early_stop over its (margin, freq) grid; log-scaled disagreement."""
+    fig = go.Figure()
+    styles = {"QWYC with fidelity promise": ("#E45756", "lines+markers", "circle"),
+              "LightGBM pred_early_stop": ("#4C78A8", "markers", "x")}
+    for method, part in curve.groupby("method", sort=False):
+        colour, mode, symbol = styles.get(method, ("#72B7B2", "markers", "square"))
+        part = part.sort_values("mean trees (test)")
+        pct = 100 * part["test disagreement"]
+        fig.add_trace(go.Scatter(
+            x=part["mean trees (test)"], y=pct.clip(lower=1e-3), mode=mode, name=method,
+            marker=dict(color=colour, symbol=symbol, size=8), line=dict(color=colour),
+            error_y=dict(type="data", symmetric=False, array=100 * part["interval high"] - pct,
+                         arrayminus=pct - 100 * part["interval low"], thickness=1),
+            customdata=part[["setting"]].to_numpy(),
+            hovertemplate="%{customdata[0]}<br>%{x:.1f} trees<br>%{y:.3f} % disagree<extra></extra>"))
+    promised = curve.dropna(subset=["promised D"])
+    if len(promised):
+        fig.add_trace(go.Scatter(x=promised["mean trees (test)"], y=100 * promised["promised D"], mode="markers",
+                                 name="promised D", marker=dict(symbol="line-ew-open", size=14, color="#E45756")))
+    fig.update_yaxes(type="log")
+    return layout(fig, title, "mean trees evaluated per row (test)", "test rows deciding unlike the full model (%)")

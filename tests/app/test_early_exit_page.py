@@ -127,3 +127,22 @@ def test_a_users_model_file_and_feature_table(app, served):
     assert len(decisions) == 600
     np.testing.assert_array_equal(decisions["decision"], expected.astype(int))
     np.testing.assert_array_equal(decisions["n_evaluated"], n_eval)
+
+
+def test_a_promise_on_new_rows_from_a_score_matrix(app):
+    rng = np.random.default_rng(8)
+    signal = rng.normal(size=(3000, 1))
+    f = signal * rng.uniform(0.2, 1, 30) / 4 + rng.normal(scale=0.1, size=(3000, 30))
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=(signal[:, 0] > 0).astype(int))
+    at = upload_input(app(), "matrix.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = "A score matrix from the Data page"
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    at.number_input(key="promise_pct").set_value(2.0).run()
+    at.button(key="fit_promise").click().run()
+    assert not at.exception
+    assert "Certified" in " ".join(s.value for s in at.success)
+    at.button(key="run_fidelity_curve").click().run()
+    assert not at.exception
+    assert "fidelity_chart" in [c.key for c in at.get("plotly_chart")]

@@ -67,3 +67,17 @@ def test_a_policy_for_another_model_and_bad_inputs_exit_2(files, tmp_path, capsy
                  "--policy-out", str(tmp_path / "p3.json")]) == 2
     assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "1.5",
                  "--policy-out", str(tmp_path / "p4.json")]) == 2
+
+
+def test_fit_with_a_promise_on_new_rows(files, tmp_path, capsys):
+    tmp, frame, y = files
+    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--max-disagreement", "0.02",
+                 "--policy-out", str(tmp_path / "pd.json")]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["fidelity"]["certified"] and stats["fidelity"]["calibration_upper_bound"] <= 0.02
+    assert main(["qwyc", "apply", str(tmp / "model.txt"), str(tmp / "data.csv"), "--policy", str(tmp_path / "pd.json"),
+                 "--out", str(tmp_path / "dd.csv")]) == 0
+    assert pd.read_csv(tmp_path / "dd.csv")["n_evaluated"].mean() == pytest.approx(stats["mean_models"])
+    with pytest.raises(SystemExit):  # --alpha and --max-disagreement exclude each other
+        main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01", "--max-disagreement",
+              "0.01", "--policy-out", str(tmp_path / "x.json")])
