@@ -25,8 +25,8 @@ def make(path: Path, rows: int) -> None:
     con = duckdb.connect()
     con.execute(f"""
         COPY (SELECT i AS doc_id,
-                     round(1 / (1 + exp(-(3.0 * pos + r1 - 4))), 6) AS score_a,
-                     round(1 / (1 + exp(-(2.5 * pos + r2 - 3.5))), 6) AS score_b,
+                     round(1 / (1 + exp(-(1.5 * pos + r1 - 4))), 6) AS score_a,
+                     round(1 / (1 + exp(-(1.2 * pos + r2 - 3.5))), 6) AS score_b,
                      CASE WHEN hash(i, 7) % 100 = 0 THEN NULL WHEN pos = 1 THEN 'tp' ELSE 'fp' END AS label,
                      1 + hash(i, 11) % 3 AS weight
               FROM (SELECT i, CAST(hash(i, 3) % 1000 < 5 AS INTEGER) AS pos,

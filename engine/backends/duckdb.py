@@ -70,10 +70,13 @@ class DuckSource:
         if self.table is not None:
             if not Path(self.path).is_file():
                 raise InputError(f"DuckDB database '{self.path}' does not exist.")
-            return duckdb.connect(self.path, read_only=True)
-        if not glob.glob(self.path):
-            raise InputError(f"No file matches '{self.path}'. Check the path or glob.")
-        return duckdb.connect()
+            con = duckdb.connect(self.path, read_only=True)
+        else:
+            if not glob.glob(self.path):
+                raise InputError(f"No file matches '{self.path}'. Check the path or glob.")
+            con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")  # stdout carries the command's own output
+        return con
 
 
 def _identifier(name: str) -> str:
