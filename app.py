@@ -15,6 +15,7 @@ PAGES = [
     st.Page("views/batch_decisions.py", title="Batch decisions", icon=":material/checklist:", url_path="batch-decisions"),
     st.Page("views/early_exit.py", title="Early exit (QWYC)", icon=":material/speed:", url_path="early-exit"),
     st.Page("views/constraints.py", title="Constrained training", icon=":material/balance:", url_path="constraints"),
+    st.Page("views/record.py", title="Decision record", icon=":material/description:", url_path="record"),
 ]
 page = st.navigation(PAGES)
 

@@ -18,7 +18,9 @@ from engine.setloss import (
     train_probabilities,
 )
 from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
+from engine.record import new_item
 from views.inputs import input_picker
+from views.record_button import add_to_record, current_link
 from views.state import md, memo, progress_callback
 
 OWN, TRAINED = "Probability batches (your file or the shipped sample)", "A model trained here on a public data set"
@@ -109,6 +111,14 @@ m[3].metric("Paper's early stop", f"k = {outcome.early.k}", help="First k with L
 figs = st.columns(2)
 figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
 figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
+
+add_to_record(lambda: new_item(
+    "batch decision", f"{loss.name}-optimal decision of {batch} ({items.size:,} items)", outcome.sentence(batch),
+    tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
+    figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
+    data_fingerprint=str(source_key[1]) if source_key[0] == "input" else "",
+    settings={"loss": loss.name, "batch": batch, "source": source}, link=current_link("batch-decisions")),
+    key="record_batch")
 
 st.subheader("Decided items")
 table = decided_items(batches, batch, decision)

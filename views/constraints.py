@@ -15,7 +15,9 @@ from engine.constraints import (
 from engine.constraints.figures import churn_tradeoff_figure, fairness_tradeoff_figure
 from engine.errors import InputError
 from engine.reporting import csv_bytes
+from engine.record import new_item
 from views.inputs import input_picker
+from views.record_button import add_to_record, current_link
 from views.state import md, progress_callback
 
 EVERY_OTHER = "every other row"
@@ -110,6 +112,10 @@ if stored and stored[0] == run_key:
                              csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
                              file_name=f"predictions_{chosen.name}.csv", mime="text/csv", key="predictions_csv")
         st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
+        add_to_record(lambda: new_item(
+            "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
+            tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
+            settings=model.settings, link=current_link("constraints")), key="record_constraints")
 
 if chosen.sample_key == "adult_table":
     st.subheader("Trade-off curves on Adult (the paper's experiments)")

@@ -16,7 +16,9 @@ from engine.qwyc.figures import (
     tradeoff_figure,
 )
 from engine.reporting import csv_bytes
+from engine.record import new_item
 from views.inputs import input_picker
+from views.record_button import add_to_record, current_link
 from views.state import md, memo, progress_callback
 
 st.title("Early exit for ensembles (QWYC)")
@@ -119,6 +121,16 @@ m[3].metric("Speed-up in # models", f"{t_count / test_metrics['mean_models']:.1f
 m[4].metric("Fit time", f"{policy.fit_seconds:.1f} s")
 
 _, n_eval = policy.predict(f_test)
+add_to_record(lambda: new_item(
+    "early-exit policy", f"Early exit for a {t_count}-model ensemble (α = {alpha_pct:.2f} %)",
+    f"Evaluate {test_metrics['mean_models']:.1f} of {t_count} models per row on average "
+    f"({t_count / test_metrics['mean_models']:.1f}× fewer); {test_metrics['disagreement_pct']:.2f} % of test rows "
+    "decide unlike the full ensemble.", tables=[("Policy", pd.DataFrame([{**fit_metrics, "part": "fit"},
+                                                                          {**test_metrics, "part": "test"}]))],
+    figures=[("Models evaluated per row", models_histogram_figure(n_eval, t_count))],
+    data_fingerprint=str(data_key[1]) if len(data_key) > 1 else "", settings={"alpha": alpha, "neg_only": neg_only,
+                                                                               "budget": budget},
+    link=current_link("early-exit")), key="record_qwyc")
 figs = st.columns(2)
 figs[0].plotly_chart(models_histogram_figure(n_eval, t_count), key="models_hist")
 figs[1].plotly_chart(thresholds_figure(policy), key="thresholds_chart")

@@ -15,10 +15,12 @@ from engine.pn import (
     threshold_grid,
 )
 from engine.pn.figures import paths_pn_figure, threshold_space_figure
-from engine.pn.report import ensemble_report
+from engine.pn.report import ensemble_report, joint_thresholds_sentence
+from engine.record import new_item
 from views.controls import target_controls
 from views.forms.counts import grid_of
 from views.inputs import input_picker
+from views.record_button import add_to_record, current_link
 from views.state import md, memo, progress_callback
 
 st.title("Ensemble paths")
@@ -138,6 +140,14 @@ if boot is not None:
     spread = bootstrap_spread_table(boot, target)
     st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
     st.dataframe(spread, hide_index=True)
+
+add_to_record(lambda: new_item(
+    "joint thresholds", f"Joint thresholds of {', '.join(cols)} ({str(rule).upper()}) at marginal precision {target:.3g}",
+    joint_thresholds_sentence(cols, ops, best), tables=[("Graph and analytic paths compared", table)],
+    figures=[("Threshold space", space_fig), ("PN view", pn_view)],
+    data_fingerprint=str(source_summary.get("fingerprint_sha256", "")),
+    settings={"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "family": family, "target": target},
+    link=current_link("ensemble-paths")), key="record_paths")
 
 st.subheader("Report")
 settings = {"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "spacing": spacing,

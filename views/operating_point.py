@@ -14,10 +14,12 @@ from engine.pn import (
 )
 from engine.pn.figures import marginal_precision_figure, pn_figure, segments_figure
 from engine.pn.segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
-from engine.pn.report import operating_point_report
+from engine.pn.report import operating_point_report, operating_point_sentence
+from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.controls import target_controls
 from views.inputs import input_picker
+from views.record_button import add_to_record, current_link
 from views.state import background, memo
 
 st.title("Operating point")
@@ -106,6 +108,12 @@ def operating_point_view() -> None:
     st.download_button("Download the sweep (CSV)", csv_bytes(table), file_name=f"sweep_{classifier}.csv",
                        mime="text/csv", key="sweep_csv")
     show_report(op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+    add_to_record(lambda: new_item(
+        "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
+        operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
+        figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
+        settings={"classifier": classifier, "target": target, "bootstrap_replicates": int(n_boot)},
+        link=current_link("operating-point")), key="record_op")
 
 
 operating_point_view()
@@ -143,7 +151,14 @@ def segments_view() -> None:
     st.download_button("Download the segment table (CSV)", csv_bytes(table),
                        file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
                        mime="text/csv", key="segments_csv")
-    st.plotly_chart(segments_figure(curves, allocation), key="segments_chart")
+    figure = segments_figure(curves, allocation)
+    st.plotly_chart(figure, key="segments_chart")
+    add_to_record(lambda: new_item(
+        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}", allocation.sentence(),
+        tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
+        settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
+                  "target": None if by_capacity else target}, link=current_link("operating-point")),
+        key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     if st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"):
         mu = allocation.common_marginal_precision if by_capacity else target

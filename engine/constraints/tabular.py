@@ -248,6 +248,19 @@ class TableModel:
         """True when the fitted model flags no training row (say so: it is the trivial classifier)."""
         return self.rates.get("train", {}).get("positive_rate", 1.0) == 0.0
 
+    def sentence(self) -> str:
+        """What the model does on the held-out rows (or the training rows), in one sentence."""
+        part = "test" if "test" in self.rates else "train"
+        r = self.rates.get(part, {})
+        text = (f"A linear model over {len(self.preprocessing.feature_names)} features flags "
+                f"{r.get('positive_rate', math.nan):.1%} of the {part} rows with error rate {r.get('error', math.nan):.1%}")
+        if "demographic_parity_ratio" in r:
+            text += f", demographic parity ratio {r['demographic_parity_ratio']:.2f}"
+        if "churn" in r:
+            text += f", churn {r['churn']:.1%} against the deployed decisions"
+        constraints = "; ".join(self.constraints) or "no constraints"
+        return text + f" (trained under: {constraints})."
+
     def decide(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """(score, decision 0/1) for every row of ``frame``, in order; decision = score >= 0."""
         score = self.preprocessing.transform(frame) @ self.coef + self.intercept

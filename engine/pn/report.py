@@ -4,17 +4,43 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from ..reporting import ReportSection, render_html, to_json
 from .operating_point import what_if_table
 
-__all__ = ["operating_point_report", "ensemble_report", "DEFINITIONS"]
+__all__ = ["operating_point_sentence", "joint_thresholds_sentence", "operating_point_report", "ensemble_report", "DEFINITIONS"]
 
 
 def _fmt_interval(lo: float, hi: float) -> str:
     return f"[{lo:.6g}, {hi:.6g}]"
+
+
+def operating_point_sentence(classifier: str, op, ci=None) -> str:
+    """The decision and its consequence in one sentence a stakeholder reads."""
+    threshold = float(np.ravel(op.threshold)[0])
+    if not np.isfinite(threshold):
+        return (f"Flag nothing with {classifier}: at a target marginal precision of {op.target:.0%} no threshold "
+                "finds true positives cheaply enough.")
+    sentence = (f"Flag documents with {classifier} ≥ {threshold:.4g}: {op.tp:,.0f} true positives and {op.fp:,.0f} "
+                f"false positives among the rated documents (precision {op.precision:.1%}); one more true positive "
+                f"would cost {op.cost:.2g} false positives.")
+    if ci is not None:
+        lo, hi = ci.threshold_ci
+        sentence += f" With {ci.level:.0%} confidence the threshold lies between {lo:.4g} and {hi:.4g}."
+    return sentence
+
+
+def joint_thresholds_sentence(names, points: dict, best) -> str:
+    """The joint thresholds each path proposes, and the best grid point, in one sentence."""
+    parts = []
+    for method, op in points.items():
+        thresholds = ", ".join(f"{n} ≥ {t:.4g}" for n, t in zip(names, np.ravel(op.threshold)))
+        parts.append(f"the {method} path flags {thresholds} ({op.tp:,.0f} true and {op.fp:,.0f} false positives)")
+    return ("At this target " + "; ".join(parts) + f"; the best single grid point finds {best.tp:,.0f} true and "
+            f"{best.fp:,.0f} false positives.")
 
 
 def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None, what_if=None,
@@ -38,14 +64,21 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
                                           **{k: list(v) for k, v in intervals.items()}}
         table["bootstrap interval"] = [_fmt_interval(*ci.threshold_ci), _fmt_interval(*ci.tp_ci),
                                        _fmt_interval(*ci.fp_ci), "", "", "", ""]
-    sections = [ReportSection("Chosen operating point", table,
-                              "Threshold +inf means: flag nothing (no threshold beats the target).")]
+    flags_nothing = not np.all(np.isfinite(np.ravel(op.threshold)))
+    sections = [ReportSection("Decision", operating_point_sentence(classifier, op, ci)),
+                ReportSection("Chosen operating point", table,
+                              "Threshold +inf means: flag nothing (no threshold beats the target)." if flags_nothing
+                              else "")]
     if what_if is not None:
         record["what_if"] = what_if.as_dict()
         sections.append(ReportSection("What-if: a second target", what_if_table(op, what_if)))
     if sweep is not None:
         record["sweep"] = sweep.to_dict(orient="records")
-        sections.append(ReportSection("Sweep of target marginal precisions", sweep))
+        # targets that land on the same threshold repeat one row: keep the first of each
+        distinct = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])
+        sections.append(ReportSection("Sweep of target marginal precisions", distinct,
+                                      f"{len(sweep) - len(distinct)} targets giving the same threshold as the row "
+                                      "above are left out." if len(distinct) < len(sweep) else ""))
     sections += [ReportSection(title, fig) for title, fig in figures]
     sections.append(ReportSection("Definitions", DEFINITIONS))
     meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],

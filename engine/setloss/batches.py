@@ -44,6 +44,13 @@ class BatchOutcome:
         """Expected loss saved by the optimal top-k against flagging ``eta >= 0.5``."""
         return self.loss_threshold_half - self.decision.value
 
+    def sentence(self, batch: str = "the batch") -> str:
+        """The decision and what it saves, in one sentence."""
+        n = self.decision.mask.size
+        return (f"Flag the {self.decision.k:,} most probable of the {n:,} items of {batch}: expected "
+                f"{self.decision.loss_name} loss {self.decision.value:.4f}, against {self.loss_threshold_half:.4f} "
+                f"when flagging the {self.k_threshold_half:,} items with probability ≥ 0.5.")
+
 
 def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
     """Optimal top-k of one batch, the paper's early-stop k, and the threshold-0.5 rule's expected loss.

@@ -1,0 +1,43 @@
+"""The decision record in a real browser: items from three pages, HTML and PDF exports, the HTML's figures drawn."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import settle, shot
+
+pytestmark = pytest.mark.e2e
+
+
+def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
+    page.goto(f"{server}/operating-point")  # then navigate inside the app: a reload would start a new session
+    settle(page, "Sweep of target marginal precisions")
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    for link, text in (("Operating point", "Sweep of target marginal precisions"), ("Ensemble paths", "Comparison"),
+                       ("Batch decisions", "Decided items")):
+        nav.get_by_text(link, exact=True).click()
+        settle(page, text)
+        page.get_by_role("button", name="Add to decision record").first.click()
+        expect(page.get_by_text("Added to the decision record").last).to_be_visible(timeout=30_000)
+    nav.get_by_text("Decision record", exact=True).click()
+    settle(page, "Export")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download HTML").click()
+    html_path = tmp_path / "record.html"
+    download.value.save_as(html_path)
+    page.get_by_role("button", name="Prepare PDF").click()
+    expect(page.get_by_role("button", name="Download PDF")).to_be_visible(timeout=120_000)
+    with page.expect_download() as pdf_download:
+        page.get_by_role("button", name="Download PDF").click()
+    pdf_path = tmp_path / "record.pdf"
+    pdf_download.value.save_as(pdf_path)
+    assert pdf_path.read_bytes().startswith(b"%PDF-")
+    shot(page, "record_page")
+    viewer = page.context.new_page()
+    viewer.goto(html_path.as_uri())
+    viewer.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                             timeout=60_000)
+    assert viewer.locator("h2", has_text="1.").count() == 1 and viewer.locator("h2", has_text="3.").count() == 1
+    viewer.close()

@@ -1,0 +1,79 @@
+"""Decision record: the results added from the pages, ordered, annotated and exported as one document."""
+
+import streamlit as st
+
+from engine.errors import InputError
+from engine.record import read_record_json, record_html, record_json, record_pdf
+from views.record_button import record_items, set_record_items
+from views.state import md
+
+st.title("Decision record")
+st.caption("Every page has **Add to decision record** for its current result. Order the items, annotate them, "
+           "remove what is not needed, and export one document: HTML (interactive figures, opens offline), "
+           "PDF, or JSON (which this page imports again).")
+
+items = record_items()
+with st.expander("Import a record (JSON)"):
+    uploaded = st.file_uploader("Decision record JSON", type=["json"], key="record_upload")
+    if uploaded is not None and st.button("Add its items", key="record_import"):
+        try:
+            set_record_items(items + read_record_json(uploaded.getvalue()))
+            st.rerun()
+        except InputError as exc:
+            st.error(md(exc))
+
+if not items:
+    st.info("The record is empty. Open a page (for example **Operating point**), then press **Add to decision "
+            "record**.")
+    st.page_link("views/operating_point.py", label="Go to Operating point", icon=":material/tune:")
+    st.stop()
+
+
+def move(index: int, step: int) -> None:
+    current = record_items()
+    j = index + step
+    current[index], current[j] = current[j], current[index]
+
+
+def remove(index: int) -> None:
+    del record_items()[index]
+
+
+for i, item in enumerate(items):
+    with st.container(border=True):
+        head = st.columns([6, 1, 1, 1])
+        head[0].markdown(f"**{i + 1}. {md(item.title)}** · {md(item.kind)}")
+        head[1].button("↑", key=f"up_{i}", on_click=move, args=(i, -1), disabled=i == 0, help="Move up")
+        head[2].button("↓", key=f"down_{i}", on_click=move, args=(i, 1), disabled=i == len(items) - 1,
+                       help="Move down")
+        head[3].button("Remove", key=f"remove_{i}", on_click=remove, args=(i,))
+        st.markdown(md(item.sentence))
+        note = st.text_area("Note", value=item.note, key=f"note_{i}_{id(item)}", height=68,
+                            placeholder="What was decided, by whom, and why")
+        if note != item.note:
+            items[i] = item.annotated(note)
+        p = item.provenance
+        st.caption(md(f"Data SHA-256 {str(p.get('data_sha256', ''))[:12]}… · engine {p.get('engine_version')} · "
+                      f"{p.get('time')}"))
+        if p.get("link"):  # our own path with URL-encoded settings
+            st.markdown(f"[Reopen this view]({p['link']})")
+
+st.subheader("Export")
+title = st.text_input("Title", "Decision record", key="record_title")
+e = st.columns(3)
+html_text = record_html(items, title)
+e[0].download_button("Download HTML", html_text.encode(), file_name="decision_record.html", mime="text/html",
+                     key="record_html")
+e[1].download_button("Download JSON", record_json(items).encode(), file_name="decision_record.json",
+                     mime="application/json", key="record_json")
+record_key = record_json(items)
+if e[2].button("Prepare PDF", key="record_pdf_build"):
+    with st.spinner("Printing the record with headless Chromium"):
+        try:
+            st.session_state["_record_pdf"] = (record_key, record_pdf(html_text))
+        except InputError as exc:
+            st.error(md(exc))
+stored = st.session_state.get("_record_pdf")
+if stored and stored[0] == record_key:  # a PDF of exactly these items
+    e[2].download_button("Download PDF", stored[1], file_name="decision_record.pdf", mime="application/pdf",
+                         key="record_pdf")

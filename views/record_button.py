@@ -1,0 +1,37 @@
+"""'Add to decision record' for any page: the page builds the item, this keeps it in the session."""
+
+from __future__ import annotations
+
+from typing import Callable
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from engine.record import RecordItem
+
+_RECORD = "_decision_record"
+
+
+def record_items() -> list[RecordItem]:
+    """The items of this session's decision record, in order."""
+    return st.session_state.setdefault(_RECORD, [])
+
+
+def set_record_items(items: list[RecordItem]) -> None:
+    st.session_state[_RECORD] = list(items)
+
+
+def current_link(url_path: str) -> str:
+    """A link that reopens this page with its current settings (they live in the URL)."""
+    query = urlencode({k: v for k, v in st.query_params.to_dict().items()})
+    return f"/{url_path}" + (f"?{query}" if query else "")
+
+
+def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
+    """A button that adds the page's current result (built only when clicked) to the decision record."""
+    if st.button("Add to decision record", key=key, icon=":material/playlist_add:",
+                 help="Collect this result with the others of the meeting; export them together on the "
+                      "Decision record page."):
+        item = build()
+        record_items().append(item)
+        st.toast(f"Added to the decision record: {item.title} ({len(record_items())} items)")
