@@ -15,7 +15,7 @@ def test_home_renders_with_sample_loaded(app):
     captions = shown(at.sidebar.caption)
     assert "score_image, score_text" in captions
     assert f"Prevalence among rated: {data.prevalence_among_rated:.2%}" in captions
-    assert len(at.get("page_link")) == 6  # one link per page
+    assert len(at.get("page_link")) == 7  # one card per page, each with its link
 
 
 def test_sample_named_in_the_url_is_loaded(app):

@@ -12,7 +12,7 @@ from tests.e2e.conftest import assert_healthy, metric, settle, shot
 pytestmark = pytest.mark.e2e
 
 def test_every_page_renders(server, page):
-    for path, text, charts in (("home", "Operating Point Studio", 0), ("data", "Validation report", 2),
+    for path, text, charts in (("", "First time here?", 0), ("data", "Validation report", 2),
                                ("operating-point", "Sweep of target marginal precisions", 3),
                                ("ensemble-paths", "Comparison", 2),
                                ("batch-decisions", "Decided items", 2),
@@ -23,7 +23,7 @@ def test_every_page_renders(server, page):
         assert_healthy(page, charts)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "synthetic_rare_events.csv.gz" in sidebar and "Rated rows" in sidebar
-        shot(page, "page_" + path.split("?")[0])
+        shot(page, "page_" + (path.split("?")[0] or "home"))
 
 
 def test_upload_through_the_file_chooser(server, page, tmp_path):
