@@ -101,7 +101,8 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     calibration_share : float
         Share of the fit rows kept out of the QWYC* fit to calibrate the margin.
     alpha, neg_only, bias : as for :func:`~engine.qwyc.policy.fit_qwyc`; α applies to the fitting part
-        (default D / 2: the fit may spend half the budget, the calibration widens what it must).
+        (default 0: thresholds exact on the fitting rows; measured on Adult, spending D / 2 there left the
+        test disagreement at 0.117 % for D = 0.1 %, at the edge of the promise, for 27 % fewer trees).
 
     Returns
     -------
@@ -115,7 +116,7 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     f = np.asarray(f_fit, dtype=np.float64)
     if not 0 < max_disagreement < 1:
         raise ValueError("the maximum disagreement D must be a fraction in (0, 1), e.g. 0.001 for 0.1 %")
-    alpha = max_disagreement / 2 if alpha is None else float(alpha)
+    alpha = 0.0 if alpha is None else float(alpha)
     n = f.shape[0]
     calibration = np.zeros(n, dtype=bool)
     calibration[np.random.default_rng(seed).permutation(n)[: int(round(calibration_share * n))]] = True
