@@ -12,8 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import sys
-import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +19,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.measure import timed  # noqa: E402
 from engine.qwyc import fit_qwyc  # noqa: E402
 from engine.qwyc.models import load_model  # noqa: E402
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    value = fn()
-    seconds = time.perf_counter() - t0
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1] / 1e6
-    tracemalloc.stop()
-    return value, seconds, peak
 
 
 def data(n: int, seed: int = 0):

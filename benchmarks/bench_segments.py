@@ -12,27 +12,14 @@ from __future__ import annotations
 import os
 import platform
 import sys
-import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.measure import timed  # noqa: E402
 from engine.pn.segments import allocate_capacity, segment_curves  # noqa: E402
-
-
-def timed(fn):
-    """(value, seconds, peak traced MB): timed without tracing (tracemalloc slows numpy-heavy code)."""
-    t0 = time.perf_counter()
-    value = fn()
-    seconds = time.perf_counter() - t0
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1] / 1e6
-    tracemalloc.stop()
-    return value, seconds, peak
 
 
 def data(segments: int, per_segment: int, seed: int = 0):

@@ -19,15 +19,12 @@ import numpy as np
 from ..errors import InputError
 from .curve import PNCurve, pn_curve
 
-__all__ = ["BudgetPoint", "check_capacity", "max_flagged_point"]
+__all__ = ["FlaggedCounts", "BudgetPoint", "check_capacity", "max_flagged_point"]
 
 
-@dataclass(frozen=True)
-class BudgetPoint:
-    """The threshold that spends at most ``capacity`` reviews best (``threshold = inf``: flag nothing)."""
+class FlaggedCounts:
+    """Reviews spent and precision of a point with ``tp`` and ``fp`` (weighted rated documents flagged)."""
 
-    capacity: float
-    threshold: float
     tp: float
     fp: float
 
@@ -38,6 +35,16 @@ class BudgetPoint:
     @property
     def precision(self) -> float:
         return self.tp / self.flagged if self.flagged > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class BudgetPoint(FlaggedCounts):
+    """The threshold that spends at most ``capacity`` reviews best (``threshold = inf``: flag nothing)."""
+
+    capacity: float
+    threshold: float
+    tp: float
+    fp: float
 
     def as_dict(self) -> dict:
         return {"capacity": self.capacity, "threshold": self.threshold, "tp": self.tp, "fp": self.fp,

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .budget import check_capacity, max_flagged_point
+from .budget import FlaggedCounts, check_capacity, max_flagged_point
 from .curve import Hull, check_target, pn_curve, upper_hull
 from .operating_point import operating_point
 
@@ -91,7 +91,7 @@ def segment_curves(scores, labels, groups, weights=None, *, unrated_groups=None)
 
 
 @dataclass(frozen=True)
-class SegmentPoint:
+class SegmentPoint(FlaggedCounts):
     """One segment's operating point (``threshold = inf``: flag nothing in this segment)."""
 
     segment: str
@@ -102,14 +102,6 @@ class SegmentPoint:
     marginal_precision_below: float
     n_rated: int
     n_unrated: int
-
-    @property
-    def flagged(self) -> float:
-        return self.tp + self.fp
-
-    @property
-    def precision(self) -> float:
-        return self.tp / self.flagged if self.flagged > 0 else math.nan
 
 
 def _global_point(curves: SegmentedCurves, capacity: float | None, target: float | None) -> dict:

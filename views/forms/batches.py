@@ -7,26 +7,23 @@ import streamlit as st
 from engine.errors import InputError
 from engine.io import BatchMapping, Table, batches_from_frame, detect_batch_columns
 from engine.io.batches import batch_columns
-from views.forms.common import parse_table, preview, sample_bytes
+from views.forms.common import preview, table_input, tabular_sample, validated
 from views.inputs import SessionInput
-from views.state import md, memo
+from views.state import md
 
 NONE = "(none)"
 
 
 def validate(table: Table, mapping: BatchMapping):
-    return memo(("batches", table.fingerprint, mapping),
-                lambda: batches_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint))
+    return validated("batches", table, mapping, batches_from_frame)
 
 
-def _input(table: Table, batches, source: str, sample_key: str | None = None) -> SessionInput:
-    return SessionInput(table.name, "batches", source, table.fingerprint, batches, batches.mapping, sample_key, table)
+def _input(table: Table, value, source: str, sample_key: str | None = None) -> SessionInput:
+    return table_input("batches", table, value, source, sample_key)
 
 
 def load_sample(key: str) -> SessionInput:
-    raw, name = sample_bytes(key)
-    table = parse_table(raw, name)
-    return _input(table, validate(table, detect_batch_columns(table.frame)), "sample", key)
+    return tabular_sample(key, "batches", detect_batch_columns, batches_from_frame)
 
 
 def _choice(value: str) -> str | None:

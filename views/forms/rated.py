@@ -9,9 +9,9 @@ from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
 from engine.pn.figures import score_histogram_figure
 from engine.reporting import csv_bytes
-from views.forms.common import parse_table, preview, sample_bytes
+from views.forms.common import preview, table_input, tabular_sample, validated
 from views.inputs import SessionInput
-from views.state import md, memo
+from views.state import md
 
 NONE = "(none)"
 #: score histograms drawn in the report (one per classifier, up to this many)
@@ -19,18 +19,15 @@ MAX_HISTOGRAMS = 8
 
 
 def validate(table: Table, mapping: ColumnMapping):
-    return memo(("rated", table.fingerprint, mapping),
-                lambda: rated_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint))
+    return validated("rated", table, mapping, rated_from_frame)
 
 
-def _input(table: Table, rated, source: str, sample_key: str | None = None) -> SessionInput:
-    return SessionInput(table.name, "rated", source, table.fingerprint, rated, rated.mapping, sample_key, table)
+def _input(table: Table, value, source: str, sample_key: str | None = None) -> SessionInput:
+    return table_input("rated", table, value, source, sample_key)
 
 
 def load_sample(key: str) -> SessionInput:
-    raw, name = sample_bytes(key)
-    table = parse_table(raw, name)
-    return _input(table, validate(table, detect_columns(table.frame)), "sample", key)
+    return tabular_sample(key, "rated", detect_columns, rated_from_frame)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
