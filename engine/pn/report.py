@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from ..reporting import ReportSection, render_html, to_json
 from .operating_point import what_if_table
 
-__all__ = ["operating_point_sentence", "joint_thresholds_sentence", "operating_point_report", "ensemble_report", "DEFINITIONS"]
+__all__ = ["operating_point_sentence", "joint_thresholds_sentence", "sweep_for_people", "SWEEP_COLUMNS", "operating_point_report", "ensemble_report", "DEFINITIONS"]
 
 
 def _fmt_interval(lo: float, hi: float) -> str:
@@ -43,6 +43,37 @@ def joint_thresholds_sentence(names, points: dict, best) -> str:
             f"{best.fp:,.0f} false positives.")
 
 
+#: the sweep table's columns in words, with units
+SWEEP_COLUMNS = {"target_marginal_precision": "target marginal precision", "fp_per_extra_tp":
+                 "false positives per extra true positive", "threshold": "threshold (flag score ≥)",
+                 "tp": "true positives", "fp": "false positives", "precision": "precision",
+                 "marginal_precision_above": "marginal precision just above", "marginal_precision_below":
+                 "marginal precision just below"}
+
+
+def _for_people(value, kind: str) -> str:
+    """A number as a reader wants it: counts with separators, shares as %, scores with 4 significant digits."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    if kind == "count":
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+    if kind == "share":
+        return f"{value:.1%}"
+    if kind == "score":
+        return "flag nothing" if not np.isfinite(value) else f"{value:.4g}"
+    return f"{value:.3g}"
+
+
+def sweep_for_people(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The sweep with column names in words, readable numbers, and repeated operating points collapsed."""
+    distinct = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])
+    kinds = {"tp": "count", "fp": "count", "precision": "share", "target_marginal_precision": "share",
+             "marginal_precision_above": "share", "marginal_precision_below": "share", "threshold": "score"}
+    out = pd.DataFrame({SWEEP_COLUMNS.get(c, c): [_for_people(v, kinds.get(c, "ratio")) for v in distinct[c]]
+                        for c in distinct.columns})
+    return out
+
+
 def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None, what_if=None,
                            sweep: pd.DataFrame | None = None,
                            figures: Sequence[tuple[str, go.Figure]] = ()) -> tuple[str, str]:
@@ -54,9 +85,12 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
     summary = data.summary()
     point = op.as_dict()
     record = {"dataset": summary, "settings": {"classifier": classifier, **settings}, "operating_point": point}
-    cards = {"threshold": op.threshold, "TP": op.tp, "FP": op.fp, "precision": op.precision,
-             "marginal precision just above": op.mp_above, "marginal precision just below": op.mp_below,
-             "FP paid per extra TP (c)": op.cost}
+    cards = {"threshold (flag score ≥)": _for_people(float(np.ravel(op.threshold)[0]), "score"),
+             "true positives": _for_people(op.tp, "count"), "false positives": _for_people(op.fp, "count"),
+             "precision": _for_people(op.precision, "share"),
+             "marginal precision just above": _for_people(op.mp_above, "share"),
+             "marginal precision just below": _for_people(op.mp_below, "share"),
+             "false positives paid per extra true positive": _for_people(op.cost, "ratio")}
     table = pd.DataFrame({"quantity": list(cards), "value": list(cards.values())})
     if ci is not None:
         intervals = {"threshold": ci.threshold_ci, "tp": ci.tp_ci, "fp": ci.fp_ci}
@@ -72,15 +106,15 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
     if what_if is not None:
         record["what_if"] = what_if.as_dict()
         sections.append(ReportSection("What-if: a second target", what_if_table(op, what_if)))
+    sections += [ReportSection(title, fig) for title, fig in figures]
     if sweep is not None:
         record["sweep"] = sweep.to_dict(orient="records")
-        # targets that land on the same threshold repeat one row: keep the first of each
-        distinct = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])
-        sections.append(ReportSection("Sweep of target marginal precisions", distinct,
-                                      f"{len(sweep) - len(distinct)} targets giving the same threshold as the row "
-                                      "above are left out." if len(distinct) < len(sweep) else ""))
-    sections += [ReportSection(title, fig) for title, fig in figures]
-    sections.append(ReportSection("Definitions", DEFINITIONS))
+        readable = sweep_for_people(sweep)  # targets landing on the same threshold repeat one row: collapsed
+        sections.append(ReportSection("Other targets", readable,
+                                      f"{len(sweep) - len(readable)} targets giving the same threshold as a row "
+                                      "above are left out." if len(readable) < len(sweep) else ""))
+        sections.append(ReportSection("Appendix: the full sweep (every target, full precision)", sweep))
+    sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
     meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
             "rated rows": summary["rated_rows"], "unrated rows": summary["unrated_rows"], "classifier": classifier,
             "target marginal precision": op.target, **{k: v for k, v in settings.items() if k != "target"}}
