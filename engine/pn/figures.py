@@ -110,6 +110,20 @@ def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bi
     return layout(fig, f"Scores of {name} by rated label", "score", "documents")
 
 
+def _single_threshold_figure(grid: ThresholdGrid, points: Sequence[tuple[str, OperatingPoint]]) -> go.Figure:
+    axis, name = grid.axes[0], (grid.score_names or ("threshold",))[0]
+    fig = go.Figure()
+    for counts, label, colour in ((grid.tp, "true positives", METHOD_COLOURS["positive"]),
+                                  (grid.fp, "false positives", METHOD_COLOURS["negative"])):
+        fig.add_trace(go.Scatter(x=axis, y=counts, mode="lines+markers", name=label, line=dict(color=colour)))
+    for label, op in points:
+        t = float(np.ravel(op.threshold)[0])
+        if np.isfinite(t):
+            fig.add_vline(x=t, line=dict(color=method_colour(label), dash="dot"), annotation_text=escape(label))
+    return layout(fig, f"One threshold ({escape(str(name))}): counts flagged", f"threshold of {escape(str(name))}",
+                  "rated documents flagged")
+
+
 def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] = (),
                            points: Sequence[tuple[str, OperatingPoint]] = (), *, value: str = "tp",
                            dims: tuple[int, int] = (0, 1), fixed: dict[int, int] | None = None,
@@ -117,8 +131,11 @@ def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] =
     """Heatmap of TP (or precision) over a 2-D slice of the grid with paths and points drawn on it.
 
     For k > 2, ``fixed`` gives the grid index of every other axis (default: the
-    lowest threshold); paths are projected onto the two shown axes.
+    lowest threshold); paths are projected onto the two shown axes. With one threshold
+    (k = 1) there is no space to draw: TP and FP against the threshold, points marked.
     """
+    if grid.k == 1:
+        return _single_threshold_figure(grid, points)
     a, b = dims
     index: list = []
     for j in range(grid.k):

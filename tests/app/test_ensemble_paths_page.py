@@ -126,3 +126,13 @@ def test_bad_counts_upload_shows_the_message(app):
     at = upload_input(app(), "bad.csv", b"a,b\n1,2\n", kind="counts")
     assert not at.exception
     assert "not a valid counts table" in shown(at.error)
+
+
+def test_a_one_threshold_counts_table_works_end_to_end(app):
+    from tests.app.conftest import upload_input
+
+    at = upload_input(app(), "one_d.csv", b"t1,tp,fp\n0.1,10,50\n0.5,6,20\n0.9,1,2\n", kind="counts")
+    at.query_params["grid_source"] = "Aggregated counts (t1..tk, tp, fp)"
+    at.switch_page("views/ensemble_paths.py").run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 2
