@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 import urllib.request
 import zipfile
@@ -46,6 +47,12 @@ def installed(tmp_path_factory):
     # the dependencies come from this environment; the package itself only from the wheel
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
+    # this environment may itself be a virtualenv (CI): let the new one see its packages through a plain path
+    # line (no .pth files of ours are run there, so the checkout's editable install stays out of sight)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    parents = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(site, "parent_environment.pth").write_text("\n".join(sorted(parents)) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300,
                    capture_output=True)
     elsewhere = tmp / "elsewhere"

@@ -14,12 +14,16 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
     page.goto(f"{server}/operating-point")  # then navigate inside the app: a reload would start a new session
     settle(page, "Sweep of target marginal precisions")
     nav = page.locator('[data-testid="stSidebarNav"]')
-    for link, text in (("Operating point", "Sweep of target marginal precisions"), ("Ensemble paths", "Comparison"),
-                       ("Batch decisions", "Decided items")):
+    for count, (link, text) in enumerate((("Operating point", "Sweep of target marginal precisions"),
+                                          ("Ensemble paths", "Comparison"), ("Batch decisions", "Decided items")),
+                                         start=1):
         nav.get_by_text(link, exact=True).click()
         settle(page, text)
-        page.get_by_role("button", name="Add to decision record").first.click()
-        expect(page.get_by_text("Added to the decision record").last).to_be_visible(timeout=30_000)
+        button = page.get_by_role("button", name="Add to decision record").first
+        expect(button).to_be_enabled(timeout=30_000)
+        button.click()
+        # the toast counts the items: wait for this click's own confirmation
+        expect(page.get_by_text(f"({count} items)")).to_be_visible(timeout=60_000)
     nav.get_by_text("Decision record", exact=True).click()
     settle(page, "Export")
     assert page.locator('[data-testid="stException"]').count() == 0
