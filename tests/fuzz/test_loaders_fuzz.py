@@ -18,6 +18,9 @@ from engine.io.rated import rated_from_frame
 from tests.fuzz.corpus import corpus
 
 FILES = corpus()
+#: a guard against hangs, not a timing: the gzip bomb, the slowest file, is refused in about 1.5 s on a quiet
+#: 2-core machine (benchmarks/RESULTS.md); a shared machine can be several times slower
+HANG_SECONDS = 30
 LOADERS = {
     "read_table": lambda raw, name: read_table(raw, name=name),
     "load_rated": lambda raw, name: load_rated(raw),
@@ -43,7 +46,7 @@ def test_every_loader_on_every_file_gives_a_result_or_an_input_error(loader):
             assert message and "Traceback" not in message
             assert len(message) < 1200, (name, message[:200])
         seconds = time.perf_counter() - started
-        if seconds > 5:
+        if seconds > HANG_SECONDS:
             slow.append((name, round(seconds, 1)))
     assert not slow, slow
 
