@@ -133,7 +133,12 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
     summary = dict(source)
     record = {"dataset": summary, "settings": settings, "operating_points": {k: v.as_dict() for k, v in points.items()},
               "comparison": comparison.to_dict(orient="records")}
-    sections = [ReportSection("Comparison of threshold paths", comparison,
+    paths = {k: v for k, v in points.items() if k != "best grid point"}
+    sections = []
+    if "best grid point" in points and paths:
+        names = settings.get("classifiers") or [f"t{j + 1}" for j in range(np.size(next(iter(paths.values())).threshold))]
+        sections.append(ReportSection("Decision", joint_thresholds_sentence(names, paths, points["best grid point"])))
+    sections += [ReportSection("Comparison of threshold paths", comparison,
                               "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
                               "under the concave hull of all grid points (the most any chain of grid points can "
                               "reach).")]
@@ -141,7 +146,7 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
         record["graph_path_bootstrap"] = bootstrap_summary.to_dict(orient="records")
         sections.append(ReportSection("Bootstrap spread of the graph path", bootstrap_summary))
     sections += [ReportSection(title, fig) for title, fig in figures]
-    sections.append(ReportSection("Definitions", DEFINITIONS))
+    sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
     meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
             **({"rated rows": summary["rated_rows"]} if "rated_rows" in summary else {}), **settings}
     return render_html("Joint thresholds report", meta, sections), to_json("ensemble_paths", record)
