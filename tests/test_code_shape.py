@@ -11,7 +11,6 @@ MAX_BODY_LINES = 60
 KNOWN_LONG: set[str] = {
     "engine/constraints/solver.py:_solve_convex",
     "engine/constraints/solver.py:fit_constrained",
-    "engine/io/rated.py:rated_from_frame",
 }
 
 

@@ -274,21 +274,9 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data",
-                     fingerprint: str = "") -> RatedData:
-    """Validate a frame under a column mapping (detected when ``None``) and keep the rated rows."""
-    if mapping is None:
-        mapping = detect_columns(frame)
-    else:
-        mapping = detect_columns(frame, score_cols=mapping.score_cols, label_col=mapping.label_col,
-                                 weight_col=mapping.weight_col, group_col=mapping.group_col)
-    n_read = len(frame)
-    if n_read == 0:
-        raise RatedDataError(f"'{name}' has no data rows. Add one row per rated document.")
-    labels, unrated = parse_labels(frame[mapping.label_col], mapping.label_col)
-    rated = ~unrated
-
-    scores = np.empty((n_read, len(mapping.score_cols)), dtype=np.float64)
+def _score_matrix(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray) -> np.ndarray:
+    """Every chosen score column as float64; infinite scores, or missing ones on rated rows, refused."""
+    scores = np.empty((len(frame), len(mapping.score_cols)), dtype=np.float64)
     for j, col in enumerate(mapping.score_cols):
         values = numeric_column(frame, col, "score")
         inf = np.isinf(values)
@@ -301,34 +289,36 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
                                  "Every rated document needs a score from every chosen classifier: fill them in, "
                                  "remove those rows, or leave their label empty to mark them unrated.")
         scores[:, j] = values
+    return scores
 
-    if mapping.weight_col is not None:
-        weights = numeric_column(frame, mapping.weight_col, "weight")
-        bad = rated & (~np.isfinite(weights) | (weights < 0))
-        if bad.any():
-            raise RatedDataError(f"Weight column '{mapping.weight_col}': negative, missing or non-finite weights at "
-                                 f"{describe_rows(bad)}. Weights must be finite numbers >= 0 (the number of documents a "
-                                 "rating stands for).")
-    else:
-        weights = np.ones(n_read)
 
-    if not rated.any():
-        raise RatedDataError(f"Column '{mapping.label_col}' has no rated rows: every label is empty. "
-                             "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...).")
-    warnings: list[str] = []
-    groups = unrated_groups = None
-    if mapping.group_col is not None:
-        g = frame[mapping.group_col]
-        gmiss = g.isna().to_numpy() & rated
-        all_groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)
-        groups, unrated_groups = all_groups[rated], all_groups[unrated]
-        if gmiss.any():
-            warnings.append(f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
-                            f"they are grouped as '(missing)' ({describe_rows(gmiss)}).")
+def _weights(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray) -> np.ndarray:
+    """The weight column (finite, >= 0 on rated rows), or 1 per row."""
+    if mapping.weight_col is None:
+        return np.ones(len(frame))
+    weights = numeric_column(frame, mapping.weight_col, "weight")
+    bad = rated & (~np.isfinite(weights) | (weights < 0))
+    if bad.any():
+        raise RatedDataError(f"Weight column '{mapping.weight_col}': negative, missing or non-finite weights at "
+                             f"{describe_rows(bad)}. Weights must be finite numbers >= 0 (the number of documents a "
+                             "rating stands for).")
+    return weights
 
-    labels_r = labels[rated]
-    weights_r = weights[rated]
-    scores_r = np.ascontiguousarray(scores[rated])
+
+def _groups(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray, warnings: list[str]):
+    """(groups of rated rows, groups of unrated rows), or (None, None) without a group column."""
+    if mapping.group_col is None:
+        return None, None
+    g = frame[mapping.group_col]
+    gmiss = g.isna().to_numpy() & rated
+    all_groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)
+    if gmiss.any():
+        warnings.append(f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
+                        f"they are grouped as '(missing)' ({describe_rows(gmiss)}).")
+    return all_groups[rated], all_groups[~rated]
+
+
+def _class_warnings(labels_r: np.ndarray, weights_r: np.ndarray, mapping: ColumnMapping, warnings: list[str]) -> None:
     pos_w = float(weights_r @ labels_r)
     neg_w = float(weights_r.sum() - pos_w)
     if pos_w == 0 or neg_w == 0:
@@ -338,6 +328,48 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
     if weights_r.sum() == 0:
         raise RatedDataError(f"Weight column '{mapping.weight_col}': all rated rows have weight 0. "
                              "Give the rated documents positive weights.")
+
+
+def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data",
+                     fingerprint: str = "") -> RatedData:
+    """Validate a frame under a column mapping (detected when ``None``) and keep the rated rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    mapping : ColumnMapping, optional
+        Column roles; the ones not given are detected (:func:`detect_columns`).
+    name, fingerprint : str
+        The file's name (for messages) and SHA-256.
+
+    Returns
+    -------
+    RatedData
+
+    Raises
+    ------
+    RatedDataError
+        With the column, the rows and the fix.
+    """
+    if mapping is None:
+        mapping = detect_columns(frame)
+    else:
+        mapping = detect_columns(frame, score_cols=mapping.score_cols, label_col=mapping.label_col,
+                                 weight_col=mapping.weight_col, group_col=mapping.group_col)
+    n_read = len(frame)
+    if n_read == 0:
+        raise RatedDataError(f"'{name}' has no data rows. Add one row per rated document.")
+    labels, unrated = parse_labels(frame[mapping.label_col], mapping.label_col)
+    rated = ~unrated
+    scores = _score_matrix(frame, mapping, rated)
+    weights = _weights(frame, mapping, rated)
+    if not rated.any():
+        raise RatedDataError(f"Column '{mapping.label_col}' has no rated rows: every label is empty. "
+                             "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...).")
+    warnings: list[str] = []
+    groups, unrated_groups = _groups(frame, mapping, rated, warnings)
+    labels_r, weights_r, scores_r = labels[rated], weights[rated], np.ascontiguousarray(scores[rated])
+    _class_warnings(labels_r, weights_r, mapping, warnings)
     unrated_rows = np.flatnonzero(unrated)
     if len(unrated_rows):
         warnings.append(f"{len(unrated_rows)} rows have no label and are excluded as unrated "
