@@ -141,84 +141,89 @@ def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, pro
     return res.x[:d], float(res.x[d])
 
 
-def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
-    """Problem 3 at the current iterate via the Lagrangian; returns (w, b, multipliers)."""
-    from scipy.optimize import linprog
+#: multiplier search: growth factor of the bracket, largest multiplier tried, smallest before it counts as 0
+MULTIPLIER_GROWTH = 4.0
+MULTIPLIER_CAP = 1e8
+MULTIPLIER_FLOOR = 1e-6
+#: several constraints: Kelley's cutting plane over the box [0, DUAL_BOX]^m, at most DUAL_CUTS cuts
+DUAL_BOX = 1e4
+DUAL_CUTS = 40
 
-    x = prob.x
-    obj = _majorize(prob.objective, z_now)
-    cons = [_majorize(c, z_now) for c in prob.constraints]
-    m = len(cons)
 
-    last = [start]
+def _inner_solver(prob: _Problem, obj, cons, start):
+    """The Lagrangian's inner problem for a multiplier vector: (w, b, z, constraint bounds, dual value)."""
+    last = [start]  # warm start each weighted SVM from the previous solution
 
     def inner(v):
         hp = obj[0] + sum(vj * c[0] for vj, c in zip(v, cons))
         hn = obj[1] + sum(vj * c[1] for vj, c in zip(v, cons))
-        w, b = _weighted_svm(x, hp, hn, prob.lam, prob, last[0])
+        w, b = _weighted_svm(prob.x, hp, hn, prob.lam, prob, last[0])
         last[0] = (w, b)
-        z = x @ w - b
+        z = prob.x @ w - b
         g = np.array([_bound_value(*c, z) for c in cons])
         primal = _bound_value(*obj, z) + 0.5 * prob.lam * float(w @ w)
         return w, b, z, g, primal + float(np.dot(v, g))
 
-    if m == 0:
-        w, b, _, _, _ = inner(np.zeros(0))
-        return [(w, b, np.zeros(0))]
-    candidates = []
-    if m == 1:
-        # bracket the multiplier around the previous iteration's (warm start), then bisect
-        v0 = float(v_prev[0]) if v_prev is not None and len(v_prev) == 1 else 0.0
-        w, b, z, g, _ = inner(np.array([v0]))
-        candidates.append((w, b, np.array([v0])))
-        if g[0] > prob.tol:
-            lo, hi = v0, max(2.0 * v0, 1.0 if v0 == 0 else 0.0)
-            while True:  # grow until the bound constraint holds
-                w, b, z, g, _ = inner(np.array([hi]))
-                candidates.append((w, b, np.array([hi])))
-                if g[0] <= 0 or hi > 1e8:
-                    break
-                lo, hi = hi, hi * 4.0
-        elif v0 > 0 and g[0] < -prob.active_slack:
-            hi, lo = v0, v0 / 2
-            while lo > 1e-6:  # shrink while the bound constraint still holds with slack
-                w, b, z, g, _ = inner(np.array([lo]))
-                candidates.append((w, b, np.array([lo])))
-                if g[0] > 0:
-                    break
-                hi, lo = lo, lo / 4
-            else:
-                lo = 0.0
-        else:
-            return candidates
-        for _ in range(prob.max_bisect):  # bisection (geometric) on the monotone constraint value
-            mid = np.sqrt(lo * hi) if lo > 0 else hi / 2
-            w, b, z, g, _ = inner(np.array([mid]))
-            candidates.append((w, b, np.array([mid])))
-            if g[0] > 0:
-                lo = mid
-            else:
-                hi = mid
-                if g[0] > -prob.active_slack:  # the bound constraint is (nearly) active: close enough
-                    break
-            if hi - lo <= 1e-2 * prob.active_slack * hi / 2e-3:
+    return inner
+
+
+def _one_multiplier(prob: _Problem, inner, v_prev) -> list:
+    """One constraint: bracket the multiplier around the previous one, then bisect geometrically."""
+    v0 = float(v_prev[0]) if v_prev is not None and len(v_prev) == 1 else 0.0
+    w, b, z, g, _ = inner(np.array([v0]))
+    candidates = [(w, b, np.array([v0]))]
+    if g[0] > prob.tol:
+        lo, hi = v0, max(2.0 * v0, 1.0 if v0 == 0 else 0.0)
+        while True:  # grow until the bound constraint holds
+            w, b, z, g, _ = inner(np.array([hi]))
+            candidates.append((w, b, np.array([hi])))
+            if g[0] <= 0 or hi > MULTIPLIER_CAP:
                 break
+            lo, hi = hi, hi * MULTIPLIER_GROWTH
+    elif v0 > 0 and g[0] < -prob.active_slack:
+        hi, lo = v0, v0 / 2
+        while lo > MULTIPLIER_FLOOR:  # shrink while the bound constraint still holds with slack
+            w, b, z, g, _ = inner(np.array([lo]))
+            candidates.append((w, b, np.array([lo])))
+            if g[0] > 0:
+                break
+            hi, lo = lo, lo / MULTIPLIER_GROWTH
+        else:
+            lo = 0.0
+    else:
         return candidates
-    # several constraints: Kelley's cutting plane on the concave dual over a box
-    v_max = 1e4
-    cuts = []
+    for _ in range(prob.max_bisect):  # bisection (geometric) on the monotone constraint value
+        mid = np.sqrt(lo * hi) if lo > 0 else hi / 2
+        w, b, z, g, _ = inner(np.array([mid]))
+        candidates.append((w, b, np.array([mid])))
+        if g[0] > 0:
+            lo = mid
+        else:
+            hi = mid
+            if g[0] > -prob.active_slack:  # the bound constraint is (nearly) active: close enough
+                break
+        if hi - lo <= 1e-2 * prob.active_slack * hi / 2e-3:
+            break
+    return candidates
+
+
+def _cutting_plane(prob: _Problem, inner, m: int, v_prev) -> list:
+    """Several constraints: Kelley's cutting plane on the concave dual over a box."""
+    from scipy.optimize import linprog
+
+    candidates, cuts = [], []
     best_lower = -np.inf
     v = np.zeros(m) if v_prev is None or len(v_prev) != m else np.asarray(v_prev, float).copy()
-    for _ in range(40):
+    for _ in range(DUAL_CUTS):
         w, b, z, g, dual = inner(v)
         candidates.append((w, b, v.copy()))
         best_lower = max(best_lower, dual)
         cuts.append((dual, g.copy(), v.copy()))
-        # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= v_max
+        # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= DUAL_BOX
         a_ub = np.array([np.r_[-gs, 1.0] for _, gs, _ in cuts])
         b_ub = np.array([ds - gs @ vs for ds, gs, vs in cuts])
         res = linprog(np.r_[np.zeros(m), -1.0], A_ub=a_ub, b_ub=b_ub,
-                      bounds=[(0, v_max)] * m + [(None, None)], method="highs")
+                      bounds=[(0, DUAL_BOX)] * m + [(None, None)], method="highs")
         if not res.success:
             break
         upper = -res.fun
@@ -228,10 +233,123 @@ def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
     return candidates
 
 
+def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
+    """Problem 3 at the current iterate via the Lagrangian; returns candidate (w, b, multipliers)."""
+    obj = _majorize(prob.objective, z_now)
+    cons = [_majorize(c, z_now) for c in prob.constraints]
+    inner = _inner_solver(prob, obj, cons, start)
+    if not cons:
+        w, b, _, _, _ = inner(np.zeros(0))
+        return [(w, b, np.zeros(0))]
+    if len(cons) == 1:
+        return _one_multiplier(prob, inner, v_prev)
+    return _cutting_plane(prob, inner, len(cons), v_prev)
+
+
 def _ramp_values(prob: _Problem, w, b):
     z = prob.x @ w - b
     objective = prob.objective.value(z) + 0.5 * prob.lam * float(w @ w)
     return z, objective, np.array([c.value(z) for c in prob.constraints])
+
+
+#: constant-classifier starts (intercepts), and intercept quantiles x ramp sharpness around the unconstrained fit
+CONSTANT_STARTS = 21
+SHIFT_QUANTILES = 41
+RAMP_FACTORS = (0.25, 0.5, 1.0, 2.0)
+#: phase 1: sharper ramps tried after each step, and its lighter regularisation (a fraction of lam)
+PHASE1_FACTORS = (1.0, 2.0, 4.0, 8.0, 16.0)
+PHASE1_LAM_SHARE = 1e-2
+
+
+def _check_training_data(x, y) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y).astype(int)
+    if x.ndim != 2 or x.shape[0] != y.size:
+        raise ValueError("x must be (n, d) with one label per row")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x contains NaN or infinite values; impute or drop them first")
+    if not np.isin(y, (-1, 0, 1)).all():
+        raise ValueError("labels must be 0, 1, or -1 for unlabelled rows")
+    if not (y >= 0).any():
+        raise ValueError("at least one labelled row is needed for the error-rate objective")
+    return x, y
+
+
+def _feasible(prob: _Problem, w, b):
+    _, obj, vals = _ramp_values(prob, w, b)
+    return bool(np.all(vals <= prob.tol)), obj, vals
+
+
+def _starts(prob: _Problem) -> list:
+    """Constant classifiers, the unconstrained fit, and its direction with shifted intercepts and ramps."""
+    xs = prob.x
+    starts = [(np.zeros(xs.shape[1]), 0.5 - p) for p in np.linspace(0, 1, CONSTANT_STARTS)]
+    free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.svm_tol, prob.max_svm_iter, prob.stats)
+    w0, b0 = _solve_convex(free, np.zeros(xs.shape[0]))[0][:2]
+    starts.append((w0, b0))
+    z0 = xs @ w0
+    for factor in RAMP_FACTORS:  # bias shifting along the unconstrained direction
+        for q in np.linspace(0.0, 1.0, SHIFT_QUANTILES):
+            starts.append((w0 * factor, float(np.quantile(z0 * factor, q))))
+    return starts
+
+
+def _phase_one(prob: _Problem, start, names, max_iter: int):
+    """Minimise the sum of the constraint expressions (lightly regularised), trying sharper ramps."""
+    phase = _Problem(prob.x, sum(prob.constraints[1:], prob.constraints[0]), [], prob.lam * PHASE1_LAM_SHARE,
+                     prob.tol, prob.svm_tol, prob.max_svm_iter, prob.stats)
+    w, b = start
+    worst = None
+    for _ in range(max_iter):
+        w, b = _solve_convex(phase, prob.x @ w - b, None, (w, b))[0][:2]
+        for factor in PHASE1_FACTORS:
+            ok, obj, vals = _feasible(prob, w * factor, b * factor)
+            worst = vals if worst is None else np.minimum(worst, vals)
+            if ok:
+                return w * factor, b * factor, obj
+    detail = "; ".join(f"{name}: exceeded by {max(v, 0):.4f}" for name, v in zip(names, worst))
+    raise InfeasibleConstraintsError(
+        "No feasible starting point: the constraints could not all be met on the training rows "
+        f"({detail}). Loosen a bound, drop a constraint, or check that the row selectors are right.")
+
+
+def _feasible_start(prob: _Problem, names, max_iter: int):
+    """The best feasible start (w, b, objective): the candidates of :func:`_starts`, else phase 1."""
+    starts = _starts(prob)
+    best = None
+    for w, b in starts:
+        ok, obj, _ = _feasible(prob, w, b)
+        if ok and (best is None or obj < best[2]):
+            best = (w, b, obj)
+    return best if best is not None else _phase_one(prob, starts[-1], names, max_iter)
+
+
+def _mm_iterations(prob: _Problem, w, b, max_iter: int, rel_improvement: float, progress):
+    """Majorization-minimization from a feasible (w, b): accept only feasible, not-worse steps."""
+    trace = []
+    z, obj, vals = _ramp_values(prob, w, b)
+    trace.append(_trace_row(0, prob, w, b, z, obj, vals, np.zeros(len(prob.constraints)), True))
+    v_prev = None
+    for it in range(1, max_iter + 1):
+        candidates = _solve_convex(prob, z, v_prev, (w, b))
+        chosen = None
+        for cw, cb, v in candidates:  # the best candidate that keeps every ramp constraint
+            cz, cobj, cvals = _ramp_values(prob, cw, cb)
+            if np.all(cvals <= prob.tol) and cobj <= obj + 1e-12 and (chosen is None or cobj < chosen[3]):
+                chosen = (cw, cb, cz, cobj, cvals, v)
+        accepted = chosen is not None
+        if accepted:
+            improvement = obj - chosen[3]
+            w, b, z, obj, vals, v = chosen
+            v_prev = v
+        else:
+            improvement, v = 0.0, candidates[-1][2]
+        trace.append(_trace_row(it, prob, w, b, z, obj, vals, v, accepted))
+        if progress is not None:
+            progress(it, max_iter)
+        if not accepted or improvement <= rel_improvement * max(1.0, abs(obj)):
+            break
+    return w, b, trace
 
 
 def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = None, max_iter: int = 10,
@@ -247,95 +365,25 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     Adult, 50 iterations reach the same error as 500 in a quarter of the time); the trace records both the ramp and the
     deterministic (``f >= 0``) values. Raises :class:`InfeasibleConstraintsError`
     when no feasible start is found.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1 (majorization-minimization of the ramp
+    losses) and Problem 3 (the convex subproblem, solved through its Lagrangian).
     """
     t0 = time.perf_counter()
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y).astype(int)
-    if x.ndim != 2 or x.shape[0] != y.size:
-        raise ValueError("x must be (n, d) with one label per row")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x contains NaN or infinite values; impute or drop them first")
-    if not np.isin(y, (-1, 0, 1)).all():
-        raise ValueError("labels must be 0, 1, or -1 for unlabelled rows")
-    labelled = y >= 0
-    if not labelled.any():
-        raise ValueError("at least one labelled row is needed for the error-rate objective")
+    x, y = _check_training_data(x, y)
     # lam = 0.01 on standardised features: on Adult the error moves < 0.1 % between 1e-2 and 3e-4
     lam = 0.01 if lam is None else float(lam)
     mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
     scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
     scale = np.where(scale > 0, scale, 1.0)
     xs = (x - mean) / scale
-    objective = error_rate(y)
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
-    prob = _Problem(xs, objective, exprs, lam, tol, svm_tol, max_svm_iter)
-
-    # ---- a feasible start: constant classifiers, then the unconstrained fit, then phase 1
-    def feasible(w, b):
-        _, obj, vals = _ramp_values(prob, w, b)
-        return bool(np.all(vals <= tol)), obj, vals
-
-    starts = [(np.zeros(xs.shape[1]), 0.5 - p) for p in np.linspace(0, 1, 21)]
-    w0, b0 = _solve_convex(_Problem(xs, objective, [], lam, tol, svm_tol, max_svm_iter, prob.stats),
-                           np.zeros(xs.shape[0]))[0][:2]
-    starts.append((w0, b0))
-    # the unconstrained direction with shifted intercepts and softer / sharper ramps (bias shifting)
-    z0 = xs @ w0
-    for factor in (0.25, 0.5, 1.0, 2.0):
-        for q in np.linspace(0.0, 1.0, 41):
-            starts.append((w0 * factor, float(np.quantile(z0 * factor, q))))
-    best = None
-    for w, b in starts:
-        ok, obj, _ = feasible(w, b)
-        if ok and (best is None or obj < best[2]):
-            best = (w, b, obj)
-    if best is None:
-        # phase 1: minimise the sum of the constraint expressions (a positive combination of rates),
-        # lightly regularised, trying sharper ramps (w, b scaled up) after each step
-        phase = _Problem(xs, sum(exprs[1:], exprs[0]), [], lam * 1e-2, tol, svm_tol, max_svm_iter, prob.stats)
-        w, b = starts[-1]
-        worst = None
-        for _ in range(max_iter):
-            z = xs @ w - b
-            w, b = _solve_convex(phase, z, None, (w, b))[0][:2]
-            for factor in (1.0, 2.0, 4.0, 8.0, 16.0):
-                ok, obj, vals = feasible(w * factor, b * factor)
-                worst = vals if worst is None else np.minimum(worst, vals)
-                if ok:
-                    best = (w * factor, b * factor, obj)
-                    break
-            if best is not None:
-                break
-        if best is None:
-            detail = "; ".join(f"{name}: exceeded by {max(v, 0):.4f}" for name, v in zip(names, worst))
-            raise InfeasibleConstraintsError(
-                "No feasible starting point: the constraints could not all be met on the training rows "
-                f"({detail}). Loosen a bound, drop a constraint, or check that the row selectors are right.")
-    w, b, obj = best
-    trace = []
-    z, obj, vals = _ramp_values(prob, w, b)
-    trace.append(_trace_row(0, prob, w, b, z, obj, vals, np.zeros(len(exprs)), True))
-    v_prev = None
-    for it in range(1, max_iter + 1):
-        candidates = _solve_convex(prob, z, v_prev, (w, b))
-        chosen = None
-        for cw, cb, v in candidates:  # the best candidate that keeps every ramp constraint
-            cz, cobj, cvals = _ramp_values(prob, cw, cb)
-            if np.all(cvals <= tol) and cobj <= obj + 1e-12 and (chosen is None or cobj < chosen[3]):
-                chosen = (cw, cb, cz, cobj, cvals, v)
-        accepted = chosen is not None
-        if accepted:
-            improvement = obj - chosen[3]
-            w, b, z, obj, vals, v = chosen
-            v_prev = v
-        else:
-            improvement, v = 0.0, candidates[-1][2]
-        trace.append(_trace_row(it, prob, w, b, z, obj, vals, v, accepted))
-        if progress is not None:
-            progress(it, max_iter)
-        if not accepted or improvement <= rel_improvement * max(1.0, abs(obj)):
-            break
+    prob = _Problem(xs, error_rate(y), exprs, lam, tol, svm_tol, max_svm_iter)
+    w, b, _ = _feasible_start(prob, names, max_iter)
+    w, b, trace = _mm_iterations(prob, w, b, max_iter, rel_improvement, progress)
     coef = w / scale
     intercept = -b - float(mean @ coef)
     return ConstrainedModel(coef, intercept, tuple(trace), names, lam, time.perf_counter() - t0)
