@@ -170,25 +170,28 @@ def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.asarray(out[k], dtype=np.float64) for k in keys)
 
 
-def _binned_point(con, edges: np.ndarray, bins: tuple, target: float) -> OperatingPoint:
-    """The exact operating point from bin counts, re-reading only the bins that could hold it."""
-    tp_bin, fp_bin = bins  # bin b holds scores in [edges[b], edges[b+1]) (the last bin includes its top)
+def _edge_objective(tp_bin: np.ndarray, fp_bin: np.ndarray, target: float):
+    """For a target: lambda, tolerance, cumulative counts above each bin, and the bins that could hold the optimum.
+
+    Bin b holds scores in [edges[b], edges[b+1]); the objective TP - lambda*FP is known exactly at every
+    lower edge, and inside bin b it can exceed the counts above the bin by at most the bin's TP.
+    """
     lam = target / (1 - target)
-    # descending order: bin B-1 first; cumulative counts at each bin's lower edge
-    tp_cum = np.cumsum(tp_bin[::-1])[::-1]
+    tp_cum = np.cumsum(tp_bin[::-1])[::-1]  # counts at or above each bin's lower edge
     fp_cum = np.cumsum(fp_bin[::-1])[::-1]
-    at_edges = np.r_[tp_cum - lam * fp_cum, 0.0]  # objective at threshold edges[b] (and "flag nothing")
-    best = at_edges.max()
-    above_tp = np.r_[tp_cum[1:], 0.0]
-    above_fp = np.r_[fp_cum[1:], 0.0]
-    bound = above_tp + tp_bin - lam * above_fp  # nothing inside bin b can do better
+    best = np.r_[tp_cum - lam * fp_cum, 0.0].max()  # "flag nothing" included
+    above_tp, above_fp = np.r_[tp_cum[1:], 0.0], np.r_[fp_cum[1:], 0.0]
     tol = tie_tolerance(tp_cum[0], fp_cum[0], lam)
-    candidates = np.flatnonzero(bound >= best - tol)
+    candidates = np.flatnonzero(above_tp + tp_bin - lam * above_fp >= best - tol)
+    return lam, tol, above_tp, above_fp, candidates
+
+
+def _binned_point(target: float, edge_terms, per_bin: dict) -> OperatingPoint:
+    """The exact operating point from the candidate bins' score-level counts (read once for every target)."""
+    lam, tol, above_tp, above_fp, candidates = edge_terms
     thresholds, tps, fps = [math.inf], [0.0], [0.0]
     for b in candidates:
-        lo, hi = float(edges[b]), float(edges[b + 1])
-        where = f"y IS NOT NULL AND s >= {lo!r} AND " + (f"s < {hi!r}" if b + 1 < edges.size - 1 else "TRUE")
-        s, tp, fp = _grouped(con, where)
+        s, tp, fp = per_bin.get(int(b), (np.zeros(0),) * 3)
         thresholds.extend(s)
         tps.extend(above_tp[b] + np.cumsum(tp))
         fps.extend(above_fp[b] + np.cumsum(fp))
@@ -258,7 +261,19 @@ def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
     b = np.asarray(counts[keys[0]], dtype=np.int64)
     tp_bin = np.bincount(b, weights=np.asarray(counts[keys[1]], dtype=float), minlength=edges.size - 1)
     fp_bin = np.bincount(b, weights=np.asarray(counts[keys[2]], dtype=float), minlength=edges.size - 1)
-    return [_binned_point(con, edges, (tp_bin, fp_bin), float(t)) for t in targets]
+    terms = [_edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
+    # the candidate bins of every target, re-read score by score in one scan
+    wanted = sorted({int(c) for t in terms for c in t[4]})
+    con.register("wanted_bins", pd.DataFrame({"b": np.asarray(wanted, dtype=np.int64)}))
+    rows = con.execute("SELECT b, s, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
+                       "edge_table.e WHERE y IS NOT NULL AND b IN (SELECT b FROM wanted_bins) GROUP BY b, s "
+                       "ORDER BY b, s DESC").fetchnumpy()
+    cols = [np.asarray(rows[k]) for k in rows]
+    per_bin = {}
+    for bin_id in wanted:
+        mask = cols[0] == bin_id
+        per_bin[bin_id] = tuple(np.asarray(c[mask], dtype=np.float64) for c in cols[1:])
+    return [_binned_point(float(t), term, per_bin) for t, term in zip(targets, terms)]
 
 
 def sample_rows(source: DuckSource, n: int = 2_000):
