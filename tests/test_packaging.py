@@ -11,14 +11,13 @@ import os
 import subprocess
 import sys
 import sysconfig
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import free_port
+from tests.e2e.conftest import free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,14 +92,7 @@ def test_opstudio_app_serves_from_another_directory(installed):
     proc = subprocess.Popen([str(venv / "bin" / "opstudio"), "app", "--headless", "--port", str(port)], cwd=elsewhere,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ""})
     try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
+        if not wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=90):
             pytest.fail("the installed app did not become healthy")
         assert b"<html" in urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().lower()
     finally:

@@ -17,7 +17,7 @@ from engine.pn.segments import allocate_capacity, allocate_target, segment_curve
 from engine.pn.report import operating_point_report, operating_point_sentence
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import target_controls
+from views.controls import TARGET_DEFAULT, target_controls
 from views.inputs import input_picker
 from views.record_button import add_to_record, current_link
 from views.state import background, memo
@@ -137,11 +137,11 @@ def segments_view() -> None:
     c = st.columns([2, 2, 3])
     by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
                              horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
-    total = float(curves.pooled.tp[-1] + curves.pooled.fp[-1])
+    total = curves.total_flagged
     capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
                                        step=100.0, key="capacity", bind="query-params", persist_state="session",
                                        disabled=not by_capacity))
-    target = float(st.session_state.get("target", 0.3))
+    target = float(st.session_state.get("target", TARGET_DEFAULT))
     allocation = allocation_of(curves, by_capacity, capacity, target)
     c[2].markdown(allocation.sentence())
     if allocation.note:

@@ -6,7 +6,6 @@ import argparse
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 from ..resources import dashboard_dir
 

@@ -46,6 +46,11 @@ class SegmentedCurves:
     n_rated: tuple[int, ...]
     n_unrated: tuple[int, ...]
 
+    @property
+    def total_flagged(self) -> float:
+        """Reviews needed to flag every rated document (the largest capacity worth asking for)."""
+        return float(self.pooled.tp[-1] + self.pooled.fp[-1])
+
 
 def segment_curves(scores, labels, groups, weights=None, *, unrated_groups=None) -> SegmentedCurves:
     """Split rated documents by ``groups`` and build every segment's PN curve and upper hull.

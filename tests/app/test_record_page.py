@@ -3,7 +3,7 @@
 import json
 
 from engine.record import read_record_json
-from tests.app.conftest import download_buttons, served  # noqa: F401 (fixture)
+from tests.app.conftest import download_buttons
 
 RECORD = "views/record.py"
 
@@ -36,11 +36,17 @@ def test_items_from_two_pages_then_order_note_remove_export(app, served):
     assert len(titles(at)) == 1 and not at.exception
 
 
-def test_empty_record_says_what_to_do_and_import_works(app, served, tmp_path):
+def test_empty_record_says_what_to_do_and_import_works(app, served):
     at = app(page="views/operating_point.py")
     at.button(key="record_op").click().run()
     at.switch_page(RECORD).run()
     exported = served(download_buttons(at)["Download JSON"])
     fresh = app(page=RECORD)
     assert "The record is empty" in " ".join(i.value for i in fresh.info)
-    assert len(read_record_json(exported)) == 1
+    fresh.get("file_uploader")[0].set_value(("record.json", exported, "application/json")).run()
+    fresh.button(key="record_import").click().run()
+    assert not fresh.exception
+    shown = titles(fresh)
+    assert len(shown) == 1 and "Operating point of" in shown[0]
+    assert read_record_json(served(download_buttons(fresh)["Download JSON"]))[0].title == \
+        read_record_json(exported)[0].title

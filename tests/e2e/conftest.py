@@ -39,6 +39,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(base: str, proc: subprocess.Popen | None = None, timeout: float = 60) -> bool:
+    """True once ``base``/_stcore/health answers ok; False on timeout or when ``proc`` has exited."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return True
+        except OSError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            return False
+        time.sleep(0.5)
+    return False
+
+
 @pytest.fixture(scope="module")
 def server():
     require_chromium()
@@ -50,18 +66,9 @@ def server():
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            pass
-        if time.time() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("streamlit did not become healthy within 60 s")
-        time.sleep(0.5)
+    if not wait_healthy(base, proc):
+        proc.kill()
+        raise RuntimeError("streamlit did not become healthy within 60 s")
     yield base
     proc.terminate()
     try:

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from engine.io import sample_path
-from tests.e2e.conftest import free_port
+from tests.e2e.conftest import free_port, wait_healthy
 
 
 def test_a_closed_pipe_ends_quietly():
@@ -26,14 +26,7 @@ def test_app_forwards_signals_and_leaves_no_server_behind(sig):
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "app", "--headless", "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.3)
-        else:
+        if not wait_healthy(f"http://127.0.0.1:{port}", proc):
             pytest.fail("the app did not start")
         proc.send_signal(sig)
         proc.wait(timeout=30)
