@@ -202,6 +202,10 @@ if stored and stored[0] == (data_key, promise_pct):
     else:
         p[2].warning(f"{fitted.calibration_rows:,} calibration rows cannot certify D = {promise_pct:.2f} %: every "
                      "tree is evaluated. Use more fit rows or a larger D.")
+    if model is not None:  # the promised policy is a production policy too
+        p[2].download_button("Download this policy (JSON)", policy_json(
+            FittedPolicy(fitted.policy, {"fidelity": fitted.as_dict(), "test": row}), model).encode(),
+            file_name=f"qwyc_policy_D{promise_pct:.2f}pct.json", mime="application/json", key="promise_json")
 if st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)", key="run_fidelity_curve"):
     bar, update = progress_callback("Fitting one promise per D")
     st.session_state["_fidelity_curve"] = (data_key, fidelity_curve(f_fit, f_test, bias=bias, progress=update))

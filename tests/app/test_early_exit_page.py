@@ -146,3 +146,25 @@ def test_a_promise_on_new_rows_from_a_score_matrix(app):
     at.button(key="run_fidelity_curve").click().run()
     assert not at.exception
     assert "fidelity_chart" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_the_promised_policy_of_a_model_file_downloads_and_applies(app, served):
+    import lightgbm
+
+    from engine.qwyc.deployment import read_policy
+    from engine.qwyc.models import load_model
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(rng.normal(size=(1500, 3)), columns=["x1", "x2", "x3"])
+    y = (frame["x1"] + rng.normal(size=1500) > 0).astype(int)
+    model_text = lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1).fit(frame, y) \
+        .booster_.model_to_string().encode()
+    at = upload_input(app(), "m.txt", model_text)
+    at = upload_input(at, "rows.csv", frame.to_csv(index=False).encode(), kind="feature_table")
+    at.query_params["qwyc_source"] = "Your model file and a feature table"
+    at.switch_page(PAGE).run()
+    at.number_input(key="promise_pct").set_value(5.0).run()
+    at.button(key="fit_promise").click().run()
+    assert not at.exception
+    policy = read_policy(served(download_buttons(at)["Download this policy (JSON)"]), load_model(model_text))
+    assert policy.method.startswith("QWYC* with calibrated margin")
