@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .rates import RateExpr, error_rate, ramp
+from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
 __all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm"]
 
@@ -78,7 +79,7 @@ class _Problem:
     stats: dict = field(default_factory=lambda: {"svm_solves": 0})
     active_slack: float = 2e-3   # stop the multiplier search once the bound constraint is this close to active
     max_bisect: int = 6
-    smoothing: float = 1e-3      # width of the smoothed hinge kink in the inner solver
+    smoothing: float = 0.2       # width of the smoothed hinge kink in the inner solver (HINGE_SMOOTHING)
 
 
 def _majorize(expr: RateExpr, z_now: np.ndarray):
@@ -107,42 +108,23 @@ def _smooth_hinge(t: np.ndarray, delta: float):
     return value, grad
 
 
-def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, prob: "_Problem", start=None):
+def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, prob: "_Problem",
+                  start=None) -> HingeSolution:
     """argmin_{w,b} sum hp_i max(0, 1/2 + z_i) + hn_i max(0, 1/2 - z_i) + lam/2 ||w||^2, z = x w - b.
 
-    The weighted hinge SVM of a fixed multiplier vector. Rows can carry both hinges
-    (liblinear's dual solver stalls on such duplicated, opposite-label rows), so it is
-    solved in the primal: L-BFGS-B on the hinge smoothed within ``prob.smoothing``
-    of its kink (an upper bound, exact away from the kink), warm-started. The
-    intercept b is not regularised.
+    The weighted hinge SVM of a fixed multiplier vector (Problem 3's Lagrangian),
+    smoothed within ``prob.smoothing`` of its kink and solved by Newton's method
+    (:func:`~engine.constraints.weighted_hinge.solve_weighted_hinge`), warm-started.
     """
-    from scipy.optimize import minimize
-
     prob.stats["svm_solves"] += 1
-    rows = np.flatnonzero((hp > 0) | (hn > 0))
-    d = x.shape[1]
-    if rows.size == 0:
-        return np.zeros(d), 0.0
-    xr, wp, wn = x[rows], hp[rows], hn[rows]
-    delta = prob.smoothing
-
-    def objective(theta):
-        w, b = theta[:d], theta[d]
-        z = xr @ w - b
-        vp, gp = _smooth_hinge(0.5 + z, delta)
-        vn, gn = _smooth_hinge(0.5 - z, delta)
-        dz = wp * gp - wn * gn
-        value = float(wp @ vp + wn @ vn) + 0.5 * lam * float(w @ w)
-        return value, np.r_[xr.T @ dz + lam * w, -dz.sum()]
-
-    theta0 = np.zeros(d + 1) if start is None else np.r_[start[0], start[1]]
-    res = minimize(objective, theta0, jac=True, method="L-BFGS-B",
-                   options={"maxiter": prob.max_svm_iter, "gtol": prob.svm_tol, "ftol": 1e-12})
-    return res.x[:d], float(res.x[d])
+    return solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
+                                max_steps=prob.max_svm_iter)
 
 
 #: multiplier search: growth factor of the bracket, largest multiplier tried, smallest before it counts as 0
 MULTIPLIER_GROWTH = 4.0
+#: first step away from the previous MM iteration's multiplier (it moves little between iterations)
+FIRST_STEP = 1.5
 MULTIPLIER_CAP = 1e8
 MULTIPLIER_FLOOR = 1e-6
 #: several constraints: Kelley's cutting plane over the box [0, DUAL_BOX]^m, at most DUAL_CUTS cuts
@@ -157,9 +139,9 @@ def _inner_solver(prob: _Problem, obj, cons, start):
     def inner(v):
         hp = obj[0] + sum(vj * c[0] for vj, c in zip(v, cons))
         hn = obj[1] + sum(vj * c[1] for vj, c in zip(v, cons))
-        w, b = _weighted_svm(prob.x, hp, hn, prob.lam, prob, last[0])
+        solution = _weighted_svm(prob.x, hp, hn, prob.lam, prob, last[0])
+        w, b, z = solution.w, solution.b, solution.z
         last[0] = (w, b)
-        z = prob.x @ w - b
         g = np.array([_bound_value(*c, z) for c in cons])
         primal = _bound_value(*obj, z) + 0.5 * prob.lam * float(w @ w)
         return w, b, z, g, primal + float(np.dot(v, g))
@@ -167,43 +149,73 @@ def _inner_solver(prob: _Problem, obj, cons, start):
     return inner
 
 
+def _bracket_multiplier(prob: _Problem, evaluate, v0: float, g0: float):
+    """Multipliers (lo, g(lo)), (hi, g(hi)) with g(lo) > 0 >= g(hi), searched outward from v0; None if v = 0 is optimal."""
+    if g0 > 0:
+        lo, hi = (v0, g0), None
+        v = v0 * FIRST_STEP if v0 > 0 else 1.0
+        while hi is None:
+            g = evaluate(v)
+            if g <= 0 or v > MULTIPLIER_CAP:
+                hi = (v, g)
+            else:
+                lo, v = (v, g), v * MULTIPLIER_GROWTH
+        return lo, hi
+    hi, lo = (v0, g0), None
+    v = v0 / FIRST_STEP
+    while lo is None:
+        g = evaluate(v)
+        if g > 0:
+            lo = (v, g)
+        elif v < MULTIPLIER_FLOOR:
+            g = evaluate(0.0)
+            if g <= 0:
+                return None
+            lo = (0.0, g)
+        else:
+            hi, v = (v, g), v / MULTIPLIER_GROWTH
+    return lo, hi
+
+
 def _one_multiplier(prob: _Problem, inner, v_prev) -> list:
-    """One constraint: bracket the multiplier around the previous one, then bisect geometrically."""
+    """One constraint: the multiplier v >= 0 whose subproblem solution makes the (majorized) constraint active.
+
+    g(v), the constraint's bound at the minimiser of the Lagrangian, is non-increasing in v.
+    Starting from the previous iteration's multiplier, v is bracketed and then found by
+    regula falsi (Illinois): the first v with -``active_slack`` <= g(v) <= 0 ends the search.
+    Every solve is a candidate (w, b, v) for the MM step.
+    """
+    candidates = []
+
+    def evaluate(v):
+        w, b, _, g, _ = inner(np.array([v]))
+        candidates.append((w, b, np.array([v])))
+        return float(g[0])
+
     v0 = float(v_prev[0]) if v_prev is not None and len(v_prev) == 1 else 0.0
-    w, b, z, g, _ = inner(np.array([v0]))
-    candidates = [(w, b, np.array([v0]))]
-    if g[0] > prob.tol:
-        lo, hi = v0, max(2.0 * v0, 1.0 if v0 == 0 else 0.0)
-        while True:  # grow until the bound constraint holds
-            w, b, z, g, _ = inner(np.array([hi]))
-            candidates.append((w, b, np.array([hi])))
-            if g[0] <= 0 or hi > MULTIPLIER_CAP:
-                break
-            lo, hi = hi, hi * MULTIPLIER_GROWTH
-    elif v0 > 0 and g[0] < -prob.active_slack:
-        hi, lo = v0, v0 / 2
-        while lo > MULTIPLIER_FLOOR:  # shrink while the bound constraint still holds with slack
-            w, b, z, g, _ = inner(np.array([lo]))
-            candidates.append((w, b, np.array([lo])))
-            if g[0] > 0:
-                break
-            hi, lo = lo, lo / MULTIPLIER_GROWTH
-        else:
-            lo = 0.0
-    else:
+    g0 = evaluate(v0)
+    if (g0 <= prob.tol and (v0 == 0 or g0 >= -prob.active_slack)) or (g0 > 0 and v0 > MULTIPLIER_CAP):
         return candidates
-    for _ in range(prob.max_bisect):  # bisection (geometric) on the monotone constraint value
-        mid = np.sqrt(lo * hi) if lo > 0 else hi / 2
-        w, b, z, g, _ = inner(np.array([mid]))
-        candidates.append((w, b, np.array([mid])))
-        if g[0] > 0:
-            lo = mid
-        else:
-            hi = mid
-            if g[0] > -prob.active_slack:  # the bound constraint is (nearly) active: close enough
-                break
-        if hi - lo <= 1e-2 * prob.active_slack * hi / 2e-3:
+    bracket = _bracket_multiplier(prob, evaluate, v0, g0)
+    if bracket is None or not bracket[1][1] < -prob.active_slack:  # v = 0, close enough, or infeasible at the cap
+        return candidates
+    (lo, g_lo), (hi, g_hi) = bracket
+    side = 0
+    for _ in range(prob.max_bisect):
+        v = hi - g_hi * (hi - lo) / (g_hi - g_lo)
+        if not lo < v < hi:  # rounding: fall back to the midpoint
+            v = 0.5 * (lo + hi)
+        g = evaluate(v)
+        if -prob.active_slack <= g <= 0:
             break
+        if g > 0:
+            lo, g_lo = v, g
+            g_hi = g_hi / 2 if side == 1 else g_hi
+            side = 1
+        else:
+            hi, g_hi = v, g
+            g_lo = g_lo / 2 if side == -1 else g_lo
+            side = -1
     return candidates
 
 
@@ -246,8 +258,9 @@ def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
     return _cutting_plane(prob, inner, len(cons), v_prev)
 
 
-def _ramp_values(prob: _Problem, w, b):
-    z = prob.x @ w - b
+def _ramp_values(prob: _Problem, w, b, z=None):
+    """Margins, ramp objective (with the regulariser) and ramp constraint values of (w, b); z = x w - b if given."""
+    z = prob.x @ w - b if z is None else z
     objective = prob.objective.value(z) + 0.5 * prob.lam * float(w @ w)
     return z, objective, np.array([c.value(z) for c in prob.constraints])
 
@@ -275,22 +288,31 @@ def _check_training_data(x, y) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _feasible(prob: _Problem, w, b):
-    _, obj, vals = _ramp_values(prob, w, b)
+def _feasible(prob: _Problem, w, b, z=None):
+    _, obj, vals = _ramp_values(prob, w, b, z)
     return bool(np.all(vals <= prob.tol)), obj, vals
 
 
 def _starts(prob: _Problem) -> list:
-    """Constant classifiers, the unconstrained fit, and its direction with shifted intercepts and ramps."""
+    """Constant classifiers, the unconstrained fit, and its direction with shifted intercepts and ramps.
+
+    Each start is (w, b, z) with its margins z = x w - b (the shifted starts share one product x w).
+    """
     xs = prob.x
-    starts = [(np.zeros(xs.shape[1]), 0.5 - p) for p in np.linspace(0, 1, CONSTANT_STARTS)]
+    n = xs.shape[0]
+    starts = [(np.zeros(xs.shape[1]), 0.5 - p, np.full(n, p - 0.5)) for p in np.linspace(0, 1, CONSTANT_STARTS)]
     free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.svm_tol, prob.max_svm_iter, prob.stats)
-    w0, b0 = _solve_convex(free, np.zeros(xs.shape[0]))[0][:2]
-    starts.append((w0, b0))
+    w0, b0 = _solve_convex(free, np.zeros(n))[0][:2]
     z0 = xs @ w0
+    starts.append((w0, b0, z0 - b0))
     for factor in RAMP_FACTORS:  # bias shifting along the unconstrained direction
-        for q in np.linspace(0.0, 1.0, SHIFT_QUANTILES):
-            starts.append((w0 * factor, float(np.quantile(z0 * factor, q))))
+        for q in np.quantile(z0 * factor, np.linspace(0.0, 1.0, SHIFT_QUANTILES)):
+            starts.append((w0 * factor, float(q), z0 * factor - q))
+    if prob.constraints:
+        # Problem 3 majorized at the unconstrained fit: its majorizers bound the ramps everywhere, so
+        # every solution that meets them is feasible, and it stays close to the unconstrained optimum
+        # (constant or shifted starts can be feasible only as a classifier that flags nobody)
+        starts += [(w, b, None) for w, b, _ in _solve_convex(prob, z0 - b0, None, (w0, b0))]
     return starts
 
 
@@ -317,11 +339,11 @@ def _feasible_start(prob: _Problem, names, max_iter: int):
     """The best feasible start (w, b, objective): the candidates of :func:`_starts`, else phase 1."""
     starts = _starts(prob)
     best = None
-    for w, b in starts:
-        ok, obj, _ = _feasible(prob, w, b)
+    for w, b, z in starts:
+        ok, obj, _ = _feasible(prob, w, b, z)
         if ok and (best is None or obj < best[2]):
             best = (w, b, obj)
-    return best if best is not None else _phase_one(prob, starts[-1], names, max_iter)
+    return best if best is not None else _phase_one(prob, starts[-1][:2], names, max_iter)
 
 
 def _mm_iterations(prob: _Problem, w, b, max_iter: int, rel_improvement: float, progress):
@@ -406,6 +428,7 @@ def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
     xs = (x - mean) / scale
     objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
     prob = _Problem(xs, objective, [], lam, 1e-4, 1e-6, 500)
-    w, b = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
+    solution = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
+    w, b = solution.w, solution.b
     coef = w / scale
     return ConstrainedModel(coef, -b - float(mean @ coef), (), (), lam, 0.0)

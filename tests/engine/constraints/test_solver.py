@@ -82,7 +82,8 @@ def test_convex_subproblem_matches_an_exact_solver():
     objective = RateExpr((y == 0) / y.size, (y == 1) / y.size)
     constraint = DemographicParity(group, ~group, 0.9).expression(y)
     z_now = np.zeros(y.size)  # the majorizer at the constant classifier: every term a hinge
-    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 1e-6, 200_000, active_slack=1e-6, max_bisect=60)
+    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 1e-6, 200, active_slack=1e-6, max_bisect=60,
+                    smoothing=1e-3)
     candidates = _solve_convex(prob, z_now)
     obj_b, con_b = _majorize(objective, z_now), _majorize(constraint, z_now)
 
