@@ -127,8 +127,11 @@ MULTIPLIER_GROWTH = 4.0
 FIRST_STEP = 1.5
 MULTIPLIER_CAP = 1e8
 MULTIPLIER_FLOOR = 1e-6
-#: several constraints: Kelley's cutting plane over the box [0, DUAL_BOX]^m, at most DUAL_CUTS cuts
+#: several constraints: Kelley's cutting plane over the box [0, box]^m, at most DUAL_CUTS cuts; the box
+#: starts at DUAL_BOX_START (or DUAL_BOX_GROWTH x the previous multipliers) and grows up to DUAL_BOX
 DUAL_BOX = 1e4
+DUAL_BOX_START = 1.0
+DUAL_BOX_GROWTH = 4.0
 DUAL_CUTS = 40
 
 
@@ -220,27 +223,30 @@ def _one_multiplier(prob: _Problem, inner, v_prev) -> list:
 
 
 def _cutting_plane(prob: _Problem, inner, m: int, v_prev) -> list:
-    """Several constraints: Kelley's cutting plane on the concave dual over a box."""
+    """Several constraints: Kelley's cutting plane on the concave dual over a box that grows when hit."""
     from scipy.optimize import linprog
 
     candidates, cuts = [], []
     best_lower = -np.inf
     v = np.zeros(m) if v_prev is None or len(v_prev) != m else np.asarray(v_prev, float).copy()
+    box = max(DUAL_BOX_START, DUAL_BOX_GROWTH * float(v.max()))
     for _ in range(DUAL_CUTS):
         w, b, z, g, dual = inner(v)
         candidates.append((w, b, v.copy()))
         best_lower = max(best_lower, dual)
         cuts.append((dual, g.copy(), v.copy()))
-        # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= DUAL_BOX
+        # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= box
         a_ub = np.array([np.r_[-gs, 1.0] for _, gs, _ in cuts])
         b_ub = np.array([ds - gs @ vs for ds, gs, vs in cuts])
         res = linprog(np.r_[np.zeros(m), -1.0], A_ub=a_ub, b_ub=b_ub,
-                      bounds=[(0, DUAL_BOX)] * m + [(None, None)], method="highs")
+                      bounds=[(0, box)] * m + [(None, None)], method="highs")
         if not res.success:
             break
         upper = -res.fun
         v = res.x[:m]
-        if upper - best_lower <= prob.tol * max(1.0, abs(best_lower)):
+        if np.any(v >= box * (1 - 1e-9)) and box < DUAL_BOX:  # the box binds: the optimum may lie beyond
+            box = min(DUAL_BOX, box * DUAL_BOX_GROWTH)
+        elif upper - best_lower <= prob.tol * max(1.0, abs(best_lower)):
             break
     return candidates
 

@@ -33,8 +33,9 @@ INTERCEPT_RIDGE = 1e-10
 LINE_DOUBLINGS = 60
 LINE_TRIALS = 40
 LINE_REL_WIDTH = 1e-9
-#: a slope this small relative to the slope at s = 0 counts as the minimiser along the line
-LINE_SLOPE_TOL = 1e-9
+#: a step whose slope is this small relative to the slope at s = 0 is taken (the curvature condition of
+#: a strong Wolfe line search); a full Newton step usually meets it at once
+LINE_SLOPE_TOL = 0.1
 #: the data Hessian is rebuilt rather than updated when more than 1/REBUILD_SHARE of its kink rows changed
 REBUILD_SHARE = 2
 
@@ -223,7 +224,7 @@ def solve_weighted_hinge(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: flo
     b = 0.0 if start is None else float(start[1])
     rows = np.flatnonzero((hp > 0) | (hn > 0))
     z = x @ w - b
-    value = _objective(z, w, hp, hn, lam, smoothing)
+    scale = max(_objective(z, w, hp, hn, lam, smoothing), 1e-300)
     steps = 0
     hessian = _Hessian(x, rows)
     for steps in range(1, max_steps + 1):
@@ -235,8 +236,6 @@ def solve_weighted_hinge(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: flo
         if s == 0.0:
             break
         w, b, z = w + s * p[:d], b + s * p[d], z + s * dz_line
-        new_value = _objective(z, w, hp, hn, lam, smoothing)
-        decrease, value = value - new_value, new_value
-        if decrease <= NEWTON_REL_TOL * max(abs(value), 1e-300):
+        if -float(grad @ p) <= NEWTON_REL_TOL * scale:  # Newton decrement: the predicted decrease is negligible
             break
-    return HingeSolution(w, float(b), z, value, steps)
+    return HingeSolution(w, float(b), z, _objective(z, w, hp, hn, lam, smoothing), steps)
