@@ -33,8 +33,9 @@ INTERCEPT_RIDGE = 1e-10
 LINE_DOUBLINGS = 60
 LINE_TRIALS = 40
 LINE_REL_WIDTH = 1e-9
-#: a step whose slope is this small relative to the slope at s = 0 is taken (the curvature condition of
-#: a strong Wolfe line search); a full Newton step usually meets it at once
+#: a step at which the slope is still <= 0 (so the objective decreased) and this small relative to the
+#: slope at s = 0 is taken (the curvature condition of a strong Wolfe line search); a full Newton step
+#: usually meets it at once
 LINE_SLOPE_TOL = 0.1
 #: the data Hessian is rebuilt rather than updated when more than 1/REBUILD_SHARE of its kink rows changed
 REBUILD_SHARE = 2
@@ -162,7 +163,7 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
         return 0.0
     f_start = f_lo
     hi, f_hi = 1.0, slope(1.0)
-    if abs(f_hi) <= LINE_SLOPE_TOL * abs(f_start):
+    if -LINE_SLOPE_TOL * abs(f_start) <= f_hi <= 0:  # the slope is still <= 0 on [0, 1]: f(1) < f(0)
         return 1.0
     for _ in range(LINE_DOUBLINGS):
         if f_hi >= 0:
@@ -175,7 +176,7 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
             break
         s = hi - f_hi * (hi - lo) / (f_hi - f_lo)
         f_s = slope(s)
-        if abs(f_s) <= LINE_SLOPE_TOL * abs(f_start):
+        if -LINE_SLOPE_TOL * abs(f_start) <= f_s <= 0:
             return s
         if f_s > 0:
             hi, f_hi = s, f_s

@@ -193,3 +193,75 @@ def test_table_2_expressions_match_direct_counts():
     assert coverage(rows).value(z) == pytest.approx(ramp(z)[rows].mean())
     deployed = rng.random(n) < 0.5
     assert churn(deployed).value(z, deterministic=True) == pytest.approx(np.mean(d != deployed))
+
+
+def minority_majority(n=6000, seed=5):
+    """A protected group that is the larger one (65 %) and has the lower positive rate (15 % against 36 %)."""
+    rng = np.random.default_rng(seed)
+    protected = rng.random(n) < 0.65
+    f = rng.normal(size=(n, 5))
+    logit = np.where(protected, -2.4, -0.9) + f @ np.array([1.2, 0.8, -0.6, 0.4, 0.0])
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return np.c_[protected.astype(float), f + 0.3 * protected[:, None]], y, protected
+
+
+def test_demographic_parity_does_not_settle_on_the_classifier_that_flags_nobody():
+    from engine.constraints import group_thresholds, linear_svm
+
+    x, y, protected = minority_majority()
+    model = fit_constrained(x, y, [DemographicParity(protected, ~protected, 0.8)])
+    decisions = model.predict(x)
+    assert model.trace_[-1]["constraints"][0] <= 1e-4  # ratio >= 0.8 for the randomised classifier
+    assert decisions.sum() > 0.05 * y.size
+    error = np.mean(decisions != y)
+    # flagging nobody costs the positive rate (0.22); per-group thresholds on the SVM reach 0.183
+    post = group_thresholds(linear_svm(x, y), x, y, protected, 0.8)
+    assert error <= np.mean(post.predict(x, protected) != y) + 0.01
+    assert error < y.mean() - 0.03
+
+
+def deployed_logistic_regression(seed=1, threshold=0.5):
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(5000, 8))
+    y = (x @ np.array([1.5, 1.0, 0.5, 0.3, 0.2, 0, 0, 0]) + rng.normal(0, 1, 5000) > 1.2).astype(int)
+    few = [2, 3, 5]  # the deployed model sees three of the eight features, two of them useless
+    deployed = LogisticRegression().fit(x[:, few], y).predict_proba(x[:, few])[:, 1] >= threshold
+    return x, y, deployed.astype(int)
+
+
+@pytest.mark.parametrize("target", [0.05, 0.01])
+def test_tight_churn_against_a_deployed_linear_model_finds_a_feasible_start(target):
+    x, y, deployed = deployed_logistic_regression()
+    model = fit_constrained(x, y, [MaxChurn(deployed, target)])
+    assert model.trace_[-1]["constraints"][0] <= 1e-4
+    assert churn_rate(model.predict(x), deployed) <= target + 1e-9
+    assert np.mean(model.predict(x) != y) <= np.mean(deployed != y)  # and it is more accurate than deployed
+
+
+def test_phase_one_imitates_the_deployed_decisions_and_balances_the_constraints():
+    from engine.constraints import error_rate
+    from engine.constraints.solver import _phase_one
+
+    x, y, deployed = deployed_logistic_regression()
+    xs = (x - x.mean(0)) / x.std(0)
+    constraints = [MaxChurn(deployed, 0.003), MinRecall(deployed[y == 1].mean())]
+    prob = _Problem(xs, error_rate(y), [c.expression(y) for c in constraints], 0.01, 1e-4, 1e-6, 50)
+    w, b, _ = _phase_one(prob, [c.describe() for c in constraints], 10)
+    z = xs @ w - b
+    assert all(c.value(z) <= 1e-4 for c in prob.constraints)
+    with pytest.raises(InfeasibleConstraintsError, match="imitating the deployed decisions"):
+        fit_constrained(x, y, [MaxChurn(deployed, 0.0), MinRecall(0.9)])
+
+
+def test_warm_start_that_meets_the_constraints_is_the_first_iterate():
+    x, y, group = toy()
+    tight = fit_constrained(x, y, [DemographicParity(group, ~group, 0.9)], lam=0.05)
+    loose = fit_constrained(x, y, [DemographicParity(group, ~group, 0.8)], lam=0.05, warm_start=tight)
+    assert loose.trace_[0]["objective"] == pytest.approx(tight.trace_[-1]["objective"], rel=1e-12)
+    assert loose.trace_[-1]["objective"] <= tight.trace_[-1]["objective"]
+    assert loose.trace_[-1]["constraints"][0] <= 1e-4
+    # warm from the looser model: infeasible for the tighter bound, still ends feasible
+    tighter = fit_constrained(x, y, [DemographicParity(group, ~group, 0.95)], lam=0.05, warm_start=loose)
+    assert tighter.trace_[-1]["constraints"][0] <= 1e-4
