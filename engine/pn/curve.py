@@ -8,8 +8,9 @@ Definitions
 -----------
 * **Marginal precision** ``m`` at a point: ``dTP / (dTP + dFP)`` of the documents
   added by lowering the threshold there.
-* **Slope** of the PN curve: ``dTP / dFP = λ = m / (1 - m)``.
-* **False positives paid per extra true positive**: ``c = (1 - m) / m = 1 / λ``.
+* **Slope** of the PN curve: ``dTP / dFP = λ = m / (1 − m)``.
+* **False positives paid per extra true positive**: ``c = (1 − m) / m = 1 / λ``.
+* **Operating point** for a target ``m``: the threshold maximising ``TP − λ·FP``.
 * On the **upper concave hull** of the PN curve the slope never increases as FP
   grows, so ``m`` is well defined and non-increasing as the threshold falls. It
   equals the isotonic (pool-adjacent-violators) fit of label on score, which is
@@ -40,7 +41,7 @@ __all__ = [
     "TIE_RTOL",
 ]
 
-#: Relative tolerance under which two values of ``TP - λ·FP`` count as tied.
+#: Relative tolerance under which two values of ``TP − λ·FP`` count as tied.
 TIE_RTOL = 1e-9
 
 

@@ -3,7 +3,7 @@
 Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted Positive Data*, AAAI-MAKE 2020 (CEUR-WS Vol-2600, paper 19), "For a single classifier".
 
 The **operating point** for a target marginal precision ``m`` maximises
-``TP - λ·FP`` with ``λ = m / (1 - m)`` over every threshold, "flag nothing"
+``TP − λ·FP`` with ``λ = m / (1 − m)`` over every threshold, "flag nothing"
 (threshold ``+inf``) included: lowering the threshold past a group of documents
 raises the objective iff their marginal precision beats ``m``. Among ties (equal
 up to 1e-9 of the objective's scale) the highest threshold wins. It is the hull
@@ -65,7 +65,7 @@ class OperatingPoint:
     precision: float
     mp_above: float
     mp_below: float
-    cost: float  # c = (1 - m) / m of the target: false positives paid per extra true positive
+    cost: float  # c = (1 − m) / m = 1 / λ of the target: false positives paid per extra true positive
 
     @property
     def slope(self) -> float:
@@ -74,7 +74,7 @@ class OperatingPoint:
 
     @property
     def objective(self) -> float:
-        """``TP - λ·FP`` at the point (the quantity the operating point maximises)."""
+        """``TP − λ·FP`` at the point (the quantity the operating point maximises)."""
         return self.tp - self.slope * self.fp
 
     def as_dict(self) -> dict:

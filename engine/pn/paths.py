@@ -4,7 +4,7 @@ Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Bi
 from the all-lowest to the all-highest thresholds, monotone in every coordinate,
 turns the joint threshold space back into a PN curve. The best path maximises
 the area ``∫ TP dFP`` under that curve (eq. 3); the operating point is the point
-of the path where the slope ``dTP/dFP`` meets the target ``λ = m / (1 - m)``
+of the path where the slope ``dTP/dFP`` meets the target ``λ = m / (1 − m)``
 (Algorithm 1). The paths themselves come from
 :func:`~engine.pn.graph_path.graph_path` (Algorithm 3) and
 :func:`~engine.pn.analytic_path.analytic_path` (Algorithm 2).
