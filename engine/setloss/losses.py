@@ -214,7 +214,7 @@ def jaccard() -> SetLoss:
     Returns
     -------
     SetLoss
-        The Jaccard loss, with its linear-fractional coefficients or compiled kernel.
+        The Jaccard loss, with its linear-fractional coefficients.
     """
     lf = LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))
     return SetLoss("Jaccard", "1 - TP / (TP + FP + FN)", "Natarajan et al. (2016) Table 1", lf.metric, lf)
@@ -238,7 +238,7 @@ def am() -> SetLoss:
     Returns
     -------
     SetLoss
-        The AM loss, with its linear-fractional coefficients or compiled kernel.
+        The AM loss, with its compiled pair kernel.
     """
     return SetLoss("AM", "1 - (TPR + TNR) / 2", "Natarajan et al. (2016) Table 1",
                    lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)), kernel="am")
@@ -250,7 +250,7 @@ def gmean() -> SetLoss:
     Returns
     -------
     SetLoss
-        The G-mean loss, with its linear-fractional coefficients or compiled kernel.
+        The G-mean loss, with its compiled pair kernel.
     """
     return SetLoss("G-mean", "1 - sqrt(TPR · TNR)", "Natarajan et al. (2016) Table 1",
                    lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)), kernel="gmean")
@@ -268,7 +268,7 @@ def hmean() -> SetLoss:
     Returns
     -------
     SetLoss
-        The H-mean loss, with its linear-fractional coefficients or compiled kernel.
+        The H-mean loss, with its compiled pair kernel.
     """
     return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean,
                    kernel="hmean")
@@ -280,7 +280,7 @@ def gtppr() -> SetLoss:
     Returns
     -------
     SetLoss
-        The G-TP/PR loss, with its linear-fractional coefficients or compiled kernel.
+        The G-TP/PR loss, with its compiled pair kernel.
     """
     return SetLoss("G-TP/PR", "1 - sqrt(TPR · Precision)", "Natarajan et al. (2016) Table 1",
                    lambda *c: np.sqrt(_tpr(*c) * _precision(*c)), kernel="gtppr")
@@ -292,7 +292,7 @@ def binary_auc() -> SetLoss:
     Returns
     -------
     SetLoss
-        The binary-AUC loss, with its linear-fractional coefficients or compiled kernel.
+        The binary-AUC loss, with its compiled pair kernel.
     """
     # AUC of binary predictions counts a (positive, negative) pair as misordered when the
     # positive is missed and the negative flagged: loss = FN·FP / (P·N)
