@@ -29,7 +29,19 @@ ROW_NOTE = "(row 1 = first data row)"
 
 
 def describe_rows(mask_or_index: np.ndarray) -> str:
-    """'rows 3, 8, 9 and 12 more' for a boolean mask or 0-based index array."""
+    """'rows 3, 8, 9 and 12 more' for a boolean mask or 0-based index array.
+
+    Parameters
+    ----------
+    mask_or_index : numpy.ndarray
+        Boolean mask over the rows, or 0-based row indices.
+
+    Returns
+    -------
+    str
+        The first :data:`MAX_LISTED` rows, 1-based, how many more there are, and
+        :data:`ROW_NOTE`.
+    """
     idx = np.flatnonzero(mask_or_index) if mask_or_index.dtype == bool else np.asarray(mask_or_index)
     shown = ", ".join(str(i + 1) for i in idx[:MAX_LISTED])
     more = f" and {len(idx) - MAX_LISTED} more" if len(idx) > MAX_LISTED else ""

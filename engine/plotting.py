@@ -33,10 +33,36 @@ METHOD_COLOURS = {
 
 
 def method_colour(method: str) -> str:
+    """The colour of a method in every figure.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHOD_COLOURS` (``"hull"``, ``"graph"`` ...).
+
+    Returns
+    -------
+    str
+        Hex colour; teal (``#72B7B2``) for a method without its own colour.
+    """
     return METHOD_COLOURS.get(method, "#72B7B2")
 
 
 def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    """Apply the studio's one figure layout: white template, legend under the plot, fixed height.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, updated in place.
+    title, x, y : str
+        Figure title and axis titles (HTML-escaped: they may hold user-supplied names).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig`` itself, for chaining.
+    """
     # legend under the axis title so long legends never cover the figure title
     # Plotly renders a subset of HTML (links included) in titles: user-supplied names are escaped
     fig.update_layout(title=escape(title), xaxis_title=escape(x), yaxis_title=escape(y), template="plotly_white",
@@ -47,7 +73,21 @@ def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
 
 
 def thin(n: int, max_points: int) -> np.ndarray:
-    """Indices that keep at most ``max_points`` of n, always the first and last (browsers choke on 1e6 points)."""
+    """Indices that keep at most ``max_points`` of n, always the first and last (browsers choke on 1e6 points).
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    max_points : int
+        Most points to keep (about; the last index is always added).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Sorted unique indices into ``range(n)``: all of them when ``n <= max_points``,
+        else evenly spaced ones.
+    """
     if n <= max_points:
         return np.arange(n)
     return np.unique(np.r_[np.linspace(0, n - 1, max_points).astype(np.int64), n - 1])

@@ -35,7 +35,26 @@ CHROMIUM = "/usr/bin/chromium"
 
 @dataclass(frozen=True)
 class RecordItem:
-    """One decision: what it is, the sentence that says it, what supports it, and where it came from."""
+    """One decision: what it is, the sentence that says it, what supports it, and where it came from.
+
+    Attributes
+    ----------
+    kind : str
+        The page that made the decision (``"operating point"``, ``"batch decisions"`` ...).
+    title : str
+        Heading of the item in the record.
+    sentence : str
+        The decision and its consequence in one plain sentence.
+    tables : tuple of (str, pandas.DataFrame)
+        Named tables behind the decision, in the order shown.
+    figures : tuple of (str, plotly.graph_objects.Figure)
+        Named figures behind the decision, in the order shown.
+    provenance : dict
+        ``data_sha256``, ``settings``, ``engine_version``, ``time`` (UTC, ISO 8601) and
+        ``link`` (the URL that reopens the view), as written by :func:`new_item`.
+    note : str
+        The user's annotation (empty when none).
+    """
 
     kind: str
     title: str
@@ -46,6 +65,18 @@ class RecordItem:
     note: str = ""
 
     def annotated(self, note: str) -> "RecordItem":
+        """The same item with the user's annotation.
+
+        Parameters
+        ----------
+        note : str
+            The annotation (converted with ``str``); replaces any earlier one.
+
+        Returns
+        -------
+        RecordItem
+            A copy with ``note`` set; the item itself is frozen.
+        """
         return replace(self, note=str(note))
 
     def as_dict(self) -> dict:
@@ -60,7 +91,28 @@ class RecordItem:
 
 def new_item(kind: str, title: str, sentence: str, *, tables=(), figures=(), data_fingerprint: str = "",
              settings: dict | None = None, link: str = "") -> RecordItem:
-    """A record item stamped with its provenance (engine version and the time, UTC)."""
+    """A record item stamped with its provenance (engine version and the time, UTC).
+
+    Parameters
+    ----------
+    kind, title, sentence : str
+        See :class:`RecordItem`.
+    tables : iterable of (str, pandas.DataFrame), optional
+        Named tables behind the decision.
+    figures : iterable of (str, plotly.graph_objects.Figure), optional
+        Named figures behind the decision.
+    data_fingerprint : str, optional
+        SHA-256 of the data the decision was made on.
+    settings : dict, optional
+        The settings of the view (made JSON-safe with :func:`~engine.reporting.json_safe`).
+    link : str, optional
+        URL that reopens the view with these settings.
+
+    Returns
+    -------
+    RecordItem
+        The item with ``provenance`` filled and no note.
+    """
     provenance = {"data_sha256": data_fingerprint, "settings": json_safe(settings or {}),
                   "engine_version": ENGINE_VERSION,
                   "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "link": link}
@@ -68,7 +120,19 @@ def new_item(kind: str, title: str, sentence: str, *, tables=(), figures=(), dat
 
 
 def record_json(items) -> str:
-    """The whole record as JSON (re-imported by :func:`read_record_json`)."""
+    """The whole record as JSON (re-imported by :func:`read_record_json`).
+
+    Parameters
+    ----------
+    items : iterable of RecordItem
+        The record's items, in order.
+
+    Returns
+    -------
+    str
+        A JSON object with ``format`` (:data:`RECORD_FORMAT`), ``engine_version`` and
+        ``items`` (each :meth:`RecordItem.as_dict`); inf and NaN are written as null.
+    """
     return json.dumps({"format": RECORD_FORMAT, "engine_version": ENGINE_VERSION,
                        "items": [i.as_dict() for i in items]}, indent=1)
 
@@ -82,6 +146,16 @@ def _item_from_dict(d: dict) -> RecordItem:
 
 def read_record_json(text: str | bytes) -> list[RecordItem]:
     """Items of a record written by :func:`record_json`.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The JSON text of the record.
+
+    Returns
+    -------
+    list of RecordItem
+        The items in their recorded order, tables and figures rebuilt.
 
     Raises
     ------
@@ -111,7 +185,25 @@ def _sections(item: RecordItem, number: int) -> list[ReportSection]:
 
 
 def record_html(items, title: str = "Decision record") -> str:
-    """One self-contained HTML page: every item's sentence, note, figures, tables and provenance."""
+    """One self-contained HTML page: every item's sentence, note, figures, tables and provenance.
+
+    Parameters
+    ----------
+    items : sequence of RecordItem
+        The record's items, numbered from 1 in this order.
+    title : str, optional
+        Page title and top heading.
+
+    Returns
+    -------
+    str
+        The HTML page (plotly.js inlined once, every user string escaped).
+
+    Raises
+    ------
+    InputError
+        ``items`` is empty.
+    """
     if not items:
         raise InputError("The decision record is empty: add items from the pages first.")
     sections = [s for n, item in enumerate(items, start=1) for s in _sections(item, n)]
@@ -122,6 +214,20 @@ def record_html(items, title: str = "Decision record") -> str:
 
 def record_pdf(html_text: str, *, chromium: str = CHROMIUM, timeout: float = 120) -> bytes:
     """The HTML record printed to PDF by headless Chromium (the figures drawn by plotly.js first).
+
+    Parameters
+    ----------
+    html_text : str
+        The page written by :func:`record_html`.
+    chromium : str, optional
+        Path of the Chromium executable; ``chromium`` on ``PATH`` is used when it does not exist.
+    timeout : float, optional
+        Seconds Chromium may take to print.
+
+    Returns
+    -------
+    bytes
+        The PDF file.
 
     Raises
     ------

@@ -33,7 +33,18 @@ th{background:#f4f4f4}.meta td{text-align:left}.note{color:#555;font-size:0.9em}
 
 @dataclass(frozen=True)
 class ReportSection:
-    """A heading and its content: plain text (escaped), a table, or a figure."""
+    """A heading and its content: plain text (escaped), a table, or a figure.
+
+    Attributes
+    ----------
+    heading : str
+        Section heading (escaped).
+    content : str or pandas.DataFrame or plotly.graph_objects.Figure
+        Text is shown as one escaped paragraph, a frame as an escaped table without
+        index, a figure as an interactive plot.
+    note : str
+        Small print under the content (empty for none).
+    """
 
     heading: str
     content: str | pd.DataFrame | go.Figure
@@ -41,7 +52,19 @@ class ReportSection:
 
 
 def json_safe(value: Any) -> Any:
-    """JSON-safe: numpy scalars/arrays to Python, inf/NaN to None."""
+    """JSON-safe: numpy scalars/arrays to Python, inf/NaN to None.
+
+    Parameters
+    ----------
+    value : object
+        Any value; dicts, lists, tuples and arrays are converted recursively.
+
+    Returns
+    -------
+    object
+        The value with dict keys as ``str``, tuples and arrays as lists, numpy scalars
+        as Python scalars and non-finite floats as None; other values unchanged.
+    """
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -59,14 +82,43 @@ def json_safe(value: Any) -> Any:
 
 
 def to_json(kind: str, payload: dict) -> str:
-    """The JSON record of a report (inf/NaN written as null)."""
+    """The JSON record of a report (inf/NaN written as null).
+
+    Parameters
+    ----------
+    kind : str
+        What the report is (``"operating point"``, ``"paths"`` ...).
+    payload : dict
+        The report's content; its keys are written after the header keys.
+
+    Returns
+    -------
+    str
+        Indented JSON with ``kind``, ``engine_version``, ``generated_at`` (UTC, ISO 8601)
+        and the payload.
+    """
     record = {"kind": kind, "engine_version": ENGINE_VERSION,
               "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **payload}
     return json.dumps(json_safe(record), indent=2)
 
 
 def render_html(title: str, meta: dict, sections: Sequence[ReportSection]) -> str:
-    """One self-contained HTML page; plotly.js is embedded once, before the first figure."""
+    """One self-contained HTML page; plotly.js is embedded once, before the first figure.
+
+    Parameters
+    ----------
+    title : str
+        Page title and top heading (escaped).
+    meta : dict
+        Key-value table shown under the title (keys and values escaped).
+    sections : sequence of ReportSection
+        The page's sections, in order.
+
+    Returns
+    -------
+    str
+        The HTML document; it opens offline.
+    """
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
              f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items())
@@ -97,6 +149,16 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
     Text cells and column names starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
     return get a leading apostrophe; numbers are left alone (a negative number is not text).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to export; not modified.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The neutralised copy.
     """
     out = frame.copy()
     out.columns = ["'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns]
@@ -110,5 +172,16 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """UTF-8 CSV of a table for download (no index), with formula-like text cells neutralised."""
+    """UTF-8 CSV of a table for download (no index), with formula-like text cells neutralised.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to export.
+
+    Returns
+    -------
+    bytes
+        The CSV file, neutralised by :func:`neutralise_formulas`.
+    """
     return neutralise_formulas(frame).to_csv(index=False).encode()

@@ -14,6 +14,11 @@ def dashboard_dir() -> Path:
     A wheel installs them as the package ``engine._dashboard`` (a folder without
     ``__init__.py``); an editable install maps that name onto the checkout's top level;
     a plain checkout on ``sys.path`` (no install) has them next to ``engine/``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder holding ``app.py``.
     """
     spec = find_spec("engine._dashboard")
     if spec is None or not spec.submodule_search_locations:

@@ -18,9 +18,8 @@ def target_controls() -> float:
     """Target marginal precision as a slider (bound to the URL) and a box to type an exact value.
 
     Only the slider holds the value. The box stays empty (its placeholder shows the
-    value) and writes the slider's key only when the user types: a box kept in step
-    with the slider on every run pushed stale values back while the arrow keys moved
-    the slider, and key presses were lost.
+    value) and writes the slider's key only when the user types, so moving the slider
+    with the arrow keys never receives a stale value back from the box.
     """
     c1, c2 = st.columns([3, 1])
     target = c1.slider("Target marginal precision", TARGET_MIN, TARGET_MAX, TARGET_DEFAULT, TARGET_STEP,

@@ -48,9 +48,9 @@ with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "
         "threshold there.\n"
-        "- **Slope** of the PN curve: dTP / dFP = *m* / (1 − *m*).\n"
-        "- **False positives paid per extra true positive**: *c* = (1 − *m*) / *m*.\n"
+        "- **Slope** of the PN curve: λ = dTP / dFP = *m* / (1 − *m*).\n"
+        "- **False positives paid per extra true positive**: *c* = (1 − *m*) / *m* = 1 / λ.\n"
         "- On the upper concave hull of the PN curve the marginal precision never increases as the threshold "
         "falls; it equals the isotonic (PAV) fit of label on score.\n"
-        "- The **operating point** for a target *m* maximises TP − FP·*m*/(1 − *m*) (equivalently "
-        "*c*·TP − FP); ties go to the highest threshold.")
+        "- The **operating point** for a target *m* maximises TP − λ·FP with λ = *m* / (1 − *m*); ties go to "
+        "the highest threshold.")

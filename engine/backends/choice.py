@@ -15,7 +15,27 @@ AUTO_DUCKDB_BYTES = 100 * 1024 * 1024
 
 
 def choose_backend(path: str, backend: str = "auto") -> str:
-    """"memory" or "duckdb" for a path or glob; ``auto`` picks DuckDB for globs and files over the threshold."""
+    """"memory" or "duckdb" for a path or glob; ``auto`` picks DuckDB for globs and files over the threshold.
+
+    Parameters
+    ----------
+    path : str
+        A file path or a glob.
+    backend : {"auto", "memory", "duckdb"}, optional
+        ``memory`` and ``duckdb`` are returned as given; ``auto`` means DuckDB for a glob
+        (or a pattern matching other than exactly ``path``) and for a file larger than
+        :data:`AUTO_DUCKDB_BYTES`, memory otherwise.
+
+    Returns
+    -------
+    str
+        ``"memory"`` or ``"duckdb"``.
+
+    Raises
+    ------
+    InputError
+        ``backend`` is not one of :data:`BACKENDS`.
+    """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend != "auto":

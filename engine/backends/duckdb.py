@@ -46,7 +46,16 @@ BINS = 4096
 
 @dataclass(frozen=True)
 class DuckSource:
-    """Where the rows are: a Parquet/CSV path or glob, or a table of a DuckDB database file."""
+    """Where the rows are: a Parquet/CSV path or glob, or a table of a DuckDB database file.
+
+    Attributes
+    ----------
+    path : str
+        A ``.parquet`` / ``.csv`` (``.csv.gz``, ``.tsv``, ``.txt``) path or glob, or the
+        path of a DuckDB database file when ``table`` is given.
+    table : str or None
+        Table of the database file holding the rows; None for a Parquet / CSV source.
+    """
 
     path: str
     table: str | None = None
@@ -65,6 +74,19 @@ class DuckSource:
                          "a DuckDB database file with --table.")
 
     def connect(self):
+        """A DuckDB connection that can read the rows (read-only on a database file).
+
+        Returns
+        -------
+        duckdb.DuckDBPyConnection
+            In-memory for files, the database file opened read-only for a table; the
+            caller closes it.
+
+        Raises
+        ------
+        InputError
+            The database file does not exist, or no file matches the path or glob.
+        """
         import duckdb
 
         if self.table is not None:
@@ -85,7 +107,25 @@ def _identifier(name: str) -> str:
 
 @dataclass(frozen=True)
 class ScanStats:
-    """What a backend read: rows scanned, rated and unrated rows, distinct scores, seconds."""
+    """What a backend read: rows scanned, rated and unrated rows, distinct scores, seconds.
+
+    Attributes
+    ----------
+    backend : str
+        ``"duckdb"`` or ``"memory"``.
+    rows_scanned : int
+        Rows read, rated or not.
+    rated : int
+        Rows with a label (0 or 1).
+    unrated : int
+        Rows with an empty label (excluded from the counts).
+    distinct_scores : int
+        Distinct scores among the rated rows.
+    seconds : float
+        Wall-clock time of the scan.
+    binned : bool
+        True when the scores were cut into quantile bins (more than the distinct cap).
+    """
 
     backend: str
     rows_scanned: int
@@ -140,6 +180,22 @@ def _check_rows(con, source: DuckSource, label: str, weight: str | None) -> tupl
 def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str | None = None):
     """The exact PN curve (every distinct rated score) computed in DuckDB, and what was scanned.
 
+    Parameters
+    ----------
+    source : DuckSource
+        Where the rows are.
+    score, label : str
+        Column of the classifier's scores and of the raters' labels (the spellings of
+        :data:`engine.io.LABEL_VALUES`; empty = unrated).
+    weight : str, optional
+        Column of non-negative row weights; every row weighs 1 when None.
+
+    Returns
+    -------
+    (PNCurve, ScanStats)
+        The curve at every distinct rated score (descending, cumulative weighted TP and
+        FP), equal to :func:`engine.pn.pn_curve` on the same rows, and the scan's statistics.
+
     Raises
     ------
     InputError
@@ -171,9 +227,9 @@ def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _edge_objective(tp_bin: np.ndarray, fp_bin: np.ndarray, target: float):
-    """For a target: lambda, tolerance, cumulative counts above each bin, and the bins that could hold the optimum.
+    """For a target: λ, tolerance, cumulative counts above each bin, and the bins that could hold the optimum.
 
-    Bin b holds scores in [edges[b], edges[b+1]); the objective TP - lambda*FP is known exactly at every
+    Bin b holds scores in [edges[b], edges[b+1]); the objective TP − λ·FP is known exactly at every
     lower edge, and inside bin b it can exceed the counts above the bin by at most the bin's TP.
     """
     lam = target / (1 - target)
@@ -211,10 +267,15 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     Parameters
     ----------
     source : DuckSource
-    score, label, weight : str
-        Column names.
-    targets : sequence of float
-    distinct_cap, bins : int
+        Where the rows are.
+    score, label : str
+        Column of the scores and of the labels (empty = unrated).
+    targets : float or sequence of float
+        Target marginal precisions m, each in (0, 1); the objective is TP − λ·FP with
+        λ = m / (1 − m).
+    weight : str, optional
+        Column of non-negative row weights; every row weighs 1 when None.
+    distinct_cap, bins : int, optional
         Above ``distinct_cap`` distinct scores, ``bins`` quantile bins plus exact refinement.
 
     Returns
@@ -226,6 +287,12 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     References
     ----------
     Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the PN curve.
+
+    Raises
+    ------
+    InputError
+        A target outside (0, 1), columns missing, unknown labels, missing or infinite
+        scores, invalid weights, or no rated row.
     """
     started = time.perf_counter()
     targets = np.atleast_1d(check_target(targets))
@@ -277,7 +344,25 @@ def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
 
 
 def sample_rows(source: DuckSource, n: int = 2_000):
-    """The first ``n`` rows (a DataFrame), to detect and map columns from the schema and a sample."""
+    """The first ``n`` rows (a DataFrame), to detect and map columns from the schema and a sample.
+
+    Parameters
+    ----------
+    source : DuckSource
+        Where the rows are.
+    n : int, optional
+        Most rows read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in the source's order, every column.
+
+    Raises
+    ------
+    InputError
+        DuckDB cannot read the source.
+    """
     con = source.connect()
     try:
         return con.execute(f"SELECT * FROM {source.relation()} LIMIT {int(n)}").fetchdf()

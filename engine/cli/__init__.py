@@ -42,6 +42,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``opstudio`` command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when None.
+
+    Returns
+    -------
+    int
+        Exit status: the command's own (0 on success), 2 after an input error or a file
+        that cannot be read or written (the message printed to stderr), 0 when the
+        reader of stdout closed the pipe.
+    """
     args = _parser().parse_args(argv)
     try:
         return args.func(args)

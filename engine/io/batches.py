@@ -37,7 +37,19 @@ _LABEL_NAMES = ("label", "labels", "y", "target", "outcome", "truth", "class", "
 
 @dataclass(frozen=True)
 class BatchMapping:
-    """Which column holds what: the probability (required), batch id, item id and label (optional)."""
+    """Which column holds what: the probability (required), batch id, item id and label (optional).
+
+    Attributes
+    ----------
+    probability_col : str
+        Calibrated probabilities ``P(Y = 1)`` in [0, 1].
+    batch_col : str or None
+        Batch id of each item; all items form one batch when None.
+    item_col : str or None
+        Item identifier, copied to the decisions.
+    label_col : str or None
+        True labels, when known (for the realised losses).
+    """
 
     probability_col: str
     batch_col: str | None = None
@@ -49,9 +61,25 @@ class BatchMapping:
 class ProbabilityBatches:
     """Validated probability batches, rows in input order.
 
-    ``labels`` is int8 with -1 where unknown, or ``None`` without a label column.
-    ``batch_ids`` holds each row's batch as text ("all" without a batch column);
-    :attr:`batch_names` lists the batches in order of first appearance.
+    Attributes
+    ----------
+    probabilities : numpy.ndarray of float64, shape (n,)
+        Probability of each item, in [0, 1].
+    batch_ids : numpy.ndarray of object, shape (n,)
+        Each row's batch as text (``"all"`` without a batch column); :attr:`batch_names`
+        lists the batches in order of first appearance.
+    item_ids : numpy.ndarray of object, shape (n,), or None
+        Item identifiers when an item column is mapped.
+    labels : numpy.ndarray of int8, shape (n,), or None
+        1 / 0, -1 where unknown; None without a label column.
+    mapping : BatchMapping
+        The columns the batches were read with.
+    name : str
+        Display name.
+    fingerprint : str
+        SHA-256 of the file.
+    warnings : tuple of str
+        Problems that did not stop the read (items without a label).
     """
 
     probabilities: np.ndarray
@@ -72,7 +100,23 @@ class ProbabilityBatches:
         return tuple(pd.unique(self.batch_ids))
 
     def rows_of(self, batch: str) -> np.ndarray:
-        """0-based row numbers of ``batch``, in input order."""
+        """0-based row numbers of ``batch``, in input order.
+
+        Parameters
+        ----------
+        batch : str
+            A batch name (one of :attr:`batch_names`).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The batch's rows.
+
+        Raises
+        ------
+        BatchDataError
+            No such batch.
+        """
         rows = np.flatnonzero(self.batch_ids == batch)
         if rows.size == 0:
             raise BatchDataError(f"No batch {batch!r}; batches are {', '.join(self.batch_names[:5])} ...")
@@ -104,6 +148,18 @@ def _in_unit_interval(col: pd.Series) -> bool:
 def detect_batch_columns(frame: pd.DataFrame, *, probability_col: str | None = None, batch_col: str | None = None,
                          item_col: str | None = None, label_col: str | None = None) -> BatchMapping:
     """Guess the mapping of columns not given: a [0, 1] numeric column for the probability, names for the rest.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+    probability_col, batch_col, item_col, label_col : str, optional
+        Columns given explicitly (kept, and checked to exist); the others are detected.
+
+    Returns
+    -------
+    BatchMapping
+        The column roles.
 
     Raises
     ------
@@ -165,6 +221,22 @@ def batches_from_frame(frame: pd.DataFrame, mapping: BatchMapping | None = None,
                        fingerprint: str = "") -> ProbabilityBatches:
     """Validate a frame under a mapping (detected when ``None``): probabilities in [0, 1], batch ids, labels.
 
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table, one row per item.
+    mapping : BatchMapping, optional
+        Column roles; the ones not given are detected (:func:`detect_batch_columns`).
+    name : str, optional
+        Display name, for messages.
+    fingerprint : str, optional
+        SHA-256 of the file.
+
+    Returns
+    -------
+    ProbabilityBatches
+        The validated items in input order.
+
     Raises
     ------
     BatchDataError
@@ -203,13 +275,21 @@ def load_batches(source: Source, *, probability_col: str | None = None, batch_co
 
     Parameters
     ----------
-    source : path, bytes or file object
+    source : str, pathlib.Path, bytes or file object
+        The file: a path, its raw bytes or an open binary file.
     probability_col, batch_col, item_col, label_col : str, optional
         Columns to use; the ones not given are detected (:func:`detect_batch_columns`).
 
     Returns
     -------
     ProbabilityBatches
+        The validated items in input order.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read (:class:`~engine.errors.RatedDataError`) or its columns
+        or values are invalid (:class:`~engine.errors.BatchDataError`).
     """
     table = read_table(source)
     mapping = detect_batch_columns(table.frame, probability_col=probability_col, batch_col=batch_col,

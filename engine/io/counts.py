@@ -21,7 +21,18 @@ __all__ = ["counts_table", "load_counts", "MAX_REGRID_CELLS", "MAX_REGRID_DIMENS
 
 
 def counts_table(grid: ThresholdGrid) -> pd.DataFrame:
-    """The paper's aggregated format: one row per threshold tuple, columns ``t1..tk, tp, fp``."""
+    """The paper's aggregated format: one row per threshold tuple, columns ``t1..tk, tp, fp``.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        TP and FP on a joint threshold grid.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per grid cell (first axis slowest): thresholds ``t1..tk``, ``tp``, ``fp``.
+    """
     mesh = np.meshgrid(*grid.axes, indexing="ij")
     data = {f"t{j + 1}": m.ravel() for j, m in enumerate(mesh)}
     data["tp"] = grid.tp.ravel()
@@ -141,13 +152,16 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
 
     Parameters
     ----------
-    source : path, bytes, file object or DataFrame
-    threshold_cols, tp_col, fp_col : optional
-        Columns named ``tp``/``fp`` (any case) are the counts and every other column a
-        threshold, unless given; a headerless file is read as thresholds followed by tp, fp.
-    bins : int
+    source : str, pathlib.Path, bytes, file object or pandas.DataFrame
+        The file (path, raw bytes or open binary file) or an already read table.
+    threshold_cols : sequence of str, optional
+        Threshold columns, one per classifier; every column but the counts when None.
+    tp_col, fp_col : str, optional
+        Count columns; those named ``tp``/``fp`` (any case) when None. A headerless file
+        is read as thresholds followed by tp, fp.
+    bins : int, optional
         Thresholds per axis when an irregular table is regridded.
-    rule : str
+    rule : str, optional
         Recorded on the grid (the rule that produced the counts, if known).
     name : str, optional
         The file name used in messages.
@@ -159,6 +173,13 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
         :data:`MAX_REGRID_DIMENSIONS` thresholds, :data:`MAX_REGRID_CELLS` cells) is regridded
         by linear interpolation (nearest value outside the data's convex hull). Either way TP and
         FP are then made monotone: they never increase when a threshold rises.
+
+    Raises
+    ------
+    RatedDataError
+        No ``tp`` / ``fp`` column, no threshold column, non-numeric or negative values,
+        threshold columns with a single value, or an irregular table too large or too
+        degenerate to regrid.
 
     References
     ----------

@@ -25,8 +25,21 @@ __all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
 class InputKind:
     """One kind of input: what it holds, which pages use it, and a short example.
 
-    ``tabular`` kinds are parsed as a table (CSV / Parquet) before their columns
-    are mapped; the others are read from the raw bytes by their loader.
+    Attributes
+    ----------
+    key : str
+        Identifier (``"rated"``, ``"counts"``, ``"batches"`` ...).
+    title : str
+        Title for people.
+    what : str
+        What the input holds.
+    pages : tuple of str
+        Pages that use it.
+    example : str
+        A short example of the content.
+    tabular : bool
+        True when the input is parsed as a table (CSV / Parquet) before its columns are
+        mapped; otherwise its loader reads the raw bytes.
     """
 
     key: str
@@ -105,6 +118,19 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     is aggregated counts; one with a column named like ``probability`` is probability
     batches; anything else is taken for rated data. The user can
     always choose another kind.
+
+    Parameters
+    ----------
+    raw : bytes
+        The uploaded bytes.
+    table : Table, optional
+        The upload parsed as a table, when it parses.
+
+    Returns
+    -------
+    str
+        Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
+        ``"batches"`` or ``"rated"``.
     """
     from ..qwyc.models import model_format  # the model formats are defined with their readers
 

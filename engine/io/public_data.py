@@ -34,7 +34,23 @@ ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education_num", "ma
 
 @dataclass(frozen=True)
 class PublicDataset:
-    """Raw features (a DataFrame, categories as text) and 0/1 labels; ``x_test`` is None without an official split."""
+    """Raw features (a DataFrame, categories as text) and 0/1 labels; ``x_test`` is None without an official split.
+
+    Attributes
+    ----------
+    name : str
+        Key of :data:`PUBLIC_DATASETS`.
+    description : str
+        What the data set is.
+    x : pandas.DataFrame
+        Features (the official training file when there is a split).
+    y : numpy.ndarray of int
+        0/1 labels of ``x``.
+    x_test : pandas.DataFrame or None
+        Official test features.
+    y_test : numpy.ndarray of int or None
+        Their labels.
+    """
 
     name: str
     description: str
@@ -50,6 +66,21 @@ def load_public_dataset(name: str) -> PublicDataset:
     Breast cancer: malignant = 1. Bank: subscribed (``y = yes``) = 1, ``duration``
     dropped (known only after the call: it leaks the label). Adult: income > 50K = 1,
     with the official train / test files as ``x`` / ``x_test``.
+
+    Parameters
+    ----------
+    name : {"breast_cancer", "bank", "adult"}
+        Key of :data:`PUBLIC_DATASETS`.
+
+    Returns
+    -------
+    PublicDataset
+        Features and labels (read offline: scikit-learn's copy or the shipped files).
+
+    Raises
+    ------
+    InputError
+        An unknown name.
     """
     if name == "breast_cancer":
         from sklearn.datasets import load_breast_cancer

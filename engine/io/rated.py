@@ -57,7 +57,21 @@ _ID_PATTERN = re.compile(r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|docume
 
 @dataclass(frozen=True)
 class ColumnMapping:
-    """Which columns hold the scores, the label, the weight and the group."""
+    """Which columns hold the scores, the label, the weight and the group.
+
+    Attributes
+    ----------
+    score_cols : tuple of str
+        One column per classifier, holding its scores.
+    label_col : str
+        The raters' verdicts (spellings of :data:`LABEL_VALUES`; empty = unrated).
+    weight_col : str or None
+        Non-negative document weights; every document weighs 1 when None.
+    group_col : str or None
+        Segment of each document (for per-segment thresholds).
+    ignored_cols : tuple of str
+        Columns left out on purpose.
+    """
 
     score_cols: tuple[str, ...]
     label_col: str
@@ -97,6 +111,25 @@ def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = No
     else the first column holding only label spellings. Weight and group:
     conventional names only. Scores: every other column that is (at least 90 %)
     numeric and not an identifier (``id``, ``doc_id``, ``Unnamed: 0`` ...).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+    score_cols : sequence of str, optional
+        Score columns; detected when None.
+    label_col, weight_col, group_col : str, optional
+        Columns of the label, weight and group; detected when None.
+
+    Returns
+    -------
+    ColumnMapping
+        The roles, explicit ones kept.
+
+    Raises
+    ------
+    RatedDataError
+        A named column is missing, no label column is found, or no score column is found.
     """
     cols = [str(c) for c in frame.columns]
     lower = {c.lower(): c for c in cols}
@@ -143,11 +176,37 @@ def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = No
 class RatedData:
     """Validated rated documents (only rated rows are kept).
 
-    ``scores`` is (n, k) float64, ``labels`` (n,) int8 with 1 = rated positive,
-    ``weights`` (n,) float64 (1.0 unless a weight column is given: a weight lets a
-    sampled rating count for the documents it stands for). ``rating_floor[j]``
-    is the lowest rated score of classifier j: below it nothing is known.
-    ``unrated_rows`` are the 0-based positions in the file of rows without a label.
+    Attributes
+    ----------
+    scores : numpy.ndarray of float64, shape (n, k)
+        Scores of the n rated documents by the k classifiers.
+    labels : numpy.ndarray of int8, shape (n,)
+        1 = rated positive (true positive), 0 = rated negative (false positive).
+    weights : numpy.ndarray of float64, shape (n,)
+        1.0 unless a weight column is given: a weight lets a sampled rating count for
+        the documents it stands for.
+    score_names : tuple of str
+        The k classifier names (the score columns).
+    groups : numpy.ndarray of object, shape (n,), or None
+        Group of each rated document when a group column is mapped.
+    n_read : int
+        Rows in the file.
+    n_unrated : int
+        Rows without a label (excluded).
+    unrated_rows : numpy.ndarray of int
+        0-based positions in the file of the rows without a label.
+    rating_floor : numpy.ndarray of float64, shape (k,)
+        Lowest rated score of each classifier: below it nothing is known.
+    mapping : ColumnMapping
+        The column roles the data was read with.
+    name : str
+        Display name of the data set.
+    fingerprint : str
+        SHA-256 of the file.
+    warnings : tuple of str
+        Problems that did not stop the read (unrated rows, one class only ...).
+    unrated_groups : numpy.ndarray or None
+        The group of every unrated row (in ``unrated_rows`` order) when a group column is mapped.
     """
 
     scores: np.ndarray
@@ -205,11 +264,43 @@ class RatedData:
         }
 
     def columns(self, names: Sequence[str]) -> np.ndarray:
-        """Scores of several classifiers by name, one column each (n_rated x len(names))."""
+        """Scores of several classifiers by name, one column each (n_rated x len(names)).
+
+        Parameters
+        ----------
+        names : sequence of str
+            Classifier names (score columns).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_rated, len(names))
+            Their scores, in the order of ``names``.
+
+        Raises
+        ------
+        RatedDataError
+            An unknown name.
+        """
         return np.column_stack([self.column(name) for name in names])
 
     def column(self, name: str) -> np.ndarray:
-        """Scores of one classifier by name."""
+        """Scores of one classifier by name.
+
+        Parameters
+        ----------
+        name : str
+            A classifier name (score column).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_rated,)
+            Its scores.
+
+        Raises
+        ------
+        RatedDataError
+            An unknown name.
+        """
         try:
             return self.scores[:, self.score_names.index(name)]
         except ValueError:
@@ -219,7 +310,23 @@ class RatedData:
 def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple[np.ndarray, np.ndarray]:
     """Map label spellings to 0/1; return (labels int8 with -1 for unrated, unrated mask).
 
-    Raises :class:`RatedDataError` for values outside :data:`LABEL_VALUES`.
+    Parameters
+    ----------
+    values : pandas.Series or numpy.ndarray
+        The label column: booleans, 0/1 numbers or spellings of :data:`LABEL_VALUES`
+        (compared after ``strip().lower()``); missing or blank = unrated.
+    column : str, optional
+        The column's name, for messages.
+
+    Returns
+    -------
+    (numpy.ndarray of int8, numpy.ndarray of bool)
+        Labels (1, 0, or -1 for unrated) and the unrated mask, both of the column's length.
+
+    Raises
+    ------
+    RatedDataError
+        Values outside :data:`LABEL_VALUES` (the message lists them and their rows).
     """
     s = pd.Series(values)
     missing = s.isna().to_numpy().copy()
@@ -336,7 +443,8 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
 
     Parameters
     ----------
-    frame : DataFrame
+    frame : pandas.DataFrame
+        The table as read, one row per document.
     mapping : ColumnMapping, optional
         Column roles; the ones not given are detected (:func:`detect_columns`).
     name, fingerprint : str
@@ -345,6 +453,7 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
     Returns
     -------
     RatedData
+        The rated rows; unrated rows are counted, listed and excluded.
 
     Raises
     ------
@@ -386,7 +495,24 @@ def load_rated(source: Source, *, score_cols: Sequence[str] | None = None, label
                weight_col: str | None = None, group_col: str | None = None) -> RatedData:
     """Read and validate rated data from a path, bytes or file object (CSV, CSV.gz, Parquet).
 
-    Columns not given are detected (:func:`detect_columns`).
+    Parameters
+    ----------
+    source : str, pathlib.Path, bytes or file object
+        The file: a path, its raw bytes or an open binary file.
+    score_cols : sequence of str, optional
+        Score columns; detected when None (:func:`detect_columns`).
+    label_col, weight_col, group_col : str, optional
+        Columns of the label, weight and group; detected when None.
+
+    Returns
+    -------
+    RatedData
+        The validated rated rows.
+
+    Raises
+    ------
+    RatedDataError
+        The file cannot be read, or its columns or values are invalid.
     """
     table = read_table(source)
     mapping = detect_columns(table.frame, score_cols=score_cols, label_col=label_col,

@@ -51,7 +51,19 @@ SAMPLE_DIR = dashboard_dir() / "sample_data"
 @dataclass(frozen=True)
 class Sample:
     """A shipped file: its name in ``sample_data/``, a title, a description and the input kind it is
-    (``None`` for raw public files the engine reads itself)."""
+    (``None`` for raw public files the engine reads itself).
+
+    Attributes
+    ----------
+    file : str
+        File name in :data:`SAMPLE_DIR`.
+    title : str
+        Title for people.
+    description : str
+        What the file holds and where it comes from.
+    kind : str or None
+        Key of :data:`~engine.io.inputs.INPUT_KINDS`, or None for raw public files.
+    """
 
     file: str
     title: str
@@ -88,12 +100,39 @@ SAMPLES: dict[str, Sample] = {
 
 
 def samples_of_kind(kind: str) -> dict[str, Sample]:
-    """The shipped samples that are inputs of ``kind``, in registry order (the first is the default)."""
+    """The shipped samples that are inputs of ``kind``, in registry order (the first is the default).
+
+    Parameters
+    ----------
+    kind : str
+        Key of :data:`~engine.io.inputs.INPUT_KINDS`.
+
+    Returns
+    -------
+    dict of str to Sample
+        The matching entries of :data:`SAMPLES` (empty when none).
+    """
     return {key: sample for key, sample in SAMPLES.items() if sample.kind == kind}
 
 
 def sample_path(key: str) -> Path:
-    """Path of a shipped sample by key (see :data:`SAMPLES`)."""
+    """Path of a shipped sample by key (see :data:`SAMPLES`).
+
+    Parameters
+    ----------
+    key : str
+        Key of :data:`SAMPLES`.
+
+    Returns
+    -------
+    pathlib.Path
+        The file in :data:`SAMPLE_DIR`.
+
+    Raises
+    ------
+    KeyError
+        An unknown key.
+    """
     if key not in SAMPLES:
         raise KeyError(f"unknown sample {key!r}; choose one of {', '.join(SAMPLES)}")
     return SAMPLE_DIR / SAMPLES[key].file

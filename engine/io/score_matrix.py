@@ -23,7 +23,21 @@ __all__ = ["ScoreMatrix", "load_score_matrix"]
 
 @dataclass(frozen=True)
 class ScoreMatrix:
-    """An uploaded matrix of base-model contributions split into fit and test rows."""
+    """An uploaded matrix of base-model contributions split into fit and test rows.
+
+    Attributes
+    ----------
+    f_fit : numpy.ndarray of float64, shape (N_fit, T)
+        Contributions of the T base models on the rows that fit the policy.
+    f_test : numpy.ndarray of float64, shape (N_test, T)
+        Contributions on the rows that measure it.
+    labels_fit, labels_test : numpy.ndarray of int8 or None
+        0/1 labels of the two splits, when given.
+    bias : float
+        Constant of the score ``bias + F.sum(1)``.
+    model_names : tuple of str
+        Name of each base model (column).
+    """
 
     f_fit: np.ndarray
     f_test: np.ndarray
@@ -100,7 +114,30 @@ def _read_table(raw: bytes, name: str):
 def load_score_matrix(source, *, name: str = "upload", test_fraction: float = 0.3, seed: int = 0) -> ScoreMatrix:
     """Read base-model contributions: CSV / Parquet (one numeric column per model, optional
     ``label`` and ``split`` columns with values fit/test) or NPZ (arrays ``F``, optional ``labels``,
-    ``split``, ``bias``; loaded without pickle). Rows are split randomly when no split is given."""
+    ``split``, ``bias``; loaded without pickle). Rows are split randomly when no split is given.
+
+    Parameters
+    ----------
+    source : bytes or file object
+        The raw file or an open binary file.
+    name : str, optional
+        Display name, for messages.
+    test_fraction : float, optional
+        Share of rows drawn for the test split when the file has no split.
+    seed : int, optional
+        Seed of that random split.
+
+    Returns
+    -------
+    ScoreMatrix
+        The contributions split into fit and test rows.
+
+    Raises
+    ------
+    RatedDataError
+        Fewer than 10 rows or 2 models, missing or infinite contributions, unknown
+        split values, a split without fit or test rows, or an unreadable file.
+    """
     raw = source if isinstance(source, (bytes, bytearray)) else source.read()
     labels = split = None
     bias = 0.0

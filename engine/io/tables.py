@@ -47,7 +47,19 @@ MAX_COLUMNS = 2_000
 
 @dataclass(frozen=True)
 class Table:
-    """A parsed upload: the frame, a display name and the SHA-256 of the raw bytes."""
+    """A parsed upload: the frame, a display name and the SHA-256 of the raw bytes.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The rows, columns named by the header (or numbered without one).
+    name : str
+        Display name used in messages (the file name).
+    fingerprint : str
+        Hex SHA-256 of the raw bytes as uploaded (before decompression).
+    file_format : str
+        ``"csv"``, ``"csv.gz"``, ``"parquet"`` or ``"parquet.gz"``.
+    """
 
     frame: pd.DataFrame
     name: str
@@ -217,7 +229,8 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
 
     Parameters
     ----------
-    source : path, bytes or file object
+    source : str, pathlib.Path, bytes or file object
+        The file: a path, its raw bytes or an open binary file.
     header : bool
         Whether the first (non-blank) line names the columns.
     name : str, optional
@@ -226,6 +239,7 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     Returns
     -------
     Table
+        The frame with the file's name, SHA-256 fingerprint and format.
 
     Raises
     ------
@@ -266,7 +280,20 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
 
 
 def check_unique_columns(names: Sequence[str], file_name: str) -> None:
-    """Raise :class:`RatedDataError` naming every column name used twice (ignoring case and surrounding spaces)."""
+    """Raise :class:`RatedDataError` naming every column name used twice (ignoring case and surrounding spaces).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Column names in file order.
+    file_name : str
+        The file's name, for the message.
+
+    Raises
+    ------
+    RatedDataError
+        Two names equal after ``strip().casefold()``.
+    """
     seen: dict[str, str] = {}
     dupes = []
     for n in names:

@@ -80,6 +80,44 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
     are a softmax, so the path is monotone and runs from 0 to 1 in every
     coordinate; started from the best power path.
     The energy is evaluated on the path resampled every ``step`` grid cells.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        TP and FP on the joint threshold grid.
+    family : {"power", "spline"}, optional
+        The paper's power path ``phi_p`` (eq. 2) or a monotone piecewise-linear path.
+    n_knots : int, optional
+        Interior knots of the spline path.
+    starts : int, optional
+        Nelder-Mead starts spread over the exponents' log-ratios (plus as many random
+        starts for k >= 3).
+    step : float, optional
+        Resampling step along the path, in grid cells (L1).
+    seed : int, optional
+        Seed of the random starts.
+    maxiter : int, optional
+        Nelder-Mead iterations per start; 400·k (power) and 150 per parameter
+        (spline) when None.
+
+    Returns
+    -------
+    ThresholdPath
+        The path (``method`` ``"analytic-power"`` or ``"analytic-spline"``) with its
+        exponents or knots and the number of energy evaluations in ``params``. When the
+        spline search does not beat the best power path, the power path is returned and
+        ``params["note"]`` says so.
+
+    Raises
+    ------
+    ValueError
+        ``family`` not in :data:`FAMILIES`.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 2 and eq. (2).
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -134,7 +172,7 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
         if _energy_objective(spline_energy) <= best.fun:
             knots = _spline_knots(res.x, k, n_knots)
             params = {"family": family, "knots": knots[1].tolist(), "evaluations": n_eval}
-        else:  # keep the power path when the spline search did not improve it
+        else:  # the power path is kept when the spline search does not improve it
             params["evaluations"] = n_eval
             params["note"] = "spline search did not beat the power path; power path kept"
     frac = _sample_by_length(knots[0], knots[1], sizes, min(step, 0.25))

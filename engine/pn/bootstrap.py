@@ -24,7 +24,17 @@ __all__ = ["Bootstrap", "BootstrapPoint", "bootstrap"]
 
 @dataclass(frozen=True)
 class BootstrapPoint:
-    """Bootstrap distribution of the operating point at one target (threshold ``+inf`` = flag nothing)."""
+    """Bootstrap distribution of the operating point at one target (threshold ``+inf`` = flag nothing).
+
+    Attributes
+    ----------
+    target : float
+        Target marginal precision m.
+    level : float
+        Confidence level of the intervals, in (0, 1).
+    thresholds, tp, fp : numpy.ndarray of float64, shape (B,)
+        Each replicate's operating point: threshold, weighted TP and FP.
+    """
 
     target: float
     level: float
@@ -33,7 +43,18 @@ class BootstrapPoint:
     fp: np.ndarray
 
     def interval(self, values: np.ndarray) -> tuple[float, float]:
-        """Percentile interval (order statistics, no interpolation: +inf stays meaningful)."""
+        """Percentile interval (order statistics, no interpolation: +inf stays meaningful).
+
+        Parameters
+        ----------
+        values : numpy.ndarray, shape (B,)
+            One quantity over the replicates (``thresholds``, ``tp`` or ``fp``).
+
+        Returns
+        -------
+        (float, float)
+            The lower ``(1 − level) / 2`` and upper ``(1 + level) / 2`` order statistics.
+        """
         a = (1.0 - self.level) / 2
         return (float(np.quantile(values, a, method="lower")), float(np.quantile(values, 1 - a, method="higher")))
 
@@ -56,11 +77,23 @@ class Bootstrap:
 
     Each replicate keeps its hull vertices (``replicates[r] = (edge_mp, tp, fp,
     thresholds)``), so :meth:`at` gives the operating point of every replicate for
-    a new target with one binary search each. ``mp_band`` is (3, m): lower
-    quantile, median and upper quantile of the hull marginal precision at
-    ``band_thresholds`` (at most ``max_band_points`` of the curve's thresholds,
-    evenly spaced in document count); ``n_at_or_above[i]`` is the number of rated
-    documents with score >= ``band_thresholds[i]`` (few documents -> wide band).
+    a new target with one binary search each.
+
+    Attributes
+    ----------
+    level : float
+        Confidence level of the band and the intervals, in (0, 1).
+    curve : PNCurve
+        PN curve of the original documents.
+    band_thresholds : numpy.ndarray of float64, shape (m,)
+        At most ``max_band_points`` of the curve's thresholds, evenly spaced in document count.
+    mp_band : numpy.ndarray of float64, shape (3, m)
+        Lower quantile, median and upper quantile of the hull marginal precision at
+        ``band_thresholds``.
+    n_at_or_above : numpy.ndarray of int, shape (m,)
+        Rated documents with score >= ``band_thresholds[i]`` (few documents -> wide band).
+    replicates : tuple
+        Per replicate ``(edge_mp, tp, fp, thresholds)`` of its hull vertices.
     """
 
     level: float
@@ -75,6 +108,23 @@ class Bootstrap:
         return len(self.replicates)
 
     def at(self, target: float) -> BootstrapPoint:
+        """Every replicate's operating point for a target.
+
+        Parameters
+        ----------
+        target : float
+            Target marginal precision m in (0, 1).
+
+        Returns
+        -------
+        BootstrapPoint
+            The replicates' thresholds, TP and FP, each maximising TP − λ·FP on its own hull.
+
+        Raises
+        ------
+        InputError
+            ``target`` outside (0, 1).
+        """
         lam = target_slope(target)
         th, tp, fp = (np.empty(self.n_boot) for _ in range(3))
         for r, (edge_mp, r_tp, r_fp, r_th) in enumerate(self.replicates):
@@ -95,6 +145,46 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     needs only sums and one PAV; replicates are drawn in chunks of at most
     ``max_cells`` counts to bound memory (chunking does not change the draws).
     ``progress(done, total)`` is called after each chunk.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        One classifier's scores of the rated documents.
+    labels : array_like of {0, 1}, shape (n,)
+        1 = true positive, 0 = false positive.
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+    n_boot : int, optional
+        Number of replicates B (>= 1).
+    level : float, optional
+        Confidence level of intervals and band, in (0, 1).
+    seed : int, optional
+        Seed of the random generator (the same seed gives the same replicates).
+    max_cells : int, optional
+        Most multinomial counts drawn at once (memory bound).
+    max_band_points : int, optional
+        Most thresholds at which the marginal-precision band is kept.
+    progress : callable, optional
+        ``progress(done, total)`` after each chunk of replicates.
+
+    Returns
+    -------
+    Bootstrap
+        The replicates' hulls and the marginal-precision band; :meth:`Bootstrap.at`
+        gives the operating-point distribution for any target.
+
+    Raises
+    ------
+    RatedDataError
+        Invalid scores, labels or weights.
+    ValueError
+        ``level`` not in (0, 1) or ``n_boot < 1``.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the operating point that the bootstrap resamples).
     """
     s, y, w = validate_rated_arrays(scores, labels, weights)
     if not 0 < level < 1:

@@ -34,6 +34,17 @@ class Frontier:
     monotone chain of grid points can reach (a chord between two grid points
     never rises above the hull), so every lattice path - the graph path
     included - scores at most 100 % of it.
+
+    Attributes
+    ----------
+    fp, tp : numpy.ndarray of float64, shape (f,)
+        FP and TP of the non-dominated grid points, FP ascending.
+    index : numpy.ndarray of int, shape (f, k)
+        Grid index of each frontier point.
+    hull_fp, hull_tp : numpy.ndarray of float64
+        Vertices of the upper concave hull of the frontier, from the origin to the largest FP.
+    area : float
+        Area under that hull on [0, max FP].
     """
 
     fp: np.ndarray
@@ -60,7 +71,18 @@ def _upper_concave_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def frontier(grid: ThresholdGrid) -> Frontier:
-    """Non-dominated grid points (no other point has FP <= and TP >=, one strictly) and their hull area."""
+    """Non-dominated grid points (no other point has FP <= and TP >=, one strictly) and their hull area.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        TP and FP on the joint threshold grid.
+
+    Returns
+    -------
+    Frontier
+        The Pareto frontier, its upper concave hull and the hull's area.
+    """
     fp = grid.fp.ravel()
     tp = grid.tp.ravel()
     order = np.lexsort((-tp, fp))
@@ -78,7 +100,26 @@ def frontier(grid: ThresholdGrid) -> Frontier:
 
 
 def best_grid_point(grid: ThresholdGrid, target: float) -> OperatingPoint:
-    """Argmax of ``TP - λ·FP`` over every grid point (ties -> fewest FP, then highest thresholds)."""
+    """Argmax of ``TP − λ·FP`` over every grid point (ties -> fewest FP, then highest thresholds).
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        TP and FP on the joint threshold grid.
+    target : float
+        Target marginal precision m in (0, 1); λ = m / (1 − m).
+
+    Returns
+    -------
+    OperatingPoint
+        The best grid point (joint thresholds of shape (k,)); its marginal precisions
+        are NaN (a grid point has no path segments).
+
+    Raises
+    ------
+    InputError
+        ``target`` outside (0, 1).
+    """
     lam = target_slope(target)
     obj = (grid.tp - lam * grid.fp).ravel()
     best = obj.max()
@@ -100,7 +141,28 @@ def _normalised_position(grid: ThresholdGrid, thresholds: np.ndarray) -> np.ndar
 
 def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: float,
                   front: Frontier | None = None) -> pd.DataFrame:
-    """One row per path: area (absolute and % of the frontier), operating point, distance to the best grid point."""
+    """One row per path: area (absolute and % of the frontier), operating point, distance to the best grid point.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        The grid the paths run through.
+    paths : sequence of ThresholdPath
+        Paths to compare.
+    target : float
+        Target marginal precision m in (0, 1).
+    front : Frontier, optional
+        The grid's frontier, computed when None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``area``, ``area_pct_of_frontier``, ``threshold_<name>`` per
+        classifier, ``tp``, ``fp``, ``precision``, ``objective`` (TP − λ·FP),
+        ``objective_gap_to_best_grid_point``, ``position_distance_to_best_grid_point``
+        (Euclidean, normalised axis positions) and ``runtime_s``; one row per path, then
+        the best grid point and the frontier.
+    """
     front = front if front is not None else frontier(grid)
     best = best_grid_point(grid, target)
     best_pos = _normalised_position(grid, best.threshold)
@@ -139,6 +201,19 @@ class GraphPathBootstrap:
     of replicates whose path visits each cell; ``auc`` (B,): each replicate path's
     area on the *original* counts. :meth:`at` gives every replicate's operating
     point for a target (read off the replicate's path) with its original counts.
+
+    Attributes
+    ----------
+    grid : ThresholdGrid
+        The original grid (the replicates share its axes).
+    index : numpy.ndarray of int64, shape (B, L, k)
+        Grid indices of every replicate's path.
+    rep_tp, rep_fp : numpy.ndarray of float64, shape (B, L)
+        Each replicate's own counts along its path.
+    visit_frequency : numpy.ndarray of float64, grid shape
+        Share of replicates whose path visits each cell.
+    auc : numpy.ndarray of float64, shape (B,)
+        Each replicate path's area on the original counts.
     """
 
     grid: ThresholdGrid
@@ -157,12 +232,41 @@ class GraphPathBootstrap:
         return self.index / (np.array(self.grid.shape) - 1)
 
     def band(self, level: float = 0.9) -> np.ndarray:
-        """(2, L, k) lower/upper quantiles of the normalised path positions per step."""
+        """(2, L, k) lower/upper quantiles of the normalised path positions per step.
+
+        Parameters
+        ----------
+        level : float, optional
+            Share of replicates inside the band, in (0, 1).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (2, L, k)
+            Lower and upper quantiles of the positions at every step of the path.
+        """
         a = (1 - level) / 2
         return np.quantile(self.positions, [a, 1 - a], axis=0)
 
     def at(self, target: float) -> dict:
-        """Every replicate's operating point: thresholds (B, k) and original TP, FP (B,)."""
+        """Every replicate's operating point: thresholds (B, k) and original TP, FP (B,).
+
+        Parameters
+        ----------
+        target : float
+            Target marginal precision m in (0, 1).
+
+        Returns
+        -------
+        dict
+            ``thresholds`` (B, k), ``tp`` and ``fp`` (B,) on the original counts, and
+            ``index`` (B, k): the node of each replicate's path maximising its own
+            TP − λ·FP (ties -> the highest thresholds).
+
+        Raises
+        ------
+        InputError
+            ``target`` outside (0, 1).
+        """
         lam = target_slope(target)
         obj = self.rep_tp - lam * self.rep_fp
         tol = np.array([tie_tolerance(t.max(), f.max(), lam) for t, f in zip(self.rep_tp, self.rep_fp)])
@@ -178,7 +282,32 @@ def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, n
                          progress=None) -> GraphPathBootstrap:
     """Resample documents (multinomial, seeded), rebuild the grid counts on the same axes, redo the graph path.
 
-    ``progress(done, total)`` is called after each replicate.
+    Parameters
+    ----------
+    scores : array_like of float, shape (n, k)
+        Scores of the rated documents, one column per classifier.
+    labels : array_like of {0, 1}, shape (n,)
+        1 = true positive, 0 = false positive.
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+    grid : ThresholdGrid
+        The original grid; its axes and rule are reused.
+    n_boot : int, optional
+        Number of replicates B.
+    seed : int, optional
+        Seed of the random generator.
+    progress : callable, optional
+        ``progress(done, total)`` after each replicate.
+
+    Returns
+    -------
+    GraphPathBootstrap
+        Every replicate's graph path, visit frequencies and areas on the original counts.
+
+    Raises
+    ------
+    RatedDataError
+        Invalid scores, labels or weights.
     """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
@@ -205,7 +334,24 @@ def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, n
 
 
 def bootstrap_spread_table(boot: GraphPathBootstrap, target: float, level: float = 0.9) -> pd.DataFrame:
-    """Spread of the graph path's operating point and area over the bootstrap replicates."""
+    """Spread of the graph path's operating point and area over the bootstrap replicates.
+
+    Parameters
+    ----------
+    boot : GraphPathBootstrap
+        The replicates.
+    target : float
+        Target marginal precision m in (0, 1).
+    level : float, optional
+        Share of replicates between ``low`` and ``high``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``quantity``, ``low``, ``median``, ``high``; rows for each threshold, TP
+        and FP (original counts) and the path area. ``attrs`` holds ``level`` and
+        ``replicates``.
+    """
     at = boot.at(target)
     a = (1 - level) / 2
     rows = []
@@ -234,7 +380,22 @@ def _prf(pred: np.ndarray, y: np.ndarray) -> dict:
 
 
 def predict_joint(scores: np.ndarray, thresholds: np.ndarray, rule: str) -> np.ndarray:
-    """Flag a document iff any (OR) / all (AND) of its scores reach their thresholds."""
+    """Flag a document iff any (OR) / all (AND) of its scores reach their thresholds.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (n, k)
+        Scores, one column per classifier.
+    thresholds : numpy.ndarray, shape (k,)
+        Joint thresholds.
+    rule : {"or", "and"}
+        Combination rule (anything but ``"or"`` is read as ``"and"``).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+        True for flagged documents.
+    """
     passed = np.asarray(scores) >= np.asarray(thresholds)[None, :]
     return passed.any(axis=1) if rule == "or" else passed.all(axis=1)
 
@@ -246,7 +407,34 @@ def evaluate_holdout(train_scores, train_labels, test_scores, test_labels, targe
 
     Joint thresholds come from the graph and analytic paths on the training grid;
     each single classifier is thresholded at its own operating point for the same
-    target. Returns one row per method.
+    target.
+
+    Parameters
+    ----------
+    train_scores : array_like of float, shape (n, k)
+        Training scores, one column per classifier.
+    train_labels : array_like of {0, 1}, shape (n,)
+        Training labels.
+    test_scores : array_like of float, shape (n_test, k)
+        Test scores.
+    test_labels : array_like of {0, 1}, shape (n_test,)
+        Test labels (every document labelled).
+    target : float
+        Target marginal precision m in (0, 1).
+    rule : {"or", "and"}, optional
+        Combination rule of the joint thresholds.
+    bins : int, optional
+        Thresholds per axis of the training grid.
+    families : sequence of str, optional
+        Analytic path families to evaluate besides the graph path.
+    score_names : sequence of str, optional
+        Classifier names (``classifier 1`` ... when empty).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method (graph path, each analytic family, each single classifier):
+        ``method``, ``thresholds``, ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``.
     """
     tr_s = np.asarray(train_scores, dtype=float)
     te_s = np.asarray(test_scores, dtype=float)

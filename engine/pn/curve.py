@@ -8,8 +8,9 @@ Definitions
 -----------
 * **Marginal precision** ``m`` at a point: ``dTP / (dTP + dFP)`` of the documents
   added by lowering the threshold there.
-* **Slope** of the PN curve: ``dTP / dFP = λ = m / (1 - m)``.
-* **False positives paid per extra true positive**: ``c = (1 - m) / m = 1 / λ``.
+* **Slope** of the PN curve: ``dTP / dFP = λ = m / (1 − m)``.
+* **False positives paid per extra true positive**: ``c = (1 − m) / m = 1 / λ``.
+* **Operating point** for a target ``m``: the threshold maximising ``TP − λ·FP``.
 * On the **upper concave hull** of the PN curve the slope never increases as FP
   grows, so ``m`` is well defined and non-increasing as the threshold falls. It
   equals the isotonic (pool-adjacent-violators) fit of label on score, which is
@@ -40,7 +41,7 @@ __all__ = [
     "TIE_RTOL",
 ]
 
-#: Relative tolerance under which two values of ``TP - λ·FP`` count as tied.
+#: Relative tolerance under which two values of ``TP − λ·FP`` count as tied.
 TIE_RTOL = 1e-9
 
 
@@ -70,7 +71,23 @@ def validate_rated_arrays(scores, labels, weights):
 
 
 def check_target(target) -> np.ndarray:
-    """Validate target marginal precision(s): finite and strictly between 0 and 1."""
+    """Validate target marginal precision(s): finite and strictly between 0 and 1.
+
+    Parameters
+    ----------
+    target : float or array_like of float
+        Target marginal precision(s) m.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        The targets as a 1-D array (a scalar becomes shape (1,)).
+
+    Raises
+    ------
+    InputError
+        A target is not finite or not in the open interval (0, 1).
+    """
     t = np.atleast_1d(np.asarray(target, dtype=np.float64))
     if not np.all(np.isfinite(t)) or np.any(t <= 0) or np.any(t >= 1):
         raise InputError("target marginal precision must be strictly between 0 and 1: 0.5 means 'one false "
@@ -80,26 +97,87 @@ def check_target(target) -> np.ndarray:
 
 
 def target_slope(target):
-    """``λ = m / (1 - m)``: the PN-curve slope dTP/dFP at marginal precision m (= 1 / c)."""
+    """``λ = m / (1 − m)``: the PN-curve slope dTP/dFP at marginal precision m (= 1 / c).
+
+    Parameters
+    ----------
+    target : float or array_like of float
+        Target marginal precision(s) m in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        λ, a float for a scalar target, else an array of the targets' shape (1-D).
+
+    Raises
+    ------
+    InputError
+        A target outside (0, 1).
+    """
     t = check_target(target)
     lam = t / (1.0 - t)
     return float(lam[0]) if np.ndim(target) == 0 else lam
 
 
 def tie_tolerance(tp_scale: float, fp_scale: float, slope: float) -> float:
-    """Absolute tolerance under which two values of ``TP - λ·FP`` count as tied."""
+    """Absolute tolerance under which two values of ``TP − λ·FP`` count as tied.
+
+    Parameters
+    ----------
+    tp_scale, fp_scale : float
+        Largest TP and FP of the curve (the objective's scale).
+    slope : float
+        λ of the target.
+
+    Returns
+    -------
+    float
+        ``TIE_RTOL * max(1, |tp_scale| + slope * |fp_scale|)``.
+    """
     return TIE_RTOL * max(1.0, abs(tp_scale) + slope * abs(fp_scale))
 
 
 def cost_per_true_positive(target):
-    """``c = (1 - m) / m``: false positives paid for one more true positive at marginal precision m."""
+    """``c = (1 − m) / m = 1 / λ``: false positives paid for one more true positive at marginal precision m.
+
+    Parameters
+    ----------
+    target : float or array_like of float
+        Target marginal precision(s) m in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        c, a float for a scalar target, else a 1-D array.
+
+    Raises
+    ------
+    InputError
+        A target outside (0, 1).
+    """
     t = check_target(target)
     c = (1.0 - t) / t
     return float(c[0]) if np.ndim(target) == 0 else c
 
 
 def target_from_cost(cost):
-    """Inverse of :func:`cost_per_true_positive`: ``m = 1 / (1 + c)``."""
+    """Inverse of :func:`cost_per_true_positive`: ``m = 1 / (1 + c)``.
+
+    Parameters
+    ----------
+    cost : float or array_like of float
+        False positives paid per extra true positive, c >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The target marginal precision m in (0, 1], a float for a scalar cost.
+
+    Raises
+    ------
+    InputError
+        A cost that is negative or not finite.
+    """
     c = np.asarray(cost, dtype=np.float64)
     if np.any(c < 0) or not np.all(np.isfinite(c)):
         raise InputError("cost must be a finite number >= 0")
@@ -110,7 +188,17 @@ def target_from_cost(cost):
 @dataclass(frozen=True)
 class PNCurve:
     """PN curve of one classifier: ``tp[i]``, ``fp[i]`` = weighted rated positives /
-    negatives with score >= ``thresholds[i]``; thresholds are the unique scores, descending."""
+    negatives with score >= ``thresholds[i]``; thresholds are the unique scores, descending.
+
+    Attributes
+    ----------
+    thresholds : numpy.ndarray of float64, shape (n,)
+        The distinct rated scores, strictly descending.
+    tp : numpy.ndarray of float64, shape (n,)
+        Weighted rated positives with score >= ``thresholds[i]`` (non-decreasing).
+    fp : numpy.ndarray of float64, shape (n,)
+        Weighted rated negatives with score >= ``thresholds[i]`` (non-decreasing).
+    """
 
     thresholds: np.ndarray
     tp: np.ndarray
@@ -124,7 +212,34 @@ class PNCurve:
 
 
 def pn_curve(scores, labels, weights=None) -> PNCurve:
-    """Weighted PN curve at every unique score (descending), vectorised: one sort + cumsums."""
+    """Weighted PN curve at every unique score (descending), vectorised: one sort + cumsums.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        One classifier's scores of the rated documents (finite).
+    labels : array_like of {0, 1}, shape (n,)
+        The raters' verdicts: 1 = true positive, 0 = false positive.
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+
+    Returns
+    -------
+    PNCurve
+        TP and FP at or above every distinct score.
+
+    Raises
+    ------
+    RatedDataError
+        Scores not 1-D, empty or not finite; lengths differ; labels not 0/1; weights
+        negative or not finite.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the PN curve replaces the ROC curve).
+    """
     s, y, w = validate_rated_arrays(scores, labels, weights)
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
@@ -139,10 +254,21 @@ def pn_curve(scores, labels, weights=None) -> PNCurve:
 class Hull:
     """Upper concave hull of the PN curve, starting at the origin (threshold +inf).
 
-    ``vertex_index[v]`` indexes the curve (-1 for the origin); ``edge_mp[e]`` is the
-    marginal precision of the edge from vertex e to e+1 (strictly decreasing).
-    ``mp_at_threshold[i]`` is the hull marginal precision of the documents with
-    score ``curve.thresholds[i]`` (the PAV fit of label on score).
+    Attributes
+    ----------
+    curve : PNCurve
+        The curve the hull covers.
+    vertex_index : numpy.ndarray of int, shape (v,)
+        Curve index of each hull vertex (-1 for the origin).
+    thresholds : numpy.ndarray of float64, shape (v,)
+        Threshold of each vertex (+inf at the origin: flag nothing), descending.
+    tp, fp : numpy.ndarray of float64, shape (v,)
+        TP and FP at each vertex (0 at the origin).
+    edge_mp : numpy.ndarray of float64, shape (v - 1,)
+        Marginal precision of the edge from vertex e to e+1 (strictly decreasing).
+    mp_at_threshold : numpy.ndarray of float64, shape (n,)
+        Hull marginal precision of the documents with score ``curve.thresholds[i]``
+        (the PAV fit of label on score).
     """
 
     curve: PNCurve
@@ -176,7 +302,30 @@ def hull_from_increments(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndar
 
 
 def upper_hull(curve: PNCurve) -> Hull:
-    """Upper concave hull via PAV on the per-threshold label means (O(n))."""
+    """Upper concave hull via PAV on the per-threshold label means (O(n)).
+
+    Parameters
+    ----------
+    curve : PNCurve
+        The PN curve of one classifier.
+
+    Returns
+    -------
+    Hull
+        Its upper concave hull from the origin, with the marginal precision of every
+        edge and of every threshold.
+
+    Raises
+    ------
+    RatedDataError
+        Every rated document has weight 0.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (marginal precision is the slope of the PN curve).
+    """
     d_tp = np.diff(curve.tp, prepend=0.0)
     d_fp = np.diff(curve.fp, prepend=0.0)
     ends, edge_mp, mp_fit = hull_from_increments(curve.thresholds, d_tp, d_fp)

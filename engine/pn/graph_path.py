@@ -106,6 +106,22 @@ def graph_path(grid: ThresholdGrid) -> ThresholdPath:
     Every monotone lattice path from the all-lowest to the all-highest corner has
     ``sum(size_j - 1) + 1`` nodes; the one returned maximises the trapezoid area.
     O(cells * k) time.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        TP and FP on the joint threshold grid.
+
+    Returns
+    -------
+    ThresholdPath
+        The path through grid nodes (``method="graph"``, ``params["nodes"]`` its length).
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 3 and eq. (3).
     """
     t0 = time.perf_counter()
     areas = _edge_areas(grid)

@@ -31,11 +31,23 @@ MAX_GRID_CELLS = 20_000_000
 class ThresholdGrid:
     """TP and FP on a grid of joint thresholds.
 
-    ``axes[j]`` is the ascending threshold array of classifier j (starting at its
-    rating floor; the last value lies just above the highest score, so the
-    all-highest corner flags nothing). ``tp[i0, i1, ...]`` / ``fp[...]`` are the
-    weighted rated positives / negatives flagged at thresholds
-    ``(axes[0][i0], axes[1][i1], ...)`` under ``rule``.
+    Attributes
+    ----------
+    axes : tuple of numpy.ndarray
+        ``axes[j]`` is the strictly ascending threshold array of classifier j, starting
+        at its rating floor; the last value lies just above the highest score, so the
+        all-highest corner flags nothing.
+    tp, fp : numpy.ndarray of float64, shape (len(axes[0]), ..., len(axes[k-1]))
+        Weighted rated positives / negatives flagged at thresholds
+        ``(axes[0][i0], axes[1][i1], ...)`` under ``rule``.
+    rule : {"or", "and"}
+        A document is flagged when any (``or``) or all (``and``) of its scores reach
+        their thresholds.
+    score_names : tuple of str
+        Classifier names (``t1``, ``t2`` ... when empty).
+    seconds : float
+        Seconds :func:`threshold_grid` took to tabulate the counts (0 for a grid read
+        from a file).
     """
 
     axes: tuple[np.ndarray, ...]
@@ -59,7 +71,18 @@ class ThresholdGrid:
         return self.score_names or tuple(f"t{j + 1}" for j in range(self.k))
 
     def thresholds_at(self, index) -> np.ndarray:
-        """Threshold vector of a (k,) integer grid index or an (m, k) array of them."""
+        """Threshold vector of a (k,) integer grid index or an (m, k) array of them.
+
+        Parameters
+        ----------
+        index : array_like of int, shape (k,) or (m, k)
+            Grid indices, one per axis.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (k,) or (m, k)
+            The thresholds at the indices.
+        """
         idx = np.asarray(index)
         if idx.ndim == 1:
             return np.array([self.axes[j][idx[j]] for j in range(self.k)])
@@ -98,6 +121,25 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     rare top tail is resolved; ``"uniform"`` spaces them evenly. Each axis holds at
     most ``bins`` values: ``bins - 1`` (deduplicated) score levels starting at the
     lowest score, plus one value just above the highest score.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n, k)
+        Scores of the rated documents, one column per classifier.
+    bins : int or sequence of int, optional
+        Most thresholds per axis (>= 2), one for all classifiers or one each.
+    spacing : {"quantile", "uniform"}, optional
+        Thresholds at score quantiles or evenly spaced between the lowest and highest score.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        k strictly ascending axes.
+
+    Raises
+    ------
+    ValueError
+        ``bins`` below 2 or of the wrong length, or an unknown ``spacing``.
     """
     s = np.asarray(scores, dtype=np.float64)
     k = s.shape[1]
@@ -134,6 +176,44 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
     * AND: flagged iff ``idx_j(d) >= i_j + 1`` for all j: a reversed cumulative sum.
 
     Cost: O(n k) for the bin indices + O(cells) for the cumulative sums.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n, k)
+        Scores of the rated documents, one column per classifier (finite).
+    labels : array_like of {0, 1}, shape (n,)
+        1 = true positive, 0 = false positive.
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+    bins : int or sequence of int, optional
+        Thresholds per axis when ``axes`` is None (see :func:`make_axes`).
+    rule : {"or", "and"}, optional
+        ``or`` flags a document when any score reaches its threshold (the paper's union),
+        ``and`` when all do.
+    spacing : {"quantile", "uniform"}, optional
+        Axis spacing when ``axes`` is None.
+    axes : sequence of numpy.ndarray, optional
+        Given threshold axes, one strictly ascending array (>= 2 values) per classifier.
+    score_names : sequence of str, optional
+        Classifier names kept on the grid.
+
+    Returns
+    -------
+    ThresholdGrid
+        TP and FP at every joint threshold, eq. (1) tabulated.
+
+    Raises
+    ------
+    RatedDataError
+        Invalid scores, labels or weights, or more than :data:`MAX_GRID_CELLS` cells.
+    ValueError
+        Unknown rule, or axes of the wrong number or not strictly ascending.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For an ensemble of classifiers", eq. (1).
     """
     started = time.perf_counter()
     s, y, w = _check_scores(scores, labels, weights)

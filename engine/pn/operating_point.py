@@ -3,7 +3,7 @@
 Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted Positive Data*, AAAI-MAKE 2020 (CEUR-WS Vol-2600, paper 19), "For a single classifier".
 
 The **operating point** for a target marginal precision ``m`` maximises
-``TP - λ·FP`` with ``λ = m / (1 - m)`` over every threshold, "flag nothing"
+``TP − λ·FP`` with ``λ = m / (1 − m)`` over every threshold, "flag nothing"
 (threshold ``+inf``) included: lowering the threshold past a group of documents
 raises the objective iff their marginal precision beats ``m``. Among ties (equal
 up to 1e-9 of the objective's scale) the highest threshold wins. It is the hull
@@ -37,10 +37,25 @@ __all__ = [
 class OperatingPoint:
     """The chosen operating point for a target marginal precision.
 
-    ``threshold`` is a float for one classifier and a (k,) array for joint thresholds.
-    ``mp_above`` is the marginal precision of the documents just above the point
-    (the hull/path segment that ends there), ``mp_below`` of those just below it;
-    at the optimum ``mp_above >= target >= mp_below``. NaN where no segment exists.
+    Attributes
+    ----------
+    target : float
+        Target marginal precision m in (0, 1).
+    threshold : float or numpy.ndarray of shape (k,)
+        Flag documents with score >= threshold (+inf: flag nothing); a (k,) array of
+        joint thresholds for k classifiers.
+    tp, fp : float
+        Weighted rated positives and negatives flagged at the point.
+    precision : float
+        ``tp / (tp + fp)``; NaN when nothing is flagged.
+    mp_above : float
+        Marginal precision of the documents just above the point (the hull or path
+        segment that ends there); NaN where no segment exists.
+    mp_below : float
+        Marginal precision of the documents just below the point; NaN where no segment
+        exists. At the optimum ``mp_above >= target >= mp_below``.
+    cost : float
+        c = (1 − m) / m = 1 / λ of the target: false positives paid per extra true positive.
     """
 
     target: float
@@ -50,16 +65,16 @@ class OperatingPoint:
     precision: float
     mp_above: float
     mp_below: float
-    cost: float  # c = (1 - m) / m of the target: false positives paid per extra true positive
+    cost: float  # c = (1 − m) / m = 1 / λ of the target: false positives paid per extra true positive
 
     @property
     def slope(self) -> float:
-        """Target slope ``λ = m / (1 - m) = 1 / c``."""
+        """Target slope ``λ = m / (1 − m) = 1 / c``."""
         return self.target / (1.0 - self.target)
 
     @property
     def objective(self) -> float:
-        """``TP - λ·FP`` at the point (the quantity the operating point maximises)."""
+        """``TP − λ·FP`` at the point (the quantity the operating point maximises)."""
         return self.tp - self.slope * self.fp
 
     def as_dict(self) -> dict:
@@ -74,7 +89,19 @@ class OperatingPoint:
 
 @dataclass(frozen=True)
 class Card:
-    """One figure of the operating point as a dashboard card shows it: label, value, caption, help."""
+    """One figure of the operating point as a dashboard card shows it: label, value, caption, help.
+
+    Attributes
+    ----------
+    label : str
+        Name of the figure (``"Threshold"``, ``"True positives"`` ...).
+    value : str
+        The formatted value.
+    caption : str
+        Small print under the value (an interval, the marginal precision just below).
+    help : str
+        Tooltip text.
+    """
 
     label: str
     value: str
@@ -92,8 +119,22 @@ def _interval_caption(interval, fmt: str, level: float | None) -> str:
 def operating_point_cards(op: OperatingPoint, ci=None, *, level: float | None = None) -> list[Card]:
     """The six cards of an operating point (threshold, TP, FP, precision, marginal precision, cost) as text.
 
-    ``ci`` is a :class:`~engine.pn.bootstrap.BootstrapPoint` (its intervals go in the
-    captions) or ``None`` while the bootstrap runs (captions say so when ``level`` is given).
+    Parameters
+    ----------
+    op : OperatingPoint
+        The point to show (its first threshold for joint thresholds).
+    ci : BootstrapPoint, optional
+        Bootstrap distribution at the same target: its intervals go in the captions of
+        the threshold, TP and FP cards. None while the bootstrap runs.
+    level : float, optional
+        Confidence level of ``ci``; when given and ``ci`` is None the captions say
+        "interval: computing".
+
+    Returns
+    -------
+    list of Card
+        Threshold, true positives, false positives, precision, marginal precision and
+        FP per extra TP, in this order.
     """
     threshold = float(np.ravel(op.threshold)[0])
     dash = "–"
@@ -122,7 +163,24 @@ def _pick_tied_first(values: np.ndarray, tol: float) -> int:
 
 
 def optimal_vertex(edge_mp: np.ndarray, tp: np.ndarray, fp: np.ndarray, target: float, lam: float) -> int:
-    """Hull vertex maximising TP - λ·FP: binary search for the crossing, then exact ties in a small window."""
+    """Hull vertex maximising TP − λ·FP: binary search for the crossing, then exact ties in a small window.
+
+    Parameters
+    ----------
+    edge_mp : numpy.ndarray, shape (v - 1,)
+        Strictly decreasing marginal precisions of the hull edges.
+    tp, fp : numpy.ndarray, shape (v,)
+        TP and FP of the hull vertices, the origin first.
+    target : float
+        Target marginal precision m.
+    lam : float
+        λ = m / (1 − m).
+
+    Returns
+    -------
+    int
+        Index of the vertex; among tied vertices the first (highest threshold).
+    """
     j = int(np.searchsorted(-edge_mp, -target, side="left"))  # edges whose marginal precision beats the target
     lo, hi = max(0, j - 3), min(tp.size, j + 4)
     return lo + _pick_tied_first(tp[lo:hi] - lam * fp[lo:hi], tie_tolerance(tp[-1], fp[-1], lam))
@@ -132,6 +190,38 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
     """Operating points for many targets: the hull is built once, each target is a binary search.
 
     Pass either ``scores, labels[, weights]`` or a precomputed ``hull``.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,), optional
+        One classifier's scores of the rated documents (ignored when ``hull`` is given).
+    labels : array_like of {0, 1}, shape (n,), optional
+        1 = true positive, 0 = false positive.
+    targets : float or array_like of float
+        Target marginal precisions m in (0, 1).
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+    hull : Hull, optional
+        Upper hull of the PN curve, built from the documents when None.
+
+    Returns
+    -------
+    list of OperatingPoint
+        One per target, in the targets' order: the hull vertex maximising TP − λ·FP
+        with λ = m / (1 − m); ties go to the highest threshold.
+
+    Raises
+    ------
+    InputError
+        A target outside (0, 1).
+    RatedDataError
+        Invalid scores, labels or weights (see :func:`~engine.pn.curve.pn_curve`).
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the optimal threshold for a target marginal precision).
     """
     if hull is None:
         hull = upper_hull(pn_curve(scores, labels, weights))
@@ -154,7 +244,22 @@ DEFAULT_SWEEP_TARGETS = tuple(round(0.05 * i, 2) for i in range(1, 20))
 
 
 def sweep_table(hull: Hull, targets=DEFAULT_SWEEP_TARGETS) -> pd.DataFrame:
-    """One row per target: threshold, TP, FP, precision, marginal precision around the point."""
+    """One row per target: threshold, TP, FP, precision, marginal precision around the point.
+
+    Parameters
+    ----------
+    hull : Hull
+        Upper hull of one classifier's PN curve.
+    targets : sequence of float, optional
+        Target marginal precisions; 0.05, 0.10, ..., 0.95 by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``target_marginal_precision``, ``fp_per_extra_tp``, ``threshold``,
+        ``tp``, ``fp``, ``precision``, ``marginal_precision_above``,
+        ``marginal_precision_below``; one row per target.
+    """
     points = sweep(targets=targets, hull=hull)
     return pd.DataFrame({
         "target_marginal_precision": [p.target for p in points],
@@ -169,7 +274,19 @@ def sweep_table(hull: Hull, targets=DEFAULT_SWEEP_TARGETS) -> pd.DataFrame:
 
 
 def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
-    """How threshold(s), TP, FP and precision change from operating point ``a`` to ``b``."""
+    """How threshold(s), TP, FP and precision change from operating point ``a`` to ``b``.
+
+    Parameters
+    ----------
+    a, b : OperatingPoint
+        The two points, with the same number of thresholds.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``quantity``, ``A``, ``B`` and ``change (B - A)``; rows for each
+        threshold, the target, FP per extra TP, TP, FP and precision.
+    """
     th_a, th_b = np.ravel(a.threshold), np.ravel(b.threshold)
     names = ["threshold"] if th_a.size == 1 else [f"threshold {j + 1}" for j in range(th_a.size)]
     rows = [(n, x, y) for n, x, y in zip(names, th_a, th_b)]
@@ -183,5 +300,38 @@ def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
 
 def operating_point(scores=None, labels=None, target: float = 0.5, weights=None, *,
                     hull: Hull | None = None) -> OperatingPoint:
-    """Threshold maximising ``TP - λ·FP`` (``λ = target / (1 - target)``); ties -> highest threshold."""
+    """Threshold maximising ``TP − λ·FP`` (``λ = target / (1 − target)``); ties -> highest threshold.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,), optional
+        One classifier's scores of the rated documents (ignored when ``hull`` is given).
+    labels : array_like of {0, 1}, shape (n,), optional
+        1 = true positive, 0 = false positive.
+    target : float, optional
+        Target marginal precision m in (0, 1).
+    weights : array_like of float, shape (n,), optional
+        Non-negative document weights; 1 each when None.
+    hull : Hull, optional
+        Upper hull of the PN curve, built from the documents when None.
+
+    Returns
+    -------
+    OperatingPoint
+        The hull vertex where the marginal precision crosses the target
+        (``mp_above > target >= mp_below``); threshold +inf when flagging nothing is best.
+
+    Raises
+    ------
+    InputError
+        ``target`` outside (0, 1).
+    RatedDataError
+        Invalid scores, labels or weights.
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier".
+    """
     return sweep(scores, labels, [target], weights, hull=hull)[0]

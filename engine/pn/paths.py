@@ -4,7 +4,7 @@ Robles, Zaidouni, Mavromoustaki & Refael, *Threshold Optimization in Multiple Bi
 from the all-lowest to the all-highest thresholds, monotone in every coordinate,
 turns the joint threshold space back into a PN curve. The best path maximises
 the area ``∫ TP dFP`` under that curve (eq. 3); the operating point is the point
-of the path where the slope ``dTP/dFP`` meets the target ``λ = m / (1 - m)``
+of the path where the slope ``dTP/dFP`` meets the target ``λ = m / (1 − m)``
 (Algorithm 1). The paths themselves come from
 :func:`~engine.pn.graph_path.graph_path` (Algorithm 3) and
 :func:`~engine.pn.analytic_path.analytic_path` (Algorithm 2).
@@ -31,8 +31,25 @@ class ThresholdPath:
 
     Rows run from the all-lowest thresholds (``positions`` 0, most flagged) to the
     all-highest (``positions`` 1, nothing flagged): ``fp`` and ``tp`` never increase.
-    ``positions`` are normalised axis positions (fractional grid index / (size - 1));
-    ``thresholds`` the corresponding threshold values; ``auc`` = trapezoid ∫ TP dFP.
+
+    Attributes
+    ----------
+    thresholds : numpy.ndarray of float64, shape (L, k)
+        Joint thresholds along the path.
+    positions : numpy.ndarray of float64, shape (L, k)
+        Normalised axis positions: fractional grid index / (axis size − 1), in [0, 1].
+    tp, fp : numpy.ndarray of float64, shape (L,)
+        Weighted TP and FP along the path (interpolated on the grid between nodes).
+    auc : float
+        Trapezoid area ∫ TP dFP under the path's PN curve (eq. 3).
+    method : str
+        ``"graph"``, ``"analytic-power"`` or ``"analytic-spline"``.
+    runtime_s : float
+        Seconds the path search took.
+    params : dict
+        The method's parameters and diagnostics (exponents, knots, evaluations, nodes).
+    grid : ThresholdGrid or None
+        The grid the path runs through.
     """
 
     thresholds: np.ndarray
@@ -52,7 +69,20 @@ def trapezoid_area(tp: np.ndarray, fp: np.ndarray) -> float:
 
 
 def interpolate_grid(values: np.ndarray, frac_index: np.ndarray) -> np.ndarray:
-    """Multilinear interpolation of a k-D array at fractional indices (m, k)."""
+    """Multilinear interpolation of a k-D array at fractional indices (m, k).
+
+    Parameters
+    ----------
+    values : numpy.ndarray, k dimensions, every size >= 2
+        Values on the grid (``grid.tp`` or ``grid.fp``).
+    frac_index : array_like of float, shape (m, k)
+        Fractional grid indices, clipped to the grid.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m,)
+        The interpolated values.
+    """
     x = np.asarray(frac_index, dtype=np.float64)
     k = values.ndim
     shape = np.array(values.shape)
@@ -87,7 +117,18 @@ def path_from_frac(grid: ThresholdGrid, frac: np.ndarray, method: str, runtime: 
 
 
 def grid_index_of(path: ThresholdPath) -> np.ndarray:
-    """Integer grid indices of a graph path's nodes."""
+    """Integer grid indices of a graph path's nodes.
+
+    Parameters
+    ----------
+    path : ThresholdPath
+        A path with its ``grid`` (its nodes on grid points, as for the graph path).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (L, k)
+        The grid index of every node.
+    """
     sizes = np.array(path.grid.shape) - 1
     return np.rint(path.positions * sizes).astype(np.int64)
 
@@ -107,12 +148,36 @@ def _segment_mp(tp: np.ndarray, fp: np.ndarray, v: int, direction: int) -> float
 
 
 def path_operating_point(path: ThresholdPath, target: float) -> OperatingPoint:
-    """Maximise ``TP - λ·FP`` (``λ = target / (1 - target)``) along the path (ties -> highest thresholds).
+    """Maximise ``TP − λ·FP`` (``λ = target / (1 − target)``) along the path (ties -> highest thresholds).
 
     Graph paths are searched over their nodes. Analytic paths are searched over
     their dense samples, then refined with Ridders' method on the local slope
-    ``d(TP - c FP)/dσ`` where it brackets zero around the best sample; the
+    ``d(TP − λ·FP)/dσ`` where it brackets zero around the best sample; the
     refinement is kept only if it improves the objective.
+
+    Parameters
+    ----------
+    path : ThresholdPath
+        A graph or analytic path.
+    target : float
+        Target marginal precision m in (0, 1).
+
+    Returns
+    -------
+    OperatingPoint
+        Joint thresholds (shape (k,)), TP, FP, precision and the marginal precisions of
+        the nearest non-empty path segments above and below the point.
+
+    Raises
+    ------
+    InputError
+        ``target`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
+       Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
+       Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 1 (the operating point where the path's slope meets the target).
     """
     lam = target_slope(target)
     obj = path.tp - lam * path.fp

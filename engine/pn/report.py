@@ -154,8 +154,9 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
 
 DEFINITIONS = (
     "Marginal precision m at a point: dTP / (dTP + dFP) of the documents added by lowering the threshold there. "
-    "Slope of the PN curve: dTP/dFP = m / (1 - m). False positives paid per extra true positive: c = (1 - m) / m. "
-    "The operating point maximises TP - FP * m / (1 - m) (equivalently c*TP - FP); ties go to the highest threshold. "
+    "Slope of the PN curve: λ = dTP/dFP = m / (1 − m). False positives paid per extra true positive: "
+    "c = (1 − m) / m = 1 / λ. The operating point for a target m maximises TP − λ·FP with λ = m / (1 − m); "
+    "ties go to the highest threshold. "
     "Method: Robles, Zaidouni, Mavromoustaki & Refael, Threshold Optimization in Multiple Binary Classifiers for "
     "Extreme Rare Events using Predicted Positive Data (AAAI-MAKE 2020)."
 )

@@ -27,7 +27,28 @@ __all__ = ["FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "paret
 @dataclass(frozen=True)
 class FanPolicy:
     """Fan et al. (2002) dynamic scheduling: per step, bins of the running score with the mean
-    and standard deviation of the remaining score; exit when the confidence interval clears beta."""
+    and standard deviation of the remaining score; exit when the confidence interval clears beta.
+
+    Attributes
+    ----------
+    order : numpy.ndarray of int, shape (T,)
+        Evaluation order.
+    bin_width : float
+        Width of the running-score bins.
+    gamma : float
+        Width of the confidence interval, in standard deviations.
+    keys, mean, std : tuple of numpy.ndarray
+        Per step: sorted bin keys, and per bin the mean and standard deviation of the
+        remaining score ``f − g_r`` on the fit data.
+    threshold : float
+        β of the full decision.
+    bias : float
+        Constant of the score.
+    costs : numpy.ndarray of float64, shape (T,)
+        Cost of each model.
+    method : str
+        ``"fan"``.
+    """
 
     order: np.ndarray
     bin_width: float
@@ -54,6 +75,18 @@ class FanPolicy:
         return up, found & (g + mu + self.gamma * sd < self.threshold)
 
     def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """(decisions, number of models evaluated) for every row of F.
+
+        Parameters
+        ----------
+        f_matrix : array_like of float, shape (N, T)
+            Contributions of the T base models to the score of N examples.
+
+        Returns
+        -------
+        (numpy.ndarray of bool, numpy.ndarray of int)
+            Decisions and models evaluated per example, both shape (N,).
+        """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: f_matrix[active, t], self._exits)
@@ -63,7 +96,35 @@ class FanPolicy:
 
 def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: float = 3.0, bin_width: float = 0.5,
             threshold: float = 0.0, bias: float = 0.0, costs=None) -> FanPolicy:
-    """Fan et al. (2002): per-step bins ``round(g_r / bin_width)`` with mean/std of ``f - g_r`` on the fit data."""
+    """Fan et al. (2002): per-step bins ``round(g_r / bin_width)`` with mean/std of ``f - g_r`` on the fit data.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    order : str or sequence of int, optional
+        A fixed order name of :func:`~engine.qwyc.policy.fixed_order` or a permutation.
+    gamma : float, optional
+        Exit when ``g + mean ∓ gamma·std`` clears the threshold.
+    bin_width : float, optional
+        Width of the running-score bins.
+    threshold : float, optional
+        β of the full decision.
+    bias : float, optional
+        Constant of the score.
+    costs : array_like of float, shape (T,), optional
+        Positive cost of each model; 1 each when None.
+
+    Returns
+    -------
+    FanPolicy
+        The fitted scheduling policy.
+
+    Raises
+    ------
+    ValueError
+        Invalid F, costs or order.
+    """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     perm = fixed_order(f, order, threshold=threshold, bias=bias, alpha=0.0, costs=c).order if isinstance(order, str) \
         else np.asarray(order, dtype=np.int64)
@@ -87,7 +148,21 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
 
 @dataclass(frozen=True)
 class SmallerEnsemble:
-    """The first k models of the natural order, always fully evaluated."""
+    """The first k models of the natural order, always fully evaluated.
+
+    Attributes
+    ----------
+    k : int
+        Models kept.
+    threshold : float
+        β: decide ``bias + F[:, :k].sum(1) >= threshold``.
+    bias : float
+        Constant of the score.
+    costs : numpy.ndarray of float64, shape (T,)
+        Cost of each model.
+    method : str
+        ``"smaller ensemble"``.
+    """
 
     k: int
     threshold: float
@@ -96,6 +171,18 @@ class SmallerEnsemble:
     method: str = "smaller ensemble"
 
     def predict(self, f_matrix):
+        """(decisions, number of models evaluated) for every row of F.
+
+        Parameters
+        ----------
+        f_matrix : array_like of float, shape (N, T)
+            Contributions of the T base models to the score of N examples.
+
+        Returns
+        -------
+        (numpy.ndarray of bool, numpy.ndarray of int)
+            Decisions of the first k models, and k for every example.
+        """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         decision = self.bias + f_matrix[:, : self.k].sum(axis=1) >= self.threshold
         return decision, np.full(f_matrix.shape[0], self.k)
@@ -108,6 +195,31 @@ class SmallerEnsemble:
 
 
 def smaller_ensemble(f_matrix, k: int, *, threshold: float = 0.0, bias: float = 0.0, costs=None) -> SmallerEnsemble:
+    """The ensemble cut to its first k models.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    k : int
+        Models kept, between 1 and T.
+    threshold : float, optional
+        β of the decision.
+    bias : float, optional
+        Constant of the score.
+    costs : array_like of float, shape (T,), optional
+        Positive cost of each model; 1 each when None.
+
+    Returns
+    -------
+    SmallerEnsemble
+        The cut ensemble.
+
+    Raises
+    ------
+    ValueError
+        Invalid F or costs, or k outside [1, T].
+    """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     if not 1 <= k <= f.shape[1]:
         raise ValueError(f"k must be between 1 and {f.shape[1]}")
@@ -115,7 +227,18 @@ def smaller_ensemble(f_matrix, k: int, *, threshold: float = 0.0, bias: float = 
 
 
 def pareto_front(cost: np.ndarray, error: np.ndarray) -> np.ndarray:
-    """Indices of points not dominated in (lower cost, lower error), sorted by cost."""
+    """Indices of points not dominated in (lower cost, lower error), sorted by cost.
+
+    Parameters
+    ----------
+    cost, error : numpy.ndarray of float, shape (n,)
+        The two quantities to minimise.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Indices of the frontier points, cost ascending (error strictly decreasing).
+    """
     cost, error = np.asarray(cost, float), np.asarray(error, float)
     order = np.lexsort((error, cost))
     best = np.inf
@@ -133,9 +256,39 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
                     costs=None, progress=None):
     """Sweep alpha (QWYC* and each fixed order), gamma (Fan et al.) and k (smaller ensembles).
 
-    Returns a DataFrame: method, parameter, fit and test mean # models / cost,
-    % disagreement with the full ensemble, accuracy (if labels), plus a
-    ``pareto`` flag on (test mean # models, test % disagreement) per method.
+    Parameters
+    ----------
+    f_fit : array_like of float, shape (N, T)
+        Contributions on the fit examples.
+    f_test : array_like of float, shape (N_test, T)
+        Contributions on the test examples.
+    labels_fit, labels_test : array_like of {0, 1}, optional
+        Labels, for accuracies.
+    threshold : float, optional
+        β of the full decision.
+    bias : float, optional
+        Constant of the score.
+    alphas : sequence of float, optional
+        Disagreement budgets of QWYC* and of each fixed order.
+    orders : sequence of str, optional
+        ``"qwyc"`` and fixed order names.
+    gammas : sequence of float, optional
+        Confidence widths of Fan et al.
+    ks : sequence of int, optional
+        Sizes of the smaller ensembles; 2 %, 5 %, 10 %, 20 %, 40 %, 70 % and 100 % of T when None.
+    neg_only : bool, optional
+        Only early negatives (QWYC* and fixed orders).
+    costs : array_like of float, shape (T,), optional
+        Positive cost of each model.
+    progress : callable, optional
+        ``progress(done, total)`` after each fitted policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method and parameter: ``method``, ``parameter``, ``fit_*`` and
+        ``test_*`` of :meth:`EarlyExitPolicy.evaluate`, and ``pareto`` (on the frontier of
+        test mean # models against test % disagreement within its method).
     """
     f_fit = np.asarray(f_fit, dtype=np.float64)
     t_count = f_fit.shape[1]

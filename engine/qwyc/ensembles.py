@@ -23,7 +23,25 @@ __all__ = ["Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "Trained
 
 @dataclass(frozen=True)
 class Tree:
-    """One regression tree: go left when ``x[feature] <= threshold`` (NaN follows ``missing_left``)."""
+    """One regression tree: go left when ``x[feature] <= threshold`` (NaN follows ``missing_left``).
+
+    Attributes
+    ----------
+    feature : numpy.ndarray of int, shape (nodes,)
+        Feature index tested at each node (0 at leaves).
+    threshold : numpy.ndarray of float64, shape (nodes,)
+        Split value of each node.
+    left, right : numpy.ndarray of int, shape (nodes,)
+        Children of each node (0 at leaves).
+    value : numpy.ndarray of float64, shape (nodes,)
+        Output of each node (read at leaves), learning rate included.
+    missing_left : numpy.ndarray of bool, shape (nodes,)
+        Whether a NaN feature value goes left.
+    is_leaf : numpy.ndarray of bool, shape (nodes,)
+        Leaf flags.
+    depth : int
+        Depth of the deepest leaf (the number of traversal steps).
+    """
 
     feature: np.ndarray
     threshold: np.ndarray
@@ -35,6 +53,18 @@ class Tree:
     depth: int
 
     def predict(self, x: np.ndarray) -> np.ndarray:
+        """The tree's output for every row, by a vectorised traversal of ``depth`` steps.
+
+        Parameters
+        ----------
+        x : numpy.ndarray of float, shape (n, features)
+            Numeric features (NaN allowed).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,)
+            The leaf value reached by each row.
+        """
         node = np.zeros(x.shape[0], dtype=np.int64)
         rows = np.arange(x.shape[0])
         for _ in range(self.depth):
@@ -48,7 +78,17 @@ class Tree:
 
 @dataclass(frozen=True)
 class AdditiveEnsemble:
-    """``decision_function(x) = bias + sum_t trees[t].predict(x)``."""
+    """``decision_function(x) = bias + sum_t trees[t].predict(x)``.
+
+    Attributes
+    ----------
+    trees : tuple of Tree
+        The T base models (anything with ``predict(x)``), in the model's own order.
+    bias : float
+        Constant added to the sum (the initial log-odds).
+    source : str
+        The library class the ensemble was read from.
+    """
 
     trees: tuple[Tree, ...]
     bias: float
@@ -59,11 +99,34 @@ class AdditiveEnsemble:
         return len(self.trees)
 
     def contributions(self, x) -> np.ndarray:
-        """The (N, T) matrix F of base-model contributions."""
+        """The (N, T) matrix F of base-model contributions.
+
+        Parameters
+        ----------
+        x : array_like of float, shape (N, features)
+            Examples.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (N, T)
+            ``F[i, t] = trees[t].predict(x)[i]``; ``bias + F.sum(1)`` is the full score.
+        """
         x = np.asarray(x, dtype=np.float64)
         return np.column_stack([t.predict(x) for t in self.trees])
 
     def decision_function(self, x) -> np.ndarray:
+        """The full score ``bias + sum_t trees[t].predict(x)`` (raw log-odds).
+
+        Parameters
+        ----------
+        x : array_like of float, shape (N, features)
+            Examples.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (N,)
+            The score of every example.
+        """
         x = np.asarray(x, dtype=np.float64)
         out = np.full(x.shape[0], self.bias)
         for t in self.trees:
@@ -113,6 +176,23 @@ def from_sklearn(model) -> AdditiveEnsemble:
     HistGradientBoosting must be trained with ``early_stopping=False`` so its
     ``max_iter`` trees are all there (the reconstruction test checks
     ``bias + F.sum(1) == decision_function`` to 1e-10).
+
+    Parameters
+    ----------
+    model : GradientBoostingClassifier or HistGradientBoostingClassifier
+        A fitted binary model with numeric splits only.
+
+    Returns
+    -------
+    AdditiveEnsemble
+        Its trees (learning rate folded into the leaf values) and bias.
+
+    Raises
+    ------
+    ValueError
+        Not binary, categorical splits, or a non-default ``init`` estimator.
+    TypeError
+        Another model class.
     """
     from sklearn.ensemble import (
         GradientBoostingClassifier,
@@ -140,7 +220,21 @@ def from_sklearn(model) -> AdditiveEnsemble:
 
 @dataclass(frozen=True)
 class TrainedEnsemble:
-    """A fitted model, its extracted ensemble and the encoded train / test data."""
+    """A fitted model, its extracted ensemble and the encoded train / test data.
+
+    Attributes
+    ----------
+    model : object
+        The fitted scikit-learn model.
+    ensemble : AdditiveEnsemble
+        Its trees and bias.
+    x_train, x_test : numpy.ndarray of float, shape (n, features)
+        Encoded features (categories as ordinal codes, NaN kept).
+    y_train, y_test : numpy.ndarray
+        0/1 labels.
+    fit_seconds : float
+        Training time.
+    """
 
     model: object
     ensemble: AdditiveEnsemble
@@ -159,6 +253,26 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
     NaN) so every split is a numeric threshold. Trained with ``warm_start`` in
     chunks of ``chunk`` trees so ``progress(trees, max_iter)`` can be reported;
     ``early_stopping=False`` keeps all ``max_iter`` trees.
+
+    Parameters
+    ----------
+    max_iter : int, optional
+        Trees T.
+    max_depth : int, optional
+        Depth limit of each tree.
+    learning_rate : float, optional
+        Shrinkage of each tree.
+    seed : int, optional
+        ``random_state`` of the model.
+    progress : callable, optional
+        ``progress(trees, max_iter)`` after each chunk.
+    chunk : int, optional
+        Trees added per ``warm_start`` fit.
+
+    Returns
+    -------
+    TrainedEnsemble
+        The model, its ensemble and the encoded Adult train / test data.
     """
     import pandas as pd
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -206,6 +320,21 @@ def from_lightgbm(model) -> AdditiveEnsemble:
     Each base model is one boosting iteration evaluated by LightGBM on the rows
     asked for (``start_iteration=t, num_iteration=1``); LightGBM folds its initial
     score into the first tree, so the bias is 0. Requires ``lightgbm``.
+
+    Parameters
+    ----------
+    model : lightgbm.LGBMClassifier or lightgbm.Booster
+        A fitted binary model.
+
+    Returns
+    -------
+    AdditiveEnsemble
+        One base model per boosting iteration, bias 0.
+
+    Raises
+    ------
+    ValueError
+        More than one model per iteration (multiclass).
     """
     booster = getattr(model, "booster_", model)
     if booster.num_model_per_iteration() != 1:

@@ -55,9 +55,25 @@ def _midpoint(a: float, b: float) -> float:
 def step_thresholds(g: np.ndarray, d: np.ndarray, budget: int, neg_only: bool = False):
     """Exact Algorithm 2 for one step: (eps_minus, eps_plus, exits, mistakes).
 
-    ``g``: running sums of the undecided examples after adding the candidate model;
-    ``d``: their full decisions (bool); ``budget``: mistakes still allowed.
     Maximises exits; among equal exits uses the fewest mistakes.
+
+    Parameters
+    ----------
+    g : numpy.ndarray of float, shape (n,)
+        Running sums of the undecided examples after adding the candidate model.
+    d : numpy.ndarray of bool, shape (n,)
+        Their full decisions.
+    budget : int
+        Early decisions that may still differ from the full decision.
+    neg_only : bool, optional
+        Only negative exits (``eps_plus`` stays +inf).
+
+    Returns
+    -------
+    (float, float, int, int)
+        ``eps_minus`` and ``eps_plus`` (exit negative when ``g < eps_minus``, positive
+        when ``g > eps_plus``; ∓inf for no exit), the number of examples that exit and
+        the mistakes among them.
     """
     g = np.asarray(g, dtype=np.float64)
     d = np.asarray(d, dtype=bool)
@@ -157,7 +173,32 @@ def early_exit_loop(n: int, order, bias: float, threshold: float, contribution, 
 
 @dataclass(frozen=True)
 class EarlyExitPolicy:
-    """An evaluation order with early-exit thresholds after each step (the last step always decides)."""
+    """An evaluation order with early-exit thresholds after each step (the last step always decides).
+
+    Attributes
+    ----------
+    order : numpy.ndarray of int, shape (T,)
+        Evaluation order π (a permutation of the models).
+    eps_minus, eps_plus : numpy.ndarray of float64, shape (T,)
+        After step r an example exits negative when ``g_r < eps_minus[r]`` and positive
+        when ``g_r > eps_plus[r]`` (∓inf: no exit at that step).
+    threshold : float
+        β: the full decision is ``bias + F.sum(1) >= threshold``.
+    bias : float
+        Constant of the running sum ``g_0``.
+    costs : numpy.ndarray of float64, shape (T,)
+        Cost of evaluating each model (by model index).
+    alpha : float
+        Share of fit examples whose early decision may differ from the full decision.
+    method : str
+        How the policy was fitted (``"qwyc"``, an order name, ``"explicit"`` ...).
+    fit_seconds : float
+        Fitting time.
+    fit_disagreements : int
+        Early decisions differing from the full decision on the fit data.
+    info : dict
+        Further diagnostics.
+    """
 
     order: np.ndarray
     eps_minus: np.ndarray
@@ -185,19 +226,57 @@ class EarlyExitPolicy:
         return up, (g < self.eps_minus[r]) & ~up
 
     def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
-        """(decisions, number of models evaluated) for every row of F."""
+        """(decisions, number of models evaluated) for every row of F.
+
+        Parameters
+        ----------
+        f_matrix : array_like of float, shape (N, T)
+            Contributions of the T base models to the score of N examples (finite).
+
+        Returns
+        -------
+        (numpy.ndarray of bool, numpy.ndarray of int)
+            Decisions and models evaluated per example, both shape (N,).
+        """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: f_matrix[active, t], self._exits)
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`predict` but evaluating each tree only on the rows still undecided."""
+        """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
+
+        Parameters
+        ----------
+        ensemble : AdditiveEnsemble
+            The ensemble whose contributions the policy was fitted on.
+        x : array_like of float, shape (N, features)
+            Examples.
+
+        Returns
+        -------
+        (numpy.ndarray of bool, numpy.ndarray of int)
+            Decisions and models evaluated per example, both shape (N,).
+        """
         x = np.asarray(x, dtype=np.float64)
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
     def evaluate(self, f_matrix, labels=None) -> dict:
-        """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels."""
+        """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels.
+
+        Parameters
+        ----------
+        f_matrix : array_like of float, shape (N, T)
+            Contributions of the T base models to the score of N examples (finite).
+        labels : array_like of {0, 1}, shape (N,), optional
+            True labels.
+
+        Returns
+        -------
+        dict
+            ``mean_cost``, ``mean_models``, ``disagreement_pct`` and, with labels,
+            ``accuracy`` and ``full_accuracy``.
+        """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         decision, n_eval = self.predict(f_matrix)
         full = self.bias + f_matrix.sum(axis=1) >= self.threshold
@@ -265,6 +344,40 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     The MSE orders need no labels: each model is scored by how well the partial
     sum reproduces the full score ``f`` (individually, or greedily given the models
     already chosen). With ``labels`` they reproduce the labels' logit sign instead.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    order : str or sequence of int
+        ``"natural"``, ``"random"``, ``"individual_mse"``, ``"greedy_mse"`` or a
+        permutation of 0..T-1.
+    threshold : float, optional
+        β of the full decision ``bias + F.sum(1) >= threshold``.
+    bias : float, optional
+        Constant of the score.
+    alpha : float, optional
+        Share of examples, in [0, 1), whose early decision may differ from the full one.
+    neg_only : bool, optional
+        Only early negatives.
+    costs : array_like of float, shape (T,), optional
+        Positive cost of each model; 1 each when None.
+    budget : {"greedy", "rationed"}, optional
+        How the mistake budget ``floor(alpha N)`` is spent over the steps.
+    seed : int, optional
+        Seed of the ``"random"`` order.
+    labels : array_like of {0, 1}, shape (N,), optional
+        Labels for the MSE orders.
+
+    Returns
+    -------
+    EarlyExitPolicy
+        The order with its Algorithm 2 thresholds.
+
+    Raises
+    ------
+    ValueError
+        Invalid F, alpha, costs, budget or order.
     """
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
@@ -315,6 +428,45 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     the smallest ``cost / exits`` is taken (no exits anywhere: the cheapest model,
     lowest index first). Each step works on one (candidates x undecided) matrix.
     ``progress(step, T)`` is called after each step.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    threshold : float, optional
+        β of the full decision ``bias + F.sum(1) >= threshold``.
+    alpha : float, optional
+        Share of examples, in [0, 1), whose early decision may differ from the full one.
+    order : str or sequence of int, optional
+        None for QWYC* (Algorithm 1); else a fixed order for :func:`fixed_order`.
+    neg_only : bool, optional
+        Only early negatives ("filter then score").
+    costs : array_like of float, shape (T,), optional
+        Positive cost of each model; 1 each when None.
+    bias : float, optional
+        Constant of the score.
+    budget : {"greedy", "rationed"}, optional
+        How the mistake budget ``floor(alpha N)`` is spent over the steps.
+    seed : int, optional
+        Seed of a ``"random"`` fixed order.
+    progress : callable, optional
+        ``progress(step, T)`` after each step (QWYC* only).
+
+    Returns
+    -------
+    EarlyExitPolicy
+        Order and thresholds; at most ``floor(alpha N)`` fit examples decided
+        differently from the full ensemble.
+
+    Raises
+    ------
+    ValueError
+        Invalid F, alpha, costs, budget or order.
+
+    References
+    ----------
+    .. [1] Wang, S., Gupta, M. & You, S. (2018). *Quit When You Can: Efficient Evaluation
+       of Ensembles with Ordering Optimization.* arXiv:1806.11202: Algorithm 1 (QWYC*, the joint order) and Algorithm 2 (the thresholds of one step).
     """
     if order is not None:
         return fixed_order(f_matrix, order, threshold=threshold, bias=bias, alpha=alpha, neg_only=neg_only,
@@ -388,6 +540,27 @@ def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias:
 
     LightGBM stops after every ``freq``-th iteration when ``2·|raw score| > margin``:
     natural order, thresholds ``±margin/2`` at those steps and none elsewhere.
+
+    Parameters
+    ----------
+    n_models : int
+        Iterations T of the model.
+    freq : int
+        Check every ``freq`` iterations (>= 1).
+    margin : float
+        LightGBM's ``pred_early_stop_margin`` (>= 0).
+    bias : float, optional
+        Constant of the score.
+
+    Returns
+    -------
+    EarlyExitPolicy
+        The rule as a policy (threshold 0, unit costs, alpha 0).
+
+    Raises
+    ------
+    ValueError
+        ``freq < 1`` or ``margin < 0``.
     """
     if freq < 1 or margin < 0:
         raise ValueError("freq must be >= 1 and margin >= 0")

@@ -14,7 +14,23 @@ __all__ = ["EarlyExitTiming", "time_early_exit"]
 
 @dataclass(frozen=True)
 class EarlyExitTiming:
-    """Wall-clock comparison of full evaluation and early exit on the same rows."""
+    """Wall-clock comparison of full evaluation and early exit on the same rows.
+
+    Attributes
+    ----------
+    rows : int
+        Rows timed.
+    full_seconds : float
+        Best time of evaluating every tree.
+    early_seconds : float
+        Best time of the early-exit evaluation.
+    reference_seconds : float or None
+        Best time of the reference callable, None without one.
+    mean_models : float
+        Mean trees evaluated per row with early exit.
+    decisions_match_policy : bool
+        Whether the lazy evaluation decided every row as the policy does on F.
+    """
 
     rows: int
     full_seconds: float
@@ -31,8 +47,23 @@ class EarlyExitTiming:
 def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, repeat: int = 3) -> EarlyExitTiming:
     """Time ``policy.predict_lazy`` (trees evaluated only for undecided rows) against evaluating every tree.
 
-    ``reference`` is an optional callable (e.g. the model's own ``decision_function``)
-    timed on the same rows.
+    Parameters
+    ----------
+    ensemble : AdditiveEnsemble
+        The ensemble.
+    policy : EarlyExitPolicy
+        A policy fitted on its contributions.
+    x : array_like of float, shape (N, features)
+        Rows to time.
+    reference : callable, optional
+        ``reference(x)``, e.g. the model's own ``decision_function``, timed on the same rows.
+    repeat : int, optional
+        Runs of each; the fastest counts.
+
+    Returns
+    -------
+    EarlyExitTiming
+        The timings, mean trees evaluated and the consistency check.
     """
     x = np.asarray(x, dtype=np.float64)
 

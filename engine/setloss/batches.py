@@ -32,7 +32,19 @@ THRESHOLD_HALF = 0.5
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """The optimal decision of one batch beside the threshold-0.5 rule and the paper's early stop."""
+    """The optimal decision of one batch beside the threshold-0.5 rule and the paper's early stop.
+
+    Attributes
+    ----------
+    decision : Decision
+        The exact expected-loss-optimal top-k.
+    early : Decision
+        The paper's early-stop top-k on the same expected losses.
+    k_threshold_half : int
+        Items with eta >= 0.5.
+    loss_threshold_half : float
+        Expected loss of flagging them.
+    """
 
     decision: Decision
     early: Decision
@@ -45,7 +57,18 @@ class BatchOutcome:
         return self.loss_threshold_half - self.decision.value
 
     def sentence(self, batch: str = "the batch") -> str:
-        """The decision and what it saves, in one sentence."""
+        """The decision and what it saves, in one sentence.
+
+        Parameters
+        ----------
+        batch : str, optional
+            How the sentence names the batch.
+
+        Returns
+        -------
+        str
+            k of n items, the expected loss, and the threshold-0.5 rule's k and expected loss.
+        """
         n = self.decision.mask.size
         return (f"Flag the {self.decision.k:,} most probable of the {n:,} items of {batch}: expected "
                 f"{self.decision.loss_name} loss {self.decision.value:.4f}, against {self.loss_threshold_half:.4f} "
@@ -57,17 +80,20 @@ def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
 
     Parameters
     ----------
-    eta : array of float
+    eta : array_like of float, shape (n,)
         Calibrated probabilities of the batch's items.
     loss : str or SetLoss
+        The set loss.
 
     Returns
     -------
     BatchOutcome
+        The optimal and early-stop decisions and the threshold-0.5 rule's expected loss.
 
     References
     ----------
-    Natarajan et al. (ICML 2016), Algorithm 1 (every k, and its early stop).
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Algorithm 1 (every k, and its early stop).
     """
     e = np.asarray(eta, dtype=float)
     decision = optimal_decision(e, loss)
@@ -86,7 +112,20 @@ def _realised_loss(mask: np.ndarray, labels: np.ndarray, loss: SetLoss) -> float
 
 @dataclass(frozen=True)
 class BatchDecisions:
-    """Every batch decided: ``decisions`` has one row per input row in input order; ``summary`` one per batch."""
+    """Every batch decided: ``decisions`` has one row per input row in input order; ``summary`` one per batch.
+
+    Attributes
+    ----------
+    decisions : pandas.DataFrame
+        One row per input row, input order: the item column (when mapped), ``batch``,
+        ``probability``, ``decision`` (0/1) and ``k`` of its batch.
+    summary : pandas.DataFrame
+        One row per batch: ``batch``, ``items``, ``k``, ``expected loss``, ``k at η ≥ 0.5``,
+        ``expected loss at η ≥ 0.5`` and, with labels, ``realised loss`` and
+        ``realised loss at η ≥ 0.5``.
+    loss_name : str
+        Name of the set loss.
+    """
 
     decisions: pd.DataFrame
     summary: pd.DataFrame
@@ -99,6 +138,25 @@ def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
 
     The summary gives per batch: items, k, the expected loss at k, the threshold-0.5
     rule's k and expected loss, and with labels the realised loss of both.
+
+    Parameters
+    ----------
+    batches : ProbabilityBatches
+        The items, their probabilities and batches (labels optional).
+    loss : str or SetLoss
+        The set loss.
+    progress : callable, optional
+        ``progress(done, total)`` after each batch.
+
+    Returns
+    -------
+    BatchDecisions
+        Per-item decisions and the per-batch summary.
+
+    Raises
+    ------
+    ValueError
+        An unknown loss name.
     """
     loss = get_loss(loss)
     n = batches.n_items
@@ -131,7 +189,23 @@ def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
 
 
 def decided_items(batches: ProbabilityBatches, batch: str, decision: Decision) -> pd.DataFrame:
-    """One batch's items, most probable first, with their row in the input and the flag."""
+    """One batch's items, most probable first, with their row in the input and the flag.
+
+    Parameters
+    ----------
+    batches : ProbabilityBatches
+        The batches.
+    batch : str
+        Name of the batch.
+    decision : Decision
+        The batch's decision (items in the batch's row order).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``row`` (1-based input row), the item column (when mapped),
+        ``probability`` and ``flag``; sorted by probability, descending.
+    """
     items = batches.rows_of(batch)
     table = {"row": items + 1}
     if batches.item_ids is not None:
@@ -142,7 +216,19 @@ def decided_items(batches: ProbabilityBatches, batch: str, decision: Decision) -
 
 @dataclass(frozen=True)
 class MonteCarloCheck:
-    """Simulated mean loss of a decision against its exact expected loss."""
+    """Simulated mean loss of a decision against its exact expected loss.
+
+    Attributes
+    ----------
+    mean : float
+        Mean loss over the simulated label vectors.
+    standard_error : float
+        Its standard error.
+    exact : float
+        The exact expected loss (Algorithm 1).
+    consistent : bool
+        True when ``|mean − exact|`` is at most three standard errors.
+    """
 
     mean: float
     standard_error: float
@@ -162,6 +248,24 @@ def monte_carlo_check(eta, decision: Decision, loss: str | SetLoss, *, draws: in
 
     Consistent when the two differ by at most three standard errors (a check of
     Algorithm 1's expectation, independent of its algebra).
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        The batch's probabilities.
+    decision : Decision
+        The decision to check.
+    loss : str or SetLoss
+        The set loss.
+    draws : int, optional
+        Simulated label vectors.
+    seed : int, optional
+        Seed of the random generator.
+
+    Returns
+    -------
+    MonteCarloCheck
+        Simulated mean, standard error, exact value and the verdict.
     """
     mean, se = monte_carlo_loss(eta, decision.mask, loss, draws=draws, seed=seed)
     tolerance = max(3 * se, 1e-9) if math.isfinite(se) else 1e-9
@@ -169,7 +273,28 @@ def monte_carlo_check(eta, decision: Decision, loss: str | SetLoss, *, draws: in
 
 
 def batches_from_split(split: ScoredSplit, batch_size: int, *, seed: int = 0) -> ProbabilityBatches:
-    """The test items of a trained model cut into batches as in the paper's protocol (full batches only)."""
+    """The test items of a trained model cut into batches as in the paper's protocol (full batches only).
+
+    Parameters
+    ----------
+    split : ScoredSplit
+        Test probabilities and labels.
+    batch_size : int
+        Items per batch, between 1 and the number of test items.
+    seed : int, optional
+        Seed of the random permutation.
+
+    Returns
+    -------
+    ProbabilityBatches
+        ``n_test // batch_size`` batches named ``batch 1``, ``batch 2`` ...; items are
+        named by their 1-based test row; labels kept.
+
+    Raises
+    ------
+    InputError
+        ``batch_size`` outside [1, number of test items].
+    """
     if not 1 <= batch_size <= split.eta_test.size:
         raise InputError(f"Batch size {batch_size:,} must be between 1 and the {split.eta_test.size:,} test items.")
     order = np.concatenate(batch_indices(split.eta_test.size, batch_size, seed))
@@ -181,6 +306,18 @@ def batches_from_split(split: ScoredSplit, batch_size: int, *, seed: int = 0) ->
 
 def labelled_split(batches: ProbabilityBatches, *, seed: int = 0) -> ScoredSplit:
     """The labelled items of ``batches`` split into validation and test halves for the paper's baselines.
+
+    Parameters
+    ----------
+    batches : ProbabilityBatches
+        Batches with a label column.
+    seed : int, optional
+        Seed of the random split.
+
+    Returns
+    -------
+    ScoredSplit
+        Half the labelled items for validation, half for test.
 
     Raises
     ------

@@ -23,9 +23,22 @@ __all__ = ["Decision", "optimal_decision", "early_stop_decision", "optimal_class
 class Decision:
     """The optimal top-k decision for a batch.
 
-    ``mask`` flags the decided items in the caller's order; ``order`` sorts the
-    items by eta (descending); ``losses[k]`` is the expected loss of flagging the
-    top k; ``value = losses[k]``.
+    Attributes
+    ----------
+    k : int
+        Items flagged.
+    mask : numpy.ndarray of bool, shape (n,)
+        The flagged items, in the caller's order.
+    order : numpy.ndarray of int, shape (n,)
+        Indices sorting the items by eta, descending (stable).
+    losses : numpy.ndarray of float64, shape (n + 1,)
+        ``losses[k]``: expected loss of flagging the top k.
+    value : float
+        ``losses[k]``.
+    loss_name : str
+        Name of the set loss.
+    early_stop : bool
+        True when k is the paper's early-stop k rather than the exact minimiser.
     """
 
     k: int
@@ -44,6 +57,30 @@ def optimal_decision(eta, loss: str | SetLoss, *, early_stop: bool = False) -> D
     shortcut (the first k with ``L_k <= L_{k+1}``), which is **not exact**: for
     eta = (0.96, 0.43, 0.41) and F1 it stops at k = 1 while k = 3 is optimal.
     Among equal expected losses the smallest k wins.
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Calibrated probabilities ``P(Y_i = 1)`` in [0, 1], labels independent.
+    loss : str or SetLoss
+        A set loss decreasing in TP (TP monotonicity, Theorem 1).
+    early_stop : bool, optional
+        Stop at the first k with ``L_k <= L_{k+1}``.
+
+    Returns
+    -------
+    Decision
+        The top-k decision with every ``L_k``.
+
+    Raises
+    ------
+    ValueError
+        Invalid probabilities or an unknown loss name.
+
+    References
+    ----------
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Theorem 1 (top-k decisions are optimal) and Algorithm 1.
     """
     loss = get_loss(loss)
     e, order = sorted_probabilities(eta)
@@ -69,6 +106,17 @@ def early_stop_decision(decision: Decision) -> Decision:
 
     Same as ``optimal_decision(eta, loss, early_stop=True)`` without computing the
     expected losses again.
+
+    Parameters
+    ----------
+    decision : Decision
+        A decision carrying every ``L_k``.
+
+    Returns
+    -------
+    Decision
+        The same items and losses, k at the first ``L_k <= L_{k+1}`` (n when none),
+        ``early_stop=True``.
     """
     return _top_k(_early_stop_k(decision.losses), decision.order, decision.losses, decision.loss_name, True)
 
@@ -79,6 +127,23 @@ def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:
     With Y = e_j w.p. probs_j: flagging the top k gives TP = 1 iff the true class is
     among them, so ``L_k = P_k L(1, k-1, 0, n-k) + (1 - P_k) L(0, k, 1, n-k-1)`` with
     ``P_k`` the probability mass of the top k. O(n log n).
+
+    Parameters
+    ----------
+    probs : array_like of float, shape (n,)
+        Class probabilities, summing to 1 (within 1e-6).
+    loss : str or SetLoss, optional
+        The set loss over the n class indicators.
+
+    Returns
+    -------
+    Decision
+        The top-k classes minimising the expected loss (smallest k among ties).
+
+    Raises
+    ------
+    ValueError
+        Invalid probabilities, probabilities not summing to 1, or an unknown loss.
     """
     loss = get_loss(loss)
     p, order = sorted_probabilities(probs)
@@ -99,7 +164,28 @@ def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:
 
 def monte_carlo_loss(eta, mask, loss: str | SetLoss, *, draws: int = 10_000, seed: int = 0,
                      chunk: int = 2_000) -> tuple[float, float]:
-    """Mean loss of the decision ``mask`` over simulated label vectors, and its standard error."""
+    """Mean loss of the decision ``mask`` over simulated label vectors, and its standard error.
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Probabilities; label i is drawn as Bernoulli(eta_i), independently.
+    mask : array_like of bool, shape (n,)
+        The decision: flagged items.
+    loss : str or SetLoss
+        The set loss.
+    draws : int, optional
+        Simulated label vectors.
+    seed : int, optional
+        Seed of the random generator.
+    chunk : int, optional
+        Label vectors simulated at once (memory bound).
+
+    Returns
+    -------
+    (float, float)
+        Mean loss and its standard error (NaN for a single draw).
+    """
     loss = get_loss(loss)
     e = check_probabilities(eta)
     m = np.asarray(mask, dtype=bool)

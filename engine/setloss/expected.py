@@ -59,7 +59,24 @@ _TAIL_MASS = 1e-17
 
 
 def check_probabilities(eta) -> np.ndarray:
-    """Validate calibrated probabilities: a 1-D array of finite numbers in [0, 1]."""
+    """Validate calibrated probabilities: a 1-D array of finite numbers in [0, 1].
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Probabilities ``P(Y_i = 1)``.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        The probabilities.
+
+    Raises
+    ------
+    ValueError
+        Not one-dimensional, or values not finite or outside [0, 1] (the message lists
+        the first five items, 1-based).
+    """
     e = np.asarray(eta, dtype=float)
     if e.ndim != 1:
         raise ValueError(f"probabilities must be one-dimensional; got shape {e.shape}")
@@ -72,7 +89,18 @@ def check_probabilities(eta) -> np.ndarray:
 
 
 def poisson_binomial(eta) -> np.ndarray:
-    """PMF of the number of successes of independent Bernoulli(eta_i) (length n + 1), by convolution."""
+    """PMF of the number of successes of independent Bernoulli(eta_i) (length n + 1), by convolution.
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Success probabilities.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n + 1,)
+        ``P(S = s)`` for s = 0..n. O(n²).
+    """
     e = np.asarray(eta, dtype=float)
     pmf = np.zeros(e.size + 1)
     pmf[0] = 1.0
@@ -113,7 +141,30 @@ def sorted_probabilities(eta):
 
 
 def expected_losses_reference(eta, loss: str | SetLoss) -> np.ndarray:
-    """Algorithm 1 of the paper as written: O(n^3). For tests and benchmarks."""
+    """Algorithm 1 of the paper as written: O(n^3). For tests and benchmarks.
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Calibrated probabilities in [0, 1].
+    loss : str or SetLoss
+        The set loss (a name accepted by :func:`~engine.setloss.losses.get_loss`).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n + 1,)
+        ``L_k``, the expected loss of flagging the k most probable items, k = 0..n.
+
+    Raises
+    ------
+    ValueError
+        Invalid probabilities or an unknown loss name.
+
+    References
+    ----------
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Algorithm 1.
+    """
     loss = get_loss(loss)
     e, _ = sorted_probabilities(eta)
     n = e.size
@@ -274,8 +325,33 @@ def expected_losses(eta, loss: str | SetLoss, *, method: str = "auto") -> np.nda
     """Exact ``E[L(top-k, Y)]`` for k = 0..n, ``Y_i ~ Bernoulli(eta_i)`` independent.
 
     ``top-k`` are the k items with the largest eta (stable order among ties; ties
-    do not change the expectation). ``method``: "auto" (the O(n^2) linear-fractional
-    path when it applies, else generic), "fractional", "generic" or "reference".
+    do not change the expectation).
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Calibrated probabilities ``eta_i = P(Y_i = 1)`` in [0, 1].
+    loss : str or SetLoss
+        The set loss (a name accepted by :func:`~engine.setloss.losses.get_loss`).
+    method : {"auto", "fractional", "generic", "reference"}, optional
+        ``auto``: the O(n²) linear-fractional path when it applies, else generic;
+        ``fractional`` insists on the O(n²) path; ``reference`` is Algorithm 1 as written.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n + 1,)
+        ``L_k`` for k = 0..n.
+
+    Raises
+    ------
+    ValueError
+        Invalid probabilities, an unknown loss or method, or ``fractional`` for a loss
+        whose denominator mixes S1 and S2.
+
+    References
+    ----------
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Algorithm 1 (the expected loss of every top-k decision).
     """
     loss = get_loss(loss)
     e, _ = sorted_probabilities(eta)

@@ -31,19 +31,56 @@ def _ratio(num, den):
 
 @dataclass(frozen=True)
 class LinearFractional:
-    """Coefficients of ``metric = (c0 + c·(TP, FP, FN, TN)) / (d0 + d·(TP, FP, FN, TN))``."""
+    """Coefficients of ``metric = (c0 + c·(TP, FP, FN, TN)) / (d0 + d·(TP, FP, FN, TN))``.
+
+    Attributes
+    ----------
+    numerator : tuple of 5 float
+        ``(c0, c_TP, c_FP, c_FN, c_TN)``.
+    denominator : tuple of 5 float
+        ``(d0, d_TP, d_FP, d_FN, d_TN)``.
+    """
 
     numerator: tuple[float, float, float, float, float]
     denominator: tuple[float, float, float, float, float]
 
     def metric(self, tp, fp, fn, tn):
+        """The metric at given counts (1 where the denominator is 0).
+
+        Parameters
+        ----------
+        tp, fp, fn, tn : float or numpy.ndarray
+            Confusion counts (broadcast together).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            numerator / denominator, elementwise.
+        """
         c, d = self.numerator, self.denominator
         num = c[0] + c[1] * tp + c[2] * fp + c[3] * fn + c[4] * tn
         den = d[0] + d[1] * tp + d[2] * fp + d[3] * fn + d[4] * tn
         return _ratio(num, den)
 
     def affine_in_s1_s(self, n: int, k):
-        """(A, B, C, D, E, F) with numerator A + B S1 + C S and denominator D + E S1 + F S for top-k."""
+        """(A, B, C, D, E, F) with numerator A + B S1 + C S and denominator D + E S1 + F S for top-k.
+
+        With TP = S1, FP = k − S1, FN = S − S1, TN = n − k − S + S1 (S1 positives among
+        the top k, S positives in all) both parts are affine in (S1, S).
+
+        Parameters
+        ----------
+        n : int
+            Items in the batch.
+        k : int or numpy.ndarray of int
+            Items flagged (the top k).
+
+        Returns
+        -------
+        tuple of 6
+            ``(A, B, C)`` of the numerator and ``(D, E, F)`` of the denominator; A and D
+            have the shape of ``k``, the others are floats.
+        """
         def affine(c):
             return (c[0] + c[2] * k + c[4] * (n - k), c[1] - c[2] - c[3] + c[4], c[3] - c[4])
         return (*affine(self.numerator), *affine(self.denominator))
@@ -51,7 +88,26 @@ class LinearFractional:
 
 @dataclass(frozen=True)
 class SetLoss:
-    """A loss ``1 - metric(TP, FP, FN, TN)`` on a whole batch, vectorised over count arrays."""
+    """A loss ``1 − metric(TP, FP, FN, TN)`` on a whole batch, vectorised over count arrays.
+
+    Calling the loss, ``loss(tp, fp, fn, tn)``, returns ``1 − metric``.
+
+    Attributes
+    ----------
+    name : str
+        Display name (``"F1"``, ``"Jaccard"`` ...).
+    formula : str
+        The loss as a formula for people.
+    reference : str
+        Where the metric is defined.
+    metric_fn : callable
+        ``metric_fn(tp, fp, fn, tn)`` on float arrays; excluded from equality and hashing
+        (the other fields determine it).
+    fractional : LinearFractional or None
+        Coefficients when the metric is linear-fractional (enables the O(n²) expected losses).
+    kernel : str
+        Name of the compiled pair kernel in :mod:`engine.setloss.kernels` (``""`` = none).
+    """
 
     name: str
     formula: str
@@ -64,6 +120,18 @@ class SetLoss:
     kernel: str = ""
 
     def metric(self, tp, fp, fn, tn) -> np.ndarray:
+        """The metric (1 = perfect) at given counts.
+
+        Parameters
+        ----------
+        tp, fp, fn, tn : float or array_like
+            Confusion counts of the batch (broadcast together).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            The metric, elementwise; a ratio with denominator 0 counts as 1.
+        """
         return self.metric_fn(np.asarray(tp, float), np.asarray(fp, float), np.asarray(fn, float),
                               np.asarray(tn, float))
 
@@ -74,9 +142,27 @@ class SetLoss:
 def linear_fractional(numerator, denominator, name: str = "custom linear-fractional metric") -> SetLoss:
     """Build a loss from numeric coefficients (no user text is evaluated).
 
-    ``numerator`` / ``denominator`` are ``(c0, c_TP, c_FP, c_FN, c_TN)``; the metric
-    is their ratio (1 where the denominator is 0) and the loss is ``1 - metric``.
-    Top-k decisions are optimal when the metric increases with TP (Theorem 1).
+    The metric is the ratio of the two affine forms (1 where the denominator is 0) and
+    the loss is ``1 − metric``. Top-k decisions are optimal when the metric increases
+    with TP (Theorem 1).
+
+    Parameters
+    ----------
+    numerator, denominator : sequence of 5 float
+        Coefficients ``(c0, c_TP, c_FP, c_FN, c_TN)`` of each part, finite; the
+        denominator has at least one non-zero coefficient.
+    name : str, optional
+        Display name of the loss.
+
+    Returns
+    -------
+    SetLoss
+        The loss with its :class:`LinearFractional` coefficients.
+
+    Raises
+    ------
+    ValueError
+        Not five finite numbers each, or an all-zero denominator.
     """
     num = tuple(float(v) for v in numerator)
     den = tuple(float(v) for v in denominator)
@@ -96,6 +182,23 @@ def linear_fractional(numerator, denominator, name: str = "custom linear-fractio
 
 
 def fbeta(beta: float = 1.0) -> SetLoss:
+    """F-beta loss: ``1 − (1 + β²)TP / ((1 + β²)TP + β²FN + FP)``.
+
+    Parameters
+    ----------
+    beta : float, optional
+        β > 0, finite: weight of recall against precision (1 gives F1).
+
+    Returns
+    -------
+    SetLoss
+        Named ``"F1"`` for β = 1, with its linear-fractional coefficients.
+
+    Raises
+    ------
+    ValueError
+        β not a finite number > 0.
+    """
     if not (beta > 0 and math.isfinite(beta)):
         raise ValueError("beta must be a finite number > 0")
     b2 = beta * beta
@@ -106,6 +209,13 @@ def fbeta(beta: float = 1.0) -> SetLoss:
 
 
 def jaccard() -> SetLoss:
+    """Jaccard loss: ``1 − TP / (TP + FP + FN)``.
+
+    Returns
+    -------
+    SetLoss
+        The Jaccard loss, with its linear-fractional coefficients.
+    """
     lf = LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))
     return SetLoss("Jaccard", "1 - TP / (TP + FP + FN)", "Natarajan et al. (2016) Table 1", lf.metric, lf)
 
@@ -123,11 +233,25 @@ def _precision(tp, fp, fn, tn):
 
 
 def am() -> SetLoss:
+    """Arithmetic-mean (balanced error) loss: ``1 − (TPR + TNR) / 2``.
+
+    Returns
+    -------
+    SetLoss
+        The AM loss, with its compiled pair kernel.
+    """
     return SetLoss("AM", "1 - (TPR + TNR) / 2", "Natarajan et al. (2016) Table 1",
                    lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)), kernel="am")
 
 
 def gmean() -> SetLoss:
+    """Geometric-mean loss: ``1 − sqrt(TPR · TNR)``.
+
+    Returns
+    -------
+    SetLoss
+        The G-mean loss, with its compiled pair kernel.
+    """
     return SetLoss("G-mean", "1 - sqrt(TPR · TNR)", "Natarajan et al. (2016) Table 1",
                    lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)), kernel="gmean")
 
@@ -139,16 +263,37 @@ def _hmean(*c):
 
 
 def hmean() -> SetLoss:
+    """Harmonic-mean loss: ``1 − 2 / (1/TPR + 1/TNR)`` (metric 0 when TPR + TNR = 0).
+
+    Returns
+    -------
+    SetLoss
+        The H-mean loss, with its compiled pair kernel.
+    """
     return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean,
                    kernel="hmean")
 
 
 def gtppr() -> SetLoss:
+    """G-TP/PR loss: ``1 − sqrt(TPR · Precision)``.
+
+    Returns
+    -------
+    SetLoss
+        The G-TP/PR loss, with its compiled pair kernel.
+    """
     return SetLoss("G-TP/PR", "1 - sqrt(TPR · Precision)", "Natarajan et al. (2016) Table 1",
                    lambda *c: np.sqrt(_tpr(*c) * _precision(*c)), kernel="gtppr")
 
 
 def binary_auc() -> SetLoss:
+    """Binary-AUC loss: ``FP·FN / ((TP + FN)(FP + TN))``, the share of misordered (positive, negative) pairs.
+
+    Returns
+    -------
+    SetLoss
+        The binary-AUC loss, with its compiled pair kernel.
+    """
     # AUC of binary predictions counts a (positive, negative) pair as misordered when the
     # positive is missed and the negative flagged: loss = FN·FP / (P·N)
     return SetLoss("binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); Natarajan et al. (2016) Table 1",
@@ -160,9 +305,17 @@ def binary_auc() -> SetLoss:
 class LossChoice:
     """One entry of the loss menu: a key, a title for people, and what it needs to be built.
 
-    ``parameter`` names the one number the loss takes (F-beta's β), or is empty;
-    ``coefficients`` marks the user-defined linear-fractional metric, built from ten numbers
-    with :func:`linear_fractional`.
+    Attributes
+    ----------
+    key : str
+        Key of :data:`LOSSES` and of :func:`build_loss`.
+    title : str
+        Menu title.
+    parameter : str
+        Name of the one number the loss takes (F-beta's ``beta``), or empty.
+    coefficients : bool
+        True for the user-defined linear-fractional metric, built from ten numbers with
+        :func:`linear_fractional`.
     """
 
     key: str
@@ -205,6 +358,12 @@ def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
     Returns
     -------
     SetLoss
+        The loss of the entry.
+
+    Raises
+    ------
+    ValueError
+        Unknown key, β not a finite number > 0, or invalid coefficients.
     """
     if key not in LOSSES:
         raise ValueError(f"unknown loss {key!r}; choose one of {', '.join(LOSSES)}")
@@ -216,7 +375,29 @@ def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
 
 
 def get_loss(loss: str | SetLoss) -> SetLoss:
-    """A loss object from a name: f1, fbeta:2, jaccard, am, gmean, hmean, gtppr, auc."""
+    """A loss object from a name: f1, fbeta:2, jaccard, am, gmean, hmean, gtppr, auc.
+
+    Parameters
+    ----------
+    loss : str or SetLoss
+        A name (case and surrounding spaces ignored; ``fbeta:<β>`` or ``f=<β>`` for
+        F-beta), or a loss, returned as is.
+
+    Returns
+    -------
+    SetLoss
+        The loss.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+
+    References
+    ----------
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Table 1 (the losses).
+    """
     if isinstance(loss, SetLoss):
         return loss
     key = str(loss).strip().lower()

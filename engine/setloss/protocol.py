@@ -32,7 +32,19 @@ __all__ = ["ScoredSplit", "batch_indices", "train_probabilities", "tune_threshol
 
 @dataclass(frozen=True)
 class ScoredSplit:
-    """Calibrated probabilities and labels on a validation and a test split."""
+    """Calibrated probabilities and labels on a validation and a test split.
+
+    Attributes
+    ----------
+    name : str
+        Data set name.
+    eta_val, y_val : numpy.ndarray
+        Validation probabilities and 0/1 labels.
+    eta_test, y_test : numpy.ndarray
+        Test probabilities and 0/1 labels.
+    description : str
+        What the data set is.
+    """
 
     name: str
     eta_val: np.ndarray
@@ -43,7 +55,31 @@ class ScoredSplit:
 
 
 def scored_split_from_arrays(eta, y, *, name: str = "data", val_fraction: float = 0.5, seed: int = 0) -> ScoredSplit:
-    """Split labelled probabilities (e.g. an uploaded column) into validation and test halves."""
+    """Split labelled probabilities (e.g. an uploaded column) into validation and test halves.
+
+    Parameters
+    ----------
+    eta : array_like of float, shape (n,)
+        Calibrated probabilities.
+    y : array_like of int, shape (n,)
+        0/1 labels.
+    name : str, optional
+        Data set name.
+    val_fraction : float, optional
+        Share of the items (rounded) in the validation split.
+    seed : int, optional
+        Seed of the random permutation.
+
+    Returns
+    -------
+    ScoredSplit
+        The two splits.
+
+    Raises
+    ------
+    ValueError
+        Probabilities not in [0, 1].
+    """
     e = check_probabilities(eta)
     y = np.asarray(y).astype(int)
     rng = np.random.default_rng(seed)
@@ -58,6 +94,23 @@ def train_probabilities(name: str, *, seed: int = 0) -> ScoredSplit:
     Splits: breast cancer and Bank 50 % train / 25 % validation / 25 % test
     (stratified); Adult trains on 75 % of ``adult.data``, validates on the rest and
     tests on ``adult.test``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`~engine.io.public_data.PUBLIC_DATASETS`.
+    seed : int, optional
+        Seed of the splits.
+
+    Returns
+    -------
+    ScoredSplit
+        Validation and test probabilities of the fitted model, with labels.
+
+    Raises
+    ------
+    InputError
+        The data set is unknown or cannot be loaded.
     """
     from sklearn.compose import make_column_transformer
     from sklearn.linear_model import LogisticRegression
@@ -86,6 +139,22 @@ def train_probabilities(name: str, *, seed: int = 0) -> ScoredSplit:
 
 
 def batch_indices(size: int, batch_size: int, seed: int) -> list[np.ndarray]:
+    """Items cut into full batches after a seeded random permutation.
+
+    Parameters
+    ----------
+    size : int
+        Number of items.
+    batch_size : int
+        Items per batch (>= 1).
+    seed : int
+        Seed of the permutation.
+
+    Returns
+    -------
+    list of numpy.ndarray of int
+        ``size // batch_size`` disjoint index arrays; the remainder is left out.
+    """
     perm = np.random.default_rng(seed).permutation(size)
     n_batches = size // batch_size
     return [perm[i * batch_size:(i + 1) * batch_size] for i in range(n_batches)]
@@ -102,7 +171,28 @@ def _batch_losses(pred: np.ndarray, y: np.ndarray, loss: SetLoss) -> np.ndarray:
 
 def tune_threshold(eta_val, y_val, loss: str | SetLoss, batch_size: int, *, seed: int = 0,
                    candidates: int = 200) -> float:
-    """Threshold minimising the mean loss over validation batches of ``batch_size`` items."""
+    """Threshold minimising the mean loss over validation batches of ``batch_size`` items.
+
+    Parameters
+    ----------
+    eta_val : array_like of float
+        Validation probabilities.
+    y_val : array_like of int
+        Validation 0/1 labels.
+    loss : str or SetLoss
+        The set loss.
+    batch_size : int
+        Items per validation batch (at most all items).
+    seed : int, optional
+        Seed of the batching.
+    candidates : int, optional
+        Quantiles of the probabilities tried as thresholds (plus 0.5 and just above 1).
+
+    Returns
+    -------
+    float
+        The candidate with the lowest mean batch loss (the smallest among ties).
+    """
     loss = get_loss(loss)
     e = check_probabilities(eta_val)
     y = np.asarray(y_val)
@@ -116,7 +206,21 @@ def tune_threshold(eta_val, y_val, loss: str | SetLoss, batch_size: int, *, seed
 
 @dataclass(frozen=True)
 class BaselineComparison:
-    """Mean test loss per method (``summary``) and every batch's loss (``per_batch``)."""
+    """Mean test loss per method (``summary``) and every batch's loss (``per_batch``).
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per method: ``method``, ``mean_test_loss``, ``batches``, ``std_error``.
+    per_batch : pandas.DataFrame
+        One row per batch and method: ``batch``, ``method``, ``loss``, ``flagged``.
+    threshold : float
+        The tuned plug-in threshold.
+    batch_size : int
+        Items per batch.
+    loss_name : str
+        Name of the set loss.
+    """
 
     summary: pd.DataFrame
     per_batch: pd.DataFrame
@@ -127,7 +231,31 @@ class BaselineComparison:
 
 def compare_baselines(split: ScoredSplit, loss: str | SetLoss, batch_size: int, *, seed: int = 0,
                       progress=None) -> BaselineComparison:
-    """Run (a) threshold 0.5, (b) tuned plug-in threshold, (c) optimal top-k on test batches."""
+    """Run (a) threshold 0.5, (b) tuned plug-in threshold, (c) optimal top-k on test batches.
+
+    Parameters
+    ----------
+    split : ScoredSplit
+        Validation (for the plug-in threshold) and test probabilities with labels.
+    loss : str or SetLoss
+        The set loss.
+    batch_size : int
+        Items per batch (>= 1).
+    seed : int, optional
+        Seed of the validation batching; the test batching uses ``seed + 1``.
+    progress : callable, optional
+        ``progress(done, total)`` after each test batch.
+
+    Returns
+    -------
+    BaselineComparison
+        Mean test loss per method and every batch's loss.
+
+    Raises
+    ------
+    ValueError
+        ``batch_size < 1`` or an unknown loss name.
+    """
     loss = get_loss(loss)
     if batch_size < 1:
         raise ValueError("batch size must be >= 1")
