@@ -76,46 +76,70 @@ def constraint_form(protected) -> dict:
     return bounds
 
 
-protected, reference = group_choice()
-st.subheader("Constraints")
-spec = TableSpec(label=roles.label, group=roles.group if protected is not None else None, group_value=protected,
-                 reference_value=reference, deployed=roles.deployed, flag=roles.flag, split=roles.split,
-                 **constraint_form(protected))
-run_key = (chosen.key, spec)
-if st.button("Train", key="train_constrained", type="primary"):
-    bar, update = progress_callback("Majorization-minimization")
+def train(spec: TableSpec, run_key, warm) -> None:
+    """Fit (warm-started from ``warm`` when given) with a progress bar; keep the model or the message."""
+    bar, update = progress_callback("Majorization-minimization" + (" from the current model" if warm else ""))
     try:
-        st.session_state["_cons_model"] = (run_key, train_on_table(frame, spec, progress=update))
+        st.session_state["_cons_model"] = (run_key, train_on_table(frame, spec, progress=update, warm_start=warm))
     except (InfeasibleConstraintsError, InputError) as exc:
         st.session_state["_cons_model"] = (run_key, str(exc))
     bar.empty()
 
-stored = st.session_state.get("_cons_model")
-if stored and stored[0] == run_key:
-    model = stored[1]
-    if isinstance(model, str):
-        st.error(md(model))
+
+def show_model(model) -> None:
+    """Warnings, the rates table, the downloads and the record button of a fitted model."""
+    if model.flags_nobody:
+        st.warning("This model flags nobody on the training rows: every decision is negative. Loosen a bound "
+                   "or drop a constraint.")
+    for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
+        st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
+    st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
+    st.dataframe(rates_frame(model), hide_index=True)
+    score, decision = model.decide(frame)
+    d = st.columns(2)
+    d[0].download_button("Download the model (JSON)", model_json(model).encode(),
+                         file_name=f"constrained_model_{chosen.name}.json", mime="application/json",
+                         key="model_json")
+    d[1].download_button("Download predictions for every row (CSV)",
+                         csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
+                         file_name=f"predictions_{chosen.name}.csv", mime="text/csv", key="predictions_csv")
+    st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
+    add_to_record(lambda: new_item(
+        "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
+        tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
+        settings=model.settings, link=current_link("constraints")), key="record_constraints")
+
+
+@st.fragment
+def tuning() -> None:
+    """Constraints, training and the model: moving a bound reruns only this part, refitting from the current model."""
+    protected, reference = group_choice()
+    st.subheader("Constraints")
+    spec = TableSpec(label=roles.label, group=roles.group if protected is not None else None,
+                     group_value=protected, reference_value=reference, deployed=roles.deployed, flag=roles.flag,
+                     split=roles.split, **constraint_form(protected))
+    run_key = (chosen.key, spec)
+    c = st.columns([1, 3])
+    clicked = c[0].button("Train from scratch", key="train_constrained", type="primary")
+    live = c[1].toggle("Refit as the bounds move", value=True, key="cons_live",
+                       help="Each change refits from the current model (a warm start, about a second on Adult). "
+                            "'Train from scratch' gives the fit that does not depend on earlier settings.")
+    stored = st.session_state.get("_cons_model")
+    previous = stored[1] if stored and stored[0][0] == chosen.key and not isinstance(stored[1], str) else None
+    if clicked:
+        train(spec, run_key, None)
+    elif live and stored and stored[0][0] == chosen.key and stored[0] != run_key:
+        train(spec, run_key, previous)  # after a failed fit there is no model to start from: a cold fit
+    stored = st.session_state.get("_cons_model")
+    if not stored or stored[0] != run_key:
+        return
+    if isinstance(stored[1], str):
+        st.error(md(stored[1]))
     else:
-        if model.flags_nobody:
-            st.warning("This model flags nobody on the training rows: every decision is negative. Loosen a bound "
-                       "or drop a constraint.")
-        for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
-            st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
-        st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
-        st.dataframe(rates_frame(model), hide_index=True)
-        score, decision = model.decide(frame)
-        d = st.columns(2)
-        d[0].download_button("Download the model (JSON)", model_json(model).encode(),
-                             file_name=f"constrained_model_{chosen.name}.json", mime="application/json",
-                             key="model_json")
-        d[1].download_button("Download predictions for every row (CSV)",
-                             csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
-                             file_name=f"predictions_{chosen.name}.csv", mime="text/csv", key="predictions_csv")
-        st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
-        add_to_record(lambda: new_item(
-            "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
-            tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
-            settings=model.settings, link=current_link("constraints")), key="record_constraints")
+        show_model(stored[1])
+
+
+tuning()
 
 if chosen.sample_key == "adult_table":
     st.subheader("Trade-off curves on Adult (the paper's experiments)")

@@ -131,20 +131,21 @@ def _expected(p, y, female):
 
 
 def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), *, lam: float = 0.01,
-                   progress=None) -> pd.DataFrame:
+                   progress=None, warm: bool = False) -> pd.DataFrame:
     """Error against the female/male positive-rate ratio for each required ratio kappa.
 
     Methods: the constrained classifier (deterministic f >= 0 and randomised with
     P(positive) = ramp(f), whose error and ratio are reported as expectations),
-    the unconstrained SVM, and per-group thresholds on the SVM score. Each fit is
-    warm-started from the previous kappa's model.
+    the unconstrained SVM, and per-group thresholds on the SVM score. With ``warm``
+    each fit starts from the previous kappa's model (about twice as fast on Adult,
+    test error up to 0.002 higher); otherwise every kappa gets the fit it would get alone.
     """
     svm = linear_svm(data.x_train, data.y_train, lam=lam)
     rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
     model = None
     for i, kappa in enumerate(kappas):
         c = DemographicParity(data.female_train, ~data.female_train, kappa)
-        model = fit_constrained(data.x_train, data.y_train, [c], lam=lam, warm_start=model)
+        model = fit_constrained(data.x_train, data.y_train, [c], lam=lam, warm_start=model if warm else None)
         rows.append(_row("constrained (deterministic)", kappa, model.predict(data.x_train), model.predict(data.x_test),
                          data, fit_seconds=model.fit_seconds))
         e_tr, r_tr = _expected(model.predict_proba_positive(data.x_train), data.y_train, data.female_train)

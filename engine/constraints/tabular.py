@@ -26,7 +26,7 @@ from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .rates import churn_rate, demographic_parity_ratio, equal_opportunity_ratio, positive_rate
-from .solver import InfeasibleConstraintsError, fit_constrained
+from .solver import ConstrainedModel, InfeasibleConstraintsError, fit_constrained
 
 __all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
            "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame"]
@@ -242,6 +242,8 @@ class TableModel:
     constraints: tuple[str, ...]
     rates: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    #: the solver's model on the preprocessed training rows: warm-starts the next fit (not written to the model file)
+    fitted: ConstrainedModel | None = field(default=None, compare=False, repr=False)
 
     @property
     def flags_nobody(self) -> bool:
@@ -292,14 +294,15 @@ def _tighten(constraint, excess: float, decisions: np.ndarray, y: np.ndarray):
     return constraint
 
 
-def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress):
+def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress, warm=None):
     """Fit; while the deterministic decisions (score >= 0) miss a bound, tighten it and refit.
 
     The paper's constraints hold for the randomised (ramp) classifier; a model file is
     applied deterministically, so the bounds are tightened until its decisions meet
     them too (at most :data:`DETERMINISTIC_REFITS` times; what is still unmet is reported).
+    Each refit is warm-started from the previous fit, the first one from ``warm``.
     """
-    fitted = fit_constrained(x, y, constraints, progress=progress)
+    fitted = fit_constrained(x, y, constraints, progress=progress, warm_start=warm)
     exprs = [c.expression(y) for c in constraints]
     current = list(constraints)
     for _ in range(DETERMINISTIC_REFITS):
@@ -309,7 +312,7 @@ def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress
             return fitted, []
         current = [_tighten(c, v, z >= 0, y) if v > 1e-12 else c for c, v in zip(current, excess)]
         try:
-            fitted = fit_constrained(x, y, current, progress=progress)
+            fitted = fit_constrained(x, y, current, progress=progress, warm_start=fitted)
         except InfeasibleConstraintsError:
             break
     z = x @ fitted.coef_ + fitted.intercept_
@@ -317,7 +320,8 @@ def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress
                     zip(constraints, (e.value(z, deterministic=True) for e in exprs)) if v > 1e-12]
 
 
-def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> TableModel:
+def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
+                   warm_start: TableModel | None = None) -> TableModel:
     """Fit the constrained linear model on the table's training rows and measure it on train and test rows.
 
     Parameters
@@ -329,6 +333,11 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> Ta
         Roles, constraints (demographic parity K: positive rate(protected) >= K x positive rate
         (reference) on the training rows; max churn R: share of training rows whose decision differs
         from the deployed one <= R; ...), the test fraction and the seed of the split.
+    progress : callable(iteration, max_iter), optional
+        Called after every majorization-minimization iteration.
+    warm_start : TableModel, optional
+        A model trained on the same table and features (for example at the previous position of a
+        bound slider): the solver starts from it (:func:`~engine.constraints.solver.fit_constrained`).
 
     Returns
     -------
@@ -355,7 +364,9 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> Ta
     constraints = _constraints(spec, None if groups is None else tuple(g[train] for g in groups),
                                None if deployed is None else deployed[train], None if flag is None else flag[train],
                                np.ones(int(train.sum()), dtype=bool))
-    fitted, unmet = _fit_deterministic(x[train], labels[train], constraints, progress)
+    warm = warm_start.fitted if warm_start is not None and \
+        warm_start.preprocessing.feature_names == prep.feature_names else None
+    fitted, unmet = _fit_deterministic(x[train], labels[train], constraints, progress, warm)
     decision = (x @ fitted.coef_ + fitted.intercept_ >= 0).astype(int)
     rates = {"train": _rates(decision, labels, train, groups, deployed)}
     if test.any():
@@ -363,7 +374,7 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None) -> Ta
     rates["train"]["constraints_unmet_by_decisions"] = unmet
     settings = {k: v for k, v in spec.__dict__.items() if v not in (None, ())}
     return TableModel(prep, np.asarray(fitted.coef_, dtype=float), float(fitted.intercept_),
-                      tuple(fitted.constraint_names), rates, settings)
+                      tuple(fitted.constraint_names), rates, settings, fitted)
 
 
 def model_json(model: TableModel) -> str:

@@ -90,3 +90,24 @@ def test_goal_values_for_decisions_and_probabilities():
     assert goal_values("churn", d, y, deployed=np.array([1, 1, 0, 0])) == pytest.approx(0.75)
     p = np.array([0.5, 0.5, 0.5, 0.5])
     assert goal_values("error", p, y) == pytest.approx(0.5)
+
+
+def test_moving_a_bound_refits_from_the_current_model(uploaded):
+    from engine.constraints import TableSpec, train_on_table
+
+    at, frame = uploaded
+    at.button(key="train_constrained").click().run()
+    first = at.session_state["_cons_model"][1]
+    assert first.settings["demographic_parity"] == pytest.approx(0.8)
+    at.slider(key="dp_kappa").set_value(0.95).run()  # no click: the live toggle refits
+    assert not at.exception and not at.error
+    second = at.session_state["_cons_model"][1]
+    assert second.settings["demographic_parity"] == pytest.approx(0.95)
+    assert second.rates["train"]["demographic_parity_ratio"] >= 0.95 - 1e-9
+    # the refit started from the first model: the same fit as the engine's warm start
+    spec = TableSpec(label="label", group="sex", group_value="Female", deployed="deployed", demographic_parity=0.95)
+    warm = train_on_table(frame, spec, warm_start=first)
+    np.testing.assert_allclose(second.coef, warm.coef)
+    at.toggle(key="cons_live").set_value(False).run()
+    at.slider(key="dp_kappa").set_value(0.85).run()
+    assert at.session_state["_cons_model"][1] is second  # live refits off: nothing refits until "Train"
