@@ -4,11 +4,16 @@ Goh, G., Cotter, A., Gupta, M. & Friedlander, M. P. (2016). *Satisfying
 Real-world Goals with Dataset Constraints.* Advances in Neural Information
 Processing Systems 29 (NIPS 2016).
 
-Rate expressions (:mod:`~engine.constraints.rates`, Table 2), constraints
-(:mod:`~engine.constraints.goals`), the ramp-loss majorization-minimization solver
-(:mod:`~engine.constraints.solver`, Algorithm 1 and Problem 3) and the Adult
-experiments with post-hoc baselines (:mod:`~engine.constraints.experiments`), and training on a
-user's table with a deployable model file (:mod:`~engine.constraints.tabular`).
+Rate expressions (:mod:`~engine.constraints.rates`: sp, sn and the Table 2 counts and
+rates on the ramp of Problem 2), constraints (:mod:`~engine.constraints.goals`, Table 2),
+the ramp-loss majorization-minimization solver (:mod:`~engine.constraints.solver`,
+Algorithm 1 and Problem 3), the Adult experiments with post-hoc baselines
+(:mod:`~engine.constraints.experiments`, Section 4) and their figures
+(:mod:`~engine.constraints.figures`), and training on a user's table with a deployable
+model file (:mod:`~engine.constraints.tabular`).
+
+A constraint object has ``expression(y)``, a :class:`RateExpr` that must be ``<= 0`` on
+the training rows, and ``describe()``; labels are 1, 0, or -1 for an unlabelled row.
 """
 
 from .experiments import (

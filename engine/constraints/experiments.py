@@ -1,4 +1,8 @@
-"""Experiments of Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Constraints*, NIPS 2016 on UCI Adult, and post-hoc baselines.
+"""Experiments of Goh, Cotter, Gupta & Friedlander on UCI Adult, and post-hoc baselines.
+
+Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset
+Constraints*, NIPS 2016, Section 4 (fairness, Section 4.1; churn, Section 4.2).
+
 
 * :func:`adult_data` - one-hot / numeric Adult features, labels and the female mask.
 * Baselines: :func:`~engine.constraints.solver.linear_svm` (unconstrained hinge
@@ -30,6 +34,32 @@ __all__ = ["AdultData", "adult_data", "shift_bias", "group_thresholds", "fairnes
 
 @dataclass(frozen=True)
 class AdultData:
+    """UCI Adult as a design matrix: the official training and test files, income > 50K = 1.
+
+    Parameters
+    ----------
+    x_train : numpy.ndarray of float of shape (32561, d)
+        Training features: the numeric columns first (age, fnlwgt, education-num, capital
+        gain, capital loss, hours per week), then one 0/1 column per category.
+    y_train : numpy.ndarray of int of shape (32561,)
+        Training labels, 1 = income > 50K.
+    female_train : numpy.ndarray of bool of shape (32561,)
+        Training rows with ``sex == "Female"`` (the protected group D_F).
+    x_test : numpy.ndarray of float of shape (16281, d)
+        Test features, encoded as the training ones (an unseen category gets zeros).
+    y_test : numpy.ndarray of int of shape (16281,)
+        Test labels.
+    female_test : numpy.ndarray of bool of shape (16281,)
+        Test rows with ``sex == "Female"``.
+    feature_names : tuple of str
+        The d column names of the encoder.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1 (Adult: 32 561 training and
+    16 281 test examples).
+    """
+
     x_train: np.ndarray
     y_train: np.ndarray
     female_train: np.ndarray
@@ -40,7 +70,18 @@ class AdultData:
 
 
 def adult_data() -> AdultData:
-    """UCI Adult (train 32,561 / test 16,281): numeric columns + one-hot categories (missing as a category)."""
+    """UCI Adult (train 32,561 / test 16,281): numeric columns + one-hot categories (missing as a category).
+
+    Returns
+    -------
+    AdultData
+        The one-hot encoder is fitted on the training rows; the numeric columns are passed
+        through unscaled (:func:`~engine.constraints.solver.fit_constrained` standardises).
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1.
+    """
     from sklearn.compose import make_column_transformer
     from sklearn.preprocessing import OneHotEncoder
 
@@ -60,7 +101,22 @@ def adult_data() -> AdultData:
 
 @dataclass(frozen=True)
 class ThresholdedModel:
-    """A linear score with its own threshold (or one per group)."""
+    """A linear score with its own threshold (or one per group).
+
+    Decision: ``x @ coef_ + intercept_ >= threshold``, or with ``group_thresholds`` the
+    protected rows against the first threshold and the others against the second.
+
+    Parameters
+    ----------
+    coef_ : numpy.ndarray of float of shape (d,)
+        Coefficients of the score.
+    intercept_ : float
+        Intercept of the score.
+    threshold : float, optional
+        The threshold of every row (default 0), when ``group_thresholds`` is None.
+    group_thresholds : tuple of (float, float), optional
+        (threshold of the group's rows, threshold of the other rows).
+    """
 
     coef_: np.ndarray
     intercept_: float
@@ -68,9 +124,34 @@ class ThresholdedModel:
     group_thresholds: tuple | None = None  # (threshold for group rows, threshold for the others)
 
     def decision_function(self, x) -> np.ndarray:
+        """The linear score.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Features.
+
+        Returns
+        -------
+        numpy.ndarray of float of shape (n,)
+            ``x @ coef_ + intercept_``.
+        """
         return np.asarray(x, float) @ self.coef_ + self.intercept_
 
     def predict(self, x, group=None) -> np.ndarray:
+        """0/1 decisions: the score against the threshold (or the row's group threshold).
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Features.
+        group : array-like of bool of shape (n,), optional
+            The group's rows; needed when ``group_thresholds`` is set.
+
+        Returns
+        -------
+        numpy.ndarray of int of shape (n,)
+        """
         s = self.decision_function(x)
         if self.group_thresholds is None:
             return (s >= self.threshold).astype(int)
@@ -79,7 +160,42 @@ class ThresholdedModel:
 
 
 def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
-    """The intercept that minimises training error while every constraint holds for f >= t (deterministic)."""
+    """The intercept that minimises training error while every constraint holds for f >= t (deterministic).
+
+    Bias shifting: the candidate thresholds t are ``candidates`` quantiles of the training
+    scores and one above the largest (nobody flagged); among those whose deterministic
+    decisions ``f(x) >= t`` meet every constraint on the training rows, the one with the
+    fewest errors on the labelled rows is kept.
+
+    Parameters
+    ----------
+    model : ConstrainedModel or ThresholdedModel
+        A fitted linear model: ``decision_function``, ``coef_`` and ``intercept_``.
+    x : array-like of shape (n, d)
+        Training features.
+    y : array-like of shape (n,)
+        Training labels: 1, 0, or -1 for an unlabelled row.
+    constraints : sequence of constraint objects
+        Each has ``expression(y)``, a rate expression that must be <= 0
+        (:mod:`engine.constraints.goals`).
+    candidates : int, optional
+        Number of quantile levels of the score tried as thresholds.
+
+    Returns
+    -------
+    ThresholdedModel
+        ``model``'s coefficients and intercept with the threshold t.
+
+    Raises
+    ------
+    ValueError
+        No candidate threshold meets every constraint on the training rows.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 3 (bias shifting) and Section 4.2
+    (the thresholded SVM baseline of Figure 3).
+    """
     s = model.decision_function(x)
     y = np.asarray(y).astype(int)
     exprs = [c.expression(y) for c in constraints]
@@ -99,7 +215,39 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
 
 
 def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120) -> ThresholdedModel:
-    """One threshold per group minimising training error s.t. sp(protected) >= kappa sp(reference)."""
+    """One threshold per group minimising training error s.t. sp(protected) >= kappa sp(reference).
+
+    Each group's candidate thresholds are ``candidates`` quantiles of its training scores and
+    one above its largest score; among the pairs whose deterministic decisions meet the
+    fairness constraint on the training rows, the pair with the fewest errors is kept.
+
+    Parameters
+    ----------
+    model : ConstrainedModel or ThresholdedModel
+        A fitted linear model: ``decision_function``, ``coef_`` and ``intercept_``.
+    x : array-like of shape (n, d)
+        Training features.
+    y : array-like of shape (n,)
+        Training labels, 1 positive (any other value counts as negative).
+    protected : array-like of bool of shape (n,)
+        The protected group; the reference group is every other row.
+    kappa : float
+        The required ratio of the positive rates.
+    candidates : int, optional
+        Number of quantile levels per group.
+
+    Returns
+    -------
+    ThresholdedModel
+        ``model``'s score with ``threshold = 0`` and ``group_thresholds = (protected,
+        reference)``.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Table 2, "Fairness constraint"; a post-hoc
+    baseline in the style of Hardt, Price & Srebro, *Equality of Opportunity in Supervised
+    Learning* (NIPS 2016).
+    """
     s = model.decision_function(x)
     y = np.asarray(y).astype(int)
     g = np.asarray(protected, bool)
@@ -139,6 +287,35 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
     the unconstrained SVM, and per-group thresholds on the SVM score. With ``warm``
     each fit starts from the previous kappa's model (about twice as fast on Adult,
     test error up to 0.002 higher); otherwise every kappa gets the fit it would get alone.
+
+    Parameters
+    ----------
+    data : AdultData
+        Training and test rows with the female masks.
+    kappas : sequence of float, optional
+        Required ratios kappa of sp(female) >= kappa sp(male), in the order fitted.
+    lam : float, optional
+        The regulariser's weight lambda (``lam / 2 ||w||^2`` on standardised features).
+    progress : callable(done, total), optional
+        Called after each kappa.
+    warm : bool, optional
+        Start each fit from the previous kappa's model.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, kappa), the unconstrained SVM once (``required_ratio`` NaN):
+        ``method``, ``required_ratio``, ``train_error``, ``test_error``, ``train_ratio`` and
+        ``test_ratio`` (female / male positive rate), ``fit_seconds`` (constrained fits).
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        :func:`~engine.constraints.solver.fit_constrained` found no feasible start.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1 and Figure 2.
     """
     svm = linear_svm(data.x_train, data.y_train, lam=lam)
     rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
@@ -162,9 +339,44 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
 
 def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam: float = 0.01, seed: int = 0,
                 progress=None) -> pd.DataFrame:
-    """Deployed model: SVM on 10 % of the training rows and only the 6 numeric features. New model: all
+    """Churn and error against the churn target, for a new model replacing a deployed one.
+
+    Deployed model: SVM on 10 % of the training rows and only the 6 numeric features. New model: all
     rows and features, churn <= target on the training rows (labels unused) and recall >= the deployed
-    model's recall. Baseline: the full SVM with one intercept shifted to meet the same constraints."""
+    model's recall. Baseline: the full SVM with one intercept shifted to meet the same constraints.
+
+    Parameters
+    ----------
+    data : AdultData
+        Training and test rows.
+    targets : sequence of float, optional
+        Churn targets (largest share of training rows whose decision may change).
+    lam : float, optional
+        The regulariser's weight lambda of every SVM and constrained fit.
+    seed : int, optional
+        Seed of the deployed model's 10 % sample.
+    progress : callable(done, total), optional
+        Called after each target.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per target: the constrained classifier (deterministic, and randomised with
+        expectations) and the shifted-bias SVM, with ``method``, ``churn_target``,
+        ``train_churn``, ``test_churn``, ``train_error``, ``test_error``, ``train_recall``,
+        ``fit_seconds``; ``note`` when no shifted bias meets both constraints. ``attrs``
+        holds ``deployed_recall`` (training) and ``deployed_test_error``.
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        :func:`~engine.constraints.solver.fit_constrained` found no feasible start.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.2 and Figure 3 (there on proprietary
+    data, here on Adult).
+    """
     rng = np.random.default_rng(seed)
     part = rng.random(data.y_train.size) < 0.1
     few = slice(0, 6)  # age, fnlwgt, education-num, capital gain/loss, hours per week
@@ -211,8 +423,36 @@ def _churn_row(method, target, pred_tr, pred_te, dep_tr, dep_te, data, seconds):
 def goal_values(kind: str, p, y, group=None, deployed=None) -> float:
     """A goal's value for positive-prediction probabilities p (0/1 decisions are the deterministic case).
 
-    kind: "demographic parity ratio", "equal opportunity ratio", "coverage", "recall", "churn" or "error";
-    expectations are exact for randomised predictions with P(positive) = p.
+    Expectations are exact for randomised predictions with P(positive) = p.
+
+    Parameters
+    ----------
+    kind : {"demographic parity ratio", "equal opportunity ratio", "coverage", "recall", "churn", "error"}
+        The goal.
+    p : array-like of float of shape (n,)
+        Probability of a positive prediction per row (0/1 for decisions).
+    y : array-like of shape (n,)
+        Labels (1 positive) for recall, error and equal opportunity.
+    group : array-like of bool of shape (n,), optional
+        The protected group, for the two ratios (the reference group is every other row).
+    deployed : array-like of shape (n,), optional
+        The deployed model's 0/1 decisions, for churn.
+
+    Returns
+    -------
+    float
+        The ratio of the groups' (true) positive rates (denominator at least 1e-12), the
+        share predicted positive, the recall, the share of changed decisions, or the error
+        rate.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Table 2 and eq. (3) (expected rates).
     """
     p = np.asarray(p, float)
     y = np.asarray(y)
@@ -236,7 +476,28 @@ def goal_values(kind: str, p, y, group=None, deployed=None) -> float:
 def rate_table(model, goals, train: tuple, test: tuple) -> pd.DataFrame:
     """Each goal's bound and its train / test value for deterministic and randomised predictions.
 
-    ``goals``: (label, kind, bound, upper) tuples; ``train`` / ``test``: (x, y, group, deployed).
+    Parameters
+    ----------
+    model : ConstrainedModel
+        A fitted model: ``predict`` and ``predict_proba_positive``.
+    goals : iterable of (str, str, float, bool or None)
+        (label, kind of :func:`goal_values`, bound, upper): ``upper`` True for value <= bound,
+        False for value >= bound, None for no check.
+    train, test : tuple (x, y, group, deployed)
+        Features (n, d), labels (n,), the protected-group mask (n,) and the deployed
+        decisions (n,); group and deployed may be None when no goal needs them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per prediction kind (``"deterministic (f >= 0)"``, ``"randomised (expected)"``), one
+        row per goal and one for the error: ``predictions``, ``goal``, ``bound``, ``train``,
+        ``test`` and ``met on train`` (None when unchecked).
+
+    Raises
+    ------
+    ValueError
+        A goal of unknown kind.
     """
     rows = []
     for label, prob_fn in (("deterministic (f >= 0)", lambda x: model.predict(x).astype(float)),

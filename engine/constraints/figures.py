@@ -1,4 +1,9 @@
-"""Plotly figures for constrained training (Goh et al., NIPS 2016)."""
+"""Plotly figures for constrained training (Goh et al., NIPS 2016).
+
+Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset
+Constraints*, NIPS 2016: the majorization-minimization trace (Algorithm 1) and the
+trade-offs of Section 4 (Figures 2 and 3).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,25 @@ __all__ = ["constraint_trace_figure", "fairness_tradeoff_figure", "churn_tradeof
 
 
 def constraint_trace_figure(model) -> go.Figure:
-    """Majorization-minimization trace: ramp objective, deterministic error and each constraint (<= 0 met)."""
+    """Majorization-minimization trace: ramp objective, deterministic error and each constraint (<= 0 met).
+
+    Parameters
+    ----------
+    model : ConstrainedModel
+        A model from :func:`~engine.constraints.solver.fit_constrained`: its ``trace_`` rows
+        (``iteration``, ``objective``, ``error``, ``constraints``, ``multipliers``) and
+        ``constraint_names``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line per quantity against the iteration (a constraint's multiplier in its hover
+        text), and the line y = 0.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1.
+    """
     rows = model.trace_
     it = [r["iteration"] for r in rows]
     fig = go.Figure()
@@ -31,7 +54,23 @@ def constraint_trace_figure(model) -> go.Figure:
 
 
 def fairness_tradeoff_figure(table) -> go.Figure:
-    """Test error against the achieved female / male positive-rate ratio, one line per method."""
+    """Test error against the achieved female / male positive-rate ratio, one line per method.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~engine.constraints.experiments.fairness_sweep`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Per method a solid test line and a dotted training line (error against ratio), the
+        required ratio in the hover text.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1 and Figure 2.
+    """
     fig = go.Figure()
     colours = {"constrained (deterministic)": METHOD_COLOURS["chosen"],
                "constrained (randomised, expected)": METHOD_COLOURS["analytic-spline"],
@@ -48,7 +87,23 @@ def fairness_tradeoff_figure(table) -> go.Figure:
 
 
 def churn_tradeoff_figure(table) -> go.Figure:
-    """Achieved churn (train and test) and test error against the churn target."""
+    """Achieved churn (train and test) and test error against the churn target.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~engine.constraints.experiments.churn_sweep`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Per method the achieved churn against the target (solid test, dotted training; the
+        test error in the hover text), and the line churn = target.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.2 and Figure 3.
+    """
     fig = go.Figure()
     for method, group in table.dropna(subset=["train_churn"]).groupby("method", sort=False):
         for split, dash in (("test", "solid"), ("train", "dot")):

@@ -9,12 +9,16 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
   when it keeps every ramp constraint and does not raise the ramp objective, so
   the objective never increases.
 * **Inner convex problem** through its Lagrangian: for fixed multipliers ``v``
-  it is a weighted hinge SVM, solved in the primal with scipy's L-BFGS-B on a
-  hinge smoothed within 1e-3 of its kink (an upper bound). Rows may carry both
-  hinges (Problem 3 produces such rows wherever both ramp terms are active) and
-  the intercept is not regularised, which rules out liblinear's dual solver.
-  The multipliers are found by bisection for one constraint and by a Kelley
-  cutting plane (``scipy.optimize.linprog``, HiGHS) for several.
+  it is a weighted hinge SVM (rows may carry both hinges, the intercept is not
+  regularised), solved in the primal by Newton's method on the hinge smoothed
+  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`). The
+  multiplier of one constraint is found by regula falsi on the monotone
+  constraint value, several by a Kelley cutting plane (``scipy.optimize.linprog``,
+  HiGHS) on the concave dual.
+* **Starts**: constant classifiers, the unconstrained fit with shifted intercepts,
+  and Problem 3 majorized at the unconstrained fit (every solution meeting its
+  majorized constraints is feasible); else a phase-1 search. A warm start (a model
+  fitted at a neighbouring bound) replaces them when it gives a feasible start.
 """
 
 from __future__ import annotations
@@ -37,11 +41,24 @@ class InfeasibleConstraintsError(ValueError):
 
 @dataclass(frozen=True)
 class ConstrainedModel:
-    """A fitted linear classifier: ``decision_function(x) = x @ coef_ + intercept_`` (= <w, x> - b).
+    """A fitted linear classifier ``f(x) = x @ coef_ + intercept_`` (= <w, x> - b in the paper).
 
-    ``trace_`` holds one row per majorization-minimization iteration: ramp
-    objective, deterministic error, each constraint's ramp and deterministic value
-    (<= 0 means met), the multipliers and whether the step was accepted.
+    Attributes
+    ----------
+    coef_ : ndarray of shape (d,)
+        Weights on the raw (not standardised) features.
+    intercept_ : float
+        The intercept.
+    trace_ : tuple of dict
+        One row per majorization-minimization iteration: ramp objective, ramp and
+        deterministic error, each constraint's ramp and deterministic value (<= 0 means
+        met), the multipliers, whether the step was accepted, inner solves so far.
+    constraint_names : tuple of str
+        ``describe()`` of each constraint.
+    lam : float
+        The regulariser's weight.
+    fit_seconds : float
+        Wall time of the fit.
     """
 
     coef_: np.ndarray
@@ -60,24 +77,68 @@ class ConstrainedModel:
         return ()
 
     def decision_function(self, x) -> np.ndarray:
+        """The score f(x).
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Raw features, in the training columns' order.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         return np.asarray(x, dtype=float) @ self.coef_ + self.intercept_
 
     def predict(self, x) -> np.ndarray:
-        """Deterministic decisions: f(x) >= 0."""
+        """Deterministic decisions f(x) >= 0.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Raw features.
+
+        Returns
+        -------
+        ndarray of int (0/1), shape (n,)
+        """
         return (self.decision_function(x) >= 0).astype(int)
 
     def predict_proba_positive(self, x) -> np.ndarray:
+        """P(positive) = sigma(f(x)) = clip(1/2 + f(x), 0, 1) of the randomised classifier (Problem 2).
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Raw features.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         return ramp(self.decision_function(x))
 
     def predict_randomized(self, x, seed: int = 0) -> np.ndarray:
-        """Positive with probability sigma(f(x)) (the classifier the constraints are stated for)."""
+        """Positive with probability sigma(f(x)): the classifier the constraints are guaranteed for.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d)
+            Raw features.
+        seed : int
+            Seed of the draws.
+
+        Returns
+        -------
+        ndarray of int (0/1), shape (n,)
+        """
         rng = np.random.default_rng(seed)
         return (rng.random(np.asarray(x).shape[0]) < self.predict_proba_positive(x)).astype(int)
 
 
 @dataclass
 class _Problem:
-    x: np.ndarray               # standardised features with a column of ones appended? no: plain
+    x: np.ndarray               # standardised features
     objective: RateExpr
     constraints: list           # list of RateExpr, each <= 0
     lam: float
@@ -87,7 +148,9 @@ class _Problem:
     stats: dict = field(default_factory=lambda: {"svm_solves": 0})
     active_slack: float = 2e-3   # stop the multiplier search once the bound constraint is this close to active
     max_bisect: int = 6
-    smoothing: float = 0.2       # width of the smoothed hinge kink in the inner solver (HINGE_SMOOTHING)
+    # width of the smoothed hinge kink in the inner solver: a wide kink gives Newton curvature on many
+    # rows (few steps); the MM step is still exact, as candidates are judged by the ramp values
+    smoothing: float = 0.2
 
 
 def _majorize(expr: RateExpr, z_now: np.ndarray):
@@ -518,7 +581,22 @@ def _trace_row(it, prob, w, b, z, obj, vals, v, accepted) -> dict:
 
 
 def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
-    """The unconstrained hinge-loss linear SVM on the labelled rows (same features, lambda and solver)."""
+    """The unconstrained hinge-loss linear SVM on the labelled rows (same features, lambda and inner solver).
+
+    Parameters
+    ----------
+    x : array-like of shape (n, d)
+        Raw features (standardised inside; the model is returned on the raw scale).
+    y : array-like of shape (n,)
+        0/1 labels (-1 = unlabelled, ignored).
+    lam : float
+        Weight of ``||w||^2 / 2``.
+
+    Returns
+    -------
+    ConstrainedModel
+        With an empty trace and no constraints.
+    """
     x = np.asarray(x, float)
     y = np.asarray(y).astype(int)
     mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)

@@ -31,13 +31,34 @@ from .solver import ConstrainedModel, InfeasibleConstraintsError, fit_constraine
 __all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
            "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame"]
 
+#: the ``format`` field of a model file written by :func:`model_json`
 MODEL_FORMAT = "opstudio-constrained-linear/1"
 MISSING_CATEGORY = "(missing)"
 
 
 @dataclass(frozen=True)
 class Preprocessing:
-    """Numeric columns standardised (mean, scale; a missing value becomes the mean), categorical ones one-hot."""
+    """Numeric columns standardised (mean, scale; a missing value becomes the mean), categorical ones one-hot.
+
+    The design matrix has the numeric columns first, then one 0/1 column per
+    (categorical column, category); a value not among a column's categories gets zeros
+    in all of them.
+
+    Parameters
+    ----------
+    numeric : tuple of str
+        The numeric columns, in design-matrix order.
+    means : tuple of float
+        Each numeric column's mean on the fitting rows (missing values left out).
+    scales : tuple of float
+        Each numeric column's standard deviation on the fitting rows (1 where it is 0 or
+        undefined); the feature is ``(value - mean) / scale``.
+    categorical : tuple of str
+        The categorical columns, in design-matrix order.
+    categories : tuple of tuple of str
+        Each categorical column's categories (stripped text; a missing or blank value is
+        the category ``"(missing)"``), sorted.
+    """
 
     numeric: tuple[str, ...]
     means: tuple[float, ...]
@@ -47,10 +68,27 @@ class Preprocessing:
 
     @property
     def feature_names(self) -> tuple[str, ...]:
+        """The design matrix's column names: the numeric columns, then ``column=category``."""
         return self.numeric + tuple(f"{c}={v}" for c, cats in zip(self.categorical, self.categories) for v in cats)
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
-        """The model's design matrix of ``frame`` (columns found by name; any other column ignored)."""
+        """The model's design matrix of ``frame`` (columns found by name; any other column ignored).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            A table with every column of :attr:`numeric` and :attr:`categorical`.
+
+        Returns
+        -------
+        numpy.ndarray of float of shape (len(frame), len(feature_names))
+            Standardised numeric columns, then the one-hot blocks, in :attr:`feature_names` order.
+
+        Raises
+        ------
+        InputError
+            A column the model uses is absent, or a numeric column holds a non-numeric value.
+        """
         missing = [c for c in (*self.numeric, *self.categorical) if c not in frame.columns]
         if missing:
             raise InputError(f"The table has no column {missing[0]!r}, which the model uses"
@@ -65,6 +103,14 @@ class Preprocessing:
         return np.hstack(parts) if parts else np.zeros((len(frame), 0))
 
     def as_dict(self) -> dict:
+        """The preprocessing as the model file writes it.
+
+        Returns
+        -------
+        dict
+            ``{"numeric": [{"column", "mean", "scale"}, ...], "categorical": [{"column",
+            "categories"}, ...]}``.
+        """
         return {"numeric": [{"column": c, "mean": m, "scale": s} for c, m, s in zip(self.numeric, self.means,
                                                                                    self.scales)],
                 "categorical": [{"column": c, "categories": list(v)} for c, v in zip(self.categorical,
@@ -95,7 +141,24 @@ def _is_numeric(values: pd.Series) -> bool:
 
 
 def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
-    """Numeric columns (every value a number) standardised on ``frame``; the others one-hot on their values."""
+    """Numeric columns (every value a number) standardised on ``frame``; the others one-hot on their values.
+
+    A column is numeric when its dtype is numeric (not boolean) or every non-blank value
+    parses as a number.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The fitting rows (the training rows of :func:`train_on_table`).
+    columns : list of str
+        The feature columns of ``frame``.
+
+    Returns
+    -------
+    Preprocessing
+        Means and standard deviations of the numeric columns on ``frame`` (0 and 1 for a
+        column without values), the sorted categories of the others.
+    """
     numeric = [c for c in columns if _is_numeric(frame[c])]
     categorical = [c for c in columns if c not in numeric]
     means, scales = [], []
@@ -111,7 +174,51 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """Which columns play which role and which constraints hold (``None`` = not asked for)."""
+    """Which columns play which role and which constraints hold (``None`` = not asked for).
+
+    Every column that is not the label, deployed, flag or split column and not in
+    ``exclude`` is a feature (the group column included). Constraints hold on the
+    training rows.
+
+    Parameters
+    ----------
+    label : str
+        The label column: 1/0, yes/no, true/false ...; empty = unlabelled row.
+    group : str, optional
+        The column that defines the protected group.
+    group_value : str, optional
+        The ``group`` value of the protected rows.
+    reference_value : str, optional
+        The ``group`` value of the reference rows; None: every row outside the protected group.
+    deployed : str, optional
+        The column of the deployed model's 0/1 decisions (every row needs one).
+    flag : str, optional
+        The 0/1 egregious-example flag column (every row needs one).
+    exclude : tuple of str, optional
+        Columns that are not features.
+    demographic_parity : float, optional
+        kappa: positive rate(protected) >= kappa x positive rate(reference).
+    equal_opportunity : float, optional
+        kappa: true positive rate(protected) >= kappa x true positive rate(reference).
+    max_churn : float, optional
+        The largest share of rows whose decision differs from the deployed one.
+    min_recall : float, optional
+        The smallest recall.
+    max_coverage, min_coverage : float, optional
+        The largest / smallest share of rows flagged.
+    min_egregious_correct : float, optional
+        The smallest share of flagged rows classified correctly.
+    test_fraction : float, optional
+        Share of rows held out at random, in [0, 1) (default 0.3), when there is no ``split``.
+    seed : int, optional
+        Seed of the random hold-out.
+    split : str, optional
+        A column of ``train`` (or ``fit``) / ``test`` values that fixes the hold-out.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Table 2 (the constraints).
+    """
 
     label: str
     group: str | None = None
@@ -132,6 +239,12 @@ class TableSpec:
     split: str | None = None
 
     def roles(self) -> tuple[str, ...]:
+        """The role columns that are not features: label, deployed, flag and split, those set.
+
+        Returns
+        -------
+        tuple of str
+        """
         return tuple(c for c in (self.label, self.deployed, self.flag, self.split) if c)
 
 
@@ -234,7 +347,32 @@ def _rates(decision, labels, rows, groups, deployed) -> dict:
 
 @dataclass(frozen=True)
 class TableModel:
-    """A fitted constrained linear model with its preprocessing: ``score = X(frame) @ coef + intercept``."""
+    """A fitted constrained linear model with its preprocessing: ``score = X(frame) @ coef + intercept``.
+
+    A row is flagged (decision 1) when its score is >= 0.
+
+    Parameters
+    ----------
+    preprocessing : Preprocessing
+        The map from a table to the design matrix X(frame).
+    coef : numpy.ndarray of float of shape (len(preprocessing.feature_names),)
+        One coefficient per feature.
+    intercept : float
+        The intercept.
+    constraints : tuple of str
+        The constraints trained under, in words.
+    rates : dict, optional
+        ``{"train": {...}, "test": {...}}`` (test only when rows were held out): ``rows``,
+        ``labelled_rows``, ``error``, ``positive_rate`` and, where they apply, ``recall``,
+        ``positive_rate_protected``, ``positive_rate_reference``, ``demographic_parity_ratio``,
+        ``equal_opportunity_ratio`` and ``churn``, all of the deterministic decisions; the
+        training part also lists ``constraints_unmet_by_decisions``.
+    settings : dict, optional
+        The :class:`TableSpec` fields that were set.
+    fitted : ConstrainedModel, optional
+        The solver's model on the preprocessed training rows; it warm-starts the next fit
+        (``train_on_table(..., warm_start=model)``) and is not written to the model file.
+    """
 
     preprocessing: Preprocessing
     coef: np.ndarray
@@ -242,7 +380,6 @@ class TableModel:
     constraints: tuple[str, ...]
     rates: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
-    #: the solver's model on the preprocessed training rows: warm-starts the next fit (not written to the model file)
     fitted: ConstrainedModel | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -251,7 +388,12 @@ class TableModel:
         return self.rates.get("train", {}).get("positive_rate", 1.0) == 0.0
 
     def sentence(self) -> str:
-        """What the model does on the held-out rows (or the training rows), in one sentence."""
+        """What the model does on the held-out rows (or the training rows), in one sentence.
+
+        Returns
+        -------
+        str
+        """
         part = "test" if "test" in self.rates else "train"
         r = self.rates.get(part, {})
         text = (f"A linear model over {len(self.preprocessing.feature_names)} features flags "
@@ -264,7 +406,25 @@ class TableModel:
         return text + f" (trained under: {constraints})."
 
     def decide(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        """(score, decision 0/1) for every row of ``frame``, in order; decision = score >= 0."""
+        """(score, decision 0/1) for every row of ``frame``, in order; decision = score >= 0.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            A table with the model's feature columns (other columns are ignored).
+
+        Returns
+        -------
+        score : numpy.ndarray of float of shape (len(frame),)
+            ``X(frame) @ coef + intercept``.
+        decision : numpy.ndarray of int8 of shape (len(frame),)
+            1 where ``score >= 0``, else 0.
+
+        Raises
+        ------
+        InputError
+            A feature column is absent or a numeric one holds a non-numeric value.
+        """
         score = self.preprocessing.transform(frame) @ self.coef + self.intercept
         return score, (score >= 0).astype(np.int8)
 
@@ -324,6 +484,10 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
                    warm_start: TableModel | None = None) -> TableModel:
     """Fit the constrained linear model on the table's training rows and measure it on train and test rows.
 
+    The constraints hold for the randomised (ramp) classifier; the model file applies the
+    deterministic decision score >= 0, so a bound those decisions miss is tightened and the
+    model refitted, at most :data:`DETERMINISTIC_REFITS` times.
+
     Parameters
     ----------
     frame : DataFrame
@@ -334,7 +498,7 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
         (reference) on the training rows; max churn R: share of training rows whose decision differs
         from the deployed one <= R; ...), the test fraction and the seed of the split.
     progress : callable(iteration, max_iter), optional
-        Called after every majorization-minimization iteration.
+        Called after every majorization-minimization iteration of each fit.
     warm_start : TableModel, optional
         A model trained on the same table and features (for example at the previous position of a
         bound slider): the solver starts from it (:func:`~engine.constraints.solver.fit_constrained`).
@@ -342,6 +506,21 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
     Returns
     -------
     TableModel
+        Preprocessing fitted on the training rows, coefficients and intercept on its design
+        matrix, the constraints, the rates on the training and held-out rows (with the
+        bounds the deterministic decisions still miss) and the settings.
+
+    Raises
+    ------
+    InputError
+        A named column is absent, a constraint lacks the column it needs, a group value
+        matches no row, the split column or test fraction is invalid, a label, deployed or
+        flag value cannot be read, or no feature column is left.
+    InfeasibleConstraintsError
+        No feasible start was found for the constraints on the training rows.
+    ValueError
+        The training rows have no labelled row, or a constraint selects no row (for
+        example a recall bound without a labelled positive).
 
     References
     ----------
@@ -378,7 +557,20 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
 
 
 def model_json(model: TableModel) -> str:
-    """The model file: feature names, preprocessing, coefficients, intercept, constraints, train/test rates."""
+    """The model file: feature names, preprocessing, coefficients, intercept, constraints, train/test rates.
+
+    Parameters
+    ----------
+    model : TableModel
+        A fitted model (from :func:`train_on_table` or :func:`read_model_json`).
+
+    Returns
+    -------
+    str
+        Indented JSON with ``format`` (:data:`MODEL_FORMAT`), ``engine_version``,
+        ``feature_names``, ``preprocessing``, ``coefficients``, ``intercept``, ``decision``
+        (the rule in words), ``constraints``, ``rates``, ``settings`` and ``flags_nobody``.
+    """
     record = {"format": MODEL_FORMAT, "engine_version": ENGINE_VERSION,
               "feature_names": list(model.preprocessing.feature_names),
               "preprocessing": model.preprocessing.as_dict(), "coefficients": [float(c) for c in model.coef],
@@ -391,10 +583,22 @@ def model_json(model: TableModel) -> str:
 def read_model_json(text: str | bytes) -> TableModel:
     """A model written by :func:`model_json`.
 
+    Parameters
+    ----------
+    text : str or bytes
+        The model file's content.
+
+    Returns
+    -------
+    TableModel
+        The model as written: preprocessing, coefficients, intercept, constraints, rates and
+        settings.
+
     Raises
     ------
     InputError
-        Not such a model file.
+        Not such a model file (not JSON, another ``format``, a missing field), or not one
+        coefficient per feature.
     """
     try:
         record = json.loads(text)
@@ -417,7 +621,21 @@ def read_model_json(text: str | bytes) -> TableModel:
 
 @dataclass(frozen=True)
 class TrainingColumns:
-    """The role columns of a training table (every other column is a feature unless excluded)."""
+    """The role columns of a training table (every other column is a feature unless excluded).
+
+    Parameters
+    ----------
+    label : str
+        The label column.
+    group : str, optional
+        The column that defines the protected group.
+    deployed : str, optional
+        The column of the deployed model's decisions.
+    flag : str, optional
+        The egregious-example flag column.
+    split : str, optional
+        The train / test split column.
+    """
 
     label: str
     group: str | None = None
@@ -436,7 +654,28 @@ _ROLE_NAMES = {
 
 
 def detect_training_columns(frame: pd.DataFrame) -> TrainingColumns:
-    """Role columns by conventional names (the label also as the first column of label spellings)."""
+    """Role columns by conventional names (the label also as the first column of label spellings).
+
+    Names are compared after ``strip().lower()`` (label: ``label``, ``y``, ``target``,
+    ``outcome`` ...; group: ``group``, ``sex``, ``gender``, ``race`` ...; deployed:
+    ``deployed``, ``deployed_decision`` ...; flag: ``egregious``, ``flag`` ...; split:
+    ``split``, ``partition``, ``fold``). Without a label by name, the label is the first
+    column, not already a role, whose values all read as labels with at least one present.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The training table.
+
+    Returns
+    -------
+    TrainingColumns
+
+    Raises
+    ------
+    InputError
+        No column can be the label.
+    """
     lower = {str(c).strip().lower(): str(c) for c in frame.columns}
     found = {role: next((lower[n] for n in names if n in lower), None) for role, names in _ROLE_NAMES.items()}
     if found["label"] is None:
@@ -455,7 +694,20 @@ def detect_training_columns(frame: pd.DataFrame) -> TrainingColumns:
 
 
 def rates_frame(model: TableModel) -> pd.DataFrame:
-    """The fitted model's rates in words, one row per measure, a column per part (train, test)."""
+    """The fitted model's rates in words, one row per measure, a column per part (train, test).
+
+    Parameters
+    ----------
+    model : TableModel
+        A fitted model.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``measure`` (rows, labelled rows, error rate, share flagged, recall, the
+        groups' shares flagged, the parity ratios, churn: those the model has), then one
+        column per part of :attr:`TableModel.rates` (None where a part lacks the measure).
+    """
     names = {"rows": "rows", "labelled_rows": "labelled rows", "error": "error rate", "positive_rate":
              "share flagged", "recall": "recall", "positive_rate_protected": "share flagged, protected group",
              "positive_rate_reference": "share flagged, reference group",
