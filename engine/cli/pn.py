@@ -7,10 +7,11 @@ FILE is rated data (CSV, CSV.gz or Parquet) or, for ``paths``, the aggregated
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
-from ..backends import DuckSource, choose_backend, duckdb_operating_points, sample_rows
+from ..backends import DuckSource, choose_backend, duckdb_operating_points, duckdb_threshold_grid, sample_rows
 from ..backends.choice import BACKENDS
 from ..errors import InputError, RatedDataError
 from ..io.counts import load_counts
@@ -135,23 +136,49 @@ def _looks_like_counts(path: str) -> bool:
     return frame.shape[1] >= 4
 
 
+def _grid_of_duckdb(args):
+    """The rated rows' grid counted by DuckDB (out of core): (grid, description, scan facts)."""
+    source = DuckSource(args.file, table=args.table)
+    sample = sample_rows(source)
+    if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
+        raise InputError(f"'{args.file}' holds aggregated counts (columns tp, fp): they are read in memory; use "
+                         "--backend memory.")
+    mapping = detect_columns(sample, label_col=args.label, score_cols=args.classifiers)
+    cols = list(mapping.score_cols)
+    if len(cols) < 2:
+        raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
+                             f"{len(cols)}: {', '.join(cols)}.")
+    grid, stats = duckdb_threshold_grid(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
+                                        bins=args.bins, rule=args.rule)
+    facts = {"backend": "duckdb", "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
+             "seconds": stats.seconds}
+    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; DuckDB)", facts
+
+
 def _grid_of(args):
-    """The threshold grid of FILE and a description of where it came from."""
+    """The threshold grid of FILE, a description of where it came from, and what was scanned."""
+    started = time.perf_counter()
+    if choose_backend(args.file, args.backend) == "duckdb":
+        return _grid_of_duckdb(args)
     if _looks_like_counts(args.file):
-        return load_counts(args.file, bins=args.bins), "aggregated counts"
-    data = load_rated(args.file)
+        grid = load_counts(args.file, bins=args.bins)
+        return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
+                                           "unrated": None, "seconds": time.perf_counter() - started}
+    data = load_rated(args.file, label_col=args.label)
     cols = args.classifiers or list(data.score_names)
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
                              f"{len(cols)}: {', '.join(cols)}.")
     scores = np.column_stack([data.column(c) for c in cols])
     grid = threshold_grid(scores, data.labels, data.weights, bins=args.bins, rule=args.rule, score_names=cols)
-    return grid, f"{data.n_rated:,} rated documents"
+    facts = {"backend": "memory", "rows_scanned": data.n_read, "rated": data.n_rated, "unrated": data.n_unrated,
+             "seconds": time.perf_counter() - started}
+    return grid, f"{data.n_rated:,} rated documents", facts
 
 
 def run_paths(args) -> int:
     args.file = source_path(args)
-    grid, source = _grid_of(args)
+    grid, source, facts = _grid_of(args)
     paths = []
     if args.method in ("graph", "both"):
         paths.append(graph_path(grid))
@@ -165,10 +192,10 @@ def run_paths(args) -> int:
                                "operating_point": path_operating_point(p, args.target).as_dict(),
                                "path_thresholds": p.thresholds.tolist() if args.full else None}
                               for p in paths],
-                    "comparison": table.to_dict(orient="records")})
+                    "comparison": table.to_dict(orient="records"), **facts})
         return 0
     print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
-          f"target marginal precision {args.target}")
+          f"target marginal precision {args.target}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
     print_table(table)
     return 0
 
@@ -198,6 +225,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--rule", choices=("or", "and"), default="or")
     q.add_argument("--bins", type=int, default=100)
     q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
+    q.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="where the grid counts are made: memory, duckdb (out of core over Parquet/CSV paths and "
+                        "globs, or a DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
+    q.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
+    q.add_argument("--label", help="label column (default: detected)")
     q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=run_paths)
