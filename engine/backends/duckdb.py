@@ -36,7 +36,7 @@ from ..pn.curve import PNCurve, check_target, tie_tolerance, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "BINS", "quote_identifier", "label_expression"]
+           "BINS", "quote_identifier", "label_expression", "check_rows"]
 
 #: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
 DISTINCT_CAP = 2_000_000
@@ -120,7 +120,8 @@ def _rated_view(con, source: DuckSource, score: str, label: str, weight: str | N
             from None
 
 
-def _check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
+def check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
+    """(rows, rated, unrated) of the view ``rows`` (s, y, w); unknown labels, bad rated scores or weights refused."""
     rows, unrated, bad_label, bad_score, bad_weight = con.execute(
         "SELECT count(*), count(*) FILTER (WHERE y IS NULL), count(*) FILTER (WHERE y = -1), "
         "count(*) FILTER (WHERE y IS NOT NULL AND (s IS NULL OR isnan(s) OR isinf(s))), "
@@ -151,7 +152,7 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
     con = source.connect()
     try:
         _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = _check_rows(con, source, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct > DISTINCT_CAP:
             raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
@@ -233,7 +234,7 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     con = source.connect()
     try:
         _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = _check_rows(con, source, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct <= distinct_cap:
             s, tp, fp = _grouped(con, "y IS NOT NULL")
