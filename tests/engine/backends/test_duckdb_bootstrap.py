@@ -105,3 +105,32 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing or negative id"):
         duckdb_bootstrap_points(DuckSource(str(tmp_path / "bad.csv")), score="score", label="label",
                                 id_column="doc", targets=[0.5])
+
+
+def test_cli_sweep_bootstrap_intervals_agree(tmp_path, capsys):
+    import json
+
+    from engine.cli import main
+
+    rng = np.random.default_rng(8)
+    n = 3000
+    y = rng.random(n) < 0.15
+    frame = pd.DataFrame({"doc_id": np.arange(n) * 7 + 1, "score": np.round(rng.random(n) * 0.7 + 0.3 * y, 3),
+                          "label": np.where(y, "1", "0").astype(object), "weight": rng.integers(1, 3, n)})
+    frame.loc[rng.random(n) < 0.04, "label"] = None
+    parquet, csv = str(tmp_path / "rated.parquet"), str(tmp_path / "rated.csv")
+    frame.to_parquet(parquet)
+    frame.to_csv(csv, index=False)
+    out = {}
+    for key, args in (("memory", [parquet, "--backend", "memory"]), ("duckdb", [parquet, "--backend", "duckdb"]),
+                      ("memory_id", [csv, "--backend", "memory", "--id", "doc_id"]),
+                      ("duckdb_id", [csv, "--backend", "duckdb", "--id", "doc_id"])):
+        assert main(["sweep", *args, "--target", "0.3", "--target", "0.7", "--bootstrap", "25", "--seed", "5",
+                     "--json"]) == 0
+        out[key] = json.loads(capsys.readouterr().out)
+    assert out["memory"]["intervals"] == out["duckdb"]["intervals"]
+    assert out["memory_id"]["intervals"] == out["duckdb_id"]["intervals"]
+    assert out["memory"]["intervals"] != out["memory_id"]["intervals"]  # other ids, other replicates
+    assert out["duckdb"]["bootstrap"]["replicates"] == 25
+    assert main(["sweep", csv, "--backend", "duckdb", "--bootstrap", "5"]) == 2  # CSV without --id: told to give it
+    assert "--id" in capsys.readouterr().err
