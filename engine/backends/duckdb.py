@@ -36,7 +36,7 @@ from ..pn.curve import PNCurve, check_target, tie_tolerance, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "BINS"]
+           "BINS", "quote_identifier", "label_expression", "check_rows"]
 
 #: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
 DISTINCT_CAP = 2_000_000
@@ -63,7 +63,7 @@ class DuckSource:
     def relation(self) -> str:
         """The FROM clause reading the rows (paths are passed as SQL string literals, quotes escaped)."""
         if self.table is not None:
-            return _identifier(self.table)
+            return quote_identifier(self.table)
         literal = "'" + self.path.replace("'", "''") + "'"
         lower = self.path.lower()
         if lower.endswith((".parquet", ".parq", ".pq")):
@@ -101,7 +101,8 @@ class DuckSource:
         return con
 
 
-def _identifier(name: str) -> str:
+def quote_identifier(name: str) -> str:
+    """A column or table name as a quoted SQL identifier (embedded quotes doubled)."""
     return '"' + str(name).replace('"', '""') + '"'
 
 
@@ -139,27 +140,28 @@ class ScanStats:
         return dict(self.__dict__)
 
 
-def _label_sql(column: str) -> str:
+def label_expression(column: str) -> str:
     """0/1 for the accepted spellings, NULL for empty (unrated), -1 for anything else."""
-    text = f"lower(trim(CAST({_identifier(column)} AS VARCHAR)))"
+    text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    return (f"CASE WHEN {_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
+    return (f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
             f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END")
 
 
 def _rated_view(con, source: DuckSource, score: str, label: str, weight: str | None) -> None:
-    w = "1.0" if weight is None else f"CAST({_identifier(weight)} AS DOUBLE)"
+    w = "1.0" if weight is None else f"CAST({quote_identifier(weight)} AS DOUBLE)"
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({_identifier(score)} AS DOUBLE) AS s, "
-                    f"{_label_sql(label)} AS y, {w} AS w FROM {source.relation()}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
+                    f"{label_expression(label)} AS y, {w} AS w FROM {source.relation()}")
         con.execute("SELECT * FROM rows LIMIT 0")
     except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
         raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
             from None
 
 
-def _check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
+def check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
+    """(rows, rated, unrated) of the view ``rows`` (s, y, w); unknown labels, bad rated scores or weights refused."""
     rows, unrated, bad_label, bad_score, bad_weight = con.execute(
         "SELECT count(*), count(*) FILTER (WHERE y IS NULL), count(*) FILTER (WHERE y = -1), "
         "count(*) FILTER (WHERE y IS NOT NULL AND (s IS NULL OR isnan(s) OR isinf(s))), "
@@ -206,7 +208,7 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
     con = source.connect()
     try:
         _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = _check_rows(con, source, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct > DISTINCT_CAP:
             raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
@@ -299,7 +301,7 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     con = source.connect()
     try:
         _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = _check_rows(con, source, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct <= distinct_cap:
             s, tp, fp = _grouped(con, "y IS NOT NULL")

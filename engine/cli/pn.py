@@ -7,10 +7,13 @@ FILE is rated data (CSV, CSV.gz or Parquet) or, for ``paths``, the aggregated
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
+import pandas as pd
 
-from ..backends import DuckSource, choose_backend, duckdb_operating_points, sample_rows
+from ..backends import DuckSource, choose_backend, duckdb_operating_points, duckdb_threshold_grid, sample_rows
+from ..backends.duckdb_bootstrap import duckdb_bootstrap_points
 from ..backends.choice import BACKENDS
 from ..errors import InputError, RatedDataError
 from ..io.counts import load_counts
@@ -19,7 +22,8 @@ from ..io.tables import read_table
 from ..pn.analytic_path import analytic_path
 from ..pn.budget import max_flagged_point
 from ..pn.comparison import compare_paths
-from ..pn.curve import pn_curve, upper_hull
+from ..pn.bootstrap import bootstrap
+from ..pn.curve import check_target, pn_curve, upper_hull
 from ..pn.graph_path import graph_path
 from ..pn.grid import threshold_grid
 from ..pn.operating_point import DEFAULT_SWEEP_TARGETS, sweep
@@ -67,6 +71,56 @@ def run_budget(args, data, name: str) -> int:
     return 0
 
 
+def _rated_ids(args, data) -> np.ndarray:
+    """Row ids of the rated rows for hashed bootstrap replicates: the --id column, or positions in the file."""
+    rated = np.setdiff1d(np.arange(data.n_read), data.unrated_rows)
+    if args.id is None:
+        return rated
+    frame = read_table(args.file).frame
+    if args.id not in frame.columns:
+        raise InputError(f"No column '{args.id}' for --id; columns: {', '.join(map(str, frame.columns))}.")
+    ids = pd.to_numeric(frame[args.id], errors="coerce").to_numpy(dtype=float)[rated]
+    bad = ~np.isfinite(ids) | (ids < 0) | (ids != np.round(ids))
+    if bad.any():
+        raise InputError(f"Column '{args.id}': {int(bad.sum()):,} rated rows have a missing, negative or non-integer "
+                         "id. Row ids must be integers >= 0.")
+    return ids.astype(np.int64)
+
+
+def _bootstrap_of(args, data=None, name=None, source=None, mapping=None) -> list:
+    """Operating-point bootstrap distributions (hashed Poisson replicates: the same on either backend)."""
+    targets = args.target or DEFAULT_SWEEP_TARGETS
+    if args.bootstrap < 1:
+        raise InputError(f"--bootstrap needs at least 1 replicate, got {args.bootstrap}")
+    if source is not None:
+        points, _ = duckdb_bootstrap_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
+                                            id_column=args.id, targets=targets, n_boot=args.bootstrap,
+                                            level=args.level, seed=args.seed)
+        return points
+    boot = bootstrap(data.column(name), data.labels, data.weights, n_boot=args.bootstrap, level=args.level,
+                     seed=args.seed, resample="poisson", ids=_rated_ids(args, data))
+    return [boot.at(t) for t in check_target(targets)]
+
+
+def _interval_json(args, boots: list) -> dict:
+    if not boots:
+        return {}
+    return {"bootstrap": {"replicates": args.bootstrap, "seed": args.seed, "level": args.level,
+                          "resample": "poisson (hashed row ids)", "id_column": args.id},
+            "intervals": [{"target": b.target, "threshold_ci": list(b.threshold_ci), "tp_ci": list(b.tp_ci),
+                           "fp_ci": list(b.fp_ci)} for b in boots]}
+
+
+def _print_intervals(args, boots: list) -> None:
+    if not boots:
+        return
+    print(f"bootstrap {args.bootstrap} hashed Poisson replicates (seed {args.seed}), {args.level:.0%} intervals:")
+    print(f"{'target m':>9} {'threshold':>25} {'TP':>25} {'FP':>25}")
+    for b in boots:
+        cells = [f"[{lo:.6g}, {hi:.6g}]" for lo, hi in (b.threshold_ci, b.tp_ci, b.fp_ci)]
+        print(f"{b.target:9.3f} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
+
+
 def run_sweep_duckdb(args) -> int:
     """The sweep counted by DuckDB where the rows are (out of core); only counts come back."""
     source = DuckSource(args.file, table=args.table)
@@ -75,15 +129,18 @@ def run_sweep_duckdb(args) -> int:
     name = args.classifier or mapping.score_cols[0]
     points, stats = duckdb_operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
                                             targets=args.target or DEFAULT_SWEEP_TARGETS)
+    boots = _bootstrap_of(args, name=name, source=source, mapping=mapping) if args.bootstrap is not None else []
     if args.json:
         print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
-                    "operating_points": [p.as_dict() for p in points], **stats.as_dict()})
+                    "operating_points": [p.as_dict() for p in points], **stats.as_dict(),
+                    **_interval_json(args, boots)})
         return 0
     print(f"{args.file}: {stats.rows_scanned:,} rows scanned by DuckDB in {stats.seconds:.1f} s ({stats.rated:,} rated, "
           f"{stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); classifier {name}")
     print(f"{'target m':>9} {'threshold':>12} {'TP':>12} {'FP':>12} {'precision':>10}")
     for p in points:
         print(f"{p.target:9.3f} {p.threshold:12.6g} {p.tp:12.6g} {p.fp:12.6g} {p.precision:10.4f}")
+    _print_intervals(args, boots)
     return 0
 
 
@@ -103,10 +160,11 @@ def run_sweep(args) -> int:
     scores = data.column(name)
     hull = upper_hull(pn_curve(scores, data.labels, data.weights))
     points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
+    boots = _bootstrap_of(args, data, name) if args.bootstrap is not None else []
     if args.json:
         print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
                     "operating_points": [p.as_dict() for p in points], "backend": "memory",
-                    "rows_scanned": data.n_read})
+                    "rows_scanned": data.n_read, **_interval_json(args, boots)})
         return 0
     print(f"{data.name}: {data.n_rated:,} rated, {data.n_unrated:,} unrated; classifier {name}")
     print(f"{'target m':>9} {'FP per TP':>10} {'threshold':>12} {'TP':>10} {'FP':>10} {'precision':>10} "
@@ -114,6 +172,7 @@ def run_sweep(args) -> int:
     for p in points:
         print(f"{p.target:9.3f} {p.cost:10.3f} {p.threshold:12.6g} {p.tp:10.6g} {p.fp:10.6g} {p.precision:10.4f} "
               f"{p.mp_above:8.3f} {p.mp_below:8.3f}")
+    _print_intervals(args, boots)
     return 0
 
 
@@ -135,23 +194,49 @@ def _looks_like_counts(path: str) -> bool:
     return frame.shape[1] >= 4
 
 
+def _grid_of_duckdb(args):
+    """The rated rows' grid counted by DuckDB (out of core): (grid, description, scan facts)."""
+    source = DuckSource(args.file, table=args.table)
+    sample = sample_rows(source)
+    if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
+        raise InputError(f"'{args.file}' holds aggregated counts (columns tp, fp): they are read in memory; use "
+                         "--backend memory.")
+    mapping = detect_columns(sample, label_col=args.label, score_cols=args.classifiers)
+    cols = list(mapping.score_cols)
+    if len(cols) < 2:
+        raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
+                             f"{len(cols)}: {', '.join(cols)}.")
+    grid, stats = duckdb_threshold_grid(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
+                                        bins=args.bins, rule=args.rule)
+    facts = {"backend": "duckdb", "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
+             "seconds": stats.seconds}
+    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; DuckDB)", facts
+
+
 def _grid_of(args):
-    """The threshold grid of FILE and a description of where it came from."""
+    """The threshold grid of FILE, a description of where it came from, and what was scanned."""
+    started = time.perf_counter()
+    if choose_backend(args.file, args.backend) == "duckdb":
+        return _grid_of_duckdb(args)
     if _looks_like_counts(args.file):
-        return load_counts(args.file, bins=args.bins), "aggregated counts"
-    data = load_rated(args.file)
+        grid = load_counts(args.file, bins=args.bins)
+        return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
+                                           "unrated": None, "seconds": time.perf_counter() - started}
+    data = load_rated(args.file, label_col=args.label)
     cols = args.classifiers or list(data.score_names)
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
                              f"{len(cols)}: {', '.join(cols)}.")
     scores = np.column_stack([data.column(c) for c in cols])
     grid = threshold_grid(scores, data.labels, data.weights, bins=args.bins, rule=args.rule, score_names=cols)
-    return grid, f"{data.n_rated:,} rated documents"
+    facts = {"backend": "memory", "rows_scanned": data.n_read, "rated": data.n_rated, "unrated": data.n_unrated,
+             "seconds": time.perf_counter() - started}
+    return grid, f"{data.n_rated:,} rated documents", facts
 
 
 def run_paths(args) -> int:
     args.file = source_path(args)
-    grid, source = _grid_of(args)
+    grid, source, facts = _grid_of(args)
     paths = []
     if args.method in ("graph", "both"):
         paths.append(graph_path(grid))
@@ -165,10 +250,10 @@ def run_paths(args) -> int:
                                "operating_point": path_operating_point(p, args.target).as_dict(),
                                "path_thresholds": p.thresholds.tolist() if args.full else None}
                               for p in paths],
-                    "comparison": table.to_dict(orient="records")})
+                    "comparison": table.to_dict(orient="records"), **facts})
         return 0
     print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
-          f"target marginal precision {args.target}")
+          f"target marginal precision {args.target}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
     print_table(table)
     return 0
 
@@ -188,6 +273,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
     s.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
     s.add_argument("--label", help="label column (default: detected)")
+    s.add_argument("--bootstrap", type=int, metavar="N",
+                   help="intervals from N hashed Poisson bootstrap replicates (the same replicates on every backend)")
+    s.add_argument("--id", help="with --bootstrap: integer row-id column (default: the row's position in the file; "
+                                "DuckDB needs it for CSV, globs and tables)")
+    s.add_argument("--seed", type=int, default=0, help="with --bootstrap: replicate seed (default 0)")
+    s.add_argument("--level", type=float, default=0.95, help="with --bootstrap: interval level (default 0.95)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run_sweep)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
@@ -198,6 +289,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--rule", choices=("or", "and"), default="or")
     q.add_argument("--bins", type=int, default=100)
     q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
+    q.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="where the grid counts are made: memory, duckdb (out of core over Parquet/CSV paths and "
+                        "globs, or a DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
+    q.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
+    q.add_argument("--label", help="label column (default: detected)")
     q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=run_paths)

@@ -18,8 +18,12 @@ from .curve import (
     validate_rated_arrays,
 )
 from .operating_point import optimal_vertex
+from .replicates import poisson_counts
 
-__all__ = ["Bootstrap", "BootstrapPoint", "bootstrap"]
+__all__ = ["Bootstrap", "BootstrapPoint", "bootstrap", "RESAMPLING", "replicate_hull", "points_at"]
+
+#: how replicates are drawn: a seeded multinomial of n (default), or hashed Poisson(1) counts per row id
+RESAMPLING = ("multinomial", "poisson")
 
 
 @dataclass(frozen=True)
@@ -125,16 +129,85 @@ class Bootstrap:
         InputError
             ``target`` outside (0, 1).
         """
-        lam = target_slope(target)
-        th, tp, fp = (np.empty(self.n_boot) for _ in range(3))
-        for r, (edge_mp, r_tp, r_fp, r_th) in enumerate(self.replicates):
-            v = optimal_vertex(edge_mp, r_tp, r_fp, target, lam)
-            th[r], tp[r], fp[r] = r_th[v], r_tp[v], r_fp[v]
-        return BootstrapPoint(float(target), self.level, th, tp, fp)
+        return points_at(self.replicates, target, self.level)
+
+
+def points_at(replicates, target: float, level: float) -> BootstrapPoint:
+    """The operating point of every replicate for one target (one binary search on each replicate's hull).
+
+    Parameters
+    ----------
+    replicates : sequence
+        ``(edge_mp, tp, fp, thresholds)`` per replicate, as :func:`replicate_hull` returns them.
+    target : float
+        Target marginal precision in (0, 1).
+    level : float
+        Interval level.
+
+    Returns
+    -------
+    BootstrapPoint
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the hull.
+    """
+    lam = target_slope(target)
+    th, tp, fp = (np.empty(len(replicates)) for _ in range(3))
+    for r, (edge_mp, r_tp, r_fp, r_th) in enumerate(replicates):
+        v = optimal_vertex(edge_mp, r_tp, r_fp, target, lam)
+        th[r], tp[r], fp[r] = r_th[v], r_tp[v], r_fp[v]
+    return BootstrapPoint(float(target), level, th, tp, fp)
+
+
+def replicate_hull(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray):
+    """One replicate's hull vertices from its per-threshold counts, and its per-threshold marginal-precision fit.
+
+    Parameters
+    ----------
+    thresholds : numpy.ndarray
+        The original curve's thresholds (descending); every replicate lives on them.
+    d_tp, d_fp : numpy.ndarray
+        The replicate's weighted positives / negatives at each threshold.
+
+    Returns
+    -------
+    (tuple, numpy.ndarray)
+        ``(edge_mp, tp, fp, thresholds)`` of the hull vertices (starting at "flag nothing", threshold
+        +inf) and the fit; a replicate without mass (possible with Poisson counts) flags nothing and
+        has a NaN fit.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020 (the PN hull); PAV as in :func:`engine.pn.curve.hull_from_increments`.
+    """
+    if not np.any(d_tp + d_fp > 0):
+        return (np.zeros(0), np.zeros(1), np.zeros(1), np.array([np.inf])), np.full(thresholds.shape, np.nan)
+    ends, edge_mp, mp_fit = hull_from_increments(thresholds, d_tp, d_fp)
+    tp_c, fp_c = np.cumsum(d_tp), np.cumsum(d_fp)
+    th_ext = np.r_[np.inf, thresholds]
+    return (edge_mp, np.r_[0.0, tp_c[ends]], np.r_[0.0, fp_c[ends]], th_ext[np.r_[0, ends + 1]]), mp_fit
+
+
+def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equal, poisson):
+    """Per-threshold positives and negatives of replicates ``start .. start + b - 1`` (b x groups each)."""
+    if poisson is not None:  # hashed Poisson(1) counts per row id: the same on every backend
+        ids, seed = poisson
+        counts = poisson_counts(ids, np.arange(start, start + b), seed).astype(np.float64)[:, order]
+    elif equal:
+        n_groups = group_start.size
+        draws = rng.multinomial(n, units / n, size=b).astype(np.float64) * w[0]
+        return draws[:, :n_groups], draws[:, n_groups:]
+    else:
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)[:, order]
+    tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
+    fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
+    return tp_g, fp_g
 
 
 def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
-              max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None) -> Bootstrap:
+              max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None,
+              resample: str = "multinomial", ids=None) -> Bootstrap:
     """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
     Each replicate redraws the n rated documents with replacement (multinomial
@@ -145,6 +218,12 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     needs only sums and one PAV; replicates are drawn in chunks of at most
     ``max_cells`` counts to bound memory (chunking does not change the draws).
     ``progress(done, total)`` is called after each chunk.
+
+    ``resample="poisson"`` gives each document a Poisson(1) count hashed from
+    (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
+    ``0 .. n-1``): the replicates any backend reproduces (DuckDB:
+    :func:`engine.backends.duckdb_bootstrap.duckdb_bootstrap_points`), independent of
+    the order of the documents.
 
     Parameters
     ----------
@@ -166,6 +245,10 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         Most thresholds at which the marginal-precision band is kept.
     progress : callable, optional
         ``progress(done, total)`` after each chunk of replicates.
+    resample : {"multinomial", "poisson"}, optional
+        Multinomial redraws (seeded generator) or hashed Poisson(1) counts.
+    ids : array_like of int, shape (n,), optional
+        Row ids hashed by ``resample="poisson"`` (default ``0 .. n-1``).
 
     Returns
     -------
@@ -191,6 +274,14 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         raise ValueError("level must be in (0, 1)")
     if n_boot < 1:
         raise ValueError("n_boot must be >= 1")
+    if resample not in RESAMPLING:
+        raise ValueError(f"resample must be one of {RESAMPLING}, got {resample!r}")
+    poisson = None
+    if resample == "poisson":
+        row_ids = np.arange(s.size) if ids is None else np.asarray(ids)
+        if row_ids.shape != s.shape:
+            raise ValueError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
+        poisson = (row_ids, seed)
     curve = pn_curve(s, y, w)
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
@@ -199,36 +290,28 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     n_groups = group_start.size
     docs_per_group = np.diff(np.r_[group_start, n])
     equal_weights = bool(np.all(w == w[0]))
+    units = None
     if equal_weights:
         pos_per_group = np.add.reduceat(y[order], group_start)
         # categories: [positives of each group, negatives of each group]
         units = np.r_[pos_per_group, docs_per_group - pos_per_group]
     rng = np.random.default_rng(seed)
-    n_units = 2 * n_groups if equal_weights else n
+    n_units = 2 * n_groups if equal_weights and poisson is None else n
     chunk = max(1, min(n_boot, max_cells // max(n_units, 1)))
     band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
                                            np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
     replicates, fits = [], []
-    th_ext = np.r_[np.inf, curve.thresholds]
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        if equal_weights:
-            draws = rng.multinomial(n, units / n, size=b).astype(np.float64) * w[0]
-            tp_g, fp_g = draws[:, :n_groups], draws[:, n_groups:]
-        else:
-            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)[:, order]
-            tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
-            fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
-        tp_c = np.cumsum(tp_g, axis=1)
-        fp_c = np.cumsum(fp_g, axis=1)
+        tp_g, fp_g = _draws(rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson)
         for r in range(b):
-            ends, edge_mp, mp_fit = hull_from_increments(curve.thresholds, tp_g[r], fp_g[r])
-            replicates.append((edge_mp, np.r_[0.0, tp_c[r, ends]], np.r_[0.0, fp_c[r, ends]],
-                               th_ext[np.r_[0, ends + 1]]))
+            replicate, mp_fit = replicate_hull(curve.thresholds, tp_g[r], fp_g[r])
+            replicates.append(replicate)
             fits.append(mp_fit[band_index])
         if progress is not None:
             progress(start + b, n_boot)
     a = (1.0 - level) / 2
-    mp_band = np.quantile(np.vstack(fits), [a, 0.5, 1 - a], axis=0)
+    fits = np.vstack(fits)
+    mp_band = (np.nanquantile if np.isnan(fits).any() else np.quantile)(fits, [a, 0.5, 1 - a], axis=0)
     return Bootstrap(level=level, curve=curve, band_thresholds=curve.thresholds[band_index], mp_band=mp_band,
                      n_at_or_above=np.cumsum(docs_per_group)[band_index], replicates=tuple(replicates))

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..errors import RatedDataError
 
-__all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES", "MAX_GRID_CELLS"]
+__all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES", "MAX_GRID_CELLS", "inverted_cdf_ranks",
+           "axis_from_levels", "check_grid_size", "cumulative_counts"]
 
 RULES = ("or", "and")
 
@@ -114,6 +115,61 @@ def _check_scores(scores, labels, weights):
     return s, y.astype(np.float64), w
 
 
+def inverted_cdf_ranks(n: int, levels: int) -> np.ndarray:
+    """0-based ranks of the sorted values that :func:`make_axes` reads as its quantile levels.
+
+    ``numpy.quantile(x, np.linspace(0, 1, levels), method="inverted_cdf")`` of n values
+    is ``sorted(x)[r]`` with these ranks (numpy's own arithmetic: virtual index
+    ``n*q - 1``, kept when integral, else rounded up; clipped at 0). A backend that
+    can count but not sort (DuckDB out of core) finds the same order statistics by rank.
+
+    Parameters
+    ----------
+    n : int
+        Number of values (rated documents).
+    levels : int
+        Number of quantile levels (``bins - 1``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``levels`` non-decreasing integer ranks in ``[0, n - 1]``.
+
+    References
+    ----------
+    Hyndman & Fan (1996), "Sample quantiles in statistical packages", definition 1 (inverted CDF).
+    """
+    virtual = n * np.linspace(0.0, 1.0, levels) - 1
+    previous = np.floor(virtual)
+    ranks = np.where(virtual - previous == 0, previous, previous + 1).astype(np.intp)
+    ranks[ranks < 0] = 0
+    return ranks
+
+
+def axis_from_levels(levels, low: float, high: float) -> np.ndarray:
+    """One threshold axis from its score levels: deduplicated, starting at ``low``, ending just above ``high``.
+
+    Parameters
+    ----------
+    levels : array_like
+        Score levels (quantiles or evenly spaced values), any order, duplicates allowed.
+    low, high : float
+        Lowest and highest rated score of the classifier.
+
+    Returns
+    -------
+    numpy.ndarray
+        Strictly ascending: ``unique(levels)`` with its first value set to ``low``, then ``nextafter(high, inf)``.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the threshold space starts at the rating floor.
+    """
+    vals = np.unique(np.asarray(levels, dtype=np.float64))
+    vals[0] = low  # start exactly at the rating floor
+    return np.r_[vals, np.nextafter(high, np.inf)]
+
+
 def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quantile") -> tuple[np.ndarray, ...]:
     """Ascending threshold axes, one per classifier, from the rating floor upward.
 
@@ -121,6 +177,12 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     rare top tail is resolved; ``"uniform"`` spaces them evenly. Each axis holds at
     most ``bins`` values: ``bins - 1`` (deduplicated) score levels starting at the
     lowest score, plus one value just above the highest score.
+
+    Definition (what :func:`engine.backends.duckdb_grid.duckdb_threshold_grid` reproduces
+    in SQL): over the rated documents (unweighted: weights do not move the axes), the
+    quantile levels are the order statistics at :func:`inverted_cdf_ranks`
+    ``(n, bins - 1)``; the uniform levels ``linspace(min, max, bins - 1)``; then
+    :func:`axis_from_levels`.
 
     Parameters
     ----------
@@ -156,10 +218,65 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
             vals = np.quantile(col, np.linspace(0.0, 1.0, levels), method="inverted_cdf")
         else:
             vals = np.linspace(col.min(), col.max(), levels)
-        vals = np.unique(vals)
-        vals[0] = col.min()  # start exactly at the rating floor
-        axes.append(np.r_[vals, np.nextafter(col.max(), np.inf)])
+        axes.append(axis_from_levels(vals, col.min(), col.max()))
     return tuple(axes)
+
+
+def check_grid_size(sizes: Sequence[int]) -> None:
+    """Refuse a grid of more than :data:`MAX_GRID_CELLS` histogram cells, saying how many bins would fit.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Thresholds per axis.
+
+    Raises
+    ------
+    RatedDataError
+        With the grid's size and the largest ``--bins`` that fits.
+    """
+    k = len(sizes)
+    cells = float(np.prod([m + 1 for m in sizes], dtype=float))
+    if cells > MAX_GRID_CELLS:
+        per_axis = int(MAX_GRID_CELLS ** (1 / k)) - 1
+        raise RatedDataError(f"A grid of {' x '.join(map(str, sizes))} thresholds for {k} classifiers has "
+                             f"{cells:,.0f} cells; at most {MAX_GRID_CELLS:,} fit in memory. Use fewer classifiers "
+                             f"or at most {per_axis} thresholds per classifier (the grid size, --bins).")
+
+
+def cumulative_counts(hist: np.ndarray, rule: str, total: float) -> np.ndarray:
+    """Flagged counts on the threshold grid from the histogram of per-axis bin indices.
+
+    Parameters
+    ----------
+    hist : numpy.ndarray
+        Shape ``(m_1 + 1, ..., m_k + 1)``: weighted count of documents whose bin index
+        (number of axis-j thresholds <= the score) is ``(i_1, ..., i_k)``. Overwritten.
+    rule : {"or", "and"}
+    total : float
+        Sum of ``hist`` (the caller's own sum, so every backend can match the memory engine's).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m_1, ..., m_k)``: weighted documents flagged at each threshold vector.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020, "For an ensemble of classifiers", eq. (1).
+    """
+    sizes = tuple(m - 1 for m in hist.shape)
+    if rule == "or":
+        for j in range(hist.ndim):
+            np.cumsum(hist, axis=j, out=hist)
+        out = total - hist[tuple(slice(0, m) for m in sizes)]
+    else:
+        for j in range(hist.ndim):
+            hist = np.flip(np.cumsum(np.flip(hist, axis=j), axis=j), axis=j)
+        out = np.ascontiguousarray(hist[tuple(slice(1, m + 1) for m in sizes)])
+    # cumulative sums of non-negative weights: clip the -1e-13 rounding residue
+    np.maximum(out, 0.0, out=out)
+    return out
 
 
 def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 100, rule: str = "or",
@@ -231,12 +348,7 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
             raise ValueError("each axis must be a strictly ascending 1-D array of at least 2 thresholds")
     sizes = tuple(a.size for a in axes)
     hist_shape = tuple(m + 1 for m in sizes)
-    cells = float(np.prod(hist_shape, dtype=float))
-    if cells > MAX_GRID_CELLS:
-        per_axis = int(MAX_GRID_CELLS ** (1 / k)) - 1
-        raise RatedDataError(f"A grid of {' x '.join(map(str, sizes))} thresholds for {k} classifiers has "
-                             f"{cells:,.0f} cells; at most {MAX_GRID_CELLS:,} fit in memory. Use fewer classifiers "
-                             f"or at most {per_axis} thresholds per classifier (the grid size, --bins).")
+    check_grid_size(sizes)
     flat = np.zeros(s.shape[0], dtype=np.int64)
     for j in range(k):
         idx = np.searchsorted(axes[j], s[:, j], side="right")
@@ -245,16 +357,6 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
     out = {}
     for key, wt in (("tp", w * y), ("fp", w * (1.0 - y))):
         hist = np.bincount(flat, weights=wt, minlength=n_cells).reshape(hist_shape)
-        if rule == "or":
-            for j in range(k):
-                np.cumsum(hist, axis=j, out=hist)
-            not_flagged = hist[tuple(slice(0, m) for m in sizes)]
-            out[key] = wt.sum() - not_flagged
-        else:
-            for j in range(k):
-                hist = np.flip(np.cumsum(np.flip(hist, axis=j), axis=j), axis=j)
-            out[key] = np.ascontiguousarray(hist[tuple(slice(1, m + 1) for m in sizes)])
-        # cumulative sums of non-negative weights: clip the -1e-13 rounding residue
-        np.maximum(out[key], 0.0, out=out[key])
+        out[key] = cumulative_counts(hist, rule, wt.sum())
     return ThresholdGrid(axes=axes, tp=out["tp"], fp=out["fp"], rule=rule, score_names=tuple(score_names),
                          seconds=time.perf_counter() - started)

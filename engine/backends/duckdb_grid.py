@@ -1,0 +1,338 @@
+"""Joint threshold grids (k classifiers, OR / AND) counted by DuckDB: only per-cell counts leave the database.
+
+Robles et al. (AAAI-MAKE 2020), "For an ensemble of classifiers": TP and FP on the
+threshold space ``T1 x ... x Tk`` come from one k-dimensional histogram of the
+documents' per-axis bin indices and cumulative sums. Here DuckDB computes the
+histogram over Parquet / CSV paths or globs, or a table of a DuckDB database file
+(out of core); numpy does the cumulative sums with the same code as
+:func:`engine.pn.grid.threshold_grid`, so the :class:`~engine.pn.grid.ThresholdGrid`
+is the in-memory engine's.
+
+**Axes** are :func:`engine.pn.grid.make_axes`'s, by its definition: per classifier,
+over the rated rows (unweighted), the order statistics at ranks
+:func:`~engine.pn.grid.inverted_cdf_ranks` ``(n, bins - 1)`` (or ``linspace(min, max,
+bins - 1)`` for uniform spacing), then :func:`~engine.pn.grid.axis_from_levels`. The
+order statistics are found by counting, not sorting (bounded memory): a histogram of
+:data:`FINE_BINS` equal-width bins over ``[min, max]`` with exact counts, min and max
+per bin says which bin holds each rank; bins holding one value are done, bins with at
+most :data:`FETCH_ROWS` rows are read value by value (``GROUP BY score``), larger
+ones are subdivided the same way.
+
+**Cells**: each rated score becomes its bin index (number of axis levels <= score) by
+a branchless binary search over the axis levels (a list parameter, one comparison per
+halving), then ONE ``GROUP BY`` over the k indices sums ``w*y`` and ``w*(1-y)``.
+
+**Exactness**: axes are equal to the memory engine's bit for bit; the counts are equal
+whenever the weighted sums are exact in float64 (no weights, or integer / dyadic
+weights with totals below 2**53); with arbitrary real weights they differ only by
+the order of float additions (relative 1e-15).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..pn.grid import (
+    RULES,
+    ThresholdGrid,
+    axis_from_levels,
+    check_grid_size,
+    cumulative_counts,
+    inverted_cdf_ranks,
+)
+from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
+
+__all__ = ["duckdb_threshold_grid", "order_statistics", "FINE_BINS", "FETCH_ROWS"]
+
+#: equal-width bins per pass when order statistics are located by counting
+FINE_BINS = 1 << 16
+#: a bin with at most this many rated rows is read value by value; larger bins are subdivided
+FETCH_ROWS = 1_000_000
+#: most subdivisions of one bin (doubles have 64 bits; each pass resolves about 16)
+MAX_DEPTH = 64
+
+
+def _grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None) -> None:
+    """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight."""
+    cols = []
+    for j, name in enumerate(scores):
+        cols += [f"{quote_identifier(name)} AS r{j}", f"TRY_CAST({quote_identifier(name)} AS DOUBLE) AS s{j}"]
+    if weight is None:
+        cols += ["NULL AS rw", "1.0 AS w"]
+    else:
+        cols += [f"{quote_identifier(weight)} AS rw", f"TRY_CAST({quote_identifier(weight)} AS DOUBLE) AS w"]
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join(cols)}, {label_expression(label)} "
+                    f"AS y FROM {source.relation()}")
+        con.execute("SELECT * FROM grid_rows LIMIT 0")
+    except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
+        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
+            from None
+
+
+#: DuckDB column types whose values always convert to DOUBLE (no text to check)
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "NULL")
+
+
+def _not_a_number(raw: str, num: str, types: dict[str, str]) -> str:
+    """Rows whose raw value is text that is not a number (FALSE for numeric columns: nothing to read)."""
+    if types.get(raw, "").split("(")[0] in NUMERIC_TYPES:
+        return "FALSE"
+    return f"({num} IS NULL AND {raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) <> '')"
+
+
+def _check_sql(k: int, types: dict[str, str]) -> str:
+    """One scan: row counts, per-classifier problems and rated min / max, weight problems."""
+    parts = ["count(*)", "count(*) FILTER (WHERE y IS NULL)", "count(*) FILTER (WHERE y = -1)"]
+    for j in range(k):
+        parts += [f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
+                  f"count(*) FILTER (WHERE isinf(s{j}))",
+                  f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
+                  f"min(s{j}) FILTER (WHERE y IS NOT NULL)", f"max(s{j}) FILTER (WHERE y IS NOT NULL)"]
+    parts += [f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
+              "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
+              "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)"]
+    return f"SELECT {', '.join(parts)} FROM grid_rows"
+
+
+def _check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None):
+    """(rows, rated, unrated, lows, highs) after refusing what the memory engine refuses, naming column and count."""
+    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
+    values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
+    rows, unrated, bad_label = values[:3]
+    where = f"'{source.path}'"
+    if bad_label:
+        raise InputError(f"Column '{label}' of {where}: {bad_label:,} rows have unknown label values. Use 1/0 (or "
+                         "yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
+    lows, highs = [], []
+    for j, name in enumerate(scores):
+        not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
+        if not_number:
+            raise InputError(f"Score column '{name}' of {where}: {not_number:,} rows hold non-numeric values. Make "
+                             "every value a number (dot as decimal separator) or remove those rows.")
+        if infinite:
+            raise InputError(f"Score column '{name}' of {where}: {infinite:,} rows have infinite scores. Replace them "
+                             "with finite scores or remove those rows.")
+        if missing:
+            raise InputError(f"Score column '{name}' of {where}: {missing:,} rated rows have no score. Every rated "
+                             "row needs a score from every chosen classifier: fill them in, remove those rows, or "
+                             "leave their label empty to mark them unrated.")
+        lows.append(low)
+        highs.append(high)
+    w_not_number, w_bad, w_total = values[3 + 5 * len(scores):]
+    if w_not_number or w_bad:
+        raise InputError(f"Weight column '{weight}' of {where}: {w_not_number + w_bad:,} rows have non-numeric, or "
+                         "(rated) negative, missing or infinite weights. Weights must be finite numbers >= 0.")
+    if rows == unrated:
+        raise InputError(f"Column '{label}' of {where} has no rated rows: every label is empty. Fill in the raters' "
+                         "verdicts (1/0, yes/no, tp/fp ...).")
+    if w_total == 0:
+        raise InputError(f"Weight column '{weight}' of {where}: all rated rows have weight 0. Give the rated rows "
+                         "positive weights.")
+    return rows, rows - unrated, unrated, lows, highs
+
+
+def _bin_sql(col: str) -> str:
+    """Equal-width bin of a score over [$low, $high]: monotone in the score, so every bin is an interval of scores."""
+    return f"least({FINE_BINS - 1}, floor(({col} * 0.5 - $low * 0.5) * $scale))::BIGINT"
+
+
+def _fine_bins(con, col: str, low: float, high: float):
+    """Equal-width bins over [low, high] of the rated scores: (parameters, sorted rows (bin, count, min, max)).
+
+    ``None`` when the range is too narrow for the arithmetic (then the values are read directly).
+    """
+    scale = FINE_BINS / (high * 0.5 - low * 0.5)  # halves: no overflow for any finite low, high
+    if not math.isfinite(scale):
+        return None
+    params = {"low": low, "high": high, "scale": scale}
+    out = con.execute(f"SELECT {_bin_sql(col)} AS b, count(*), min({col}), max({col}) FROM grid_rows WHERE y IS NOT "
+                      f"NULL AND {col} BETWEEN $low AND $high GROUP BY b ORDER BY b", params).fetchall()
+    return params, [(int(b), int(c), float(lo), float(hi)) for b, c, lo, hi in out]
+
+
+def _values(con, col: str, params: dict, bin_ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rated scores in [$low, $high] (only in the given fine bins, if any) and their counts, ascending."""
+    where = f"y IS NOT NULL AND {col} BETWEEN $low AND $high"
+    if bin_ids is not None:
+        where += f" AND list_contains($bins, {_bin_sql(col)})"
+        params = {**params, "bins": [int(b) for b in bin_ids]}
+    out = con.execute(f"SELECT {col}, count(*) FROM grid_rows WHERE {where} GROUP BY {col} ORDER BY {col}",
+                      params).fetchnumpy()
+    keys = list(out)
+    return np.asarray(out[keys[0]], dtype=np.float64), np.asarray(out[keys[1]], dtype=np.int64)
+
+
+def _pick(values: np.ndarray, counts: np.ndarray, below: int, ranks: np.ndarray) -> dict[int, float]:
+    """Rank -> value, for ascending distinct values with counts starting at rank ``below``."""
+    ends = below + np.cumsum(counts)
+    return {int(r): float(values[np.searchsorted(ends, r, side="right")]) for r in ranks}
+
+
+def order_statistics(con, col: str, ranks: np.ndarray, *, low: float, high: float, below: int = 0,
+                     depth: int = 0) -> dict[int, float]:
+    """Exact order statistics (0-based ``ranks`` among the rated scores of ``col``) by counting in DuckDB.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        With the view ``grid_rows`` (column ``col``, label ``y``).
+    col : str
+        Score column of the view (``s0``, ``s1`` ...).
+    ranks : numpy.ndarray
+        Ranks wanted, all among the rows with scores in ``[low, high]``.
+    low, high : float
+        The smallest and largest rated score in the part searched.
+    below : int
+        Rated rows with scores under ``low``.
+    depth : int
+        Subdivisions so far (the search reads values directly after :data:`MAX_DEPTH`).
+
+    Returns
+    -------
+    dict
+        Rank -> score, equal to ``numpy.sort(scores)[rank]``.
+
+    References
+    ----------
+    Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
+    """
+    ranks = np.unique(np.asarray(ranks, dtype=np.int64))
+    if low == high:
+        return {int(r): float(low) for r in ranks}
+    fine = None if depth >= MAX_DEPTH else _fine_bins(con, col, low, high)
+    if fine is None:
+        values, counts = _values(con, col, {"low": low, "high": high})
+        return _pick(values, counts, below, ranks)
+    params, bins = fine
+    ends = below + np.cumsum([c for _, c, _, _ in bins])
+    which = np.searchsorted(ends, ranks, side="right")
+    found, fetch = {}, {}
+    for i in np.unique(which):
+        b, c, lo, hi = bins[i]
+        mine = ranks[which == i]
+        if lo == hi:
+            found.update({int(r): lo for r in mine})
+        elif c <= FETCH_ROWS:
+            fetch[b] = (int(ends[i] - c), lo, hi, mine)
+        else:
+            found.update(order_statistics(con, col, mine, low=lo, high=hi, below=int(ends[i] - c), depth=depth + 1))
+    if fetch:
+        values, counts = _values(con, col, params, sorted(fetch))
+        for start, lo, hi, mine in fetch.values():  # the bins are disjoint intervals of scores
+            inside = (values >= lo) & (values <= hi)
+            found.update(_pick(values[inside], counts[inside], start, mine))
+    return found
+
+
+def _levels(con, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:
+    """The score levels of classifier j's axis, as :func:`engine.pn.grid.make_axes` defines them."""
+    if spacing == "uniform":
+        return np.linspace(low, high, bins - 1)
+    ranks = inverted_cdf_ranks(n, bins - 1)
+    found = order_statistics(con, f"s{j}", ranks, low=low, high=high)
+    return np.array([found[int(r)] for r in ranks])
+
+
+def _bisect_sql(inner: str, col: str, levels: np.ndarray, name: str) -> tuple[str, str, list[float]]:
+    """Subqueries adding ``name`` = number of ``levels`` <= ``col`` (a branchless binary search).
+
+    The levels are padded with +inf to a power of two P; ``idx`` starts at 0 and moves up by
+    P/2, P/4, ..., 1 whenever the score is >= the level there (1-based list ``$name``).
+    """
+    size = 1 << int(levels.size).bit_length()  # > levels.size, a power of two
+    padded = np.full(size, np.inf)
+    padded[:levels.size] = levels
+    sql, prev, step, i = f"(SELECT *, 0 AS {name}_0 FROM {inner})", f"{name}_0", size // 2, 0
+    while step >= 1:
+        i += 1
+        sql = (f"(SELECT *, {prev} + {step} * CAST({col} >= ${name}[{prev} + {step}] AS BIGINT) AS {name}_{i} "
+               f"FROM {sql})")
+        prev, step = f"{name}_{i}", step // 2
+    return sql, prev, padded.tolist()
+
+
+def _cell_counts(con, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+    """ONE group-by over the k bin indices: (histogram of w*y, histogram of w*(1-y), non-empty cells)."""
+    sql = "(SELECT * FROM grid_rows WHERE y IS NOT NULL)"
+    indices, params = [], {}
+    for j, axis in enumerate(axes):
+        sql, idx, params[f"e{j}"] = _bisect_sql(sql, f"s{j}", axis[:-1], f"e{j}")
+        indices.append(idx)
+    out = con.execute(f"SELECT {', '.join(indices)}, sum(w * y), sum(w * (1 - y)) FROM {sql} GROUP BY ALL",
+                      params).fetchnumpy()
+    cols = [np.asarray(out[key]) for key in out]
+    shape = tuple(a.size + 1 for a in axes)
+    index = tuple(np.asarray(c, dtype=np.int64) for c in cols[:len(axes)])
+    hist_tp, hist_fp = np.zeros(shape), np.zeros(shape)
+    hist_tp[index] = np.asarray(cols[-2], dtype=np.float64)
+    hist_fp[index] = np.asarray(cols[-1], dtype=np.float64)
+    return hist_tp, hist_fp, int(index[0].size)
+
+
+def duckdb_threshold_grid(source: DuckSource, *, scores: Sequence[str], label: str, weight: str | None = None,
+                          bins: int | Sequence[int] = 100, rule: str = "or",
+                          spacing: str = "quantile") -> tuple[ThresholdGrid, ScanStats]:
+    """TP and FP on the joint threshold grid of k classifiers, counted where the rows are.
+
+    Parameters
+    ----------
+    source : DuckSource
+        Parquet / CSV paths or globs, or a DuckDB database file and table.
+    scores : sequence of str
+        Score columns, one per classifier (k >= 1).
+    label, weight : str
+        Label column (empty = unrated: counted, reported, left out) and optional weight column.
+    bins : int or sequence of int
+        Thresholds per axis, as for :func:`engine.pn.grid.make_axes`.
+    rule : {"or", "and"}
+    spacing : {"quantile", "uniform"}
+
+    Returns
+    -------
+    (ThresholdGrid, ScanStats)
+        The grid :func:`engine.pn.grid.threshold_grid` gives on the rated rows (same axes; same
+        counts whenever the weighted sums are exact in float64); what was scanned
+        (``distinct_scores`` holds the number of non-empty histogram cells).
+
+    Raises
+    ------
+    InputError
+        Unreadable columns, unknown labels, non-numeric / infinite / missing scores, bad weights,
+        no rated rows, or a grid over :data:`engine.pn.grid.MAX_GRID_CELLS` cells.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020, "For an ensemble of classifiers", eq. (1).
+    """
+    started = time.perf_counter()
+    rule = str(rule).lower()
+    if rule not in RULES:
+        raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    if spacing not in ("quantile", "uniform"):
+        raise InputError(f"spacing must be 'quantile' or 'uniform', got {spacing!r}")
+    scores = list(scores)
+    bins_list = [int(bins)] * len(scores) if np.ndim(bins) == 0 else [int(b) for b in bins]
+    if not scores or len(bins_list) != len(scores) or min(bins_list) < 2:
+        raise InputError("give at least one score column and --bins >= 2 (one value, or one per classifier)")
+    con = source.connect()
+    try:
+        _grid_view(con, source, scores, label, weight)
+        rows, rated, unrated, lows, highs = _check_grid_rows(con, source, scores, label, weight)
+        axes = tuple(axis_from_levels(_levels(con, j, rated, lows[j], highs[j], bins_list[j], spacing), lows[j],
+                                      highs[j]) for j in range(len(scores)))
+        check_grid_size([a.size for a in axes])
+        hist_tp, hist_fp, cells = _cell_counts(con, axes)
+    finally:
+        con.close()
+    seconds = time.perf_counter() - started
+    grid = ThresholdGrid(axes=axes, tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
+                         fp=cumulative_counts(hist_fp, rule, hist_fp.sum()), rule=rule, score_names=tuple(scores),
+                         seconds=seconds)
+    return grid, ScanStats("duckdb", rows, rated, unrated, cells, seconds)
