@@ -16,6 +16,7 @@ from engine.pn.figures import marginal_precision_figure, pn_figure, segments_fig
 from engine.pn.segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
 from engine.pn.report import operating_point_report, operating_point_sentence
 from engine.record import new_item
+from engine.plotting import SCREEN_POINTS
 from engine.reporting import csv_bytes
 from views.controls import TARGET_DEFAULT, target_controls
 from views.inputs import input_picker
@@ -96,17 +97,12 @@ def operating_point_view() -> None:
         st.dataframe(what_if_table(op, second), hide_index=True)
 
     figs = st.columns(2)
+    # half a screen wide: SCREEN_POINTS points per curve show every pixel column (reports draw more)
     pn_fig = pn_figure(hull.curve, hull, [("chosen", op)] + ([("what-if", second)] if second else []),
-                       title=f"PN curve of {classifier}")
-    mp_fig = marginal_precision_figure(hull, target, op, boot)
+                       title=f"PN curve of {classifier}", max_points=SCREEN_POINTS)
+    mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
-
-    st.subheader("Sweep of target marginal precisions")
-    table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
-    st.dataframe(table, hide_index=True)
-    st.download_button("Download the sweep (CSV)", csv_bytes(table), file_name=f"sweep_{classifier}.csv",
-                       mime="text/csv", key="sweep_csv")
     show_report(op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
@@ -116,7 +112,14 @@ def operating_point_view() -> None:
         link=current_link("operating-point")), key="record_op")
 
 
+table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
 operating_point_view()
+
+# the sweep does not depend on the target: outside the fragment, it is not re-sent on every slider step
+st.subheader("Sweep of target marginal precisions")
+st.dataframe(table, hide_index=True)
+st.download_button("Download the sweep (CSV)", memo(("sweep_csv", *dataset.key, classifier), lambda: csv_bytes(table)),
+                   file_name=f"sweep_{classifier}.csv", mime="text/csv", key="sweep_csv")
 
 
 def allocation_of(curves, by_capacity: bool, capacity: float, target: float):

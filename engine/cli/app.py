@@ -15,7 +15,8 @@ APP_PATH = dashboard_dir() / "app.py"
 
 #: the dashboard's settings (.streamlit/config.toml only applies when started from the checkout's folder)
 SERVER_FLAGS = ["--server.maxUploadSize", "200", "--browser.gatherUsageStats", "false",
-                "--client.toolbarMode", "viewer", "--client.showErrorDetails", "none"]
+                "--client.toolbarMode", "viewer", "--client.showErrorDetails", "none",
+                "--server.disconnectedSessionTTL", "60"]
 
 
 def run(args) -> int:

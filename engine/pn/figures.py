@@ -35,7 +35,9 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
     prec = curve.precision[keep]
     mp = hull.mp_at_threshold[keep]
     fig = go.Figure()
-    fig.add_trace(go.Scattergl(
+    # SVG, not WebGL: with the curve thinned to a screen's width it draws faster, and WebGL without a
+    # GPU (software rendering) is slowest of all
+    fig.add_trace(go.Scatter(
         x=curve.fp[keep], y=curve.tp[keep], mode="lines", name="PN curve", line=dict(color=METHOD_COLOURS["curve"]),
         customdata=np.column_stack([curve.thresholds[keep], prec, mp]),
         hovertemplate="threshold %{customdata[0]:.6g}<br>TP %{y:,.6g}<br>FP %{x:,.6g}"
