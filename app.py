@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+from views import housekeeping
 from views.inputs import current_dataset, session_inputs
 from views.state import md
 
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
+housekeeping.start()  # closed tabs' sessions are shut down and their memory returned
 
 PAGES = [
     st.Page("views/home.py", title="Home", icon=":material/home:", url_path="home", default=True),

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_engine import rare_event_data  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, FLAGS, metric, server  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, FLAGS, metric, serve  # noqa: E402
 
 IDLE = ("() => !document.querySelector('[data-stale=\"true\"]') && (!document.querySelector("
         "'[data-testid=\"stStatusWidget\"]') || !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -62,7 +62,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     csv = tmp / f"rated_{args.rows}.csv"
     write_csv(csv, args.rows)
-    gen = server.__wrapped__() if hasattr(server, "__wrapped__") else server()
+    gen = serve()
     base = next(gen)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.e2e.conftest import CHROMIUM, FLAGS, server, settle  # noqa: F401 - server is a pytest fixture
+from tests.e2e.conftest import CHROMIUM, FLAGS, serve, settle
 from playwright.sync_api import sync_playwright
 
 
@@ -45,64 +45,81 @@ def session_file(tmp: Path, i: int, rows: int) -> Path:
     return path
 
 
+TTL_SECONDS, HOUSEKEEPING_SECONDS = 10, 5
+SERVER_ENV = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
+              "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS)}
+
+
+def run_sessions(browser, base: str, files: list, pid: int) -> tuple[int, int, float, float]:
+    """Every file in its own browser context: upload, Operating point, 10 slider steps; then close them all.
+
+    Returns (exceptions, cross-talk, peak RSS, seconds).
+    """
+    peak = rss_mb(pid)
+    t0 = time.perf_counter()
+    exceptions = crosstalk = 0
+    pages = [browser.new_context(viewport={"width": 1400, "height": 1000}).new_page() for _ in files]
+    for pg in pages:
+        pg.goto(f"{base}/data")
+    for pg, f in zip(pages, files):
+        settle(pg, "Validation report")
+        pg.get_by_text("Upload a file", exact=True).click()
+        pg.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=60_000)
+        with pg.expect_file_chooser() as chooser:
+            pg.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
+        chooser.value.set_files(str(f))
+        peak = max(peak, rss_mb(pid))
+    for i, pg in enumerate(pages):
+        pg.locator('[data-testid="stSidebar"]').get_by_text(files[i].name).first.wait_for(timeout=120_000)
+        pg.get_by_role("link", name="Operating point").first.click()
+        settle(pg, "Sweep of target marginal precisions")
+        thumb = (pg.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
+                 .locator('input[type="range"]').first)
+        thumb.focus()
+        for _ in range(10):
+            thumb.press("ArrowRight")
+        peak = max(peak, rss_mb(pid))
+    for i, pg in enumerate(pages):
+        settle(pg, "Sweep of target marginal precisions")
+        exceptions += pg.locator('[data-testid="stException"]').count()
+        text = pg.locator('[data-testid="stSidebar"]').inner_text()
+        crosstalk += sum(f.name in text for j, f in enumerate(files) if j != i)
+        peak = max(peak, rss_mb(pid))
+    busy = time.perf_counter() - t0
+    for pg in pages:
+        pg.context.close()
+    return exceptions, crosstalk, peak, busy
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--rows", type=int, default=50_000)
     args = ap.parse_args()
-    gen = server.__wrapped__() if hasattr(server, "__wrapped__") else server()
+    gen = serve(SERVER_ENV)
     base = next(gen)
     port = int(base.rsplit(":", 1)[1])
     pid = streamlit_pid(port)
     tmp = Path(tempfile.mkdtemp())
     files = [session_file(tmp, i, args.rows) for i in range(args.sessions)]
-    print(f"server pid {pid}; RSS at start {rss_mb(pid):.0f} MB; {args.sessions} sessions, {args.rows:,} rows each")
-    peak = rss_mb(pid)
-    t0 = time.perf_counter()
-    exceptions = crosstalk = 0
+    start = rss_mb(pid)
+    wait = TTL_SECONDS + 3 * HOUSEKEEPING_SECONDS
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        pages = [browser.new_context(viewport={"width": 1400, "height": 1000}).new_page() for _ in files]
-        for pg in pages:
-            pg.goto(f"{base}/data")
-        for pg, f in zip(pages, files):
-            settle(pg, "Validation report")
-            pg.get_by_text("Upload a file", exact=True).click()
-            pg.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=60_000)
-            with pg.expect_file_chooser() as chooser:
-                pg.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-            chooser.value.set_files(str(f))
-            peak = max(peak, rss_mb(pid))
-        for i, pg in enumerate(pages):
-            pg.locator('[data-testid="stSidebar"]').get_by_text(files[i].name).first.wait_for(timeout=120_000)
-            pg.get_by_role("link", name="Operating point").first.click()
-            settle(pg, "Sweep of target marginal precisions")
-            thumb = (pg.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
-                     .locator('input[type="range"]').first)
-            thumb.focus()
-            for _ in range(10):
-                thumb.press("ArrowRight")
-            peak = max(peak, rss_mb(pid))
-        for i, pg in enumerate(pages):
-            settle(pg, "Sweep of target marginal precisions")
-            exceptions += pg.locator('[data-testid="stException"]').count()
-            text = pg.locator('[data-testid="stSidebar"]').inner_text()
-            crosstalk += sum(f.name in text for j, f in enumerate(files) if j != i)
-            peak = max(peak, rss_mb(pid))
-        busy = time.perf_counter() - t0
-        for pg in pages:
-            pg.context.close()
+        run_sessions(browser, base, [session_file(tmp, 99, 1000)], pid)
+        time.sleep(wait)
+        baseline = rss_mb(pid)
+        print(f"server pid {pid}; RSS at start {start:.0f} MB, after a warm-up session ended {baseline:.0f} MB; "
+              f"{args.sessions} sessions, {args.rows:,} rows each")
+        exceptions, crosstalk, peak, busy = run_sessions(browser, base, files, pid)
         browser.close()
     after_close = rss_mb(pid)
-    # Streamlit keeps a closed tab's session for server.disconnectedSessionTTL (60 s here) for a
-    # reconnect; the app's memory janitor (views/state.py) then trims the heap every 30 s
-    time.sleep(40)
-    after_40 = rss_mb(pid)
-    time.sleep(60)
-    after_100 = rss_mb(pid)
+    time.sleep(wait)
+    after = rss_mb(pid)
     print(f"sessions done in {busy:.1f} s; exceptions {exceptions}; cross-talk {crosstalk}")
-    print(f"RSS peak {peak:.0f} MB; right after close {after_close:.0f} MB; 40 s later {after_40:.0f} MB; "
-          f"100 s later {after_100:.0f} MB (session TTL 60 s + trim period 30 s)")
+    print(f"RSS peak {peak:.0f} MB; right after close {after_close:.0f} MB; {wait} s later {after:.0f} MB "
+          f"(reconnect window {TTL_SECONDS} s, housekeeping every {HOUSEKEEPING_SECONDS} s); released "
+          f"{(peak - after) / max(peak - baseline, 1e-9):.0%} of what the sessions added")
     try:
         next(gen)
     except StopIteration:

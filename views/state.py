@@ -9,11 +9,8 @@ settings, so a slider move never re-parses a file or rebuilds a hull.
 
 from __future__ import annotations
 
-import ctypes
-import gc
 import re
 import threading
-import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -58,36 +55,6 @@ def progress_callback(label: str):
 
     return bar, update
 
-
-#: how often the server hands memory freed by ended sessions back to the operating system (seconds)
-MEMORY_TRIM_SECONDS = 30
-
-
-def _malloc_trim():
-    """glibc's malloc_trim, or None elsewhere (other allocators return freed pages by themselves)."""
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-def _trim_forever(period: float) -> None:
-    """Collect cycles (a dropped session's state is one) and trim the heap, every ``period`` seconds.
-
-    Streamlit drops a closed tab's session after ``server.disconnectedSessionTTL``; Python then frees
-    its arrays, but glibc keeps freed heap pages (and per-thread arenas: every script run has its
-    own thread) mapped until ``malloc_trim`` returns them.
-    """
-    trim = _malloc_trim()
-    while True:
-        time.sleep(period)
-        gc.collect()
-        if trim is not None:
-            trim(0)
-
-
-# One janitor per server process (this module is imported once per process).
-threading.Thread(target=_trim_forever, args=(MEMORY_TRIM_SECONDS,), daemon=True, name="opstudio-memory").start()
 
 # One small pool for every session: long engine work runs beside the script so the page stays responsive,
 # and at most two jobs compete with the app for the machine's cores.

@@ -55,8 +55,8 @@ def wait_healthy(base: str, proc: subprocess.Popen | None = None, timeout: float
     return False
 
 
-@pytest.fixture(scope="module")
-def server():
+def serve(env: dict | None = None):
+    """`streamlit run app.py` on a free loopback port (``env`` added to the environment): yields the base URL."""
     require_chromium()
     port = free_port()
     SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
@@ -64,7 +64,7 @@ def server():
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     base = f"http://127.0.0.1:{port}"
     if not wait_healthy(base, proc):
         proc.kill()
@@ -75,6 +75,11 @@ def server():
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from serve()
 
 
 @pytest.fixture(scope="module")

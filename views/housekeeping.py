@@ -1,0 +1,98 @@
+"""Server housekeeping: a closed tab's session is shut down when its reconnect window ends, and its memory
+goes back to the operating system.
+
+Streamlit keeps a disconnected session for ``server.disconnectedSessionTTL`` seconds so a tab that
+lost its connection can resume it. When that time is up the session is only *hidden*: Streamlit's
+session storage (a TTL cache) drops the entry on its next write, without shutting the session down,
+so its uploaded files and media stay registered. Every :data:`PERIOD_SECONDS` the janitor below
+reaps the expired sessions on Streamlit's event loop and shuts each down (what Streamlit does for a
+session closed within the window), collects reference cycles, and asks glibc to return freed heap
+pages (``malloc_trim``; every script run has its own thread and so its own malloc arena).
+
+This reaches into Streamlit's runtime (no public API exposes the session storage); on a Streamlit
+whose internals differ it does nothing but trim (``tests/app/test_housekeeping.py`` pins the behaviour).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import logging
+import os
+import threading
+import time
+
+__all__ = ["PERIOD_SECONDS", "reap_expired_sessions", "release_memory"]
+
+#: how often expired sessions are reaped and freed memory is returned (seconds; the environment
+#: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
+PERIOD_SECONDS = float(os.environ.get("OPSTUDIO_HOUSEKEEPING_SECONDS", 30))
+
+_LOG = logging.getLogger(__name__)
+
+
+def _expired_sessions_cache():
+    """Streamlit's (runtime, TTL cache of disconnected sessions), or None when the internals differ."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return None
+        rt = runtime.get_instance()
+        return rt, rt._session_mgr._session_storage._cache
+    except AttributeError:
+        return None
+
+
+def reap_expired_sessions() -> int:
+    """Shut down the disconnected sessions whose reconnect window has ended; the number scheduled.
+
+    Runs the reaping on Streamlit's event loop (session storage is only touched there) and waits
+    for it (at most 10 s). Returns -1 when Streamlit's internals are not the expected ones.
+    """
+    found = _expired_sessions_cache()
+    if found is None:
+        return -1
+    rt, cache = found
+    done = threading.Event()
+    reaped = []
+
+    def reap() -> None:
+        try:
+            for _, info in cache.expire():
+                info.session.shutdown()
+                reaped.append(info.session.id)
+        finally:
+            done.set()
+
+    try:
+        rt._get_async_objs().eventloop.call_soon_threadsafe(reap)
+    except (AttributeError, RuntimeError):
+        return -1
+    done.wait(10)
+    return len(reaped)
+
+
+def release_memory() -> None:
+    """Collect reference cycles and hand freed heap pages back to the operating system (glibc only)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # other allocators return freed pages by themselves
+
+
+def _janitor(period: float) -> None:
+    while True:
+        time.sleep(period)
+        try:
+            if reap_expired_sessions() != 0:
+                release_memory()
+        except Exception:  # housekeeping must never take the server down
+            _LOG.exception("session housekeeping failed")
+
+
+def start() -> None:
+    """Start the janitor thread once per server process (idempotent)."""
+    if not any(t.name == "opstudio-housekeeping" for t in threading.enumerate()):
+        threading.Thread(target=_janitor, args=(PERIOD_SECONDS,), daemon=True, name="opstudio-housekeeping").start()
