@@ -32,7 +32,7 @@ from ..io.rated import ColumnMapping, detect_columns
 from ..pn.curve import Hull, upper_hull
 from ..pn.grid import ThresholdGrid
 from .duckdb import DuckSource, ScanStats, duckdb_pn_curve, sample_rows
-from .duckdb_grid import check_grid_rows, duckdb_threshold_grid, grid_view
+from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view
 
 __all__ = ["ScanProgress", "ConnectedSource", "ConnectedData", "connect", "map_columns", "connected_hull",
            "connected_grid", "SAMPLE_ROWS", "FILE_FORMATS"]
@@ -167,6 +167,11 @@ class ConnectedSource:
     @property
     def columns(self) -> list[str]:
         return [name for name, _ in self.schema]
+
+    @property
+    def numeric_columns(self) -> list[str]:
+        """Columns of a numeric DuckDB type (score candidates when nothing could be guessed)."""
+        return [name for name, kind in self.schema if kind.upper().split("(")[0] in NUMERIC_TYPES]
 
     def schema_table(self) -> pd.DataFrame:
         """The schema as a table: one row per column with its type and guessed role.

@@ -147,6 +147,7 @@ def test_no_label_column_is_reported_not_raised_and_mapping_errors(tmp_path):
     pd.DataFrame({"s1": [0.1, 0.5, 0.9], "s2": [0.3, 0.2, 0.1], "note": ["a", "b", "c"]}).to_parquet(path)
     c = connect(str(path))
     assert c.guess is None and "No label column found" in c.guess_problem
+    assert c.numeric_columns == ["s1", "s2"]
     with pytest.raises(InputError, match="Choose at least one score column"):
         map_columns(c, [], "note")
     with pytest.raises(InputError, match="The label column 'label' is not in 'nolabel.parquet'"):
