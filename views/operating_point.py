@@ -61,7 +61,7 @@ else:
 
 
 def show_cards(op, ci) -> None:
-    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=float(level))):
+    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=None if on_server else float(level))):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)

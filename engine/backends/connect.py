@@ -130,7 +130,8 @@ class ConnectedSource:
     source : DuckSource
         Path or glob (or database file and table) for the DuckDB kernels.
     name : str
-        Short display name (the file or glob name, with ``:table`` for a database).
+        Short display name: the file name (``:table`` added for a database), or for a glob
+        the pattern with its folder's name (``lake/*.parquet``).
     file_format : str
         ``"Parquet"``, ``"CSV"`` or ``"DuckDB"``.
     files : tuple of str
@@ -317,6 +318,8 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     except InputError as exc:
         guess, problem = None, str(exc)
     name = Path(path).name + (f":{table}" if table else "")
+    if _GLOB_CHARS & set(name) and Path(path).parent.name:
+        name = f"{Path(path).parent.name}/{name}"  # '*.parquet' alone says little
     return ConnectedSource(source, name, fmt, tuple(files), sum(os.path.getsize(f) for f in files), schema, sample,
                            guess, problem, _fingerprint(files, table), time.perf_counter() - started)
 

@@ -76,6 +76,9 @@ def test_operating_point_page_counts_with_duckdb_and_equals_the_memory_engine(ap
     at.switch_page(OP_PAGE).run()
     assert not at.exception, at.exception
     at.selectbox(key="classifier").set_value("score_text").run()
+    # DuckDB's scan ran in a status box (progress while it ran), collapsed when done
+    assert [s.label.replace("\\", "").split(": done in")[0] for s in at.status] == [
+        "Counting the PN curve of score_text with DuckDB over 4,000 rows"]
     at.slider(key="target").set_value(target).run()
     assert not at.exception, at.exception
     rated, y = in_memory(frame)

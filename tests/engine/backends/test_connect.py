@@ -83,7 +83,7 @@ def test_csv_glob_and_duckdb_table(tmp_path):
     for part in range(3):
         frame.iloc[part::3].to_csv(tmp_path / f"part{part}.csv", index=False)
     c = connect(str(tmp_path / "part*.csv"))
-    assert c.file_format == "CSV" and len(c.files) == 3 and c.name == "part*.csv"
+    assert c.file_format == "CSV" and len(c.files) == 3 and c.name == f"{tmp_path.name}/part*.csv"
     assert map_columns(c, ["score_a"], "verdict").n_read == 900
     db = tmp_path / "ratings.duckdb"
     con = duckdb.connect(str(db))
