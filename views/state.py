@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -146,11 +146,9 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
         if key not in scans:
             scans[key] = (_SCAN_POOL.submit(compute, progress), progress)
         future, progress = scans[key]
-        while not future.done():
-            seconds = time.perf_counter() - started
-            bar.progress(progress.share(), text=f"query {max(progress.queries, 1)}: {progress.share():.0%} "
-                                                f"({seconds:.1f} s)")
-            time.sleep(_SCAN_POLL_SECONDS)
+        while not wait([future], timeout=_SCAN_POLL_SECONDS).done:
+            share, seconds = progress.share(), time.perf_counter() - started
+            bar.progress(share, text=f"query {max(progress.queries, 1)}: {share:.0%} ({seconds:.1f} s)")
         del scans[key]
         try:
             value = future.result()

@@ -268,7 +268,18 @@ def _schema(source: DuckSource) -> tuple[tuple[str, str], ...]:
     return tuple((str(name), str(kind)) for name, kind, *_ in rows)
 
 
-def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_ROWS) -> ConnectedSource:
+def _check_roots(files: Sequence[str], roots: Sequence[str]) -> None:
+    """Refuse files outside the allowed folders (symbolic links resolved)."""
+    allowed = [os.path.realpath(r) for r in roots if r]
+    for f in files:
+        real = os.path.realpath(f)
+        if not any(os.path.commonpath([real, root]) == root for root in allowed):
+            raise InputError(f"'{f}' is outside the folders this dashboard may read ({', '.join(allowed)}). "
+                             "Choose files inside them.")
+
+
+def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_ROWS,
+            roots: Sequence[str] | None = None) -> ConnectedSource:
     """Check a path or glob (or a DuckDB database file and table) on the server and preview its rows.
 
     Parameters
@@ -279,6 +290,8 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
         Table of the database file; may be left out when the database holds one table.
     sample_size : int, optional
         Rows read for the sample and the column guess.
+    roots : sequence of str, optional
+        Folders the files must lie in (after resolving symbolic links); any readable file when None.
 
     Returns
     -------
@@ -289,8 +302,8 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     ------
     InputError
         No path, an unknown file type, nothing matching, a folder, an unreadable file, a table
-        given for Parquet / CSV, a database that is not DuckDB's, a missing table, or rows
-        DuckDB cannot read.
+        given for Parquet / CSV, a file outside ``roots``, a database that is not DuckDB's, a
+        missing table, or rows DuckDB cannot read.
     """
     started = time.perf_counter()
     path = os.path.expanduser(str(path or "").strip())
@@ -302,6 +315,8 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     if table is not None and fmt != "DuckDB":
         raise InputError(f"A table is read from a DuckDB database file; '{path}' is {fmt}. Leave the table empty.")
     files = _matching_files(path)
+    if roots is not None:
+        _check_roots(files, roots)
     if fmt == "DuckDB":
         if len(files) > 1:
             raise InputError(f"The glob '{path}' matches {len(files)} database files; give one DuckDB file.")

@@ -156,3 +156,10 @@ def test_user_strings_are_escaped(app, tmp_path):
     at = connect_to(app(page=DATA_PAGE), str(evil / "y).parquet"))
     raw = " ".join(e.value for e in at.error)
     assert "](http" not in raw.replace("\\]\\(", "") and "\\[x\\]\\(http" in raw
+
+
+def test_allowed_folders_from_the_environment(app, parquet, tmp_path, monkeypatch):
+    _, path = parquet
+    monkeypatch.setenv("OPSTUDIO_DATA_ROOTS", str(tmp_path / "elsewhere"))
+    at = connect_to(app(page=DATA_PAGE), path)
+    assert "outside the folders this dashboard may read" in shown(at.error)

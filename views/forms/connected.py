@@ -9,6 +9,8 @@ DuckDB scans. The path is read on the server; nothing from it is rendered as HTM
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import streamlit as st
 
@@ -19,6 +21,8 @@ from views.inputs import SessionInput
 from views.state import md, scan
 
 NONE = "(none)"
+#: environment variable: folders (separated by os.pathsep) connections may read; any readable file when unset
+ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
 _CONNECTED = "_connected_source"  # the ConnectedSource shown in the Connect section
 #: sample rows shown
 SAMPLE_SHOWN = 200
@@ -31,7 +35,9 @@ def _connect_clicked() -> None:
     path, table = st.session_state.get("connect_path", ""), st.session_state.get("connect_table", "")
     st.session_state.pop("_connect_error", None)
     try:
-        st.session_state[_CONNECTED] = connect(path, table or None)
+        roots = os.environ.get(ROOTS_VARIABLE)
+        st.session_state[_CONNECTED] = connect(path, table or None,
+                                               roots=roots.split(os.pathsep) if roots else None)
     except InputError as exc:
         st.session_state.pop(_CONNECTED, None)
         st.session_state["_connect_error"] = str(exc)

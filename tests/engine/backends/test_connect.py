@@ -194,3 +194,18 @@ def test_progress_follows_the_scan_from_another_thread(parquet):
     assert all(0.0 <= s <= 1.0 for s in seen)
     hull, _ = connected_hull(result["data"], "score_a", progress=progress)
     assert progress.queries == 2 and progress.share() == 0.0  # its connection is closed
+
+
+def test_roots_limit_what_can_be_read(tmp_path):
+    inside, outside = tmp_path / "lake", tmp_path / "private"
+    inside.mkdir()
+    outside.mkdir()
+    rated_frame(30).to_parquet(inside / "a.parquet")
+    rated_frame(30).to_parquet(outside / "b.parquet")
+    os.symlink(outside / "b.parquet", inside / "link.parquet")
+    assert connect(str(inside / "a.parquet"), roots=[str(inside)]).name == "a.parquet"
+    for path in (outside / "b.parquet", inside / "link.parquet", inside / ".." / "private" / "b.parquet"):
+        with pytest.raises(InputError, match="outside the folders this dashboard may read"):
+            connect(str(path), roots=[str(inside)])
+    with pytest.raises(InputError, match="outside the folders"):
+        connect(str(inside / "*.parquet"), roots=[str(inside)])  # the glob matches the link too
