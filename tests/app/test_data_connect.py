@@ -163,3 +163,18 @@ def test_allowed_folders_from_the_environment(app, parquet, tmp_path, monkeypatc
     monkeypatch.setenv("OPSTUDIO_DATA_ROOTS", str(tmp_path / "elsewhere"))
     at = connect_to(app(page=DATA_PAGE), path)
     assert "outside the folders this dashboard may read" in shown(at.error)
+
+
+def test_report_and_record_on_connected_data(app, parquet, served):
+    import json
+
+    from tests.app.conftest import download_buttons
+
+    _, path = parquet
+    at = use_columns(connect_to(app(page=DATA_PAGE), path))
+    at.switch_page(OP_PAGE).run()
+    at.button(key="build_op_report").click().run()
+    assert not at.exception, at.exception
+    record = json.loads(served(download_buttons(at)["Download operating point (JSON)"]))
+    assert record["dataset"]["backend"] == "duckdb" and record["dataset"]["path"] == path
+    assert record["dataset"]["rows_read"] == 4000

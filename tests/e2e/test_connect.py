@@ -37,6 +37,7 @@ def test_connect_to_a_parquet_file_and_see_the_operating_point(server, page, tmp
                                                                       timeout=60_000)
     settle(page, "Validation report")
     assert metric(page, "Rows scanned") == "5,000"
+    shot(page, "connect_data")
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Operating point", exact=True).click()
     settle(page, "Sweep of target marginal precisions")
     expect(page.get_by_text("Counted by DuckDB over 5,000 rows")).to_be_visible(timeout=60_000)

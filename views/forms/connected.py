@@ -76,15 +76,22 @@ def connect_section() -> SessionInput | None:
 def _show_source(connected: ConnectedSource) -> None:
     files = f"{len(connected.files):,} file{'s' if len(connected.files) > 1 else ''}"
     st.success(f"Connected to **{md(connected.name)}**: {connected.file_format}, {files}, "
-               f"{connected.total_bytes / 1e6:,.1f} MB on disk, {len(connected.schema):,} columns "
+               f"{_size(connected.total_bytes)} on disk, {len(connected.schema):,} columns "
                f"(schema and {len(connected.sample):,} sample rows read in {connected.seconds:.2f} s).")
     c = st.columns([1, 2])
     with c[0]:
         st.caption("Schema")
-        st.dataframe(connected.schema_table(), hide_index=True, height=240)
+        st.dataframe(connected.schema_table(), hide_index=True, height=min(240, 35 * (len(connected.schema) + 1) + 3))
     with c[1]:
         st.caption(f"Sample: the first {min(SAMPLE_SHOWN, len(connected.sample)):,} rows")
         st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240)
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} bytes"
 
 
 def _mapping_form(connected: ConnectedSource) -> tuple | None:
