@@ -32,7 +32,8 @@ with st.sidebar:
         st.info("No rated data loaded. Open **Data** to upload rated data or pick a sample.")
     else:
         d = dataset.rated
-        st.markdown(f"**{md(d.name)}**" + (" (sample)" if dataset.source == "sample" else " (upload)"))
+        where = {"sample": "sample", "upload": "upload", "server": "on the server, counted by DuckDB"}
+        st.markdown(f"**{md(d.name)}** ({where.get(dataset.source, dataset.source)})")
         # one metric per row: side by side, "1,000,000" did not fit half the sidebar ("1,00…")
         st.metric("Rated rows", f"{d.n_rated:,}")
         st.metric("Unrated rows", f"{d.n_unrated:,}")

@@ -7,7 +7,9 @@ from engine.errors import InputError
 from engine.io import INPUT_KINDS, SAMPLES, guess_kind
 from views.forms import FORMS
 from views.forms.common import digest, parse_table
+from views.forms.connected import connect_section
 from views.inputs import (
+    SOURCE_TITLES,
     add_input,
     current_dataset,
     load_sample,
@@ -20,14 +22,20 @@ from views.state import md
 st.title("Data")
 st.caption("Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
            "aggregated counts (Ensemble paths), score matrices (Early exit) and more. Inputs stay in your "
-           "session and are never written to disk.")
+           "session and are never written to disk; rated data too large to upload can be connected where it lies "
+           "on the server and counted there by DuckDB.")
 current_dataset()  # the default rated sample is there from the first visit
 limit_mb = st.get_option("server.maxUploadSize")
 
 st.subheader("Add an input")
-source = st.radio("Source", ["Shipped sample", "Upload a file"], horizontal=True, key="data_source")
+source = st.radio("Source", ["Shipped sample", "Upload a file", "Connect to data on the server"], horizontal=True,
+                  key="data_source")
 added = None
-if source == "Shipped sample":
+if source == "Connect to data on the server":
+    connected = connect_section()  # not None only in the run where the user confirmed the mapping
+    if connected is not None:
+        added = add_input(connected)
+elif source == "Shipped sample":
     keys = [k for k, s in SAMPLES.items() if s.kind in FORMS]
     active = current_dataset()
     st.session_state.setdefault("sample_choice", active.sample_key if active.source == "sample" else keys[0])
@@ -85,7 +93,7 @@ st.subheader("Inputs in this session")
 st.dataframe(pd.DataFrame({
     "name": [i.name for i in inputs],
     "kind": [i.kind_title for i in inputs],
-    "source": ["shipped sample" if i.source == "sample" else "upload" for i in inputs],
+    "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
     "contents": [FORMS[i.kind].summary(i) for i in inputs],
     "used by": [", ".join(INPUT_KINDS[i.kind].pages) for i in inputs],
 }), hide_index=True)

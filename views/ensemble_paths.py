@@ -16,8 +16,10 @@ from engine.pn import (
 )
 from engine.pn.figures import paths_pn_figure, threshold_space_figure
 from engine.pn.report import ensemble_report, joint_thresholds_sentence
+from engine.errors import InputError
 from engine.record import new_item
 from views.controls import target_controls
+from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
 from views.record_button import add_to_record, current_link
@@ -28,9 +30,11 @@ grid_source = st.radio("Grid from", ["Rated documents", "Aggregated counts (t1..
                        key="grid_source", bind="query-params", persist_state="session",
                        help="Aggregated counts: one row per threshold tuple with the TP and FP counted there, "
                             "like the paper's 4-column files.")
+on_server = False  # rated rows on the server: DuckDB counts the grid
 if grid_source == "Rated documents":
     dataset = input_picker("rated", key="paths_rated", label="Rated data")
     d = dataset.rated
+    on_server = dataset.source == "server"
     if d.n_classifiers < 2:
         st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
                 "more classifiers: load a file with several score columns on the Data page, or use aggregated "
@@ -56,9 +60,17 @@ if grid_source == "Rated documents":
         st.stop()
     cols = tuple(cols)
     grid_key = (*dataset.key, cols, rule, int(bins), spacing)
-    scores = d.columns(cols)
-    grid = memo(("grid", *grid_key), lambda: threshold_grid(scores, d.labels, d.weights, bins=int(bins), rule=rule,
-                                                            spacing=spacing, score_names=cols))
+    if on_server:
+        try:
+            grid, stats = scanned_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
+        except InputError as exc:
+            st.error(f"**DuckDB could not count the grid of {md(d.name)}.** {md(exc)}")
+            st.stop()
+        scan_caption(stats, "non-empty grid cells")
+    else:
+        scores = d.columns(cols)
+        grid = memo(("grid", *grid_key), lambda: threshold_grid(scores, d.labels, d.weights, bins=int(bins),
+                                                                rule=rule, spacing=spacing, score_names=cols))
     source_summary = d.summary()
 else:
     counts = input_picker("counts", key="counts_input", label="Aggregated counts")
@@ -95,7 +107,9 @@ r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
 r[2].metric(f"Analytic ({family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
 r[3].metric("Frontier area", f"{front.area:,.0f}")
 
-boot_on = grid_source == "Rated documents" and st.toggle(
+if on_server:
+    st.caption(f"No bootstrap spread of the graph path on data counted on the server: {ROWS_NEEDED}")
+boot_on = grid_source == "Rated documents" and not on_server and st.toggle(
     "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
     persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
                                                   "path: how much would the path move with other data?")

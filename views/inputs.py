@@ -17,6 +17,8 @@ import streamlit as st
 
 from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
 
+#: how each source is named to people
+SOURCE_TITLES = {"sample": "shipped sample", "upload": "your upload", "server": "on the server (DuckDB)"}
 _STORE = "_inputs"         # name -> SessionInput, in the order they were added
 _ACTIVE = "_active_input"  # kind -> name of the input the pages use
 
@@ -27,7 +29,7 @@ class SessionInput:
 
     name: str
     kind: str
-    source: str  # "sample" or "upload"
+    source: str  # "sample", "upload" or "server" (connected rows counted by DuckDB, see views/forms/connected.py)
     fingerprint: str
     value: Any
     mapping: Any = None
@@ -152,7 +154,7 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
         if option.startswith("sample:"):
             return f"{SAMPLES[option[7:]].title} (shipped sample)"
         inp = loaded[option]
-        return f"{inp.name} ({'shipped sample' if inp.source == 'sample' else 'your upload'})"
+        return f"{inp.name} ({SOURCE_TITLES.get(inp.source, inp.source)})"
 
     choice = st.selectbox(label or kind_info.title, options, format_func=show, key=key)
     chosen = load_sample(choice[7:]) if choice.startswith("sample:") else loaded[choice]

@@ -15,17 +15,20 @@ from engine.pn import (
 from engine.pn.figures import marginal_precision_figure, pn_figure, segments_figure
 from engine.pn.segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
 from engine.pn.report import operating_point_report, operating_point_sentence
+from engine.errors import InputError
 from engine.record import new_item
 from engine.plotting import SCREEN_POINTS
 from engine.reporting import csv_bytes
 from views.controls import TARGET_DEFAULT, target_controls
+from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
 from views.record_button import add_to_record, current_link
-from views.state import background, memo
+from views.state import background, md, memo
 
 st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 d = dataset.rated
+on_server = dataset.source == "server"  # rows on the server: DuckDB counts the curve, no rows in memory
 
 classifier = st.selectbox("Classifier", d.score_names, key="classifier", bind="query-params",
                           persist_state="session")
@@ -36,19 +39,30 @@ with st.expander("Uncertainty settings"):
     level = u[1].select_slider("Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="level",
                                bind="query-params", persist_state="session")
     seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params", persist_state="session")
+    if on_server:
+        st.caption(f"No bootstrap intervals on data counted on the server: {ROWS_NEEDED}")
 
-scores = d.column(classifier)
-hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
-boot = background(
-    ("bootstrap", *dataset.key, classifier, int(n_boot), float(level), int(seed)),
-    lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=int(n_boot), level=float(level), seed=int(seed),
-                               progress=progress),
-    label=f"Bootstrapping {classifier}: {int(n_boot)} replicates of {d.n_rated:,} documents",
-    work=d.n_rated * int(n_boot))
+if on_server:
+    try:
+        hull, stats = scanned_hull(dataset, classifier)
+    except InputError as exc:
+        st.error(f"**DuckDB could not count {md(classifier)} in {md(d.name)}.** {md(exc)}")
+        st.stop()
+    scan_caption(stats, "distinct scores")
+    boot = None
+else:
+    scores = d.column(classifier)
+    hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
+    boot = background(
+        ("bootstrap", *dataset.key, classifier, int(n_boot), float(level), int(seed)),
+        lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=int(n_boot), level=float(level),
+                                   seed=int(seed), progress=progress),
+        label=f"Bootstrapping {classifier}: {int(n_boot)} replicates of {d.n_rated:,} documents",
+        work=d.n_rated * int(n_boot))
 
 
 def show_cards(op, ci) -> None:
-    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=float(level))):
+    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=None if on_server else float(level))):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)
@@ -131,6 +145,9 @@ def allocation_of(curves, by_capacity: bool, capacity: float, target: float):
 def segments_view() -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
     st.subheader("Segments and capacity")
+    if on_server:
+        st.info(f"Per-segment thresholds are not computed on data counted on the server: {ROWS_NEEDED}")
+        return
     if d.groups is None:
         st.info("Map a group column (market, language, product surface …) on the Data page to give every "
                 "segment its own threshold at one marginal precision.")

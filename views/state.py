@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import streamlit as st
+
+from engine.backends import ScanProgress
 
 _MEMO_SIZE = 48
 
@@ -116,3 +119,42 @@ def _progress_fragment(job: _Job) -> None:
     with job.lock:
         share = min(1.0, job.done / max(job.total, 1))
         st.progress(share, text=f"{job.label} ({job.done}/{job.total}) — the page works meanwhile")
+
+
+# DuckDB scans of data on the server run beside the script, which shows their progress; separate from _POOL so that a
+# background bootstrap never delays a scan
+_SCAN_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="opstudio-scan")
+_SCAN_POLL_SECONDS = 0.2
+
+
+def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> Any:
+    """Memoised DuckDB scan with a status box showing DuckDB's progress while it runs.
+
+    ``compute(progress)`` runs in a worker thread (it must not call Streamlit); the
+    script polls ``progress`` and draws it. Errors (``InputError``) are raised here,
+    in the script, after the status box is marked as failed.
+    """
+    store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
+    if key in store:
+        return memo(key, lambda: None)
+    label = md(label)
+    progress = ScanProgress()
+    started = time.perf_counter()
+    with st.status(label, expanded=True) as box:
+        bar = st.progress(0.0, text="DuckDB is reading the rows")
+        scans: dict = st.session_state.setdefault("_scans", {})  # a rerun mid-scan picks the running scan up again
+        if key not in scans:
+            scans[key] = (_SCAN_POOL.submit(compute, progress), progress)
+        future, progress = scans[key]
+        while not wait([future], timeout=_SCAN_POLL_SECONDS).done:
+            share, seconds = progress.share(), time.perf_counter() - started
+            bar.progress(share, text=f"query {max(progress.queries, 1)}: {share:.0%} ({seconds:.1f} s)")
+        del scans[key]
+        try:
+            value = future.result()
+        except Exception:
+            box.update(label=f"{label}: failed", state="error")
+            raise
+        bar.empty()
+        box.update(label=f"{label}: done in {time.perf_counter() - started:.1f} s", state="complete", expanded=False)
+    return memo(key, lambda: value)

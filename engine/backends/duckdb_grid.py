@@ -47,7 +47,7 @@ from ..pn.grid import (
 )
 from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
 
-__all__ = ["duckdb_threshold_grid", "order_statistics", "FINE_BINS", "FETCH_ROWS"]
+__all__ = ["duckdb_threshold_grid", "order_statistics", "grid_view", "check_grid_rows", "FINE_BINS", "FETCH_ROWS"]
 
 #: equal-width bins per pass when order statistics are located by counting
 FINE_BINS = 1 << 16
@@ -57,7 +57,7 @@ FETCH_ROWS = 1_000_000
 MAX_DEPTH = 64
 
 
-def _grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None) -> None:
+def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None) -> None:
     """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight."""
     cols = []
     for j, name in enumerate(scores):
@@ -101,7 +101,7 @@ def _check_sql(k: int, types: dict[str, str]) -> str:
     return f"SELECT {', '.join(parts)} FROM grid_rows"
 
 
-def _check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None):
+def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None):
     """(rows, rated, unrated, lows, highs) after refusing what the memory engine refuses, naming column and count."""
     types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
     values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
@@ -323,8 +323,8 @@ def duckdb_threshold_grid(source: DuckSource, *, scores: Sequence[str], label: s
         raise InputError("give at least one score column and --bins >= 2 (one value, or one per classifier)")
     con = source.connect()
     try:
-        _grid_view(con, source, scores, label, weight)
-        rows, rated, unrated, lows, highs = _check_grid_rows(con, source, scores, label, weight)
+        grid_view(con, source, scores, label, weight)
+        rows, rated, unrated, lows, highs = check_grid_rows(con, source, scores, label, weight)
         axes = tuple(axis_from_levels(_levels(con, j, rated, lows[j], highs[j], bins_list[j], spacing), lows[j],
                                       highs[j]) for j in range(len(scores)))
         check_grid_size([a.size for a in axes])

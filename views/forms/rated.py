@@ -9,6 +9,7 @@ from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
 from engine.pn.figures import score_histogram_figure
 from engine.reporting import csv_bytes
+from views.forms import connected
 from views.forms.common import preview, table_input, tabular_sample, validated
 from views.inputs import SessionInput
 from views.state import md
@@ -63,11 +64,16 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 
 def summary(inp: SessionInput) -> str:
+    if inp.source == "server":
+        return connected.summary(inp)
     d = inp.rated
     return f"{d.n_rated:,} rated, {d.n_unrated:,} unrated; classifiers {', '.join(d.score_names)}"
 
 
 def report(inp: SessionInput) -> None:
+    if inp.source == "server":
+        connected.report(inp)
+        return
     d = inp.rated
     m = st.columns(5)
     m[0].metric("Rows read", f"{d.n_read:,}")

@@ -82,7 +82,7 @@ def test_order_statistics_of_continuous_and_clumped_scores(tmp_path, monkeypatch
     monkeypatch.setattr(duckdb_grid, "FINE_BINS", 64)
     monkeypatch.setattr(duckdb_grid, "FETCH_ROWS", 50)
     con = DuckSource(path).connect()
-    duckdb_grid._grid_view(con, DuckSource(path), ["a"], "label", None)
+    duckdb_grid.grid_view(con, DuckSource(path), ["a"], "label", None)
     ranks = inverted_cdf_ranks(n, 257)
     found = duckdb_grid.order_statistics(con, "s0", ranks, low=float(frame.a.min()), high=float(frame.a.max()))
     con.close()

@@ -1,0 +1,170 @@
+"""Rated data on the server: the Data page's Connect section, its report, and the counts the pages scan.
+
+A connected source is a session input of kind ``rated`` with source ``server``: its
+value is an :class:`engine.backends.ConnectedData` (no rows in memory), so the
+Operating point and Ensemble paths pages pick it like any rated data and count it
+with DuckDB (:func:`scanned_hull`, :func:`scanned_grid`), showing progress while
+DuckDB scans. The path is read on the server; nothing from it is rendered as HTML.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import streamlit as st
+
+from engine.backends import ConnectedSource, connect, connected_grid, connected_hull, map_columns
+from engine.errors import InputError
+from engine.reporting import neutralise_formulas
+from views.inputs import SessionInput
+from views.state import md, scan
+
+NONE = "(none)"
+#: environment variable: folders (separated by os.pathsep) connections may read; any readable file when unset
+ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
+_CONNECTED = "_connected_source"  # the ConnectedSource shown in the Connect section
+#: sample rows shown
+SAMPLE_SHOWN = 200
+#: what connected data cannot do yet, and the way round
+ROWS_NEEDED = ("they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
+               "dashboard, or run `opstudio sweep PATH --backend duckdb --bootstrap N` on the server.")
+
+
+def _connect_clicked() -> None:
+    path, table = st.session_state.get("connect_path", ""), st.session_state.get("connect_table", "")
+    st.session_state.pop("_connect_error", None)
+    try:
+        roots = os.environ.get(ROOTS_VARIABLE)
+        st.session_state[_CONNECTED] = connect(path, table or None,
+                                               roots=roots.split(os.pathsep) if roots else None)
+    except InputError as exc:
+        st.session_state.pop(_CONNECTED, None)
+        st.session_state["_connect_error"] = str(exc)
+
+
+def connect_section() -> SessionInput | None:
+    """Path / glob and table, Connect, then schema, sample and column mapping; the input when the user adds it."""
+    st.caption("Parquet or CSV files (a path, or a glob such as `/data/ratings/2026-*/part-*.parquet`) or a table of "
+               "a DuckDB database file, **on the server** running this dashboard. DuckDB reads the rows where they "
+               "are, out of core; only counts reach the dashboard, and nothing is copied into your session.")
+    c = st.columns([5, 2, 1], vertical_alignment="bottom")
+    c[0].text_input("Path or glob on the server", key="connect_path", placeholder="/data/ratings/*.parquet")
+    c[1].text_input("DuckDB table", key="connect_table", placeholder="only for a .duckdb file",
+                    help="Leave empty for Parquet / CSV, or for a database holding one table.")
+    c[2].button("Connect", key="connect_button", type="primary", on_click=_connect_clicked)
+    if st.session_state.get("_connect_error"):
+        st.error(f"**Could not connect.** {md(st.session_state['_connect_error'])}")
+        return None
+    connected = st.session_state.get(_CONNECTED)
+    if connected is None:
+        return None
+    _show_source(connected)
+    mapping = _mapping_form(connected)
+    if mapping is None or not st.button("Count with DuckDB and use these columns", key="connect_use", type="primary"):
+        return None
+    try:
+        data = scan(("connected", connected.fingerprint, *mapping),
+                    lambda progress: map_columns(connected, *mapping, progress=progress),
+                    label=f"Validating {connected.name} with DuckDB")
+    except InputError as exc:
+        st.error(f"**{md(connected.name)} is not valid rated data.** {md(exc)}")
+        return None
+    return SessionInput(data.name, "rated", "server", data.fingerprint, data, data.mapping)
+
+
+def _show_source(connected: ConnectedSource) -> None:
+    files = f"{len(connected.files):,} file{'s' if len(connected.files) > 1 else ''}"
+    st.success(f"Connected to **{md(connected.name)}**: {connected.file_format}, {files}, "
+               f"{_size(connected.total_bytes)} on disk, {len(connected.schema):,} columns "
+               f"(schema and {len(connected.sample):,} sample rows read in {connected.seconds:.2f} s).")
+    c = st.columns([1, 2])
+    with c[0]:
+        st.caption("Schema")
+        st.dataframe(connected.schema_table(), hide_index=True, height=min(240, 35 * (len(connected.schema) + 1) + 3))
+    with c[1]:
+        st.caption(f"Sample: the first {min(SAMPLE_SHOWN, len(connected.sample)):,} rows")
+        st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240)
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} bytes"
+
+
+def _mapping_form(connected: ConnectedSource) -> tuple | None:
+    """(score columns, label, weight) chosen in the form (defaults: the guess from the sample)."""
+    st.subheader("Column mapping")
+    if connected.guess is None:
+        st.warning(f"Automatic column detection needs help: {md(connected.guess_problem)}")
+    guess, columns, tag = connected.guess, connected.columns, connected.fingerprint[:12]
+    optional = [NONE, *columns]
+    c = st.columns([3, 2, 2])
+    scores = c[0].multiselect("Score columns (one per classifier)", columns,
+                              default=list(guess.score_cols) if guess else connected.numeric_columns,
+                              key=f"cscores_{tag}")
+    label = c[1].selectbox("Label column", columns, index=columns.index(guess.label_col) if guess else None,
+                           key=f"clabel_{tag}", placeholder="Choose the raters' verdicts")
+    weight = c[2].selectbox("Weight column", optional,
+                            index=optional.index(guess.weight_col) if guess and guess.weight_col else 0,
+                            key=f"cweight_{tag}")
+    if not scores:
+        st.error("Choose at least one score column: each classifier needs a column of numeric scores.")
+        return None
+    if label is None:
+        st.error("Choose the label column: the raters' verdicts (1/0, yes/no, tp/fp; empty = unrated).")
+        return None
+    return tuple(scores), label, None if weight == NONE else weight
+
+
+def summary(inp: SessionInput) -> str:
+    d = inp.value
+    return (f"{d.n_rated:,} rated, {d.n_unrated:,} unrated; classifiers {', '.join(d.score_names)}; counted by "
+            f"DuckDB at {d.source.path}")
+
+
+def report(inp: SessionInput) -> None:
+    d = inp.value
+    m = st.columns(5)
+    m[0].metric("Rows scanned", f"{d.n_read:,}")
+    m[1].metric("Rated rows", f"{d.n_rated:,}")
+    m[2].metric("Unrated (excluded)", f"{d.n_unrated:,}")
+    m[3].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
+    m[4].metric("Seconds", f"{d.seconds:.2f}", help="Time DuckDB took to validate every row.")
+    st.dataframe(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
+                               "highest rated score": d.highest}), hide_index=True)
+    st.caption(md(f"Path: {d.source.path}" + (f" · table: {d.source.table}" if d.source.table else "")
+                  + f" · scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
+                  f"{d.mapping.weight_col or 'none (1 per row)'}"))
+    st.caption("The rows stay on the server: the Operating point and Ensemble paths pages count them with DuckDB. "
+               f"Bootstrap intervals and segments are not offered: {ROWS_NEEDED}")
+    for warning in d.warnings:
+        st.warning(md(warning))
+    st.subheader("Sample")
+    st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280)
+
+
+def scan_caption(stats, what: str) -> None:
+    """Says that the page runs on the backend: rows scanned, rated, what came back, seconds."""
+    st.caption(f"Counted by DuckDB over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
+               f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard.")
+
+
+def scanned_hull(inp: SessionInput, classifier: str):
+    """(Hull, ScanStats) of one classifier of a connected input, counted once per session and mapping."""
+    d = inp.value
+    return scan(("connected_hull", *inp.key, classifier),
+                lambda progress: connected_hull(d, classifier, progress=progress),
+                label=f"Counting the PN curve of {classifier} with DuckDB over {d.n_read:,} rows")
+
+
+def scanned_grid(inp: SessionInput, classifiers: tuple, *, bins: int, rule: str, spacing: str):
+    """(ThresholdGrid, ScanStats) of a connected input, counted once per session and settings."""
+    d = inp.value
+    return scan(("connected_grid", *inp.key, classifiers, rule, int(bins), spacing),
+                lambda progress: connected_grid(d, classifiers, bins=int(bins), rule=rule, spacing=spacing,
+                                                progress=progress),
+                label=f"Counting the {' × '.join([str(int(bins))] * len(classifiers))} grid with DuckDB over "
+                      f"{d.n_read:,} rows")
