@@ -143,7 +143,6 @@ class _Problem:
     constraints: list           # list of RateExpr, each <= 0
     lam: float
     tol: float
-    svm_tol: float
     max_svm_iter: int
     stats: dict = field(default_factory=lambda: {"svm_solves": 0})
     active_slack: float = 2e-3   # stop the multiplier search once the bound constraint is this close to active
@@ -381,7 +380,7 @@ def _starts(prob: _Problem) -> list:
     xs = prob.x
     n = xs.shape[0]
     starts = [(np.zeros(xs.shape[1]), 0.5 - p, np.full(n, p - 0.5)) for p in np.linspace(0, 1, CONSTANT_STARTS)]
-    free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.svm_tol, prob.max_svm_iter, prob.stats)
+    free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.max_svm_iter, prob.stats)
     w0, b0 = _solve_convex(free, np.zeros(n))[0][:2]
     z0 = xs @ w0
     starts.append((w0, b0, z0 - b0))
@@ -411,8 +410,7 @@ def _phase_one(prob: _Problem, names, max_iter: int):
     worst = np.full(m, np.inf)
     for _ in range(max(max_iter, PHASE1_ITERATIONS)):
         violation = sum((wj * c for wj, c in zip(weights[1:], prob.constraints[1:])), prob.constraints[0] * weights[0])
-        phase = _Problem(prob.x, violation, [], prob.lam * PHASE1_LAM_SHARE, prob.tol, prob.svm_tol,
-                         prob.max_svm_iter, prob.stats)
+        phase = _Problem(prob.x, violation, [], prob.lam * PHASE1_LAM_SHARE, prob.tol, prob.max_svm_iter, prob.stats)
         w, b = _solve_convex(phase, prob.x @ w - b, None, (w, b))[0][:2]
         for factor in PHASE1_FACTORS:
             ok, obj, vals = _feasible(prob, w * factor, b * factor)
@@ -494,7 +492,7 @@ def _mm_iterations(prob: _Problem, w, b, max_iter: int, rel_improvement: float, 
 
 
 def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = None, max_iter: int = 10,
-                    tol: float = 1e-4, svm_tol: float = 1e-6, max_svm_iter: int = 50, standardize: bool = True,
+                    tol: float = 1e-4, max_svm_iter: int = 50, standardize: bool = True,
                     rel_improvement: float = 1e-3, progress=None,
                     warm_start: "ConstrainedModel | None" = None) -> ConstrainedModel:
     """Minimise the error rate on the labelled rows + lam/2 ||w||^2 subject to rate constraints.
@@ -519,8 +517,6 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
         Majorization-minimization iterations at most.
     tol : float
         A ramp constraint value <= tol counts as met.
-    svm_tol : float
-        Kept for compatibility of call sites; the inner Newton solver stops on its decrement.
     max_svm_iter : int
         Newton steps at most per inner solve: an approximate solve still yields a valid MM step,
         because a step is only accepted when it is feasible and not worse.
@@ -558,7 +554,7 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     xs = (x - mean) / scale
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
-    prob = _Problem(xs, error_rate(y), exprs, lam, tol, svm_tol, max_svm_iter)
+    prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter)
     warm = None
     if warm_start is not None and np.shape(warm_start.coef_) == (x.shape[1],):
         w_warm = np.asarray(warm_start.coef_, float) * scale  # the same classifier on standardised features
@@ -602,7 +598,7 @@ def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
     mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)
     xs = (x - mean) / scale
     objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
-    prob = _Problem(xs, objective, [], lam, 1e-4, 1e-6, 500)
+    prob = _Problem(xs, objective, [], lam, 1e-4, 500)
     solution = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
     w, b = solution.w, solution.b
     coef = w / scale

@@ -82,7 +82,7 @@ def test_convex_subproblem_matches_an_exact_solver():
     objective = RateExpr((y == 0) / y.size, (y == 1) / y.size)
     constraint = DemographicParity(group, ~group, 0.9).expression(y)
     z_now = np.zeros(y.size)  # the majorizer at the constant classifier: every term a hinge
-    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 1e-6, 200, active_slack=1e-6, max_bisect=60,
+    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 200, active_slack=1e-6, max_bisect=60,
                     smoothing=1e-3)
     candidates = _solve_convex(prob, z_now)
     obj_b, con_b = _majorize(objective, z_now), _majorize(constraint, z_now)
@@ -247,7 +247,7 @@ def test_phase_one_imitates_the_deployed_decisions_and_balances_the_constraints(
     x, y, deployed = deployed_logistic_regression()
     xs = (x - x.mean(0)) / x.std(0)
     constraints = [MaxChurn(deployed, 0.003), MinRecall(deployed[y == 1].mean())]
-    prob = _Problem(xs, error_rate(y), [c.expression(y) for c in constraints], 0.01, 1e-4, 1e-6, 50)
+    prob = _Problem(xs, error_rate(y), [c.expression(y) for c in constraints], 0.01, 1e-4, 50)
     w, b, _ = _phase_one(prob, [c.describe() for c in constraints], 10)
     z = xs @ w - b
     assert all(c.value(z) <= 1e-4 for c in prob.constraints)
