@@ -114,7 +114,7 @@ class ScanStats:
     Attributes
     ----------
     backend : str
-        ``"duckdb"`` or ``"memory"``.
+        ``"duckdb"``, ``"spark"`` or ``"memory"``.
     rows_scanned : int
         Rows read, rated or not.
     rated : int

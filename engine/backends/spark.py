@@ -171,7 +171,8 @@ class SparkSource:
         """
         if not isinstance(self.data, str):
             if not (hasattr(self.data, "groupBy") and hasattr(self.data, "sparkSession")):
-                raise InputError(f"The Spark backend reads a Spark DataFrame or a name, not {type(self.data).__name__}.")
+                raise InputError("The Spark backend reads a Spark DataFrame or a name, not "
+                                 f"{type(self.data).__name__}.")
             return self.data
         session = spark_session(self.remote)
         name = self.data
