@@ -28,6 +28,7 @@ from __future__ import annotations
 import glob
 import math
 import os
+import socket
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -75,6 +76,23 @@ def _pyspark():
     return SparkSession, functions
 
 
+def _check_reachable(remote: str, timeout: float = 10.0) -> None:
+    """Fail fast (instead of Spark Connect's minutes of retries) when nothing listens at an ``sc://`` URL."""
+    if not remote.startswith("sc://"):
+        return
+    netloc = remote[5:].split("/")[0]
+    if netloc.startswith("["):  # [IPv6]:port
+        host, _, port = netloc[1:].partition("]")
+        port = port.lstrip(":")
+    else:
+        host, _, port = netloc.partition(":")
+    try:
+        socket.create_connection((host, int(port or 15002)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise InputError(f"Cannot reach a Spark Connect server at {host}:{port or 15002} ({exc}). Start one "
+                         "(sbin/start-connect-server.sh) or check --spark-remote (sc://host:15002).") from None
+
+
 def spark_session(remote: str | None = None):
     """The Spark session to count with: Spark Connect at ``remote``, else the active session or a new local one.
 
@@ -91,11 +109,13 @@ def spark_session(remote: str | None = None):
     Raises
     ------
     InputError
-        pyspark is not installed, Java is missing, or the Connect server cannot be reached.
+        pyspark is not installed, Java is missing, or the Connect server cannot be reached (checked
+        with a plain TCP connection first, so an unreachable URL fails in seconds).
     """
     session_class, _ = _pyspark()
     try:
         if remote:
+            _check_reachable(remote)
             return session_class.builder.remote(remote).getOrCreate()
         active = session_class.getActiveSession()
         if active is not None:
@@ -105,6 +125,8 @@ def spark_session(remote: str | None = None):
                    .config("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1)))).getOrCreate())
         session.sparkContext.setLogLevel("ERROR")
         return session
+    except InputError:
+        raise
     except Exception as exc:  # pyspark's own error types (gateway, connect, import of connect's dependencies)
         where = f"Spark Connect at {remote}" if remote else "a local Spark session"
         raise InputError(f"Could not start {where}: {_first_line(exc)}. {INSTALL_HINT}") from None

@@ -274,3 +274,35 @@ def test_cli_sweep_and_paths_backends_agree(spark, tmp_path, capsys):
     assert main(["sweep", path, "--backend", "spark", "--by", "x", "--capacity", "5"]) == 2
     assert main(["sweep", path, "--backend", "memory", "--spark-remote", "sc://localhost:15002"]) == 2
     assert "--spark-remote needs --backend spark" in capsys.readouterr().err
+
+
+def test_unreachable_spark_connect_fails_fast_with_exit_2(capsys):
+    from engine.cli import main
+
+    assert main(["sweep", "rated.parquet", "--backend", "spark", "--spark-remote", "sc://127.0.0.1:1"]) == 2
+    assert "Cannot reach a Spark Connect server at 127.0.0.1:1" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.environ.get("OPSTUDIO_SPARK_CONNECT_URL"),
+                    reason="set OPSTUDIO_SPARK_CONNECT_URL (sc://host:15002/;token=...) to test against Spark Connect")
+def test_spark_connect_cli_equals_memory(tmp_path):
+    """Against a running Connect server (in a subprocess: Connect and a classic session do not share a process)."""
+    import subprocess
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    y = rng.random(n) < 0.1
+    frame = pd.DataFrame({"score_a": np.round(rng.random(n) + 0.3 * y, 3), "score_b": np.round(rng.random(n), 2),
+                          "label": np.where(y, "1", "0")})
+    path = str(tmp_path / "rated.parquet")  # the server reads the same path (a local server, or shared storage)
+    frame.to_parquet(path)
+    out = {}
+    for extra in (["--backend", "memory"], ["--backend", "spark", "--spark-remote",
+                                            os.environ["OPSTUDIO_SPARK_CONNECT_URL"]]):
+        run = subprocess.run([sys.executable, "-m", "engine.cli", "sweep", path, "--classifier", "score_a",
+                              "--target", "0.3", "--bootstrap", "4", "--json", *extra], capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        out[extra[1]] = json.loads(run.stdout)
+    assert out["spark"]["operating_points"][0]["threshold"] == out["memory"]["operating_points"][0]["threshold"]
+    assert out["spark"]["intervals"] == out["memory"]["intervals"]
