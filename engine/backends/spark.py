@@ -7,7 +7,8 @@ distinct score, per quantile bin or per grid cell) are collected to the driver, 
 The answers are :mod:`~engine.backends.duckdb`'s, which are the in-memory engine's:
 
 * **Sweep**: with at most :data:`~engine.backends.duckdb.DISTINCT_CAP` distinct rated scores the
-  whole curve is read (``GROUP BY score``); above, the scores are cut into quantile bins
+  whole curve is read (``GROUP BY score``; a HyperLogLog estimate in the check scan says whether
+  to read it at once or to count the distinct scores exactly first); above, the scores are cut into quantile bins
   (``percentile_approx`` edges: any edges give the exact answer) and only the bins that can hold
   the optimum are re-read score by score, by the shared :mod:`~engine.backends.counting` code.
 * **Grid**: the axes are :func:`engine.pn.grid.make_axes`'s by definition (order statistics at
@@ -332,8 +333,8 @@ def _check_exprs(frame, k: int, distinct: bool) -> list[str]:
     parts += [f"count_if({_not_a_number(frame, 'rw', 'w')})",
               f"count_if(y IS NOT NULL AND (w IS NULL OR isnan(w) OR abs(w) = {inf} OR w < 0))",
               f"coalesce(sum(CASE WHEN y IS NOT NULL AND w >= 0 AND abs(w) < {inf} THEN w END), 0D)"]
-    if distinct:
-        parts.append("count(DISTINCT CASE WHEN y IS NOT NULL THEN s0 END)")
+    if distinct:  # HyperLogLog (one pass, no shuffle of the scores); the exact count comes from the scores read
+        parts.append("approx_count_distinct(CASE WHEN y IS NOT NULL THEN s0 END, 0.02)")
     return [f"{p} AS c{i}" for i, p in enumerate(parts)]
 
 
@@ -350,14 +351,16 @@ def checked_rows(frame, source: SparkSource, scores: Sequence[str], label: str, 
     scores, label, weight : str
         Column names, for the messages.
     distinct : bool
-        Also count the distinct rated scores of ``s0``.
+        Also estimate the number of distinct rated scores of ``s0`` (HyperLogLog, 2 % relative
+        error; :func:`_distinct_scores` makes it exact).
     positive_weight : bool
         Refuse rated rows that all weigh 0.
 
     Returns
     -------
     dict
-        ``rows``, ``rated``, ``unrated``, ``lows``, ``highs`` (rated min / max per score), ``distinct``.
+        ``rows``, ``rated``, ``unrated``, ``lows``, ``highs`` (rated min / max per score),
+        ``approx_distinct``.
 
     Raises
     ------
@@ -396,7 +399,7 @@ def checked_rows(frame, source: SparkSource, scores: Sequence[str], label: str, 
         raise InputError(f"Weight column '{weight}' of {where}: all rated rows have weight 0. Give the rated rows "
                          "positive weights.")
     return {"rows": rows, "rated": rows - unrated, "unrated": unrated, "lows": lows, "highs": highs,
-            "distinct": values[-1] if distinct else None}
+            "approx_distinct": values[-1] if distinct else None}
 
 
 def _grouped(rated, col: str = "s0") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -406,6 +409,21 @@ def _grouped(rated, col: str = "s0") -> tuple[np.ndarray, np.ndarray, np.ndarray
     s = np.asarray(out["s"], dtype=np.float64)
     order = np.argsort(-s, kind="stable")
     return s[order], np.asarray(out["tp"], dtype=np.float64)[order], np.asarray(out["fp"], dtype=np.float64)[order]
+
+
+def _distinct_scores(rated, approx: int, cap: int):
+    """(exact number of distinct rated scores, the grouped curve counts when that is at most ``cap``, else None).
+
+    Clearly under the cap (the estimate at most 0.8 cap) the scores are grouped and read at once, and
+    their number is the exact count; otherwise one ``count`` of the distinct scores decides first.
+    """
+    if approx <= 0.8 * cap:
+        grouped = _grouped(rated)
+        if grouped[0].size <= cap:
+            return grouped[0].size, grouped
+        return grouped[0].size, None
+    distinct = rated.select("s0").distinct().count()
+    return distinct, (_grouped(rated) if distinct <= cap else None)
 
 
 def spark_pn_curve(source: SparkSource, *, score: str, label: str, weight: str | None = None):
@@ -441,11 +459,12 @@ def spark_pn_curve(source: SparkSource, *, score: str, label: str, weight: str |
     with spark_errors(source):
         rows = _columns(frame, [score], label, weight)
         facts = checked_rows(rows, source, [score], label, weight, distinct=True, positive_weight=False)
-        if facts["distinct"] > DISTINCT_CAP:
-            raise InputError(f"{facts['distinct']:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a "
+        distinct, grouped = _distinct_scores(rows.where("y IS NOT NULL"), facts["approx_distinct"], DISTINCT_CAP)
+        if grouped is None:
+            raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a "
                              "whole curve; operating points are still exact (quantile bins with exact refinement).")
-        s, tp, fp = _grouped(rows.where("y IS NOT NULL"))
-    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], facts["distinct"],
+        s, tp, fp = grouped
+    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct,
                       time.perf_counter() - started)
     return PNCurve(s, np.cumsum(tp), np.cumsum(fp)), stats
 
@@ -489,13 +508,14 @@ def spark_operating_points(source: SparkSource, *, score: str, label: str, targe
         rows = _columns(frame, [score], label, weight)
         facts = checked_rows(rows, source, [score], label, weight, distinct=True, positive_weight=False)
         rated = rows.where("y IS NOT NULL")
-        if facts["distinct"] <= distinct_cap:
-            s, tp, fp = _grouped(rated)
+        distinct, grouped = _distinct_scores(rated, facts["approx_distinct"], distinct_cap)
+        if grouped is not None:
+            s, tp, fp = grouped
             points = sweep(targets=targets, hull=upper_hull(PNCurve(s, np.cumsum(tp), np.cumsum(fp))))
         else:
             points = _binned_points(rated, targets, bins, facts["lows"][0], facts["highs"][0])
-    return points, ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], facts["distinct"],
-                             time.perf_counter() - started, facts["distinct"] > distinct_cap)
+    return points, ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct,
+                             time.perf_counter() - started, grouped is None)
 
 
 def _with_level_index(frame, col: str, axis: np.ndarray, name: str):
@@ -531,7 +551,7 @@ def _binned_points(rated, targets: np.ndarray, bins: int, low: float, high: floa
     tp_bin = np.bincount(b, weights=np.asarray(counts["tp"], dtype=float), minlength=edges.size - 1)
     fp_bin = np.bincount(b, weights=np.asarray(counts["fp"], dtype=float), minlength=edges.size - 1)
     terms = [edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
-    wanted = sorted({int(c) for t in terms for c in t[4]})
+    wanted = sorted({int(c) for t in terms for c in t[4]}) or [0]  # never empty: the best edge's bin qualifies
     inside = binned.where(f"b IN ({', '.join(map(str, wanted))})").groupBy("b", "s0").sum("tp", "fp")
     cols = collect_columns(inside.toDF("b", "s", "tp", "fp"))
     per_bin = {}

@@ -58,7 +58,9 @@ def spark():
     session = (SparkSession.builder.master("local[2]").appName("opstudio-tests")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "2")
-               .config("spark.driver.memory", "512m").getOrCreate())
+               .config("spark.driver.memory", "512m")
+               .config("spark.sql.adaptive.enabled", "false")  # tiny data: re-planning every stage only costs time
+               .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -88,7 +90,7 @@ def assert_same_grid(a, b):
 
 @given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", "tp", None]),
                           st.integers(1, 3)), min_size=2, max_size=60))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=12, deadline=None)
 def test_sweep_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(spark, rows):
     frame = pd.DataFrame({"a": [r[0] / 30 for r in rows], "label": [r[1] for r in rows],
                           "w": [float(r[2]) for r in rows]})
