@@ -5,15 +5,20 @@ such counts). :mod:`~engine.backends.duckdb` computes them with DuckDB over Parq
 CSV files or a DuckDB table, out of core; results equal the in-memory engine's.
 :mod:`~engine.backends.duckdb_grid` does the same for the joint threshold grids of ``paths``;
 :mod:`~engine.backends.connect` connects the dashboard's pages to rows on the server (schema, sample,
-column mapping, counts).
+column mapping, counts). :mod:`~engine.backends.spark` (and :mod:`~engine.backends.spark_bootstrap`)
+count the same answers on Apache Spark, locally or on a cluster through Spark Connect (pyspark is
+imported only when used). :mod:`~engine.backends.counting` holds the arithmetic on counts they share.
 """
 
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows
 from .choice import AUTO_DUCKDB_BYTES, choose_backend
 from .duckdb_grid import duckdb_threshold_grid
 from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, connected_grid, connected_hull, map_columns
+from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_threshold_grid
+from .spark_bootstrap import spark_bootstrap_points, spark_replicate_counts
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
            "choose_backend", "AUTO_DUCKDB_BYTES", "duckdb_threshold_grid",
            "connect", "map_columns", "connected_hull", "connected_grid", "ConnectedSource", "ConnectedData",
-           "ScanProgress"]
+           "ScanProgress", "SparkSource", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
+           "spark_replicate_counts", "spark_bootstrap_points"]

@@ -1,4 +1,4 @@
-"""Which backend counts a file: memory for what fits comfortably, DuckDB for large files and globs."""
+"""Which backend counts a file: memory for what fits comfortably, DuckDB for large files and globs, Spark when asked."""
 
 from __future__ import annotations
 
@@ -9,27 +9,28 @@ from ..errors import InputError
 
 __all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS"]
 
-BACKENDS = ("auto", "memory", "duckdb")
+BACKENDS = ("auto", "memory", "duckdb", "spark")
 #: files (or globs) larger than this are counted by DuckDB under --backend auto
 AUTO_DUCKDB_BYTES = 100 * 1024 * 1024
 
 
 def choose_backend(path: str, backend: str = "auto") -> str:
-    """"memory" or "duckdb" for a path or glob; ``auto`` picks DuckDB for globs and files over the threshold.
+    """The backend counting a path or glob; ``auto`` picks DuckDB for globs and large files, never Spark.
 
     Parameters
     ----------
     path : str
         A file path or a glob.
-    backend : {"auto", "memory", "duckdb"}, optional
-        ``memory`` and ``duckdb`` are returned as given; ``auto`` means DuckDB for a glob
+    backend : {"auto", "memory", "duckdb", "spark"}, optional
+        ``memory``, ``duckdb`` and ``spark`` are returned as given (Spark only when asked: it
+        needs a JVM and, for a cluster, a Connect URL); ``auto`` means DuckDB for a glob
         (or a pattern matching other than exactly ``path``) and for a file larger than
         :data:`AUTO_DUCKDB_BYTES`, memory otherwise.
 
     Returns
     -------
     str
-        ``"memory"`` or ``"duckdb"``.
+        ``"memory"``, ``"duckdb"`` or ``"spark"``.
 
     Raises
     ------

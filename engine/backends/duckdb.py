@@ -32,8 +32,9 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.rated import LABEL_VALUES
-from ..pn.curve import PNCurve, check_target, tie_tolerance, upper_hull
+from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
+from .counting import binned_point, edge_objective
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
            "BINS", "quote_identifier", "label_expression", "check_rows"]
@@ -113,7 +114,7 @@ class ScanStats:
     Attributes
     ----------
     backend : str
-        ``"duckdb"`` or ``"memory"``.
+        ``"duckdb"``, ``"spark"`` or ``"memory"``.
     rows_scanned : int
         Rows read, rated or not.
     rated : int
@@ -228,40 +229,6 @@ def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.asarray(out[k], dtype=np.float64) for k in keys)
 
 
-def _edge_objective(tp_bin: np.ndarray, fp_bin: np.ndarray, target: float):
-    """For a target: λ, tolerance, cumulative counts above each bin, and the bins that could hold the optimum.
-
-    Bin b holds scores in [edges[b], edges[b+1]); the objective TP − λ·FP is known exactly at every
-    lower edge, and inside bin b it can exceed the counts above the bin by at most the bin's TP.
-    """
-    lam = target / (1 - target)
-    tp_cum = np.cumsum(tp_bin[::-1])[::-1]  # counts at or above each bin's lower edge
-    fp_cum = np.cumsum(fp_bin[::-1])[::-1]
-    best = np.r_[tp_cum - lam * fp_cum, 0.0].max()  # "flag nothing" included
-    above_tp, above_fp = np.r_[tp_cum[1:], 0.0], np.r_[fp_cum[1:], 0.0]
-    tol = tie_tolerance(tp_cum[0], fp_cum[0], lam)
-    candidates = np.flatnonzero(above_tp + tp_bin - lam * above_fp >= best - tol)
-    return lam, tol, above_tp, above_fp, candidates
-
-
-def _binned_point(target: float, edge_terms, per_bin: dict) -> OperatingPoint:
-    """The exact operating point from the candidate bins' score-level counts (read once for every target)."""
-    lam, tol, above_tp, above_fp, candidates = edge_terms
-    thresholds, tps, fps = [math.inf], [0.0], [0.0]
-    for b in candidates:
-        s, tp, fp = per_bin.get(int(b), (np.zeros(0),) * 3)
-        thresholds.extend(s)
-        tps.extend(above_tp[b] + np.cumsum(tp))
-        fps.extend(above_fp[b] + np.cumsum(fp))
-    order = np.argsort(-np.asarray(thresholds), kind="stable")
-    th, tp, fp = (np.asarray(v)[order] for v in (thresholds, tps, fps))
-    objective = tp - lam * fp
-    i = int(np.flatnonzero(objective >= objective.max() - tol)[0])  # ties: the highest threshold
-    return OperatingPoint(float(target), float(th[i]), float(tp[i]), float(fp[i]),
-                          float(tp[i] / (tp[i] + fp[i])) if tp[i] + fp[i] > 0 else math.nan, math.nan, math.nan,
-                          float(1 / lam))
-
-
 def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targets, weight: str | None = None,
                             distinct_cap: int = DISTINCT_CAP, bins: int = BINS):
     """Operating points for target marginal precisions, computed where the data lives.
@@ -330,7 +297,7 @@ def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
     b = np.asarray(counts[keys[0]], dtype=np.int64)
     tp_bin = np.bincount(b, weights=np.asarray(counts[keys[1]], dtype=float), minlength=edges.size - 1)
     fp_bin = np.bincount(b, weights=np.asarray(counts[keys[2]], dtype=float), minlength=edges.size - 1)
-    terms = [_edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
+    terms = [edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
     # the candidate bins of every target, re-read score by score in one scan
     wanted = sorted({int(c) for t in terms for c in t[4]})
     con.register("wanted_bins", pd.DataFrame({"b": np.asarray(wanted, dtype=np.int64)}))
@@ -342,7 +309,7 @@ def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
     for bin_id in wanted:
         mask = cols[0] == bin_id
         per_bin[bin_id] = tuple(np.asarray(c[mask], dtype=np.float64) for c in cols[1:])
-    return [_binned_point(float(t), term, per_bin) for t, term in zip(targets, terms)]
+    return [binned_point(float(t), term, per_bin) for t, term in zip(targets, terms)]
 
 
 def sample_rows(source: DuckSource, n: int = 2_000):

@@ -45,6 +45,7 @@ from ..pn.grid import (
     cumulative_counts,
     inverted_cdf_ranks,
 )
+from .counting import select_order_statistics
 from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
 
 __all__ = ["duckdb_threshold_grid", "order_statistics", "grid_view", "check_grid_rows", "FINE_BINS", "FETCH_ROWS"]
@@ -169,12 +170,6 @@ def _values(con, col: str, params: dict, bin_ids: list[int] | None = None) -> tu
     return np.asarray(out[keys[0]], dtype=np.float64), np.asarray(out[keys[1]], dtype=np.int64)
 
 
-def _pick(values: np.ndarray, counts: np.ndarray, below: int, ranks: np.ndarray) -> dict[int, float]:
-    """Rank -> value, for ascending distinct values with counts starting at rank ``below``."""
-    ends = below + np.cumsum(counts)
-    return {int(r): float(values[np.searchsorted(ends, r, side="right")]) for r in ranks}
-
-
 def order_statistics(con, col: str, ranks: np.ndarray, *, low: float, high: float, below: int = 0,
                      depth: int = 0) -> dict[int, float]:
     """Exact order statistics (0-based ``ranks`` among the rated scores of ``col``) by counting in DuckDB.
@@ -203,32 +198,9 @@ def order_statistics(con, col: str, ranks: np.ndarray, *, low: float, high: floa
     ----------
     Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
     """
-    ranks = np.unique(np.asarray(ranks, dtype=np.int64))
-    if low == high:
-        return {int(r): float(low) for r in ranks}
-    fine = None if depth >= MAX_DEPTH else _fine_bins(con, col, low, high)
-    if fine is None:
-        values, counts = _values(con, col, {"low": low, "high": high})
-        return _pick(values, counts, below, ranks)
-    params, bins = fine
-    ends = below + np.cumsum([c for _, c, _, _ in bins])
-    which = np.searchsorted(ends, ranks, side="right")
-    found, fetch = {}, {}
-    for i in np.unique(which):
-        b, c, lo, hi = bins[i]
-        mine = ranks[which == i]
-        if lo == hi:
-            found.update({int(r): lo for r in mine})
-        elif c <= FETCH_ROWS:
-            fetch[b] = (int(ends[i] - c), lo, hi, mine)
-        else:
-            found.update(order_statistics(con, col, mine, low=lo, high=hi, below=int(ends[i] - c), depth=depth + 1))
-    if fetch:
-        values, counts = _values(con, col, params, sorted(fetch))
-        for start, lo, hi, mine in fetch.values():  # the bins are disjoint intervals of scores
-            inside = (values >= lo) & (values <= hi)
-            found.update(_pick(values[inside], counts[inside], start, mine))
-    return found
+    return select_order_statistics(lambda lo, hi: _fine_bins(con, col, lo, hi),
+                                   lambda params, bin_ids: _values(con, col, params, bin_ids), ranks, low=low,
+                                   high=high, fetch_rows=FETCH_ROWS, max_depth=MAX_DEPTH, below=below, depth=depth)
 
 
 def _levels(con, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:

@@ -14,6 +14,8 @@ import pandas as pd
 
 from ..backends import DuckSource, choose_backend, duckdb_operating_points, duckdb_threshold_grid, sample_rows
 from ..backends.duckdb_bootstrap import duckdb_bootstrap_points
+from ..backends.spark import SparkSource, spark_operating_points, spark_sample_rows, spark_threshold_grid
+from ..backends.spark_bootstrap import spark_bootstrap_points
 from ..backends.choice import BACKENDS
 from ..errors import InputError, RatedDataError
 from ..io.counts import load_counts
@@ -93,7 +95,8 @@ def _bootstrap_of(args, data=None, name=None, source=None, mapping=None) -> list
     if args.bootstrap < 1:
         raise InputError(f"--bootstrap needs at least 1 replicate, got {args.bootstrap}")
     if source is not None:
-        points, _ = duckdb_bootstrap_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
+        counted = spark_bootstrap_points if isinstance(source, SparkSource) else duckdb_bootstrap_points
+        points, _ = counted(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
                                             id_column=args.id, targets=targets, n_boot=args.bootstrap,
                                             level=args.level, seed=args.seed)
         return points
@@ -121,22 +124,33 @@ def _print_intervals(args, boots: list) -> None:
         print(f"{b.target:9.3f} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
 
 
-def run_sweep_duckdb(args) -> int:
-    """The sweep counted by DuckDB where the rows are (out of core); only counts come back."""
+def _counting_source(args, backend: str):
+    """(source, first rows, operating-points kernel, grid kernel, display name) of an out-of-core backend."""
+    if backend == "spark":
+        if args.table is not None:
+            raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
+        source = SparkSource(args.file, remote=args.spark_remote)
+        return source, spark_sample_rows(source), spark_operating_points, spark_threshold_grid, "Spark"
     source = DuckSource(args.file, table=args.table)
-    mapping = detect_columns(sample_rows(source), label_col=args.label,
-                             score_cols=[args.classifier] if args.classifier else None)
+    return source, sample_rows(source), duckdb_operating_points, duckdb_threshold_grid, "DuckDB"
+
+
+def run_sweep_counted(args, backend: str) -> int:
+    """The sweep counted by DuckDB or Spark where the rows are (out of core); only counts come back."""
+    source, sample, operating_points, _, shown = _counting_source(args, backend)
+    mapping = detect_columns(sample, label_col=args.label, score_cols=[args.classifier] if args.classifier else None)
     name = args.classifier or mapping.score_cols[0]
-    points, stats = duckdb_operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
-                                            targets=args.target or DEFAULT_SWEEP_TARGETS)
+    points, stats = operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
+                                     targets=args.target or DEFAULT_SWEEP_TARGETS)
     boots = _bootstrap_of(args, name=name, source=source, mapping=mapping) if args.bootstrap is not None else []
     if args.json:
         print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
                     "operating_points": [p.as_dict() for p in points], **stats.as_dict(),
                     **_interval_json(args, boots)})
         return 0
-    print(f"{args.file}: {stats.rows_scanned:,} rows scanned by DuckDB in {stats.seconds:.1f} s ({stats.rated:,} rated, "
-          f"{stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); classifier {name}")
+    print(f"{args.file}: {stats.rows_scanned:,} rows scanned by {shown} in {stats.seconds:.1f} s "
+          f"({stats.rated:,} rated, {stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); "
+          f"classifier {name}")
     print(f"{'target m':>9} {'threshold':>12} {'TP':>12} {'FP':>12} {'precision':>10}")
     for p in points:
         print(f"{p.target:9.3f} {p.threshold:12.6g} {p.tp:12.6g} {p.fp:12.6g} {p.precision:10.4f}")
@@ -147,10 +161,11 @@ def run_sweep_duckdb(args) -> int:
 def run_sweep(args) -> int:
     _check_budget_args(args)
     args.file = source_path(args)
-    if choose_backend(args.file, args.backend) == "duckdb":
+    backend = _backend_of(args)
+    if backend != "memory":
         if args.by is not None or args.capacity is not None:
             raise InputError("--by and --capacity run on the memory backend; use --backend memory")
-        return run_sweep_duckdb(args)
+        return run_sweep_counted(args, backend)
     data = load_rated(args.file, group_col=args.by)
     name = args.classifier or data.score_names[0]
     if args.by is not None:
@@ -194,10 +209,17 @@ def _looks_like_counts(path: str) -> bool:
     return frame.shape[1] >= 4
 
 
-def _grid_of_duckdb(args):
-    """The rated rows' grid counted by DuckDB (out of core): (grid, description, scan facts)."""
-    source = DuckSource(args.file, table=args.table)
-    sample = sample_rows(source)
+def _backend_of(args) -> str:
+    """The backend that counts: ``--backend`` (auto: memory or DuckDB by size, never Spark), options checked."""
+    backend = choose_backend(args.file, args.backend)
+    if args.spark_remote is not None and backend != "spark":
+        raise InputError("--spark-remote needs --backend spark")
+    return backend
+
+
+def _grid_of_counted(args, backend: str):
+    """The rated rows' grid counted by DuckDB or Spark (out of core): (grid, description, scan facts)."""
+    source, sample, _, threshold_grid_of, shown = _counting_source(args, backend)
     if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
         raise InputError(f"'{args.file}' holds aggregated counts (columns tp, fp): they are read in memory; use "
                          "--backend memory.")
@@ -206,18 +228,19 @@ def _grid_of_duckdb(args):
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
                              f"{len(cols)}: {', '.join(cols)}.")
-    grid, stats = duckdb_threshold_grid(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
-                                        bins=args.bins, rule=args.rule)
-    facts = {"backend": "duckdb", "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
+    grid, stats = threshold_grid_of(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
+                                    bins=args.bins, rule=args.rule)
+    facts = {"backend": backend, "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
              "seconds": stats.seconds}
-    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; DuckDB)", facts
+    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; {shown})", facts
 
 
 def _grid_of(args):
     """The threshold grid of FILE, a description of where it came from, and what was scanned."""
     started = time.perf_counter()
-    if choose_backend(args.file, args.backend) == "duckdb":
-        return _grid_of_duckdb(args)
+    backend = _backend_of(args)
+    if backend != "memory":
+        return _grid_of_counted(args, backend)
     if _looks_like_counts(args.file):
         grid = load_counts(args.file, bins=args.bins)
         return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
@@ -270,7 +293,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                 "(with --capacity N or one --target M)")
     s.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="where the counting runs: memory, duckdb (out of core over Parquet/CSV paths and globs, or a "
-                        "DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
+                        "DuckDB file with --table), spark (Parquet/CSV paths and globs or a catalog table, on a local "
+                        "session or --spark-remote), auto (duckdb for globs and files over 100 MB; never spark)")
+    s.add_argument("--spark-remote", metavar="URL", help="with --backend spark: a Spark Connect URL (sc://host:15002); "
+                                                         "only aggregated counts leave the cluster")
     s.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
     s.add_argument("--label", help="label column (default: detected)")
     s.add_argument("--bootstrap", type=int, metavar="N",
@@ -291,7 +317,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
     q.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="where the grid counts are made: memory, duckdb (out of core over Parquet/CSV paths and "
-                        "globs, or a DuckDB file with --table), auto (duckdb for globs and files over 100 MB)")
+                        "globs, or a DuckDB file with --table), spark (paths, globs or a catalog table, local or "
+                        "--spark-remote), auto (duckdb for globs and files over 100 MB; never spark)")
+    q.add_argument("--spark-remote", metavar="URL", help="with --backend spark: a Spark Connect URL (sc://host:15002)")
     q.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
     q.add_argument("--label", help="label column (default: detected)")
     q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")

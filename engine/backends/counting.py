@@ -1,0 +1,185 @@
+"""What every counting backend shares beyond its query language: exact refinement of quantile bins, selection by rank.
+
+The backends (:mod:`~engine.backends.duckdb`, :mod:`~engine.backends.spark`) only differ in how
+they count; the arithmetic on the counts they return lives here, once:
+
+* :func:`edge_objective` and :func:`binned_point`: above the distinct-score cap the scores are cut
+  into quantile bins; the objective ``TP − λ·FP`` is exact at every bin edge and can exceed the
+  counts above a bin by at most the bin's TP, so only the bins whose bound reaches the best edge
+  are re-read score by score, and the operating point is the in-memory engine's.
+* :func:`select_order_statistics`: exact order statistics (the ranks
+  :func:`engine.pn.grid.inverted_cdf_ranks` reads) by counting in equal-width bins and refining
+  only the bins that hold a wanted rank, given two backend callbacks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from ..pn.curve import tie_tolerance
+from ..pn.operating_point import OperatingPoint
+
+__all__ = ["edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues"]
+
+#: ``fine_bins(low, high)`` -> None (range too narrow) or (params, sorted [(bin, count, min, max), ...])
+FineBins = Callable[[float, float], "tuple[dict, list[tuple[int, int, float, float]]] | None"]
+#: ``read_values(params, bin_ids or None)`` -> (ascending distinct values, their counts) in [low, high]
+ReadValues = Callable[[dict, "list[int] | None"], "tuple[np.ndarray, np.ndarray]"]
+
+
+def edge_objective(tp_bin: np.ndarray, fp_bin: np.ndarray, target: float) -> tuple:
+    """For a target: λ, tolerance, counts above each bin, and the bins that could hold the optimum.
+
+    Parameters
+    ----------
+    tp_bin, fp_bin : numpy.ndarray
+        Weighted positives / negatives per bin, bins in ascending score order (bin b holds the
+        scores in ``[edges[b], edges[b+1])``).
+    target : float
+        Target marginal precision in (0, 1).
+
+    Returns
+    -------
+    tuple
+        ``(lam, tol, above_tp, above_fp, candidates)``: λ = m / (1 − m), the tie tolerance,
+        TP and FP strictly above each bin, and the indices of the bins whose bound
+        (counts above + the bin's TP) reaches the best edge objective.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the PN curve.
+    """
+    lam = target / (1 - target)
+    tp_cum = np.cumsum(tp_bin[::-1])[::-1]  # counts at or above each bin's lower edge
+    fp_cum = np.cumsum(fp_bin[::-1])[::-1]
+    best = np.r_[tp_cum - lam * fp_cum, 0.0].max()  # "flag nothing" included
+    above_tp, above_fp = np.r_[tp_cum[1:], 0.0], np.r_[fp_cum[1:], 0.0]
+    tol = tie_tolerance(tp_cum[0], fp_cum[0], lam)
+    candidates = np.flatnonzero(above_tp + tp_bin - lam * above_fp >= best - tol)
+    return lam, tol, above_tp, above_fp, candidates
+
+
+def binned_point(target: float, edge_terms: tuple, per_bin: dict) -> OperatingPoint:
+    """The exact operating point from the candidate bins' score-level counts.
+
+    Parameters
+    ----------
+    target : float
+        Target marginal precision.
+    edge_terms : tuple
+        :func:`edge_objective`'s result for this target.
+    per_bin : dict
+        Bin -> (distinct scores descending, their TP, their FP) for (at least) the candidate bins.
+
+    Returns
+    -------
+    OperatingPoint
+        Threshold, TP and FP equal to the in-memory engine's; the marginal precisions around the
+        point are NaN (not computed from bins).
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020; ties go to the highest threshold, as :func:`engine.pn.sweep`.
+    """
+    lam, tol, above_tp, above_fp, candidates = edge_terms
+    thresholds, tps, fps = [math.inf], [0.0], [0.0]
+    for b in candidates:
+        s, tp, fp = per_bin.get(int(b), (np.zeros(0),) * 3)
+        thresholds.extend(s)
+        tps.extend(above_tp[b] + np.cumsum(tp))
+        fps.extend(above_fp[b] + np.cumsum(fp))
+    order = np.argsort(-np.asarray(thresholds), kind="stable")
+    th, tp, fp = (np.asarray(v)[order] for v in (thresholds, tps, fps))
+    objective = tp - lam * fp
+    i = int(np.flatnonzero(objective >= objective.max() - tol)[0])  # ties: the highest threshold
+    return OperatingPoint(float(target), float(th[i]), float(tp[i]), float(fp[i]),
+                          float(tp[i] / (tp[i] + fp[i])) if tp[i] + fp[i] > 0 else math.nan, math.nan, math.nan,
+                          float(1 / lam))
+
+
+def pick_ranks(values: np.ndarray, counts: np.ndarray, below: int, ranks: np.ndarray) -> dict[int, float]:
+    """Rank -> value, for ascending distinct values with counts whose first row has rank ``below``.
+
+    Parameters
+    ----------
+    values, counts : numpy.ndarray
+        Ascending distinct values and how many rows hold each.
+    below : int
+        Rows under ``values[0]`` (the rank of its first row).
+    ranks : numpy.ndarray
+        0-based ranks wanted, all within these rows.
+
+    Returns
+    -------
+    dict
+        Rank -> value.
+    """
+    ends = below + np.cumsum(counts)
+    return {int(r): float(values[np.searchsorted(ends, r, side="right")]) for r in ranks}
+
+
+def select_order_statistics(fine_bins: FineBins, read_values: ReadValues, ranks: np.ndarray, *, low: float,
+                            high: float, fetch_rows: int, max_depth: int, below: int = 0,
+                            depth: int = 0) -> dict[int, float]:
+    """Exact order statistics by counting: equal-width bins, refined only where a wanted rank falls.
+
+    Parameters
+    ----------
+    fine_bins : callable
+        ``fine_bins(low, high)``: None when the range is too narrow for the bin arithmetic, else
+        ``(params, rows)`` with ``rows`` the non-empty bins ``(bin, count, min, max)`` ascending.
+    read_values : callable
+        ``read_values(params, bin_ids)``: ascending distinct values in ``[params["low"],
+        params["high"]]`` (only in the given bins unless None) and their counts.
+    ranks : numpy.ndarray
+        0-based ranks wanted, all among the values in ``[low, high]``.
+    low, high : float
+        Smallest and largest value in the part searched.
+    fetch_rows : int
+        A bin with at most this many rows is read value by value; larger bins are subdivided.
+    max_depth : int
+        Most subdivisions (then the values are read directly).
+    below : int
+        Rows with values under ``low``.
+    depth : int
+        Subdivisions so far.
+
+    Returns
+    -------
+    dict
+        Rank -> value, equal to ``numpy.sort(values)[rank]``.
+
+    References
+    ----------
+    Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
+    """
+    ranks = np.unique(np.asarray(ranks, dtype=np.int64))
+    if low == high:
+        return {int(r): float(low) for r in ranks}
+    fine = None if depth >= max_depth else fine_bins(low, high)
+    if fine is None:
+        values, counts = read_values({"low": low, "high": high}, None)
+        return pick_ranks(values, counts, below, ranks)
+    params, bins = fine
+    ends = below + np.cumsum([c for _, c, _, _ in bins])
+    which = np.searchsorted(ends, ranks, side="right")
+    found, fetch = {}, {}
+    for i in np.unique(which):
+        b, c, lo, hi = bins[i]
+        mine = ranks[which == i]
+        if lo == hi:
+            found.update({int(r): lo for r in mine})
+        elif c <= fetch_rows:
+            fetch[b] = (int(ends[i] - c), lo, hi, mine)
+        else:
+            found.update(select_order_statistics(fine_bins, read_values, mine, low=lo, high=hi, fetch_rows=fetch_rows,
+                                                 max_depth=max_depth, below=int(ends[i] - c), depth=depth + 1))
+    if fetch:
+        values, counts = read_values(params, sorted(fetch))
+        for start, lo, hi, mine in fetch.values():  # the bins are disjoint intervals of values
+            inside = (values >= lo) & (values <= hi)
+            found.update(pick_ranks(values[inside], counts[inside], start, mine))
+    return found
