@@ -166,6 +166,46 @@ def _field_counts(lines: list[str], delimiter: str) -> np.ndarray:
     return np.array([line.count(delimiter) + 1 for line in lines])
 
 
+#: most lines without a delimiter (blank-line candidates) the vectorised layout checks one by one
+_MAX_BLANK_CANDIDATES = 10_000
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The non-blank lines of a text: the first ones, fields per line, and the text without blank lines."""
+
+    head: list
+    counts: np.ndarray
+    body: str
+
+
+def _layout(text: str, delimiter: str) -> _Layout:
+    """Non-blank lines and their field counts; vectorised for plain text (what almost every export is).
+
+    Plain: ASCII, lines broken by "\n" only (none of "\r", "\x0b", "\x0c", "\x1c"-"\x1e", where
+    ``str.splitlines`` also breaks), no quotes, a delimiter other than tab. Then a
+    blank line has no delimiter, so only lines without one are checked with ``str.strip``;
+    anything else takes the line-by-line path (``splitlines``, ``csv`` for quoted fields).
+    """
+    data = np.frombuffer(text.encode("ascii"), np.uint8) if text.isascii() else None
+    if data is not None and delimiter != "\t" and not (data == ord('"')).any() and not \
+            ((data == 13) | ((data >= 11) & (data <= 12)) | ((data >= 28) & (data <= 30))).any():
+        breaks = np.flatnonzero(data == 10)
+        starts, ends = np.r_[0, breaks + 1], np.r_[breaks, data.size]
+        counts = np.bincount(np.searchsorted(breaks, np.flatnonzero(data == ord(delimiter))),
+                             minlength=starts.size) + 1
+        candidates = np.flatnonzero(counts == 1)
+        if candidates.size <= _MAX_BLANK_CANDIDATES:
+            blank = [i for i in candidates if not text[starts[i]:ends[i]].strip()]
+            kept = np.delete(np.arange(starts.size), blank)
+            head = [text[starts[i]:ends[i]] for i in kept[:201]]
+            trailing_newline_only = blank == [starts.size - 1] and starts[-1] == data.size
+            body = text if not blank or trailing_newline_only else "\n".join(text[starts[i]:ends[i]] for i in kept)
+            return _Layout(head, counts[kept], body)
+    lines = [line for line in text.splitlines() if line.strip()]
+    return _Layout(lines[:201], _field_counts(lines, delimiter), "\n".join(lines))
+
+
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
 
 
@@ -187,8 +227,8 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _check_shape(lines: list[str], delimiter: str, name: str, header: bool) -> None:
-    counts = _field_counts(lines, delimiter)
+def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> None:
+    counts, lines = layout.counts, layout.head
     expected = counts[0]
     if expected > MAX_COLUMNS:
         raise RatedDataError(f"'{name}' has {expected:,} columns; at most {MAX_COLUMNS:,} are read. Keep the score, "
@@ -258,17 +298,19 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
         return _read_parquet(raw, name, fingerprint, fmt)
     _refuse_other_formats(raw, name)
     text = _decode(raw, name)
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
+    # the delimiter is sniffed on the first non-blank lines (the text is split only that far)
+    first = [part for piece in text.split("\n", 1000)[:1000] for part in piece.splitlines() if part.strip()][:200]
+    if not first:
         raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.")
-    delimiter = _sniff_delimiter("\n".join(lines[:200]))
-    _check_shape(lines, delimiter, name, header)
+    delimiter = _sniff_delimiter("\n".join(first))
+    layout = _layout(text, delimiter)
+    _check_shape(layout, delimiter, name, header)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(io.StringIO("\n".join(lines)), sep=delimiter, header=0 if header else None,
+            frame = pd.read_csv(io.StringIO(layout.body), sep=delimiter, header=0 if header else None,
                                 index_col=False, skipinitialspace=True, low_memory=False,
-                                decimal=_decimal(lines, delimiter))
+                                decimal=_decimal(layout.head, delimiter))
     except (pd.errors.ParserError, pd.errors.ParserWarning, csv.Error) as exc:
         raise RatedDataError(f"'{name}' could not be parsed as '{delimiter}'-delimited text ({exc}). "
                              "Check that every row has the same number of fields.") from None
