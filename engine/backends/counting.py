@@ -7,6 +7,8 @@ they count; the arithmetic on the counts they return lives here, once:
   into quantile bins; the objective ``TP − λ·FP`` is exact at every bin edge and can exceed the
   counts above a bin by at most the bin's TP, so only the bins whose bound reaches the best edge
   are re-read score by score, and the operating point is the in-memory engine's.
+* :func:`check_grid_arguments`: the rule, spacing and bins every backend's joint-threshold grid takes.
+* :func:`replicate_points`: bootstrap operating points from per-replicate counts, however counted.
 * :func:`select_order_statistics`: exact order statistics (the ranks
   :func:`engine.pn.grid.inverted_cdf_ranks` reads) by counting in equal-width bins and refining
   only the bins that hold a wanted rank, given two backend callbacks.
@@ -19,10 +21,14 @@ from typing import Callable
 
 import numpy as np
 
-from ..pn.curve import tie_tolerance
+from ..errors import InputError
+from ..pn.bootstrap import BootstrapPoint, points_at, replicate_hull
+from ..pn.curve import check_target, tie_tolerance
+from ..pn.grid import RULES
 from ..pn.operating_point import OperatingPoint
 
-__all__ = ["edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues"]
+__all__ = ["edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues",
+           "check_grid_arguments", "replicate_points"]
 
 #: ``fine_bins(low, high)`` -> None (range too narrow) or (params, sorted [(bin, count, min, max), ...])
 FineBins = Callable[[float, float], "tuple[dict, list[tuple[int, int, float, float]]] | None"]
@@ -183,3 +189,75 @@ def select_order_statistics(fine_bins: FineBins, read_values: ReadValues, ranks:
             inside = (values >= lo) & (values <= hi)
             found.update(pick_ranks(values[inside], counts[inside], start, mine))
     return found
+
+
+def check_grid_arguments(scores, bins, rule: str, spacing: str) -> tuple[list, list[int], str]:
+    """Validate a joint-threshold grid request the same way on every backend.
+
+    Parameters
+    ----------
+    scores : sequence of str
+        Score columns, one per classifier.
+    bins : int or sequence of int
+        Grid size per axis (>= 2), one for all or one per classifier.
+    rule : {"or", "and"}
+        How the classifiers combine (case-insensitive).
+    spacing : {"quantile", "uniform"}
+        Threshold spacing.
+
+    Returns
+    -------
+    (list of str, list of int, str)
+        The score columns, the bins per classifier and the rule in lower case.
+
+    Raises
+    ------
+    InputError
+        An unknown rule or spacing, no score column, or bins below 2 / of the wrong length.
+    """
+    rule = str(rule).lower()
+    if rule not in RULES:
+        raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    if spacing not in ("quantile", "uniform"):
+        raise InputError(f"spacing must be 'quantile' or 'uniform', got {spacing!r}")
+    scores = list(scores)
+    bins_list = [int(bins)] * len(scores) if np.ndim(bins) == 0 else [int(b) for b in bins]
+    if not scores or len(bins_list) != len(scores) or min(bins_list) < 2:
+        raise InputError("give at least one score column and --bins >= 2 (one value, or one per classifier)")
+    return scores, bins_list, rule
+
+
+def replicate_points(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, targets,
+                     level: float) -> list[BootstrapPoint]:
+    """Bootstrap operating points from per-replicate counts at each distinct score.
+
+    Parameters
+    ----------
+    thresholds : numpy.ndarray, shape (m,)
+        Distinct rated scores, descending.
+    d_tp, d_fp : numpy.ndarray, shape (B, m)
+        Each replicate's weighted positives / negatives at each score.
+    targets : float or sequence of float
+        Target marginal precisions in (0, 1).
+    level : float
+        Interval level in (0, 1).
+
+    Returns
+    -------
+    list of BootstrapPoint
+        One per target, as :meth:`engine.pn.bootstrap.Bootstrap.at` gives it for the same replicates.
+
+    Raises
+    ------
+    InputError
+        ``level`` outside (0, 1) or a target outside (0, 1).
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020 (operating points on the hull); Hanley & MacGibbon (2006).
+    """
+    if not 0 < level < 1:
+        raise InputError("level must be in (0, 1)")
+    targets = np.atleast_1d(check_target(targets))
+    replicates = [replicate_hull(thresholds, d_tp[r], d_fp[r])[0] for r in range(d_tp.shape[0])]
+    return [points_at(replicates, float(t), level) for t in targets]

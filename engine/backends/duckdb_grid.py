@@ -38,14 +38,13 @@ import numpy as np
 
 from ..errors import InputError
 from ..pn.grid import (
-    RULES,
     ThresholdGrid,
     axis_from_levels,
     check_grid_size,
     cumulative_counts,
     inverted_cdf_ranks,
 )
-from .counting import select_order_statistics
+from .counting import check_grid_arguments, select_order_statistics
 from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
 
 __all__ = ["duckdb_threshold_grid", "order_statistics", "grid_view", "check_grid_rows", "FINE_BINS", "FETCH_ROWS"]
@@ -284,15 +283,7 @@ def duckdb_threshold_grid(source: DuckSource, *, scores: Sequence[str], label: s
     Robles et al., AAAI-MAKE 2020, "For an ensemble of classifiers", eq. (1).
     """
     started = time.perf_counter()
-    rule = str(rule).lower()
-    if rule not in RULES:
-        raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
-    if spacing not in ("quantile", "uniform"):
-        raise InputError(f"spacing must be 'quantile' or 'uniform', got {spacing!r}")
-    scores = list(scores)
-    bins_list = [int(bins)] * len(scores) if np.ndim(bins) == 0 else [int(b) for b in bins]
-    if not scores or len(bins_list) != len(scores) or min(bins_list) < 2:
-        raise InputError("give at least one score column and --bins >= 2 (one value, or one per classifier)")
+    scores, bins_list, rule = check_grid_arguments(scores, bins, rule, spacing)
     con = source.connect()
     try:
         grid_view(con, source, scores, label, weight)

@@ -40,9 +40,9 @@ import numpy as np
 from ..errors import InputError
 from ..io.rated import LABEL_VALUES
 from ..pn.curve import PNCurve, check_target, upper_hull
-from ..pn.grid import RULES, ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
+from ..pn.grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
 from ..pn.operating_point import OperatingPoint, sweep
-from .counting import binned_point, edge_objective, select_order_statistics
+from .counting import binned_point, check_grid_arguments, edge_objective, select_order_statistics
 from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
 __all__ = ["SparkSource", "spark_session", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
@@ -660,15 +660,7 @@ def spark_threshold_grid(source: SparkSource, *, scores: Sequence[str], label: s
     Robles et al., AAAI-MAKE 2020, "For an ensemble of classifiers", eq. (1).
     """
     started = time.perf_counter()
-    rule = str(rule).lower()
-    if rule not in RULES:
-        raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
-    if spacing not in ("quantile", "uniform"):
-        raise InputError(f"spacing must be 'quantile' or 'uniform', got {spacing!r}")
-    scores = list(scores)
-    bins_list = [int(bins)] * len(scores) if np.ndim(bins) == 0 else [int(b) for b in bins]
-    if not scores or len(bins_list) != len(scores) or min(bins_list) < 2:
-        raise InputError("give at least one score column and --bins >= 2 (one value, or one per classifier)")
+    scores, bins_list, rule = check_grid_arguments(scores, bins, rule, spacing)
     frame = source.frame()
     with spark_errors(source):
         rows = _columns(frame, scores, label, weight)

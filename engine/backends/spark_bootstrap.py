@@ -26,9 +26,10 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..pn.bootstrap import BootstrapPoint, points_at, replicate_hull
+from ..pn.bootstrap import BootstrapPoint
 from ..pn.curve import check_target
 from ..pn.replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from .counting import replicate_points
 from .duckdb import ScanStats
 from .spark import SparkSource, checked_rows, collect_columns, spark_errors, spark_label_expression
 
@@ -230,10 +231,9 @@ def spark_bootstrap_points(source: SparkSource, *, score: str, label: str, targe
     ----------
     Robles et al., AAAI-MAKE 2020 (operating points); Hanley & MacGibbon (2006).
     """
-    if not 0 < level < 1:
+    if not 0 < level < 1:  # before the scan
         raise InputError("level must be in (0, 1)")
-    targets = np.atleast_1d(check_target(targets))
+    check_target(targets)
     thresholds, d_tp, d_fp, stats = spark_replicate_counts(source, score=score, label=label, weight=weight,
-                                                           id_column=id_column, n_boot=n_boot, seed=seed)
-    replicates = [replicate_hull(thresholds, d_tp[r], d_fp[r])[0] for r in range(n_boot)]
-    return [points_at(replicates, float(t), level) for t in targets], stats
+                                        id_column=id_column, n_boot=n_boot, seed=seed)
+    return replicate_points(thresholds, d_tp, d_fp, targets, level), stats

@@ -222,7 +222,7 @@ def _inner_solver(prob: _Problem, obj, cons, start):
     return inner
 
 
-def _bracket_multiplier(prob: _Problem, evaluate, v0: float, g0: float):
+def _bracket_multiplier(evaluate, v0: float, g0: float):
     """Multipliers (lo, g(lo)), (hi, g(hi)) with g(lo) > 0 >= g(hi), searched outward from v0; None if v = 0 is optimal."""
     if g0 > 0:
         lo, hi = (v0, g0), None
@@ -269,7 +269,7 @@ def _one_multiplier(prob: _Problem, inner, v_prev) -> list:
     g0 = evaluate(v0)
     if (g0 <= prob.tol and (v0 == 0 or g0 >= -prob.active_slack)) or (g0 > 0 and v0 > MULTIPLIER_CAP):
         return candidates
-    bracket = _bracket_multiplier(prob, evaluate, v0, g0)
+    bracket = _bracket_multiplier(evaluate, v0, g0)
     if bracket is None or not bracket[1][1] < -prob.active_slack:  # v = 0, close enough, or infeasible at the cap
         return candidates
     (lo, g_lo), (hi, g_hi) = bracket
