@@ -15,27 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.e2e.conftest import CHROMIUM, FLAGS, serve, settle
+from tests.e2e.conftest import CHROMIUM, FLAGS, rss_mb, serve, settle, streamlit_pid
 from playwright.sync_api import sync_playwright
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def streamlit_pid(port: int) -> int:
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"streamlit" in b" ".join(cmd) and str(port).encode() in cmd:
-                return int(proc.name)
-    raise RuntimeError("server process not found")
 
 
 def session_file(tmp: Path, i: int, rows: int) -> Path:

@@ -55,6 +55,27 @@ def wait_healthy(base: str, proc: subprocess.Popen | None = None, timeout: float
     return False
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MB (from /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def streamlit_pid(port: int) -> int:
+    """The process id of the Streamlit server listening on ``port``."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"streamlit" in b" ".join(cmd) and str(port).encode() in cmd:
+                return int(proc.name)
+    raise RuntimeError("server process not found")
+
+
 def serve(env: dict | None = None):
     """`streamlit run app.py` on a free loopback port (``env`` added to the environment): yields the base URL."""
     require_chromium()

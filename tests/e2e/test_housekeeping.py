@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load_test import rss_mb, streamlit_pid
-from tests.e2e.conftest import serve, settle
+from tests.e2e.conftest import rss_mb, serve, settle, streamlit_pid
 
 pytestmark = pytest.mark.e2e
 
