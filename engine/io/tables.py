@@ -22,7 +22,6 @@ import io
 import os
 import re
 import warnings
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Sequence, Union
@@ -30,7 +29,8 @@ from typing import IO, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from ..errors import RatedDataError, describe_rows
+from ..errors import InputError, RatedDataError, describe_rows
+from ..untrusted import inflate_gzip
 
 __all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "MAX_UPLOAD_BYTES",
            "MAX_TABLE_BYTES", "MAX_COLUMNS"]
@@ -96,27 +96,10 @@ def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
 
 def _gunzip(raw: bytes, name: str) -> bytes:
     """Decompress gzip (several members allowed), refusing more than :data:`MAX_TABLE_BYTES` as it inflates."""
-    out, total, data = [], 0, raw
     try:
-        while data:
-            inflater = zlib.decompressobj(wbits=31)
-            while data:
-                chunk = inflater.decompress(data, 16 * 1024 * 1024)
-                total += len(chunk)
-                if total > MAX_TABLE_BYTES:
-                    raise RatedDataError(f"'{name}' inflates to more than {MAX_TABLE_BYTES / 2**20:,.0f} MB "
-                                         "(a compression bomb or a far too large table); it was not read.")
-                out.append(chunk)
-                data = inflater.unconsumed_tail
-                if inflater.eof:
-                    break
-            if not inflater.eof:
-                raise EOFError("the compressed stream ends early")
-            data = inflater.unused_data.lstrip(b"\x00")
-    except (zlib.error, EOFError) as exc:
-        raise RatedDataError(f"'{name}' looks gzip-compressed but cannot be decompressed ({exc}). "
-                             "Re-compress it or upload the plain CSV.") from None
-    return b"".join(out)
+        return inflate_gzip(raw, what=f"file '{name}'", max_bytes=MAX_TABLE_BYTES)
+    except InputError as exc:
+        raise RatedDataError(str(exc)) from None
 
 
 def _refuse_other_formats(raw: bytes, name: str) -> None:
