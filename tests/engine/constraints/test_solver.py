@@ -101,7 +101,7 @@ def test_convex_subproblem_matches_an_exact_solver():
         return hp @ cp.pos(0.5 + z) + hn @ cp.pos(0.5 - z) + c
 
     problem = cp.Problem(cp.Minimize(cvx_bound(obj_b) + lam / 2 * cp.sum_squares(w)), [cvx_bound(con_b) <= 0])
-    problem.solve()
+    problem.solve(solver=cp.CLARABEL)  # an interior-point solver: OSQP fails on this QP with some releases
     # the inner solver smooths the hinge within 1e-3 of its kink (an upper bound): agreement within 0.1 %
     assert ours == pytest.approx(problem.value, rel=1e-3)
     assert ours >= problem.value - 1e-6

@@ -1,0 +1,65 @@
+"""The Streamlit internals views/housekeeping.py reaches into are still there (no browser, no server).
+
+Housekeeping reaps the sessions Streamlit only hides when their reconnect window ends; no public
+API exposes them, so it walks ``Runtime._session_mgr._session_storage._cache`` and schedules the
+shutdown on ``Runtime._get_async_objs().eventloop``. When a Streamlit release renames any of these,
+housekeeping silently does nothing but trim memory; this test fails instead. It runs in a child
+process because a constructed ``Runtime`` is a process-wide singleton that AppTest must not see.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHECK = textwrap.dedent("""
+    import dataclasses
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.runtime import AsyncObjects, Runtime, RuntimeConfig
+    from streamlit.runtime.session_manager import SessionInfo
+
+    from views import housekeeping
+
+    # what reap_expired_sessions schedules on: the runtime's event loop
+    assert callable(getattr(Runtime, "_get_async_objs", None)), "Runtime._get_async_objs is gone"
+    assert "eventloop" in AsyncObjects._fields, "AsyncObjects.eventloop is gone"
+    assert "session" in {f.name for f in dataclasses.fields(SessionInfo)}, "SessionInfo.session is gone"
+
+    # a storage whose entries expire at once, behind a real runtime
+    storage = MemorySessionStorage(maxsize=16, ttl_seconds=0)
+    Runtime(RuntimeConfig(script_path="app.py",
+                          media_file_storage=MemoryMediaFileStorage("/media"),
+                          uploaded_file_manager=MemoryUploadedFileManager("/upload"),
+                          session_storage=storage))
+    found = housekeeping._expired_sessions_cache()
+    assert found is not None, "the runtime's session storage cache is no longer reachable"
+    runtime, cache = found
+    assert cache is storage._cache
+
+    class Session:
+        id = "s1"
+        closed = False
+        def shutdown(self):
+            self.closed = True
+
+    session = Session()
+    cache["s1"] = SessionInfo(client=None, session=session)
+    expired = cache.expire()
+    assert [key for key, _ in expired] == ["s1"], expired
+    for _, info in expired:  # what the janitor does with each expired entry
+        info.session.shutdown()
+    assert session.closed
+    print("ok")
+""")
+
+
+def test_streamlit_internals_used_by_housekeeping_are_present():
+    out = subprocess.run([sys.executable, "-c", CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
