@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
 from ..pn.grid import ThresholdGrid
+from .numbers import to_floats
 from .tables import Source, check_unique_columns, read_table
 
 __all__ = ["counts_table", "load_counts", "MAX_REGRID_CELLS", "MAX_REGRID_DIMENSIONS"]
@@ -82,7 +83,7 @@ def _counts_frame(source: Source | pd.DataFrame, name: str | None = None) -> tup
 def _numeric(frame: pd.DataFrame, name: str, columns: Sequence[str], counts: Sequence[str]) -> dict:
     numeric = {}
     for c in columns:
-        v = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
+        v = to_floats(frame[c])
         bad = ~np.isfinite(v)
         if bad.any():
             raise RatedDataError(f"'{name}': column '{c}' has missing or non-numeric values at {describe_rows(bad)}. "

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MAX_LISTED, RatedDataError, describe_rows
+from .numbers import to_floats
 from .tables import Source, read_table
 
 __all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "numeric_column",
@@ -372,13 +373,13 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(col):
         return col.to_numpy(dtype=np.float64, na_value=np.nan)
     text = col.astype("string").str.strip()
-    numbers = pd.to_numeric(text, errors="coerce")
-    bad = (text.notna() & (text != "") & numbers.isna()).to_numpy(dtype=bool)
+    numbers = to_floats(text)
+    bad = (text.notna() & (text != "")).to_numpy(dtype=bool) & np.isnan(numbers)
     if bad.any():
         shown = ", ".join(repr(str(x)) for x in pd.unique(text[bad])[:MAX_LISTED])
         raise RatedDataError(f"{role.capitalize()} column '{name}': non-numeric values {shown} at {describe_rows(bad)}. "
                              "Make every value a number (dot as decimal separator) or remove those rows.")
-    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+    return numbers
 
 
 def _score_matrix(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray) -> np.ndarray:

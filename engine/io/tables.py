@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..errors import InputError, RatedDataError, describe_rows
 from ..untrusted import inflate_gzip
+from .numbers import EXACT_READ_CSV
 
 __all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "MAX_UPLOAD_BYTES",
            "MAX_TABLE_BYTES", "MAX_COLUMNS"]
@@ -293,7 +294,7 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(io.StringIO(layout.body), sep=delimiter, header=0 if header else None,
                                 index_col=False, skipinitialspace=True, low_memory=False,
-                                decimal=_decimal(layout.head, delimiter))
+                                decimal=_decimal(layout.head, delimiter), **EXACT_READ_CSV)
     except (pd.errors.ParserError, pd.errors.ParserWarning, csv.Error) as exc:
         raise RatedDataError(f"'{name}' could not be parsed as '{delimiter}'-delimited text ({exc}). "
                              "Check that every row has the same number of fields.") from None
