@@ -2,24 +2,18 @@
 
 import streamlit as st
 
+from engine.pages import PAGES
 from views import housekeeping
 from views.inputs import current_dataset, session_inputs
+from views.navigation import remember_page
 from views.state import md
 
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
 housekeeping.start()  # closed tabs' sessions are shut down and their memory returned
 
-PAGES = [
-    st.Page("views/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
-    st.Page("views/data.py", title="Data", icon=":material/upload_file:", url_path="data"),
-    st.Page("views/operating_point.py", title="Operating point", icon=":material/tune:", url_path="operating-point"),
-    st.Page("views/ensemble_paths.py", title="Ensemble paths", icon=":material/timeline:", url_path="ensemble-paths"),
-    st.Page("views/batch_decisions.py", title="Batch decisions", icon=":material/checklist:", url_path="batch-decisions"),
-    st.Page("views/early_exit.py", title="Early exit (QWYC)", icon=":material/speed:", url_path="early-exit"),
-    st.Page("views/constraints.py", title="Constrained training", icon=":material/balance:", url_path="constraints"),
-    st.Page("views/record.py", title="Decision record", icon=":material/description:", url_path="record"),
-]
-page = st.navigation(PAGES)
+page = st.navigation([st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path, default=p.default)
+                      for p in PAGES])
+remember_page(page.url_path)  # the page's own links ("Reopen this view") are made from it
 
 with st.sidebar:
     st.subheader("Rated data in use")

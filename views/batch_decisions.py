@@ -20,7 +20,8 @@ from engine.setloss import (
 from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
 from engine.record import new_item
 from views.inputs import input_picker
-from views.record_button import add_to_record, current_link
+from views.navigation import current_link
+from views.record_button import add_to_record
 from views.state import md, memo, progress_callback
 
 OWN, TRAINED = "Probability batches (your file or the shipped sample)", "A model trained here on a public data set"
@@ -117,7 +118,7 @@ add_to_record(lambda: new_item(
     tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
     figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
     data_fingerprint=str(source_key[1]) if source_key[0] == "input" else "",
-    settings={"loss": loss.name, "batch": batch, "source": source}, link=current_link("batch-decisions")),
+    settings={"loss": loss.name, "batch": batch, "source": source}, link=current_link()),
     key="record_batch")
 
 st.subheader("Decided items")

@@ -17,7 +17,8 @@ from engine.errors import InputError
 from engine.reporting import csv_bytes
 from engine.record import new_item
 from views.inputs import input_picker
-from views.record_button import add_to_record, current_link
+from views.navigation import current_link
+from views.record_button import add_to_record
 from views.state import md, progress_callback
 
 EVERY_OTHER = "every other row"
@@ -107,7 +108,7 @@ def show_model(model) -> None:
     add_to_record(lambda: new_item(
         "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
         tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
-        settings=model.settings, link=current_link("constraints")), key="record_constraints")
+        settings=model.settings, link=current_link()), key="record_constraints")
 
 
 @st.fragment

@@ -5,6 +5,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.io import INPUT_KINDS, SAMPLES, guess_kind
+from engine.pages import pages_using
 from views.forms import FORMS
 from views.forms.common import digest, parse_table
 from views.forms.connected import connect_section
@@ -95,7 +96,7 @@ st.dataframe(pd.DataFrame({
     "kind": [i.kind_title for i in inputs],
     "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
     "contents": [FORMS[i.kind].summary(i) for i in inputs],
-    "used by": [", ".join(INPUT_KINDS[i.kind].pages) for i in inputs],
+    "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
 }), hide_index=True)
 names = [i.name for i in inputs]
 if st.session_state.get("_shown_input") not in names:

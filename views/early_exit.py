@@ -18,7 +18,8 @@ from engine.qwyc.figures import (
 from engine.reporting import csv_bytes
 from engine.record import new_item
 from views.inputs import input_picker
-from views.record_button import add_to_record, current_link
+from views.navigation import current_link
+from views.record_button import add_to_record
 from views.state import md, memo, progress_callback
 
 st.title("Early exit for ensembles (QWYC)")
@@ -130,7 +131,7 @@ add_to_record(lambda: new_item(
     figures=[("Models evaluated per row", models_histogram_figure(n_eval, t_count))],
     data_fingerprint=str(data_key[1]) if len(data_key) > 1 else "", settings={"alpha": alpha, "neg_only": neg_only,
                                                                                "budget": budget},
-    link=current_link("early-exit")), key="record_qwyc")
+    link=current_link()), key="record_qwyc")
 figs = st.columns(2)
 figs[0].plotly_chart(models_histogram_figure(n_eval, t_count), key="models_hist")
 figs[1].plotly_chart(thresholds_figure(policy), key="thresholds_chart")

@@ -22,7 +22,8 @@ from views.controls import target_controls
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
-from views.record_button import add_to_record, current_link
+from views.navigation import current_link, go_to
+from views.record_button import add_to_record
 from views.state import md, memo, progress_callback
 
 st.title("Ensemble paths")
@@ -39,7 +40,7 @@ if grid_source == "Rated documents":
         st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
                 "more classifiers: load a file with several score columns on the Data page, or use aggregated "
                 "counts.")
-        st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
+        go_to("data")
         st.stop()
     c = st.columns([3, 1, 2, 1, 1])
     default_cols = list(d.score_names[:2])
@@ -161,7 +162,7 @@ add_to_record(lambda: new_item(
     figures=[("Threshold space", space_fig), ("PN view", pn_view)],
     data_fingerprint=str(source_summary.get("fingerprint_sha256", "")),
     settings={"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "family": family, "target": target},
-    link=current_link("ensemble-paths")), key="record_paths")
+    link=current_link()), key="record_paths")
 
 st.subheader("Report")
 settings = {"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "spacing": spacing,

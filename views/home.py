@@ -2,25 +2,9 @@
 
 import streamlit as st
 
-CARDS = [
-    ("views/data.py", "Data", ":material/upload_file:",
-     "What is in my file, and is it valid?", "Any input: upload a file or pick a shipped sample."),
-    ("views/operating_point.py", "Operating point", ":material/tune:",
-     "Which threshold makes one more true positive cost at most c false positives — and how do I spend "
-     "N reviews across segments?", "Rated data (scores + raters' verdicts)."),
-    ("views/ensemble_paths.py", "Ensemble paths", ":material/timeline:",
-     "Which joint thresholds for 2+ classifiers combined with OR / AND?", "Rated data with 2+ score columns, or "
-     "aggregated counts."),
-    ("views/batch_decisions.py", "Batch decisions", ":material/checklist:",
-     "How many items of each batch to flag so F1, Jaccard … is best in expectation?", "Probability batches."),
-    ("views/early_exit.py", "Early exit (QWYC)", ":material/speed:",
-     "How few trees can my boosted model evaluate without changing its decisions?", "A model file + a feature "
-     "table, or a score matrix."),
-    ("views/constraints.py", "Constrained training", ":material/balance:",
-     "What does a fair (or low-churn) model cost in error?", "A training table with a protected group."),
-    ("views/record.py", "Decision record", ":material/description:",
-     "What did we decide today, and why?", "Items added from the other pages."),
-]
+from engine.pages import PAGES
+
+CARDS = [p for p in PAGES if p.url_path != "home"]  # every other page, in navigation order
 
 st.title("Operating Point Studio")
 st.markdown(
@@ -31,12 +15,12 @@ st.markdown(
 
 for start in range(0, len(CARDS), 3):
     columns = st.columns(3)
-    for column, (page, title, icon, question, needs) in zip(columns, CARDS[start:start + 3]):
+    for column, card in zip(columns, CARDS[start:start + 3]):
         with column.container(border=True):
-            st.markdown(f"#### {title}")
-            st.markdown(question)
-            st.caption(f"Needs: {needs}")
-            st.page_link(page, label=f"Open {title}", icon=icon)
+            st.markdown(f"#### {card.title}")
+            st.markdown(card.question)
+            st.caption(f"Needs: {card.needs}")
+            st.page_link(card.script, label=f"Open {card.title}", icon=card.icon)
 
 st.subheader("First time here?")
 st.markdown(

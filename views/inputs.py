@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
+from views.navigation import go_to
 
 #: how each source is named to people
 SOURCE_TITLES = {"sample": "shipped sample", "upload": "your upload", "server": "on the server (DuckDB)"}
@@ -145,7 +146,7 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
                               if all(i.sample_key != k for i in loaded.values())]
     if not options:
         st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
-        st.page_link("views/data.py", label="Go to Data", icon=":material/upload_file:")
+        go_to("data")
         return None
     if current is not None and current.name in options:
         st.session_state[key] = current.name  # follow the active input chosen elsewhere (e.g. on the Data page)

@@ -22,7 +22,8 @@ from engine.reporting import csv_bytes
 from views.controls import TARGET_DEFAULT, target_controls
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
-from views.record_button import add_to_record, current_link
+from views.navigation import current_link
+from views.record_button import add_to_record
 from views.state import background, md, memo
 
 st.title("Operating point")
@@ -123,7 +124,7 @@ def operating_point_view() -> None:
         operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "target": target, "bootstrap_replicates": int(n_boot)},
-        link=current_link("operating-point")), key="record_op")
+        link=current_link()), key="record_op")
 
 
 table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
@@ -177,7 +178,7 @@ def segments_view() -> None:
         "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}", allocation.sentence(),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target}, link=current_link("operating-point")),
+                  "target": None if by_capacity else target}, link=current_link()),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     if st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"):

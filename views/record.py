@@ -4,6 +4,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.record import read_record_json, record_html, record_json, record_pdf
+from views.navigation import go_to
 from views.record_button import record_items, set_record_items
 from views.state import md
 
@@ -25,7 +26,7 @@ with st.expander("Import a record (JSON)"):
 if not items:
     st.info("The record is empty. Open a page (for example **Operating point**), then press **Add to decision "
             "record**.")
-    st.page_link("views/operating_point.py", label="Go to Operating point", icon=":material/tune:")
+    go_to("operating-point")
     st.stop()
 
 

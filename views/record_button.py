@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Callable
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -19,12 +18,6 @@ def record_items() -> list[RecordItem]:
 
 def set_record_items(items: list[RecordItem]) -> None:
     st.session_state[_RECORD] = list(items)
-
-
-def current_link(url_path: str) -> str:
-    """A link that reopens this page with its current settings (they live in the URL)."""
-    query = urlencode({k: v for k, v in st.query_params.to_dict().items()})
-    return f"/{url_path}" + (f"?{query}" if query else "")
 
 
 def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:

@@ -6,8 +6,9 @@ object or raises :class:`~engine.errors.InputError`.
 
 To add a kind: write its loader, register an :class:`InputKind` here (and its
 test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
-sample to :data:`~engine.io.samples.SAMPLES`, and its column-mapping form to the
-dashboard's ``views/forms`` package.
+sample to :data:`~engine.io.samples.SAMPLES`, its column-mapping form to the
+dashboard's ``views/forms`` package, and the kind to the ``input_kinds`` of the pages
+that read it (:data:`engine.pages.PAGES`, from which "used by" is derived).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
 
 @dataclass(frozen=True)
 class InputKind:
-    """One kind of input: what it holds, which pages use it, and a short example.
+    """One kind of input: what it holds and a short example (the pages that read it: :func:`engine.pages.pages_using`).
 
     Attributes
     ----------
@@ -33,8 +34,6 @@ class InputKind:
         Title for people.
     what : str
         What the input holds.
-    pages : tuple of str
-        Pages that use it.
     example : str
         A short example of the content.
     tabular : bool
@@ -45,7 +44,6 @@ class InputKind:
     key: str
     title: str
     what: str
-    pages: tuple[str, ...]
     example: str
     tabular: bool = True
 
@@ -55,26 +53,22 @@ INPUT_KINDS: dict[str, InputKind] = {
         "rated", "Rated data",
         "One row per rated document: a numeric score column per classifier and the raters' verdict "
         "(1/0, yes/no, tp/fp ...; empty = not rated yet); optionally a weight and a group column.",
-        ("Operating point", "Ensemble paths"),
         "doc_id,score_image,score_text,label,region\n1,0.91,0.40,1,north\n2,0.62,0.88,0,south\n"
         "3,0.55,0.97,,west\n4,0.47,0.31,0,north"),
     "counts": InputKind(
         "counts", "Aggregated counts",
         "The paper's aggregated format: one row per threshold tuple t1..tk with the true and false positives "
         "counted there (with or without a header).",
-        ("Ensemble paths",),
         "t1,t2,tp,fp\n0.1,0.1,120,4000\n0.1,0.5,96,2100\n0.5,0.1,90,1900\n0.5,0.5,41,310"),
     "batches": InputKind(
         "batches", "Probability batches",
         "One row per item with its calibrated probability P(positive); optionally a batch id (items decided "
         "together; none = one batch), an item id and the true label (empty = not known yet).",
-        ("Batch decisions",),
         "item_id,batch,probability,label\nA-17,mon,0.91,1\nA-18,mon,0.12,0\nB-02,tue,0.47,\nB-03,tue,0.08,0"),
     "score_matrix": InputKind(
         "score_matrix", "Score matrix",
         "Each base model's contribution to an ensemble's score: one numeric column per model, optional "
         "'label' and 'split' (fit/test) columns; or an NPZ file with an array F (and optional labels, split, bias).",
-        ("Early exit",),
         "tree_0,tree_1,tree_2,label,split\n0.12,-0.05,0.31,1,fit\n-0.40,-0.22,0.02,0,fit\n"
         "0.08,0.11,-0.09,1,test\n-0.15,0.03,-0.27,0,test", tabular=False),
     "training_table": InputKind(
@@ -82,7 +76,6 @@ INPUT_KINDS: dict[str, InputKind] = {
         "One row per example: feature columns (numbers or categories), a binary label (empty = unlabelled row); "
         "optionally a protected-group column, the deployed model's decisions, an egregious-example flag and a "
         "train/test split column.",
-        ("Constrained training",),
         "age,occupation,sex,deployed,label\n39,clerk,Female,0,0\n50,exec,Male,1,1\n38,tech,Female,1,\n"
         "53,sales,Male,0,0"),
     "model_file": InputKind(
@@ -90,13 +83,11 @@ INPUT_KINDS: dict[str, InputKind] = {
         "A binary boosted-tree model: LightGBM text (booster.save_model('model.txt')), XGBoost JSON/UBJSON "
         "(save_model('model.json')) or scikit-learn gradient boosting saved with skops (skops.io.dump). "
         "Pickle and joblib files are never loaded.",
-        ("Early exit",),
         "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\n... (LightGBM model text)", tabular=False),
     "feature_table": InputKind(
         "feature_table", "Feature table",
         "Rows to run a model on: the model's feature columns by name (other columns are ignored) and, "
         "optionally, a label column.",
-        ("Early exit",),
         "age,hours_per_week,capital_gain,label\n39,40,2174,0\n50,13,0,0\n38,40,0,1\n53,40,0,0"),
 }
 

@@ -1,6 +1,7 @@
 """App frame: navigation, sidebar status, first open loads the synthetic sample."""
 
 from engine.io import load_rated, sample_path
+from engine.pages import PAGES
 from tests.app.conftest import shown
 
 
@@ -15,7 +16,8 @@ def test_home_renders_with_sample_loaded(app):
     captions = shown(at.sidebar.caption)
     assert "score_image, score_text" in captions
     assert f"Prevalence among rated: {data.prevalence_among_rated:.2%}" in captions
-    assert len(at.get("page_link")) == 7  # one card per page, each with its link
+    links = [link.proto.page for link in at.get("page_link")]
+    assert links == [p.url_path for p in PAGES if p.url_path != "home"]  # a card per other page, each with its link
 
 
 def test_sample_named_in_the_url_is_loaded(app):

@@ -7,17 +7,24 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from engine.pages import PAGES
 from tests.e2e.conftest import assert_healthy, metric, settle, shot
 
 pytestmark = pytest.mark.e2e
 
+#: per page (engine.pages.PAGES): a query that keeps it quick, a text shown once it has drawn, its charts
+EXPECTED = {"home": ("", "First time here?", 0), "data": ("", "Validation report", 2),
+            "operating-point": ("", "Sweep of target marginal precisions", 3),
+            "ensemble-paths": ("", "Comparison", 2), "batch-decisions": ("", "Decided items", 2),
+            "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2), "constraints": ("", "Train", 0),
+            "record": ("", "The record is empty", 0)}
+
+
 def test_every_page_renders(server, page):
-    for path, text, charts in (("", "First time here?", 0), ("data", "Validation report", 2),
-                               ("operating-point", "Sweep of target marginal precisions", 3),
-                               ("ensemble-paths", "Comparison", 2),
-                               ("batch-decisions", "Decided items", 2),
-                               ("early-exit?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2),
-                               ("constraints", "Train", 0)):
+    assert set(EXPECTED) == {p.url_path for p in PAGES}, "a new page needs its entry in EXPECTED"
+    for p in PAGES:
+        query, text, charts = EXPECTED[p.url_path]
+        path = ("" if p.default else p.url_path) + query  # the default page is served at the root
         page.goto(f"{server}/{path}")
         settle(page, text)
         assert_healthy(page, charts)

@@ -1,0 +1,118 @@
+"""The dashboard's pages, listed once: navigation, Home cards, "used by", record links and tests read this list.
+
+A page is a script in ``views/`` with a URL path, a title, an icon, the question it
+answers and the input kinds it reads (keys of :data:`engine.io.INPUT_KINDS`). The
+dashboard's ``app.py`` builds its navigation from :data:`PAGES`, the Home page its
+cards, the Data page its "used by" column (:func:`pages_using`), the decision record
+the links that reopen a view (:func:`page_for`) — so adding a page is its script and
+one line here.
+
+Nothing here imports Streamlit: the engine and the command line read the same list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InputError
+
+__all__ = ["Page", "PAGES", "page_for", "pages_using"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the dashboard.
+
+    Attributes
+    ----------
+    url_path : str
+        The page's path in the URL (``"operating-point"``; ``""`` is not used: Home is ``"home"``).
+    title : str
+        Title in the navigation and on the page.
+    icon : str
+        Material icon (``":material/tune:"``).
+    script : str
+        The page script, relative to the dashboard's folder (``"views/operating_point.py"``).
+    question : str
+        The question the page answers, for people (the Home card).
+    needs : str
+        What input the page needs, for people (the Home card).
+    input_kinds : tuple of str
+        Keys of :data:`engine.io.INPUT_KINDS` the page reads.
+    default : bool
+        The page the dashboard opens on.
+    """
+
+    url_path: str
+    title: str
+    icon: str
+    script: str
+    question: str
+    needs: str
+    input_kinds: tuple[str, ...] = ()
+    default: bool = False
+
+
+#: every page, in navigation order
+PAGES: tuple[Page, ...] = (
+    Page("home", "Home", ":material/home:", "views/home.py",
+         "Where do I start?", "Nothing: every page opens on a shipped sample.", default=True),
+    Page("data", "Data", ":material/upload_file:", "views/data.py",
+         "What is in my file, and is it valid?", "Any input: upload a file or pick a shipped sample."),
+    Page("operating-point", "Operating point", ":material/tune:", "views/operating_point.py",
+         "Which threshold makes one more true positive cost at most c false positives — and how do I spend "
+         "N reviews across segments?", "Rated data (scores + raters' verdicts).", ("rated",)),
+    Page("ensemble-paths", "Ensemble paths", ":material/timeline:", "views/ensemble_paths.py",
+         "Which joint thresholds for 2+ classifiers combined with OR / AND?",
+         "Rated data with 2+ score columns, or aggregated counts.", ("rated", "counts")),
+    Page("batch-decisions", "Batch decisions", ":material/checklist:", "views/batch_decisions.py",
+         "How many items of each batch to flag so F1, Jaccard … is best in expectation?", "Probability batches.",
+         ("batches",)),
+    Page("early-exit", "Early exit (QWYC)", ":material/speed:", "views/early_exit.py",
+         "How few trees can my boosted model evaluate without changing its decisions?",
+         "A model file + a feature table, or a score matrix.", ("model_file", "feature_table", "score_matrix")),
+    Page("constraints", "Constrained training", ":material/balance:", "views/constraints.py",
+         "What does a fair (or low-churn) model cost in error?", "A training table with a protected group.",
+         ("training_table",)),
+    Page("record", "Decision record", ":material/description:", "views/record.py",
+         "What did we decide today, and why?", "Items added from the other pages."),
+)
+
+
+def page_for(url_path: str) -> Page:
+    """The page at a URL path.
+
+    Parameters
+    ----------
+    url_path : str
+        The path without slashes or query (``"operating-point"``).
+
+    Returns
+    -------
+    Page
+
+    Raises
+    ------
+    InputError
+        No page has that path.
+    """
+    for page in PAGES:
+        if page.url_path == url_path:
+            return page
+    raise InputError(f"There is no page {url_path[:60]!r}; pages are {', '.join(p.url_path for p in PAGES)}.")
+
+
+def pages_using(kind: str) -> tuple[Page, ...]:
+    """The pages that read inputs of one kind, in navigation order.
+
+    Parameters
+    ----------
+    kind : str
+        Key of :data:`engine.io.INPUT_KINDS`.
+
+    Returns
+    -------
+    tuple of Page
+        Empty when no page reads that kind.
+    """
+    return tuple(page for page in PAGES if kind in page.input_kinds)
