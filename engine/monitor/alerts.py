@@ -1,28 +1,34 @@
 """Alerts whose false-alarm probability stays below α however many periods are checked.
 
-**Null hypothesis** (the deployed threshold T still meets the target M): in every period the
-documents just above T have ``P(positive | score) >= M`` and those just below it have
-``P(positive | score) <= M`` — T is (still) where the marginal precision crosses M. The
-labels are independent given the scores; the distributions may change freely from period to
-period as long as that holds.
+**Null hypothesis** (the deployed threshold T still is the operating point for the target M):
+in every period T maximises the expected ``TP − λ·FP`` (λ = M / (1 − M)) over thresholds, i.e.
+for every band of documents between T and a higher threshold the expected share of positives
+is at least M, and for every band between a lower threshold and T it is at most M — the
+engine's definition of the operating point, with no assumption on the shape of the curve.
+The labels are independent given the scores; the distributions may change freely from period
+to period as long as that holds.
 
-**Per-period e-values.** For the window ``A`` of documents just above T (x positives of n),
-the likelihood ratio against an alternative share ``q < M``,
+**Per-period e-values.** For a band ``A`` of documents just above T (x positives of n), the
+likelihood ratio against an alternative share ``q < M``,
 
     LR(q) = (q / M)^x · ((1 − q) / (1 − M))^(n − x),
 
-has expectation at most 1 under the null: for one document positive with probability
-``p >= M``, ``E = p·q/M + (1 − p)(1 − q)/(1 − M)`` equals 1 at ``p = M`` and decreases in p.
-Symmetrically, ``q > M`` on the window ``B`` just below T. The alternatives are a fixed grid
-of odds ratios (:data:`ODDS_RATIOS`: the drift's size is unknown), mixed with equal weights.
+has expectation at most 1 under the null: document i contributes the factor
+``1 − c·(p_i − M)`` in expectation (``c > 0``), and by the inequality of arithmetic and
+geometric means ``Π (1 − c·(p_i − M)) <= (1 − c·(p̄ − M))^n <= 1`` whenever the band's mean
+``p̄ >= M``. Symmetrically, ``q > M`` on a band ``B`` just below T. Neither the band's width
+nor the drift's size is known, so every period offers the bands of the
+:data:`BAND_SIZES` documents nearest T on each side (fewer if the period has fewer), and the
+alternatives are a grid of odds ratios (:data:`ODDS_RATIOS`); each (band, alternative) pair is
+one likelihood ratio process, mixed with equal weights.
 
-**Detector.** The products of the e-values from period j on form test supermartingales
+**Detector.** The products of the ratios from period j on form test supermartingales
 (Ville 1939; Ramdas, Grünwald, Vovk & Shafer 2023). A change may come after a long good
 stretch, when a process started at period 1 has lost what it had, so one process is started
 at every period and they are mixed with weights ``w_j = 1 / (j (j + 1))`` that sum to 1,
 half on each side::
 
-    D_n = Σ_side ½ Σ_{j <= n} w_j Σ_q π_q Π_{i=j..n} LR_i(q).
+    D_n = Σ_side ½ Σ_{j <= n} w_j Σ_(band, q) π Π_{i=j..n} LR_i(band, q).
 
 A mixture of test supermartingales with weights summing to 1 is a test supermartingale
 (value 1 at the start), so by Ville's inequality ``P(sup_n D_n >= 1/α) <= α`` under the
@@ -55,11 +61,13 @@ from scipy.special import logsumexp
 
 from .windows import lower_bound_reaches, upper_bound_reaches
 
-__all__ = ["ODDS_RATIOS", "Evidence", "alternatives", "log_likelihood_ratios", "start_weights", "e_detector",
+__all__ = ["ODDS_RATIOS", "BAND_SIZES", "Evidence", "alternatives", "log_likelihood_ratios", "start_weights", "e_detector",
            "naive_alarms", "SIDES"]
 
 #: odds ratios of the alternatives (below the target for the window above T, above it for the window below)
 ODDS_RATIOS = (1.25, 1.5, 2.0, 3.0, 5.0)
+#: documents in the bands next to T whose labels the alerts test, on each side, per period
+BAND_SIZES = (10, 20, 40, 80, 160, 320)
 #: "low": the documents just above T are worse than the target (T too low); "high": those below are better
 SIDES = ("low", "high")
 
@@ -82,24 +90,26 @@ def alternatives(target: float, side: str) -> np.ndarray:
 
 
 def log_likelihood_ratios(x, n, target: float, side: str) -> np.ndarray:
-    """``log LR(q)`` of every window for every alternative q of one side.
+    """``log LR(band, q)`` of every period for every band and alternative q of one side.
 
     Parameters
     ----------
-    x, n : array_like, shape (..., P)
-        Positives and documents of the window in each period.
+    x, n : array_like, shape (..., P, S)
+        Positives and documents of each of S bands in each period.
     target : float
         M in (0, 1).
     side : {"low", "high"}
 
     Returns
     -------
-    numpy.ndarray, shape (..., P, K)
+    numpy.ndarray, shape (..., P, S * K)
+        Band-major: column ``s * K + k`` is band s against alternative k.
     """
     q = alternatives(target, side)
     x = np.asarray(x, dtype=np.float64)[..., None]
     n = np.asarray(n, dtype=np.float64)[..., None]
-    return x * np.log(q / target) + (n - x) * np.log((1 - q) / (1 - target))
+    llr = x * np.log(q / target) + (n - x) * np.log((1 - q) / (1 - target))
+    return llr.reshape(llr.shape[:-2] + (-1,))
 
 
 def start_weights(periods: int) -> np.ndarray:
@@ -108,8 +118,9 @@ def start_weights(periods: int) -> np.ndarray:
     return 1.0 / (j * (j + 1))
 
 
-def _log_side(llr: np.ndarray, max_cells: int = 4_000_000) -> tuple[np.ndarray, np.ndarray]:
-    """log Σ_j w_j Σ_q π_q Π_{i=j..n} LR_i(q) for every n, and the start j contributing most (0-based).
+def _log_side(llr: np.ndarray, max_cells: int = 4_000_000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log Σ_j w_j Σ_c π_c Π_{i=j..n} LR_i(c) for every n; the start j contributing most (0-based) and its
+    strongest component c.
 
     The (n, j) table is built for a block of n at a time (at most ``max_cells`` entries), so long daily
     series stay in bounded memory.
@@ -121,14 +132,17 @@ def _log_side(llr: np.ndarray, max_cells: int = 4_000_000) -> tuple[np.ndarray, 
     block = max(1, max_cells // max(1, lead * periods * k))
     value = np.empty(llr.shape[:-1])
     start = np.empty(llr.shape[:-1], dtype=np.int64)
+    component = np.empty(llr.shape[:-1], dtype=np.int64)
     for lo in range(0, periods, block):
         n = np.arange(lo, min(periods, lo + block))
         since = s[..., n + 1, None, :] - s[..., None, :-1, :]  # [n, j]: Σ_{i=j..n}
         per_start = logsumexp(since, axis=-1) - np.log(k) + log_w
         per_start = np.where(np.arange(periods)[None, :] <= n[:, None], per_start, -np.inf)
         value[..., n] = logsumexp(per_start, axis=-1)
-        start[..., n] = np.argmax(per_start, axis=-1)
-    return value, start
+        best = np.argmax(per_start, axis=-1)
+        start[..., n] = best
+        component[..., n] = np.argmax(np.take_along_axis(since, best[..., None, None], axis=-2)[..., 0, :], axis=-1)
+    return value, start, component
 
 
 @dataclass(frozen=True)
@@ -145,12 +159,15 @@ class Evidence:
         The side carrying most of the evidence (``"low"`` or ``"high"``).
     since : numpy.ndarray of int, shape (P,)
         The start (0-based period) contributing most on that side: where the change most likely began.
+    band : numpy.ndarray of int, shape (P,)
+        Index into the bands (:data:`BAND_SIZES`) of the strongest likelihood ratio from that start.
     """
 
     log_e: np.ndarray
     bar: float
     side: np.ndarray
     since: np.ndarray
+    band: np.ndarray
 
     @property
     def alarms(self) -> np.ndarray:
@@ -162,9 +179,9 @@ def e_detector(x_above, n_above, x_below, n_below, target: float, alpha: float) 
 
     Parameters
     ----------
-    x_above, n_above : array_like, shape (..., P)
-        Positives and documents of the window just above T in each period (the "low" side).
-    x_below, n_below : array_like, shape (..., P)
+    x_above, n_above : array_like, shape (..., P, S)
+        Positives and documents of the S bands just above T in each period (the "low" side).
+    x_below, n_below : array_like, shape (..., P, S)
         The same just below T (the "high" side); zeros where nothing below T is rated.
     target : float
         M in (0, 1).
@@ -180,12 +197,13 @@ def e_detector(x_above, n_above, x_below, n_below, target: float, alpha: float) 
     ----------
     Ville (1939); Ramdas, Grünwald, Vovk & Shafer (2023); Shin, Ramdas & Rinaldo (2024).
     """
-    low, low_start = _log_side(log_likelihood_ratios(x_above, n_above, target, "low"))
-    high, high_start = _log_side(log_likelihood_ratios(x_below, n_below, target, "high"))
+    low, low_start, low_c = _log_side(log_likelihood_ratios(x_above, n_above, target, "low"))
+    high, high_start, high_c = _log_side(log_likelihood_ratios(x_below, n_below, target, "high"))
     log_e = np.logaddexp(low, high) - np.log(2.0)
     is_low = low >= high
+    k = len(ODDS_RATIOS)
     return Evidence(log_e, float(np.log(1 / alpha)), np.where(is_low, "low", "high"),
-                    np.where(is_low, low_start, high_start))
+                    np.where(is_low, low_start, high_start), np.where(is_low, low_c, high_c) // k)
 
 
 def naive_alarms(x_above, n_above, x_below, n_below, target: float, alpha: float) -> np.ndarray:

@@ -23,7 +23,7 @@ from ..pn.bootstrap import replicate_hull
 from ..pn.curve import check_target, target_slope
 from ..pn.economics import Economics, MoneyStatement, money_statement
 from ..pn.operating_point import optimal_vertex
-from .alerts import Evidence, e_detector, naive_alarms
+from .alerts import BAND_SIZES, Evidence, e_detector, naive_alarms
 from .counts import PeriodCounts, check_threshold
 from .windows import (
     above_window,
@@ -37,7 +37,7 @@ from .windows import (
 __all__ = ["Estimate", "PeriodResult", "Monitoring", "monitor", "DEFAULT_WINDOW"]
 
 #: documents on each side of the threshold whose labels estimate the marginal precision at it, per period
-DEFAULT_WINDOW = 100
+DEFAULT_WINDOW = 50
 
 
 @dataclass(frozen=True)
@@ -296,7 +296,11 @@ def monitor(counts: PeriodCounts, threshold: float, target: float | None = None,
     _, mp_high = clopper_pearson(xa, na, alpha / 2, "upper")
     mp_low, mp_high = np.where(nb > 0, mp_low, 0.0), np.where(na > 0, mp_high, 1.0)
     th_low, th_high = _threshold_sets(counts, C, P, m, alpha, window)
-    evidence = e_detector(xa, na, xb, nb, m, alpha)
+    bands_above = [above_window(C, P, cut, lo, k) for k in BAND_SIZES]
+    bands_below = [below_window(C, P, cut, hi, k) for k in BAND_SIZES]
+    ba = tuple(np.stack([b[i] for b in bands_above], axis=-1) for i in (0, 1))
+    bb = tuple(np.stack([b[i] for b in bands_below], axis=-1) for i in (0, 1))
+    evidence = e_detector(*ba, *bb, m, alpha)
     naive = naive_alarms(xa, na, xb, nb, m, alpha)
     p_low, p_high = clopper_pearson(tp, flagged, alpha)
     cal = counts.calendar
@@ -314,22 +318,23 @@ def monitor(counts: PeriodCounts, threshold: float, target: float | None = None,
             float(flagged[j] - tp[j]), float(flagged[j] / cal.days[j]),
             Estimate(tp[j] / flagged[j] if flagged[j] else math.nan, float(p_low[j]), float(p_high[j])), mp, op,
             (float(xa[j]), float(na[j])), (float(xb[j]), float(nb[j])), float(evidence.log_e[j]), bool(naive[j]),
-            alert, _reason(j, evidence, cal.first, t, m, xa, na, xb, nb, alpha) if alert else None))
+            alert, _reason(j, evidence, cal, t, m, ba, bb, alpha) if alert else None))
     return Monitoring(t, m, level, cal.period, window, tuple(results), economics, counts.binned,
                       counts.rows_scanned, counts.unrated)
 
 
-def _reason(j: int, evidence: Evidence, starts, t: float, m: float, xa, na, xb, nb, alpha: float) -> str:
-    """The alert of period j in one sentence: since when, which side, the pooled share against the target."""
-    since = int(evidence.since[j])
+def _reason(j: int, evidence: Evidence, cal, t: float, m: float, above, below, alpha: float) -> str:
+    """The alert of period j in one sentence: since when, which side, the band's pooled share against the target."""
+    since, band = int(evidence.since[j]), int(evidence.band[j])
+    starts, period = cal.first, cal.period
     strength = (f"evidence {math.exp(min(evidence.log_e[j], 700.0)):,.0f} against a bar of {1 / alpha:,.0f}, so "
                 f"false alarms stay below {alpha:.0%} however many periods are checked")
+    x_all, n_all = above if evidence.side[j] == "low" else below
+    x, n = x_all[since:j + 1, band].sum(), n_all[since:j + 1, band].sum()
     if evidence.side[j] == "low":
-        x, n = xa[since:j + 1].sum(), na[since:j + 1].sum()
-        return (f"Since {starts[since]} the last documents flagged (scores at or just above {t:.4g}) were positive "
-                f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), below the target marginal precision {m:.1%}: "
-                f"the threshold is too low ({strength}).")
-    x, n = xb[since:j + 1].sum(), nb[since:j + 1].sum()
-    return (f"Since {starts[since]} the documents just below {t:.4g} were positive {x / n:.1%} of the time "
-            f"({x:,.0f} of {n:,.0f}), above the target marginal precision {m:.1%}: the threshold is too high and "
-            f"leaves documents worth reviewing unflagged ({strength}).")
+        return (f"Since {starts[since]} the {BAND_SIZES[band]} documents flagged last each {period} (scores at or "
+                f"just above {t:.4g}) were positive {x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), below the target "
+                f"marginal precision {m:.1%}: the threshold is too low ({strength}).")
+    return (f"Since {starts[since]} the {BAND_SIZES[band]} documents just below {t:.4g} each {period} were positive "
+            f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), above the target marginal precision {m:.1%}: the "
+            f"threshold is too high and leaves documents worth reviewing unflagged ({strength}).")

@@ -26,7 +26,7 @@ FIRST_DAY = np.datetime64("2025-01-06", "D")
 DAYS = 364
 #: the first day of the drift
 DRIFT_DATE = np.datetime64("2025-07-07", "D")
-_SLOPE, _CENTRE_BEFORE, _CENTRE_AFTER = 10.0, 0.65, 0.73
+_SLOPE, _CENTRE_BEFORE, _CENTRE_AFTER = 10.0, 0.65, 0.78
 
 
 def marginal_precision(scores, days) -> np.ndarray:
@@ -60,7 +60,7 @@ def monitoring_sample(seed: int = 20250106) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     days = FIRST_DAY + np.arange(DAYS).astype("timedelta64[D]")
     weekend = ((days - FIRST_DAY).astype(np.int64) % 7) >= 5
-    per_day = rng.poisson(np.where(weekend, 25, 60))
+    per_day = rng.poisson(np.where(weekend, 50, 120))
     date = np.repeat(days, per_day)
     score = np.round(rng.uniform(0.2, 1.0, date.size), 4)
     label = (rng.random(date.size) < marginal_precision(score, date)).astype(int).astype(str).astype(object)
