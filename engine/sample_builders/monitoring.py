@@ -1,13 +1,13 @@
 """A year of rated documents with the day each was rated, and a drift at a known date (the monitoring sample).
 
 Every day from Monday 2025-01-06 to Sunday 2026-01-04 (52 weeks) the documents whose score
-reached the review floor 0.2 are rated: about 60 on a weekday and 25 on a weekend day. Scores
+reached the review floor 0.2 are rated: about 120 on a weekday and 50 on a weekend day. Scores
 are uniform on [0.2, 1] (four decimals), and a document with score s is positive with
 probability ``m(s) = 1 / (1 + exp(-10 (s - c)))`` — the marginal precision at s, increasing as
 the engine assumes. Until Sunday 2025-07-06, ``c = 0.65``; **from Monday 2025-07-07 (week 27)
-on, c = 0.73**: the same score is worth less (the score distribution of the negatives moved up,
+on, c = 0.78**: the same score is worth less (the score distribution of the negatives moved up,
 say a new campaign the classifier rates too high), and the marginal precision at the threshold
-chosen for m = 0.3 on the first quarter falls from about 0.30 to about 0.16. The last three
+chosen for m = 0.3 on the first quarter (0.568) falls from about 0.31 to about 0.11. The last three
 days hold documents not rated yet (empty label), as a live queue does. ``region`` gives three
 segments.
 """
