@@ -599,8 +599,9 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         raise RatedDataError(f"Date column '{column}' holds numbers, not dates. Write the day each document was "
                              "rated as YYYY-MM-DD (e.g. 2025-01-06).")
-    codes, uniques = pd.factorize(s.astype("string").str.strip(), use_na_sentinel=True)
-    text = pd.Series(uniques, dtype="string")
+    # each distinct value is parsed once (dates repeat: a year of ratings holds a few hundred distinct days)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    text = pd.Series(uniques, dtype=object).astype("string").str.strip()
     ok = text.str.match(_DATE_TEXT.pattern).fillna(False).to_numpy(dtype=bool)
     days = np.full(len(text), np.datetime64("NaT"), dtype="datetime64[D]")
     if ok.any():

@@ -144,7 +144,11 @@ def period_counts(scores, labels, dates, period: str = "week", *, rows_scanned: 
                              "needs the day it was rated.")
     cal = calendar(d.min(), d.max(), period)
     p = cal.index_of(d)
-    order = np.lexsort((-s, p))
+    # scores descending (ties in any order: they are summed), then a stable sort by period: a radix sort on
+    # small integers, far faster than a lexsort of 10^6 rows
+    by_score = np.argsort(-s)
+    small = p.astype(np.int16 if cal.starts.size < 2**15 else np.int64)
+    order = by_score[np.argsort(small[by_score], kind="stable")]
     p_s, s_s, y_s = p[order], s[order], y[order].astype(np.float64)
     first = np.flatnonzero(np.r_[True, (p_s[1:] != p_s[:-1]) | (s_s[1:] != s_s[:-1])])
     pos = np.add.reduceat(y_s, first)
