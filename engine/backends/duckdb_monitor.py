@@ -6,11 +6,12 @@
 in-memory engine's :func:`engine.monitor.period_counts` exactly (the tests compare them).
 
 Dates are read as the memory engine reads them: a DATE / TIMESTAMP column as it is (a
-time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``. Above
-:data:`~engine.backends.duckdb.DISTINCT_CAP` distinct (period, score) pairs (estimated with
-HyperLogLog in the checking scan) the scores are cut at quantile edges (``quantile_disc``,
-as the sweep's binned mode) with the deployed threshold made an edge, so TP and FP at the
-threshold stay exact and re-solved thresholds are read at bin edges (``binned`` is set).
+time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``. Two scans: the label and
+score checks every backend shares (:func:`~engine.backends.duckdb.check_rows`), then one
+``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends.duckdb.DISTINCT_CAP`
+distinct (period, score) pairs the scores are cut at quantile edges (``quantile_disc``, as the
+sweep's binned mode) with the deployed threshold made an edge, so TP and FP at the threshold stay
+exact and re-solved thresholds are read at bin edges (``binned`` is set).
 """
 
 from __future__ import annotations
@@ -21,18 +22,19 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..io.rated import DATE_TEXT_PATTERN
 from ..monitor.counts import PeriodCounts, check_threshold, counts_from_groups
 from ..monitor.periods import calendar, check_period
 from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, label_expression, quote_identifier
 
 __all__ = ["duckdb_period_counts"]
 
-_DATE_TEXT = r"\d{4}-\d{2}-\d{2}([ T].*)?"
 _EPOCH = "DATE '1970-01-01'"
 
 
-def _date_expression(con, source: DuckSource, date: str) -> str:
-    """SQL for the day of each row (NULL when empty or not a date), by the column's type."""
+def _date_expressions(con, source: DuckSource, date: str) -> tuple[str, str]:
+    """SQL for the day of each row (NULL when empty or not a date) and for the raw text checked (NULL for
+    DATE / TIMESTAMP columns: nothing to parse), by the column's type."""
     try:
         kind = con.execute(f"DESCRIBE SELECT {quote_identifier(date)} FROM {source.relation()}").fetchall()[0][1]
     except Exception as exc:  # duckdb's own error types (binder, IO)
@@ -40,10 +42,11 @@ def _date_expression(con, source: DuckSource, date: str) -> str:
                          f"{str(exc).splitlines()[0]}") from None
     col = quote_identifier(date)
     if kind.startswith(("DATE", "TIMESTAMP")):
-        return f"CAST({col} AS DATE)"
+        return f"CAST({col} AS DATE)", "CAST(NULL AS VARCHAR)"
     if kind == "VARCHAR":
         text = f"trim({col})"
-        return f"CASE WHEN regexp_full_match({text}, '{_DATE_TEXT}') THEN TRY_CAST(substr({text}, 1, 10) AS DATE) END"
+        return (f"CASE WHEN regexp_full_match({text}, '{DATE_TEXT_PATTERN}') THEN TRY_CAST(substr({text}, 1, 10) "
+                "AS DATE) END", text)
     raise InputError(f"Date column '{date}' of '{source.path}' holds {kind} values, not dates. Write the day each "
                      "document was rated as YYYY-MM-DD (e.g. 2025-01-06).")
 
@@ -56,26 +59,29 @@ def _period_key(period: str) -> str:
 
 def _view(con, source: DuckSource, score: str, label: str, date: str, period: str) -> None:
     con.execute("SET TimeZone = 'UTC'")  # a time-zone-aware timestamp's day is its UTC day, as in memory
-    day = _date_expression(con, source, date)
+    day, raw = _date_expressions(con, source, date)
     try:
         con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
-                    f"{label_expression(label)} AS y, 1.0 AS w, {day} AS d, "
-                    f"trim(CAST({quote_identifier(date)} AS VARCHAR)) AS raw_date FROM {source.relation()}")
-        con.execute(f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, {_period_key(period)} AS p FROM rows "
-                    "WHERE y IS NOT NULL")
+                    f"{label_expression(label)} AS y, 1.0 AS w, {day} AS d, {raw} AS raw_date "
+                    f"FROM {source.relation()}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "
+                    "FROM rows WHERE y IS NOT NULL")
         con.execute("SELECT * FROM rows LIMIT 0")
     except Exception as exc:  # duckdb's own error types
         raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
             from None
 
 
-def _check_dates(con, source: DuckSource, date: str, period: str) -> tuple[int, int, int]:
-    """(first day, last day as days since the epoch, estimated distinct (period, score) pairs); bad dates refused."""
-    bad, missing, first, last, pairs = con.execute(
-        "SELECT count(*) FILTER (WHERE d IS NULL AND raw_date <> ''), "
-        "count(*) FILTER (WHERE raw_date IS NULL OR raw_date = ''), "
-        f"min(d) - {_EPOCH}, max(d) - {_EPOCH}, approx_count_distinct(hash({_period_key(period)}, s)) FROM rows WHERE y IS NOT NULL"
-    ).fetchall()[0]
+def _grouped(con, source: DuckSource, date: str) -> tuple[int, int, int]:
+    """Count every (period, score) of the rated rows into the temp table ``g`` in one scan, checking the dates
+    on the way; (first day, last day as days since the epoch, groups)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE g AS SELECT p, s, sum(y) AS pos, count(*) - sum(y) AS neg, "
+                f"min(d) - {_EPOCH} AS first_day, max(d) - {_EPOCH} AS last_day, "
+                "count(*) FILTER (WHERE d IS NULL AND raw_date <> '') AS bad, "
+                "count(*) FILTER (WHERE d IS NULL AND (raw_date IS NULL OR raw_date = '')) AS missing "
+                "FROM keyed GROUP BY p, s")
+    bad, missing, first, last, groups = con.execute(
+        "SELECT sum(bad), sum(missing), min(first_day), max(last_day), count(*) FROM g").fetchall()[0]
     if bad:
         shown = ", ".join(repr(v[0]) for v in con.execute(
             "SELECT DISTINCT raw_date FROM rows WHERE y IS NOT NULL AND d IS NULL AND raw_date <> '' LIMIT 5").fetchall())
@@ -84,7 +90,7 @@ def _check_dates(con, source: DuckSource, date: str, period: str) -> tuple[int, 
     if missing:
         raise InputError(f"Date column '{date}' of '{source.path}': {missing:,} rated rows have no date. Every rated "
                          "document needs the day it was rated (YYYY-MM-DD).")
-    return int(first), int(last), int(pairs)
+    return int(first), int(last), int(groups)
 
 
 def _binned_groups(con, threshold: float | None, bins: int):
@@ -116,7 +122,7 @@ def duckdb_period_counts(source: DuckSource, *, score: str, label: str, date: st
     threshold : float, optional
         The deployed threshold: made a bin edge when the scores are binned.
     distinct_cap, bins : int, optional
-        Above about ``distinct_cap`` distinct (period, score) pairs, ``bins`` quantile bins.
+        Above ``distinct_cap`` distinct (period, score) pairs, ``bins`` quantile bins.
 
     Returns
     -------
@@ -135,10 +141,9 @@ def duckdb_period_counts(source: DuckSource, *, score: str, label: str, date: st
     try:
         _view(con, source, score, label, date, period)
         rows, rated, unrated = check_rows(con, source, label, None)
-        first, last, pairs = _check_dates(con, source, date, period)
-        binned = pairs > 0.9 * distinct_cap
-        out = (_binned_groups(con, t, bins) if binned else
-               con.execute("SELECT p, s, sum(y), count(*) - sum(y) FROM keyed GROUP BY p, s").fetchnumpy())
+        first, last, groups = _grouped(con, source, date)
+        binned = groups > distinct_cap
+        out = _binned_groups(con, t, bins) if binned else con.execute("SELECT p, s, pos, neg FROM g").fetchnumpy()
     finally:
         con.close()
     p_day, level, pos, neg = (np.asarray(v) for v in out.values())

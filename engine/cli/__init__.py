@@ -10,6 +10,7 @@
     opstudio constrain TABLE --label COL --group COL=VALUE [--demographic-parity K] ... --model-out m.json
         --predictions-out pred.csv
     opstudio predict model.json TABLE --out pred.csv
+    opstudio monitor FILE --date COL --threshold T (--target M | --review-cost C --value-per-positive V) [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)

@@ -27,7 +27,7 @@ from .tables import Source, read_table
 
 __all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "numeric_column",
            "rated_from_frame",
-           "load_rated", "DATE_NAMES", "detect_date_column", "parse_dates"]
+           "load_rated", "DATE_NAMES", "DATE_TEXT_PATTERN", "detect_date_column", "parse_dates"]
 
 
 #: Accepted label spellings (compared after ``strip().lower()``).
@@ -51,8 +51,10 @@ _GROUP_NAMES = ("group", "groups", "segment", "cohort", "region", "market", "cou
 DATE_NAMES = ("date", "day", "rated_on", "rated_at", "review_date", "reviewed_at", "rating_date", "timestamp",
               "datetime", "created_at", "time")
 
-#: a date as text: ``YYYY-MM-DD``, optionally followed by a time (`` 10:00`` or ``T10:00:00Z``)
-_DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T].*)?$")
+#: a date as text: ``YYYY-MM-DD``, optionally followed by a time (`` 10:00`` or ``T10:00:00Z``); the same
+#: pattern in Python and in DuckDB's ``regexp_full_match`` (RE2)
+DATE_TEXT_PATTERN = r"\d{4}-\d{2}-\d{2}(?:[ T].*)?"
+_DATE_TEXT = re.compile(f"^{DATE_TEXT_PATTERN}$")
 
 
 #: most classifiers detected automatically in one file (more must be chosen explicitly)
