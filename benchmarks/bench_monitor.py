@@ -99,7 +99,7 @@ def duckdb_large(rows: int) -> None:
               f"(targets <= 60 s, <= 1 GB); {len(out['periods']) if r['code'] == 0 else '?'} periods, {alerts} alerts")
 
 
-def simulation(runs: int = 2000) -> None:
+def simulation(runs: int = 1000) -> None:
     from engine.monitor import simulate_alerts
 
     print(f"\nAlert simulation, {runs} runs each; 200 rated documents on each side of T per week; level 0.95 "

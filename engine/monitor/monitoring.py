@@ -248,6 +248,12 @@ def _threshold_sets(counts: PeriodCounts, C, P, target: float, alpha: float, win
     return low, high
 
 
+def _bands(window_of, C, P, cut, bound) -> tuple[np.ndarray, np.ndarray]:
+    """(positives, documents) of every band of :data:`BAND_SIZES` next to the threshold, shape (periods, bands)."""
+    counted = [window_of(C, P, cut, bound, k) for k in BAND_SIZES]
+    return np.stack([c[0] for c in counted], axis=-1), np.stack([c[1] for c in counted], axis=-1)
+
+
 def monitor(counts: PeriodCounts, threshold: float, target: float | None = None, *,
             economics: Economics | None = None, level: float = 0.95, window: int = DEFAULT_WINDOW) -> Monitoring:
     """The deployed threshold period by period, with intervals and anytime-valid alerts.
@@ -296,10 +302,7 @@ def monitor(counts: PeriodCounts, threshold: float, target: float | None = None,
     _, mp_high = clopper_pearson(xa, na, alpha / 2, "upper")
     mp_low, mp_high = np.where(nb > 0, mp_low, 0.0), np.where(na > 0, mp_high, 1.0)
     th_low, th_high = _threshold_sets(counts, C, P, m, alpha, window)
-    bands_above = [above_window(C, P, cut, lo, k) for k in BAND_SIZES]
-    bands_below = [below_window(C, P, cut, hi, k) for k in BAND_SIZES]
-    ba = tuple(np.stack([b[i] for b in bands_above], axis=-1) for i in (0, 1))
-    bb = tuple(np.stack([b[i] for b in bands_below], axis=-1) for i in (0, 1))
+    ba, bb = _bands(above_window, C, P, cut, lo), _bands(below_window, C, P, cut, hi)
     evidence = e_detector(*ba, *bb, m, alpha)
     naive = naive_alarms(xa, na, xb, nb, m, alpha)
     p_low, p_high = clopper_pearson(tp, flagged, alpha)

@@ -58,3 +58,27 @@ def test_parquet_timestamps_and_time_zones():
     frame.to_parquet(buf)
     data = load_dated(buf.getvalue(), classifier="score")
     assert data.dates.tolist() == [np.datetime64("2025-01-06"), np.datetime64("2025-01-07")]  # days in UTC
+
+
+def test_hostile_files_give_a_result_or_an_input_error():
+    """The fuzz corpus (tests/fuzz/corpus.py), each file also with a date column added where it parses as a table."""
+    from engine.errors import InputError
+    from engine.io import read_table
+    from tests.fuzz.corpus import corpus
+
+    for name, raw in corpus().items():
+        try:
+            load_dated(raw)
+        except InputError as exc:
+            assert str(exc) and "Traceback" not in str(exc), name
+        try:
+            frame = read_table(raw, name=name).frame
+        except InputError:
+            continue
+        frame = frame.assign(date=["2025-01-06", "garbage"][: len(frame)] + ["2025-01-07"] * max(0, len(frame) - 2))
+        buf = io.BytesIO()
+        frame.astype(str).to_csv(buf, index=False)
+        try:
+            load_dated(buf.getvalue())
+        except InputError as exc:
+            assert str(exc), name
