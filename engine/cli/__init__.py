@@ -10,6 +10,7 @@
     opstudio constrain TABLE --label COL --group COL=VALUE [--demographic-parity K] ... --model-out m.json
         --predictions-out pred.csv
     opstudio predict model.json TABLE --out pred.csv
+    opstudio monitor FILE --date COL --threshold T (--target M | --review-cost C --value-per-positive V) [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
@@ -24,7 +25,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, constraints, pn, qwyc, setloss
+from . import app, constraints, monitor, pn, qwyc, setloss
 
 __all__ = ["main"]
 
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     setloss.add_parsers(sub)
     qwyc.add_parsers(sub)
     constraints.add_parsers(sub)
+    monitor.add_parser(sub)
     return p
 
 

@@ -28,7 +28,7 @@ from .tables import Source, read_table
 
 __all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "numeric_column",
            "rated_from_frame",
-           "load_rated"]
+           "load_rated", "DATE_NAMES", "DATE_TEXT_PATTERN", "detect_date_column", "parse_dates"]
 
 
 #: Accepted label spellings (compared after ``strip().lower()``).
@@ -46,6 +46,16 @@ _WEIGHT_NAMES = ("weight", "weights", "w", "sample_weight", "doc_weight", "case_
 
 
 _GROUP_NAMES = ("group", "groups", "segment", "cohort", "region", "market", "country", "sex", "gender")
+
+
+#: names of a date column (the day a document was rated), compared in lower case
+DATE_NAMES = ("date", "day", "rated_on", "rated_at", "review_date", "reviewed_at", "rating_date", "timestamp",
+              "datetime", "created_at", "time")
+
+#: a date as text: ``YYYY-MM-DD``, optionally followed by a time (`` 10:00`` or ``T10:00:00Z``); the same
+#: pattern in Python and in DuckDB's ``regexp_full_match`` (RE2)
+DATE_TEXT_PATTERN = r"\d{4}-\d{2}-\d{2}(?:[ T].*)?"
+_DATE_TEXT = re.compile(f"^{DATE_TEXT_PATTERN}$")
 
 
 #: most classifiers detected automatically in one file (more must be chosen explicitly)
@@ -519,3 +529,95 @@ def load_rated(source: Source, *, score_cols: Sequence[str] | None = None, label
     mapping = detect_columns(table.frame, score_cols=score_cols, label_col=label_col,
                              weight_col=weight_col, group_col=group_col)
     return rated_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)
+
+
+def detect_date_column(frame: pd.DataFrame, date_col: str | None = None) -> str:
+    """The column holding the day each document was rated: ``date_col`` if given, else detected.
+
+    Detected: a column with a date or datetime type, else the first column named like
+    :data:`DATE_NAMES` (any case).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+    date_col : str, optional
+        The column to use; checked to exist.
+
+    Returns
+    -------
+    str
+        The date column's name.
+
+    Raises
+    ------
+    RatedDataError
+        ``date_col`` is not in the table, or no date column is found.
+    """
+    cols = [str(c) for c in frame.columns]
+    if date_col is not None:
+        if date_col not in cols:
+            raise RatedDataError(f"The date column '{date_col}' is not in the file. Columns are: {', '.join(cols)}.")
+        return date_col
+    typed = [c for c in cols if pd.api.types.is_datetime64_any_dtype(frame[c])]
+    if typed:
+        return typed[0]
+    lower = {c.lower(): c for c in cols}
+    found = next((lower[n] for n in DATE_NAMES if n in lower), None)
+    if found is None:
+        raise RatedDataError("No date column found. Name the column with the day each document was rated 'date' "
+                             f"(values like 2025-01-06) or choose it explicitly (columns: {', '.join(cols[:20])}).")
+    return found
+
+
+def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndarray:
+    """Calendar days of a date column: ``datetime64[D]``, NaT where the cell is empty.
+
+    Text must start with ``YYYY-MM-DD`` (a time may follow after a space or ``T``; the day
+    is the one written, whatever the time zone). Date and datetime types are taken as they
+    are (a time-zone-aware datetime in UTC). Each distinct value is parsed once.
+
+    Parameters
+    ----------
+    values : pandas.Series or numpy.ndarray
+        The column.
+    column : str, optional
+        Its name, for messages.
+
+    Returns
+    -------
+    numpy.ndarray of datetime64[D]
+        One day per value; NaT for empty cells.
+
+    Raises
+    ------
+    RatedDataError
+        Values that are not dates (the message lists them and their rows) or a numeric column.
+    """
+    s = pd.Series(values)
+    if pd.api.types.is_datetime64_any_dtype(s):
+        if getattr(s.dt, "tz", None) is not None:
+            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+        return s.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+    if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        raise RatedDataError(f"Date column '{column}' holds numbers, not dates. Write the day each document was "
+                             "rated as YYYY-MM-DD (e.g. 2025-01-06).")
+    # each distinct value is parsed once (dates repeat: a year of ratings holds a few hundred distinct days)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    text = pd.Series(uniques, dtype=object).astype("string").str.strip()
+    ok = text.str.match(_DATE_TEXT.pattern).fillna(False).to_numpy(dtype=bool)
+    days = np.full(len(text), np.datetime64("NaT"), dtype="datetime64[D]")
+    if ok.any():
+        parsed = pd.to_datetime(text[ok].str.slice(0, 10), format="%Y-%m-%d", errors="coerce")
+        days[ok] = parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+    empty = (text == "").fillna(False).to_numpy(dtype=bool)
+    bad_unique = np.isnat(days) & ~empty
+    bad = (codes >= 0) & bad_unique[np.maximum(codes, 0)]
+    if bad.any():
+        shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
+        raise RatedDataError(f"Date column '{column}': values that are not dates {shown} at {describe_rows(bad)}. "
+                             "Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30).")
+    out = np.full(len(s), np.datetime64("NaT"), dtype="datetime64[D]")
+    known = codes >= 0
+    out[known] = days[codes[known]]
+    return out

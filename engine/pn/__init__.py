@@ -37,6 +37,7 @@ from .curve import (
     tie_tolerance,
     upper_hull,
 )
+from .economics import Economics, MoneyStatement, money_statement, target_from_money
 from .graph_path import graph_path
 from .grid import RULES, ThresholdGrid, make_axes, threshold_grid
 from .operating_point import (
@@ -55,6 +56,7 @@ __all__ = [
     "Card", "operating_point_cards",
     "PNCurve", "Hull", "pn_curve", "upper_hull", "check_target", "target_slope", "cost_per_true_positive",
     "target_from_cost", "tie_tolerance", "TIE_RTOL",
+    "Economics", "target_from_money", "MoneyStatement", "money_statement",
     "OperatingPoint", "operating_point", "sweep", "sweep_table", "what_if_table", "DEFAULT_SWEEP_TARGETS",
     "Bootstrap", "BootstrapPoint", "bootstrap",
     "ThresholdGrid", "threshold_grid", "make_axes", "RULES",

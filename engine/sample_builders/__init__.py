@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from ..io.samples import SAMPLE_DIR, SAMPLES
-from . import adult, bank, synthetic
+from . import adult, bank, monitoring, synthetic
 from ._files import gzip_bytes, write_csv
 
 __all__ = ["SampleBuilder", "BUILDERS", "write_samples", "write_csv", "gzip_bytes"]
@@ -46,6 +46,7 @@ class SampleBuilder:
 #: every builder, in the order they run (the batches and the Adult table read the shipped copies)
 BUILDERS: tuple[SampleBuilder, ...] = (
     SampleBuilder(("synthetic", "synthetic_counts"), synthetic.build),
+    SampleBuilder(("monitoring",), monitoring.build),
     SampleBuilder(("bank_batches",), bank.build_batches),
     SampleBuilder(("adult_table",), adult.build_table),
     SampleBuilder(("bank_full", "bank_holdout", "bank"), bank.build_scored, needs_shared=True),

@@ -1,0 +1,166 @@
+"""``opstudio monitor``: the deployed operating point period by period, in money and in reviewers.
+
+    opstudio monitor FILE --classifier COL --date COL [--period day|week|month] --threshold T
+        (--target M | --review-cost C --value-per-positive V [--cost-per-false-positive F])
+        [--level 0.95] [--window K] [--reviewers R --reviews-per-day Q [--by COL]] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..backends import DuckSource, choose_backend, sample_rows
+from ..backends.choice import BACKENDS
+from ..backends.duckdb_monitor import duckdb_period_counts
+from ..errors import InputError
+from ..io.rated import detect_columns, detect_date_column
+from ..monitor import (
+    DEFAULT_WINDOW,
+    PERIODS,
+    backlog,
+    capacity_per_day,
+    capacity_segments,
+    capacity_threshold,
+    flagged_per_day,
+    load_dated,
+    monitor,
+    monitoring_sentence,
+)
+from ..pn.economics import Economics
+from .common import add_source_arguments, print_json, print_table, source_path
+
+__all__ = ["add_parser"]
+
+
+def _economics(args) -> Economics | None:
+    money = (args.review_cost, args.value_per_positive)
+    if args.cost_per_false_positive is not None and None in money:
+        raise InputError("--cost-per-false-positive needs --review-cost and --value-per-positive")
+    if (money[0] is None) != (money[1] is None):
+        raise InputError("give --review-cost and --value-per-positive together")
+    if (args.target is None) == (money[0] is None):
+        raise InputError("give either --target M or --review-cost C --value-per-positive V (the target is then "
+                         "their break-even marginal precision (C + F) / (V + F))")
+    if money[0] is None:
+        return None
+    return Economics(args.review_cost, args.value_per_positive, args.cost_per_false_positive or 0.0)
+
+
+def _check_reviewer_args(args, backend: str) -> None:
+    if (args.reviewers is None) != (args.reviews_per_day is None):
+        raise InputError("give --reviewers R and --reviews-per-day Q together (capacity R·Q reviews per day)")
+    if args.by is not None and args.reviewers is None:
+        raise InputError("--by needs --reviewers and --reviews-per-day (per-segment thresholds for that capacity)")
+    if backend != "memory" and args.reviewers is not None:
+        raise InputError("--reviewers needs the rows in memory (daily backlog, capacity allocation); use "
+                         "--backend memory")
+
+
+def _counts(args, backend: str):
+    """(PeriodCounts, classifier, dated data or None) from the chosen backend."""
+    if backend == "memory":
+        dated = load_dated(args.file, classifier=args.classifier, date_col=args.date, label_col=args.label,
+                           group_col=args.by)
+        return dated.counts(args.period), dated.classifier, dated
+    source = DuckSource(args.file, table=args.table)
+    sample = sample_rows(source)
+    date = detect_date_column(sample, args.date)
+    mapping = detect_columns(sample.drop(columns=[date]), label_col=args.label,
+                             score_cols=[args.classifier] if args.classifier else None)
+    if mapping.weight_col is not None:
+        raise InputError(f"Column '{mapping.weight_col}' looks like a weight: monitoring counts every rated document "
+                         "once. Remove or rename the weight column.")
+    name = mapping.score_cols[0]
+    counts, _ = duckdb_period_counts(source, score=name, label=mapping.label_col, date=date, period=args.period,
+                                     threshold=args.threshold)
+    return counts, name, None
+
+
+def _print_reviewers(args, dated, threshold: float) -> None:
+    scores, dates = dated.data.scores[:, 0], dated.dates
+    capacity = capacity_per_day(args.reviewers, args.reviews_per_day)
+    load = flagged_per_day(scores, dates)
+    point = capacity_threshold(scores, dated.data.labels, dates, reviewers=args.reviewers,
+                               reviews_per_day=args.reviews_per_day)
+    print(f"\nReviewers: {args.reviewers:g} × {args.reviews_per_day:g} reviews a day = {capacity:,.0f} per day over "
+          f"{load.days} days. The deployed threshold flags {load.at(threshold):,.1f} a day; the threshold that "
+          f"fits the capacity with the most true positives is {point.threshold:.4g} ({point.flagged / load.days:,.1f} "
+          f"a day, {point.tp:,.0f} true positives).")
+    print(backlog(scores, dates, threshold, capacity).sentence())
+    if args.by is not None:
+        allocation = capacity_segments(scores, dated.data.labels, dates, dated.data.groups, reviewers=args.reviewers,
+                                       reviews_per_day=args.reviews_per_day)
+        print(f"Per-segment thresholds by {args.by} for the same capacity:")
+        print_table(allocation.table())
+        print(allocation.sentence())
+
+
+def _print_text(args, result, classifier: str) -> None:
+    table = result.table()
+    shown = ["period start", "rated", "true positives", "false positives", "flagged per day", "precision",
+             "marginal precision at T", "marginal precision low", "marginal precision high", "re-solved threshold",
+             "evidence (e-value)", "alert"] + (["net value per day"] if result.economics is not None else [])
+    print(f"{args.file}: classifier {classifier}, deployed threshold {result.threshold:.6g}, target marginal precision "
+          f"{result.target:.4g}, {len(result.periods)} {result.period}s, level {result.level:g}"
+          + (" (scores binned)" if result.binned else ""))
+    print_table(table[shown])
+    for alert in result.alerts[:1]:
+        print(f"\nFirst alert ({alert['period']}): {alert['reason']}")
+    if len(result.alerts) > 1:
+        print(f"{len(result.alerts) - 1} later {result.period}s are flagged too.")
+    print("\n" + monitoring_sentence(result, classifier, args.currency))
+
+
+def run_monitor(args) -> int:
+    args.file = source_path(args)
+    economics = _economics(args)
+    backend = choose_backend(args.file, args.backend)
+    _check_reviewer_args(args, backend)
+    counts, classifier, dated = _counts(args, backend)
+    result = monitor(counts, args.threshold, args.target, economics=economics, level=args.level, window=args.window)
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    _print_text(args, result, classifier)
+    if args.reviewers is not None:
+        _print_reviewers(args, dated, result.threshold)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    m = sub.add_parser("monitor", help="the deployed threshold period by period: marginal precision, re-solved "
+                                       "operating point, anytime-valid alerts, money and reviewers")
+    add_source_arguments(m, "rated data with a date column (CSV, CSV.gz or Parquet; a path or glob for DuckDB)")
+    m.add_argument("--classifier", help="score column (default: the first detected score column)")
+    m.add_argument("--date", help="date column, YYYY-MM-DD (default: a date-typed column or one named date, day, "
+                                  "rated_at ...)")
+    m.add_argument("--label", help="label column (default: detected)")
+    m.add_argument("--period", choices=PERIODS, default="week", help="period length; weeks start on Monday "
+                                                                     "(default week)")
+    m.add_argument("--threshold", type=float, required=True, help="deployed threshold T: documents with score >= T "
+                                                                  "are flagged (required)")
+    m.add_argument("--target", type=float, help="target marginal precision M in (0, 1) (or give the money flags; "
+                                                "no default)")
+    m.add_argument("--review-cost", type=float, help="C: cost of reviewing one document (with --value-per-positive "
+                                                     "instead of --target; no default)")
+    m.add_argument("--value-per-positive", type=float, help="V: value of one caught positive (no default)")
+    m.add_argument("--cost-per-false-positive", type=float, help="F: cost of a false positive beyond its review "
+                                                                 "(default 0)")
+    m.add_argument("--currency", default="", help="prefix of amounts in the text output, e.g. '$' (default none)")
+    m.add_argument("--level", type=float, default=0.95, help="interval level; 1 - level bounds the probability of "
+                                                             "any false alarm over all periods (default 0.95)")
+    m.add_argument("--window", type=int, default=DEFAULT_WINDOW,
+                   help=f"rated documents on each side of T per period that estimate its marginal precision "
+                        f"(default {DEFAULT_WINDOW})")
+    m.add_argument("--reviewers", type=float, help="R reviewers (with --reviews-per-day: capacity R·Q per day; "
+                                                   "no default)")
+    m.add_argument("--reviews-per-day", type=float, help="Q reviews per reviewer per day (no default)")
+    m.add_argument("--by", help="with --reviewers: segment column, one threshold per segment for the capacity "
+                                "(default none)")
+    m.add_argument("--backend", choices=[b for b in BACKENDS if b != "spark"], default="auto",
+                   help="where the counting runs: memory, duckdb (out of core over Parquet/CSV paths and globs, or a "
+                        "DuckDB file with --table), auto (duckdb for globs and files over 100 MB; default auto)")
+    m.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows "
+                                   "(default none)")
+    m.add_argument("--json", action="store_true", help="print the JSON record instead of the table (default off)")
+    m.set_defaults(func=run_monitor)

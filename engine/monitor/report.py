@@ -1,0 +1,57 @@
+"""The monitoring decision in one sentence for the decision record, and its money."""
+
+from __future__ import annotations
+
+import math
+
+from .monitoring import Monitoring
+
+__all__ = ["monitoring_sentence"]
+
+
+def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "") -> str:
+    """What the deployed threshold did over the periods, whether it still meets the target, and (with money) its value.
+
+    Parameters
+    ----------
+    result : Monitoring
+    classifier : str
+        The score column's name.
+    currency : str, optional
+        Prefix of amounts.
+
+    Returns
+    -------
+    str
+        Plain text (user strings are not markup).
+    """
+    periods = [p for p in result.periods if p.rated]
+    n = len(result.periods)
+    flagged = sum(p.tp + p.fp for p in result.periods)
+    days = sum(p.days for p in result.periods)
+    head = (f"{classifier} ≥ {result.threshold:.4g} was monitored over {n} {result.period}s "
+            f"({result.periods[0].start} to {result.periods[-1].end}), flagging {flagged / days:,.1f} rated documents "
+            f"a day at a target marginal precision of {result.target:.1%}")
+    if result.economics is not None:
+        e = result.economics
+        head += (f" (break-even for a review cost of {currency}{e.review_cost:,.4g} and {currency}"
+                 f"{e.value_per_positive:,.4g} per positive")
+        head += (f" plus {currency}{e.cost_per_false_positive:,.4g} per false positive)" if e.cost_per_false_positive
+                 else ")")
+    first = result.first_alert
+    if first is None:
+        tail = (f". No alert: the evidence never said the threshold stopped meeting the target (false alarms at most "
+                f"{1 - result.level:.0%} however many periods are checked).")
+    else:
+        tail = f". Alert from the {result.period} of {first.start}: {first.reason}"
+    money = result.money()
+    if money:
+        net = sum(m.net_value for m in money)
+        last = periods[-1] if periods else None
+        tail += f" Net value {'-' if net < 0 else ''}{currency}{abs(net):,.0f} ({currency}{net / days:,.0f} a day)"
+        if last is not None and math.isfinite(last.marginal_precision.estimate):
+            value = result.economics.document_value(last.marginal_precision.estimate)
+            tail += (f"; in the last {result.period} the last document reviewed was worth "
+                     f"{'-' if value < 0 else ''}{currency}{abs(value):,.2f}")
+        tail += "."
+    return head + tail
