@@ -132,7 +132,7 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
         Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
         ``"batches"`` or ``"rated"``.
     """
-    from ..qwyc.models import model_format  # the model formats are defined with their readers
+    from .model_formats import model_format
 
     if model_format(raw) is not None:
         return "model_file"
