@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 __all__ = ["ModelFormat", "MODEL_FORMATS", "model_format", "model_format_by_key", "model_file_extensions",
-           "how_to_save_models", "model_formats_sentence"]
+           "how_to_save_models", "model_formats_sentence", "model_file_example"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class ModelFormat:
         ``sniff(raw) -> bool``: whether the bytes look like this format (cheap, first bytes only).
     how_to_save : str
         How a user writes such a file, as a fragment of a sentence.
+    example : str
+        What the start of such a file looks like.
     """
 
     key: str
@@ -42,6 +44,7 @@ class ModelFormat:
     extensions: tuple[str, ...]
     sniff: Callable[[bytes], bool]
     how_to_save: str
+    example: str
 
 
 def _is_lightgbm(raw: bytes) -> bool:
@@ -63,12 +66,15 @@ def _is_xgboost(raw: bytes) -> bool:
 #: every model format, in the order they are tried
 MODEL_FORMATS: tuple[ModelFormat, ...] = (
     ModelFormat("lightgbm", "LightGBM text", ("txt", "model"), _is_lightgbm,
-                "a LightGBM model with booster.save_model('model.txt')"),
+                "a LightGBM model with booster.save_model('model.txt')",
+                "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nobjective=binary sigmoid:1\n..."),
     ModelFormat("skops", "scikit-learn skops", ("skops",), _is_skops,
                 "a scikit-learn GradientBoostingClassifier or HistGradientBoostingClassifier with "
-                "skops.io.dump(model, 'model.skops')"),
+                "skops.io.dump(model, 'model.skops')",
+                "a zip archive: schema.json and .npy arrays"),
     ModelFormat("xgboost", "XGBoost JSON/UBJSON", ("json", "ubj"), _is_xgboost,
-                "an XGBoost model with booster.save_model('model.json') (or 'model.ubj')"),
+                "an XGBoost model with booster.save_model('model.json') (or 'model.ubj')",
+                '{"learner": {"objective": {"name": "binary:logistic"}, "gradient_booster": {"name": "gbtree", ...'),
 )
 
 
@@ -91,6 +97,15 @@ def model_format(raw: bytes) -> str | None:
 def model_format_by_key(key: str) -> ModelFormat:
     """The :class:`ModelFormat` with this key.
 
+    Parameters
+    ----------
+    key : str
+        A format key (``"lightgbm"``).
+
+    Returns
+    -------
+    ModelFormat
+
     Raises
     ------
     KeyError
@@ -103,17 +118,46 @@ def model_format_by_key(key: str) -> ModelFormat:
 
 
 def model_file_extensions() -> tuple[str, ...]:
-    """Every model file extension (without the dot), in registry order."""
+    """Every model file extension, in registry order (for an uploader's accepted types).
+
+    Returns
+    -------
+    tuple of str
+        Extensions without the dot.
+    """
     return tuple(e for f in MODEL_FORMATS for e in f.extensions)
 
 
 def model_formats_sentence() -> str:
-    """'LightGBM text (.txt/.model), scikit-learn skops (.skops) or XGBoost JSON/UBJSON (.json/.ubj)'."""
+    """The formats for people, with their extensions (for captions, help texts and messages).
+
+    Returns
+    -------
+    str
+        'LightGBM text (.txt/.model), scikit-learn skops (.skops) or XGBoost JSON/UBJSON (.json/.ubj)'.
+    """
     names = [f"{f.title} (.{'/.'.join(f.extensions)})" for f in MODEL_FORMATS]
     return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 def how_to_save_models() -> str:
-    """'save a LightGBM model with ..., a scikit-learn ... or an XGBoost model with ...' (every format)."""
+    """How to save a file of every format, as one clause.
+
+    Returns
+    -------
+    str
+        'save a LightGBM model with ..., a scikit-learn ... or an XGBoost model with ...'.
+    """
     parts = [f.how_to_save for f in MODEL_FORMATS]
     return "save " + (", ".join(parts[:-1]) + " or " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+def model_file_example() -> str:
+    """What the start of a file of each format looks like.
+
+    Returns
+    -------
+    str
+        One paragraph per format: its title, then the example.
+    """
+    return "\n\n".join(f"{f.title}:\n{f.example}" for f in MODEL_FORMATS)
