@@ -35,7 +35,7 @@ class ReadModel:
 
 def refuse(name: str, key: str, detail: str) -> InputError:
     """The error for a damaged or unsupported file: what is wrong, and how to save a file that works."""
-    return InputError(f"'{name}' cannot be read as a {model_format_by_key(key).title} model: {detail}. Save "
+    return InputError(f"'{name}' is not a readable {model_format_by_key(key).title} model: {detail}. Save "
                       f"{model_format_by_key(key).how_to_save} again (an unedited file), or see which models "
                       "are supported in the Early exit help.")
 

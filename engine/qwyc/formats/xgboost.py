@@ -41,12 +41,13 @@ class _Bad(Exception):
 
 def _get(obj, key: str, path: str, kind=dict):
     if not isinstance(obj, dict):
-        raise _Bad(f"'{path}' is not an object")
+        raise _Bad(f"'{path or '(the file)'}' is not an object")
     if key not in obj:
-        raise _Bad(f"'{path}' has no '{key}'")
+        raise _Bad(f"'{path or '(the file)'}' has no '{key}'")
     value = obj[key]
     if kind is not None and not isinstance(value, kind):
-        raise _Bad(f"'{path}.{key}' is not {'an object' if kind is dict else 'a list' if kind is list else 'a string'}")
+        field = f"{path}.{key}" if path else key
+        raise _Bad(f"'{field}' is not {'an object' if kind is dict else 'a list' if kind is list else 'a string'}")
     return value
 
 
@@ -111,10 +112,11 @@ def _tree(tree, t: int, n_features: int) -> Tree:
         depth = tree_depth(left, right, is_leaf, unreachable=deleted)
     except ValueError as exc:
         raise _Bad(f"'{path}': the children do not form a tree ({exc})") from None
-    cond32 = cond.astype(np.float32)
+    with np.errstate(over="ignore"):  # a value beyond float32 becomes inf, refused next
+        cond32 = cond.astype(np.float32)
     if not np.isfinite(cond32).all():
         node = int(np.flatnonzero(~np.isfinite(cond32))[0])
-        raise _Bad(f"'{path}.split_conditions[{node}]' is {cond[node]!r}, not a finite float32")
+        raise _Bad(f"'{path}.split_conditions[{node}]' is {float(cond[node])!r}, not a finite float32")
     # x < c on float32  <=>  x <= the largest float32 below c
     below = np.nextafter(cond32, np.float32(-np.inf)).astype(np.float64)
     zero = np.zeros(n, np.int64)
@@ -159,7 +161,7 @@ def _base_margin(learner_param: dict, objective: str) -> float:
 
 
 def _schema(doc, name: str) -> ReadModel:
-    learner = _get(doc, "learner", "(the file)")
+    learner = _get(doc, "learner", "")
     objective = _get(_get(learner, "objective", "learner"), "name", "learner.objective", str)
     if objective not in _OBJECTIVES:
         raise InputError(f"'{name}' is an XGBoost model with objective {objective[:60]!r}; only binary classifiers "
