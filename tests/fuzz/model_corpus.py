@@ -86,6 +86,42 @@ def lightgbm_crashers() -> dict[str, bytes]:
     }
 
 
+_DROP = object()
+
+
+def set_at(path: list, value=_DROP):
+    """An edit of a parsed JSON document: the value at ``path`` (keys and indices) becomes ``value``
+    (without a value, the key is removed)."""
+    def edit(doc):
+        obj = doc
+        for k in path[:-1]:
+            obj = obj[k]
+        if value is _DROP:
+            del obj[path[-1]]
+        else:
+            obj[path[-1]] = value
+    return edit
+
+
+def drop_at(path: list):
+    """An edit that removes the key at ``path``."""
+    return set_at(path)
+
+
+def assert_refused(read, raw: bytes, name: str, needle: str | None = None) -> None:
+    """``read(raw, name)`` raises one InputError: one line, naming the file (and ``needle`` when given)."""
+    from engine.errors import InputError
+
+    try:
+        read(raw, name)
+    except InputError as exc:
+        message = str(exc)
+        assert name in message and "\n" not in message and len(message) < 600, message
+        assert needle is None or needle in message, (needle, message)
+        return
+    raise AssertionError(f"{name} was read")
+
+
 def _learner_edit(edit) -> bytes:
     doc = json.loads(xgboost_json())
     edit(doc)
@@ -98,26 +134,8 @@ def _tree(doc, i=0):
 
 def xgboost_crashers() -> dict[str, bytes]:
     """Edited XGBoost JSON models that crash XGBoost, raise a library error or are silently misread."""
-    def set_(path, value):
-        def edit(doc):
-            obj = doc
-            for k in path[:-1]:
-                obj = obj[k]
-            obj[path[-1]] = value
-        return edit
-
     def tree_edit(key, i, value):
-        def edit(doc):
-            _tree(doc)[key][i] = value
-        return edit
-
-    def drop(path):
-        def edit(doc):
-            obj = doc
-            for k in path[:-1]:
-                obj = obj[k]
-            del obj[path[-1]]
-        return edit
+        return set_at(["learner", "gradient_booster", "model", "trees", 0, key, i], value)
 
     inner = next(i for i, c in enumerate(json.loads(xgboost_json())["learner"]["gradient_booster"]["model"]["trees"][0]
                                          ["left_children"]) if c > 0 and i > 0)
@@ -129,14 +147,14 @@ def xgboost_crashers() -> dict[str, bytes]:
         "one_child.json": _learner_edit(tree_edit("right_children", 0, -1)),
         "float_index.json": _learner_edit(tree_edit("split_indices", 0, 1.5)),
         "nan_condition.json": _learner_edit(tree_edit("split_conditions", 0, 1e300)),
-        "no_learner_model_param.json": _learner_edit(drop(["learner", "learner_model_param"])),
-        "no_trees.json": _learner_edit(drop(["learner", "gradient_booster", "model", "trees"])),
-        "trees_not_a_list.json": _learner_edit(set_(["learner", "gradient_booster", "model", "trees"], {"a": 1})),
-        "base_score_0.json": _learner_edit(set_(["learner", "learner_model_param", "base_score"], "0")),
-        "base_score_1.json": _learner_edit(set_(["learner", "learner_model_param", "base_score"], "1")),
-        "base_score_text.json": _learner_edit(set_(["learner", "learner_model_param", "base_score"], "abc")),
+        "no_learner_model_param.json": _learner_edit(drop_at(["learner", "learner_model_param"])),
+        "no_trees.json": _learner_edit(drop_at(["learner", "gradient_booster", "model", "trees"])),
+        "trees_not_a_list.json": _learner_edit(set_at(["learner", "gradient_booster", "model", "trees"], {"a": 1})),
+        "base_score_0.json": _learner_edit(set_at(["learner", "learner_model_param", "base_score"], "0")),
+        "base_score_1.json": _learner_edit(set_at(["learner", "learner_model_param", "base_score"], "1")),
+        "base_score_text.json": _learner_edit(set_at(["learner", "learner_model_param", "base_score"], "abc")),
         "num_nodes_huge.json": _learner_edit(lambda d: _tree(d)["tree_param"].update(num_nodes="2000000000")),
-        "num_feature_huge.json": _learner_edit(set_(["learner", "learner_model_param", "num_feature"], "9" * 30)),
+        "num_feature_huge.json": _learner_edit(set_at(["learner", "learner_model_param", "num_feature"], "9" * 30)),
         "learner_is_a_list.json": json.dumps({"learner": [1, 2]}).encode(),
         "deep_nesting.json": b'{"learner": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
         "ubjson_truncated.ubj": b"{L\x00\x00\x00\x00\x00\x00\x00\x07learner{",
@@ -252,39 +270,33 @@ def skops_hostile(marker: str) -> dict[str, bytes]:
     return files
 
 
-def _bit_generator_files(base: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(base)) as z:
-        schema = json.loads(z.read("schema.json"))
+def _nodes(doc, loader: str) -> list[dict]:
+    """Every node of a parsed skops schema with this loader."""
     found = []
 
     def walk(o):
         if isinstance(o, dict):
-            if o.get("__loader__") == "RandomGeneratorNode":
+            if o.get("__loader__") == loader:
                 found.append(o)
             for v in o.values():
                 walk(v)
         elif isinstance(o, list):
             for v in o:
                 walk(v)
-    walk(schema)
-    if not found:
-        return {}
+    walk(doc)
+    return found
+
+
+def _bit_generator_files(base: bytes) -> dict[str, bytes]:
+    """The model's numpy Generator rebuilt with a NumPy function's name instead of a bit generator's."""
+    with zipfile.ZipFile(io.BytesIO(base)) as z:
+        if not _nodes(json.loads(z.read("schema.json")), "RandomGeneratorNode"):
+            return {}
 
     def rename(name):
-        def edit(s):
-            nodes = []
-
-            def walk2(o):
-                if isinstance(o, dict):
-                    if o.get("__loader__") == "RandomGeneratorNode":
-                        nodes.append(o)
-                    for v in o.values():
-                        walk2(v)
-                elif isinstance(o, list):
-                    for v in o:
-                        walk2(v)
-            walk2(s)
-            nodes[0]["content"]["bit_generator"]["content"]["bit_generator"]["content"] = json.dumps(name)
+        def edit(schema):
+            node = _nodes(schema, "RandomGeneratorNode")[0]
+            node["content"]["bit_generator"]["content"]["bit_generator"]["content"] = json.dumps(name)
         return edit
     return {"bit_generator_seed.skops": _replace_schema(base, rename("seed")),
             "bit_generator_set.skops": _replace_schema(base, rename("set_bit_generator"))}

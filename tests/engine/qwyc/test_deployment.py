@@ -10,7 +10,7 @@ from engine.errors import InputError
 from engine.qwyc.deployment import FittedPolicy, apply_policy, fit_policy, policy_json, read_policy
 from engine.qwyc.models import load_model
 from engine.qwyc.policy import EarlyExitPolicy
-from tests.fuzz.model_corpus import _data, lightgbm_text
+from tests.fuzz.model_corpus import _data, drop_at, lightgbm_text, set_at
 
 pytest.importorskip("lightgbm")
 
@@ -62,47 +62,29 @@ def tampered(text: str, edit) -> str:
     return json.dumps(record)
 
 
-def _set(path, value):
-    def edit(record):
-        obj = record
-        for k in path[:-1]:
-            obj = obj[k]
-        obj[path[-1]] = value
-    return edit
-
-
-def _drop(path):
-    def edit(record):
-        obj = record
-        for k in path[:-1]:
-            obj = obj[k]
-        del obj[path[-1]]
-    return edit
-
-
 CASES = {  # the tampered policies, each with the field its message must name
-    "eps_minus above eps_plus": (_set(["policy", "eps_minus", 0], 5.0), "policy.eps_minus[0]"),
+    "eps_minus above eps_plus": (set_at(["policy", "eps_minus", 0], 5.0), "policy.eps_minus[0]"),
     "duplicate tree": (lambda r: r["policy"]["order"].__setitem__(1, r["policy"]["order"][0]), "policy.order[1]"),
-    "tree out of range": (_set(["policy", "order", 0], 20), "policy.order[0]"),
-    "negative tree": (_set(["policy", "order", 0], -1), "policy.order[0]"),
-    "float tree": (_set(["policy", "order", 0], 1.0), "policy.order[0]"),
-    "bool tree": (_set(["policy", "order", 0], True), "policy.order[0]"),
+    "tree out of range": (set_at(["policy", "order", 0], 20), "policy.order[0]"),
+    "negative tree": (set_at(["policy", "order", 0], -1), "policy.order[0]"),
+    "float tree": (set_at(["policy", "order", 0], 1.0), "policy.order[0]"),
+    "bool tree": (set_at(["policy", "order", 0], True), "policy.order[0]"),
     "3-tree order": (lambda r: r["policy"].update(order=[0, 1, 2]), "policy.order"),
-    "empty order": (_set(["policy", "order"], []), "policy.order"),
-    "string threshold": (_set(["policy", "eps_plus", 3], "inf"), "policy.eps_plus[3]"),
+    "empty order": (set_at(["policy", "order"], []), "policy.order"),
+    "string threshold": (set_at(["policy", "eps_plus", 3], "inf"), "policy.eps_plus[3]"),
     "short thresholds": (lambda r: r["policy"]["eps_plus"].pop(), "policy.eps_plus"),
-    "bias changed": (_set(["policy", "bias"], 0.5), "policy.bias"),
-    "bias missing": (_drop(["policy", "bias"]), "policy.bias"),
-    "threshold text": (_set(["policy", "threshold"], "0"), "policy.threshold"),
-    "alpha 1": (_set(["policy", "alpha"], 1), "policy.alpha"),
-    "zero cost": (_set(["policy", "costs", 4], 0), "policy.costs[4]"),
-    "unknown method": (_set(["policy", "method"], "magic"), "policy.method"),
-    "policy a list": (_set(["policy"], [1, 2]), "'policy'"),
-    "no policy": (_drop(["policy"]), "'policy'"),
-    "wrong format": (_set(["format"], "something/1"), "'format'"),
-    "tree count": (_set(["model", "trees"], 3), "model.trees"),
-    "another model": (_set(["model", "sha256"], "0" * 64), "model.sha256"),
-    "negative disagreements": (_set(["policy", "fit_disagreements"], -1), "policy.fit_disagreements"),
+    "bias changed": (set_at(["policy", "bias"], 0.5), "policy.bias"),
+    "bias missing": (drop_at(["policy", "bias"]), "policy.bias"),
+    "threshold text": (set_at(["policy", "threshold"], "0"), "policy.threshold"),
+    "alpha 1": (set_at(["policy", "alpha"], 1), "policy.alpha"),
+    "zero cost": (set_at(["policy", "costs", 4], 0), "policy.costs[4]"),
+    "unknown method": (set_at(["policy", "method"], "magic"), "policy.method"),
+    "policy a list": (set_at(["policy"], [1, 2]), "'policy'"),
+    "no policy": (drop_at(["policy"]), "'policy'"),
+    "wrong format": (set_at(["format"], "something/1"), "'format'"),
+    "tree count": (set_at(["model", "trees"], 3), "model.trees"),
+    "another model": (set_at(["model", "sha256"], "0" * 64), "model.sha256"),
+    "negative disagreements": (set_at(["policy", "fit_disagreements"], -1), "policy.fit_disagreements"),
 }
 
 
