@@ -165,27 +165,28 @@ def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unre
     n = int(is_leaf.size)
     if n == 0 or left.size != n or right.size != n:
         raise ValueError(f"the node arrays have different lengths or are empty ({left.size}, {right.size}, {n})")
-    seen = np.zeros(n, dtype=bool)
-    seen[0] = True
+    inner = np.flatnonzero(~is_leaf)
+    children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
+    bad = (children < 0) | (children >= n)
+    if bad.any():
+        raise ValueError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
+                         f"outside the tree's {n} nodes")
+    # one parent per node and none for the root: then the walk from the root never meets a node twice
+    parents = np.bincount(children, minlength=n)
+    if parents[0] or (parents > 1).any():
+        raise ValueError("a node is reached twice (a cycle or a shared subtree)")
+    seen = 1
     frontier = np.zeros(1, dtype=np.int64)
     depth = 0
     while True:
-        inner = frontier[~is_leaf[frontier]]
-        if inner.size == 0:
+        frontier = frontier[~is_leaf[frontier]]
+        if frontier.size == 0:
             break
-        children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
-        bad = (children < 0) | (children >= n)
-        if bad.any():
-            parent = np.concatenate([inner, inner])[bad][0]
-            raise ValueError(f"node {int(parent)} has child {int(children[bad][0])}, outside the tree's {n} nodes")
-        if seen[children].any() or np.unique(children).size != children.size:
-            raise ValueError("a node is reached twice (a cycle or a shared subtree)")
-        seen[children] = True
-        frontier = children
+        frontier = np.concatenate([left[frontier], right[frontier]]).astype(np.int64)
+        seen += frontier.size
         depth += 1
-    missing = n - int(seen.sum())
-    if missing > unreachable:
-        raise ValueError(f"{missing} of the {n} nodes are not reachable from the root")
+    if n - seen > unreachable:
+        raise ValueError(f"{n - seen} of the {n} nodes are not reachable from the root (a cycle or a detached part)")
     return depth
 
 

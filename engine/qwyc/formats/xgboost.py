@@ -77,7 +77,7 @@ def _array(tree: dict, key: str, n: int, kind: str, path: str) -> np.ndarray:
     ok = {"int": "iu", "flag": "iub", "float": "iuf"}[kind]
     if arr.ndim != 1 or arr.dtype.kind not in ok:
         raise _Bad(f"'{path}.{key}' holds values that are not {'integers' if kind != 'float' else 'numbers'}")
-    if kind == "flag" and not np.isin(arr, (0, 1)).all():
+    if kind == "flag" and not ((arr == 0) | (arr == 1)).all():
         raise _Bad(f"'{path}.{key}' holds values other than 0 and 1")
     return arr
 
