@@ -3,8 +3,9 @@
     opstudio qwyc fit MODEL DATA (--alpha A | --max-disagreement D) [--neg-only] [--label COL] --policy-out policy.json
     opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv
 
-MODEL is a LightGBM text, XGBoost JSON/UBJSON or skops file; DATA a CSV/Parquet table
-with the model's feature columns (found by name, other columns ignored).
+MODEL is a model file of any format in ``engine.io.MODEL_FORMATS`` (LightGBM text, XGBoost
+JSON/UBJSON, scikit-learn skops); DATA a CSV/Parquet table with the model's feature columns
+(found by name, other columns ignored).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..io.model_formats import model_formats_sentence
 from ..io.tables import read_source, read_table
 from ..qwyc.deployment import apply_policy, decisions_frame, fit_policy, policy_json, read_policy
 from ..qwyc.models import load_model
@@ -40,7 +42,7 @@ def run_fit(args) -> int:
 def run_apply(args) -> int:
     model = _model(args.model)
     frame = read_table(args.data).frame
-    policy = read_policy(Path(args.policy).read_bytes(), model)
+    policy = read_policy(Path(args.policy).read_bytes(), model, name=Path(args.policy).name)
     decision, n_evaluated = apply_policy(policy, model, frame)
     Path(args.out).write_bytes(csv_bytes(decisions_frame(decision, n_evaluated)))
     print_json({"model": model.name, "rows": int(decision.size), "positives": int(decision.sum()),
@@ -52,7 +54,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q = sub.add_parser("qwyc", help="early exit for a boosted model: fit a policy, apply it")
     qsub = q.add_subparsers(dest="qwyc_command", required=True)
     f = qsub.add_parser("fit", help="fit a QWYC* policy on every row of DATA")
-    f.add_argument("model", help="LightGBM .txt, XGBoost .json/.ubj or scikit-learn .skops model file")
+    f.add_argument("model", help=f"model file: {model_formats_sentence()}")
     f.add_argument("data", help="CSV/Parquet with the model's feature columns")
     budget = f.add_mutually_exclusive_group(required=True)
     budget.add_argument("--alpha", type=float,
@@ -66,7 +68,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--policy-out", required=True, help="policy JSON to write")
     f.set_defaults(func=run_fit)
     a = qsub.add_parser("apply", help="apply a policy: decisions and trees evaluated per row")
-    a.add_argument("model")
+    a.add_argument("model", help=f"the model file the policy was fitted for: {model_formats_sentence()}")
     a.add_argument("data")
     a.add_argument("--policy", required=True, help="policy JSON written by 'opstudio qwyc fit'")
     a.add_argument("--out", required=True, help="decisions CSV to write (decision, n_evaluated)")

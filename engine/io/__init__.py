@@ -7,6 +7,7 @@ Every loader returns a validated object or raises :class:`~engine.errors.InputEr
 from .batches import BatchMapping, ProbabilityBatches, batches_from_frame, detect_batch_columns, load_batches
 from .counts import counts_table, load_counts
 from .inputs import INPUT_KINDS, InputKind, guess_kind
+from .model_formats import MODEL_FORMATS, ModelFormat, model_file_extensions, model_format, model_formats_sentence
 from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
 from .rated import (
     LABEL_VALUES,
@@ -30,4 +31,5 @@ __all__ = [
     "PUBLIC_DATASETS", "PublicDataset", "load_public_dataset",
     "SAMPLES", "Sample", "sample_path", "samples_of_kind",
     "InputKind", "INPUT_KINDS", "guess_kind",
+    "ModelFormat", "MODEL_FORMATS", "model_format", "model_file_extensions", "model_formats_sentence",
 ]

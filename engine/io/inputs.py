@@ -17,6 +17,7 @@ import io
 import zipfile
 from dataclasses import dataclass
 
+from .model_formats import how_to_save_models, model_file_example, model_format, model_formats_sentence
 from .tables import Table
 
 __all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
@@ -80,10 +81,9 @@ INPUT_KINDS: dict[str, InputKind] = {
         "53,sales,Male,0,0"),
     "model_file": InputKind(
         "model_file", "Model file",
-        "A binary boosted-tree model: LightGBM text (booster.save_model('model.txt')), XGBoost JSON/UBJSON "
-        "(save_model('model.json')) or scikit-learn gradient boosting saved with skops (skops.io.dump). "
-        "Pickle and joblib files are never loaded.",
-        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\n... (LightGBM model text)", tabular=False),
+        f"A binary boosted-tree model: {model_formats_sentence()} ({how_to_save_models()}). Pickle and joblib "
+        "files are never loaded.",
+        model_file_example(), tabular=False),
     "feature_table": InputKind(
         "feature_table", "Feature table",
         "Rows to run a model on: the model's feature columns by name (other columns are ignored) and, "
@@ -123,8 +123,6 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
         Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
         ``"batches"`` or ``"rated"``.
     """
-    from ..qwyc.models import model_format  # the model formats are defined with their readers
-
     if model_format(raw) is not None:
         return "model_file"
     if _is_npz(raw):

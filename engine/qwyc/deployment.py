@@ -20,9 +20,10 @@ import pandas as pd
 from ..errors import InputError
 from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION
-from .models import ModelFile
+from ..untrusted import parse_json
 from .fidelity import fit_fidelity
-from .policy import EarlyExitPolicy, fit_qwyc
+from .models import ModelFile
+from .policy import ORDERS, EarlyExitPolicy, fit_qwyc
 
 __all__ = ["ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
            "POLICY_FORMAT"]
@@ -134,42 +135,182 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = N
     return FittedPolicy(policy, stats)
 
 
+def _encode_thresholds(values: np.ndarray, side: str) -> list:
+    """Thresholds as written in the file: a finite number, None (no exit on this side) or "all"."""
+    none, every = (-math.inf, math.inf) if side == "minus" else (math.inf, -math.inf)
+    return [None if v == none else "all" if v == every else float(v) for v in values]
+
+
 def policy_json(fitted: FittedPolicy, model: ModelFile) -> str:
-    """The policy file: model fingerprint, order, thresholds, α and the fit statistics."""
+    """The policy file: model fingerprint, order, thresholds, α and the fit statistics.
+
+    Exit thresholds are finite numbers, or ``null`` for no exit on that side at that step
+    (``eps_minus`` −∞, ``eps_plus`` +∞), or ``"all"`` when every row still undecided exits
+    on that side (``eps_minus`` +∞, ``eps_plus`` −∞) — JSON has no infinities.
+    """
+    policy = fitted.policy.as_dict()
+    policy["eps_minus"] = _encode_thresholds(fitted.policy.eps_minus, "minus")
+    policy["eps_plus"] = _encode_thresholds(fitted.policy.eps_plus, "plus")
     record = {"format": POLICY_FORMAT, "engine_version": ENGINE_VERSION,
               "model": {"file": model.name, "sha256": model.fingerprint, "format": model.file_format,
                         "trees": model.n_trees, "features": list(model.feature_names)},
-              "policy": fitted.policy.as_dict(), "fit": fitted.stats}
+              "policy": policy, "fit": fitted.stats}
     return json.dumps(record, indent=2, allow_nan=False, default=float)
 
 
-def _thresholds(values) -> np.ndarray:
-    return np.array([(-math.inf if v is None else float(v)) for v in values])
+def _known_method(method: str) -> bool:
+    return (method in ORDERS or method in ("explicit", "lightgbm pred_early_stop")
+            or method.startswith("QWYC* with calibrated margin"))
 
 
-def read_policy(text: str | bytes, model: ModelFile) -> EarlyExitPolicy:
-    """The policy of a policy file, checked against the model it is applied with.
+class _PolicyFields:
+    """Reads the fields of a parsed policy file, each checked; problems name the field."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def bad(self, field: str, problem: str) -> InputError:
+        return InputError(f"The {self.what} cannot be applied: field '{field}' {problem}. Fit the policy again for "
+                          "this model ('opstudio qwyc fit' or the Early exit page); do not edit the file.")
+
+    def get(self, obj: dict, key: str, field: str, kind, kind_name: str):
+        if key not in obj:
+            raise self.bad(field, "is missing")
+        value = obj[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):  # JSON true is not 1
+            raise self.bad(field, f"is {_show(value)}, not {kind_name}")
+        return value
+
+    def number(self, obj: dict, key: str, field: str) -> float:
+        value = float(self.get(obj, key, field, (int, float), "a number"))
+        if not math.isfinite(value):
+            raise self.bad(field, f"is {value}, not a finite number")
+        return value
+
+    def numbers(self, obj: dict, key: str, field: str, n: int) -> list:
+        values = self.get(obj, key, field, list, "a list")
+        if len(values) != n:
+            raise self.bad(field, f"has {len(values):,} values; the model has {n:,} trees")
+        return values
+
+    def thresholds(self, values: list, field: str, side: str) -> np.ndarray:
+        none, every = (-math.inf, math.inf) if side == "minus" else (math.inf, -math.inf)
+        out = np.empty(len(values))
+        for r, v in enumerate(values):
+            if v is None:
+                out[r] = none
+            elif v == "all":
+                out[r] = every
+            elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                out[r] = float(v)
+            else:
+                raise self.bad(f"{field}[{r}]", f"is {_show(v)}; a threshold is a finite number, null (no exit) or "
+                                                '"all" (every undecided row exits)')
+        return out
+
+
+def _show(value) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
+    return text[:40]
+
+
+def read_policy(text: str | bytes, model: ModelFile, *, name: str = "policy file") -> EarlyExitPolicy:
+    """The policy of a policy file, every field checked against the model it is applied with.
+
+    Checked before anything is applied: the ``format``; the model's SHA-256 and tree count;
+    ``order`` a permutation of all the model's trees (integers, no duplicates); ``eps_minus``
+    and ``eps_plus`` one per tree, each a finite number, ``null`` (no exit on that side) or
+    ``"all"`` (every undecided row exits on that side), with ``eps_minus <= eps_plus``;
+    ``threshold`` finite; ``bias`` equal to the model's; ``costs`` positive and finite;
+    ``alpha`` in [0, 1); a known ``method``.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The policy file (read through :func:`engine.untrusted.parse_json`: size and nesting limits).
+    model : ModelFile
+        The model it is applied with.
+    name : str
+        The file name, for messages.
+
+    Returns
+    -------
+    EarlyExitPolicy
 
     Raises
     ------
     InputError
-        Not a policy file, or written for another model (the SHA-256 differs).
+        Not a policy file, written for another model, or any field invalid (the message names it).
     """
-    try:
-        record = json.loads(text)
-        p = record["policy"]
-        expected = record["model"]["sha256"]
-    except (ValueError, KeyError, TypeError):
-        raise InputError("This is not a policy file written by 'opstudio qwyc fit' (format "
-                         f"{POLICY_FORMAT}).") from None
+    fields = _PolicyFields(f"policy '{name}'")
+    record = parse_json(text, what=f"policy '{name}'")
+    n = _check_model(record, model, fields)
+    p = fields.get(record, "policy", "policy", dict, "an object")
+    order = _check_order(fields.numbers(p, "order", "policy.order", n), n, fields)
+    eps_minus = fields.thresholds(fields.numbers(p, "eps_minus", "policy.eps_minus", n), "policy.eps_minus", "minus")
+    eps_plus = fields.thresholds(fields.numbers(p, "eps_plus", "policy.eps_plus", n), "policy.eps_plus", "plus")
+    crossed = eps_minus > eps_plus
+    if crossed.any():
+        r = int(np.flatnonzero(crossed)[0])
+        raise fields.bad(f"policy.eps_minus[{r}]", f"is above policy.eps_plus[{r}] (a row cannot exit both ways)")
+    threshold = fields.number(p, "threshold", "policy.threshold")
+    bias = fields.number(p, "bias", "policy.bias")
+    if bias != model.ensemble.bias:
+        raise fields.bad("policy.bias", f"is {bias!r}, but the model's bias (initial score) is {model.ensemble.bias!r}")
+    costs = fields.numbers(p, "costs", "policy.costs", n)
+    for r, c in enumerate(costs):
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not (math.isfinite(c) and c > 0):
+            raise fields.bad(f"policy.costs[{r}]", f"is {_show(c)}, not a positive number")
+    alpha = fields.number(p, "alpha", "policy.alpha")
+    if not 0 <= alpha < 1:
+        raise fields.bad("policy.alpha", f"is {alpha}, not a fraction in [0, 1)")
+    method = fields.get(p, "method", "policy.method", str, "a string")
+    if not _known_method(method):
+        raise fields.bad("policy.method", f"is {_show(method)}, not a method the studio fits")
+    fit_seconds = fields.number(p, "fit_seconds", "policy.fit_seconds") if "fit_seconds" in p else 0.0
+    if fit_seconds < 0:
+        raise fields.bad("policy.fit_seconds", f"is {fit_seconds}, not a duration")
+    mistakes = fields.get(p, "fit_disagreements", "policy.fit_disagreements", int, "an integer") \
+        if "fit_disagreements" in p else 0
+    if mistakes < 0:
+        raise fields.bad("policy.fit_disagreements", f"is {mistakes}, not a count")
+    return EarlyExitPolicy(order, eps_minus, eps_plus, threshold, bias, np.asarray(costs, dtype=np.float64), alpha,
+                           method, fit_seconds, mistakes)
+
+
+def _check_model(record, model: ModelFile, fields: _PolicyFields) -> int:
+    """The file's format and the model it names (SHA-256, tree count); returns the number of trees."""
+    if not isinstance(record, dict):
+        raise fields.bad("(the file)", "is not a JSON object; this is not a policy file written by 'opstudio qwyc fit'")
+    fmt = record.get("format")
+    if fmt != POLICY_FORMAT:
+        raise fields.bad("format", f"is {_show(fmt)}, not {POLICY_FORMAT!r}: this is not a policy file written by "
+                                   "'opstudio qwyc fit'")
+    about = fields.get(record, "model", "model", dict, "an object")
+    expected = fields.get(about, "sha256", "model.sha256", str, "a SHA-256")
     if expected != model.fingerprint:
-        raise InputError(f"The policy was fitted for another model (SHA-256 {expected[:12]}…), not "
+        raise InputError(f"The policy was fitted for another model (field 'model.sha256' is {expected[:12]}…), not "
                          f"'{model.name}' ({model.fingerprint[:12]}…). Fit a policy for this model.")
-    order = np.asarray(p["order"], dtype=np.int64)
-    eps_plus = np.array([(math.inf if v is None else float(v)) for v in p["eps_plus"]])
-    return EarlyExitPolicy(order, _thresholds(p["eps_minus"]), eps_plus, float(p["threshold"]), float(p["bias"]),
-                           np.asarray(p["costs"], dtype=np.float64), float(p["alpha"]), str(p["method"]),
-                           float(p.get("fit_seconds", 0.0)), int(p.get("fit_disagreements", 0)))
+    trees = fields.get(about, "trees", "model.trees", int, "an integer")
+    if trees != model.n_trees:
+        raise fields.bad("model.trees", f"is {trees}, but '{model.name}' has {model.n_trees:,} trees")
+    return model.n_trees
+
+
+def _check_order(order: list, n: int, fields: _PolicyFields) -> np.ndarray:
+    """``order`` as a permutation of 0..n-1 (integers, in range, each once)."""
+    for r, t in enumerate(order):
+        if isinstance(t, bool) or not isinstance(t, int):
+            raise fields.bad(f"policy.order[{r}]", f"is {_show(t)}, not a tree index (an integer)")
+        if not 0 <= t < n:
+            raise fields.bad(f"policy.order[{r}]", f"is {t}, not a tree of the model (0 to {n - 1})")
+    seen: set[int] = set()
+    for r, t in enumerate(order):
+        if t in seen:
+            raise fields.bad(f"policy.order[{r}]", f"repeats tree {t}: the order must list every tree once")
+        seen.add(t)
+    return np.asarray(order, dtype=np.int64)
 
 
 def apply_policy(policy: EarlyExitPolicy, model: ModelFile, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..io.public_data import load_public_dataset
 
-__all__ = ["Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt"]
+__all__ = ["Tree", "AdditiveEnsemble", "tree_depth", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt"]
 
 
 @dataclass(frozen=True)
@@ -134,16 +134,60 @@ class AdditiveEnsemble:
         return out
 
 
-def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray) -> int:
-    depth = np.zeros(left.size, dtype=np.int64)
-    stack = [0]
-    while stack:
-        n = stack.pop()
-        if not is_leaf[n]:
-            for c in (left[n], right[n]):
-                depth[c] = depth[n] + 1
-                stack.append(c)
-    return int(depth.max())
+def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unreachable: int = 0) -> int:
+    """Depth of a tree given as child arrays, after checking that they really form one tree.
+
+    Walks the nodes level by level from the root (node 0): every child index must be a
+    node of the tree, and no node may be reached twice (no shared subtrees, no cycle
+    back to an ancestor). Nodes never reached are refused beyond ``unreachable``
+    (XGBoost keeps deleted nodes in its arrays).
+
+    Parameters
+    ----------
+    left, right : numpy.ndarray of int, shape (nodes,)
+        Children of each node (ignored at leaves).
+    is_leaf : numpy.ndarray of bool, shape (nodes,)
+        Leaf flags.
+    unreachable : int, optional
+        How many nodes may be unreachable from the root.
+
+    Returns
+    -------
+    int
+        Depth of the deepest leaf (0 for a single leaf).
+
+    Raises
+    ------
+    ValueError
+        A child outside the tree, a node reached twice, too many unreachable nodes,
+        or arrays of different lengths.
+    """
+    n = int(is_leaf.size)
+    if n == 0 or left.size != n or right.size != n:
+        raise ValueError(f"the node arrays have different lengths or are empty ({left.size}, {right.size}, {n})")
+    inner = np.flatnonzero(~is_leaf)
+    children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
+    bad = (children < 0) | (children >= n)
+    if bad.any():
+        raise ValueError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
+                         f"outside the tree's {n} nodes")
+    # one parent per node and none for the root: then the walk from the root never meets a node twice
+    parents = np.bincount(children, minlength=n)
+    if parents[0] or (parents > 1).any():
+        raise ValueError("a node is reached twice (a cycle or a shared subtree)")
+    seen = 1
+    frontier = np.zeros(1, dtype=np.int64)
+    depth = 0
+    while True:
+        frontier = frontier[~is_leaf[frontier]]
+        if frontier.size == 0:
+            break
+        frontier = np.concatenate([left[frontier], right[frontier]]).astype(np.int64)
+        seen += frontier.size
+        depth += 1
+    if n - seen > unreachable:
+        raise ValueError(f"{n - seen} of the {n} nodes are not reachable from the root (a cycle or a detached part)")
+    return depth
 
 
 def _from_sklearn_tree(tree, scale: float) -> Tree:
@@ -153,7 +197,7 @@ def _from_sklearn_tree(tree, scale: float) -> Tree:
     missing = getattr(tree, "missing_go_to_left", np.zeros(left.size, dtype=np.uint8)).astype(bool)
     return Tree(feature=np.maximum(tree.feature, 0), threshold=tree.threshold.astype(np.float64), left=left,
                 right=right, value=tree.value[:, 0, 0] * scale, missing_left=missing, is_leaf=is_leaf,
-                depth=_depth(left, right, is_leaf))
+                depth=tree_depth(left, right, is_leaf))
 
 
 def _from_hist_predictor(predictor) -> Tree:
@@ -167,7 +211,7 @@ def _from_hist_predictor(predictor) -> Tree:
     return Tree(feature=nodes["feature_idx"].astype(np.int64), threshold=nodes["num_threshold"].astype(np.float64),
                 left=left, right=right, value=nodes["value"].astype(np.float64),
                 missing_left=nodes["missing_go_to_left"].astype(bool), is_leaf=is_leaf,
-                depth=_depth(left, right, is_leaf))
+                depth=tree_depth(left, right, is_leaf))
 
 
 def from_sklearn(model) -> AdditiveEnsemble:
@@ -212,6 +256,8 @@ def from_sklearn(model) -> AdditiveEnsemble:
         if prior is None:
             raise ValueError("GradientBoostingClassifier must use the default (prior) init estimator")
         bias = float(np.log(prior[1] / prior[0]))
+        if getattr(model, "loss", "log_loss") == "exponential":
+            bias /= 2  # the exponential loss's link is half the logit (sklearn._loss.link.HalfLogitLink)
         trees = tuple(_from_sklearn_tree(est[0].tree_, model.learning_rate) for est in model.estimators_)
         return AdditiveEnsemble(trees, bias, "GradientBoostingClassifier")
     raise TypeError(f"unsupported model {type(model).__name__}; use GradientBoostingClassifier or "

@@ -1,11 +1,11 @@
-"""Model files (LightGBM, XGBoost, skops): read into trees, and a report of what was read."""
+"""Model files (every format of engine.io.MODEL_FORMATS): read into trees, and a report of what was read."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from engine.errors import InputError
-from engine.io import Table
+from engine.io import Table, model_formats_sentence
 from engine.qwyc.models import load_model
 from views.forms.common import digest
 from views.inputs import SessionInput
@@ -17,8 +17,8 @@ def load_sample(key: str) -> SessionInput:
 
 
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
-    st.caption("LightGBM text, XGBoost JSON/UBJSON or a skops file of a scikit-learn gradient boosting model; "
-               "binary classifiers with numerical splits. Pickle and joblib are never loaded.")
+    st.caption(f"{model_formats_sentence()}: binary classifiers with numerical splits. Pickle and joblib are never "
+               "loaded, and nothing in a file is run.")
     try:
         model = memo(("model_file", digest(raw)), lambda: load_model(raw, name=name))
     except InputError as exc:

@@ -81,3 +81,56 @@ def test_fit_with_a_promise_on_new_rows(files, tmp_path, capsys):
     with pytest.raises(SystemExit):  # --alpha and --max-disagreement exclude each other
         main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01", "--max-disagreement",
               "0.01", "--policy-out", str(tmp_path / "x.json")])
+
+
+def _hostile_models(marker: str) -> dict:
+    from tests.fuzz import model_corpus as mc
+
+    return {**mc.lightgbm_crashers(), **mc.xgboost_crashers(), **mc.skops_payloads(marker)}
+
+
+def test_damaged_and_hostile_model_files_exit_2_with_one_line(files, tmp_path, capfd):
+    """capfd reads the process's file descriptors: a native library's own stderr output would show here too."""
+    tmp, frame, y = files
+    marker = tmp_path / "marker"
+    for name, raw in _hostile_models(str(marker)).items():
+        (tmp_path / name).write_bytes(raw)
+        code = main(["qwyc", "fit", str(tmp_path / name), str(tmp / "data.csv"), "--alpha", "0.01",
+                     "--policy-out", str(tmp_path / "p.json")])
+        out, err = capfd.readouterr()
+        assert code == 2, name
+        assert err.count("\n") == 1 and err.startswith("error: ") and name in err, (name, err)
+        assert "Traceback" not in err and "[Fatal]" not in err and out == ""
+        assert not marker.exists() and not (tmp_path / "p.json").exists()
+
+
+@pytest.mark.parametrize("name", ["half_file.txt", "huge_num_leaves.txt", "split_index_negative.json", "exec.skops"])
+def test_the_issues_crashers_in_a_real_process(files, tmp_path, name):
+    """The files that killed the process (SIGSEGV / SIGABRT) or ran code: exit 2, one stderr line, nothing else."""
+    import subprocess
+    import sys
+
+    tmp, frame, y = files
+    marker = tmp_path / "marker"
+    (tmp_path / name).write_bytes(_hostile_models(str(marker))[name])
+    out = subprocess.run([sys.executable, "-m", "engine.cli", "qwyc", "fit", str(tmp_path / name),
+                          str(tmp / "data.csv"), "--alpha", "0.01", "--policy-out", str(tmp_path / "p.json")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and name in out.stderr
+    assert not marker.exists()
+
+
+def test_a_tampered_policy_exits_2_naming_the_field(files, tmp_path, capfd):
+    tmp, frame, y = files
+    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01",
+                 "--policy-out", str(tmp_path / "p.json")]) == 0
+    record = json.loads((tmp_path / "p.json").read_text())
+    record["policy"]["order"] = record["policy"]["order"][:3]
+    (tmp_path / "bad.json").write_text(json.dumps(record))
+    capfd.readouterr()
+    assert main(["qwyc", "apply", str(tmp / "model.txt"), str(tmp / "data.csv"), "--policy", str(tmp_path / "bad.json"),
+                 "--out", str(tmp_path / "d.csv")]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "policy.order" in err and "bad.json" in err
+    assert not (tmp_path / "d.csv").exists()

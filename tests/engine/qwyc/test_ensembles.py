@@ -78,3 +78,45 @@ def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
         simulated = np.cumsum(f, axis=1)[np.arange(f.shape[0]), n_eval - 1]
         np.testing.assert_allclose(simulated, raw, atol=1e-10)
         assert n_eval.mean() < f.shape[1]
+
+
+def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
+    """Oracle: a plain recursive walk from the root that fails on a child out of range or a node met twice."""
+    from engine.qwyc.ensembles import tree_depth
+
+    def walk(left, right, is_leaf):
+        seen = set()
+
+        def go(node, d):
+            if not 0 <= node < len(is_leaf) or node in seen:
+                raise ValueError
+            seen.add(node)
+            return d if is_leaf[node] else max(go(int(left[node]), d + 1), go(int(right[node]), d + 1))
+        depth = go(0, 0)
+        if len(seen) != len(is_leaf):
+            raise ValueError
+        return depth
+
+    rng = np.random.default_rng(5)
+    outcomes = set()
+    for _ in range(3000):
+        n = int(rng.integers(1, 9))
+        is_leaf = rng.random(n) < 0.5
+        left, right = rng.integers(-1, n + 1, n), rng.integers(-1, n + 1, n)
+        if rng.random() < 0.3:  # a well-formed tree now and then: children numbered after their parent
+            is_leaf = np.ones(n, bool)
+            for i in range(1, n, 2):
+                parent = int(rng.integers(0, i)) if i > 1 else 0
+                if is_leaf[parent] and i + 1 < n:
+                    is_leaf[parent], left[parent], right[parent] = False, i, i + 1
+        try:
+            expected = walk(left, right, is_leaf)
+        except (ValueError, RecursionError):
+            expected = None
+        try:
+            got = tree_depth(left, right, is_leaf)
+        except ValueError:
+            got = None
+        assert got == expected, (left, right, is_leaf)
+        outcomes.add(expected is None)
+    assert outcomes == {True, False}

@@ -1,0 +1,107 @@
+"""Policy files: written and read back exactly (infinite thresholds included), and every tampered field refused."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from engine.errors import InputError
+from engine.qwyc.deployment import FittedPolicy, apply_policy, fit_policy, policy_json, read_policy
+from engine.qwyc.models import load_model
+from engine.qwyc.policy import EarlyExitPolicy
+from tests.fuzz.model_corpus import _data, drop_at, lightgbm_text, set_at
+
+pytest.importorskip("lightgbm")
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model = load_model(lightgbm_text(), name="m.txt")
+    frame, y = _data()
+    fitted = fit_policy(model, frame, alpha=0.01)
+    return model, frame, fitted
+
+
+def test_a_fitted_policy_round_trips_and_keeps_its_promise(setup):
+    model, frame, fitted = setup
+    policy = read_policy(policy_json(fitted, model), model, name="p.json")
+    for field in ("order", "eps_minus", "eps_plus", "costs"):
+        np.testing.assert_array_equal(getattr(policy, field), getattr(fitted.policy, field))
+    decision, n_eval = apply_policy(policy, model, frame)
+    f = model.ensemble.contributions(model.features(frame))
+    full = model.ensemble.bias + f.sum(axis=1) >= 0
+    assert np.sum(decision != full) <= math.floor(0.01 * len(frame))
+    np.testing.assert_array_equal((decision, n_eval), policy.predict(f))
+
+
+def test_infinite_thresholds_are_written_so_they_read_back(setup):
+    """Exit-everyone thresholds (+inf below, -inf above) used to be written as null, i.e. 'never exit'."""
+    model, frame, _ = setup
+    n = model.n_trees
+    eps_minus = np.full(n, -np.inf)
+    eps_plus = np.full(n, np.inf)
+    eps_minus[2], eps_plus[2] = np.inf, np.inf      # everyone still undecided would exit negative after step 3
+    eps_minus[1], eps_plus[1] = -np.inf, -np.inf    # ... but all exit positive after step 2
+    eps_minus[0], eps_plus[0] = -0.5, 0.25
+    policy = EarlyExitPolicy(np.arange(n)[::-1].copy(), eps_minus, eps_plus, 0.0, model.ensemble.bias, np.ones(n),
+                             0.1, "explicit")
+    text = policy_json(FittedPolicy(policy, {}), model)
+    written = json.loads(text)["policy"]
+    assert written["eps_minus"][:3] == [-0.5, None, "all"] and written["eps_plus"][:3] == [0.25, "all", None]
+    back = read_policy(text, model)
+    np.testing.assert_array_equal(back.eps_minus, eps_minus)
+    np.testing.assert_array_equal(back.eps_plus, eps_plus)
+    decision, n_eval = apply_policy(back, model, frame)
+    assert n_eval.max() <= 2
+
+
+def tampered(text: str, edit) -> str:
+    record = json.loads(text)
+    edit(record)
+    return json.dumps(record)
+
+
+CASES = {  # the issue's tampered policies, each with the field its message must name
+    "eps_minus above eps_plus": (set_at(["policy", "eps_minus", 0], 5.0), "policy.eps_minus[0]"),
+    "duplicate tree": (lambda r: r["policy"]["order"].__setitem__(1, r["policy"]["order"][0]), "policy.order[1]"),
+    "tree out of range": (set_at(["policy", "order", 0], 20), "policy.order[0]"),
+    "negative tree": (set_at(["policy", "order", 0], -1), "policy.order[0]"),
+    "float tree": (set_at(["policy", "order", 0], 1.0), "policy.order[0]"),
+    "bool tree": (set_at(["policy", "order", 0], True), "policy.order[0]"),
+    "3-tree order": (lambda r: r["policy"].update(order=[0, 1, 2]), "policy.order"),
+    "empty order": (set_at(["policy", "order"], []), "policy.order"),
+    "string threshold": (set_at(["policy", "eps_plus", 3], "inf"), "policy.eps_plus[3]"),
+    "short thresholds": (lambda r: r["policy"]["eps_plus"].pop(), "policy.eps_plus"),
+    "bias changed": (set_at(["policy", "bias"], 0.5), "policy.bias"),
+    "bias missing": (drop_at(["policy", "bias"]), "policy.bias"),
+    "threshold text": (set_at(["policy", "threshold"], "0"), "policy.threshold"),
+    "alpha 1": (set_at(["policy", "alpha"], 1), "policy.alpha"),
+    "zero cost": (set_at(["policy", "costs", 4], 0), "policy.costs[4]"),
+    "unknown method": (set_at(["policy", "method"], "magic"), "policy.method"),
+    "policy a list": (set_at(["policy"], [1, 2]), "'policy'"),
+    "no policy": (drop_at(["policy"]), "'policy'"),
+    "wrong format": (set_at(["format"], "something/1"), "'format'"),
+    "tree count": (set_at(["model", "trees"], 3), "model.trees"),
+    "another model": (set_at(["model", "sha256"], "0" * 64), "model.sha256"),
+    "negative disagreements": (set_at(["policy", "fit_disagreements"], -1), "policy.fit_disagreements"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_tampered_policies_are_refused_naming_the_field(setup, case):
+    model, _, fitted = setup
+    edit, field = CASES[case]
+    with pytest.raises(InputError) as info:
+        read_policy(tampered(policy_json(fitted, model), edit), model, name="p.json")
+    assert field in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("[1, 2]", "(the file)"), ('{"format": "opstudio-qwyc-policy/1", "policy": {"threshold": NaN}}', "NaN"),
+    ("{" * 200 + "}" * 200, "levels"), ("not json", "not valid JSON"), (b"\xff\xfe", "UTF-8"),
+])
+def test_files_that_are_not_policies(setup, text, needle):
+    model = setup[0]
+    with pytest.raises(InputError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        read_policy(text, model, name="p.json")
