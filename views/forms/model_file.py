@@ -8,7 +8,7 @@ from engine.errors import InputError
 from engine.io import Table
 from engine.qwyc.models import load_model
 from views.forms.common import digest
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md, memo
 
 

@@ -11,7 +11,7 @@ from engine.pn.figures import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
 from views.forms.common import preview, table_input, tabular_sample, validated
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md
 
 NONE = "(none)"
