@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.io import Table
-from engine.qwyc.models import load_model
+from engine.qwyc import load_model
 from views.forms.common import digest
 from views.session_input import SessionInput
 from views.state import md, memo
