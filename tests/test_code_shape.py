@@ -142,14 +142,101 @@ def public_objects():
             yield f"{module_name}.{name}", getattr(module, name)
 
 
+def numpydoc_problems(where: str, obj) -> list[str]:
+    if inspect.isclass(obj):
+        return class_problems(where, obj)
+    if inspect.isfunction(obj):
+        return parameter_problems(where, obj, inspect.getdoc(obj))
+    return []
+
+
 def test_public_api_has_numpydoc_sections():
-    problems = []
-    for where, obj in public_objects():
-        if inspect.isclass(obj):
-            problems += class_problems(where, obj)
-        elif inspect.isfunction(obj):
-            problems += parameter_problems(where, obj, inspect.getdoc(obj))
+    problems = [p for where, obj in public_objects() for p in numpydoc_problems(where, obj)]
     assert not problems, "numpydoc gaps:\n" + "\n".join(problems)
+
+
+# --- pages and the CLI use the public API only ----------------------------------------------------------------------
+
+#: files that use the engine as its users do: the dashboard's pages and the CLI
+ENGINE_USERS = ("views", "engine/cli")
+
+
+def engine_user_files() -> list[Path]:
+    return python_files(*ENGINE_USERS) + [ROOT / "app.py"]
+
+
+def engine_imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, engine module, names) of every import of the engine in a file, relative imports resolved."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([module] if module else []))
+            if module == "engine" or module.startswith("engine."):
+                found.append((node.lineno, module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names if a.name.startswith("engine.")]
+    return found
+
+
+def test_pages_and_cli_import_only_public_engine_names():
+    """``from engine.<package> import name`` with ``name`` in the package's ``__all__``; never a submodule."""
+    offenders = []
+    for path in engine_user_files():
+        where = path.relative_to(ROOT)
+        for line, module, names in engine_imports(path):
+            if module.startswith("engine.cli"):
+                if path.is_relative_to(ROOT / "engine" / "cli"):
+                    continue  # the CLI's own modules
+            if module not in PUBLIC_MODULES:
+                offenders.append(f"{where}:{line}: imports {module} (import from its package's public names)")
+                continue
+            public = set(importlib.import_module(module).__all__)
+            hidden = [n for n in names if n not in public]
+            if hidden:
+                offenders.append(f"{where}:{line}: {module} does not export {hidden} (add them to its __all__)")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_names_pages_and_cli_import_have_numpydoc_sections():
+    problems = []
+    for path in engine_user_files():
+        for _, module, names in engine_imports(path):
+            if module in PUBLIC_MODULES:
+                problems += [p for n in names for p in numpydoc_problems(f"{module}.{n}",
+                                                                        getattr(importlib.import_module(module), n))]
+    assert not problems, "numpydoc gaps in names pages and the CLI use:\n" + "\n".join(sorted(set(problems)))
+
+
+def test_no_submodule_import_in_pages_or_cli():
+    """The before-stop hook's check, in the suite: no ``from engine.<package>.<module> import``."""
+    pattern = re.compile(r"^\s*from\s+engine\.[a-z_]+\.[a-z_]+\s+import", re.MULTILINE)
+    offenders = [str(p.relative_to(ROOT)) for p in engine_user_files() if pattern.search(p.read_text())]
+    assert not offenders, offenders
+
+
+# --- pages read like the screen -------------------------------------------------------------------------------------
+
+#: most lines of module-level code in a page (statements outside functions and classes, imports and the docstring)
+MAX_MODULE_LINES = 60
+
+
+def module_level_lines(path: Path) -> int:
+    """Lines spanned by a file's top-level statements other than imports, definitions and its docstring."""
+    body = ast.parse(path.read_text()).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    skipped = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return sum(node.end_lineno - node.lineno + 1 for node in body if not isinstance(node, skipped))
+
+
+def test_pages_have_at_most_60_lines_of_module_level_code():
+    counts = {str(p.relative_to(ROOT)): module_level_lines(p) for p in python_files("views") + [ROOT / "app.py"]}
+    long = {k: v for k, v in counts.items() if v > MAX_MODULE_LINES}
+    assert not long, f"pages with more than {MAX_MODULE_LINES} lines of module-level code (put them in functions): {long}"
 
 
 def test_paper_entry_points_cite_their_paper():

@@ -1,30 +1,46 @@
 """Batch decisions: flag the expected-loss-optimal top k of every batch for a set metric."""
 
+from dataclasses import dataclass
+
 import streamlit as st
 
-from engine.io.public_data import PUBLIC_DATASETS
+from engine.io import PUBLIC_DATASETS, ProbabilityBatches
+from engine.record import new_item
 from engine.reporting import csv_bytes
 from engine.setloss import (
     F1_COEFFICIENTS,
     LOSSES,
+    ScoredSplit,
+    SetLoss,
+    baselines_figure,
+    batch_items_figure,
     batches_from_split,
     build_loss,
     compare_baselines,
     decide_batch,
     decide_batches,
     decided_items,
+    expected_loss_figure,
     labelled_split,
     monte_carlo_check,
     train_probabilities,
 )
-from engine.setloss.figures import baselines_figure, batch_items_figure, expected_loss_figure
-from engine.record import new_item
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
-from views.state import md, memo, progress_callback
+from views.state import md, memo, on_click
 
 OWN, TRAINED = "Probability batches (your file or the shipped sample)", "A model trained here on a public data set"
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """The batches the page decides, their identity in memo keys, and the labelled split of a model trained here."""
+
+    key: tuple
+    batches: ProbabilityBatches
+    split: ScoredSplit | None
+    source: str
 
 
 def _fmt(value: float) -> str:
@@ -32,7 +48,8 @@ def _fmt(value: float) -> str:
     return f"{0.0 if abs(value) < 1e-12 else value:.4f}"
 
 
-def pick_loss(column):
+def pick_loss(column) -> SetLoss | None:
+    """The loss chosen (β or the coefficients of a custom metric below it); None after showing what is wrong."""
     key = column.selectbox("Loss", list(LOSSES), format_func=lambda k: LOSSES[k].title, key="loss",
                            bind="query-params", persist_state="session")
     if LOSSES[key].parameter:
@@ -51,11 +68,18 @@ def pick_loss(column):
             return build_loss(key, numerator=num, denominator=den)
         except ValueError as exc:
             st.error(md(exc))
-            st.stop()
+            return None
     return build_loss(key)
 
 
-def trained_batches():
+def own_batches() -> Probabilities:
+    chosen = input_picker("batches", key="batches_input", label="Probability batches")
+    if chosen is None:
+        st.stop()
+    return Probabilities(("input", *chosen.key), chosen.value, None, OWN)
+
+
+def trained_batches() -> Probabilities:
     """Batches of a public data set's test items, scored by a logistic regression trained here."""
     name = st.selectbox("Public data set", list(PUBLIC_DATASETS), format_func=PUBLIC_DATASETS.get,
                         key="batch_dataset", bind="query-params", persist_state="session")
@@ -73,79 +97,59 @@ def trained_batches():
                                key="batch_size", bind="query-params", persist_state="session"))
     st.caption(f"{split.eta_val.size:,} validation and {n_test:,} test items; logistic regression (calibrated: "
                "it minimises the log loss); test items shuffled and cut into batches of this size.")
-    return ("trained", name, size), memo(("trained_batches", name, size), lambda: batches_from_split(split, size)), split
+    batches = memo(("trained_batches", name, size), lambda: batches_from_split(split, size))
+    return Probabilities(("trained", name, size), batches, split, TRAINED)
 
 
-st.title("Batch decisions")
-st.caption("For a batch of items with calibrated probabilities, the decision that minimises the expected set "
-           "loss flags the k most probable items (Natarajan et al., ICML 2016). Independent labels assumed.")
-source = st.radio("Probabilities from", [OWN, TRAINED], horizontal=True, key="batch_source", bind="query-params",
-                  persist_state="session")
-if source == OWN:
-    chosen = input_picker("batches", key="batches_input", label="Probability batches")
-    if chosen is None:
-        st.stop()
-    source_key, batches, split = ("input", *chosen.key), chosen.value, None
-else:
-    source_key, batches, split = trained_batches()
+def decision_cards(outcome, n_items: int) -> None:
+    decision = outcome.decision
+    m = st.columns(4)
+    m[0].metric("Items to flag (k)", f"{decision.k:,} of {n_items:,}")
+    m[1].metric("Expected loss at k", _fmt(decision.value))
+    m[2].metric("Expected loss flagging η ≥ 0.5", _fmt(outcome.loss_threshold_half),
+                help=f"Top-k with k = {outcome.k_threshold_half}, the number of items with probability ≥ 0.5.")
+    m[3].metric("Paper's early stop", f"k = {outcome.early.k}",
+                help="First k with L_k ≤ L_{k+1}; not exact in general.",
+                delta=None if outcome.early.k == decision.k else f"{outcome.early.value - decision.value:+.4f} worse",
+                delta_color="inverse")
 
-c = st.columns([2, 2, 3])
-loss = pick_loss(c[0])
-c[0].caption(f"Loss = {md(loss.formula)}")
-names = batches.batch_names
-batch = c[1].selectbox(f"Batch (of {len(names):,})", names, key="batch_name")
-items = batches.rows_of(batch)
-eta = batches.probabilities[items]
-c[2].caption(f"**{md(batch)}**: {items.size:,} items, mean probability {eta.mean():.3f}.")
 
-outcome = memo(("batch_outcome", *source_key, loss, batch), lambda: decide_batch(eta, loss))
-decision = outcome.decision
-m = st.columns(4)
-m[0].metric("Items to flag (k)", f"{decision.k:,} of {eta.size:,}")
-m[1].metric("Expected loss at k", _fmt(decision.value))
-m[2].metric("Expected loss flagging η ≥ 0.5", _fmt(outcome.loss_threshold_half),
-            help=f"Top-k with k = {outcome.k_threshold_half}, the number of items with probability ≥ 0.5.")
-m[3].metric("Paper's early stop", f"k = {outcome.early.k}", help="First k with L_k ≤ L_{k+1}; not exact in general.",
-            delta=None if outcome.early.k == decision.k else f"{outcome.early.value - decision.value:+.4f} worse",
-            delta_color="inverse")
+def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, outcome) -> None:
+    decision, batches = outcome.decision, src.batches
+    figs = st.columns(2)
+    figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
+    figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
+    add_to_record(lambda: new_item(
+        "batch decision", f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)", outcome.sentence(batch),
+        tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
+        figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
+        data_fingerprint=str(src.key[1]) if src.key[0] == "input" else "",
+        settings={"loss": loss.name, "batch": batch, "source": src.source}, link=current_link()),
+        key="record_batch")
+    st.subheader("Decided items")
+    table = decided_items(batches, batch, decision)
+    st.dataframe(table, hide_index=True, height=260)
+    st.download_button("Download this batch's decisions (CSV)", csv_bytes(table), file_name=f"decisions_{batch}.csv",
+                       mime="text/csv", key="decisions_csv")
+    with st.expander("Monte Carlo check of the expected loss"):
+        draws = st.number_input("Simulated label vectors", 1_000, 200_000, 20_000, 1_000, key="mc_draws")
+        check = on_click("_mc_result", (src.key, loss, batch), st.button("Simulate", key="run_mc"),
+                         lambda: monte_carlo_check(eta, decision, loss, draws=int(draws)))
+        if check is not None:
+            st.write(check.sentence)
 
-figs = st.columns(2)
-figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
-figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
 
-add_to_record(lambda: new_item(
-    "batch decision", f"{loss.name}-optimal decision of {batch} ({items.size:,} items)", outcome.sentence(batch),
-    tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
-    figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
-    data_fingerprint=str(source_key[1]) if source_key[0] == "input" else "",
-    settings={"loss": loss.name, "batch": batch, "source": source}, link=current_link()),
-    key="record_batch")
-
-st.subheader("Decided items")
-table = decided_items(batches, batch, decision)
-st.dataframe(table, hide_index=True, height=260)
-st.download_button("Download this batch's decisions (CSV)", csv_bytes(table), file_name=f"decisions_{batch}.csv",
-                   mime="text/csv", key="decisions_csv")
-
-with st.expander("Monte Carlo check of the expected loss"):
-    draws = st.number_input("Simulated label vectors", 1_000, 200_000, 20_000, 1_000, key="mc_draws")
-    if st.button("Simulate", key="run_mc"):
-        st.session_state["_mc_result"] = ((source_key, loss, batch),
-                                          monte_carlo_check(eta, decision, loss, draws=int(draws)))
-    stored = st.session_state.get("_mc_result")
-    if stored and stored[0] == (source_key, loss, batch):
-        st.write(stored[1].sentence)
-
-st.subheader("Every batch")
-st.caption("Each batch decided on its own; the file has one row per input row, in input order, with its batch, "
-           "decision (0/1) and the batch's k.")
-if st.button(f"Decide all {len(names):,} batches", key="run_all_batches", type="primary"):
-    bar, update = progress_callback("Deciding batches")
-    st.session_state["_all_batches"] = ((source_key, loss), decide_batches(batches, loss, progress=update))
-    bar.empty()
-stored = st.session_state.get("_all_batches")
-if stored and stored[0] == (source_key, loss):
-    result = stored[1]
+def every_batch_section(src: Probabilities, loss: SetLoss) -> None:
+    batches = src.batches
+    st.subheader("Every batch")
+    st.caption("Each batch decided on its own; the file has one row per input row, in input order, with its batch, "
+               "decision (0/1) and the batch's k.")
+    result = on_click("_all_batches", (src.key, loss),
+                      st.button(f"Decide all {len(batches.batch_names):,} batches", key="run_all_batches",
+                                type="primary"),
+                      lambda progress: decide_batches(batches, loss, progress=progress), progress="Deciding batches")
+    if result is None:
+        return
     st.dataframe(result.summary, hide_index=True, height=260)
     d = st.columns(2)
     d[0].download_button("Download every decision (CSV)", csv_bytes(result.decisions),
@@ -155,26 +159,54 @@ if stored and stored[0] == (source_key, loss):
                          file_name=f"{batches.name}_{loss.name}_summary.csv".replace(" ", "_"), mime="text/csv",
                          key="batch_summary_csv")
 
-st.subheader("Baselines on labelled batches")
-if split is None and batches.n_labelled < 2:
-    st.caption("The baselines need true labels: map a label column on the Data page.")
-    st.stop()
-st.caption("The paper's protocol: labelled items are split into validation and test halves; the test items are cut "
-           "into batches; each batch is decided by (a) threshold 0.5, (b) one threshold tuned on validation batches "
-           "for this loss, (c) the expected-loss-optimal top k, and scored against the true labels.")
-if split is None:
-    split = memo(("batch_split_input", *source_key), lambda: labelled_split(batches))
-baseline_size = int(min(items.size, split.eta_test.size))
-if st.button(f"Compare with the baselines (batches of {baseline_size:,})", key="run_baselines"):
-    bar, update = progress_callback("Deciding test batches")
-    st.session_state["_baselines"] = ((source_key, loss, baseline_size),
-                                      compare_baselines(split, loss, baseline_size, progress=update))
-    bar.empty()
-stored = st.session_state.get("_baselines")
-if stored and stored[0] == (source_key, loss, baseline_size):
-    comparison = stored[1]
+
+def baselines_section(src: Probabilities, loss: SetLoss, batch_size: int) -> None:
+    st.subheader("Baselines on labelled batches")
+    if src.split is None and src.batches.n_labelled < 2:
+        st.caption("The baselines need true labels: map a label column on the Data page.")
+        return
+    st.caption("The paper's protocol: labelled items are split into validation and test halves; the test items are "
+               "cut into batches; each batch is decided by (a) threshold 0.5, (b) one threshold tuned on validation "
+               "batches for this loss, (c) the expected-loss-optimal top k, and scored against the true labels.")
+    split = src.split if src.split is not None else memo(("batch_split_input", *src.key),
+                                                         lambda: labelled_split(src.batches))
+    size = int(min(batch_size, split.eta_test.size))
+    comparison = on_click("_baselines", (src.key, loss, size),
+                          st.button(f"Compare with the baselines (batches of {size:,})", key="run_baselines"),
+                          lambda progress: compare_baselines(split, loss, size, progress=progress),
+                          progress="Deciding test batches")
+    if comparison is None:
+        return
     b = st.columns([2, 3])
     b[0].dataframe(comparison.summary, hide_index=True)
     b[0].download_button("Download per-batch losses (CSV)", csv_bytes(comparison.per_batch),
                          file_name="baselines_per_batch.csv", mime="text/csv", key="baselines_csv")
     b[1].plotly_chart(baselines_figure(comparison.summary), key="baselines_chart")
+
+
+@st.fragment
+def decisions_view(src: Probabilities) -> None:
+    """The loss, the batch and everything decided with them: changing either reruns only this part."""
+    c = st.columns([2, 2, 3])
+    loss = pick_loss(c[0])
+    if loss is None:
+        return
+    c[0].caption(f"Loss = {md(loss.formula)}")
+    names = src.batches.batch_names
+    batch = c[1].selectbox(f"Batch (of {len(names):,})", names, key="batch_name")
+    items = src.batches.rows_of(batch)
+    eta = src.batches.probabilities[items]
+    c[2].caption(f"**{md(batch)}**: {items.size:,} items, mean probability {eta.mean():.3f}.")
+    outcome = memo(("batch_outcome", *src.key, loss, batch), lambda: decide_batch(eta, loss))
+    decision_cards(outcome, eta.size)
+    decided_items_section(src, loss, batch, eta, outcome)
+    every_batch_section(src, loss)
+    baselines_section(src, loss, items.size)
+
+
+st.title("Batch decisions")
+st.caption("For a batch of items with calibrated probabilities, the decision that minimises the expected set "
+           "loss flags the k most probable items (Natarajan et al., ICML 2016). Independent labels assumed.")
+source = st.radio("Probabilities from", [OWN, TRAINED], horizontal=True, key="batch_source", bind="query-params",
+                  persist_state="session")
+decisions_view(own_batches() if source == OWN else trained_batches())

@@ -4,41 +4,31 @@ import streamlit as st
 
 from engine.constraints import (
     InfeasibleConstraintsError,
+    TableModel,
     TableSpec,
+    TrainingColumns,
     adult_data,
     churn_sweep,
+    churn_tradeoff_figure,
     fairness_sweep,
+    fairness_tradeoff_figure,
     model_json,
     rates_frame,
     train_on_table,
 )
-from engine.constraints.figures import churn_tradeoff_figure, fairness_tradeoff_figure
 from engine.errors import InputError
-from engine.reporting import csv_bytes
 from engine.record import new_item
+from engine.reporting import csv_bytes
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
-from views.state import md, progress_callback
+from views.session_input import SessionInput
+from views.state import kept, md, on_click
 
 EVERY_OTHER = "every other row"
 
-st.title("Constrained training")
-st.caption("Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "
-           "subject to rate constraints, with a ramp-loss majorization-minimization solver. Categorical columns are "
-           "one-hot encoded and numeric ones standardised; the preprocessing is part of the model you download. "
-           "Bounds are tightened until the model's own decisions (score ≥ 0) meet them.")
 
-chosen = input_picker("training_table", key="cons_table", label="Training table")
-if chosen is None:
-    st.stop()
-frame, roles = chosen.value.frame, chosen.mapping
-st.caption(md(f"{len(frame):,} rows; label '{roles.label}'; "
-              f"{'split by ' + roles.split if roles.split else 'a seeded 70/30 split'}; every column except the "
-              "label, deployed, flag and split columns is a feature."))
-
-
-def group_choice():
+def group_choice(frame, roles: TrainingColumns):
     """Protected group as column = value, and the reference group."""
     if roles.group is None:
         st.caption("No protected-group column mapped (Data page): fairness constraints are off.")
@@ -52,7 +42,7 @@ def group_choice():
     return protected, None if reference == EVERY_OTHER else reference
 
 
-def constraint_form(protected) -> dict:
+def constraint_form(protected, roles: TrainingColumns) -> dict:
     """The constraint checkboxes and bounds, as TableSpec fields (None = not asked for)."""
     c = st.columns(3)
     fair = protected is not None
@@ -77,18 +67,17 @@ def constraint_form(protected) -> dict:
     return bounds
 
 
-def train(spec: TableSpec, run_key, warm) -> None:
-    """Fit (warm-started from ``warm`` when given) with a progress bar; keep the model or the message."""
-    bar, update = progress_callback("Majorization-minimization" + (" from the current model" if warm else ""))
+def model_or_message(frame, spec: TableSpec, warm: TableModel | None, progress) -> TableModel | str:
+    """The model fitted (warm-started from ``warm`` when given), or why the constraints cannot be met."""
     try:
-        st.session_state["_cons_model"] = (run_key, train_on_table(frame, spec, progress=update, warm_start=warm))
+        return train_on_table(frame, spec, progress=progress, warm_start=warm)
     except (InfeasibleConstraintsError, InputError) as exc:
-        st.session_state["_cons_model"] = (run_key, str(exc))
-    bar.empty()
+        return str(exc)
 
 
-def show_model(model) -> None:
+def show_model(chosen: SessionInput, model: TableModel) -> None:
     """Warnings, the rates table, the downloads and the record button of a fitted model."""
+    frame = chosen.value.frame
     if model.flags_nobody:
         st.warning("This model flags nobody on the training rows: every decision is negative. Loosen a bound "
                    "or drop a constraint.")
@@ -112,52 +101,64 @@ def show_model(model) -> None:
 
 
 @st.fragment
-def tuning() -> None:
+def tuning(chosen: SessionInput) -> None:
     """Constraints, training and the model: moving a bound reruns only this part, refitting from the current model."""
-    protected, reference = group_choice()
+    frame, roles = chosen.value.frame, chosen.mapping
+    protected, reference = group_choice(frame, roles)
     st.subheader("Constraints")
     spec = TableSpec(label=roles.label, group=roles.group if protected is not None else None,
                      group_value=protected, reference_value=reference, deployed=roles.deployed, flag=roles.flag,
-                     split=roles.split, **constraint_form(protected))
+                     split=roles.split, **constraint_form(protected, roles))
     run_key = (chosen.key, spec)
     c = st.columns([1, 3])
     clicked = c[0].button("Train from scratch", key="train_constrained", type="primary")
     live = c[1].toggle("Refit as the bounds move", value=True, key="cons_live",
                        help="Each change refits from the current model (a warm start, about a second on Adult). "
                             "'Train from scratch' gives the fit that does not depend on earlier settings.")
-    stored = st.session_state.get("_cons_model")
-    previous = stored[1] if stored and stored[0][0] == chosen.key and not isinstance(stored[1], str) else None
-    if clicked:
-        train(spec, run_key, None)
-    elif live and stored and stored[0][0] == chosen.key and stored[0] != run_key:
-        train(spec, run_key, previous)  # after a failed fit there is no model to start from: a cold fit
-    stored = st.session_state.get("_cons_model")
-    if not stored or stored[0] != run_key:
-        return
-    if isinstance(stored[1], str):
-        st.error(md(stored[1]))
-    else:
-        show_model(stored[1])
+    last = kept("_cons_model")
+    refit = live and last is not None and last[0][0] == chosen.key and last[0] != run_key
+    # a refit starts from the current model; after a failed fit there is none to start from: a cold fit
+    warm = last[1] if refit and not clicked and not isinstance(last[1], str) else None
+    result = on_click("_cons_model", run_key, clicked or refit,
+                      lambda progress: model_or_message(frame, spec, warm, progress),
+                      progress="Majorization-minimization" + (" from the current model" if warm is not None else ""))
+    if isinstance(result, str):
+        st.error(md(result))
+    elif result is not None:
+        show_model(chosen, result)
 
 
-tuning()
-
-if chosen.sample_key == "adult_table":
+def adult_sweeps() -> None:
+    """The paper's fairness and churn experiments on Adult, each on click."""
     st.subheader("Trade-off curves on Adult (the paper's experiments)")
     t = st.columns(2)
-    if t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"):
-        bar, update = progress_callback("Training one constrained model per κ")
-        st.session_state["_fair_sweep"] = fairness_sweep(adult_data(), progress=update)
-        bar.empty()
-    if t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"):
-        bar, update = progress_callback("Training one constrained model per churn target")
-        st.session_state["_churn_sweep"] = churn_sweep(adult_data(), progress=update)
-        bar.empty()
-    for column, (key, figure, name) in zip(t, (("_fair_sweep", fairness_tradeoff_figure, "fairness_sweep"),
-                                                 ("_churn_sweep", churn_tradeoff_figure, "churn_sweep"))):
-        if key in st.session_state:
-            sweep = st.session_state[key]
+    fair = on_click("_fair_sweep", (), t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"),
+                    lambda progress: fairness_sweep(adult_data(), progress=progress),
+                    progress="Training one constrained model per κ")
+    churn = on_click("_churn_sweep", (), t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"),
+                     lambda progress: churn_sweep(adult_data(), progress=progress),
+                     progress="Training one constrained model per churn target")
+    for column, sweep, figure, name in ((t[0], fair, fairness_tradeoff_figure, "fairness_sweep"),
+                                        (t[1], churn, churn_tradeoff_figure, "churn_sweep")):
+        if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
             column.dataframe(sweep, hide_index=True)
             column.download_button("Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv",
                                    mime="text/csv", key=f"{name}_csv")
+
+
+st.title("Constrained training")
+st.caption("Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "
+           "subject to rate constraints, with a ramp-loss majorization-minimization solver. Categorical columns are "
+           "one-hot encoded and numeric ones standardised; the preprocessing is part of the model you download. "
+           "Bounds are tightened until the model's own decisions (score ≥ 0) meet them.")
+training = input_picker("training_table", key="cons_table", label="Training table")
+if training is None:
+    st.stop()
+table_roles = training.mapping
+st.caption(md(f"{len(training.value.frame):,} rows; label '{table_roles.label}'; "
+              f"{'split by ' + table_roles.split if table_roles.split else 'a seeded 70/30 split'}; every column "
+              "except the label, deployed, flag and split columns is a feature."))
+tuning(training)
+if training.sample_key == "adult_table":
+    adult_sweeps()

@@ -9,34 +9,21 @@ from engine.pages import pages_using
 from views.forms import FORMS
 from views.forms.common import digest, parse_table
 from views.forms.connected import connect_section
-from views.inputs import (
-    SOURCE_TITLES,
-    add_input,
-    current_dataset,
-    load_sample,
-    remove_input,
-    session_inputs,
-    set_active,
-)
+from views.inputs import add_input, current_dataset, load_sample, remove_input, session_inputs, set_active
+from views.session_input import SOURCE_TITLES, SessionInput
 from views.state import md
 
-st.title("Data")
-st.caption("Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
-           "aggregated counts (Ensemble paths), score matrices (Early exit) and more. Inputs stay in your "
-           "session and are never written to disk; rated data too large to upload can be connected where it lies "
-           "on the server and counted there by DuckDB.")
-current_dataset()  # the default rated sample is there from the first visit
-limit_mb = st.get_option("server.maxUploadSize")
+SAMPLE, UPLOAD, CONNECT = "Shipped sample", "Upload a file", "Connect to data on the server"
 
-st.subheader("Add an input")
-source = st.radio("Source", ["Shipped sample", "Upload a file", "Connect to data on the server"], horizontal=True,
-                  key="data_source")
-added = None
-if source == "Connect to data on the server":
+
+def connected_input() -> SessionInput | None:
+    """Rows on the server, added in the run where the user confirmed the mapping."""
     connected = connect_section()  # not None only in the run where the user confirmed the mapping
-    if connected is not None:
-        added = add_input(connected)
-elif source == "Shipped sample":
+    return add_input(connected) if connected is not None else None
+
+
+def chosen_sample() -> None:
+    """A shipped sample: choosing one loads it (in the selectbox's callback)."""
     keys = [k for k, s in SAMPLES.items() if s.kind in FORMS]
     active = current_dataset()
     st.session_state.setdefault("sample_choice", active.sample_key if active.source == "sample" else keys[0])
@@ -48,75 +35,99 @@ elif source == "Shipped sample":
     choice = st.selectbox("Sample", keys, key="sample_choice", on_change=load_chosen_sample,
                           format_func=lambda k: f"{SAMPLES[k].title} — {INPUT_KINDS[SAMPLES[k].kind].title}")
     st.caption(md(SAMPLES[choice].description))
-else:
+
+
+def uploaded_input() -> SessionInput | None:
+    """An upload: its kind (guessed, changeable), its column mapping, added once per mapping."""
     st.caption(f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed), Parquet or NPZ, up to "
-               f"{limit_mb} MB (set by `server.maxUploadSize` in `.streamlit/config.toml`). The kind of input is "
-               "guessed from the file; change it if the guess is wrong.")
+               f"{st.get_option('server.maxUploadSize')} MB (set by `server.maxUploadSize` in "
+               "`.streamlit/config.toml`). The kind of input is guessed from the file; change it if the guess is "
+               "wrong.")
     upload = st.file_uploader("File", key="upload")
     if upload is None:
         st.session_state.pop("_upload_processed", None)  # the same file uploaded again is added again
-    else:
-        raw, name = upload.getvalue(), upload.name
-        tag = digest(raw)[:12]  # a new file gets fresh widgets
-        guess = guess_kind(raw)
-        table = None
-        if INPUT_KINDS[guess].tabular:
-            try:
-                table = parse_table(raw, name)
-                guess = guess_kind(raw, table)
-            except InputError:
-                pass  # said below if the file is to be read as a table
-        kinds = [k for k in INPUT_KINDS if k in FORMS]
-        kind = st.selectbox("Kind of input", kinds, index=kinds.index(guess), format_func=lambda k: INPUT_KINDS[k].title,
-                            key=f"kind_{tag}", help="What the file holds decides which pages can use it.")
-        st.caption(md(INPUT_KINDS[kind].what))
-        if INPUT_KINDS[kind].tabular and table is None:
-            try:
-                table = parse_table(raw, name)
-            except InputError as exc:
-                st.error(f"**{md(name)} could not be read.** {md(exc)}")
-                st.stop()
-        st.subheader("Column mapping")
-        candidate = FORMS[kind].mapping_form(raw, table, name, tag)
-        if candidate is None:
-            st.info("The inputs already loaded stay as they are until this file validates.")
+        return None
+    raw, name = upload.getvalue(), upload.name
+    tag = digest(raw)[:12]  # a new file gets fresh widgets
+    guess = guess_kind(raw)
+    table = None
+    if INPUT_KINDS[guess].tabular:
+        try:
+            table = parse_table(raw, name)
+            guess = guess_kind(raw, table)
+        except InputError:
+            pass  # said below if the file is to be read as a table
+    kinds = [k for k in INPUT_KINDS if k in FORMS]
+    kind = st.selectbox("Kind of input", kinds, index=kinds.index(guess), format_func=lambda k: INPUT_KINDS[k].title,
+                        key=f"kind_{tag}", help="What the file holds decides which pages can use it.")
+    st.caption(md(INPUT_KINDS[kind].what))
+    if INPUT_KINDS[kind].tabular and table is None:
+        try:
+            table = parse_table(raw, name)
+        except InputError as exc:
+            st.error(f"**{md(name)} could not be read.** {md(exc)}")
             st.stop()
-        if st.session_state.get("_upload_processed") != (kind, candidate.key):  # add each mapping once
-            st.session_state["_upload_processed"] = (kind, candidate.key)
-            added = add_input(candidate)
+    st.subheader("Column mapping")
+    candidate = FORMS[kind].mapping_form(raw, table, name, tag)
+    if candidate is None:
+        st.info("The inputs already loaded stay as they are until this file validates.")
+        st.stop()
+    if st.session_state.get("_upload_processed") == (kind, candidate.key):  # add each mapping once
+        return None
+    st.session_state["_upload_processed"] = (kind, candidate.key)
+    return add_input(candidate)
+
+
+def inputs_table(inputs: list[SessionInput]) -> None:
+    st.subheader("Inputs in this session")
+    st.dataframe(pd.DataFrame({
+        "name": [i.name for i in inputs],
+        "kind": [i.kind_title for i in inputs],
+        "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
+        "contents": [FORMS[i.kind].summary(i) for i in inputs],
+        "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
+    }), hide_index=True)
+
+
+def report_view(inputs: list[SessionInput]) -> None:
+    """Which input's validation report to read (or remove), and the report."""
+    names = [i.name for i in inputs]
+    if st.session_state.get("_shown_input") not in names:
+        st.session_state["_shown_input"] = names[-1]
+    st.session_state["report_of"] = st.session_state["_shown_input"]
+
+    def show_chosen_report() -> None:
+        st.session_state["_shown_input"] = st.session_state["report_of"]
+
+    c = st.columns([3, 1])
+    shown_name = c[0].selectbox("Show the validation report of", names, key="report_of",
+                                on_change=show_chosen_report)
+    if c[1].button("Remove this input", key="remove_input", disabled=len(inputs) < 2,
+                   help="The page that used it falls back to another input of the same kind or to its sample."):
+        remove_input(shown_name)
+        st.session_state.pop("_shown_input", None)
+        st.rerun()
+    shown = next(i for i in inputs if i.name == shown_name)
+    st.subheader("Validation report")
+    st.caption(f"**{md(shown.name)}** — {md(shown.kind_title)}")
+    FORMS[shown.kind].report(shown)
+
+
+ADD = {SAMPLE: chosen_sample, UPLOAD: uploaded_input, CONNECT: connected_input}
+
+st.title("Data")
+st.caption("Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
+           "aggregated counts (Ensemble paths), score matrices (Early exit) and more. Inputs stay in your "
+           "session and are never written to disk; rated data too large to upload can be connected where it lies "
+           "on the server and counted there by DuckDB.")
+current_dataset()  # the default rated sample is there from the first visit
+st.subheader("Add an input")
+source = st.radio("Source", list(ADD), horizontal=True, key="data_source")
+added = ADD[source]()
 if added is not None:
     set_active(added)
     st.session_state["_shown_input"] = added.name
     st.rerun()  # refresh the sidebar status
-
 inputs = session_inputs()
-st.subheader("Inputs in this session")
-st.dataframe(pd.DataFrame({
-    "name": [i.name for i in inputs],
-    "kind": [i.kind_title for i in inputs],
-    "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
-    "contents": [FORMS[i.kind].summary(i) for i in inputs],
-    "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
-}), hide_index=True)
-names = [i.name for i in inputs]
-if st.session_state.get("_shown_input") not in names:
-    st.session_state["_shown_input"] = names[-1]
-st.session_state["report_of"] = st.session_state["_shown_input"]
-
-
-def show_chosen_report() -> None:
-    st.session_state["_shown_input"] = st.session_state["report_of"]
-
-
-c = st.columns([3, 1])
-shown_name = c[0].selectbox("Show the validation report of", names, key="report_of", on_change=show_chosen_report)
-if c[1].button("Remove this input", key="remove_input", disabled=len(inputs) < 2,
-               help="The page that used it falls back to another input of the same kind or to its sample."):
-    remove_input(shown_name)
-    st.session_state.pop("_shown_input", None)
-    st.rerun()
-
-shown = next(i for i in inputs if i.name == shown_name)
-st.subheader("Validation report")
-st.caption(f"**{md(shown.name)}** — {md(shown.kind_title)}")
-FORMS[shown.kind].report(shown)
+inputs_table(inputs)
+report_view(inputs)

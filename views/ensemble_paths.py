@@ -1,22 +1,29 @@
 """Ensemble paths: joint thresholds for two or more classifiers via the graph and analytic paths."""
 
+from dataclasses import dataclass
+from typing import Any
+
 import streamlit as st
 
+from engine.errors import InputError
+from engine.io import RatedData
 from engine.pn import (
     FAMILIES,
+    ThresholdGrid,
     analytic_path,
     best_grid_point,
     bootstrap_graph_path,
     bootstrap_spread_table,
     compare_paths,
+    ensemble_report,
     frontier,
     graph_path,
+    joint_thresholds_sentence,
     path_operating_point,
+    paths_pn_figure,
     threshold_grid,
+    threshold_space_figure,
 )
-from engine.pn.figures import paths_pn_figure, threshold_space_figure
-from engine.pn.report import ensemble_report, joint_thresholds_sentence
-from engine.errors import InputError
 from engine.record import new_item
 from views.controls import target_controls
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
@@ -24,15 +31,30 @@ from views.forms.counts import grid_of
 from views.inputs import input_picker
 from views.navigation import current_link, go_to
 from views.record_button import add_to_record
-from views.state import md, memo, progress_callback
+from views.state import md, memo, on_click, progress_callback
 
-st.title("Ensemble paths")
-grid_source = st.radio("Grid from", ["Rated documents", "Aggregated counts (t1..tk, tp, fp)"], horizontal=True,
-                       key="grid_source", bind="query-params", persist_state="session",
-                       help="Aggregated counts: one row per threshold tuple with the TP and FP counted there, "
-                            "like the paper's 4-column files.")
-on_server = False  # rated rows on the server: DuckDB counts the grid
-if grid_source == "Rated documents":
+RATED, COUNTS = "Rated documents", "Aggregated counts (t1..tk, tp, fp)"
+
+
+@dataclass(frozen=True)
+class GridView:
+    """The joint threshold grid the page works on, with the settings it was counted with."""
+
+    grid: ThresholdGrid
+    key: tuple  # identity of the grid in memo keys
+    cols: tuple
+    rule: str
+    bins: int
+    spacing: str
+    family: str
+    source_summary: dict
+    rated: RatedData | None = None  # rated rows in memory: the bootstrap resamples them
+    scores: Any = None  # their score columns, in the order of ``cols``
+    on_server: bool = False  # rated rows on the server: DuckDB counted the grid
+
+
+def rated_grid() -> GridView:
+    """The grid of rated documents, counted here or (rows on the server) by DuckDB."""
     dataset = input_picker("rated", key="paths_rated", label="Rated data")
     d = dataset.rated
     on_server = dataset.source == "server"
@@ -61,6 +83,7 @@ if grid_source == "Rated documents":
         st.stop()
     cols = tuple(cols)
     grid_key = (*dataset.key, cols, rule, int(bins), spacing)
+    scores = None
     if on_server:
         try:
             grid, stats = scanned_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
@@ -72,8 +95,12 @@ if grid_source == "Rated documents":
         scores = d.columns(cols)
         grid = memo(("grid", *grid_key), lambda: threshold_grid(scores, d.labels, d.weights, bins=int(bins),
                                                                 rule=rule, spacing=spacing, score_names=cols))
-    source_summary = d.summary()
-else:
+    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(),
+                    None if on_server else d, scores, on_server)
+
+
+def counts_grid() -> GridView:
+    """The grid of an aggregated counts table, used as given."""
     counts = input_picker("counts", key="counts_input", label="Aggregated counts")
     if counts is None:
         st.stop()
@@ -85,101 +112,121 @@ else:
 
     grid_key = ("counts", counts.fingerprint, int(bins))
     grid = grid_of(counts.raw, int(bins), counts.name)
-    rule = "given"
-    spacing = "as uploaded"
-    cols = grid.names
     source_summary = {"name": counts.name, "fingerprint_sha256": counts.fingerprint, "format": "aggregated counts"}
     st.caption("Counts are used as given (the combination rule is whatever produced them); the bootstrap needs "
                "documents and is not available.")
-target = target_controls()
+    return GridView(grid, grid_key, grid.names, "given", int(bins), "as uploaded", family, source_summary)
 
-front = memo(("frontier", *grid_key), lambda: frontier(grid))
-gp = memo(("graph", *grid_key), lambda: graph_path(grid))
-with st.spinner(f"Optimising the analytic ({family}) path"):
-    ap = memo(("analytic", *grid_key, family), lambda: analytic_path(grid, family))
-paths = [gp, ap]
-ops = {p.method: path_operating_point(p, target) for p in paths}
-best = best_grid_point(grid, target)
 
-r = st.columns(4)
-r[0].metric("Grid", " × ".join(map(str, grid.shape)),
-            help=f"Counts tabulated in {grid.seconds * 1e3:.0f} ms" if grid.seconds else "Counts as read from the file")
-r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
-r[2].metric(f"Analytic ({family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
-r[3].metric("Frontier area", f"{front.area:,.0f}")
-
-if on_server:
-    st.caption(f"No bootstrap spread of the graph path on data counted on the server: {ROWS_NEEDED}")
-boot_on = grid_source == "Rated documents" and not on_server and st.toggle(
-    "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
-    persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
-                                                  "path: how much would the path move with other data?")
-boot = None
-if boot_on:
+def graph_bootstrap(v: GridView):
+    """The bootstrap spread of the graph path, when asked for (rated rows in memory only)."""
+    if v.on_server:
+        st.caption(f"No bootstrap spread of the graph path on data counted on the server: {ROWS_NEEDED}")
+    if v.rated is None or not st.toggle(
+            "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
+            persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
+                                          "path: how much would the path move with other data?"):
+        return None
     n_boot = st.number_input("Replicates", 10, 500, 30, 10, key="boot_paths_n", bind="query-params",
                              persist_state="session")
+    d = v.rated
 
     def run_boot():
         bar, update = progress_callback(f"Bootstrapping the graph path ({int(n_boot)} replicates)")
-        result = bootstrap_graph_path(scores, d.labels, d.weights, grid=grid, n_boot=int(n_boot), progress=update)
+        result = bootstrap_graph_path(v.scores, d.labels, d.weights, grid=v.grid, n_boot=int(n_boot),
+                                      progress=update)
         bar.empty()
         return result
 
-    boot = memo(("graph_boot", *grid_key, int(n_boot)), run_boot)
+    return memo(("graph_boot", *v.key, int(n_boot)), run_boot)
 
-points = [(method, op) for method, op in ops.items()] + [("best grid point", best)]
-v = st.columns([1, 1, 1, 3])
-heat = v[0].radio("Heatmap of", ["tp", "precision"], format_func=lambda x: "TP" if x == "tp" else "precision",
-                  key="heat", bind="query-params", persist_state="session", horizontal=True)
-dims, fixed = (0, 1), {}
-if grid.k > 2:
-    a_name = v[1].selectbox("Vertical axis", cols, index=0, key="dim_a")
-    b_name = v[2].selectbox("Horizontal axis", [n for n in cols if n != a_name], index=0, key="dim_b")
-    dims = (cols.index(a_name), cols.index(b_name))
-    with v[3]:
-        for j, name in enumerate(cols):
-            if j not in dims:
-                fixed[j] = st.slider(f"Slice: threshold index of {name}", 0, grid.shape[j] - 1, 0, key=f"fix_{j}")
-        st.caption("Paths are projected onto the two shown axes.")
-figs = st.columns(2)
-space_fig = threshold_space_figure(grid, paths, points, value=heat, dims=dims, fixed=fixed, boot=boot)
-pn_view = paths_pn_figure(grid, front, paths, points)
-figs[0].plotly_chart(space_fig, key="space_chart")
-figs[1].plotly_chart(pn_view, key="paths_pn_chart")
 
-st.subheader("Comparison")
-table = compare_paths(grid, paths, target, front=front)
-st.dataframe(table, hide_index=True)
-spread = None
-if boot is not None:
-    spread = bootstrap_spread_table(boot, target)
-    st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
-    st.dataframe(spread, hide_index=True)
+def figures(v: GridView, front, paths, points, boot):
+    """The threshold space (a slice of it for k > 2) and the PN view, drawn side by side."""
+    grid, cols = v.grid, v.cols
+    c = st.columns([1, 1, 1, 3])
+    heat = c[0].radio("Heatmap of", ["tp", "precision"], format_func=lambda x: "TP" if x == "tp" else "precision",
+                      key="heat", bind="query-params", persist_state="session", horizontal=True)
+    dims, fixed = (0, 1), {}
+    if grid.k > 2:
+        a_name = c[1].selectbox("Vertical axis", cols, index=0, key="dim_a")
+        b_name = c[2].selectbox("Horizontal axis", [n for n in cols if n != a_name], index=0, key="dim_b")
+        dims = (cols.index(a_name), cols.index(b_name))
+        with c[3]:
+            for j, name in enumerate(cols):
+                if j not in dims:
+                    fixed[j] = st.slider(f"Slice: threshold index of {name}", 0, grid.shape[j] - 1, 0,
+                                         key=f"fix_{j}")
+            st.caption("Paths are projected onto the two shown axes.")
+    figs = st.columns(2)
+    space_fig = threshold_space_figure(grid, paths, points, value=heat, dims=dims, fixed=fixed, boot=boot)
+    pn_view = paths_pn_figure(grid, front, paths, points)
+    figs[0].plotly_chart(space_fig, key="space_chart")
+    figs[1].plotly_chart(pn_view, key="paths_pn_chart")
+    return [("Threshold space", space_fig), ("PN view", pn_view)]
 
-add_to_record(lambda: new_item(
-    "joint thresholds", f"Joint thresholds of {', '.join(cols)} ({str(rule).upper()}) at marginal precision {target:.3g}",
-    joint_thresholds_sentence(cols, ops, best), tables=[("Graph and analytic paths compared", table)],
-    figures=[("Threshold space", space_fig), ("PN view", pn_view)],
-    data_fingerprint=str(source_summary.get("fingerprint_sha256", "")),
-    settings={"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "family": family, "target": target},
-    link=current_link()), key="record_paths")
 
-st.subheader("Report")
-settings = {"classifiers": list(cols), "rule": rule, "grid_size": int(bins), "spacing": spacing,
-            "analytic_family": family, "target": target,
-            "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
-report_key = (grid_key, family, target, boot.n_boot if boot is not None else 0)
-if st.button("Build report", key="build_paths_report"):
-    with st.spinner("Building the report"):
-        st.session_state["paths_report"] = (report_key, *ensemble_report(
-            source_summary, settings, table, {**ops, "best grid point": best},
-            figures=[("Threshold space", space_fig), ("PN view", pn_view)], bootstrap_summary=spread))
-built = st.session_state.get("paths_report")
-if built and built[0] == report_key:
+def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot) -> None:
+    st.subheader("Report")
+    settings = {"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "spacing": v.spacing,
+                "analytic_family": v.family, "target": target,
+                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
+    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0)
+    built = on_click("paths_report", report_key, st.button("Build report", key="build_paths_report"),
+                     lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs,
+                                             bootstrap_summary=spread), spinner="Building the report")
+    if built is None:
+        st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
+        return
     r = st.columns(2)
-    r[0].download_button("Download report (HTML)", built[1].encode(), file_name="joint_thresholds.html",
+    r[0].download_button("Download report (HTML)", built[0].encode(), file_name="joint_thresholds.html",
                          mime="text/html", key="paths_report_html")
-    r[1].download_button("Download joint thresholds (JSON)", built[2].encode(), file_name="joint_thresholds.json",
+    r[1].download_button("Download joint thresholds (JSON)", built[1].encode(), file_name="joint_thresholds.json",
                          mime="application/json", key="paths_report_json")
-else:
-    st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
+
+
+@st.fragment
+def paths_view(v: GridView) -> None:
+    """The paths at a target, their figures, comparison and report: a target move reruns only this part."""
+    grid = v.grid
+    target = target_controls()
+    front = memo(("frontier", *v.key), lambda: frontier(grid))
+    gp = memo(("graph", *v.key), lambda: graph_path(grid))
+    with st.spinner(f"Optimising the analytic ({v.family}) path"):
+        ap = memo(("analytic", *v.key, v.family), lambda: analytic_path(grid, v.family))
+    paths = [gp, ap]
+    ops = {p.method: path_operating_point(p, target) for p in paths}
+    best = best_grid_point(grid, target)
+    r = st.columns(4)
+    tabulated = f"Counts tabulated in {grid.seconds * 1e3:.0f} ms" if grid.seconds else "Counts as read from the file"
+    r[0].metric("Grid", " × ".join(map(str, grid.shape)), help=tabulated)
+    r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
+    r[2].metric(f"Analytic ({v.family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
+    r[3].metric("Frontier area", f"{front.area:,.0f}")
+    boot = graph_bootstrap(v)
+    figs = figures(v, front, paths, [*ops.items(), ("best grid point", best)], boot)
+
+    st.subheader("Comparison")
+    table = compare_paths(grid, paths, target, front=front)
+    st.dataframe(table, hide_index=True)
+    spread = None
+    if boot is not None:
+        spread = bootstrap_spread_table(boot, target)
+        st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
+        st.dataframe(spread, hide_index=True)
+    add_to_record(lambda: new_item(
+        "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
+                            f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best),
+        tables=[("Graph and analytic paths compared", table)], figures=figs,
+        data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
+        settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
+                  "target": target}, link=current_link()), key="record_paths")
+    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot)
+
+
+st.title("Ensemble paths")
+grid_source = st.radio("Grid from", [RATED, COUNTS], horizontal=True, key="grid_source", bind="query-params",
+                       persist_state="session", help="Aggregated counts: one row per threshold tuple with the TP and "
+                                                     "FP counted there, like the paper's 4-column files.")
+view = rated_grid() if grid_source == RATED else counts_grid()
+paths_view(view)

@@ -6,6 +6,18 @@ from engine.pages import PAGES
 
 CARDS = [p for p in PAGES if p.url_path != "home"]  # every other page, in navigation order
 
+
+def page_cards() -> None:
+    """One card per page, three to a row: its question, the input it needs, a link."""
+    for start in range(0, len(CARDS), 3):
+        for column, card in zip(st.columns(3), CARDS[start:start + 3]):
+            with column.container(border=True):
+                st.markdown(f"#### {card.title}")
+                st.markdown(card.question)
+                st.caption(f"Needs: {card.needs}")
+                st.page_link(card.script, label=f"Open {card.title}", icon=card.icon)
+
+
 st.title("Operating Point Studio")
 st.markdown(
     "Choose and defend the operating point of rare-event classifiers when only the **predicted positives** "
@@ -13,14 +25,7 @@ st.markdown(
     "ROC curve, and the **target marginal precision** says how many false positives one more true positive may "
     "cost.")
 
-for start in range(0, len(CARDS), 3):
-    columns = st.columns(3)
-    for column, card in zip(columns, CARDS[start:start + 3]):
-        with column.container(border=True):
-            st.markdown(f"#### {card.title}")
-            st.markdown(card.question)
-            st.caption(f"Needs: {card.needs}")
-            st.page_link(card.script, label=f"Open {card.title}", icon=card.icon)
+page_cards()
 
 st.subheader("First time here?")
 st.markdown(

@@ -1,56 +1,26 @@
 """Inputs of this session: several named inputs, each of one kind, and the pickers pages use.
 
-An input is a validated engine object (rated data, aggregated counts, a score
-matrix ...) with its name, kind, source and the SHA-256 of its bytes. Inputs
-live in ``st.session_state`` only: nothing is written to disk. Each kind's
-column-mapping form, sample loader and validation report are in ``views/forms``.
+An input (:class:`views.session_input.SessionInput`) is a validated engine object
+(rated data, aggregated counts, a score matrix ...) with its name, kind, source and
+the SHA-256 of its bytes. Inputs live in ``st.session_state`` only: nothing is
+written to disk. Each kind's column-mapping form, sample loader and validation
+report are in ``views/forms``, which this module loads samples with.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any
 
 import streamlit as st
 
 from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
+from views.forms import FORMS
 from views.navigation import go_to
+from views.session_input import SOURCE_TITLES, SessionInput
 
-#: how each source is named to people
-SOURCE_TITLES = {"sample": "shipped sample", "upload": "your upload", "server": "on the server (DuckDB)"}
 _STORE = "_inputs"         # name -> SessionInput, in the order they were added
 _ACTIVE = "_active_input"  # kind -> name of the input the pages use
-
-
-@dataclass(frozen=True)
-class SessionInput:
-    """A validated input: ``value`` is the engine object of its kind; ``mapping`` the settings it was read with."""
-
-    name: str
-    kind: str
-    source: str  # "sample", "upload" or "server" (connected rows counted by DuckDB, see views/forms/connected.py)
-    fingerprint: str
-    value: Any
-    mapping: Any = None
-    sample_key: str | None = None
-    table: Any = None  # the parsed engine.io.Table for tabular kinds
-    raw: bytes | None = None  # the uploaded bytes, for kinds that re-read them with other settings
-
-    @property
-    def key(self) -> tuple:
-        """Identity for memo keys: the bytes' digest and the mapping."""
-        return (self.fingerprint, self.mapping)
-
-    @property
-    def rated(self):
-        """The rated data of a rated input."""
-        return self.value
-
-    @property
-    def kind_title(self) -> str:
-        return INPUT_KINDS[self.kind].title
 
 
 def _store() -> OrderedDict:
@@ -103,8 +73,6 @@ def set_active(inp: SessionInput) -> None:
 
 def load_sample(key: str, *, activate: bool = True) -> SessionInput:
     """A shipped sample as a session input (parsed once per session)."""
-    from views.forms import FORMS
-
     existing = next((i for i in session_inputs() if i.sample_key == key), None)
     if existing is not None:
         if activate:

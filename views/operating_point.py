@@ -1,98 +1,143 @@
 """Operating point: one classifier, a target marginal precision, the threshold that meets it."""
 
+from dataclasses import dataclass
+from typing import Any
+
 import streamlit as st
 
+from engine.errors import InputError
+from engine.plotting import SCREEN_POINTS
 from engine.pn import (
+    Bootstrap,
+    Hull,
+    allocate_capacity,
+    allocate_target,
     bootstrap,
     cost_per_true_positive,
+    marginal_precision_figure,
     operating_point,
     operating_point_cards,
+    operating_point_report,
+    operating_point_sentence,
     pn_curve,
+    pn_figure,
+    segment_curves,
+    segment_intervals,
+    segments_figure,
     sweep_table,
     upper_hull,
     what_if_table,
 )
-from engine.pn.figures import marginal_precision_figure, pn_figure, segments_figure
-from engine.pn.segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
-from engine.pn.report import operating_point_report, operating_point_sentence
-from engine.errors import InputError
 from engine.record import new_item
-from engine.plotting import SCREEN_POINTS
 from engine.reporting import csv_bytes
 from views.controls import TARGET_DEFAULT, target_controls
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
-from views.state import background, md, memo
+from views.session_input import SessionInput
+from views.state import background, md, memo, on_click
 
-st.title("Operating point")
-dataset = input_picker("rated", key="op_rated", label="Rated data")
-d = dataset.rated
-on_server = dataset.source == "server"  # rows on the server: DuckDB counts the curve, no rows in memory
 
-classifier = st.selectbox("Classifier", d.score_names, key="classifier", bind="query-params",
-                          persist_state="session")
-with st.expander("Uncertainty settings"):
-    u = st.columns(3)
-    n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
-                               persist_state="session")
-    level = u[1].select_slider("Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="level",
-                               bind="query-params", persist_state="session")
-    seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params", persist_state="session")
+@dataclass(frozen=True)
+class Uncertainty:
+    """Bootstrap settings: replicates, interval level, seed."""
+
+    n_boot: int
+    level: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One classifier's hull on the chosen data, and its bootstrap when the rows are in memory."""
+
+    dataset: SessionInput
+    classifier: str
+    hull: Hull
+    boot: Bootstrap | None
+    scores: Any  # the classifier's scores of the rated rows; None when they stay on the server
+    uncertainty: Uncertainty
+
+    @property
+    def on_server(self) -> bool:
+        return self.dataset.source == "server"
+
+
+def uncertainty_settings(on_server: bool) -> Uncertainty:
+    with st.expander("Uncertainty settings"):
+        u = st.columns(3)
+        n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
+                                   persist_state="session")
+        level = u[1].select_slider("Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="level",
+                                   bind="query-params", persist_state="session")
+        seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params",
+                                 persist_state="session")
+        if on_server:
+            st.caption(f"No bootstrap intervals on data counted on the server: {ROWS_NEEDED}")
+    return Uncertainty(int(n_boot), float(level), int(seed))
+
+
+def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Curve:
+    """The hull counted where the rows are (DuckDB on the server, else here) and the bootstrap of rows in memory."""
+    d = dataset.rated
+    on_server = dataset.source == "server"  # rows on the server: DuckDB counts the curve, no rows in memory
+    scores = None
     if on_server:
-        st.caption(f"No bootstrap intervals on data counted on the server: {ROWS_NEEDED}")
-
-if on_server:
-    try:
-        hull, stats = scanned_hull(dataset, classifier)
-    except InputError as exc:
-        st.error(f"**DuckDB could not count {md(classifier)} in {md(d.name)}.** {md(exc)}")
-        st.stop()
-    scan_caption(stats, "distinct scores")
-    boot = None
-else:
-    scores = d.column(classifier)
-    hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
-    boot = background(
-        ("bootstrap", *dataset.key, classifier, int(n_boot), float(level), int(seed)),
-        lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=int(n_boot), level=float(level),
-                                   seed=int(seed), progress=progress),
-        label=f"Bootstrapping {classifier}: {int(n_boot)} replicates of {d.n_rated:,} documents",
-        work=d.n_rated * int(n_boot))
+        try:
+            hull, stats = scanned_hull(dataset, classifier)
+        except InputError as exc:
+            st.error(f"**DuckDB could not count {md(classifier)} in {md(d.name)}.** {md(exc)}")
+            st.stop()
+        scan_caption(stats, "distinct scores")
+        boot = None
+    else:
+        scores = d.column(classifier)
+        hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
+        boot = background(
+            ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+            lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
+                                       progress=progress),
+            label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
+            work=d.n_rated * u.n_boot)
+    return Curve(dataset, classifier, hull, boot, scores, u)
 
 
-def show_cards(op, ci) -> None:
-    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=None if on_server else float(level))):
+def show_cards(curve: Curve, op, ci) -> None:
+    level = None if curve.on_server else curve.uncertainty.level
+    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=level)):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)
 
 
-def show_report(op, ci, second, table, figures, target: float) -> None:
+def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> None:
     st.subheader("Report")
-    settings = {"target": target, "bootstrap_replicates": int(n_boot), "interval_level": float(level),
-                "seed": int(seed), "what_if_target": second.target if second else None}
-    report_key = (dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
-    if st.button("Build report", key="build_op_report", help="One HTML file (opens offline) and a JSON record."):
-        with st.spinner("Building the report"):
-            st.session_state["op_report"] = (report_key, *operating_point_report(
-                d, classifier, op, settings, ci=ci, what_if=second, sweep=table, figures=figures))
-    built = st.session_state.get("op_report")
-    if built and built[0] == report_key:
-        r = st.columns(2)
-        r[0].download_button("Download report (HTML)", built[1].encode(),
-                             file_name=f"operating_point_{classifier}.html", mime="text/html", key="op_report_html")
-        r[1].download_button("Download operating point (JSON)", built[2].encode(),
-                             file_name=f"operating_point_{classifier}.json", mime="application/json",
-                             key="op_report_json")
-    else:
+    u, classifier = curve.uncertainty, curve.classifier
+    settings = {"target": target, "bootstrap_replicates": u.n_boot, "interval_level": u.level, "seed": u.seed,
+                "what_if_target": second.target if second else None}
+    report_key = (curve.dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
+    built = on_click("op_report", report_key,
+                     st.button("Build report", key="build_op_report",
+                               help="One HTML file (opens offline) and a JSON record."),
+                     lambda: operating_point_report(curve.dataset.rated, classifier, op, settings, ci=ci,
+                                                    what_if=second, sweep=table, figures=figures),
+                     spinner="Building the report")
+    if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
+        return
+    r = st.columns(2)
+    r[0].download_button("Download report (HTML)", built[0].encode(), file_name=f"operating_point_{classifier}.html",
+                         mime="text/html", key="op_report_html")
+    r[1].download_button("Download operating point (JSON)", built[1].encode(),
+                         file_name=f"operating_point_{classifier}.json", mime="application/json",
+                         key="op_report_json")
 
 
 @st.fragment
-def operating_point_view() -> None:
+def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
+    hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
     c = st.columns([3, 2])
     with c[0]:
         target = target_controls()
@@ -101,7 +146,7 @@ def operating_point_view() -> None:
                      "fewer false positives than this.")
     op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
-    show_cards(op, ci)
+    show_cards(curve, op, ci)
 
     second = None
     if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
@@ -118,43 +163,53 @@ def operating_point_view() -> None:
     mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
-    show_report(op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
         operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "target": target, "bootstrap_replicates": int(n_boot)},
+        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot},
         link=current_link()), key="record_op")
 
 
-table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(hull))
-operating_point_view()
+def sweep_section(curve: Curve, table) -> None:
+    """The sweep does not depend on the target: outside the fragment, it is not re-sent on every slider step."""
+    st.subheader("Sweep of target marginal precisions")
+    st.dataframe(table, hide_index=True)
+    st.download_button("Download the sweep (CSV)",
+                       memo(("sweep_csv", *curve.dataset.key, curve.classifier), lambda: csv_bytes(table)),
+                       file_name=f"sweep_{curve.classifier}.csv", mime="text/csv", key="sweep_csv")
 
-# the sweep does not depend on the target: outside the fragment, it is not re-sent on every slider step
-st.subheader("Sweep of target marginal precisions")
-st.dataframe(table, hide_index=True)
-st.download_button("Download the sweep (CSV)", memo(("sweep_csv", *dataset.key, classifier), lambda: csv_bytes(table)),
-                   file_name=f"sweep_{classifier}.csv", mime="text/csv", key="sweep_csv")
 
-
-def allocation_of(curves, by_capacity: bool, capacity: float, target: float):
-    key = ("allocation", *dataset.key, classifier, by_capacity, capacity if by_capacity else target)
+def allocation_of(curve: Curve, curves, by_capacity: bool, capacity: float, target: float):
+    key = ("allocation", *curve.dataset.key, curve.classifier, by_capacity, capacity if by_capacity else target)
     return memo(key, lambda: allocate_capacity(curves, capacity) if by_capacity else allocate_target(curves, target))
 
 
+def segment_table(allocation, classifier: str, by_capacity: bool):
+    """The allocation's table, shown with its download."""
+    table = allocation.table()
+    st.dataframe(table, hide_index=True)
+    st.download_button("Download the segment table (CSV)", csv_bytes(table),
+                       file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
+                       mime="text/csv", key="segments_csv")
+    return table
+
+
 @st.fragment
-def segments_view() -> None:
+def segments_view(curve: Curve) -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
     st.subheader("Segments and capacity")
-    if on_server:
+    d, classifier, key = curve.dataset.rated, curve.classifier, curve.dataset.key
+    if curve.on_server:
         st.info(f"Per-segment thresholds are not computed on data counted on the server: {ROWS_NEEDED}")
         return
     if d.groups is None:
         st.info("Map a group column (market, language, product surface …) on the Data page to give every "
                 "segment its own threshold at one marginal precision.")
         return
-    curves = memo(("segments", *dataset.key, classifier), lambda: segment_curves(
-        scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
+    curves = memo(("segments", *key, classifier), lambda: segment_curves(
+        curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
     c = st.columns([2, 2, 3])
     by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
                              horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
@@ -163,15 +218,11 @@ def segments_view() -> None:
                                        step=100.0, key="capacity", bind="query-params", persist_state="session",
                                        disabled=not by_capacity))
     target = float(st.session_state.get("target", TARGET_DEFAULT))
-    allocation = allocation_of(curves, by_capacity, capacity, target)
+    allocation = allocation_of(curve, curves, by_capacity, capacity, target)
     c[2].markdown(allocation.sentence())
     if allocation.note:
         c[2].caption(allocation.note)
-    table = allocation.table()
-    st.dataframe(table, hide_index=True)
-    st.download_button("Download the segment table (CSV)", csv_bytes(table),
-                       file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
-                       mime="text/csv", key="segments_csv")
+    table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
     add_to_record(lambda: new_item(
@@ -181,14 +232,22 @@ def segments_view() -> None:
                   "target": None if by_capacity else target}, link=current_link()),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
-    if st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"):
-        mu = allocation.common_marginal_precision if by_capacity else target
-        st.session_state["_segment_ci"] = (dataset.key, classifier, mu), segment_intervals(
-            scores, d.labels, d.groups, d.weights, target=min(max(mu, 0.005), 0.995), n_boot=100)
-    stored = st.session_state.get("_segment_ci")
-    if stored and stored[0][:2] == (dataset.key, classifier):
-        st.caption(f"Each segment's operating point at marginal precision {stored[0][2]:.3g}, 95 % intervals.")
-        st.dataframe(stored[1], hide_index=True)
+    mu = allocation.common_marginal_precision if by_capacity else target
+    intervals = on_click("_segment_ci", (key, classifier),
+                         st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"),
+                         lambda: (mu, segment_intervals(curve.scores, d.labels, d.groups, d.weights,
+                                                        target=min(max(mu, 0.005), 0.995), n_boot=100)))
+    if intervals is not None:
+        st.caption(f"Each segment's operating point at marginal precision {intervals[0]:.3g}, 95 % intervals.")
+        st.dataframe(intervals[1], hide_index=True)
 
 
-segments_view()
+st.title("Operating point")
+dataset = input_picker("rated", key="op_rated", label="Rated data")
+classifier = st.selectbox("Classifier", dataset.rated.score_names, key="classifier", bind="query-params",
+                          persist_state="session")
+curve = counted_curve(dataset, classifier, uncertainty_settings(dataset.source == "server"))
+table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(curve.hull))
+operating_point_view(curve, table)
+sweep_section(curve, table)
+segments_view(curve)

@@ -1,4 +1,4 @@
-"""Session helpers shared by the pages: a session-scoped memo, Markdown escaping and progress bars.
+"""Session helpers shared by the pages: a session-scoped memo, work on click, background work, Markdown escaping.
 
 Uploaded data never leaves the user's session: the raw bytes, the validated
 inputs (``views/inputs.py``) and every derived result live in
@@ -15,13 +15,14 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, TypeVar
 
 import streamlit as st
 
 from engine.backends import ScanProgress
 
 _MEMO_SIZE = 48
+T = TypeVar("T")
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -57,6 +58,41 @@ def progress_callback(label: str):
         bar.progress(min(1.0, done / total), text=f"{label} ({done}/{total})")
 
     return bar, update
+
+
+def on_click(slot: str, inputs: Hashable, clicked: bool, compute: Callable[..., T], *, progress: str | None = None,
+             spinner: str | None = None) -> T | None:
+    """Compute on click, keep the result for these inputs.
+
+    Work a page does only when asked (a report, a simulation, a sweep): when
+    ``clicked``, ``compute()`` runs and its result is kept in the session under
+    ``slot`` together with ``inputs``. The kept result is returned on every later
+    run whose ``inputs`` equal those it was computed for, and ``None`` otherwise
+    (nothing asked for these inputs yet), so a result never shows beside settings
+    it was not computed with. One result per slot: the newest click wins.
+
+    ``progress`` names a progress bar and calls ``compute(update)`` with its
+    ``(done, total)`` callback; ``spinner`` shows a spinner while ``compute()`` runs.
+    The page keeps its own button (label, key, place), passing its value as ``clicked``.
+    """
+    if clicked:
+        if progress is not None:
+            bar, update = progress_callback(progress)
+            value = compute(update)
+            bar.empty()
+        elif spinner is not None:
+            with st.spinner(md(spinner)):
+                value = compute()
+        else:
+            value = compute()
+        st.session_state[slot] = (inputs, value)
+    kept = st.session_state.get(slot)
+    return kept[1] if kept is not None and kept[0] == inputs else None
+
+
+def kept(slot: str) -> tuple[Any, Any] | None:
+    """``(inputs, result)`` last kept by :func:`on_click` under ``slot`` whatever its inputs, or None."""
+    return st.session_state.get(slot)
 
 
 # One small pool for every session: long engine work runs beside the script so the page stays responsive,

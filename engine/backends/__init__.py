@@ -11,14 +11,16 @@ imported only when used). :mod:`~engine.backends.counting` holds the arithmetic 
 """
 
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows
-from .choice import AUTO_DUCKDB_BYTES, choose_backend
+from .choice import AUTO_DUCKDB_BYTES, BACKENDS, choose_backend
+from .duckdb_bootstrap import duckdb_bootstrap_points
 from .duckdb_grid import duckdb_threshold_grid
+from .duckdb_monitor import duckdb_period_counts
 from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, connected_grid, connected_hull, map_columns
-from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_threshold_grid
+from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
 from .spark_bootstrap import spark_bootstrap_points, spark_replicate_counts
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "choose_backend", "AUTO_DUCKDB_BYTES", "duckdb_threshold_grid",
+           "choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "duckdb_period_counts", "duckdb_threshold_grid", "duckdb_bootstrap_points",
            "connect", "map_columns", "connected_hull", "connected_grid", "ConnectedSource", "ConnectedData",
            "ScanProgress", "SparkSource", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
-           "spark_replicate_counts", "spark_bootstrap_points"]
+           "spark_replicate_counts", "spark_bootstrap_points", "spark_sample_rows"]

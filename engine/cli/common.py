@@ -30,7 +30,7 @@ def add_source_arguments(parser, what: str) -> None:
 def source_path(args) -> str:
     """The file a command reads: FILE or the shipped sample's path."""
     from ..errors import InputError
-    from ..io.samples import SAMPLES, sample_path
+    from ..io import SAMPLES, sample_path
 
     if (args.file is None) == (args.sample is None):
         raise InputError("give either FILE or --sample NAME (samples: " + ", ".join(SAMPLES) + ")")

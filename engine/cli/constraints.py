@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..constraints.tabular import TableSpec, model_json, read_model_json, train_on_table
+from ..constraints import TableSpec, model_json, read_model_json, train_on_table
 from ..errors import InputError
-from ..io.tables import read_table
+from ..io import read_table
 from ..reporting import csv_bytes
 from .common import print_json
 

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..backends import DuckSource, choose_backend, sample_rows
-from ..backends.choice import BACKENDS
-from ..backends.duckdb_monitor import duckdb_period_counts
+from ..backends import BACKENDS, DuckSource, choose_backend, duckdb_period_counts, sample_rows
 from ..errors import InputError
-from ..io.rated import detect_columns, detect_date_column
+from ..io import detect_columns, detect_date_column
 from ..monitor import (
     DEFAULT_WINDOW,
     PERIODS,
@@ -26,7 +24,7 @@ from ..monitor import (
     monitor,
     monitoring_sentence,
 )
-from ..pn.economics import Economics
+from ..pn import Economics
 from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parser"]

@@ -12,25 +12,39 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..backends import DuckSource, choose_backend, duckdb_operating_points, duckdb_threshold_grid, sample_rows
-from ..backends.duckdb_bootstrap import duckdb_bootstrap_points
-from ..backends.spark import SparkSource, spark_operating_points, spark_sample_rows, spark_threshold_grid
-from ..backends.spark_bootstrap import spark_bootstrap_points
-from ..backends.choice import BACKENDS
+from ..backends import (
+    BACKENDS,
+    DuckSource,
+    SparkSource,
+    choose_backend,
+    duckdb_bootstrap_points,
+    duckdb_operating_points,
+    duckdb_threshold_grid,
+    sample_rows,
+    spark_bootstrap_points,
+    spark_operating_points,
+    spark_sample_rows,
+    spark_threshold_grid,
+)
 from ..errors import InputError, RatedDataError
-from ..io.counts import load_counts
-from ..io.rated import detect_columns, load_rated
-from ..io.tables import read_table
-from ..pn.analytic_path import analytic_path
-from ..pn.budget import max_flagged_point
-from ..pn.comparison import compare_paths
-from ..pn.bootstrap import bootstrap
-from ..pn.curve import check_target, pn_curve, upper_hull
-from ..pn.graph_path import graph_path
-from ..pn.grid import threshold_grid
-from ..pn.operating_point import DEFAULT_SWEEP_TARGETS, sweep
-from ..pn.paths import path_operating_point
-from ..pn.segments import allocate_capacity, allocate_target, segment_curves
+from ..io import detect_columns, load_counts, load_rated, read_table
+from ..pn import (
+    DEFAULT_SWEEP_TARGETS,
+    allocate_capacity,
+    allocate_target,
+    analytic_path,
+    bootstrap,
+    check_target,
+    compare_paths,
+    graph_path,
+    max_flagged_point,
+    path_operating_point,
+    pn_curve,
+    segment_curves,
+    sweep,
+    threshold_grid,
+    upper_hull,
+)
 from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parsers"]

@@ -13,10 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..io.model_formats import model_formats_sentence
-from ..io.tables import read_source, read_table
-from ..qwyc.deployment import apply_policy, decisions_frame, fit_policy, policy_json, read_policy
-from ..qwyc.models import load_model
+from ..io import model_formats_sentence, read_source, read_table
+from ..qwyc import apply_policy, decisions_frame, fit_policy, load_model, policy_json, read_policy
 from ..reporting import csv_bytes
 from .common import print_json
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..io.batches import load_batches
+from ..io import load_batches
 from ..reporting import csv_bytes
-from ..setloss.batches import decide_batches
-from ..setloss.losses import get_loss
+from ..setloss import decide_batches, get_loss
 from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parsers"]

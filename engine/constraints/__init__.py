@@ -27,6 +27,7 @@ from .experiments import (
     rate_table,
     shift_bias,
 )
+from .figures import churn_tradeoff_figure, fairness_tradeoff_figure
 from .goals import (
     DemographicParity,
     Egregious,
@@ -83,4 +84,5 @@ __all__ = [
     "ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm",
     "AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep", "churn_sweep", "ThresholdedModel",
     "goal_values", "rate_table",
+    "fairness_tradeoff_figure", "churn_tradeoff_figure",
 ]

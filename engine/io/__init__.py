@@ -4,7 +4,14 @@ Every loader returns a validated object or raises :class:`~engine.errors.InputEr
 (or a subclass) whose message names the column, the rows and the fix.
 """
 
-from .batches import BatchMapping, ProbabilityBatches, batches_from_frame, detect_batch_columns, load_batches
+from .batches import (
+    BatchMapping,
+    ProbabilityBatches,
+    batch_columns,
+    batches_from_frame,
+    detect_batch_columns,
+    load_batches,
+)
 from .counts import counts_table, load_counts
 from .inputs import INPUT_KINDS, InputKind, guess_kind
 from .model_formats import MODEL_FORMATS, ModelFormat, model_file_extensions, model_format, model_formats_sentence
@@ -14,19 +21,21 @@ from .rated import (
     ColumnMapping,
     RatedData,
     detect_columns,
+    detect_date_column,
     load_rated,
     parse_labels,
     rated_from_frame,
 )
 from .samples import SAMPLES, Sample, sample_path, samples_of_kind
 from .score_matrix import ScoreMatrix, load_score_matrix
-from .tables import Source, Table, check_unique_columns, read_table
+from .tables import Source, Table, check_unique_columns, read_source, read_table
 
 __all__ = [
-    "Source", "Table", "read_table", "check_unique_columns",
-    "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "rated_from_frame", "load_rated",
+    "Source", "Table", "read_table", "read_source", "check_unique_columns",
+    "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "detect_date_column", "parse_labels", "rated_from_frame", "load_rated",
     "counts_table", "load_counts",
     "BatchMapping", "ProbabilityBatches", "detect_batch_columns", "batches_from_frame", "load_batches",
+    "batch_columns",
     "ScoreMatrix", "load_score_matrix",
     "PUBLIC_DATASETS", "PublicDataset", "load_public_dataset",
     "SAMPLES", "Sample", "sample_path", "samples_of_kind",

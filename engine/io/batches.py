@@ -298,6 +298,17 @@ def load_batches(source: Source, *, probability_col: str | None = None, batch_co
 
 
 def batch_columns(frame: pd.DataFrame) -> Sequence[str]:
-    """Columns that could hold probabilities (numbers in [0, 1]), for a mapping form."""
+    """Columns that could hold probabilities (numbers in [0, 1]), for a mapping form.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The parsed table.
+
+    Returns
+    -------
+    list of str
+        Names of the columns whose values are all numbers in [0, 1], in table order.
+    """
     return [str(c) for c in frame.columns if _in_unit_interval(frame[c])]
 

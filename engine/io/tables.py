@@ -69,7 +69,25 @@ class Table:
 
 
 def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
-    """The bytes of a path, bytes or file object, and the name to use in messages."""
+    """The bytes of a path, bytes or file object, and the name to use in messages.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or file object
+        A path (at most ``MAX_UPLOAD_BYTES``), the bytes themselves, or an object with ``read()``.
+    name : str, optional
+        The name used in messages (default: the file's name, or "upload").
+
+    Returns
+    -------
+    (bytes, str)
+        The content and the name.
+
+    Raises
+    ------
+    RatedDataError
+        The path does not exist or the file is too large.
+    """
     if isinstance(source, (bytes, bytearray)):
         data, default = bytes(source), "upload"
     elif isinstance(source, (str, os.PathLike)):

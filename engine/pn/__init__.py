@@ -9,11 +9,15 @@ One classifier: :func:`pn_curve`, :func:`upper_hull`, :func:`operating_point`,
 :func:`sweep`, :func:`bootstrap`. Several classifiers: :func:`threshold_grid`
 (eq. 1), :func:`graph_path` (Algorithm 3), :func:`analytic_path` (Algorithm 2),
 :func:`path_operating_point` (Algorithm 1), and the checks in
-:mod:`engine.pn.comparison`.
+:mod:`engine.pn.comparison`. Segments (:mod:`~engine.pn.segments`: one threshold per
+segment at one marginal precision or a review capacity), reports
+(:mod:`~engine.pn.report`) and figures (:mod:`~engine.pn.figures`). Pages and the
+CLI import these names from here.
 """
 
 from .analytic_path import FAMILIES, analytic_path
 from .bootstrap import Bootstrap, BootstrapPoint, bootstrap
+from .budget import max_flagged_point
 from .comparison import (
     Frontier,
     GraphPathBootstrap,
@@ -38,6 +42,14 @@ from .curve import (
     upper_hull,
 )
 from .economics import Economics, MoneyStatement, money_statement, target_from_money
+from .figures import (
+    marginal_precision_figure,
+    paths_pn_figure,
+    pn_figure,
+    score_histogram_figure,
+    segments_figure,
+    threshold_space_figure,
+)
 from .graph_path import graph_path
 from .grid import RULES, ThresholdGrid, make_axes, threshold_grid
 from .operating_point import (
@@ -51,6 +63,8 @@ from .operating_point import (
     what_if_table,
 )
 from .paths import ThresholdPath, grid_index_of, interpolate_grid, path_operating_point
+from .report import ensemble_report, joint_thresholds_sentence, operating_point_report, operating_point_sentence
+from .segments import Allocation, SegmentedCurves, allocate_capacity, allocate_target, segment_curves, segment_intervals
 
 __all__ = [
     "Card", "operating_point_cards",
@@ -64,4 +78,9 @@ __all__ = [
     "graph_path", "analytic_path", "FAMILIES",
     "Frontier", "frontier", "best_grid_point", "compare_paths", "GraphPathBootstrap", "bootstrap_graph_path",
     "bootstrap_spread_table", "predict_joint", "evaluate_holdout",
+    "max_flagged_point",
+    "SegmentedCurves", "segment_curves", "Allocation", "allocate_capacity", "allocate_target", "segment_intervals",
+    "operating_point_sentence", "joint_thresholds_sentence", "operating_point_report", "ensemble_report",
+    "pn_figure", "marginal_precision_figure", "score_histogram_figure", "threshold_space_figure", "paths_pn_figure",
+    "segments_figure",
 ]

@@ -30,6 +30,23 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
     Hover on the curve shows threshold, TP, FP, precision and hull marginal precision. At most
     ``max_points`` curve points are drawn (a chart is well under 1,500 pixels wide; the hull vertices
     are always drawn in full).
+
+    Parameters
+    ----------
+    curve : PNCurve
+        The PN curve (Robles et al. 2020, section 3): raw TP against raw FP as the threshold falls.
+    hull : Hull
+        Its upper concave hull.
+    points : sequence of (str, OperatingPoint)
+        Operating points to mark, each with its legend label.
+    max_points : int
+        Most curve points drawn.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     keep = thin(curve.thresholds.size, max_points)
     prec = curve.precision[keep]
@@ -62,7 +79,27 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
 def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint | None = None,
                               boot: Bootstrap | None = None, max_points: int = 1500,
                               title: str = "Marginal precision against threshold") -> go.Figure:
-    """Hull marginal precision (PAV fit of label on score) against threshold, band and target line."""
+    """Hull marginal precision (PAV fit of label on score) against threshold, band and target line.
+
+    Parameters
+    ----------
+    hull : Hull
+        Upper concave hull of the PN curve; its slope gives the marginal precision.
+    target : float
+        Target marginal precision, drawn as a horizontal line.
+    chosen : OperatingPoint, optional
+        The operating point at the target, marked.
+    boot : Bootstrap, optional
+        Bootstrap replicates: their pointwise interval is drawn as a band.
+    max_points : int
+        Most points drawn per line.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     th = hull.curve.thresholds
     keep = thin(th.size, max_points)
     fig = go.Figure()
@@ -94,6 +131,21 @@ def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bi
 
     Bins are equally spaced between the lowest and highest score; when that range
     overflows a float (scores near ±1e308) they are equally spaced in rank instead.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of float, shape (n,)
+        One classifier's scores of the rated documents.
+    labels : numpy.ndarray of {0, 1}, shape (n,)
+        Their rated labels.
+    name : str
+        The classifier's name, for the title.
+    bins : int
+        Number of bins.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     lo, hi = float(np.min(scores)), float(np.max(scores))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -135,6 +187,27 @@ def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] =
     For k > 2, ``fixed`` gives the grid index of every other axis (default: the
     lowest threshold); paths are projected onto the two shown axes. With one threshold
     (k = 1) there is no space to draw: TP and FP against the threshold, points marked.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        Joint threshold grid of k classifiers (Robles et al. 2020, eq. 1).
+    paths : sequence of ThresholdPath
+        Paths drawn through the grid (graph path, analytic path).
+    points : sequence of (str, OperatingPoint)
+        Operating points to mark, each with its legend label.
+    value : {"tp", "precision"}
+        What the heatmap shows.
+    dims : (int, int)
+        The two grid axes shown (vertical, horizontal).
+    fixed : dict of int to int, optional
+        Grid index of each axis not shown (k > 2).
+    boot : GraphPathBootstrap, optional
+        Bootstrap replicates of the graph path, drawn faint.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     if grid.k == 1:
         return _single_threshold_figure(grid, points)
@@ -169,7 +242,25 @@ def threshold_space_figure(grid: ThresholdGrid, paths: Sequence[ThresholdPath] =
 
 def paths_pn_figure(grid: ThresholdGrid, front: Frontier, paths: Sequence[ThresholdPath] = (),
                     points: Sequence[tuple[str, OperatingPoint]] = (), max_points: int = 20000) -> go.Figure:
-    """PN view: every grid point faint, the Pareto frontier, each path's PN curve and operating point."""
+    """PN view: every grid point faint, the Pareto frontier, each path's PN curve and operating point.
+
+    Parameters
+    ----------
+    grid : ThresholdGrid
+        Joint threshold grid (its TP and FP counts are the faint points).
+    front : Frontier
+        Pareto frontier of the grid points.
+    paths : sequence of ThresholdPath
+        Paths whose PN curves are drawn, with their areas in the legend.
+    points : sequence of (str, OperatingPoint)
+        Operating points to mark, each with its legend label.
+    max_points : int
+        Most grid points drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fp = grid.fp.ravel()
     tp = grid.tp.ravel()
     keep = thin(fp.size, max_points)
@@ -199,6 +290,19 @@ def segments_figure(curves, allocation, title: str = "Hull of every segment, wit
     :class:`~engine.pn.segments.Allocation`. At a common marginal precision μ every
     chosen point's tangent has slope μ / (1 − μ) in (FP, TP): the segments pay the
     same false positives for their next true positive.
+
+    Parameters
+    ----------
+    curves : SegmentedCurves
+        Every segment's PN curve and hull.
+    allocation : Allocation
+        The point chosen in each segment.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     fig = go.Figure()
     palette = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#72B7B2", "#EECA3B", "#9D755D", "#BAB0AC", "#E45756",

@@ -19,7 +19,21 @@ def _fmt_interval(lo: float, hi: float) -> str:
 
 
 def operating_point_sentence(classifier: str, op, ci=None) -> str:
-    """The decision and its consequence in one sentence a stakeholder reads."""
+    """The decision and its consequence in one sentence a stakeholder reads.
+
+    Parameters
+    ----------
+    classifier : str
+        The classifier's name.
+    op : OperatingPoint
+        The operating point (Robles et al. 2020: the hull vertex where marginal precision meets the target).
+    ci : BootstrapPoint, optional
+        Its bootstrap interval; the sentence then states the threshold's interval.
+
+    Returns
+    -------
+    str
+    """
     threshold = float(np.ravel(op.threshold)[0])
     if not np.isfinite(threshold):
         return (f"Flag nothing with {classifier}: at a target marginal precision of {op.target:.0%} no threshold "
@@ -34,7 +48,21 @@ def operating_point_sentence(classifier: str, op, ci=None) -> str:
 
 
 def joint_thresholds_sentence(names, points: dict, best) -> str:
-    """The joint thresholds each path proposes, and the best grid point, in one sentence."""
+    """The joint thresholds each path proposes, and the best grid point, in one sentence.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The classifiers, in the order of the thresholds.
+    points : dict of str to OperatingPoint
+        Each path's operating point (Robles et al. 2020, Algorithm 1), by method.
+    best : OperatingPoint
+        The best single grid point at the same target.
+
+    Returns
+    -------
+    str
+    """
     parts = []
     for method, op in points.items():
         thresholds = ", ".join(f"{n} ≥ {t:.4g}" for n, t in zip(names, np.ravel(op.threshold)))
@@ -81,6 +109,30 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
 
     ``op`` is the chosen :class:`~engine.pn.OperatingPoint`, ``ci`` its
     :class:`~engine.pn.BootstrapPoint` (or None), ``what_if`` a second operating point.
+
+    Parameters
+    ----------
+    data : RatedData
+        The rated data (its summary and fingerprint are recorded).
+    classifier : str
+        The classifier's name.
+    op : OperatingPoint
+        The chosen operating point.
+    settings : dict
+        Every setting of the view (target, bootstrap replicates, ...), recorded as given.
+    ci : BootstrapPoint, optional
+        The operating point's bootstrap intervals.
+    what_if : OperatingPoint, optional
+        A second operating point, compared with the first.
+    sweep : pandas.DataFrame, optional
+        The sweep of target marginal precisions (:func:`~engine.pn.sweep_table`).
+    figures : sequence of (str, plotly.graph_objects.Figure)
+        Figures embedded with their captions.
+
+    Returns
+    -------
+    (str, str)
+        The HTML report (opens offline) and the JSON record.
     """
     summary = data.summary()
     point = op.as_dict()
@@ -129,6 +181,26 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
 
     ``source`` identifies the input: :meth:`~engine.io.rated.RatedData.summary` of rated data, or the name and
     SHA-256 of an aggregated counts table.
+
+    Parameters
+    ----------
+    source : dict
+        What the grid was counted from (recorded as given).
+    settings : dict
+        Every setting of the view (classifiers, rule, grid size, family, target, ...).
+    comparison : pandas.DataFrame
+        The path comparison (:func:`~engine.pn.compare_paths`).
+    points : dict of str to OperatingPoint
+        Each method's operating point, the best grid point under ``"best grid point"``.
+    figures : sequence of (str, plotly.graph_objects.Figure)
+        Figures embedded with their captions.
+    bootstrap_summary : pandas.DataFrame, optional
+        Quantiles of the graph path over bootstrap replicates.
+
+    Returns
+    -------
+    (str, str)
+        The HTML report (opens offline) and the JSON record.
     """
     summary = dict(source)
     record = {"dataset": summary, "settings": settings, "operating_points": {k: v.as_dict() for k, v in points.items()},

@@ -38,7 +38,19 @@ __all__ = ["SegmentedCurves", "segment_curves", "SegmentPoint", "Allocation", "a
 
 @dataclass(frozen=True)
 class SegmentedCurves:
-    """Each segment's PN curve and hull, the pooled hull (one global threshold), and unrated counts."""
+    """Each segment's PN curve and hull, the pooled hull (one global threshold), and unrated counts.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The segments, sorted.
+    hulls : tuple of Hull
+        Each segment's upper concave hull (with its PN curve).
+    pooled : Hull
+        The hull of all rated documents together.
+    n_rated, n_unrated : tuple of int
+        Rated and unrated documents per segment.
+    """
 
     names: tuple[str, ...]
     hulls: tuple[Hull, ...]
@@ -124,6 +136,23 @@ class Allocation:
     ``common_marginal_precision`` is the target, or for a capacity the marginal
     precision of the last hull edge taken (every segment's next document is worth
     at most that).
+
+    Attributes
+    ----------
+    segments : tuple of SegmentPoint
+        Each segment's threshold, TP and FP.
+    common_marginal_precision : float
+        The marginal precision every segment is cut at.
+    global_point : dict
+        The single global threshold for the same target or capacity: threshold, tp, fp, flagged.
+    capacity : float, optional
+        The review capacity allocated, or None for a target.
+    target : float, optional
+        The target marginal precision, or None for a capacity.
+    note : str
+        What the reader should know about the allocation (e.g. reviews left unspent).
+    method : str
+        How the thresholds were found, in words.
     """
 
     segments: tuple[SegmentPoint, ...]
@@ -188,7 +217,26 @@ class Allocation:
 
 
 def allocate_target(curves: SegmentedCurves, target: float) -> Allocation:
-    """Every segment's operating point at the target marginal precision m (and the pooled one beside it)."""
+    """Every segment's operating point at the target marginal precision m (and the pooled one beside it).
+
+    Parameters
+    ----------
+    curves : SegmentedCurves
+        Every segment's PN curve and upper hull (:func:`segment_curves`).
+    target : float
+        Target marginal precision m in (0, 1); each segment takes the hull vertex where its
+        marginal precision crosses m (Robles et al. 2020, applied per segment).
+
+    Returns
+    -------
+    Allocation
+        One point per segment, the pooled global point beside them.
+
+    Raises
+    ------
+    InputError
+        The target is not in (0, 1).
+    """
     m = float(np.ravel(check_target(target))[0])
     points = []
     for name, hull, n, u in zip(curves.names, curves.hulls, curves.n_rated, curves.n_unrated):
@@ -351,7 +399,35 @@ def _global_split(curves: SegmentedCurves, capacity: float, global_point: dict) 
 
 def segment_intervals(scores, labels, groups, weights=None, *, target: float, n_boot: int = 100,
                       level: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """Bootstrap intervals of every segment's threshold, TP and FP at the target marginal precision."""
+    """Bootstrap intervals of every segment's threshold, TP and FP at the target marginal precision.
+
+    Each segment's rated documents are resampled on their own (:func:`~engine.pn.bootstrap`,
+    percentile intervals), so a segment's interval reflects its own sample size.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        One classifier's scores of the rated documents.
+    labels : array_like of {0, 1}, shape (n,)
+        Rated labels.
+    groups : array_like, shape (n,)
+        Segment of each document (missing values form the segment "(missing)").
+    weights : array_like of float, shape (n,), optional
+        Documents each rating stands for (default 1).
+    target : float
+        Target marginal precision in (0, 1).
+    n_boot : int
+        Bootstrap replicates per segment.
+    level : float
+        Interval level.
+    seed : int
+        Random seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per segment (sorted by name): threshold, TP and FP, each low and high.
+    """
     from .bootstrap import bootstrap
 
     s = np.asarray(scores, dtype=float)

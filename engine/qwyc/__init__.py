@@ -5,8 +5,11 @@ of Ensembles with Ordering Optimization.* arXiv:1806.11202.
 
 Ensembles as contribution matrices (:mod:`~engine.qwyc.ensembles`), the QWYC
 policy (:mod:`~engine.qwyc.policy`: Algorithm 1 order, Algorithm 2 thresholds),
-baselines and trade-off curves (:mod:`~engine.qwyc.baselines`) and wall-clock
-timing (:mod:`~engine.qwyc.timing`).
+baselines and trade-off curves (:mod:`~engine.qwyc.baselines`), wall-clock
+timing (:mod:`~engine.qwyc.timing`), a promise on new rows
+(:mod:`~engine.qwyc.fidelity`), a user's model file (:mod:`~engine.qwyc.models`),
+policy files and their application (:mod:`~engine.qwyc.deployment`) and figures
+(:mod:`~engine.qwyc.figures`). Pages and the CLI import these names from here.
 """
 
 from .baselines import (
@@ -17,6 +20,17 @@ from .baselines import (
     smaller_ensemble,
     tradeoff_curves,
 )
+from .deployment import (
+    POLICY_FORMAT,
+    FittedPolicy,
+    ModelRows,
+    apply_policy,
+    decisions_frame,
+    fit_policy,
+    model_rows,
+    policy_json,
+    read_policy,
+)
 from .ensembles import (
     AdditiveEnsemble,
     TrainedEnsemble,
@@ -25,6 +39,9 @@ from .ensembles import (
     from_sklearn,
     train_adult_gbt,
 )
+from .fidelity import FidelityPolicy, clopper_pearson, fidelity_curve, fit_fidelity, measured_row
+from .figures import fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
+from .models import ModelFile, load_model
 from .policy import (
     ORDERS,
     EarlyExitPolicy,
@@ -33,11 +50,16 @@ from .policy import (
     lightgbm_early_stop_policy,
     step_thresholds,
 )
-from .timing import EarlyExitTiming, time_early_exit
+from .timing import EarlyExitTiming, time_early_exit, timing_table
 
 __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
     "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy", "ORDERS",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
-    "EarlyExitTiming", "time_early_exit",
+    "EarlyExitTiming", "time_early_exit", "timing_table",
+    "FidelityPolicy", "fit_fidelity", "fidelity_curve", "measured_row", "clopper_pearson",
+    "ModelFile", "load_model",
+    "ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy",
+    "decisions_frame", "POLICY_FORMAT",
+    "tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure",
 ]

@@ -33,7 +33,17 @@ POLICY_FORMAT = "opstudio-qwyc-policy/1"
 
 @dataclass(frozen=True)
 class ModelRows:
-    """A model's contributions on a table, split into fit and test rows (labels where a column is given)."""
+    """A model's contributions on a table, split into fit and test rows (labels where a column is given).
+
+    Attributes
+    ----------
+    f_fit, f_test : numpy.ndarray of float, shape (rows, trees)
+        Every tree's contribution on the fit and the test rows.
+    labels_fit, labels_test : numpy.ndarray of int or None
+        0/1 labels of those rows, None without a label column.
+    x_fit, x_test : numpy.ndarray of float, shape (rows, features)
+        The model's features of those rows.
+    """
 
     f_fit: np.ndarray
     f_test: np.ndarray
@@ -48,6 +58,28 @@ def model_rows(model: ModelFile, frame: pd.DataFrame, *, label: str | None = Non
     """Contributions of every tree on every row, rows split at random (seeded) into fit and test parts.
 
     Labels, when a label column is given, must be known on every row (the accuracy is measured on all).
+
+    Parameters
+    ----------
+    model : ModelFile
+        The model.
+    frame : pandas.DataFrame
+        Rows with the model's feature columns (found by name; others ignored).
+    label : str, optional
+        A label column (1/0, yes/no, ...), known on every row.
+    test_fraction : float
+        Share of the rows held out for testing.
+    seed : int
+        Seed of the random split.
+
+    Returns
+    -------
+    ModelRows
+
+    Raises
+    ------
+    InputError
+        A feature or label column is missing or invalid, a row has no label, or fewer than 10 rows.
     """
     x = model.features(frame)
     labels = _labels(frame, label)
@@ -65,7 +97,15 @@ def model_rows(model: ModelFile, frame: pd.DataFrame, *, label: str | None = Non
 
 @dataclass(frozen=True)
 class FittedPolicy:
-    """A policy with what its fit rows measured (rows, mean trees, disagreement, accuracy when labelled)."""
+    """A policy with what its fit rows measured (rows, mean trees, disagreement, accuracy when labelled).
+
+    Attributes
+    ----------
+    policy : EarlyExitPolicy
+        The fitted policy.
+    stats : dict
+        What was measured (and how it was fitted), written into the policy file under ``fit``.
+    """
 
     policy: EarlyExitPolicy
     stats: dict
@@ -99,6 +139,8 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = N
         Exit early on negatives only ("filter then score").
     label : str, optional
         A label column: accuracy of both decisions is reported.
+    progress : callable, optional
+        ``progress(done, total)`` during the fit.
 
     Returns
     -------
@@ -141,19 +183,32 @@ def _encode_thresholds(values: np.ndarray, side: str) -> list:
     return [None if v == none else "all" if v == every else float(v) for v in values]
 
 
-def policy_json(fitted: FittedPolicy, model: ModelFile) -> str:
+def policy_json(fitted: FittedPolicy, model: ModelFile | None = None) -> str:
     """The policy file: model fingerprint, order, thresholds, α and the fit statistics.
 
-    Exit thresholds are finite numbers, or ``null`` for no exit on that side at that step
-    (``eps_minus`` −∞, ``eps_plus`` +∞), or ``"all"`` when every row still undecided exits
-    on that side (``eps_minus`` +∞, ``eps_plus`` −∞) — JSON has no infinities.
+    Parameters
+    ----------
+    fitted : FittedPolicy
+        The policy and what its fit measured.
+    model : ModelFile, optional
+        The model file the policy belongs to. Without one (a policy fitted on a score matrix, or on
+        an ensemble trained in the studio) ``model`` is ``null``: the file records the policy, and
+        :func:`read_policy` refuses to apply it to any model file.
+
+    Returns
+    -------
+    str
+        JSON (format :data:`POLICY_FORMAT`). Exit thresholds are finite numbers, or ``null`` for no
+        exit on that side at that step (``eps_minus`` −∞, ``eps_plus`` +∞), or ``"all"`` when every
+        row still undecided exits on that side (``eps_minus`` +∞, ``eps_plus`` −∞) — JSON has no
+        infinities.
     """
     policy = fitted.policy.as_dict()
     policy["eps_minus"] = _encode_thresholds(fitted.policy.eps_minus, "minus")
     policy["eps_plus"] = _encode_thresholds(fitted.policy.eps_plus, "plus")
-    record = {"format": POLICY_FORMAT, "engine_version": ENGINE_VERSION,
-              "model": {"file": model.name, "sha256": model.fingerprint, "format": model.file_format,
-                        "trees": model.n_trees, "features": list(model.feature_names)},
+    about = None if model is None else {"file": model.name, "sha256": model.fingerprint, "format": model.file_format,
+                                        "trees": model.n_trees, "features": list(model.feature_names)}
+    record = {"format": POLICY_FORMAT, "engine_version": ENGINE_VERSION, "model": about,
               "policy": policy, "fit": fitted.stats}
     return json.dumps(record, indent=2, allow_nan=False, default=float)
 
@@ -238,6 +293,17 @@ def read_policy(text: str | bytes, model: ModelFile, *, name: str = "policy file
     -------
     EarlyExitPolicy
 
+    Parameters
+    ----------
+    text : str or bytes
+        The policy file (:func:`policy_json`).
+    model : ModelFile
+        The model it is applied with.
+
+    Returns
+    -------
+    EarlyExitPolicy
+
     Raises
     ------
     InputError
@@ -314,10 +380,37 @@ def _check_order(order: list, n: int, fields: _PolicyFields) -> np.ndarray:
 
 
 def apply_policy(policy: EarlyExitPolicy, model: ModelFile, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(decisions, trees evaluated) per row, evaluating each tree only on the rows still undecided."""
+    """(decisions, trees evaluated) per row, evaluating each tree only on the rows still undecided.
+
+    Parameters
+    ----------
+    policy : EarlyExitPolicy
+        The policy (:func:`read_policy`).
+    model : ModelFile
+        The model whose trees are evaluated.
+    frame : pandas.DataFrame
+        Rows with the model's feature columns.
+
+    Returns
+    -------
+    (numpy.ndarray of bool, numpy.ndarray of int)
+        Decision and trees evaluated per row, in input order.
+    """
     return policy.predict_lazy(model.ensemble, model.features(frame))
 
 
 def decisions_frame(decision: np.ndarray, n_evaluated: np.ndarray) -> pd.DataFrame:
-    """One row per input row, in input order: ``decision`` (0/1) and ``n_evaluated``."""
+    """One row per input row, in input order: ``decision`` (0/1) and ``n_evaluated``.
+
+    Parameters
+    ----------
+    decision : numpy.ndarray of bool, shape (rows,)
+        Decisions.
+    n_evaluated : numpy.ndarray of int, shape (rows,)
+        Trees evaluated per row.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return pd.DataFrame({"decision": decision.astype(np.int8), "n_evaluated": n_evaluated.astype(np.int64)})

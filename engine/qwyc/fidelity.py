@@ -34,7 +34,27 @@ MARGINS = np.r_[0.0, np.geomspace(0.005, 20.0, 48)]
 
 
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact two-sided binomial interval for k successes in n trials (each tail (1 − confidence) / 2)."""
+    """Exact two-sided binomial interval for k successes in n trials (each tail (1 − confidence) / 2).
+
+    Parameters
+    ----------
+    k : int
+        Successes.
+    n : int
+        Trials (no trials: the whole interval [0, 1]).
+    confidence : float
+        Interval level.
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bound of the rate.
+
+    References
+    ----------
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
+    case of the binomial. Biometrika 26(4).
+    """
     if n <= 0:
         return 0.0, 1.0
     a = 1 - confidence
@@ -50,7 +70,25 @@ def _upper(k: int, n: int, confidence: float) -> float:
 
 @dataclass(frozen=True)
 class FidelityPolicy:
-    """A QWYC policy widened to keep new-data disagreement at most D, and the evidence for it."""
+    """A QWYC policy widened to keep new-data disagreement at most D, and the evidence for it.
+
+    Attributes
+    ----------
+    policy : EarlyExitPolicy
+        The widened policy (every tree evaluated when no margin could be certified).
+    max_disagreement : float
+        D, the promised share of new rows deciding unlike the full model.
+    confidence : float
+        Level of the one-sided Clopper-Pearson bound.
+    margin : float
+        Chosen margin, in units of each step's running-score spread (inf: no early exit).
+    calibration_rows : int
+        Rows the margin was calibrated on.
+    calibration_disagreements : int
+        Of those, rows deciding unlike the full model at the chosen margin.
+    certified : bool
+        Whether a margin with an upper bound <= D was found.
+    """
 
     policy: EarlyExitPolicy
     max_disagreement: float
@@ -103,6 +141,10 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     alpha, neg_only, bias : as for :func:`~engine.qwyc.policy.fit_qwyc`; α applies to the fitting part
         (default 0: thresholds exact on the fitting rows; measured on Adult, spending D / 2 there left the
         test disagreement at 0.117 % for D = 0.1 %, at the edge of the promise, for 27 % fewer trees).
+    seed : int
+        Seed of the random split into fitting and calibration rows.
+    progress : callable, optional
+        ``progress(done, total)`` during the QWYC* fit.
 
     Returns
     -------
@@ -146,6 +188,28 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
     LightGBM's ``pred_early_stop`` checks every ``freq`` trees whether the margin
     ``|2·score|`` exceeds ``margin`` (reproduced by
     :func:`~engine.qwyc.policy.lightgbm_early_stop_policy`); every (margin, freq) is a point.
+
+    Parameters
+    ----------
+    f_fit, f_test : array_like of float, shape (N, T)
+        Base-model contributions of the fit and test rows.
+    bias : float
+        Constant of the score ``bias + F.sum(1)``.
+    disagreements : sequence of float
+        The promises D fitted (:func:`fit_fidelity`).
+    lightgbm_margins, lightgbm_freqs : sequence
+        LightGBM's ``pred_early_stop_margin`` and ``pred_early_stop_freq`` values tried.
+    confidence : float
+        Level of each promise.
+    seed : int
+        Seed of each promise's calibration split.
+    progress : callable, optional
+        ``progress(done, total)`` over the promises.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One :func:`measured_row` per promise and per LightGBM setting.
     """
     f_fit, f_test = np.asarray(f_fit, dtype=float), np.asarray(f_test, dtype=float)
     rows = []
@@ -165,7 +229,29 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
 
 def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.ndarray, bias: float,
                  promised: float, certified: bool) -> dict:
-    """Mean trees and disagreement with the full model on test rows, with its exact 95 % interval."""
+    """Mean trees and disagreement with the full model on test rows, with its exact 95 % interval.
+
+    Parameters
+    ----------
+    method, setting : str
+        How the policy was made, written into the row.
+    policy : EarlyExitPolicy
+        The policy measured.
+    f_test : numpy.ndarray of float, shape (N, T)
+        Base-model contributions of the test rows.
+    bias : float
+        Constant of the score.
+    promised : float
+        The promise D (NaN when there is none).
+    certified : bool
+        Whether the promise was certified.
+
+    Returns
+    -------
+    dict
+        ``method``, ``setting``, ``promised D``, ``certified``, ``mean trees (test)``,
+        ``test disagreement`` and its Clopper-Pearson ``interval low`` / ``interval high``.
+    """
     decision, n_eval = policy.predict(f_test)
     full = bias + f_test.sum(axis=1) >= policy.threshold
     k = int(np.sum(decision != full))

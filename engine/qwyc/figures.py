@@ -16,7 +16,21 @@ _TRADEOFF_COLOURS = {"qwyc": "#E45756", "natural": "#4C78A8", "random": "#BAB0AC
 
 def tradeoff_figure(table, y: str = "test_disagreement_pct", x: str = "test_mean_models",
                     title: str = "Speed against fidelity") -> go.Figure:
-    """One line per method through its sweep (alpha, gamma or k); Pareto points marked."""
+    """One line per method through its sweep (alpha, gamma or k); Pareto points marked.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`~engine.qwyc.tradeoff_curves`: one row per method and setting.
+    y, x : str
+        Columns drawn against each other (a disagreement or accuracy column, a mean-models column).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     labels = {"test_disagreement_pct": "% test decisions differing from the full ensemble",
               "test_accuracy": "test accuracy", "test_mean_models": "mean # base models evaluated (test)",
               "fit_disagreement_pct": "% fit decisions differing", "fit_mean_models": "mean # base models (fit)"}
@@ -34,7 +48,19 @@ def tradeoff_figure(table, y: str = "test_disagreement_pct", x: str = "test_mean
 
 
 def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
-    """How many base models each example needed."""
+    """How many base models each example needed.
+
+    Parameters
+    ----------
+    n_evaluated : numpy.ndarray of int, shape (N,)
+        Base models evaluated per example (:meth:`~engine.qwyc.EarlyExitPolicy.predict`).
+    total : int
+        Base models in the ensemble (T).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure(go.Histogram(x=n_evaluated, xbins=dict(start=0.5, end=total + 0.5, size=max(1, total // 100)),
                                  marker_color=METHOD_COLOURS["curve"],
                                  hovertemplate="%{x} models<br>%{y:,} examples<extra></extra>"))
@@ -47,7 +73,19 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
 
 
 def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
-    """Early-exit thresholds after each step of the order (finite ones only), with the model evaluated."""
+    """Early-exit thresholds after each step of the order (finite ones only), with the model evaluated.
+
+    Parameters
+    ----------
+    policy : EarlyExitPolicy
+        The policy (Wang, Gupta & You 2018): order and ε⁻ / ε⁺ after each step.
+    max_steps : int, optional
+        Draw only the first steps.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     steps = np.arange(1, len(policy.order) + 1)
     lo, hi = np.asarray(policy.eps_minus, float), np.asarray(policy.eps_plus, float)
     if max_steps is not None:
@@ -66,7 +104,19 @@ def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
 
 def fidelity_figure(curve, title: str = "Disagreement on new rows against trees evaluated") -> go.Figure:
     """Test disagreement (with its 95 % interval) against mean trees: QWYC with a fidelity promise per D,
-    and LightGBM's pred_early_stop over its (margin, freq) grid; log-scaled disagreement."""
+    and LightGBM's pred_early_stop over its (margin, freq) grid; log-scaled disagreement.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        :func:`~engine.qwyc.fidelity_curve`: one row per method and setting.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     styles = {"QWYC with fidelity promise": ("#E45756", "lines+markers", "circle"),
               "LightGBM pred_early_stop": ("#4C78A8", "markers", "x")}

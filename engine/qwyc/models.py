@@ -31,7 +31,23 @@ __all__ = ["ModelFile", "load_model", "model_format", "SKOPS_ALLOWED_TYPES"]
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A loaded model: its trees, the feature names it expects, its format and the file's SHA-256."""
+    """A loaded model: its trees, the feature names it expects, its format and the file's SHA-256.
+
+    Attributes
+    ----------
+    ensemble : AdditiveEnsemble
+        Its trees and bias: ``bias + Σ_t F[:, t]`` is the model's raw margin.
+    feature_names : tuple of str
+        The feature columns the model reads, by name, in its order.
+    file_format : str
+        The format the file was read as.
+    fingerprint : str
+        SHA-256 of the file's bytes (a policy file names its model by it).
+    name : str
+        The file name, for messages.
+    float32_inputs : bool
+        Whether features are rounded to float32 before the trees compare them (XGBoost does).
+    """
 
     ensemble: AdditiveEnsemble
     feature_names: tuple[str, ...]
@@ -46,6 +62,15 @@ class ModelFile:
 
     def features(self, frame: pd.DataFrame) -> np.ndarray:
         """The model's feature columns of ``frame`` (by name, every other column ignored) as a float matrix.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Rows with (at least) the model's feature columns.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (rows, features)
 
         Raises
         ------

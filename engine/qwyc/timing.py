@@ -6,10 +6,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .ensembles import AdditiveEnsemble
 
-__all__ = ["EarlyExitTiming", "time_early_exit"]
+__all__ = ["EarlyExitTiming", "time_early_exit", "timing_table"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,29 @@ def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, re
     return EarlyExitTiming(rows=x.shape[0], full_seconds=full_s, early_seconds=early_s, reference_seconds=ref_s,
                            mean_models=float(n_eval.mean()), decisions_match_policy=bool(np.array_equal(decisions,
                                                                                                         expected)))
+
+
+def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
+    """The timings side by side: seconds, mean trees and the speed-up of early exit over each evaluation.
+
+    Parameters
+    ----------
+    timing : EarlyExitTiming
+        What :func:`time_early_exit` measured.
+    n_models : int
+        Trees in the ensemble (every tree is evaluated without early exit).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per evaluation (every tree with this engine, early exit, and the reference when one
+        was timed): ``evaluation``, ``seconds``, ``mean # trees`` and ``speed-up of early exit``
+        (that evaluation's seconds over early exit's; 1 for early exit itself).
+    """
+    rows = [("all trees (this engine)", timing.full_seconds, n_models),
+            ("early exit (this engine, only undecided rows)", timing.early_seconds, timing.mean_models)]
+    if timing.reference_seconds is not None:
+        rows.append(("scikit-learn decision_function (compiled, all trees)", timing.reference_seconds, n_models))
+    return pd.DataFrame({"evaluation": [r[0] for r in rows], "seconds": [r[1] for r in rows],
+                         "mean # trees": [r[2] for r in rows],
+                         "speed-up of early exit": [r[1] / timing.early_seconds for r in rows]})

@@ -8,7 +8,8 @@ Losses (:mod:`~engine.setloss.losses`), exact expected losses of every top-k
 decision (:mod:`~engine.setloss.expected`, Algorithm 1), optimal decisions
 (:mod:`~engine.setloss.decisions`, Theorem 1) and the paper's evaluation protocol
 (:mod:`~engine.setloss.protocol`, section 5.2), and a user's probability batches decided
-batch by batch (:mod:`~engine.setloss.batches`).
+batch by batch (:mod:`~engine.setloss.batches`), and their figures
+(:mod:`~engine.setloss.figures`). Pages and the CLI import these names from here.
 """
 
 from .batches import (
@@ -30,6 +31,7 @@ from .expected import (
     expected_losses_reference,
     poisson_binomial,
 )
+from .figures import baselines_figure, batch_items_figure, expected_loss_figure
 from .losses import (
     F1_COEFFICIENTS,
     LOSSES,
@@ -66,4 +68,5 @@ __all__ = [
     "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF", "optimal_class_set", "monte_carlo_loss",
     "ScoredSplit", "batch_indices", "scored_split_from_arrays", "train_probabilities", "tune_threshold", "BaselineComparison",
     "compare_baselines",
+    "expected_loss_figure", "batch_items_figure", "baselines_figure",
 ]

@@ -11,7 +11,22 @@ __all__ = ["expected_loss_figure", "batch_items_figure", "baselines_figure"]
 
 
 def expected_loss_figure(decision, early=None, title: str = "Expected loss of flagging the top k") -> go.Figure:
-    """Expected loss against k with the optimum (and the paper's early-stop point if given)."""
+    """Expected loss against k with the optimum (and the paper's early-stop point if given).
+
+    Parameters
+    ----------
+    decision : Decision
+        The optimal decision: expected loss of flagging the top k for every k (Natarajan et al. 2016,
+        Algorithm 1) and the minimising k.
+    early : Decision, optional
+        The paper's early-stop decision (first k with L_k <= L_{k+1}), marked when given.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     k = np.arange(decision.losses.size)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=k, y=decision.losses, mode="lines", name=f"E[{decision.loss_name} loss]",
@@ -28,7 +43,19 @@ def expected_loss_figure(decision, early=None, title: str = "Expected loss of fl
 
 
 def batch_items_figure(eta: np.ndarray, decision) -> go.Figure:
-    """The batch's probabilities in decreasing order, decided items highlighted."""
+    """The batch's probabilities in decreasing order, decided items highlighted.
+
+    Parameters
+    ----------
+    eta : numpy.ndarray of float, shape (n,)
+        The batch's calibrated probabilities, in input order.
+    decision : Decision
+        Its decision (``order``: items by decreasing probability; the first ``k`` flagged).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     e = np.asarray(eta)[decision.order]
     rank = np.arange(1, e.size + 1)
     chosen = rank <= decision.k
@@ -44,7 +71,17 @@ def batch_items_figure(eta: np.ndarray, decision) -> go.Figure:
 
 
 def baselines_figure(summary) -> go.Figure:
-    """Mean test loss per method with standard-error bars."""
+    """Mean test loss per method with standard-error bars.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``BaselineComparison.summary``: columns ``method``, ``mean_test_loss`` and ``std_error``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure(go.Bar(x=summary["method"], y=summary["mean_test_loss"],
                            error_y=dict(type="data", array=summary["std_error"]),
                            marker_color=[METHOD_COLOURS["grid"], METHOD_COLOURS["analytic-power"],

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.qwyc import fit_qwyc
+from engine.qwyc import POLICY_FORMAT, fit_qwyc
 from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "views/early_exit.py"
@@ -22,10 +22,13 @@ def test_adult_ensemble_policy_matches_the_engine(app, served):
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "1.0"}, page=PAGE)
     assert not at.exception
     assert at.slider(key="alpha_pct").value == pytest.approx(1.0)
-    policy = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))
+    record = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))
+    assert record["format"] == POLICY_FORMAT and record["model"] is None  # trained here: no model file to name
+    policy = record["policy"]
     assert policy["alpha"] == pytest.approx(0.01) and len(policy["order"]) == 100
-    assert policy["fit"]["disagreement_pct"] <= 1.0 + 1e-9
-    assert cards(at)["Mean # models (test)"] == f"{policy['test']['mean_models']:.1f} of 100"
+    assert record["fit"]["disagreement_pct"] <= 1.0 + 1e-9
+    assert record["fit"]["neg_only"] is False and record["fit"]["budget"] == "greedy"
+    assert cards(at)["Mean # models (test)"] == f"{record['fit']['test']['mean_models']:.1f} of 100"
     assert len(at.get("plotly_chart")) == 2
     at.button(key="time_qwyc").click().run()
     assert not at.exception

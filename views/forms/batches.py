@@ -5,10 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import InputError
-from engine.io import BatchMapping, Table, batches_from_frame, detect_batch_columns
-from engine.io.batches import batch_columns
+from engine.io import BatchMapping, Table, batch_columns, batches_from_frame, detect_batch_columns
 from views.forms.common import preview, table_input, tabular_sample, validated
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md
 
 NONE = "(none)"

@@ -8,7 +8,7 @@ import streamlit as st
 
 from engine.io import Table, read_table, sample_path
 from engine.reporting import neutralise_formulas
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import memo
 
 #: rows shown in a file preview

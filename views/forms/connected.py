@@ -17,7 +17,7 @@ import streamlit as st
 from engine.backends import ConnectedSource, connect, connected_grid, connected_hull, map_columns
 from engine.errors import InputError
 from engine.reporting import neutralise_formulas
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md, scan
 
 NONE = "(none)"

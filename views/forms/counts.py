@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import RatedDataError
 from engine.io import Table, counts_table, load_counts
 from views.forms.common import digest, sample_bytes
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md, memo
 
 DEFAULT_BINS = 50

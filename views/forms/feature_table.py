@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.io import Table
 from views.forms.common import parse_table, preview
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 
 NONE = "(none)"
 _LABEL_NAMES = ("label", "y", "target", "outcome", "class")

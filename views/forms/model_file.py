@@ -6,9 +6,9 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.io import Table, model_formats_sentence
-from engine.qwyc.models import load_model
+from engine.qwyc import load_model
 from views.forms.common import digest
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md, memo
 
 

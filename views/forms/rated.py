@@ -7,11 +7,11 @@ import streamlit as st
 
 from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
-from engine.pn.figures import score_histogram_figure
+from engine.pn import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
 from views.forms.common import preview, table_input, tabular_sample, validated
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md
 
 NONE = "(none)"

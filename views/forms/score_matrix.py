@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import RatedDataError
 from engine.io import Table, load_score_matrix
 from views.forms.common import digest, sample_bytes
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md, memo
 
 

@@ -8,7 +8,7 @@ from engine.constraints import TrainingColumns, detect_training_columns
 from engine.errors import InputError
 from engine.io import Table
 from views.forms.common import parse_table, preview, sample_bytes
-from views.inputs import SessionInput
+from views.session_input import SessionInput
 from views.state import md
 
 NONE = "(none)"

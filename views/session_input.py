@@ -1,0 +1,45 @@
+"""One validated input of this session: the engine object, its kind, where it came from and its digest.
+
+The per-kind forms (``views/forms``) build these; ``views/inputs.py`` keeps them in
+the session and lets pages pick one. A module of its own, so that the forms and the
+session store both depend on it and not on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.io import INPUT_KINDS
+
+#: how each source is named to people
+SOURCE_TITLES = {"sample": "shipped sample", "upload": "your upload", "server": "on the server (DuckDB)"}
+
+
+@dataclass(frozen=True)
+class SessionInput:
+    """A validated input: ``value`` is the engine object of its kind; ``mapping`` the settings it was read with."""
+
+    name: str
+    kind: str
+    source: str  # "sample", "upload" or "server" (connected rows counted by DuckDB, see views/forms/connected.py)
+    fingerprint: str
+    value: Any
+    mapping: Any = None
+    sample_key: str | None = None
+    table: Any = None  # the parsed engine.io.Table for tabular kinds
+    raw: bytes | None = None  # the uploaded bytes, for kinds that re-read them with other settings
+
+    @property
+    def key(self) -> tuple:
+        """Identity for memo keys: the bytes' digest and the mapping."""
+        return (self.fingerprint, self.mapping)
+
+    @property
+    def rated(self):
+        """The rated data of a rated input."""
+        return self.value
+
+    @property
+    def kind_title(self) -> str:
+        return INPUT_KINDS[self.kind].title
