@@ -72,3 +72,10 @@ def test_a_capacity_above_the_rows_and_a_segment_with_only_unrated_documents(tmp
     assert main(["sweep", str(path), "--by", "region", "--capacity", "1000000"]) == 0
     text = capsys.readouterr().out
     assert "east" in text and "every document of this segment is unrated" in text
+
+
+def test_a_one_line_file_over_the_csv_field_limit_exits_2(tmp_path, capsys):
+    (tmp_path / "one.csv").write_bytes(b"s" * (1 << 20))
+    assert main(["sweep", str(tmp_path / "one.csv"), "--by", "region", "--capacity", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "'one.csv': line 1" in err
