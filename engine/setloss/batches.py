@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.batches import BatchMapping, ProbabilityBatches
-from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision
+from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision, top_k_decision
 from .expected import check_probabilities
 from .losses import SetLoss, get_loss
 from .protocol import ScoredSplit, batch_indices, scored_split_from_arrays
@@ -107,18 +107,12 @@ def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
     if 0 < e.size <= SMALL_BATCH:
         order = np.argsort(-e, kind="stable")
         losses = small_batch_losses(e[order][None, :], loss)[0]
-        decision = Decision(*_top_k(int(np.argmin(losses)), order, losses), loss.name, False)
+        decision = top_k_decision(int(np.argmin(losses)), order, losses, loss.name)
     else:
         decision = optimal_decision(e, loss)
     early = early_stop_decision(decision)
     k_half = int((e >= THRESHOLD_HALF).sum())
     return BatchOutcome(decision, early, k_half, float(decision.losses[k_half]))
-
-
-def _top_k(k: int, order: np.ndarray, losses: np.ndarray) -> tuple:
-    mask = np.zeros(order.size, dtype=bool)
-    mask[order[:k]] = True
-    return k, mask, order, losses, float(losses[k])
 
 
 #: batches of at most this many items are decided all at once, every batch of one size together

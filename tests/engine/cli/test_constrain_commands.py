@@ -148,5 +148,6 @@ def test_constrain_with_a_30000_category_column_exits_2_naming_it(tmp_path, caps
 def test_a_one_line_table_over_the_csv_field_limit_exits_2(model_file, tmp_path, capsys):
     (tmp_path / "m.json").write_text(json.dumps(model_file))
     (tmp_path / "line.csv").write_bytes(b"q" * (1 << 20))
-    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "line.csv"), "--out", str(tmp_path / "o.csv")]) == 2
+    out = str(tmp_path / "o.csv")
+    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "line.csv"), "--out", out]) == 2
     assert "'line.csv': line 1" in one_line_error(capsys)

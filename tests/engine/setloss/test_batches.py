@@ -97,7 +97,7 @@ def test_split_batches_and_labelled_split(batches):
         labelled_split(no_labels)
 
 
-# --- many small batches, decided all at once ---------------------------------------------------------------------------
+# --- many small batches, decided all at once ------------------------------------------------------------------------
 
 from engine.setloss import SMALL_BATCH, expected_losses_reference, small_batch_losses  # noqa: E402
 from tests.engine.setloss.test_expected import NAMES, brute_force  # noqa: E402
@@ -156,7 +156,8 @@ def test_vectorised_batches_equal_the_per_batch_path_on_random_inputs(loss_name)
         assert row["k"] == best.k and (k_column[rows] == best.k).all()
         np.testing.assert_array_equal(decision[rows], best.mask.astype(np.int8))
         assert row["expected loss"] == pytest.approx(best.value, abs=1e-12)
-        assert row["k at η ≥ 0.5"] == k_half and row["expected loss at η ≥ 0.5"] == pytest.approx(loss_half, abs=1e-12)
+        assert row["k at η ≥ 0.5"] == k_half
+        assert row["expected loss at η ≥ 0.5"] == pytest.approx(loss_half, abs=1e-12)
         np.testing.assert_array_equal([row["realised loss"], row["realised loss at η ≥ 0.5"]], realised)
         outcome = decide_batch(batches.probabilities[rows], loss)  # the page's single-batch call agrees exactly
         assert outcome.decision.k == row["k"] and outcome.decision.value == row["expected loss"]
