@@ -216,11 +216,10 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
         distinct = pd.unique(values)
         if distinct.size > MAX_CATEGORIES:
             raise InputError(f"Categorical column '{c}' has {distinct.size:,} distinct values in the {len(frame):,} "
-                             f"fitting rows; at most "
-                             f"{MAX_CATEGORIES:,} categories per column are one-hot encoded (a column this varied "
-                             "is an identifier or free text, not a feature). Exclude it (--exclude "
-                             f"{c} / the page's excluded columns), drop it from the table, or bucket it into "
-                             "fewer categories.")
+                             f"fitting rows; at most {MAX_CATEGORIES:,} categories per column are one-hot encoded "
+                             "(a column this varied is an identifier or free text, not a feature). Exclude it "
+                             f"(--exclude {c} / the page's excluded columns), drop it from the table, or bucket it "
+                             "into fewer categories.")
         cats.append(tuple(sorted(str(v) for v in distinct)))
     prep = Preprocessing(tuple(numeric), tuple(means), tuple(scales), tuple(categorical), tuple(cats))
     width = len(prep.feature_names)
@@ -535,7 +534,8 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
     InputError
         A named column is absent, a constraint lacks the column it needs, a group value
         matches no row, the split column or test fraction is invalid, a label, deployed or
-        flag value cannot be read, or no feature column is left.
+        flag value cannot be read, no feature column is left, or the features are too wide
+        (:func:`fit_preprocessing`; more than :data:`MAX_DESIGN_CELLS` design-matrix cells).
     InfeasibleConstraintsError
         No feasible start was found for the constraints on the training rows.
     ValueError

@@ -214,3 +214,24 @@ def test_the_table_route_reports_what_the_entry_point_reports(fitted):
     _, model, _ = fitted
     assert model.rates["train"]["constraints_unmet_by_decisions"] == list(model.fitted.unmet_)
     assert model.constraints == ("positive rate(protected) >= 0.8 x positive rate(reference)",)
+
+
+def test_a_design_matrix_over_the_cell_cap_is_refused_before_it_is_built(monkeypatch):
+    import engine.constraints.tabular as tabular
+
+    monkeypatch.setattr(tabular, "MAX_DESIGN_CELLS", 1_000)
+    frame = small_table(n=300)
+    with pytest.raises(InputError, match="300 rows x 7 features .*at most 1,000 cells"):
+        train_on_table(frame, TableSpec(label="label"))
+
+
+def test_predictions_in_chunks_equal_the_whole_table(fitted, monkeypatch):
+    import engine.constraints.tabular as tabular
+
+    frame, model, _ = fitted
+    whole = model.decide(frame)
+    monkeypatch.setattr(tabular, "TRANSFORM_CHUNK_CELLS", 7 * 13)  # 13 rows at a time
+    chunked = model.decide(frame)
+    np.testing.assert_allclose(chunked[0], whole[0], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(chunked[1], whole[1])
+    assert model.decide(frame.head(0))[0].shape == (0,)
