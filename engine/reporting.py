@@ -144,11 +144,18 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection]) -> st
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _formula_like(value) -> bool:
+    return isinstance(value, str) and value.startswith(_FORMULA_START)
+
+
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text cells cannot run as spreadsheet formulas (OWASP CSV injection).
 
     Text cells and column names starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
     return get a leading apostrophe; numbers are left alone (a negative number is not text).
+    Every column that can hold text is checked, whatever its dtype (object, string,
+    categorical, ...); a column with a neutralised cell is returned as plain objects (a
+    categorical could not take the new value), the others keep their dtype.
 
     Parameters
     ----------
@@ -161,18 +168,28 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
         The neutralised copy.
     """
     out = frame.copy()
-    out.columns = ["'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns]
-    for col in out.columns:
-        values = out[col]
-        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
-            text = values.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_START))
-            if text.any():
-                out[col] = values.where(~text, "'" + values.astype(str))
+    out.columns = ["'" + c if _formula_like(c) else c for c in out.columns]
+    for j in range(out.shape[1]):
+        values = out.iloc[:, j]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values) \
+                or pd.api.types.is_timedelta64_dtype(values):
+            continue  # numbers (booleans included) and times are never text
+        cells = values.to_numpy(dtype=object)
+        text = np.fromiter((_formula_like(v) for v in cells), dtype=bool, count=cells.size)
+        if text.any():
+            cells = cells.copy()
+            cells[text] = ["'" + v for v in cells[text]]
+            out.isetitem(j, pd.Series(cells, index=out.index, dtype=object))
     return out
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """UTF-8 CSV of a table for download (no index), with formula-like text cells neutralised.
+
+    Lines end with ``\\n``; when a text cell or column name holds a carriage return, lines end
+    with ``\\r\\n`` (RFC 4180) instead, so that the CSV writer quotes that cell: unquoted, a
+    spreadsheet would break the row there and could read the rest of the cell as a new,
+    unneutralised cell.
 
     Parameters
     ----------
@@ -184,4 +201,8 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     bytes
         The CSV file, neutralised by :func:`neutralise_formulas`.
     """
-    return neutralise_formulas(frame).to_csv(index=False).encode()
+    out = neutralise_formulas(frame)
+    cells = [out.iloc[:, j].to_numpy(dtype=object) for j in range(out.shape[1])
+             if not pd.api.types.is_numeric_dtype(out.iloc[:, j])]
+    carriage_return = any(isinstance(v, str) and "\r" in v for v in (*out.columns, *(v for c in cells for v in c)))
+    return out.to_csv(index=False, lineterminator="\r\n" if carriage_return else "\n").encode()

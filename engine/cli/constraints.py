@@ -58,7 +58,7 @@ def run_constrain(args) -> int:
 
 
 def run_predict(args) -> int:
-    model = read_model_json(Path(args.model).read_bytes())
+    model = read_model_json(Path(args.model).read_bytes(), name=f"model file '{Path(args.model).name}'")
     frame = read_table(args.table).frame
     score, decision = model.decide(frame)
     Path(args.out).write_bytes(_predictions(score, decision))

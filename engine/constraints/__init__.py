@@ -57,11 +57,17 @@ from .rates import (
 )
 from .solver import (
     ConstrainedModel,
+    ConstraintsMissedWarning,
     InfeasibleConstraintsError,
     fit_constrained,
     linear_svm,
 )
 from .tabular import (
+    MAX_CATEGORIES,
+    MAX_COEFFICIENT,
+    MAX_DESIGN_CELLS,
+    MAX_FEATURES,
+    MODEL_FORMAT,
     Preprocessing,
     TableModel,
     TableSpec,
@@ -76,12 +82,13 @@ from .tabular import (
 
 __all__ = [
     "Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json", "read_model_json",
-    "TrainingColumns", "detect_training_columns", "rates_frame",
+    "TrainingColumns", "detect_training_columns", "rates_frame", "MODEL_FORMAT", "MAX_CATEGORIES", "MAX_FEATURES",
+    "MAX_DESIGN_CELLS", "MAX_COEFFICIENT",
     "RateExpr", "ramp", "sp", "sn", "coverage", "true_positives", "false_positives", "false_negatives",
     "true_negatives", "error_rate", "recall", "churn", "positive_rate", "demographic_parity_ratio",
     "equal_opportunity_ratio", "churn_rate",
     "DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage", "Egregious",
-    "ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm",
+    "ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained", "linear_svm",
     "AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep", "churn_sweep", "ThresholdedModel",
     "goal_values", "rate_table",
     "fairness_tradeoff_figure", "churn_tradeoff_figure",

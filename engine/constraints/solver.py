@@ -24,19 +24,26 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import numpy as np
 
+from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
-__all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "fit_constrained", "linear_svm"]
+__all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained",
+           "linear_svm", "DETERMINISTIC_REFITS", "TIGHTEN_SLACK"]
 
 
 class InfeasibleConstraintsError(ValueError):
     """No feasible starting point was found for the constraints."""
+
+
+class ConstraintsMissedWarning(UserWarning):
+    """The deterministic decisions of a fitted model miss a bound on its training rows (listed in ``unmet_``)."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +61,18 @@ class ConstrainedModel:
         deterministic error, each constraint's ramp and deterministic value (<= 0 means
         met), the multipliers, whether the step was accepted, inner solves so far.
     constraint_names : tuple of str
-        ``describe()`` of each constraint.
+        ``describe()`` of each constraint asked for.
     lam : float
         The regulariser's weight.
     fit_seconds : float
-        Wall time of the fit.
+        Wall time of the fit (of every refit, when bounds were tightened).
+    unmet_ : tuple of str
+        The constraints asked for that the deterministic decisions ``f(x) >= 0`` still miss on
+        the training rows, each as ``"<constraint>: missed by <excess>"`` (empty when every bound
+        is met, or when the fit was asked for the randomised classifier only).
+    fitted_bounds_ : tuple of str
+        ``describe()`` of the constraints of the last fit: the bounds asked for, or the tightened
+        bounds the deterministic decisions needed (``trace_`` is that fit's).
     """
 
     coef_: np.ndarray
@@ -67,6 +81,8 @@ class ConstrainedModel:
     constraint_names: tuple
     lam: float
     fit_seconds: float
+    unmet_: tuple = ()
+    fitted_bounds_: tuple = ()
 
     @property
     def multipliers_(self) -> tuple:
@@ -494,12 +510,16 @@ def _mm_iterations(prob: _Problem, w, b, max_iter: int, rel_improvement: float, 
 def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = None, max_iter: int = 10,
                     tol: float = 1e-4, max_svm_iter: int = 50, standardize: bool = True,
                     rel_improvement: float = 1e-3, progress=None,
-                    warm_start: "ConstrainedModel | None" = None) -> ConstrainedModel:
+                    warm_start: "ConstrainedModel | None" = None, deterministic: bool = True) -> ConstrainedModel:
     """Minimise the error rate on the labelled rows + lam/2 ||w||^2 subject to rate constraints.
 
-    Constraints hold for the randomised (ramp) classifier on the training rows at
-    every accepted iterate; the trace records both the ramp and the deterministic
-    (``f >= 0``) values.
+    The paper's constraints hold for the randomised (ramp) classifier on the training rows
+    at every accepted iterate. A model is usually applied deterministically (flag when
+    ``f(x) >= 0``), and those decisions can miss a bound the ramp meets; so by default a
+    bound the deterministic decisions miss is tightened by the excess (plus
+    :data:`TIGHTEN_SLACK`) and the model refitted from the previous fit, at most
+    :data:`DETERMINISTIC_REFITS` times. What is still missed is listed in ``unmet_`` and
+    announced by a :class:`ConstraintsMissedWarning`.
 
     Parameters
     ----------
@@ -525,28 +545,106 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     rel_improvement : float
         Stop when an MM step lowers the objective by less than this share.
     progress : callable(iteration, max_iter), optional
-        Called after every MM iteration.
+        Called after every MM iteration (of every refit).
     warm_start : ConstrainedModel, optional
         A model fitted on the same rows (for example at a neighbouring bound): it is the start
         when it meets the constraints, and otherwise Problem 3 is majorized at it, from its
         multipliers; only when neither yields a feasible start are the cold starts searched.
+    deterministic : bool
+        True (default): the bounds are for the deterministic decisions ``f(x) >= 0`` on the
+        training rows (tightened and refitted as above). False: the paper's guarantee only,
+        for the randomised classifier (one fit, ``unmet_`` empty).
 
     Returns
     -------
     ConstrainedModel
+        ``unmet_`` lists the bounds the deterministic decisions still miss.
 
     Raises
     ------
     InfeasibleConstraintsError
         No feasible start was found (the message names each constraint's smallest excess).
 
+    Warns
+    -----
+    ConstraintsMissedWarning
+        The deterministic decisions still miss a bound after the refits.
+
     References
     ----------
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1 (majorization-minimization of the ramp
     losses) and Problem 3 (the convex subproblem, solved through its Lagrangian).
     """
-    t0 = time.perf_counter()
     x, y = _check_training_data(x, y)
+    options = dict(lam=lam, max_iter=max_iter, tol=tol, max_svm_iter=max_svm_iter, standardize=standardize,
+                   rel_improvement=rel_improvement, progress=progress)
+    fitted = _fit_ramp(x, y, list(constraints), warm_start=warm_start, **options)
+    if not deterministic or not constraints:
+        return fitted
+    return _meet_deterministically(x, y, list(constraints), fitted, options)
+
+
+#: refits with tightened bounds when the deterministic decisions miss a bound the ramp classifier meets
+DETERMINISTIC_REFITS = 5
+#: extra margin (in rate units) added to a bound when it is tightened
+TIGHTEN_SLACK = 0.005
+
+
+def _tighten(constraint, excess: float, decisions: np.ndarray, y: np.ndarray):
+    """The same constraint with its bound moved by ``excess`` (plus a little slack) towards stricter.
+
+    ``excess`` is in rate units; a ratio bound κ moves by excess / (the reference group's rate).
+    """
+    step = excess + TIGHTEN_SLACK
+    if isinstance(constraint, (DemographicParity, EqualOpportunity)):
+        reference = constraint.reference & ((y == 1) if isinstance(constraint, EqualOpportunity) else True)
+        rate = max(float(decisions[reference].mean()) if reference.any() else 1.0, 0.05)
+        return replace(constraint, kappa=constraint.kappa + excess / rate + TIGHTEN_SLACK)
+    if isinstance(constraint, (MaxChurn, MaxCoverage)):
+        return replace(constraint, rate=max(constraint.rate - step, 0.0))
+    if isinstance(constraint, (MinRecall, MinCoverage)):
+        return replace(constraint, rate=min(constraint.rate + step, 1.0))
+    if isinstance(constraint, Egregious):
+        return replace(constraint, min_correct=min(constraint.min_correct + step, 1.0))
+    return constraint
+
+
+def _meet_deterministically(x, y, constraints: list, fitted: ConstrainedModel, options: dict) -> ConstrainedModel:
+    """While the deterministic decisions (score >= 0) miss a bound, tighten it and refit from the last fit.
+
+    The excess is always measured against the bounds asked for; what is still missed after
+    :data:`DETERMINISTIC_REFITS` refits (or when a tightened bound has no feasible start) is
+    returned in ``unmet_`` and warned about.
+    """
+    exprs = [c.expression(y) for c in constraints]
+    current, seconds = list(constraints), fitted.fit_seconds
+    for _ in range(DETERMINISTIC_REFITS):
+        z = x @ fitted.coef_ + fitted.intercept_
+        excess = [e.value(z, deterministic=True) for e in exprs]
+        if all(v <= 1e-12 for v in excess):
+            break
+        current = [_tighten(c, v, z >= 0, y) if v > 1e-12 else c for c, v in zip(current, excess)]
+        try:
+            fitted = _fit_ramp(x, y, current, warm_start=fitted, **options)
+        except InfeasibleConstraintsError:
+            break
+        seconds += fitted.fit_seconds
+    z = x @ fitted.coef_ + fitted.intercept_
+    unmet = tuple(f"{c.describe()}: missed by {v:.4f}" for c, v in
+                  zip(constraints, (e.value(z, deterministic=True) for e in exprs)) if v > 1e-12)
+    if unmet:
+        warnings.warn(ConstraintsMissedWarning(
+            "The model's deterministic decisions (score >= 0) miss on the training rows: " + "; ".join(unmet)
+            + f" (after {DETERMINISTIC_REFITS} refits with tightened bounds). The randomised classifier meets "
+            "the bounds; loosen a bound or accept the miss."), stacklevel=3)
+    return replace(fitted, constraint_names=tuple(c.describe() for c in constraints), fit_seconds=seconds,
+                   unmet_=unmet, fitted_bounds_=fitted.constraint_names)
+
+
+def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter, tol, max_svm_iter, standardize,
+              rel_improvement, progress, warm_start) -> ConstrainedModel:
+    """One majorization-minimization fit: the constraints hold for the randomised (ramp) classifier."""
+    t0 = time.perf_counter()
     lam = 0.01 if lam is None else float(lam)
     mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
     scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
@@ -564,7 +662,7 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     w, b, trace = _mm_iterations(prob, w, b, max_iter, rel_improvement, progress, v_start)
     coef = w / scale
     intercept = -b - float(mean @ coef)
-    return ConstrainedModel(coef, intercept, tuple(trace), names, lam, time.perf_counter() - t0)
+    return ConstrainedModel(coef, intercept, tuple(trace), names, lam, time.perf_counter() - t0, (), names)
 
 
 def _trace_row(it, prob, w, b, z, obj, vals, v, accepted) -> dict:

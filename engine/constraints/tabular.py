@@ -16,24 +16,36 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, describe_rows
 from ..io.rated import parse_labels
-from ..reporting import ENGINE_VERSION
+from ..reporting import ENGINE_VERSION, json_safe
+from ..untrusted import parse_json
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .rates import churn_rate, demographic_parity_ratio, equal_opportunity_ratio, positive_rate
-from .solver import ConstrainedModel, InfeasibleConstraintsError, fit_constrained
+from .solver import ConstrainedModel, ConstraintsMissedWarning, fit_constrained
 
 __all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
-           "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame"]
+           "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame",
+           "MAX_CATEGORIES", "MAX_FEATURES", "MAX_DESIGN_CELLS", "MAX_COEFFICIENT"]
 
 #: the ``format`` field of a model file written by :func:`model_json`
 MODEL_FORMAT = "opstudio-constrained-linear/1"
 MISSING_CATEGORY = "(missing)"
+#: most categories one categorical column may have (more is an identifier or free text, not a feature)
+MAX_CATEGORIES = 1_000
+#: most design-matrix columns (numeric columns + categories): the solver's Newton steps use a dense
+#: (d + 1) x (d + 1) Hessian, 32 MB and seconds per solve at this size (7 GB at 30,000)
+MAX_FEATURES = 2_000
+#: most cells (rows x features) of a training design matrix, 8 bytes each (400 MB)
+MAX_DESIGN_CELLS = 50_000_000
+#: rows transformed at once when a model is applied (bounds the memory of predicting on a large table)
+TRANSFORM_CHUNK_CELLS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -87,20 +99,32 @@ class Preprocessing:
         Raises
         ------
         InputError
-            A column the model uses is absent, or a numeric column holds a non-numeric value.
+            A column the model uses is absent, a numeric column holds a non-numeric or infinite
+            value, or a standardised value is not finite (an extreme mean or scale).
         """
         missing = [c for c in (*self.numeric, *self.categorical) if c not in frame.columns]
         if missing:
             raise InputError(f"The table has no column {missing[0]!r}, which the model uses"
                              f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}.")
-        parts = []
-        for c, mean, scale in zip(self.numeric, self.means, self.scales):
+        # one 0/1 per row and categorical column, written by index: no (rows x categories) comparison
+        # table is ever built, so memory is the design matrix itself
+        x = np.zeros((len(frame), len(self.feature_names)))
+        for j, (c, mean, scale) in enumerate(zip(self.numeric, self.means, self.scales)):
             values = _numbers(frame[c], c)
-            parts.append(((np.where(np.isnan(values), mean, values) - mean) / scale)[:, None])
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
+                x[:, j] = (np.where(np.isnan(values), mean, values) - mean) / scale
+            overflow = ~np.isfinite(x[:, j])
+            if overflow.any():
+                raise InputError(f"Numeric column '{c}': standardised with the model's mean {mean:g} and scale "
+                                 f"{scale:g}, the values at {describe_rows(overflow)} are not finite numbers. Check "
+                                 "the model's preprocessing for that column, or those values.")
+        offset = len(self.numeric)
         for c, cats in zip(self.categorical, self.categories):
-            text = _categories(frame[c])
-            parts.append((text[:, None] == np.asarray(cats, dtype=object)[None, :]).astype(float))
-        return np.hstack(parts) if parts else np.zeros((len(frame), 0))
+            codes = pd.Index(cats, dtype=object).get_indexer(_categories(frame[c]))
+            rows = np.flatnonzero(codes >= 0)
+            x[rows, offset + codes[rows]] = 1.0
+            offset += len(cats)
+        return x
 
     def as_dict(self) -> dict:
         """The preprocessing as the model file writes it.
@@ -122,7 +146,12 @@ def _numbers(values: pd.Series, column: str) -> np.ndarray:
     bad = out.isna() & values.notna() & (values.astype(str).str.strip() != "")
     if bad.any():
         raise InputError(f"Numeric column '{column}': non-numeric values at {describe_rows(bad.to_numpy())}.")
-    return out.to_numpy(dtype=float)
+    numbers = out.to_numpy(dtype=float)
+    infinite = np.isinf(numbers)
+    if infinite.any():
+        raise InputError(f"Numeric column '{column}': infinite values at {describe_rows(infinite)}. Replace them "
+                         "with finite numbers or leave them empty (a missing value counts as the column's mean).")
+    return numbers
 
 
 def _categories(values: pd.Series) -> np.ndarray:
@@ -158,6 +187,15 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
     Preprocessing
         Means and standard deviations of the numeric columns on ``frame`` (0 and 1 for a
         column without values), the sorted categories of the others.
+
+    Raises
+    ------
+    InputError
+        A numeric column holds a non-numeric or infinite value or overflows when standardised;
+        a categorical column has more than :data:`MAX_CATEGORIES` distinct values (an identifier
+        or free text: the message says to exclude, drop or bucket it); or the features would be
+        more than :data:`MAX_FEATURES` design columns. Wide columns are refused rather than
+        encoded sparsely: the solver's Newton steps use a dense Hessian over the features.
     """
     numeric = [c for c in columns if _is_numeric(frame[c])]
     categorical = [c for c in columns if c not in numeric]
@@ -166,10 +204,32 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
         v = _numbers(frame[c], c)
         mean = float(np.nanmean(v)) if np.isfinite(v).any() else 0.0
         scale = float(np.nanstd(v)) if np.isfinite(v).any() else 1.0
+        if not (math.isfinite(mean) and math.isfinite(scale)):
+            raise InputError(f"Numeric column '{c}': its values are too large to standardise (their mean or "
+                             "standard deviation overflows). Rescale the column (for example to thousands) or "
+                             "exclude it.")
         means.append(mean)
         scales.append(scale if scale > 0 else 1.0)
-    cats = tuple(tuple(sorted(set(_categories(frame[c])))) for c in categorical)
-    return Preprocessing(tuple(numeric), tuple(means), tuple(scales), tuple(categorical), cats)
+    cats = []
+    for c in categorical:
+        values = _categories(frame[c])
+        distinct = pd.unique(values)
+        if distinct.size > MAX_CATEGORIES:
+            raise InputError(f"Categorical column '{c}' has {distinct.size:,} distinct values in the {len(frame):,} "
+                             f"fitting rows; at most {MAX_CATEGORIES:,} categories per column are one-hot encoded "
+                             "(a column this varied is an identifier or free text, not a feature). Exclude it "
+                             f"(--exclude {c} / the page's excluded columns), drop it from the table, or bucket it "
+                             "into fewer categories.")
+        cats.append(tuple(sorted(str(v) for v in distinct)))
+    prep = Preprocessing(tuple(numeric), tuple(means), tuple(scales), tuple(categorical), tuple(cats))
+    width = len(prep.feature_names)
+    if width > MAX_FEATURES:
+        widest = sorted(zip(categorical, cats), key=lambda t: -len(t[1]))[:3]
+        raise InputError(f"The features would be {width:,} design columns (numeric columns plus one per category); "
+                         f"at most {MAX_FEATURES:,} are trained on. The widest categorical columns: "
+                         + ", ".join(f"'{c}' ({len(v):,} categories)" for c, v in widest)
+                         + ". Exclude, drop or bucket some of them.")
+    return prep
 
 
 @dataclass(frozen=True)
@@ -423,61 +483,20 @@ class TableModel:
         Raises
         ------
         InputError
-            A feature column is absent or a numeric one holds a non-numeric value.
+            A feature column is absent, a numeric one holds a non-numeric or infinite value, or a
+            score is not a finite number (named by its rows).
         """
-        score = self.preprocessing.transform(frame) @ self.coef + self.intercept
+        width = max(len(self.preprocessing.feature_names), 1)
+        step = max(TRANSFORM_CHUNK_CELLS // width, 1)  # rows at a time: memory bounded on any table
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
+            score = np.concatenate([self.preprocessing.transform(frame.iloc[i:i + step]) @ self.coef
+                                    for i in range(0, max(len(frame), 1), step)]) + self.intercept
+        bad = ~np.isfinite(score)
+        if bad.any():
+            raise InputError(f"The model's score is not a finite number at {describe_rows(bad)}: the model's "
+                             "coefficients, means or scales, or the table's values there, are too large. Check the "
+                             "model file and those rows.")
         return score, (score >= 0).astype(np.int8)
-
-
-#: refits with tightened bounds when the deterministic decisions miss a bound the ramp classifier meets
-DETERMINISTIC_REFITS = 5
-#: extra margin (in rate units) added to a bound when it is tightened
-TIGHTEN_SLACK = 0.005
-
-
-def _tighten(constraint, excess: float, decisions: np.ndarray, y: np.ndarray):
-    """The same constraint with its bound moved by ``excess`` (plus a little slack) towards stricter.
-
-    ``excess`` is in rate units; a ratio bound κ moves by excess / (the reference group's rate).
-    """
-    step = excess + TIGHTEN_SLACK
-    if isinstance(constraint, (DemographicParity, EqualOpportunity)):
-        reference = constraint.reference & ((y == 1) if isinstance(constraint, EqualOpportunity) else True)
-        rate = max(float(decisions[reference].mean()) if reference.any() else 1.0, 0.05)
-        return replace(constraint, kappa=constraint.kappa + excess / rate + TIGHTEN_SLACK)
-    if isinstance(constraint, (MaxChurn, MaxCoverage)):
-        return replace(constraint, rate=max(constraint.rate - step, 0.0))
-    if isinstance(constraint, (MinRecall, MinCoverage)):
-        return replace(constraint, rate=min(constraint.rate + step, 1.0))
-    if isinstance(constraint, Egregious):
-        return replace(constraint, min_correct=min(constraint.min_correct + step, 1.0))
-    return constraint
-
-
-def _fit_deterministic(x: np.ndarray, y: np.ndarray, constraints: list, progress, warm=None):
-    """Fit; while the deterministic decisions (score >= 0) miss a bound, tighten it and refit.
-
-    The paper's constraints hold for the randomised (ramp) classifier; a model file is
-    applied deterministically, so the bounds are tightened until its decisions meet
-    them too (at most :data:`DETERMINISTIC_REFITS` times; what is still unmet is reported).
-    Each refit is warm-started from the previous fit, the first one from ``warm``.
-    """
-    fitted = fit_constrained(x, y, constraints, progress=progress, warm_start=warm)
-    exprs = [c.expression(y) for c in constraints]
-    current = list(constraints)
-    for _ in range(DETERMINISTIC_REFITS):
-        z = x @ fitted.coef_ + fitted.intercept_
-        excess = [e.value(z, deterministic=True) for e in exprs]  # against the bounds asked for
-        if all(v <= 1e-12 for v in excess):
-            return fitted, []
-        current = [_tighten(c, v, z >= 0, y) if v > 1e-12 else c for c, v in zip(current, excess)]
-        try:
-            fitted = fit_constrained(x, y, current, progress=progress, warm_start=fitted)
-        except InfeasibleConstraintsError:
-            break
-    z = x @ fitted.coef_ + fitted.intercept_
-    return fitted, [f"{c.describe()}: missed by {v:.4f}" for c, v in
-                    zip(constraints, (e.value(z, deterministic=True) for e in exprs)) if v > 1e-12]
 
 
 def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
@@ -486,7 +505,7 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
 
     The constraints hold for the randomised (ramp) classifier; the model file applies the
     deterministic decision score >= 0, so a bound those decisions miss is tightened and the
-    model refitted, at most :data:`DETERMINISTIC_REFITS` times.
+    model refitted (:func:`~engine.constraints.solver.fit_constrained`, deterministic bounds).
 
     Parameters
     ----------
@@ -515,7 +534,8 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
     InputError
         A named column is absent, a constraint lacks the column it needs, a group value
         matches no row, the split column or test fraction is invalid, a label, deployed or
-        flag value cannot be read, or no feature column is left.
+        flag value cannot be read, no feature column is left, or the features are too wide
+        (:func:`fit_preprocessing`; more than :data:`MAX_DESIGN_CELLS` design-matrix cells).
     InfeasibleConstraintsError
         No feasible start was found for the constraints on the training rows.
     ValueError
@@ -539,18 +559,25 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
     if not features:
         raise InputError("No feature columns are left after the label, deployed, flag and excluded columns.")
     prep = fit_preprocessing(frame[train], features)
+    cells = len(frame) * len(prep.feature_names)
+    if cells > MAX_DESIGN_CELLS:
+        raise InputError(f"The design matrix would have {len(frame):,} rows x {len(prep.feature_names):,} features "
+                         f"({cells * 8 / 2**30:,.1f} GB); at most {MAX_DESIGN_CELLS:,} cells are trained on. Train "
+                         "on a sample of the rows, or exclude or bucket wide categorical columns.")
     x = prep.transform(frame)
     constraints = _constraints(spec, None if groups is None else tuple(g[train] for g in groups),
                                None if deployed is None else deployed[train], None if flag is None else flag[train],
                                np.ones(int(train.sum()), dtype=bool))
     warm = warm_start.fitted if warm_start is not None and \
         warm_start.preprocessing.feature_names == prep.feature_names else None
-    fitted, unmet = _fit_deterministic(x[train], labels[train], constraints, progress, warm)
+    with warnings.catch_warnings():  # a miss is reported in the rates (constraints_unmet_by_decisions)
+        warnings.simplefilter("ignore", ConstraintsMissedWarning)
+        fitted = fit_constrained(x[train], labels[train], constraints, progress=progress, warm_start=warm)
     decision = (x @ fitted.coef_ + fitted.intercept_ >= 0).astype(int)
     rates = {"train": _rates(decision, labels, train, groups, deployed)}
     if test.any():
         rates["test"] = _rates(decision, labels, test, groups, deployed)
-    rates["train"]["constraints_unmet_by_decisions"] = unmet
+    rates["train"]["constraints_unmet_by_decisions"] = list(fitted.unmet_)
     settings = {k: v for k, v in spec.__dict__.items() if v not in (None, ())}
     return TableModel(prep, np.asarray(fitted.coef_, dtype=float), float(fitted.intercept_),
                       tuple(fitted.constraint_names), rates, settings, fitted)
@@ -558,6 +585,10 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
 
 def model_json(model: TableModel) -> str:
     """The model file: feature names, preprocessing, coefficients, intercept, constraints, train/test rates.
+
+    Strict JSON: a rate that is not a number (NaN, infinite) is written as ``null``, and a
+    model whose coefficients, intercept, means or scales are not finite is refused, so
+    every file written here is read back by :func:`read_model_json`.
 
     Parameters
     ----------
@@ -570,53 +601,207 @@ def model_json(model: TableModel) -> str:
         Indented JSON with ``format`` (:data:`MODEL_FORMAT`), ``engine_version``,
         ``feature_names``, ``preprocessing``, ``coefficients``, ``intercept``, ``decision``
         (the rule in words), ``constraints``, ``rates``, ``settings`` and ``flags_nobody``.
+
+    Raises
+    ------
+    InputError
+        A coefficient, the intercept, a mean or a scale is not a finite number.
     """
+    prep = model.preprocessing
+    numbers = np.r_[np.asarray(model.coef, dtype=float), model.intercept, prep.means, prep.scales]
+    if not np.isfinite(numbers).all():
+        raise InputError("The model has a coefficient, intercept, mean or scale that is not a finite number; it "
+                         "cannot be written as a model file.")
     record = {"format": MODEL_FORMAT, "engine_version": ENGINE_VERSION,
-              "feature_names": list(model.preprocessing.feature_names),
-              "preprocessing": model.preprocessing.as_dict(), "coefficients": [float(c) for c in model.coef],
-              "intercept": model.intercept, "decision": "score = features @ coefficients + intercept; flag if >= 0",
+              "feature_names": list(prep.feature_names),
+              "preprocessing": prep.as_dict(), "coefficients": [float(c) for c in model.coef],
+              "intercept": float(model.intercept),
+              "decision": "score = features @ coefficients + intercept; flag if >= 0",
               "constraints": list(model.constraints), "rates": model.rates, "settings": model.settings,
               "flags_nobody": model.flags_nobody}
-    return json.dumps(record, indent=2, default=lambda v: None if isinstance(v, float) and math.isnan(v) else v)
+    return json.dumps(json_safe(record), indent=2, allow_nan=False)
 
 
-def read_model_json(text: str | bytes) -> TableModel:
-    """A model written by :func:`model_json`.
+#: largest |coefficient| and |intercept| a model file may hold (fitted ones are many orders smaller);
+#: beyond it a score overflows or loses every other feature's contribution
+MAX_COEFFICIENT = 1e12
+_MODEL_KEYS = {"format", "engine_version", "feature_names", "preprocessing", "coefficients", "intercept",
+               "decision", "constraints", "rates", "settings", "flags_nobody"}
+_MODEL_REQUIRED = ("format", "feature_names", "preprocessing", "coefficients", "intercept")
+
+
+class _ModelFile:
+    """Checks of one model file's fields; every problem is an InputError naming the field."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def error(self, field_name: str, problem: str) -> InputError:
+        return InputError(f"The {self.what} is not a valid model file ({MODEL_FORMAT}): '{field_name}' {problem}. "
+                          "Write the model again with 'opstudio constrain --model-out' or the Constrained training "
+                          "page; do not edit it by hand.")
+
+    def mapping(self, value, field_name: str, keys: set, required=()) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(field_name, f"must be an object, not {_json_type(value)}")
+        for key in value:
+            if key not in keys:
+                raise self.error(f"{field_name}.{key}" if field_name else key, "is not a field of the format")
+        for key in required:
+            if key not in value:
+                raise self.error(f"{field_name}.{key}" if field_name else key, "is missing")
+        return value
+
+    def array(self, value, field_name: str, limit: int | None = None) -> list:
+        if not isinstance(value, list):
+            raise self.error(field_name, f"must be a list, not {_json_type(value)}")
+        if limit is not None and len(value) > limit:
+            raise self.error(field_name, f"has {len(value):,} entries; at most {limit:,} are read")
+        return value
+
+    def text(self, value, field_name: str) -> str:
+        if not isinstance(value, str):
+            raise self.error(field_name, f"must be text, not {_json_type(value)}")
+        return value
+
+    def texts(self, value, field_name: str, limit: int | None = None, unique: bool = False) -> tuple[str, ...]:
+        out = tuple(self.text(v, f"{field_name}[{i}]") for i, v in enumerate(self.array(value, field_name, limit)))
+        if unique and len(set(out)) < len(out):
+            twice = next(v for i, v in enumerate(out) if v in out[:i])
+            raise self.error(field_name, f"lists {twice!r} twice")
+        return out
+
+    def number(self, value, field_name: str, *, bound: float | None = None, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.error(field_name, f"must be a number, not {_json_type(value)}")
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number) or (bound is not None and abs(number) > bound):
+            raise self.error(field_name, f"is {str(value)[:40]}; it must be a finite number"
+                                         + (f" of magnitude at most {bound:g}" if bound is not None else ""))
+        if positive and not number > 0:
+            raise self.error(field_name, f"is {number:g}; a scale must be > 0")
+        return number
+
+    def preprocessing(self, value) -> Preprocessing:
+        p = self.mapping(value, "preprocessing", {"numeric", "categorical"}, ("numeric", "categorical"))
+        numeric = [self.mapping(d, f"preprocessing.numeric[{i}]", {"column", "mean", "scale"},
+                                ("column", "mean", "scale"))
+                   for i, d in enumerate(self.array(p["numeric"], "preprocessing.numeric", MAX_FEATURES))]
+        categorical = [self.mapping(d, f"preprocessing.categorical[{i}]", {"column", "categories"},
+                                    ("column", "categories"))
+                       for i, d in enumerate(self.array(p["categorical"], "preprocessing.categorical", MAX_FEATURES))]
+        prep = Preprocessing(
+            tuple(self.text(d["column"], f"preprocessing.numeric[{i}].column") for i, d in enumerate(numeric)),
+            tuple(self.number(d["mean"], f"preprocessing.numeric[{i}].mean") for i, d in enumerate(numeric)),
+            tuple(self.number(d["scale"], f"preprocessing.numeric[{i}].scale", positive=True)
+                  for i, d in enumerate(numeric)),
+            tuple(self.text(d["column"], f"preprocessing.categorical[{i}].column") for i, d in enumerate(categorical)),
+            tuple(self.texts(d["categories"], f"preprocessing.categorical[{i}].categories", MAX_CATEGORIES, True)
+                  for i, d in enumerate(categorical)))
+        columns = prep.numeric + prep.categorical
+        if len(set(columns)) < len(columns):
+            twice = next(c for i, c in enumerate(columns) if c in columns[:i])
+            raise self.error("preprocessing", f"uses column {twice!r} twice")
+        if sum(map(len, prep.categories)) + len(prep.numeric) > MAX_FEATURES:
+            raise self.error("preprocessing", f"defines more than {MAX_FEATURES:,} features")
+        return prep
+
+    def rates(self, value) -> dict:
+        out = {}
+        for part, measures in self.mapping(value, "rates", {"train", "test"}).items():
+            if not isinstance(measures, dict):
+                raise self.error(f"rates.{part}", f"must be an object, not {_json_type(measures)}")
+            out[part] = {}
+            for key, v in measures.items():
+                name = f"rates.{part}.{key}"
+                if v is None:
+                    out[part][key] = math.nan
+                elif isinstance(v, list):
+                    out[part][key] = list(self.texts(v, name))
+                else:  # a count stays an integer
+                    number = self.number(v, name)
+                    out[part][key] = v if isinstance(v, int) else number
+        return out
+
+    def settings(self, value) -> dict:
+        out = {}
+        for key, v in self.mapping(value, "settings", set(TableSpec.__dataclass_fields__)).items():
+            if isinstance(v, list):
+                out[key] = self.texts(v, f"settings.{key}")
+            elif isinstance(v, float):
+                out[key] = self.number(v, f"settings.{key}")
+            elif v is None or isinstance(v, (str, int)):
+                out[key] = v
+            else:
+                raise self.error(f"settings.{key}", f"must be text or a number, not {_json_type(v)}")
+        return out
+
+
+def _json_type(value) -> str:
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def read_model_json(text: str | bytes, *, name: str = "model file") -> TableModel:
+    """A model written by :func:`model_json`, every field checked before it is used.
+
+    The document is parsed by :func:`engine.untrusted.parse_json` (size and nesting limited,
+    ``NaN`` / ``Infinity`` refused); then only the format's fields are accepted, each of its
+    type: coefficients, intercept, means and scales finite (coefficients and intercept of
+    magnitude at most :data:`MAX_COEFFICIENT`), scales > 0, categories lists of distinct
+    text (at most :data:`MAX_CATEGORIES` per column, :data:`MAX_FEATURES` features in all),
+    columns distinct, ``feature_names`` exactly the preprocessing's and one coefficient per
+    feature.
 
     Parameters
     ----------
     text : str or bytes
         The model file's content.
+    name : str, optional
+        How messages name the file (``"model file 'm.json'"``).
 
     Returns
     -------
     TableModel
-        The model as written: preprocessing, coefficients, intercept, constraints, rates and
-        settings.
+        The model as written: preprocessing, coefficients, intercept, constraints, rates
+        (``null`` read as NaN) and settings.
 
     Raises
     ------
     InputError
-        Not such a model file (not JSON, another ``format``, a missing field), or not one
-        coefficient per feature.
+        Naming the field: not JSON or too large or deep, another ``format``, a missing,
+        unknown or mistyped field, a number that is not finite or out of range, feature
+        names that do not match the preprocessing, or not one coefficient per feature.
     """
-    try:
-        record = json.loads(text)
-        if record.get("format") != MODEL_FORMAT:
-            raise KeyError("format")
-        p = record["preprocessing"]
-        prep = Preprocessing(tuple(d["column"] for d in p["numeric"]), tuple(float(d["mean"]) for d in p["numeric"]),
-                             tuple(float(d["scale"]) for d in p["numeric"]),
-                             tuple(d["column"] for d in p["categorical"]),
-                             tuple(tuple(d["categories"]) for d in p["categorical"]))
-        coef = np.asarray(record["coefficients"], dtype=float)
-    except (ValueError, KeyError, TypeError):
-        raise InputError(f"This is not a model file written by 'opstudio constrain' (format {MODEL_FORMAT}).") \
-            from None
-    if coef.size != len(prep.feature_names):
-        raise InputError("The model file is inconsistent: one coefficient per feature is needed.")
-    return TableModel(prep, coef, float(record["intercept"]), tuple(record.get("constraints", ())),
-                      record.get("rates", {}), record.get("settings", {}))
+    check = _ModelFile(name)
+    record = check.mapping(parse_json(text, what=name), "", _MODEL_KEYS, _MODEL_REQUIRED)
+    if record["format"] != MODEL_FORMAT:
+        raise check.error("format", f"is {str(record['format'])[:60]!r}, not {MODEL_FORMAT!r}")
+    prep = check.preprocessing(record["preprocessing"])
+    names = check.texts(record["feature_names"], "feature_names", MAX_FEATURES)
+    if names != prep.feature_names:
+        first = next((i for i, (a, b) in enumerate(zip(names, prep.feature_names)) if a != b),
+                     min(len(names), len(prep.feature_names)))
+        raise check.error("feature_names", f"do not match the preprocessing (entry {first}: the preprocessing makes "
+                          f"{len(prep.feature_names):,} features)")
+    coef = np.array([check.number(v, f"coefficients[{i}]", bound=MAX_COEFFICIENT)
+                     for i, v in enumerate(check.array(record["coefficients"], "coefficients", MAX_FEATURES))],
+                    dtype=float)
+    if coef.size != len(names):
+        raise check.error("coefficients", f"has {coef.size:,} entries for {len(names):,} features; one coefficient "
+                          "per feature is needed")
+    intercept = check.number(record["intercept"], "intercept", bound=MAX_COEFFICIENT)
+    for key in ("engine_version", "decision"):
+        if key in record:
+            check.text(record[key], key)
+    if "flags_nobody" in record and not isinstance(record["flags_nobody"], bool):
+        raise check.error("flags_nobody", f"must be true or false, not {_json_type(record['flags_nobody'])}")
+    constraints = check.texts(record.get("constraints", []), "constraints")
+    return TableModel(prep, coef, intercept, constraints, check.rates(record.get("rates", {})),
+                      check.settings(record.get("settings", {})))
 
 
 @dataclass(frozen=True)

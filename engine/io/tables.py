@@ -161,10 +161,28 @@ def _sniff_delimiter(text_head: str) -> str:
         return best if counts[best] > 0 else ","
 
 
-def _field_counts(lines: list[str], delimiter: str) -> np.ndarray:
+def _csv_rows(lines: list[str], delimiter: str, name: str) -> list[list[str]]:
+    """``csv.reader`` over the lines, its errors (a field over the module's size limit ...) as RatedDataError."""
+    reader = csv.reader(lines, delimiter=delimiter)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        line = reader.line_num or 1
+        if "field limit" in str(exc):
+            raise RatedDataError(
+                f"'{name}': line {line:,} (blank lines not counted) holds a field longer than "
+                f"{csv.field_size_limit():,} characters, the most a CSV field may hold. This is usually a quote "
+                "that is never closed or a file that is not a table: close the quote, or shorten or drop that "
+                "column.") from None
+        raise RatedDataError(f"'{name}': line {line:,} (blank lines not counted) cannot be read as "
+                             f"'{delimiter}'-delimited text (a stray quote or line break inside a field?). Quote "
+                             "fields that contain the delimiter, quotes or line breaks.") from None
+
+
+def _field_counts(lines: list[str], delimiter: str, name: str) -> np.ndarray:
     """Fields per line (quoted fields honoured when the text has quotes)."""
     if any('"' in line for line in lines):
-        return np.array([len(row) for row in csv.reader(lines, delimiter=delimiter)])
+        return np.array([len(row) for row in _csv_rows(lines, delimiter, name)])
     return np.array([line.count(delimiter) + 1 for line in lines])
 
 
@@ -181,7 +199,7 @@ class _Layout:
     body: str
 
 
-def _layout(text: str, delimiter: str) -> _Layout:
+def _layout(text: str, delimiter: str, name: str = "table") -> _Layout:
     """Non-blank lines and their field counts; vectorised for plain text (what almost every export is).
 
     Plain: ASCII, lines broken by "\n" only (none of "\r", "\x0b", "\x0c", "\x1c"-"\x1e", where
@@ -205,7 +223,7 @@ def _layout(text: str, delimiter: str) -> _Layout:
             body = text if not blank or trailing_newline_only else "\n".join(text[starts[i]:ends[i]] for i in kept)
             return _Layout(head, counts[kept], body)
     lines = [line for line in text.splitlines() if line.strip()]
-    return _Layout(lines[:201], _field_counts(lines, delimiter), "\n".join(lines))
+    return _Layout(lines[:201], _field_counts(lines, delimiter, name), "\n".join(lines))
 
 
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
@@ -245,7 +263,7 @@ def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> No
             f"decimal comma in a comma-separated file (use a dot, or ';' as the delimiter), a missing or extra "
             "delimiter, or an unquoted text containing the delimiter.")
     if header:
-        fields = next(csv.reader([lines[0]], delimiter=delimiter))
+        fields = _csv_rows([lines[0]], delimiter, name)[0]
         if fields and all(_is_number(f.strip()) for f in fields if f.strip()) and any(f.strip() for f in fields):
             raise RatedDataError(f"'{name}' has no header row: its first line ({lines[0][:60]!r}) holds only numbers, "
                                  "so it would be read as column names and lost as data. Add a header line naming the "
@@ -263,7 +281,23 @@ def _read_parquet(raw: bytes, name: str, fingerprint: str, fmt: str) -> Table:
     if len(names) > MAX_COLUMNS:
         raise RatedDataError(f"'{name}' has {len(names):,} columns; at most {MAX_COLUMNS:,} are read.")
     frame.columns = names
-    return Table(frame, name, fingerprint, "parquet" + fmt)
+    return Table(_plain_categories(frame), name, fingerprint, "parquet" + fmt)
+
+
+def _plain_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical columns (pandas' dictionary encoding of Parquet) as the plain values a CSV read gives.
+
+    A categorical refuses values outside its categories, so code that writes into a column
+    (an export that neutralises formulas, a fill of missing values) would fail on it; the
+    rest of the engine sees text (or numbers) exactly as if the file had been a CSV.
+    """
+    categorical = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not categorical:
+        return frame
+    out = frame.copy()
+    for c in categorical:
+        out[c] = pd.Series(np.asarray(frame[c], dtype=object), index=frame.index, name=c).infer_objects()
+    return out
 
 
 def read_table(source: Source, *, header: bool = True, name: str | None = None) -> Table:
@@ -305,7 +339,7 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     if not first:
         raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.")
     delimiter = _sniff_delimiter("\n".join(first))
-    layout = _layout(text, delimiter)
+    layout = _layout(text, delimiter, name)
     _check_shape(layout, delimiter, name, header)
     try:
         with warnings.catch_warnings():

@@ -36,6 +36,11 @@ __all__ = ["SegmentedCurves", "segment_curves", "SegmentPoint", "Allocation", "a
            "allocate_target", "segment_intervals"]
 
 
+#: why a segment without rated documents gets no threshold (said in every result that lists it)
+NO_RATED_REASON = ("every document of this segment is unrated: without rated documents it has no PN curve, so no "
+                   "threshold can be chosen for it; rate some of its documents")
+
+
 @dataclass(frozen=True)
 class SegmentedCurves:
     """Each segment's PN curve and hull, the pooled hull (one global threshold), and unrated counts.
@@ -43,13 +48,17 @@ class SegmentedCurves:
     Attributes
     ----------
     names : tuple of str
-        The segments, sorted.
+        The segments with rated documents, sorted.
     hulls : tuple of Hull
         Each segment's upper concave hull (with its PN curve).
     pooled : Hull
         The hull of all rated documents together.
     n_rated, n_unrated : tuple of int
         Rated and unrated documents per segment.
+    without_rated : tuple of (str, int)
+        Segments whose documents are all unrated, with their number of documents, sorted:
+        they have no curve and no threshold, and every result lists them with
+        :data:`NO_RATED_REASON`.
     """
 
     names: tuple[str, ...]
@@ -57,6 +66,7 @@ class SegmentedCurves:
     pooled: Hull
     n_rated: tuple[int, ...]
     n_unrated: tuple[int, ...]
+    without_rated: tuple[tuple[str, int], ...] = ()
 
     @property
     def total_flagged(self) -> float:
@@ -79,7 +89,8 @@ def segment_curves(scores, labels, groups, weights=None, *, unrated_groups=None)
     Returns
     -------
     SegmentedCurves
-        Segments in order of their name.
+        Segments in order of their name; a segment that only unrated documents have is in
+        ``without_rated``, never dropped.
     """
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels)
@@ -102,9 +113,11 @@ def segment_curves(scores, labels, groups, weights=None, *, unrated_groups=None)
         hulls.append(upper_hull(pn_curve(s[rows], y[rows], w[rows])))
     unrated = pd.Series(np.asarray(unrated_groups if unrated_groups is not None else [], dtype=object))
     unrated_counts = unrated.astype("string").fillna("(missing)").value_counts()
+    rated_names = {str(n) for n in names}
+    without = tuple(sorted((str(n), int(c)) for n, c in unrated_counts.items() if str(n) not in rated_names))
     return SegmentedCurves(tuple(str(n) for n in names), tuple(hulls), upper_hull(pn_curve(s, y, w)),
                            tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:])),
-                           tuple(int(unrated_counts.get(n, 0)) for n in names))
+                           tuple(int(unrated_counts.get(n, 0)) for n in names), without)
 
 
 @dataclass(frozen=True)
@@ -135,7 +148,9 @@ class Allocation:
 
     ``common_marginal_precision`` is the target, or for a capacity the marginal
     precision of the last hull edge taken (every segment's next document is worth
-    at most that).
+    at most that). ``without_rated`` lists the segments whose documents are all unrated
+    (segment, unrated documents): they get no threshold, and :meth:`as_dict`,
+    :meth:`table` and ``note`` say so with the reason.
 
     Attributes
     ----------
@@ -150,9 +165,13 @@ class Allocation:
     target : float, optional
         The target marginal precision, or None for a capacity.
     note : str
-        What the reader should know about the allocation (e.g. reviews left unspent).
+        What the reader should know about the allocation (e.g. reviews left unspent, segments
+        without rated documents).
     method : str
         How the thresholds were found, in words.
+    without_rated : tuple of (str, int)
+        Segments whose documents are all unrated, with their number: no threshold (see
+        :data:`NO_RATED_REASON`).
     """
 
     segments: tuple[SegmentPoint, ...]
@@ -162,6 +181,7 @@ class Allocation:
     target: float | None = None
     note: str = ""
     method: str = ""
+    without_rated: tuple[tuple[str, int], ...] = ()
 
     @property
     def total(self) -> dict:
@@ -181,7 +201,9 @@ class Allocation:
                               "marginal_precision_below": p.marginal_precision_below} for p in self.segments],
                 "total": self.total, "global": dict(self.global_point),
                 "common_marginal_precision": self.common_marginal_precision, "capacity": self.capacity,
-                "target": self.target, "tp_gained": self.tp_gained, "method": self.method, "note": self.note}
+                "target": self.target, "tp_gained": self.tp_gained, "method": self.method, "note": self.note,
+                "segments_without_threshold": [{"segment": name, "rated_documents": 0, "unrated_documents": n,
+                                                "reason": NO_RATED_REASON} for name, n in self.without_rated]}
 
     def table(self) -> pd.DataFrame:
         """One row per segment, in words with units, then the total and the global threshold."""
@@ -190,6 +212,8 @@ class Allocation:
                  "marginal precision above": p.marginal_precision_above,
                  "marginal precision below": p.marginal_precision_below, "rated documents": p.n_rated,
                  "unrated documents": p.n_unrated} for p in self.segments]
+        rows += [{"segment": name, "rated documents": 0, "unrated documents": n, "note": NO_RATED_REASON}
+                 for name, n in self.without_rated]
         total = self.total
         rows.append({"segment": "total (per-segment thresholds)", "true positives": total["tp"],
                      "false positives": total["fp"], "flagged (reviews)": total["flagged"],
@@ -242,7 +266,16 @@ def allocate_target(curves: SegmentedCurves, target: float) -> Allocation:
     for name, hull, n, u in zip(curves.names, curves.hulls, curves.n_rated, curves.n_unrated):
         op = operating_point(target=m, hull=hull)
         points.append(SegmentPoint(name, float(op.threshold), op.tp, op.fp, op.mp_above, op.mp_below, n, u))
-    return Allocation(tuple(points), m, _global_point(curves, None, m), target=m)
+    return Allocation(tuple(points), m, _global_point(curves, None, m), target=m, note=_without_rated_note(curves),
+                      without_rated=curves.without_rated)
+
+
+def _without_rated_note(curves: SegmentedCurves) -> str:
+    if not curves.without_rated:
+        return ""
+    listed = ", ".join(f"'{name}' ({n:,} unrated)" for name, n in curves.without_rated[:10])
+    more = f" and {len(curves.without_rated) - 10:,} more" if len(curves.without_rated) > 10 else ""
+    return f"No threshold for {listed}{more}: {NO_RATED_REASON}."
 
 
 def _common_slope_vertices(curves: SegmentedCurves, capacity: float) -> tuple[np.ndarray, float]:
@@ -257,6 +290,8 @@ def _common_slope_vertices(curves: SegmentedCurves, capacity: float) -> tuple[np
     order = np.lexsort((seg, -mp))  # stable within a segment: its edges stay in hull order
     spent = np.cumsum(cost[order])
     taken = int(np.searchsorted(spent, capacity * (1 + 1e-12) + 1e-9, side="right"))
+    # an edge of marginal precision 0 adds reviews and no true positive: never worth taking, whatever the budget
+    taken = min(taken, int((mp > 0).sum()))
     vertex = np.bincount(seg[order[:taken]], minlength=len(curves.hulls))
     common = float(mp[order[taken]]) if taken < order.size else (float(mp[order[-1]]) if order.size else math.nan)
     return vertex, common
@@ -349,8 +384,11 @@ def allocate_capacity(curves: SegmentedCurves, capacity: float, *, window: int |
     Returns
     -------
     Allocation
-        ``method`` says which search was used. Never below the best single global threshold
-        (its split is taken if better).
+        ``method`` says which search was used. Never dominated by the best single global
+        threshold: at least its true positives, and for as many no more reviews (its split is
+        taken otherwise). With the exact search, the most true positives within the capacity
+        and, among those, the fewest reviews (a budget above what can be flagged does not buy
+        false positives that find no true positive).
 
     References
     ----------
@@ -369,18 +407,26 @@ def allocate_capacity(curves: SegmentedCurves, capacity: float, *, window: int |
         options = [_window_options(hull, int(v), window) for hull, v in zip(curves.hulls, vertex)]
         picks, method = _pareto_choice(options, n), f"exact search within {window} hull edges of the common slope"
 
-    def total_tp(indices) -> float:
-        return sum(float(h.curve.tp[i]) if i >= 0 else 0.0 for h, i in zip(curves.hulls, indices))
+    def totals(indices) -> tuple[float, float]:
+        tp = sum(float(h.curve.tp[i]) if i >= 0 else 0.0 for h, i in zip(curves.hulls, indices))
+        return tp, tp + sum(float(h.curve.fp[i]) if i >= 0 else 0.0 for h, i in zip(curves.hulls, indices))
 
-    if total_tp(picks) <= total_tp(at_vertices) + 1e-9:  # the vertices are optimal already: keep them
+    if _no_worse(totals(at_vertices), totals(picks)):  # the vertices are optimal already: keep them
         picks = at_vertices
     points = tuple(_point_at(name, hull, i, r, u) for name, hull, i, r, u in
                    zip(curves.names, curves.hulls, picks, curves.n_rated, curves.n_unrated))
     global_point = _global_point(curves, n, None)
-    allocation = Allocation(points, common, global_point, capacity=n, method=method)
-    if allocation.total["tp"] + 1e-9 < global_point["tp"]:
+    allocation = Allocation(points, common, global_point, capacity=n, method=method,
+                            note=_without_rated_note(curves), without_rated=curves.without_rated)
+    if not _no_worse((allocation.total["tp"], allocation.total["flagged"]),
+                     (global_point["tp"], global_point["flagged"])):
         return _global_split(curves, n, global_point)
     return allocation
+
+
+def _no_worse(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """(TP, flagged) ``a`` is at least as good as ``b``: more true positives, or as many for no more reviews."""
+    return a[0] > b[0] + 1e-9 or (a[0] >= b[0] - 1e-9 and a[1] <= b[1] + 1e-9)
 
 
 def _global_split(curves: SegmentedCurves, capacity: float, global_point: dict) -> Allocation:
@@ -393,8 +439,10 @@ def _global_split(curves: SegmentedCurves, capacity: float, global_point: dict) 
         tp, fp, th = (0.0, 0.0, math.inf) if i < 0 else (float(c.tp[i]), float(c.fp[i]), float(c.thresholds[i]))
         mp = math.nan if i < 0 else float(hull.mp_at_threshold[i])
         points.append(SegmentPoint(name, th, tp, fp, mp, mp, r, u))
+    note = " ".join(filter(None, ("One global threshold spends this budget best here: it is used in every segment.",
+                                  _without_rated_note(curves))))
     return Allocation(tuple(points), math.nan, global_point, capacity=capacity, method="one global threshold",
-                      note="one global threshold spends this budget best here: it is used in every segment")
+                      note=note, without_rated=curves.without_rated)
 
 
 def segment_intervals(scores, labels, groups, weights=None, *, target: float, n_boot: int = 100,

@@ -13,6 +13,7 @@ batch by batch (:mod:`~engine.setloss.batches`), and their figures
 """
 
 from .batches import (
+    SMALL_BATCH,
     THRESHOLD_HALF,
     BatchDecisions,
     BatchOutcome,
@@ -23,6 +24,7 @@ from .batches import (
     decided_items,
     labelled_split,
     monte_carlo_check,
+    small_batch_losses,
 )
 from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_class_set, optimal_decision
 from .expected import (
@@ -65,7 +67,8 @@ __all__ = [
     "check_probabilities", "poisson_binomial", "expected_losses", "expected_losses_reference",
     "Decision", "optimal_decision", "early_stop_decision",
     "BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",
-    "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF", "optimal_class_set", "monte_carlo_loss",
+    "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF", "SMALL_BATCH",
+    "small_batch_losses", "optimal_class_set", "monte_carlo_loss",
     "ScoredSplit", "batch_indices", "scored_split_from_arrays", "train_probabilities", "tune_threshold", "BaselineComparison",
     "compare_baselines",
     "expected_loss_figure", "batch_items_figure", "baselines_figure",

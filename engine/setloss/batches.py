@@ -19,12 +19,14 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.batches import BatchMapping, ProbabilityBatches
-from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision
+from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision, top_k_decision
+from .expected import check_probabilities
 from .losses import SetLoss, get_loss
 from .protocol import ScoredSplit, batch_indices, scored_split_from_arrays
 
 __all__ = ["BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",
-           "monte_carlo_check", "batches_from_split", "labelled_split", "THRESHOLD_HALF"]
+           "monte_carlo_check", "batches_from_split", "labelled_split", "small_batch_losses", "THRESHOLD_HALF",
+           "SMALL_BATCH"]
 
 #: the plug-in rule the optimal decision is compared with: flag items with eta >= 1/2
 THRESHOLD_HALF = 0.5
@@ -78,6 +80,11 @@ class BatchOutcome:
 def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
     """Optimal top-k of one batch, the paper's early-stop k, and the threshold-0.5 rule's expected loss.
 
+    A batch of at most :data:`SMALL_BATCH` items is computed by :func:`small_batch_losses`
+    (as :func:`decide_batches` does), a larger one by
+    :func:`~engine.setloss.decisions.optimal_decision`; so a batch gets the same decision
+    alone and in a file.
+
     Parameters
     ----------
     eta : array_like of float, shape (n,)
@@ -95,19 +102,76 @@ def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
     .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
        Classification with Multivariate Losses.* ICML 2016, PMLR 48: Algorithm 1 (every k, and its early stop).
     """
-    e = np.asarray(eta, dtype=float)
-    decision = optimal_decision(e, loss)
+    e = check_probabilities(eta)
+    loss = get_loss(loss)
+    if 0 < e.size <= SMALL_BATCH:
+        order = np.argsort(-e, kind="stable")
+        losses = small_batch_losses(e[order][None, :], loss)[0]
+        decision = top_k_decision(int(np.argmin(losses)), order, losses, loss.name)
+    else:
+        decision = optimal_decision(e, loss)
     early = early_stop_decision(decision)
     k_half = int((e >= THRESHOLD_HALF).sum())
     return BatchOutcome(decision, early, k_half, float(decision.losses[k_half]))
 
 
-def _realised_loss(mask: np.ndarray, labels: np.ndarray, loss: SetLoss) -> float:
-    known = labels >= 0
-    if not known.any():
-        return math.nan
-    y, m = labels[known] == 1, mask[known]
-    return float(loss((y & m).sum(), (~y & m).sum(), (y & ~m).sum(), (~y & ~m).sum()))
+#: batches of at most this many items are decided all at once, every batch of one size together
+SMALL_BATCH = 32
+#: cells of the (batches x n x n) products held at once per group of small batches of one size
+_SMALL_CHUNK_CELLS = 2_000_000
+
+
+def _bernoulli_step(pmf: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Row-wise PMFs (B, m) convolved with Bernoulli(p) (B, 1): (B, m + 1)."""
+    out = np.zeros((pmf.shape[0], pmf.shape[1] + 1))
+    out[:, :-1] = pmf * (1 - p)
+    out[:, 1:] += pmf * p
+    return out
+
+
+def small_batch_losses(eta_sorted, loss: str | SetLoss) -> np.ndarray:
+    """``L_k`` for k = 0..n of many batches of n items at once: Algorithm 1 as written, vectorised over batches.
+
+    For each k the positives among the top k (``S1``) and among the rest (``S2``) are
+    Poisson-binomial; ``L_k = sum_{a, b} P(S1 = a) P(S2 = b) L(a, k - a, b, n - k - b)``,
+    one (k + 1) x (n - k + 1) table of the loss shared by every batch. O(n^3) per batch,
+    without a Python step per batch: for many small batches (a one-item batch per row) it
+    replaces one call of :func:`~engine.setloss.expected.expected_losses` per batch.
+
+    Parameters
+    ----------
+    eta_sorted : array_like of float, shape (B, n)
+        Each row a batch's probabilities in [0, 1], sorted in decreasing order.
+    loss : str or SetLoss
+        The set loss.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (B, n + 1)
+        ``L_k`` of every batch.
+
+    References
+    ----------
+    .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
+       Classification with Multivariate Losses.* ICML 2016, PMLR 48: Algorithm 1.
+    """
+    loss = get_loss(loss)
+    e = np.asarray(eta_sorted, dtype=float)
+    b, n = e.shape
+    suffix = [np.ones((b, 1))]  # suffix[j]: PMF of the positives among the last j items
+    for k in range(n - 1, -1, -1):
+        suffix.append(_bernoulli_step(suffix[-1], e[:, k:k + 1]))
+    prefix = np.ones((b, 1))
+    out = np.empty((b, n + 1))
+    for k in range(n + 1):
+        a = np.arange(k + 1, dtype=float)[:, None]
+        c = np.arange(n - k + 1, dtype=float)[None, :]
+        table = np.broadcast_to(loss(a, k - a, c, n - k - c), (k + 1, n - k + 1))
+        # plain sums (no BLAS): each batch's value does not depend on how many batches share the call
+        out[:, k] = ((prefix[:, :, None] * table[None, :, :]).sum(axis=1) * suffix[n - k]).sum(axis=1)
+        if k < n:
+            prefix = _bernoulli_step(prefix, e[:, k:k + 1])
+    return out
 
 
 @dataclass(frozen=True)
@@ -159,33 +223,75 @@ def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
         An unknown loss name.
     """
     loss = get_loss(loss)
-    n = batches.n_items
-    decision = np.zeros(n, dtype=np.int8)
-    k_column = np.zeros(n, dtype=np.int64)
-    rows = []
-    names = batches.batch_names
-    for done, name in enumerate(names, start=1):
-        items = batches.rows_of(name)
-        outcome = decide_batch(batches.probabilities[items], loss)
-        decision[items] = outcome.decision.mask
-        k_column[items] = outcome.decision.k
-        row = {"batch": name, "items": items.size, "k": outcome.decision.k,
-               "expected loss": outcome.decision.value, "k at η ≥ 0.5": outcome.k_threshold_half,
-               "expected loss at η ≥ 0.5": outcome.loss_threshold_half}
-        if batches.labels is not None:
-            labels = batches.labels[items]
-            row["realised loss"] = _realised_loss(outcome.decision.mask, labels, loss)
-            row["realised loss at η ≥ 0.5"] = _realised_loss(batches.probabilities[items] >= THRESHOLD_HALF,
-                                                             labels, loss)
-        rows.append(row)
-        if progress is not None:
-            progress(done, len(names))
+    codes, names = pd.factorize(batches.batch_ids)  # batches in order of first appearance
+    sizes = np.bincount(codes, minlength=len(names))
+    rows = np.argsort(codes, kind="stable")  # every batch's rows, in input order, one batch after another
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    decision = np.zeros(batches.n_items, dtype=bool)
+    per_batch = {key: np.zeros(len(names), dtype=dtype) for key, dtype in
+                 (("k", np.int64), ("loss", float), ("k_half", np.int64), ("loss_half", float))}
+    done = 0
+    for size in np.unique(sizes):
+        group = np.flatnonzero(sizes == size)
+        chunk = max(1, _SMALL_CHUNK_CELLS // int(size + 1) ** 2) if size <= SMALL_BATCH else 1
+        for lo in range(0, group.size, chunk):
+            part = group[lo:lo + chunk]
+            items = rows[starts[part][:, None] + np.arange(size)[None, :]]  # (batches, size), input order
+            _decide_group(batches.probabilities[items], items, part, loss, decision, per_batch)
+            done += part.size
+            if progress is not None:
+                progress(done, len(names))
+    summary = {"batch": np.asarray(names, dtype=object), "items": sizes, "k": per_batch["k"],
+               "expected loss": per_batch["loss"], "k at η ≥ 0.5": per_batch["k_half"],
+               "expected loss at η ≥ 0.5": per_batch["loss_half"]}
+    if batches.labels is not None:
+        summary["realised loss"] = _realised_losses(decision, batches.labels, codes, len(names), loss)
+        summary["realised loss at η ≥ 0.5"] = _realised_losses(batches.probabilities >= THRESHOLD_HALF,
+                                                               batches.labels, codes, len(names), loss)
     out = {}
     if batches.item_ids is not None:
         out[batches.mapping.item_col] = batches.item_ids
-    out.update({"batch": batches.batch_ids, "probability": batches.probabilities, "decision": decision,
-                "k": k_column})
-    return BatchDecisions(pd.DataFrame(out), pd.DataFrame(rows), loss.name)
+    out.update({"batch": batches.batch_ids, "probability": batches.probabilities,
+                "decision": decision.astype(np.int8), "k": per_batch["k"][codes]})
+    return BatchDecisions(pd.DataFrame(out), pd.DataFrame(summary), loss.name)
+
+
+def _decide_group(eta: np.ndarray, items: np.ndarray, part: np.ndarray, loss: SetLoss, decision: np.ndarray,
+                  per_batch: dict) -> None:
+    """Decide batches of one size (rows of ``eta``): small ones together, a large one alone; results in place."""
+    size = eta.shape[1]
+    if size > SMALL_BATCH:
+        outcome = decide_batch(eta[0], loss)
+        decision[items[0]] = outcome.decision.mask
+        losses, k = outcome.decision.losses[None, :], np.array([outcome.decision.k])
+    else:
+        order = np.argsort(-eta, axis=1, kind="stable")
+        losses = small_batch_losses(np.take_along_axis(eta, order, axis=1), loss)
+        k = np.argmin(losses, axis=1)  # the smallest k among equal expected losses, as optimal_decision
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(size)[None, :], axis=1)
+        decision[items] = rank < k[:, None]
+    k_half = (eta >= THRESHOLD_HALF).sum(axis=1)
+    per_batch["k"][part] = k
+    per_batch["loss"][part] = losses[np.arange(part.size), k]
+    per_batch["k_half"][part] = k_half
+    per_batch["loss_half"][part] = losses[np.arange(part.size), k_half]
+
+
+def _realised_losses(mask: np.ndarray, labels: np.ndarray, codes: np.ndarray, n_batches: int,
+                     loss: SetLoss) -> np.ndarray:
+    """Every batch's loss of ``mask`` on its labelled items (NaN for a batch without one)."""
+    known = labels >= 0
+    y = labels == 1
+
+    def count(selected):
+        return np.bincount(codes[known & selected], minlength=n_batches).astype(float)
+
+    tp, fp, fn, tn = count(y & mask), count(~y & mask), count(y & ~mask), count(~y & ~mask)
+    labelled = np.bincount(codes[known], minlength=n_batches) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.asarray(loss(tp, fp, fn, tn), dtype=float)
+    return np.where(labelled, values, math.nan)
 
 
 def decided_items(batches: ProbabilityBatches, batch: str, decision: Decision) -> pd.DataFrame:

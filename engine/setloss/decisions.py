@@ -16,7 +16,8 @@ import numpy as np
 from .expected import check_probabilities, expected_losses, sorted_probabilities
 from .losses import SetLoss, get_loss
 
-__all__ = ["Decision", "optimal_decision", "early_stop_decision", "optimal_class_set", "monte_carlo_loss"]
+__all__ = ["Decision", "optimal_decision", "top_k_decision", "early_stop_decision", "optimal_class_set",
+           "monte_carlo_loss"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def optimal_decision(eta, loss: str | SetLoss, *, early_stop: bool = False) -> D
     e, order = sorted_probabilities(eta)
     losses = expected_losses(e, loss)
     k = _early_stop_k(losses) if early_stop else int(np.argmin(losses))
-    return _top_k(k, order, losses, loss.name, early_stop)
+    return top_k_decision(k, order, losses, loss.name, early_stop)
 
 
 def _early_stop_k(losses: np.ndarray) -> int:
@@ -94,7 +95,28 @@ def _early_stop_k(losses: np.ndarray) -> int:
     return int(rising[0]) if rising.size else losses.size - 1
 
 
-def _top_k(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str, early_stop: bool) -> Decision:
+def top_k_decision(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str,
+                   early_stop: bool = False) -> Decision:
+    """The decision that flags the top k items, from the items' order and every ``L_k``.
+
+    Parameters
+    ----------
+    k : int
+        Items flagged.
+    order : numpy.ndarray of int, shape (n,)
+        Indices sorting the items by eta, descending.
+    losses : numpy.ndarray of float64, shape (n + 1,)
+        ``L_k`` for k = 0..n.
+    loss_name : str
+        Name of the set loss.
+    early_stop : bool, optional
+        Whether k is the paper's early-stop k.
+
+    Returns
+    -------
+    Decision
+        The top k of ``order`` flagged, ``value = losses[k]``.
+    """
     mask = np.zeros(order.size, dtype=bool)
     mask[order[:k]] = True
     return Decision(k=k, mask=mask, order=order, losses=losses, value=float(losses[k]), loss_name=loss_name,
@@ -118,7 +140,7 @@ def early_stop_decision(decision: Decision) -> Decision:
         The same items and losses, k at the first ``L_k <= L_{k+1}`` (n when none),
         ``early_stop=True``.
     """
-    return _top_k(_early_stop_k(decision.losses), decision.order, decision.losses, decision.loss_name, True)
+    return top_k_decision(_early_stop_k(decision.losses), decision.order, decision.losses, decision.loss_name, True)
 
 
 def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:

@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["SetLoss", "LinearFractional", "LossChoice", "LOSSES", "F1_COEFFICIENTS", "build_loss", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean",
            "gtppr", "binary_auc", "linear_fractional"]
 
@@ -139,12 +141,44 @@ class SetLoss:
         return 1.0 - self.metric(tp, fp, fn, tn)
 
 
+_CELLS = ("TP", "FP", "FN", "TN")
+
+
+def _outside_unit_interval(num: tuple, den: tuple) -> str | None:
+    """When ``num / den`` leaves [0, 1] on some confusion matrix (in words), or None when it never does.
+
+    For counts ``x >= 0`` with ``n = sum(x) >= 1`` an affine ``f0 + f . x`` is >= 0 everywhere
+    exactly when ``f0 + f_i >= 0`` (one item, in cell i) and ``f_i >= 0`` (cell i growing) for
+    every cell; applied to the numerator and to denominator - numerator, this gives
+    ``0 <= numerator <= denominator``: the metric is in [0, 1], and where the denominator is 0
+    so is the numerator (0 / 0, which counts as 1).
+    """
+    for i, cell in enumerate(_CELLS, start=1):
+        n1, d1 = num[0] + num[i], den[0] + den[i]
+        one = f"for a batch of one item that is a {cell} ({cell} = 1, every other count 0)"
+        if d1 == 0 and n1 != 0:
+            return f"its denominator vanishes {one} while its numerator is {n1:g}"
+        if n1 < 0 or n1 > d1:
+            return f"it is {n1:g} / {d1:g} {one}"
+        if num[i] < 0:
+            return f"its numerator becomes negative as {cell} grows"
+        if den[i] < num[i]:
+            return (f"it exceeds 1 as {cell} grows (the denominator vanishes or turns negative while the numerator "
+                    "does not)" if den[i] < 0 else f"it exceeds 1 as {cell} grows")
+    return None
+
+
 def linear_fractional(numerator, denominator, name: str = "custom linear-fractional metric") -> SetLoss:
     """Build a loss from numeric coefficients (no user text is evaluated).
 
-    The metric is the ratio of the two affine forms (1 where the denominator is 0) and
-    the loss is ``1 − metric``. Top-k decisions are optimal when the metric increases
-    with TP (Theorem 1).
+    The metric is the ratio of the two affine forms and the loss is ``1 − metric``. Only
+    metrics that are a score in [0, 1] on every confusion matrix are accepted:
+    ``0 <= numerator <= denominator`` for all counts TP, FP, FN, TN >= 0 of a non-empty
+    batch, checked exactly on the coefficients (one item in each cell, and each cell
+    growing). So the denominator vanishes only where the numerator does, and that 0 / 0
+    counts as a perfect score (metric 1, loss 0: predicting nothing when nothing is
+    positive costs nothing); expected losses stay in [0, 1]. Top-k decisions are optimal
+    when the metric increases with TP (Theorem 1).
 
     Parameters
     ----------
@@ -161,24 +195,32 @@ def linear_fractional(numerator, denominator, name: str = "custom linear-fractio
 
     Raises
     ------
-    ValueError
-        Not five finite numbers each, or an all-zero denominator.
+    InputError
+        Not five finite numbers each, an all-zero denominator, or a metric that leaves [0, 1]
+        on some confusion matrix (the message names the metric and the counts where it does,
+        for example where its denominator vanishes while its numerator does not).
     """
     num = tuple(float(v) for v in numerator)
     den = tuple(float(v) for v in denominator)
     if len(num) != 5 or len(den) != 5 or not all(map(math.isfinite, num + den)):
-        raise ValueError("linear-fractional coefficients: five finite numbers each (constant, TP, FP, FN, TN)")
+        raise InputError("linear-fractional coefficients: five finite numbers each (constant, TP, FP, FN, TN)")
     if not any(den):
-        raise ValueError("the denominator needs at least one non-zero coefficient")
-    lf = LinearFractional(num, den)
+        raise InputError("the denominator needs at least one non-zero coefficient")
     terms = ["", "TP", "FP", "FN", "TN"]
 
     def show(c):
         parts = [f"{v:g}{('·' + t) if t else ''}" for v, t in zip(c, terms) if v != 0]
         return " + ".join(parts) or "0"
 
-    return SetLoss(name, f"1 - ({show(num)}) / ({show(den)})", "Koyejo et al. (2014) linear-fractional family",
-                   lf.metric, lf)
+    formula = f"({show(num)}) / ({show(den)})"
+    problem = _outside_unit_interval(num, den)
+    if problem is not None:
+        raise InputError(f"The {name} {formula} is not a score between 0 and 1: {problem}, so its expected loss "
+                         "1 − metric would leave [0, 1]. Choose coefficients with 0 ≤ numerator ≤ denominator for "
+                         "every count (for example all non-negative, each denominator coefficient at least the "
+                         "numerator's); where both are 0 the metric counts as 1.")
+    lf = LinearFractional(num, den)
+    return SetLoss(name, f"1 - {formula}", "Koyejo et al. (2014) linear-fractional family", lf.metric, lf)
 
 
 def fbeta(beta: float = 1.0) -> SetLoss:

@@ -101,6 +101,10 @@ def test_custom_linear_fractional_loss_equals_f1_by_default(app):
     f1 = cards(at)["Items to flag (k)"]
     at.selectbox(key="loss").set_value("custom").run()
     assert cards(at)["Items to flag (k)"] == f1
+    at.number_input(key="den_constant").set_value(-1.0).run()  # 2TP / (2TP + FP + FN - 1) is 2 / 1 at TP = 1
+    assert "is not a score between 0 and 1: it is 2 / 1 for a batch of one item that is a TP" in shown(at.error)
+    assert not at.exception
+    at.number_input(key="den_constant").set_value(0.0).run()
     for term in ("TP", "FP", "FN"):
         at.number_input(key=f"den_{term}").set_value(0.0).run()
     assert "non-zero coefficient" in shown(at.error)

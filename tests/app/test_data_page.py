@@ -67,6 +67,19 @@ def test_upload_parquet(app):
     assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "4"
 
 
+def test_upload_parquet_with_a_categorical_formula_column(app):
+    """A Parquet categorical column holding '=1+1' crashed the preview (a categorical refused the neutralised text)."""
+    frame = pd.read_csv(io.BytesIO(GOOD)).assign(note=pd.Categorical(["=1+1", "a", "=1+1", "b", None]),
+                                                 region=pd.Categorical(["n", "s", "n", "w", "s"]))
+    buf = io.BytesIO()
+    frame.to_parquet(buf)
+    at = upload(app(page="views/data.py"), "cat.parquet", buf.getvalue())
+    assert not at.exception and not at.error
+    assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "4"
+    shown_preview = at.dataframe[-1].value
+    assert shown_preview["note"].tolist()[:2] == ["'=1+1", "a"]  # neutralised in the preview as in a CSV
+
+
 @pytest.mark.parametrize("content,expected", [
     (b"", "is empty"),
     (b"score,label\n", "no data rows"),

@@ -85,3 +85,69 @@ def test_predict_needs_the_models_columns(table, tmp_path, capsys):
     assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "nojob.csv"), "--out", str(tmp_path / "o.csv")]) == 2
     assert "no column 'job'" in capsys.readouterr().err
     assert main(["predict", str(path), str(path), "--out", str(tmp_path / "o.csv")]) == 2
+
+
+@pytest.fixture(scope="module")
+def model_file(table, tmp_path_factory):
+    path, _ = table
+    folder = tmp_path_factory.mktemp("model")
+    assert main(["constrain", str(path), "--label", "outcome", "--exclude", "deployed", "row_id", "--model-out",
+                 str(folder / "m.json"), "--predictions-out", str(folder / "p.csv")]) == 0
+    return json.loads((folder / "m.json").read_text())
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda r: r["coefficients"].__setitem__(0, 1e300), "'coefficients[0]'"),
+    (lambda r: r.__setitem__("coefficients", r["coefficients"][:-1]), "'coefficients'"),
+    (lambda r: r["preprocessing"]["numeric"][0].__setitem__("scale", 0.0), "'preprocessing.numeric[0].scale'"),
+    (lambda r: r["preprocessing"]["numeric"][0].pop("mean"), "'preprocessing.numeric[0].mean' is missing"),
+    (lambda r: r["preprocessing"]["categorical"][0].__setitem__("categories", "FM"),
+     "'preprocessing.categorical[0].categories' must be a list"),
+    (lambda r: r.pop("preprocessing"), "'preprocessing' is missing"),
+    (lambda r: r.__setitem__("intercept", {"value": 1}), "'intercept' must be a number"),
+])
+def test_predict_with_a_broken_model_file_exits_2_naming_the_field(table, model_file, tmp_path, capsys, edit, field):
+    record = json.loads(json.dumps(model_file))
+    edit(record)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    path, _ = table
+    assert main(["predict", str(bad), str(path), "--out", str(tmp_path / "o.csv")]) == 2
+    err = one_line_error(capsys)
+    assert "model file 'bad.json'" in err and field in err
+    assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"intercept": NaN}', "NaN is not a JSON number"),
+    ("[" * 5000 + "]" * 5000, "nests objects or arrays 5000 deep"),
+])
+def test_predict_with_a_file_that_is_not_json_exits_2(table, tmp_path, capsys, text, says):
+    (tmp_path / "bad.json").write_text(text)
+    assert main(["predict", str(tmp_path / "bad.json"), str(table[0]), "--out", str(tmp_path / "o.csv")]) == 2
+    assert says in one_line_error(capsys)
+
+
+def test_constrain_with_a_30000_category_column_exits_2_naming_it(tmp_path, capsys):
+    n = 30_000
+    rng = np.random.default_rng(1)
+    pd.DataFrame({"account": [f"a{i}" for i in range(n)], "x": rng.normal(size=n),
+                  "label": rng.integers(0, 2, n)}).to_csv(tmp_path / "wide.csv", index=False)
+    assert main(["constrain", str(tmp_path / "wide.csv"), "--label", "label", "--test-fraction", "0",
+                 "--model-out", str(tmp_path / "m.json"), "--predictions-out", str(tmp_path / "p.csv")]) == 2
+    err = one_line_error(capsys)
+    assert "'account' has 30,000 distinct values" in err and "--exclude account" in err
+
+
+def test_a_one_line_table_over_the_csv_field_limit_exits_2(model_file, tmp_path, capsys):
+    (tmp_path / "m.json").write_text(json.dumps(model_file))
+    (tmp_path / "line.csv").write_bytes(b"q" * (1 << 20))
+    out = str(tmp_path / "o.csv")
+    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "line.csv"), "--out", out]) == 2
+    assert "'line.csv': line 1" in one_line_error(capsys)

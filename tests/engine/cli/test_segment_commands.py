@@ -51,3 +51,31 @@ def test_target_contract_and_plain_capacity(capsys):
 def test_errors_exit_2_with_a_message(capsys, args, message):
     assert main(["sweep", SAMPLE, *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_capacity_above_the_rows_and_a_segment_with_only_unrated_documents(tmp_path, capsys):
+    rows = ["score,label,region", "0.9,1,north", "0.8,0,north", "0.4,1,north", "0.2,0,north", "0.7,1,south",
+            "0.6,0,south", "0.1,0,south", "0.5,,east", "0.3,,east", "0.95,,north"]
+    path = tmp_path / "segments.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["sweep", str(path), "--by", "region", "--capacity", "1000000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["segment"] for s in out["segments"]] == ["north", "south"]
+    assert out["segments_without_threshold"] == [{"segment": "east", "rated_documents": 0, "unrated_documents": 2,
+                                                 "reason": out["segments_without_threshold"][0]["reason"]}]
+    assert "every document of this segment is unrated" in out["segments_without_threshold"][0]["reason"]
+    assert "No threshold for 'east' (2 unrated)" in out["note"]
+    # every positive found, at each segment's lowest positive score: 0.4 in north, 0.7 in south
+    assert [s["threshold"] for s in out["segments"]] == [0.4, 0.7]
+    assert out["total"] == {"tp": 3.0, "fp": 1.0, "flagged": 4.0}
+    assert out["global"]["tp"] == 3.0 and out["global"]["flagged"] == 5.0  # one threshold (0.4) also takes 0.6
+    assert main(["sweep", str(path), "--by", "region", "--capacity", "1000000"]) == 0
+    text = capsys.readouterr().out
+    assert "east" in text and "every document of this segment is unrated" in text
+
+
+def test_a_one_line_file_over_the_csv_field_limit_exits_2(tmp_path, capsys):
+    (tmp_path / "one.csv").write_bytes(b"s" * (1 << 20))
+    assert main(["sweep", str(tmp_path / "one.csv"), "--by", "region", "--capacity", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "'one.csv': line 1" in err

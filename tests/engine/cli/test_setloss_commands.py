@@ -30,3 +30,24 @@ def test_batch_column_options_and_errors(tmp_path, capsys):
     assert main(["batch", str(src), "--prob", "nope", "--out", str(out)]) == 2
     assert "No column named 'nope'" in capsys.readouterr().err
     assert main(["batch", str(src), "--loss", "f7", "--out", str(out)]) == 2
+
+
+def test_fifty_thousand_one_item_batches(tmp_path, capsys):
+    n = 50_000
+    eta = (pd.Series(range(n)) * 7919 % 10_007) / 10_007  # probabilities spread over [0, 1)
+    src = tmp_path / "many.csv"
+    pd.DataFrame({"item_id": range(n), "batch": [f"b{i}" for i in range(n)], "probability": eta}).to_csv(src,
+                                                                                                      index=False)
+    out = tmp_path / "out.csv"
+    assert main(["batch", str(src), "--loss", "f1", "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    got = pd.read_csv(out)
+    assert len(summary["batches"]) == n and (got["decision"] == (eta > 0.5).astype(int)).all()
+
+
+def test_a_one_line_file_over_the_csv_field_limit_exits_2_with_one_line(tmp_path, capsys):
+    src = tmp_path / "one_line.csv"
+    src.write_bytes(b"p" * (1 << 20))
+    assert main(["batch", str(src), "--out", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "'one_line.csv': line 1" in err

@@ -4,7 +4,10 @@
 import numpy as np
 import pytest
 
+import warnings
+
 from engine.constraints import (
+    ConstraintsMissedWarning,
     DemographicParity,
     Egregious,
     EqualOpportunity,
@@ -116,7 +119,8 @@ def test_convex_subproblem_matches_an_exact_solver():
 def test_mm_never_increases_the_objective_and_keeps_the_constraints(make):
     x, y, group = toy()
     constraints = make(y, group)
-    model = fit_constrained(x, y, constraints, lam=0.05, max_iter=6)
+    # the paper's guarantee, for the randomised classifier: one MM fit, no tightening for the decisions
+    model = fit_constrained(x, y, constraints, lam=0.05, max_iter=6, deterministic=False)
     objectives = [row["objective"] for row in model.trace_]
     assert all(b <= a + 1e-12 for a, b in zip(objectives, objectives[1:]))
     for row in model.trace_:
@@ -265,3 +269,48 @@ def test_warm_start_that_meets_the_constraints_is_the_first_iterate():
     # warm from the looser model: infeasible for the tighter bound, still ends feasible
     tighter = fit_constrained(x, y, [DemographicParity(group, ~group, 0.95)], lam=0.05, warm_start=loose)
     assert tighter.trace_[-1]["constraints"][0] <= 1e-4
+
+
+def test_the_entry_point_meets_the_bound_with_its_deterministic_decisions():
+    x, y, group = toy(seed=3)
+    paper = fit_constrained(x, y, [DemographicParity(group, ~group, 0.9)], lam=0.05, deterministic=False)
+    assert demographic_parity_ratio(paper.predict(x), group, ~group) < 0.88  # the ramp guarantee alone misses
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstraintsMissedWarning)
+        model = fit_constrained(x, y, [DemographicParity(group, ~group, 0.9)], lam=0.05)
+    assert demographic_parity_ratio(model.predict(x), group, ~group) >= 0.9
+    assert model.unmet_ == ()
+    assert model.constraint_names == ("positive rate(protected) >= 0.9 x positive rate(reference)",)
+    assert model.fitted_bounds_ != model.constraint_names  # the bound was tightened to get there
+
+
+def test_a_bound_still_missed_is_reported_in_the_model_and_warned(monkeypatch):
+    import engine.constraints.solver as solver
+
+    monkeypatch.setattr(solver, "DETERMINISTIC_REFITS", 0)  # no refit: the ramp fit's miss stays
+    x, y, group = toy(seed=3)
+    with pytest.warns(ConstraintsMissedWarning, match="miss on the training rows: positive rate"):
+        model = fit_constrained(x, y, [DemographicParity(group, ~group, 0.9)], lam=0.05)
+    ratio = demographic_parity_ratio(model.predict(x), group, ~group)
+    excess = 0.9 * model.predict(x)[~group].mean() - model.predict(x)[group].mean()
+    assert ratio < 0.9 and model.unmet_ == (f"positive rate(protected) >= 0.9 x positive rate(reference): "
+                                            f"missed by {excess:.4f}",)
+
+
+def test_the_entry_point_on_the_bank_table_meets_demographic_parity_0_8():
+    """UCI Bank Marketing (the shipped bank-full), protected group: clients who are not single (72 %)."""
+    from engine.constraints import fit_preprocessing
+    from engine.io.public_data import load_public_dataset
+
+    bank = load_public_dataset("bank")
+    x = fit_preprocessing(bank.x, list(bank.x.columns)).transform(bank.x)
+    protected = (bank.x["marital"] != "single").to_numpy()
+    bound = [DemographicParity(protected, ~protected, 0.8)]
+    paper = fit_constrained(x, bank.y, bound, deterministic=False)
+    assert demographic_parity_ratio(paper.predict(x), protected, ~protected) < 0.8  # what the entry point returned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstraintsMissedWarning)
+        model = fit_constrained(x, bank.y, bound)
+    decisions = model.predict(x)
+    assert decisions[protected].mean() >= 0.8 * decisions[~protected].mean()
+    assert model.unmet_ == () and decisions.mean() > 0.01  # not the classifier that flags nobody

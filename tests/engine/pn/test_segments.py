@@ -74,7 +74,9 @@ def test_budgets_on_hull_vertices_share_one_marginal_precision_and_are_optimal()
     curves = segment_curves(s, y, g)
     mp = np.concatenate([h.edge_mp for h in curves.hulls])
     cost = np.concatenate([np.diff(h.tp + h.fp) for h in curves.hulls])
-    budgets = np.cumsum(cost[np.argsort(-mp, kind="stable")])
+    order = np.argsort(-mp, kind="stable")
+    budgets = np.cumsum(cost[order])[mp[order] > 0]  # an edge of marginal precision 0 buys only false positives
+    assert (mp == 0).any()
     hulls = dict(zip(curves.names, curves.hulls))
     for budget in budgets[::5]:
         a = allocate_capacity(curves, float(budget))
@@ -141,3 +143,79 @@ def test_large_data_mode_is_feasible_and_never_below_one_threshold(rows, capacit
     assert fast.total["flagged"] <= capacity + 1e-9
     assert max_flagged_point(s, y, w, capacity=capacity).tp - 1e-9 <= fast.total["tp"]
     assert fast.total["tp"] <= exhaustive_best_tp(segment_options(s, y, w, g), capacity) + 1e-9
+
+
+# --- budgets above what can be flagged; segments without rated documents ---------------------------------------------
+
+def exhaustive_best(options, capacity):
+    """(most TP, fewest reviews among those) over every combination of the segments' thresholds."""
+    best = (0.0, 0.0)
+    for combo in itertools.product(*options):
+        flagged = sum(tp + fp for tp, fp in combo)
+        tp = sum(tp for tp, _ in combo)
+        if flagged <= capacity + 1e-9 and (tp > best[0] + 1e-9 or (abs(tp - best[0]) <= 1e-9 and flagged < best[1])):
+            best = (tp, flagged)
+    return best
+
+
+def dominated(a, global_point) -> bool:
+    tp, flagged = a.total["tp"], a.total["flagged"]
+    return (global_point["tp"] >= tp - 1e-9 and global_point["flagged"] <= flagged + 1e-9
+            and (global_point["tp"] > tp + 1e-9 or global_point["flagged"] < flagged - 1e-9))
+
+
+@given(ROWS, st.integers(0, 40))
+@settings(max_examples=250, deadline=None)
+def test_the_fewest_reviews_for_the_most_true_positives_and_never_dominated_by_one_threshold(rows, capacity):
+    import engine.pn.segments as segments
+
+    s, y, w, g = data(rows)
+    curves = segment_curves(s, y, g, w)
+    best_tp, fewest = exhaustive_best(segment_options(s, y, w, g), capacity)
+    exact = allocate_capacity(curves, capacity)  # small data: the exact search
+    assert exact.total["tp"] == pytest.approx(best_tp) and exact.total["flagged"] == pytest.approx(fewest)
+    saved, segments.EXACT_SEARCH_ROWS = segments.EXACT_SEARCH_ROWS, 0
+    try:
+        fast = allocate_capacity(curves, capacity)
+    finally:
+        segments.EXACT_SEARCH_ROWS = saved
+    for a in (exact, fast):
+        assert not dominated(a, a.global_point)
+        assert a.global_point["tp"] == max_flagged_point(s, y, w, capacity=capacity).tp
+
+
+def test_a_capacity_above_the_row_count_flags_no_document_that_finds_no_true_positive():
+    rng = np.random.default_rng(8)
+    n = 2000
+    g = rng.choice(np.array(["north", "south", "west"], dtype=object), n)
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.round(rng.random(n) * 0.5 + 0.4 * y, 3)
+    curves = segment_curves(s, y, g)
+    for capacity in (n, 10 * n, 1e12):
+        a = allocate_capacity(curves, capacity)
+        assert a.total["tp"] == y.sum()  # every positive is found ...
+        lowest_positive = {name: s[(g == name) & (y == 1)].min() for name in curves.names}
+        for p in a.segments:  # ... at each segment's lowest positive score, not below it
+            assert p.threshold == lowest_positive[p.segment]
+            assert p.fp == ((g == p.segment) & (s >= p.threshold) & (y == 0)).sum()
+        assert a.total["flagged"] <= a.global_point["flagged"]
+
+
+def test_a_segment_whose_documents_are_all_unrated_is_reported_with_the_reason():
+    s = np.array([0.9, 0.8, 0.3, 0.7, 0.2])
+    y = np.array([1, 0, 0, 1, 0])
+    g = np.array(["a", "a", "a", "b", "b"], dtype=object)
+    unrated = np.array(["c", "c", "a", "d", None], dtype=object)
+    curves = segment_curves(s, y, g, unrated_groups=unrated)
+    assert curves.names == ("a", "b") and curves.without_rated == (("(missing)", 1), ("c", 2), ("d", 1))
+    for a in (allocate_capacity(curves, 3), allocate_target(curves, 0.3), allocate_capacity(curves, 0)):
+        assert a.without_rated == curves.without_rated
+        listed = a.as_dict()["segments_without_threshold"]
+        assert [(e["segment"], e["unrated_documents"], e["rated_documents"]) for e in listed] == [
+            ("(missing)", 1, 0), ("c", 2, 0), ("d", 1, 0)]
+        assert all(e["reason"].startswith("every document of this segment is unrated") for e in listed)
+        table = a.table()
+        assert list(table["segment"]) == ["a", "b", "(missing)", "c", "d", "total (per-segment thresholds)",
+                                          "one global threshold"]
+        assert table.set_index("segment").loc["c", "unrated documents"] == 2
+        assert "No threshold for '(missing)' (1 unrated), 'c' (2 unrated), 'd' (1 unrated)" in a.note

@@ -95,3 +95,86 @@ def test_split_batches_and_labelled_split(batches):
     no_labels = batches_from_frame(pd.DataFrame({"prob": [0.1, 0.2]}))
     with pytest.raises(InputError, match="0 labelled items"):
         labelled_split(no_labels)
+
+
+# --- many small batches, decided all at once ------------------------------------------------------------------------
+
+from engine.setloss import SMALL_BATCH, expected_losses_reference, small_batch_losses  # noqa: E402
+from tests.engine.setloss.test_expected import NAMES, brute_force  # noqa: E402
+
+
+@pytest.mark.parametrize("name", NAMES + ["custom"])
+def test_small_batch_losses_equal_enumeration_and_the_per_batch_path(name):
+    from engine.setloss import linear_fractional
+
+    loss = linear_fractional((0, 1, 0, 0, 1), (1, 1, 1, 1, 1)) if name == "custom" else get_loss(name)
+    rng = np.random.default_rng(NAMES.index(name) if name in NAMES else 99)
+    for n in (1, 2, 3, 6, 9):
+        with_ends = np.r_[rng.random(n), 0.0, 1.0][-n:]  # certain items (0 and 1) once there are two or more
+        many = np.vstack([np.sort(with_ends)[::-1], np.sort(rng.random(n))[::-1], np.full(n, 0.5)])
+        got = small_batch_losses(many, loss)
+        for row, values in zip(many, got):
+            np.testing.assert_allclose(values, brute_force(row, loss), atol=1e-12, rtol=0)
+            np.testing.assert_allclose(values, expected_losses(row, loss), atol=1e-12, rtol=0)
+            np.testing.assert_allclose(values, expected_losses_reference(row, loss), atol=1e-12, rtol=0)
+
+
+def per_batch_oracle(batches, loss):
+    """The per-batch path as it was: one optimal_decision per batch, realised losses counted batch by batch."""
+    out = {}
+    for name in batches.batch_names:
+        rows = batches.rows_of(name)
+        eta = batches.probabilities[rows]
+        best = optimal_decision(eta, loss)
+        k_half = int((eta >= THRESHOLD_HALF).sum())
+        realised = []
+        for mask in (best.mask, eta >= THRESHOLD_HALF):
+            y, known = batches.labels[rows], batches.labels[rows] >= 0
+            realised.append(float(loss(((y == 1) & mask & known).sum(), ((y == 0) & mask & known).sum(),
+                                       ((y == 1) & ~mask & known).sum(), ((y == 0) & ~mask & known).sum()))
+                            if known.any() else np.nan)
+        out[name] = (rows, best, k_half, best.losses[k_half], realised)
+    return out
+
+
+@pytest.mark.parametrize("loss_name", ["f1", "fbeta:2", "jaccard", "am", "gmean", "auc"])
+def test_vectorised_batches_equal_the_per_batch_path_on_random_inputs(loss_name):
+    rng = np.random.default_rng(len(loss_name))
+    sizes = np.r_[rng.integers(1, 6, 150), rng.integers(6, SMALL_BATCH + 1, 20), [SMALL_BATCH + 1, 45]]
+    ids = np.repeat([f"b{i}" for i in range(sizes.size)], sizes)
+    order = rng.permutation(ids.size)  # batches interleaved in the file
+    frame = pd.DataFrame({"batch": ids[order], "prob": rng.random(ids.size),
+                          "y": rng.choice(["1", "0", ""], ids.size, p=[0.3, 0.6, 0.1])})
+    frame.loc[frame["batch"] == "b0", "y"] = ""  # a batch without any label
+    batches = batches_from_frame(frame)
+    loss = get_loss(loss_name)
+    result = decide_batches(batches, loss)
+    summary = result.summary.set_index("batch")
+    decision, k_column = result.decisions["decision"].to_numpy(), result.decisions["k"].to_numpy()
+    for name, (rows, best, k_half, loss_half, realised) in per_batch_oracle(batches, loss).items():
+        row = summary.loc[name]
+        assert row["k"] == best.k and (k_column[rows] == best.k).all()
+        np.testing.assert_array_equal(decision[rows], best.mask.astype(np.int8))
+        assert row["expected loss"] == pytest.approx(best.value, abs=1e-12)
+        assert row["k at η ≥ 0.5"] == k_half
+        assert row["expected loss at η ≥ 0.5"] == pytest.approx(loss_half, abs=1e-12)
+        np.testing.assert_array_equal([row["realised loss"], row["realised loss at η ≥ 0.5"]], realised)
+        outcome = decide_batch(batches.probabilities[rows], loss)  # the page's single-batch call agrees exactly
+        assert outcome.decision.k == row["k"] and outcome.decision.value == row["expected loss"]
+    assert list(summary.index) == list(batches.batch_names) and list(summary["items"]) == [
+        batches.rows_of(n).size for n in batches.batch_names]
+
+
+def test_fifty_thousand_one_item_batches():
+    """F1 on one item: flagging it costs 1 - eta in expectation, not flagging it eta; flag iff eta > 1/2."""
+    rng = np.random.default_rng(0)
+    n = 50_000
+    eta = rng.random(n)
+    eta[:3] = [0.5, 0.0, 1.0]
+    frame = pd.DataFrame({"batch": np.arange(n).astype(str), "prob": eta, "y": rng.choice(["1", "0"], n)})
+    result = decide_batches(batches_from_frame(frame), "f1")
+    np.testing.assert_array_equal(result.decisions["decision"], (eta > 0.5).astype(np.int8))
+    np.testing.assert_allclose(result.summary["expected loss"], np.minimum(eta, 1 - eta), atol=1e-15, rtol=0)
+    y = (frame["y"] == "1").to_numpy()
+    flagged = eta > 0.5
+    np.testing.assert_array_equal(result.summary["realised loss"], np.where(flagged == y, 0.0, 1.0))

@@ -96,7 +96,7 @@ def test_linear_fractional_builder_covers_every_path():
         "accuracy (constant)": ((0, 1, 0, 0, 1), (1e-9, 1, 1, 1, 1)),
         "negative predictive value (denominator in S2)": ((0, 0, 0, 0, 1), (0, 0, 0, 1, 1)),
         "jaccard rebuilt": ((0, 1, 0, 0, 0), (0, 1, 1, 1, 0)),
-        "mixed denominator (generic path)": ((1, 2, 0, 0, 0), (2, 1, 3, 1, 0)),
+        "mixed denominator (generic path)": ((1, 2, 0, 0, 0), (2, 3, 1, 1, 0)),
     }
     for name, (num, den) in cases.items():
         loss = linear_fractional(num, den, name)
@@ -243,3 +243,74 @@ def test_loss_menu_builds_every_entry():
     assert build_loss("custom").formula == linear_fractional(*build_loss("custom").fractional.__dict__.values()).formula
     with pytest.raises(ValueError, match="unknown loss"):
         build_loss("nope")
+
+
+# --- custom linear-fractional metrics: only scores in [0, 1] -----------------------------------------------------------
+
+def count_vectors(n_max: int):
+    """Every confusion matrix (TP, FP, FN, TN) of a batch of 1..n_max items."""
+    for n in range(1, n_max + 1):
+        for tp, fp, fn in itertools.product(range(n + 1), repeat=3):
+            if tp + fp + fn <= n:
+                yield tp, fp, fn, n - tp - fp - fn
+
+
+def in_unit_interval_everywhere(num, den, n_max: int) -> bool:
+    """0 <= numerator <= denominator on every confusion matrix of up to n_max items (0 / 0 counts as 1)."""
+    for counts in count_vectors(n_max):
+        a = num[0] + sum(c * x for c, x in zip(num[1:], counts))
+        b = den[0] + sum(c * x for c, x in zip(den[1:], counts))
+        if not 0 <= a <= b:
+            return False
+    return True
+
+
+coefficients = st.tuples(*[st.integers(-3, 3)] * 5)
+
+
+@settings(max_examples=400, deadline=None)
+@given(coefficients, coefficients)
+def test_a_custom_metric_is_accepted_exactly_when_it_stays_in_0_1(num, den):
+    # integer coefficients in [-3, 3]: a metric leaving [0, 1] does so within 8 items (|constant| <= 6, slope >= 1)
+    expected = in_unit_interval_everywhere(num, den, 8)
+    if not any(den):
+        expected = False
+    try:
+        linear_fractional(num, den, "my metric")
+        accepted = True
+    except ValueError as exc:
+        accepted = False
+        assert "my metric" in str(exc) or "non-zero coefficient" in str(exc)
+    assert accepted == expected
+
+
+@settings(max_examples=120, deadline=None)
+@given(coefficients, coefficients, st.lists(st.floats(0, 1), min_size=1, max_size=7))
+def test_accepted_custom_metrics_have_expected_losses_in_0_1_equal_to_enumeration(num, den, eta):
+    try:
+        loss = linear_fractional(num, den)
+    except ValueError:
+        return
+    exact = brute_force(eta, loss)
+    assert exact.min() >= -1e-12 and exact.max() <= 1 + 1e-12
+    for method in ("auto", "generic", "reference"):
+        np.testing.assert_allclose(expected_losses(eta, loss, method=method), exact, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("num, den, says", [
+    ((0, 1, 0, 0, 0), (-1, 1, 0, 0, 0), "denominator vanishes for a batch of one item that is a TP"),
+    ((1, 0, 0, 0, 0), (0, 1, 1, 0, 0), "denominator vanishes for a batch of one item that is a FN"),
+    ((0, 1, 0, 0, 0), (0, 1, 0, -1, 0), "it is 0 / -1 for a batch of one item that is a FN"),
+    ((0, 1, 0, 0, 0), (1, 1, 0, -1, 0), "it exceeds 1 as FN grows (the denominator vanishes or turns negative"),
+    ((0, 1, 0, 0, 1), (1, 1, 1, 1, 0.5), "it exceeds 1 as TN grows"),
+    ((0, 2, 0, 0, 0), (0, 1, 1, 1, 0), "it is 2 / 1 for a batch of one item that is a TP"),
+    ((0, 1, -1, 0, 0), (0, 1, 1, 0, 0), "it is -1 / 1 for a batch of one item that is a FP"),
+    ((1, 1, -1, 0, 0), (1, 1, 1, 0, 0), "numerator becomes negative as FP grows"),
+])
+def test_a_metric_whose_expected_loss_would_leave_0_1_is_refused_with_when(num, den, says):
+    with pytest.raises(ValueError) as caught:
+        linear_fractional(num, den, "custom metric")
+    assert "custom metric" in str(caught.value) and says in str(caught.value)
+    # not over-strict: on some batch the metric as written is x / 0 with x != 0, or outside [0, 1]
+    parts = [(num[0] + np.dot(num[1:], c), den[0] + np.dot(den[1:], c)) for c in count_vectors(6)]
+    assert any((b == 0 and a != 0) or (b != 0 and not 0 <= a / b <= 1) for a, b in parts)
