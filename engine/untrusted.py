@@ -71,7 +71,7 @@ def json_depth(raw: bytes) -> int:
 
 
 def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
-               max_depth: int = MAX_JSON_DEPTH) -> Any:
+               max_depth: int = MAX_JSON_DEPTH, allow_nan: bool = False) -> Any:
     """Parse a JSON document after checking its size and nesting.
 
     Parameters
@@ -84,11 +84,15 @@ def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
         Largest document accepted, in bytes (UTF-8).
     max_depth : int
         Deepest nesting of objects and arrays accepted.
+    allow_nan : bool
+        Read the non-standard ``NaN`` / ``Infinity`` / ``-Infinity`` literals as floats (some
+        libraries write them, e.g. XGBoost for categorical splits); the caller then validates
+        every value. By default they are refused: they are not JSON.
 
     Returns
     -------
     Any
-        The parsed value (``NaN`` / ``Infinity`` literals are refused: they are not JSON).
+        The parsed value.
 
     Raises
     ------
@@ -108,7 +112,7 @@ def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
     except UnicodeDecodeError as exc:
         raise InputError(f"The {what} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSON.") from None
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text) if allow_nan else json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"The {what} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).") \
             from None

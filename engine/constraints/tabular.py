@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, describe_rows
+from ..io.numbers import to_floats
 from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION, json_safe
 from ..untrusted import parse_json
@@ -142,11 +143,10 @@ class Preprocessing:
 
 
 def _numbers(values: pd.Series, column: str) -> np.ndarray:
-    out = pd.to_numeric(values, errors="coerce")
-    bad = out.isna() & values.notna() & (values.astype(str).str.strip() != "")
+    numbers = to_floats(values)
+    bad = np.isnan(numbers) & (values.notna() & (values.astype(str).str.strip() != "")).to_numpy()
     if bad.any():
-        raise InputError(f"Numeric column '{column}': non-numeric values at {describe_rows(bad.to_numpy())}.")
-    numbers = out.to_numpy(dtype=float)
+        raise InputError(f"Numeric column '{column}': non-numeric values at {describe_rows(bad)}.")
     infinite = np.isinf(numbers)
     if infinite.any():
         raise InputError(f"Numeric column '{column}': infinite values at {describe_rows(infinite)}. Replace them "

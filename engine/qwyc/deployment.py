@@ -356,7 +356,7 @@ def _check_model(record, model: ModelFile, fields: _PolicyFields) -> int:
     about = fields.get(record, "model", "model", dict, "an object")
     expected = fields.get(about, "sha256", "model.sha256", str, "a SHA-256")
     if expected != model.fingerprint:
-        raise InputError(f"The policy was fitted for another model (field 'model.sha256' is {expected[:12]}…), not "
+        raise InputError(f"The policy was fitted for another model (field 'model.sha256' is {_show(expected[:12])}…), not "
                          f"'{model.name}' ({model.fingerprint[:12]}…). Fit a policy for this model.")
     trees = fields.get(about, "trees", "model.trees", int, "an integer")
     if trees != model.n_trees:

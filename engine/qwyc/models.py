@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..errors import InputError, describe_rows
 from ..io.model_formats import how_to_save_models, model_format, model_formats_sentence
+from ..io.numbers import to_floats
 from .ensembles import AdditiveEnsemble
 from .formats import READERS, SKOPS_ALLOWED_TYPES
 
@@ -84,12 +85,12 @@ class ModelFile:
                              f"are {', '.join(self.feature_names[:8])}{' ...' if len(self.feature_names) > 8 else ''}.")
         out = np.empty((len(frame), len(self.feature_names)))
         for j, c in enumerate(self.feature_names):
-            values = pd.to_numeric(frame[c], errors="coerce")
-            bad = values.isna().to_numpy() & frame[c].notna().to_numpy() & (frame[c].astype(str).str.strip() != "")
+            values = to_floats(frame[c])
+            bad = np.isnan(values) & frame[c].notna().to_numpy() & (frame[c].astype(str).str.strip() != "").to_numpy()
             if bad.any():
                 raise InputError(f"Feature column '{c}': non-numeric values at {describe_rows(bad)}. The model was "
                                  "trained on numbers: encode categories as the training pipeline did.")
-            out[:, j] = values.to_numpy(dtype=np.float64)
+            out[:, j] = values
         if self.float32_inputs:  # XGBoost compares float32 features with float32 thresholds
             out = out.astype(np.float32).astype(np.float64)
         return out

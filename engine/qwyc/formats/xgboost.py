@@ -234,7 +234,8 @@ def read_xgboost(raw: bytes, name: str) -> ReadModel:
     check_size(raw, name, KEY)
     what = f"XGBoost model '{name}'"
     if raw.lstrip()[:1] == b"{" and raw.lstrip()[1:2] in (b'"', b"\n", b"\r", b" ", b"\t", b"}"):
-        doc = parse_json(raw, what=what, max_bytes=_JSON_MAX_BYTES)
+        # XGBoost itself writes NaN into some models (categorical splits); the schema checks every number
+        doc = parse_json(raw, what=what, max_bytes=_JSON_MAX_BYTES, allow_nan=True)
     else:
         doc = decode_ubjson(raw, what=what)
     try:
