@@ -5,3 +5,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared"
+
+import os  # noqa: E402
+
+from hypothesis import settings  # noqa: E402
+
+# CI replays the same examples on every run (a failure there is reproducible, never a coin flip);
+# developers' runs keep exploring new ones. No deadlines: a busy 2-core machine is not a failure.
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
