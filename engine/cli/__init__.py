@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, constraints, pn, qwyc, setloss
+from . import app, audit, constraints, pn, qwyc, setloss
 
 __all__ = ["main"]
 
@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     setloss.add_parsers(sub)
     qwyc.add_parsers(sub)
     constraints.add_parsers(sub)
+    audit.add_parsers(sub)
     return p
 
 

@@ -1,0 +1,188 @@
+"""An audit's population counted by Apache Spark: checks, strata and the selection's candidates where the rows live.
+
+The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit.population.PopulationScan`
+protocol), over a DataFrame, a catalog table or Parquet / CSV paths and globs, on a local
+session or a cluster through Spark Connect (:class:`~engine.backends.spark.SparkSource`). Only
+counts, the order statistics' bins and the selection's candidates (about the sample size)
+are collected to the driver.
+
+* **Ids** are hashed as text: an integral column in decimal, a string column as it is (CSV
+  columns are read as text, so ``007`` stays ``007``); other types are refused.
+* **Order statistics** by counting: :func:`engine.backends.spark.order_statistics`.
+* **Keys**: ``substr(md5(concat('<seed>:', id)), 1, 16)``, the same hex digits as Python's hashlib.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..audit.population import PopulationColumns, PopulationSummary, check_counts
+from ..audit.selection import KEY_DIGITS, key_prefix
+from ..errors import InputError
+from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
+
+__all__ = ["SparkPopulation"]
+
+
+def _expr(sql: str):
+    from pyspark.sql import functions
+
+    return functions.expr(sql)
+
+
+def _quote(name: str) -> str:
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+def _stratum_sql(lowers: np.ndarray) -> str:
+    parts = [f"CAST(s >= {sql_double(v)} AS INT)" for v in lowers[1:]]
+    return "(" + " + ".join(parts) + ")" if parts else "0"
+
+
+@dataclass
+class SparkPopulation:
+    """A population counted by Spark; a context manager (the frame is built on entry).
+
+    Attributes
+    ----------
+    source : SparkSource
+        A DataFrame, a catalog table, or Parquet / CSV paths and globs (local or Spark Connect).
+    columns : PopulationColumns
+        The id, score and (optional) prior columns.
+    """
+
+    source: SparkSource
+    columns: PopulationColumns
+    backend: str = field(default="spark", init=False)
+    _rows: object = field(default=None, init=False, repr=False)
+    _numeric_score: bool = field(default=True, init=False, repr=False)
+
+    def __enter__(self) -> "SparkPopulation":
+        from pyspark.sql.types import IntegralType, NumericType, StringType
+
+        frame = self.source.frame()
+        with spark_errors(self.source, "read"):
+            types = {f.name: f.dataType for f in frame.schema.fields}
+        cols = self.columns
+        absent = [c for c in cols.names() if c not in types]
+        if absent:
+            raise InputError(f"{self.source.name} has no column {', '.join(repr(c) for c in absent)}; its columns "
+                             f"are {', '.join(types)}.")
+        if isinstance(types[cols.id], IntegralType):
+            ident = f"CAST({_quote(cols.id)} AS STRING)"
+        elif isinstance(types[cols.id], StringType):
+            ident = f"nullif({_quote(cols.id)}, '')"
+        else:
+            raise InputError(f"Id column '{cols.id}' of {self.source.name} holds {types[cols.id].simpleString()} "
+                             "values: ids must be whole numbers or text (their text is hashed to select documents).")
+        score = _quote(cols.score)
+        parts = [f"{ident} AS id", f"{score} AS rs", f"try_cast({score} AS DOUBLE) AS s"]
+        if cols.prior:
+            parts.append(f"try_cast({_quote(cols.prior)} AS DOUBLE) AS pr")
+        self._numeric_score = isinstance(types[cols.score], NumericType)
+        with spark_errors(self.source, "read"):
+            self._rows = frame.selectExpr(*parts)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._rows = None
+
+    def summary(self, threshold: float) -> PopulationSummary:
+        """One scan: bad rows refused (:func:`~engine.audit.population.check_counts`), documents above and below.
+
+        Parameters
+        ----------
+        threshold : float
+
+        Returns
+        -------
+        PopulationSummary
+        """
+        t, inf = sql_double(threshold), "CAST('Infinity' AS DOUBLE)"
+        text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS STRING)) <> '')"
+        prior = "count_if(pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
+        below = f"(s < {t} AND NOT isnan(s))"  # Spark orders NaN above every number
+        parts = ["count(*)", "count_if(id IS NULL)", f"count_if({text})", "count_if(s IS NULL OR isnan(s))",
+                 f"count_if(abs(s) = {inf})", prior, f"count_if(s >= {t} AND NOT isnan(s))", f"count_if({below})",
+                 f"min(CASE WHEN {below} THEN s END)", f"max(CASE WHEN {below} THEN s END)"]
+        with spark_errors(self.source):
+            row = self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0]
+        rows, no_id, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
+        check_counts(self.source.name, self.columns, missing_id=no_id, non_numeric=non_numeric,
+                     missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
+        return PopulationSummary(int(rows), int(above), int(below_n), math.nan if low is None else float(low),
+                                 math.nan if high is None else float(high))
+
+    def _below(self, threshold: float):
+        return self._rows.where(f"s < {sql_double(threshold)}")
+
+    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
+        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.spark.order_statistics`).
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray of int
+        threshold : float
+        low, high : float
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        if len(ranks) == 0:
+            return np.zeros(0)
+        with spark_errors(self.source):
+            found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
+        return np.array([found[int(r)] for r in ranks])
+
+    def strata(self, lowers: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """Documents per stratum (and the prior's sum per stratum): one groupBy.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+        threshold : float
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray or None)
+        """
+        prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
+        with spark_errors(self.source):
+            out = collect_columns(self._below(threshold).selectExpr(f"{_stratum_sql(lowers)} AS h", f"{prior} AS p")
+                                  .groupBy("h").agg(_expr("count(*)").alias("c"), _expr("sum(p)").alias("p")))
+        docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
+        h = np.asarray(out["h"], dtype=np.int64)
+        docs[h], sums[h] = np.asarray(out["c"], dtype=np.int64), np.asarray(out["p"], dtype=float)
+        return docs, (sums if self.columns.prior else None)
+
+    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
+                   seed: int) -> pd.DataFrame:
+        """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+        threshold : float
+        cutoffs : sequence of (str or None)
+        seed : int
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``id``, ``score``, ``stratum``, ``key``.
+        """
+        limits = "array(" + ", ".join(f"'{c if c is not None else 'g'}'" for c in cutoffs) + ")"
+        keyed = self._below(threshold).selectExpr(
+            "id", "s", f"{_stratum_sql(lowers)} AS h",
+            f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
+        with spark_errors(self.source):
+            out = collect_columns(keyed.where(f"key < element_at({limits}, h + 1)"))
+        return pd.DataFrame({"id": np.asarray(out["id"], dtype=object), "score": np.asarray(out["s"], dtype=float),
+                             "stratum": np.asarray(out["h"], dtype=np.int64),
+                             "key": np.asarray(out["key"], dtype=object)})
