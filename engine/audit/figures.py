@@ -137,8 +137,8 @@ def audit_pr_figure(result: AuditEstimate, curve: ExtendedCurve | None = None,
         x=c.recall[0], y=c.precision[0], mode="lines+markers", name="precision–recall", marker=dict(size=4),
         line=dict(color=METHOD_COLOURS["curve"]),
         customdata=np.column_stack([c.thresholds, c.recall[1], c.recall[2], c.precision[1], c.precision[2]]),
-        hovertemplate="threshold %{customdata[0]:.6g}<br>recall %{x:.1%} (%{customdata[1]:.1%} – %{customdata[2]:.1%})"
-                      "<br>precision %{y:.1%} (%{customdata[3]:.1%} – %{customdata[4]:.1%})<extra></extra>"))
+        hovertemplate="threshold %{customdata[0]:.6g}<br>recall %{x:.1%} (%{customdata[1]:.1%} – "
+                      "%{customdata[2]:.1%})<br>precision %{y:.1%} (%{customdata[3]:.1%} – %{customdata[4]:.1%})<extra></extra>"))
     r = result.recall
     precision = result.above.tp / (result.above.tp + result.above.fp)
     fig.add_trace(go.Scatter(
@@ -150,7 +150,8 @@ def audit_pr_figure(result: AuditEstimate, curve: ExtendedCurve | None = None,
                       f"{r.upper:.1%})<br>precision %{{y:.1%}}<extra></extra>"))
     fig.update_xaxes(range=[0, 1.02], tickformat=".0%")
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    return layout(fig, title, "recall (share of all positives flagged)", "precision (share of flagged that are positive)")
+    return layout(fig, title, "recall (share of all positives flagged)",
+                  "precision (share of flagged that are positive)")
 
 
 def strata_figure(result: AuditEstimate, title: str = "Missed positives by score stratum") -> go.Figure:

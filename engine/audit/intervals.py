@@ -4,37 +4,40 @@ An audit reviews ``n_h`` of the ``N_h`` documents of each score stratum h (simpl
 sampling without replacement inside each stratum) and finds ``y_h`` positives. The number
 of positives ``T = sum_h M_h`` is estimated by the stratified expansion estimator
 ``T_hat = sum_h N_h y_h / n_h`` (Cochran, *Sampling Techniques*, 3rd ed. 1977, eq. 5.1 and
-5.6), and bracketed by one of four intervals:
+5.6), and bracketed by one of five intervals:
 
-``"jeffreys"`` (the default)
-    Each stratum's prevalence gets the Jeffreys prior Beta(1/2, 1/2); the positives among
-    its ``N_h - n_h`` unreviewed documents then follow the beta-binomial posterior predictive
-    ``BetaBin(N_h - n_h, y_h + 1/2, n_h - y_h + 1/2)`` (finite population: a fully reviewed
-    stratum contributes exactly ``y_h``), and ``T`` is ``sum_h y_h`` plus the independent sum
-    of these, whose distribution is computed by convolution (no Monte Carlo). The interval is
-    its equal-tailed ``level`` quantiles. A stratum with no positive found still puts mass on
-    positives among its unreviewed documents — about half a positive per ``n_h`` reviewed,
-    scaled to ``N_h`` — which is what keeps the interval honest when an audit finds none.
-    Jeffreys intervals for one binomial: Brown, Cai & DasGupta, "Interval estimation for a
-    binomial proportion", *Statistical Science* 16 (2001); finite-population beta-binomial
-    predictive: Ericson, "Subjective Bayesian models in sampling finite populations", *JRSS B*
-    31 (1969).
+``"score"`` (the default)
+    The score (Wilson) interval of a stratified total: the totals ``T0`` not rejected by Rao's
+    score test of ``sum_h (y_h + m_h p_h) = T0`` (``m_h = N_h - n_h`` unreviewed documents),
+    i.e. ``(T_hat - T0)^2 <= z^2 V(p~)`` with Cochran's variance (eq. 5.52, finite-population
+    correction) evaluated at the prevalences ``p~`` that maximise the audit's likelihood under
+    that total, not at the estimates. A stratum where the audit found nothing thus still gets
+    the prevalence the likelihood allows under ``T0``, and its unreviewed documents widen the
+    interval: it stays honest with zero or few positives per stratum. With one stratum it is
+    Wilson's interval (Wilson, *JASA* 22, 1927; with the finite-population correction, ``z^2``
+    scaled by ``N^2 / (m (N - 1))``). Score intervals for weighted sums of proportions: Decrouez
+    & Robinson, *Aust. N. Z. J. Stat.* 54 (2012); recommended over Wald and Jeffreys-type
+    intervals for small counts: Brown, Cai & DasGupta, *Statistical Science* 16 (2001).
+``"jeffreys"``
+    Each stratum's prevalence gets the Jeffreys prior Beta(1/2, 1/2); the positives among its
+    unreviewed documents follow the beta-binomial posterior predictive (Ericson, *JRSS B* 31,
+    1969), and the equal-tailed quantiles of their sum (computed by convolution, no Monte Carlo)
+    bound ``T``. Good for one stratum, but the half pseudo-positive each stratum's prior adds is
+    scaled by its weight ``N_h / n_h``: with several strata that find nothing the interval
+    drifts above the truth.
 ``"wilson"``
-    The Wilson score interval with the design's effective sample size
-    ``n* = p_hat (1 - p_hat) / v_hat`` (at most ``n``; ``n`` when ``v_hat = 0``): Korn &
-    Graubard, "Confidence intervals for proportions with small expected number of positive
-    counts estimated from survey data", *Survey Methodology* 24 (1998); Franco, Little, Louis
-    & Slud, *JSSAM* 7 (2019).
+    Wilson's interval with the design's effective sample size ``n* = p_hat (1 - p_hat) / v_hat``
+    (at most ``n``; ``n`` when ``v_hat = 0``): Korn & Graubard, *Survey Methodology* 24 (1998).
 ``"wald"``
-    ``T_hat ± z sqrt(v_hat)`` with Cochran's variance (eq. 5.7, finite-population correction):
-    zero width when no stratum finds a positive — kept as the textbook baseline.
+    ``T_hat ± z sqrt(v_hat)`` with Cochran's variance (eq. 5.7): no width when no stratum finds
+    a positive — the textbook baseline.
 ``"exact"``
-    Conservative: per stratum the exact hypergeometric (Clopper–Pearson style) bounds at
-    level ``1 - (1 - level) / H`` (Bonferroni over the H strata), summed. Coverage at least
-    ``level`` by construction, at the price of width.
+    Conservative: per stratum the exact hypergeometric bounds at level ``1 - (1 - level) / H``
+    (Bonferroni over the H strata), summed.
 
-``benchmarks/bench_audit.py`` compares the four by simulation on public data with every label
-known; see :mod:`engine.audit` for the results and why Jeffreys is the default.
+``benchmarks/bench_audit.py`` compares the five by simulation on public data with every label
+known (coverage and width); :mod:`engine.audit` gives the results and why the score interval is
+the default.
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ class AuditPlan:
                 f"({self.allocation} allocation, seed {self.seed})")
         if self.expected_half_width is None:
             return text + "."
-        return (text + f"; the {self.level:.0%} interval of the missed positives is expected to be about "
+        return (text + f"; the {self.level * 100:g} % interval of the missed positives is expected to be about "
                        f"±{self.expected_half_width:,.0f}.")
 
 
@@ -201,7 +201,8 @@ def _rows(chosen: pd.DataFrame, strata: tuple[PlanStratum, ...]) -> pd.DataFrame
     rows = pd.DataFrame({
         "id": chosen["id"].to_numpy(dtype=object), "score": chosen["score"].to_numpy(dtype=np.float64),
         "stratum": np.array([s.stratum for s in strata])[h],
-        "stratum_lower": np.array([s.lower for s in strata])[h], "stratum_upper": np.array([s.upper for s in strata])[h],
+        "stratum_lower": np.array([s.lower for s in strata])[h],
+        "stratum_upper": np.array([s.upper for s in strata])[h],
         "stratum_documents": docs, "stratum_sample": sizes, "inclusion_probability": sizes / docs,
         "weight": docs / sizes, "label": ""})
     return rows.sort_values(["score", "id"], ascending=[False, True], kind="stable").reset_index(drop=True)

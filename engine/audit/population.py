@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .selection import id_texts, selection_keys
+from .selection import cutoff_limits, id_texts, selection_keys
 
 __all__ = ["PopulationColumns", "PopulationSummary", "PopulationScan", "MemoryPopulation", "check_counts",
            "memory_population", "read_population", "stratum_index"]
@@ -45,8 +45,8 @@ class PopulationColumns:
     prior: str | None = None
 
     def names(self) -> list[str]:
-        """The columns read, in order (id, score, prior)."""
-        return [self.id, self.score] + ([self.prior] if self.prior else [])
+        """The distinct columns read, in order (id, score, prior; the prior may be the score itself)."""
+        return list(dict.fromkeys([self.id, self.score] + ([self.prior] if self.prior else [])))
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ class MemoryPopulation:
         below = np.flatnonzero(self.scores < threshold)
         h = stratum_index(self.scores[below], lowers)
         keys = selection_keys(self.ids[below], seed)
-        limit = np.array([c if c is not None else "g" for c in cutoffs], dtype=object)[h]  # "g" > any hex digit
+        limit = np.array(cutoff_limits(cutoffs), dtype=object)[h]
         keep = keys < limit
         return pd.DataFrame({"id": self.ids[below][keep], "score": self.scores[below][keep], "stratum": h[keep],
                              "key": keys[keep]})
@@ -344,6 +344,8 @@ def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
         except (OSError, ValueError) as exc:  # pyarrow / pandas parse errors
             raise InputError(f"Could not read '{f}': {str(exc).splitlines()[0][:300]}") from None
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    if columns.id in frame.columns:
-        frame.loc[frame[columns.id].astype("string").fillna("") == "", columns.id] = None  # an empty id is missing
+    if columns.id in frame.columns and not pd.api.types.is_numeric_dtype(frame[columns.id]):
+        empty = (frame[columns.id].astype("string").fillna("") == "").to_numpy()
+        if empty.any():  # an empty id is a missing one, as DuckDB and Spark read it
+            frame[columns.id] = frame[columns.id].where(~empty, None)
     return memory_population(frame, columns, name=f"'{path}'" if len(files) > 1 else f"'{os.path.basename(path)}'")

@@ -33,7 +33,8 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "select", "check_seed"]
+__all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select",
+           "check_seed"]
 
 #: hex digits of the MD5 digest kept as the selection key (64 bits)
 KEY_DIGITS = 16
@@ -148,6 +149,21 @@ def cutoffs(documents, sample, widen: int = 1) -> list[str | None]:
         want = widen * (n + 4 * math.sqrt(n) + 16)
         out.append(None if want >= big_n else format(min(int(want / big_n * 2.0 ** 64), (1 << 64) - 1), "016x"))
     return out
+
+
+def cutoff_limits(cuts) -> list[str]:
+    """The cutoffs as strings a key is compared with: None (no cutoff) becomes ``"g"``, above every hex digit.
+
+    Parameters
+    ----------
+    cuts : sequence of (str or None)
+        :func:`cutoffs`' result.
+
+    Returns
+    -------
+    list of str
+    """
+    return [c if c is not None else "g" for c in cuts]
 
 
 def select(candidates: pd.DataFrame, sample) -> tuple[pd.DataFrame, list[int]]:

@@ -27,13 +27,13 @@ import numpy as np
 import pandas as pd
 
 from ..audit.population import PopulationColumns, PopulationSummary, check_counts
-from ..audit.selection import KEY_DIGITS, key_prefix
+from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
 from .duckdb import DuckSource, quote_identifier
 from .duckdb_grid import NUMERIC_TYPES, order_statistics
 from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
 
-__all__ = ["DuckPopulation", "INTEGER_TYPES"]
+__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame"]
 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -49,10 +49,37 @@ def _relation(source: DuckSource) -> str:
     return source.relation()
 
 
-def _stratum_sql(lowers: np.ndarray) -> str:
-    """0-based stratum of ``s``: how many lower bounds above the first it reaches."""
-    parts = [f"CAST(s >= {sql_double(v)} AS INTEGER)" for v in lowers[1:]]
+def stratum_sql(lowers: np.ndarray) -> str:
+    """SQL (DuckDB and Spark alike) of the 0-based stratum of ``s``: how many lower bounds above the first it reaches.
+
+    Parameters
+    ----------
+    lowers : numpy.ndarray
+        Ascending stratum lower bounds (written as exact doubles).
+
+    Returns
+    -------
+    str
+    """
+    parts = [f"CAST(s >= {sql_double(v)} AS INT)" for v in lowers[1:]]
     return "(" + " + ".join(parts) + ")" if parts else "0"
+
+
+def candidate_frame(out: dict) -> pd.DataFrame:
+    """The candidates a backend returned (columns ``id``, ``s``, ``h``, ``key``) as the selection reads them.
+
+    Parameters
+    ----------
+    out : dict
+        Column name -> array.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``id`` (text), ``score``, ``stratum`` (0-based), ``key``.
+    """
+    return pd.DataFrame({"id": np.asarray(out["id"], dtype=object), "score": np.asarray(out["s"], dtype=float),
+                         "stratum": np.asarray(out["h"], dtype=np.int64), "key": np.asarray(out["key"], dtype=object)})
 
 
 @dataclass
@@ -187,7 +214,7 @@ class DuckPopulation:
         (numpy.ndarray, numpy.ndarray or None)
         """
         prior = "sum(pr)" if self.columns.prior else "0.0"
-        out = self._query(f"SELECT {_stratum_sql(lowers)} AS h, count(*), {prior} FROM audit_population WHERE s < "
+        out = self._query(f"SELECT {stratum_sql(lowers)} AS h, count(*), {prior} FROM audit_population WHERE s < "
                           f"{sql_double(threshold)} GROUP BY h").fetchall()
         docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
         for h, c, p in out:
@@ -210,11 +237,8 @@ class DuckPopulation:
         pandas.DataFrame
             ``id``, ``score``, ``stratum``, ``key``.
         """
-        limits = [c if c is not None else "g" for c in cutoffs]  # "g" sorts after every hex digit
-        sql = (f"SELECT id, s, h, key FROM (SELECT id, s, {_stratum_sql(lowers)} AS h, substr(md5('{key_prefix(seed)}' "
+        limits = cutoff_limits(cutoffs)
+        sql = (f"SELECT id, s, h, key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, substr(md5('{key_prefix(seed)}' "
                f"|| id), 1, {KEY_DIGITS}) AS key FROM audit_population WHERE s < {sql_double(threshold)}) "
                "WHERE key < $cut[h + 1]")
-        out = self._query(sql, {"cut": limits}).fetchnumpy()
-        return pd.DataFrame({"id": np.asarray(out["id"], dtype=object), "score": np.asarray(out["s"], dtype=float),
-                             "stratum": np.asarray(out["h"], dtype=np.int64), "key": np.asarray(out["key"],
-                                                                                               dtype=object)})
+        return candidate_frame(self._query(sql, {"cut": limits}).fetchnumpy())

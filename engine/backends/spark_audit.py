@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..audit.population import PopulationColumns, PopulationSummary, check_counts
-from ..audit.selection import KEY_DIGITS, key_prefix
+from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
+from .duckdb_audit import candidate_frame, stratum_sql
 from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
 
 __all__ = ["SparkPopulation"]
@@ -37,11 +38,6 @@ def _expr(sql: str):
 
 def _quote(name: str) -> str:
     return "`" + str(name).replace("`", "``") + "`"
-
-
-def _stratum_sql(lowers: np.ndarray) -> str:
-    parts = [f"CAST(s >= {sql_double(v)} AS INT)" for v in lowers[1:]]
-    return "(" + " + ".join(parts) + ")" if parts else "0"
 
 
 @dataclass
@@ -154,7 +150,7 @@ class SparkPopulation:
         """
         prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
         with spark_errors(self.source):
-            out = collect_columns(self._below(threshold).selectExpr(f"{_stratum_sql(lowers)} AS h", f"{prior} AS p")
+            out = collect_columns(self._below(threshold).selectExpr(f"{stratum_sql(lowers)} AS h", f"{prior} AS p")
                                   .groupBy("h").agg(_expr("count(*)").alias("c"), _expr("sum(p)").alias("p")))
         docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
         h = np.asarray(out["h"], dtype=np.int64)
@@ -177,12 +173,9 @@ class SparkPopulation:
         pandas.DataFrame
             ``id``, ``score``, ``stratum``, ``key``.
         """
-        limits = "array(" + ", ".join(f"'{c if c is not None else 'g'}'" for c in cutoffs) + ")"
+        limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
         keyed = self._below(threshold).selectExpr(
-            "id", "s", f"{_stratum_sql(lowers)} AS h",
+            "id", "s", f"{stratum_sql(lowers)} AS h",
             f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
         with spark_errors(self.source):
-            out = collect_columns(keyed.where(f"key < element_at({limits}, h + 1)"))
-        return pd.DataFrame({"id": np.asarray(out["id"], dtype=object), "score": np.asarray(out["s"], dtype=float),
-                             "stratum": np.asarray(out["h"], dtype=np.int64),
-                             "key": np.asarray(out["key"], dtype=object)})
+            return candidate_frame(collect_columns(keyed.where(f"key < element_at({limits}, h + 1)")))

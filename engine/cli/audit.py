@@ -37,7 +37,7 @@ from .common import print_json
 __all__ = ["add_parsers"]
 
 
-def _file_or_sample(value: str, option: str) -> str:
+def _file_or_sample(value: str) -> str:
     """A path, or a shipped sample's path when ``value`` is a sample key and no such file exists."""
     if not os.path.exists(value) and value in SAMPLES:
         return str(sample_path(value))
@@ -55,10 +55,10 @@ def _plan_csv(table: pd.DataFrame) -> bytes:
 def run_plan(args) -> int:
     if (args.population is None) == (args.sample is None):
         raise InputError("give either POPULATION or --sample NAME (samples: " + ", ".join(SAMPLES) + ")")
-    source = args.population if args.sample is None else _file_or_sample(args.sample, "--sample")
+    source = args.population if args.sample is None else _file_or_sample(args.sample)
     if args.sample is not None and args.sample not in SAMPLES:
         raise InputError(f"unknown sample {args.sample!r}; samples: {', '.join(SAMPLES)}")
-    pilot = load_audit(_file_or_sample(args.pilot, "--pilot")) if args.pilot else None
+    pilot = load_audit(_file_or_sample(args.pilot)) if args.pilot else None
     scan = open_population(source, id=args.id, score=args.score, prior=args.prior, backend=args.backend,
                            table=args.table, spark_remote=args.spark_remote)
     result = plan(scan, below=args.below, budget=args.budget, half_width=args.half_width, strata=args.strata,
@@ -78,15 +78,11 @@ def run_plan(args) -> int:
     return 0
 
 
-def _thresholds(values) -> list[float]:
-    return [] if not values else list(values)
-
-
 def run_estimate(args) -> int:
-    rated = load_rated(_file_or_sample(args.rated, "--rated"))
-    audit = load_audit(_file_or_sample(args.audit, "--audit"))
+    rated = load_rated(_file_or_sample(args.rated))
+    audit = load_audit(_file_or_sample(args.audit))
     result = estimate(rated, audit, classifier=args.classifier, level=args.level,
-                      thresholds=_thresholds(args.threshold), method=args.method)
+                      thresholds=args.threshold or [], method=args.method)
     if args.json:
         print_json(result.as_dict())
         return 0
@@ -110,6 +106,13 @@ def run_estimate(args) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}")
     return 0
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments as one line on stderr and exit status 2, like the engine's input errors."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _add_plan(sub) -> None:
@@ -174,6 +177,6 @@ def _add_estimate(sub) -> None:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser("audit", help="below-the-line audits: plan a stratified sample, estimate the missed positives")
-    commands = a.add_subparsers(dest="audit_command", required=True)
+    commands = a.add_subparsers(dest="audit_command", required=True, parser_class=_OneLineParser)
     _add_plan(commands)
     _add_estimate(commands)
