@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..reporting import csv_bytes
 from .audit_file import PLAN_COLUMNS, AuditSample
 from .design import (
     ALLOCATIONS,
@@ -35,6 +36,8 @@ __all__ = ["PlanStratum", "AuditPlan", "plan", "MAX_WIDENINGS"]
 
 #: most times a stratum short of candidates is read again (each time with 4x the expected candidates)
 MAX_WIDENINGS = 12
+#: most candidates the scan that counts the strata collects (else the candidates are read in a scan of their own)
+MERGED_CANDIDATES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,21 @@ class AuditPlan:
         """The plan file: one row per selected document, :data:`PLAN_COLUMNS` in order, ``label`` empty."""
         return self.rows.loc[:, list(PLAN_COLUMNS)]
 
+    def csv(self) -> bytes:
+        """The plan file's bytes: integer ids written as numbers, formula-like text cells neutralised.
+
+        Returns
+        -------
+        bytes
+            UTF-8 CSV (:func:`engine.reporting.csv_bytes`: a text id starting with ``=``, ``+``,
+            ``-`` or ``@`` gets a leading apostrophe, so a spreadsheet never runs it).
+        """
+        table = self.table()
+        ids = table["id"].astype(str)
+        if ids.str.fullmatch(r"-?\d{1,18}").all():
+            table = table.assign(id=ids.astype(np.int64))
+        return csv_bytes(table)
+
     def as_dict(self) -> dict:
         """The design as JSON-ready values (what ``opstudio audit plan --json`` prints)."""
         return {"review_threshold": self.review_threshold, "population": self.population, "above": self.above,
@@ -173,7 +191,10 @@ def _check_arguments(below, budget, half_width, allocation, level, seed) -> tupl
 def _prevalence(scan_prior, docs, pilot: AuditSample | None, prior_column: str | None, lowers, uppers):
     """(anticipated prevalence per stratum or None, where it came from)."""
     if scan_prior is not None:
-        return np.clip(scan_prior / docs, 0.0, 1.0), f"prior column '{prior_column}'"
+        # rounded to 9 significant digits: backends sum the prior in different orders (last bits differ), and
+        # the allocation must not depend on that
+        mean = np.array([float(f"{v:.9g}") for v in np.clip(scan_prior / docs, 0.0, 1.0)])
+        return mean, f"prior column '{prior_column}'"
     if pilot is not None:
         done = pilot.labels >= 0
         return (pilot_prevalence(pilot.scores[done], pilot.labels[done], pilot.weights[done], lowers, uppers),
@@ -181,15 +202,34 @@ def _prevalence(scan_prior, docs, pilot: AuditSample | None, prior_column: str |
     return None, None
 
 
-def _selection(scan: PopulationScan, lowers, threshold, docs, sizes, seed) -> pd.DataFrame:
-    """The selected documents: candidates from the backend, the smallest keys taken here."""
+def _merged_cutoffs(found: np.ndarray, ranks: np.ndarray, lowers: np.ndarray, below: int,
+                    budget: int | None) -> list[str | None] | None:
+    """Cutoffs for the scan that counts the strata: each stratum may need up to the whole budget.
+
+    The strata's sizes are not known yet, so they are approximated from the ranks of their lower
+    bounds (exact without ties); None (a separate candidates scan) for a half-width plan or when
+    that many candidates would be too many to collect.
+    """
+    if budget is None:
+        return None
+    first = [0] + [int(ranks[found == v].min()) for v in lowers[1:]] + [below]
+    approx = np.maximum(np.diff(first), 1)
+    want = np.minimum(approx, budget)
+    return cutoffs(approx, want) if want.sum() <= MERGED_CANDIDATES else None
+
+
+def _selection(scan: PopulationScan, lowers, threshold, docs, sizes, seed, found) -> pd.DataFrame:
+    """The selected documents: the smallest keys among the candidates, read again wider for a stratum short of them."""
     widen = np.ones(docs.size, dtype=np.int64)
     for _ in range(MAX_WIDENINGS):
-        cut = [cutoffs([d], [n], int(w))[0] for d, n, w in zip(docs, sizes, widen)]
-        chosen, short = select(scan.candidates(lowers, threshold, cut, seed), sizes)
+        if found is None:
+            cut = [cutoffs([d], [n], int(w))[0] for d, n, w in zip(docs, sizes, widen)]
+            found = scan.candidates(lowers, threshold, cut, seed)
+        chosen, short = select(found, sizes)
         if not short:
             return chosen
         widen[short] *= 4
+        found = None
     raise InputError("the selection found fewer documents in a stratum than it holds; the population changed "
                      "while it was read (plan again).")
 
@@ -275,9 +315,11 @@ def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_
         if summary.below == 0:
             raise InputError(f"No document of the population scores below {threshold:.6g}: nothing to audit. Check "
                              "--below (the review threshold) and --score.")
-        found = scan.order_statistics(quantile_ranks(summary.below, levels), threshold, summary.low, summary.high)
+        ranks = quantile_ranks(summary.below, levels)
+        found = scan.order_statistics(ranks, threshold, summary.low, summary.high)
         lowers, uppers = strata_bounds(found, summary.low, threshold)
-        docs, prior_sums = scan.strata(lowers, threshold)
+        merged = _merged_cutoffs(found, ranks, lowers, summary.below, budget)
+        docs, prior_sums, candidates = scan.strata(lowers, threshold, merged, seed)
         prevalence, source = _prevalence(prior_sums, docs, pilot, prior_column, lowers, uppers)
         allocation = allocation or ("neyman" if prevalence is not None else "proportional")
         if half_width is not None:
@@ -286,7 +328,7 @@ def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_
                                  "COL) or a pilot audit (--pilot FILE).")
             budget = budget_for_half_width(half_width, docs, allocation, prevalence, level=level)
         sizes = allocate(budget, docs, allocation, prevalence)
-        chosen = _selection(scan, lowers, threshold, docs, sizes, seed)
+        chosen = _selection(scan, lowers, threshold, docs, sizes, seed, candidates)
     prev = prevalence if prevalence is not None else np.full(docs.size, np.nan)
     plan_strata = tuple(PlanStratum(h + 1, float(lowers[h]), float(uppers[h]), int(docs[h]), int(sizes[h]),
                                     float(prev[h])) for h in range(docs.size))

@@ -1,9 +1,11 @@
 """The scored population an audit samples from: every document's id and score, flagged or not.
 
 A plan needs from the population only counts and a few rows, which every backend provides
-through the same five calls (:class:`PopulationScan`): a check-and-count scan, order
-statistics of the below-line scores (the strata bounds), documents per stratum (and the prior
-column's sum, for Neyman allocation), and the *candidates* of :mod:`engine.audit.selection`.
+through the same calls (:class:`PopulationScan`): a check-and-count scan of the scores, order
+statistics of the below-line scores (the strata bounds), and one scan returning the documents
+per stratum (and the prior column's sum, for Neyman allocation) together with the *candidates*
+of :mod:`engine.audit.selection` (a second candidates scan only when a stratum falls short).
+Ids are checked where they matter: a document below the line without an id is refused.
 :class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends.duckdb_audit` and
 :mod:`engine.backends.spark_audit` answer them where the rows are. Every backend refuses the
 same bad rows with the same message (:func:`check_counts`).
@@ -134,7 +136,8 @@ class PopulationScan(Protocol):
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray: ...
 
-    def strata(self, lowers: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray | None]: ...
+    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]: ...
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame: ...
@@ -146,20 +149,23 @@ class MemoryPopulation:
 
     Attributes
     ----------
-    ids : numpy.ndarray of str
-        Each document's id text (:func:`engine.audit.selection.id_texts`).
+    ids : numpy.ndarray of object
+        Each document's id text (:func:`engine.audit.selection.id_texts`; None when missing).
     scores : numpy.ndarray of float64
         Finite scores.
     prior : numpy.ndarray of float64 or None
         Prior probabilities in [0, 1].
     name : str
         For messages.
+    id_column : str
+        The id column's name, for messages.
     """
 
     ids: np.ndarray
     scores: np.ndarray
     prior: np.ndarray | None = None
     name: str = "the population"
+    id_column: str = "id"
     backend: ClassVar[str] = "memory"
 
     def __enter__(self) -> "MemoryPopulation":
@@ -203,24 +209,35 @@ class MemoryPopulation:
         ranks = np.asarray(ranks, dtype=np.int64)
         return np.partition(below, ranks)[ranks] if ranks.size else np.zeros(0)
 
-    def strata(self, lowers: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """Documents per stratum and the sum of the prior over each (None without a prior).
+    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+        """Documents per stratum, the prior's sum over each, and (with ``cutoffs``) the candidates.
 
         Parameters
         ----------
         lowers : numpy.ndarray
             Ascending stratum lower bounds.
         threshold : float
+        cutoffs : sequence of (str or None), optional
+            Per stratum: also return the candidates under these cutoffs.
+        seed : int
 
         Returns
         -------
-        (numpy.ndarray, numpy.ndarray or None)
+        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+
+        Raises
+        ------
+        InputError
+            A document below the line without an id.
         """
         below = self.scores < threshold
+        check_counts(self.name, PopulationColumns(self.id_column, ""), missing_id=int(pd.isna(self.ids[below]).sum()))
         h = stratum_index(self.scores[below], lowers)
         docs = np.bincount(h, minlength=lowers.size)
         prior = None if self.prior is None else np.bincount(h, weights=self.prior[below], minlength=lowers.size)
-        return docs, prior
+        found = None if cutoffs is None else self.candidates(lowers, threshold, cutoffs, seed)
+        return docs, prior, found
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame:
@@ -279,15 +296,16 @@ def memory_population(frame: pd.DataFrame, columns: PopulationColumns, name: str
     Raises
     ------
     InputError
-        A missing column, missing or decimal ids, non-numeric / missing / infinite scores, or a
-        prior outside [0, 1].
+        A missing column, decimal ids, non-numeric / missing / infinite scores, or a prior
+        outside [0, 1] (missing ids are refused by the scans, below the line).
     """
     absent = [c for c in columns.names() if c not in frame.columns]
     if absent:
         raise InputError(f"{name} has no column {', '.join(repr(c) for c in absent)}; its columns are "
                          f"{', '.join(map(str, frame.columns))}.")
-    check_counts(name, columns, missing_id=int(frame[columns.id].isna().sum()))
-    ids = id_texts(frame[columns.id], columns.id)
+    missing = frame[columns.id].isna().to_numpy()
+    ids = np.full(len(frame), None, dtype=object)  # a missing id is refused if its document is below the line
+    ids[~missing] = id_texts(frame[columns.id][~missing], columns.id)
     scores, non_numeric = _numbers(frame[columns.score], columns.score)
     prior = None
     bad_prior = 0
@@ -296,7 +314,7 @@ def memory_population(frame: pd.DataFrame, columns: PopulationColumns, name: str
         bad_prior = text + int(np.sum(~((prior >= 0) & (prior <= 1))))
     check_counts(name, columns, non_numeric=non_numeric, missing_score=int(np.isnan(scores).sum()) - non_numeric,
                  infinite=int(np.isinf(scores).sum()), bad_prior=bad_prior)
-    return MemoryPopulation(ids, scores, prior, name)
+    return MemoryPopulation(ids, scores, prior, name, columns.id)
 
 
 def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
@@ -327,10 +345,14 @@ def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
         lower = f.lower()
         try:
             if lower.endswith((".parquet", ".parq", ".pq")):
+                import pyarrow as pa
                 import pyarrow.parquet as pq
 
                 names = pq.read_schema(f).names
-                frames.append(pq.read_table(f, columns=[c for c in columns.names() if c in names]).to_pandas())
+                table = pq.read_table(f, columns=[c for c in columns.names() if c in names])
+                # integers stay integers when some are missing (not floats): ids are hashed as their decimal text
+                frames.append(table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if pa.types.is_integer(t)
+                                              else None))
             elif lower.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
                 frames.append(pd.read_csv(f, sep="\t" if lower.endswith(".tsv") else ",", dtype={columns.id: str},
                                           usecols=lambda c: c in columns.names(), keep_default_na=False,

@@ -170,12 +170,12 @@ class DuckPopulation:
         prior = ("count(*) FILTER (WHERE pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior
                  else "0")
         row = self._query(
-            f"SELECT count(*), count(*) FILTER (WHERE id IS NULL), count(*) FILTER (WHERE {text}), "
+            f"SELECT count(*), count(*) FILTER (WHERE {text}), "
             "count(*) FILTER (WHERE s IS NULL OR isnan(s)), count(*) FILTER (WHERE isinf(s)), "
             f"{prior}, count(*) FILTER (WHERE s >= {t}), count(*) FILTER (WHERE s < {t}), "
             f"min(s) FILTER (WHERE s < {t}), max(s) FILTER (WHERE s < {t}) FROM audit_population").fetchall()[0]
-        rows, no_id, non_numeric, missing, infinite, bad_prior, above, below, low, high = row
-        check_counts(self.name, self.columns, missing_id=no_id, non_numeric=non_numeric,
+        rows, non_numeric, missing, infinite, bad_prior, above, below, low, high = row
+        check_counts(self.name, self.columns, non_numeric=non_numeric,
                      missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
         return PopulationSummary(int(rows), int(above), int(below), math.nan if low is None else float(low),
                                  math.nan if high is None else float(high))
@@ -201,25 +201,44 @@ class DuckPopulation:
         found = order_statistics(self._con, "s0", np.asarray(ranks), low=low, high=high)
         return np.array([found[int(r)] for r in ranks])
 
-    def strata(self, lowers: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """Documents per stratum (and the prior's sum per stratum): one GROUP BY.
+    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+        """One GROUP BY: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
 
         Parameters
         ----------
         lowers : numpy.ndarray
         threshold : float
+        cutoffs : sequence of (str or None), optional
+            With them, the same scan hashes every id and returns the candidates (a list per stratum).
+        seed : int
 
         Returns
         -------
-        (numpy.ndarray, numpy.ndarray or None)
+        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+
+        Raises
+        ------
+        InputError
+            A document below the line without an id.
         """
         prior = "sum(pr)" if self.columns.prior else "0.0"
-        out = self._query(f"SELECT {stratum_sql(lowers)} AS h, count(*), {prior} FROM audit_population WHERE s < "
-                          f"{sql_double(threshold)} GROUP BY h").fetchall()
+        key, found, params = "NULL AS key", "NULL", None
+        if cutoffs is not None:
+            key = f"substr(md5('{key_prefix(seed)}' || id), 1, {KEY_DIGITS}) AS key"
+            found = "list({'id': id, 's': s, 'key': key}) FILTER (WHERE key < $cut[h + 1])"
+            params = {"cut": cutoff_limits(cutoffs)}
+        out = self._query(f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
+                          f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
+                          f"audit_population WHERE s < {sql_double(threshold)}) GROUP BY h", params).fetchall()
+        check_counts(self.name, self.columns, missing_id=sum(int(r[3]) for r in out))
         docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
-        for h, c, p in out:
+        for h, c, p, _, _ in out:
             docs[int(h)], sums[int(h)] = int(c), float(p)
-        return docs, (sums if self.columns.prior else None)
+        rows = [(d["id"], d["s"], int(r[0]), d["key"]) for r in out for d in (r[4] or [])]
+        frame = None if cutoffs is None else candidate_frame(
+            {name: [row[i] for row in rows] for i, name in enumerate(("id", "s", "h", "key"))})
+        return docs, (sums if self.columns.prior else None), frame
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame:

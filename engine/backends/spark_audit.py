@@ -103,13 +103,13 @@ class SparkPopulation:
         text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS STRING)) <> '')"
         prior = "count_if(pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
         below = f"(s < {t} AND NOT isnan(s))"  # Spark orders NaN above every number
-        parts = ["count(*)", "count_if(id IS NULL)", f"count_if({text})", "count_if(s IS NULL OR isnan(s))",
+        parts = ["count(*)", f"count_if({text})", "count_if(s IS NULL OR isnan(s))",
                  f"count_if(abs(s) = {inf})", prior, f"count_if(s >= {t} AND NOT isnan(s))", f"count_if({below})",
                  f"min(CASE WHEN {below} THEN s END)", f"max(CASE WHEN {below} THEN s END)"]
         with spark_errors(self.source):
             row = self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0]
-        rows, no_id, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
-        check_counts(self.source.name, self.columns, missing_id=no_id, non_numeric=non_numeric,
+        rows, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
+        check_counts(self.source.name, self.columns, non_numeric=non_numeric,
                      missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
         return PopulationSummary(int(rows), int(above), int(below_n), math.nan if low is None else float(low),
                                  math.nan if high is None else float(high))
@@ -136,26 +136,47 @@ class SparkPopulation:
             found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
         return np.array([found[int(r)] for r in ranks])
 
-    def strata(self, lowers: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """Documents per stratum (and the prior's sum per stratum): one groupBy.
+    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+        """One groupBy: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
 
         Parameters
         ----------
         lowers : numpy.ndarray
         threshold : float
+        cutoffs : sequence of (str or None), optional
+            With them, the same scan hashes every id and collects the candidates (a list per stratum).
+        seed : int
 
         Returns
         -------
-        (numpy.ndarray, numpy.ndarray or None)
+        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+
+        Raises
+        ------
+        InputError
+            A document below the line without an id.
         """
         prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
+        aggregates = [_expr("count(*)").alias("c"), _expr("sum(p)").alias("p"),
+                      _expr("count_if(id IS NULL)").alias("no_id")]
+        columns = ["id", "s", f"{stratum_sql(lowers)} AS h", f"{prior} AS p"]
+        if cutoffs is not None:
+            limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
+            columns.append(f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
+            aggregates.append(_expr(f"collect_list(named_struct('id', id, 's', s, 'key', key)) FILTER (WHERE key < "
+                                    f"element_at({limits}, h + 1))").alias("found"))
         with spark_errors(self.source):
-            out = collect_columns(self._below(threshold).selectExpr(f"{stratum_sql(lowers)} AS h", f"{prior} AS p")
-                                  .groupBy("h").agg(_expr("count(*)").alias("c"), _expr("sum(p)").alias("p")))
+            out = self._below(threshold).selectExpr(*columns).groupBy("h").agg(*aggregates).collect()
+        check_counts(self.source.name, self.columns, missing_id=sum(int(r["no_id"]) for r in out))
         docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
-        h = np.asarray(out["h"], dtype=np.int64)
-        docs[h], sums[h] = np.asarray(out["c"], dtype=np.int64), np.asarray(out["p"], dtype=float)
-        return docs, (sums if self.columns.prior else None)
+        for r in out:
+            docs[int(r["h"])], sums[int(r["h"])] = int(r["c"]), float(r["p"])
+        frame = None
+        if cutoffs is not None:
+            rows = [(d["id"], d["s"], int(r["h"]), d["key"]) for r in out for d in r["found"]]
+            frame = candidate_frame({name: [row[i] for row in rows] for i, name in enumerate(("id", "s", "h", "key"))})
+        return docs, (sums if self.columns.prior else None), frame
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame:

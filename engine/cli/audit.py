@@ -12,26 +12,22 @@ import argparse
 import os
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from ..audit import (
     ALLOCATIONS,
     METHODS,
     SPACINGS,
     audit_sentence,
+    audits_for_half_width,
     estimate,
     half_width_after,
     load_audit,
     open_population,
     plan,
 )
-from ..audit.followup import audits_for_half_width
 from ..backends.choice import BACKENDS
 from ..errors import InputError
 from ..io.rated import load_rated
 from ..io.samples import SAMPLES, sample_path
-from ..reporting import csv_bytes
 from .common import print_json
 
 __all__ = ["add_parsers"]
@@ -42,14 +38,6 @@ def _file_or_sample(value: str) -> str:
     if not os.path.exists(value) and value in SAMPLES:
         return str(sample_path(value))
     return value
-
-
-def _plan_csv(table: pd.DataFrame) -> bytes:
-    """The plan file: integer ids written as numbers, text cells that look like formulas neutralised."""
-    ids = table["id"].astype(str)
-    if ids.str.fullmatch(r"-?\d{1,18}").all():
-        table = table.assign(id=ids.astype(np.int64))
-    return csv_bytes(table)
 
 
 def run_plan(args) -> int:
@@ -64,7 +52,7 @@ def run_plan(args) -> int:
     result = plan(scan, below=args.below, budget=args.budget, half_width=args.half_width, strata=args.strata,
                   allocation=args.allocation, spacing=args.spacing, pilot=pilot, prior_column=args.prior,
                   seed=args.seed, level=args.level)
-    Path(args.out).write_bytes(_plan_csv(result.table()))
+    Path(args.out).write_bytes(result.csv())
     if args.json:
         print_json({"out": str(args.out), **result.as_dict()})
         return 0
@@ -89,8 +77,9 @@ def run_estimate(args) -> int:
     print(audit_sentence(result))
     b, t = result.positives, result.total_positives
     print(f"above the line: TP {result.above.tp:,.6g}, FP {result.above.fp:,.6g} ({result.unrated:,} unrated rows)")
-    print(f"below the line: {result.documents_below:,} documents, {result.audited:,} reviewed, "
-          f"{result.positives_found:,} positives found; positives {b.estimate:,.1f} [{b.lower:,.1f}, {b.upper:,.1f}]")
+    found = result.positives_found
+    print(f"below the line: {result.documents_below:,} documents, {result.audited:,} reviewed, {found:,} "
+          f"positive{'' if found == 1 else 's'} found; positives {b.estimate:,.1f} [{b.lower:,.1f}, {b.upper:,.1f}]")
     print(f"all positives {t.estimate:,.1f} [{t.lower:,.1f}, {t.upper:,.1f}]; recall at the line "
           f"{result.recall.estimate:.1%} [{result.recall.lower:.1%}, {result.recall.upper:.1%}] "
           f"({result.level:.0%}, {result.method} interval)")

@@ -113,3 +113,65 @@ def test_bad_rows_are_refused_with_the_column_and_the_count(column, values, mess
     frame[column] = values
     with pytest.raises(InputError, match=message):
         plan(memory_population(frame, COLS), below=0.5, budget=2, strata=1)
+
+
+def test_a_pilot_audit_gives_the_anticipated_prevalences():
+    from engine.audit import load_audit
+    from engine.audit.design import pilot_prevalence
+    from engine.io.samples import sample_path
+
+    frame = pd.read_csv(sample_path("satimage_population"))
+    pilot = load_audit(sample_path("satimage_audit"))
+    result = plan(memory_population(frame, PopulationColumns("doc_id", "score")), below=0.9, budget=200, strata=4,
+                  pilot=pilot, seed=1)
+    assert result.allocation == "neyman" and result.prevalence_source == "pilot audit 'satimage_audit.csv'"
+    expected = pilot_prevalence(pilot.scores, pilot.labels, pilot.weights, [s.lower for s in result.strata],
+                                [s.upper for s in result.strata])
+    assert [s.prevalence for s in result.strata] == pytest.approx(list(expected))
+    assert result.expected_half_width > 0
+
+
+def test_the_plan_file_writes_integer_ids_as_numbers_and_neutralises_formulas():
+    frame = pd.DataFrame({"doc": ["=HYPERLINK(1)", "b", "c", "d"], "s": [0.1, 0.2, 0.3, 0.4]})
+    text = plan(memory_population(frame, PopulationColumns("doc", "s")), below=0.9, budget=4, strata=1).csv().decode()
+    assert "'=HYPERLINK(1)" in text and "\n=HYPERLINK" not in text
+    numbers = pd.DataFrame({"doc": [-5, 7, 9], "s": [0.1, 0.2, 0.3]})
+    written = pd.read_csv(pd.io.common.StringIO(plan(memory_population(numbers, PopulationColumns("doc", "s")),
+                                                     below=0.9, budget=3, strata=1).csv().decode()))
+    assert sorted(written["id"]) == [-5, 7, 9]
+
+
+def test_merged_and_separate_candidate_scans_and_widening_select_the_same_documents(monkeypatch):
+    import importlib
+
+    plan_module = importlib.import_module("engine.audit.plan")  # the module: engine.audit.plan is the function
+
+    rng = np.random.default_rng(8)
+    # 70 % of the documents tie at 0: the strata sizes guessed from ranks are far off, so strata fall short
+    frame = pd.DataFrame({"doc": np.arange(30_000), "s": np.where(rng.random(30_000) < 0.7, 0.0,
+                                                                  np.round(rng.random(30_000), 3))})
+    pop = memory_population(frame, PopulationColumns("doc", "s"))
+    merged = plan(pop, below=0.9, budget=900, strata=6, seed=2).table()
+    monkeypatch.setattr(plan_module, "MERGED_CANDIDATES", 0)
+    separate = plan(pop, below=0.9, budget=900, strata=6, seed=2).table()
+    pd.testing.assert_frame_equal(merged, separate)
+    _, _, _, chosen = brute_force(frame.assign(p=0.0), 0.9, 900, 6, 2)
+    assert set(merged["id"]) == chosen
+
+
+def test_a_stratum_short_of_candidates_is_read_again_wider(frame, monkeypatch):
+    import importlib
+
+    plan_module = importlib.import_module("engine.audit.plan")
+    pop = memory_population(frame, PopulationColumns("doc", "s"))
+    expected = plan(pop, below=0.3, budget=500, seed=6).table()
+    real, widths = plan_module.cutoffs, []
+
+    def stingy(docs, sizes, widen=1):  # the first reading finds nothing at all
+        widths.append(widen)
+        return ["0000000000000000"] * len(docs) if widen == 1 else real(docs, sizes, widen)
+
+    monkeypatch.setattr(plan_module, "MERGED_CANDIDATES", 0)
+    monkeypatch.setattr(plan_module, "cutoffs", stingy)
+    pd.testing.assert_frame_equal(plan(pop, below=0.3, budget=500, seed=6).table(), expected)
+    assert 1 in widths and 4 in widths
