@@ -33,7 +33,7 @@ from .duckdb import DuckSource, quote_identifier
 from .duckdb_grid import NUMERIC_TYPES, order_statistics
 from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
 
-__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame"]
+__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result"]
 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -63,6 +63,44 @@ def stratum_sql(lowers: np.ndarray) -> str:
     """
     parts = [f"CAST(s >= {sql_double(v)} AS INT)" for v in lowers[1:]]
     return "(" + " + ".join(parts) + ")" if parts else "0"
+
+
+def strata_result(groups, size: int, name: str, columns: PopulationColumns, with_candidates: bool):
+    """The strata scan's answer from its groups ``(stratum, documents, prior sum, ids missing, candidates)``.
+
+    Parameters
+    ----------
+    groups : iterable of tuple
+        One per non-empty stratum; candidates a list of records with ``id``, ``s`` and ``key`` (or None).
+    size : int
+        Number of strata.
+    name : str
+        The population, for messages.
+    columns : PopulationColumns
+        Its columns, for messages and whether there is a prior.
+    with_candidates : bool
+        Whether the scan collected candidates.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+        Documents and prior sums per stratum, and the candidates.
+
+    Raises
+    ------
+    InputError
+        A document below the line without an id.
+    """
+    groups = list(groups)
+    check_counts(name, columns, missing_id=sum(int(g[3]) for g in groups))
+    docs, sums = np.zeros(size, dtype=np.int64), np.zeros(size)
+    rows = []
+    for h, count, prior, _, found in groups:
+        docs[int(h)], sums[int(h)] = int(count), float(prior or 0.0)
+        rows += [(d["id"], d["s"], int(h), d["key"]) for d in (found or [])]
+    frame = candidate_frame({k: [r[i] for r in rows] for i, k in enumerate(("id", "s", "h", "key"))}) \
+        if with_candidates else None
+    return docs, (sums if columns.prior else None), frame
 
 
 def candidate_frame(out: dict) -> pd.DataFrame:
@@ -231,14 +269,7 @@ class DuckPopulation:
         out = self._query(f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
                           f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
                           f"audit_population WHERE s < {sql_double(threshold)}) GROUP BY h", params).fetchall()
-        check_counts(self.name, self.columns, missing_id=sum(int(r[3]) for r in out))
-        docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
-        for h, c, p, _, _ in out:
-            docs[int(h)], sums[int(h)] = int(c), float(p)
-        rows = [(d["id"], d["s"], int(r[0]), d["key"]) for r in out for d in (r[4] or [])]
-        frame = None if cutoffs is None else candidate_frame(
-            {name: [row[i] for row in rows] for i, name in enumerate(("id", "s", "h", "key"))})
-        return docs, (sums if self.columns.prior else None), frame
+        return strata_result(out, lowers.size, self.name, self.columns, cutoffs is not None)
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame:

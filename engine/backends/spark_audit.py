@@ -24,7 +24,7 @@ import pandas as pd
 from ..audit.population import PopulationColumns, PopulationSummary, check_counts
 from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb_audit import candidate_frame, stratum_sql
+from .duckdb_audit import candidate_frame, strata_result, stratum_sql
 from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
 
 __all__ = ["SparkPopulation"]
@@ -168,15 +168,8 @@ class SparkPopulation:
                                     f"element_at({limits}, h + 1))").alias("found"))
         with spark_errors(self.source):
             out = self._below(threshold).selectExpr(*columns).groupBy("h").agg(*aggregates).collect()
-        check_counts(self.source.name, self.columns, missing_id=sum(int(r["no_id"]) for r in out))
-        docs, sums = np.zeros(lowers.size, dtype=np.int64), np.zeros(lowers.size)
-        for r in out:
-            docs[int(r["h"])], sums[int(r["h"])] = int(r["c"]), float(r["p"])
-        frame = None
-        if cutoffs is not None:
-            rows = [(d["id"], d["s"], int(r["h"]), d["key"]) for r in out for d in r["found"]]
-            frame = candidate_frame({name: [row[i] for row in rows] for i, name in enumerate(("id", "s", "h", "key"))})
-        return docs, (sums if self.columns.prior else None), frame
+        groups = [(r["h"], r["c"], r["p"], r["no_id"], r["found"] if cutoffs is not None else None) for r in out]
+        return strata_result(groups, lowers.size, self.source.name, self.columns, cutoffs is not None)
 
     def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
                    seed: int) -> pd.DataFrame:
