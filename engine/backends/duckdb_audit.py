@@ -14,7 +14,9 @@ come back to Python.
 * **Order statistics** of the below-line scores are found by counting (no sort):
   :func:`engine.backends.duckdb_grid.order_statistics`, the machinery of the joint-threshold
   grids' axes.
-* **Keys**: ``substr(md5('<seed>:' || id), 1, 16)``, the same hex digits as Python's hashlib.
+* **Keys**: ``substr(md5('<seed>:' || id), 1, 16)``, the same hex digits as Python's hashlib. The
+  cutoff is compared with the whole digest (for a 16-digit cutoff ``c``, ``digest < c`` exactly when
+  ``digest[:16] < c``), so only the candidates' keys are cut out of their digests.
 """
 
 from __future__ import annotations
@@ -261,10 +263,11 @@ class DuckPopulation:
             A document below the line without an id.
         """
         prior = "sum(pr)" if self.columns.prior else "0.0"
-        key, found, params = "NULL AS key", "NULL", None
+        key, found, params = "NULL AS digest", "NULL", None
         if cutoffs is not None:
-            key = f"substr(md5('{key_prefix(seed)}' || id), 1, {KEY_DIGITS}) AS key"
-            found = "list({'id': id, 's': s, 'key': key}) FILTER (WHERE key < $cut[h + 1])"
+            key = f"md5('{key_prefix(seed)}' || id) AS digest"
+            found = (f"list({{'id': id, 's': s, 'key': substr(digest, 1, {KEY_DIGITS})}}) FILTER (WHERE digest < "
+                     "$cut[h + 1])")
             params = {"cut": cutoff_limits(cutoffs)}
         out = self._query(f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
                           f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
@@ -288,7 +291,7 @@ class DuckPopulation:
             ``id``, ``score``, ``stratum``, ``key``.
         """
         limits = cutoff_limits(cutoffs)
-        sql = (f"SELECT id, s, h, key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, substr(md5('{key_prefix(seed)}' "
-               f"|| id), 1, {KEY_DIGITS}) AS key FROM audit_population WHERE s < {sql_double(threshold)}) "
-               "WHERE key < $cut[h + 1]")
+        sql = (f"SELECT id, s, h, substr(digest, 1, {KEY_DIGITS}) AS key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, "
+               f"md5('{key_prefix(seed)}' || id) AS digest FROM audit_population WHERE s < {sql_double(threshold)}) "
+               "WHERE digest < $cut[h + 1]")
         return candidate_frame(self._query(sql, {"cut": limits}).fetchnumpy())

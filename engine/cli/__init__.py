@@ -10,6 +10,8 @@
     opstudio constrain TABLE --label COL --group COL=VALUE [--demographic-parity K] ... --model-out m.json
         --predictions-out pred.csv
     opstudio predict model.json TABLE --out pred.csv
+    opstudio audit plan POPULATION --score COL --id COL --below T --budget N --out plan.csv [--json]
+    opstudio audit estimate --rated RATED --audit plan.csv [--threshold t ...] [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
