@@ -73,6 +73,7 @@ def test_no_module_imports_another_modules_private_names():
 
 #: the documented public API: each subpackage's and shared module's ``__all__``
 PUBLIC_MODULES = ("engine.io", "engine.pn", "engine.setloss", "engine.qwyc", "engine.backends", "engine.cli", "engine.monitor",
+                  "engine.audit",
                   "engine.record", "engine.reporting", "engine.plotting", "engine.resources", "engine.errors",
                   "engine.constraints", "engine.untrusted", "engine.sample_builders", "engine.pages")
 #: subpackages that implement a paper: their entry points re-exported by ``engine`` cite it under "References"

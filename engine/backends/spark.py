@@ -47,7 +47,7 @@ from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
 __all__ = ["SparkSource", "spark_session", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
            "spark_sample_rows", "spark_label_expression", "spark_errors", "collect_columns", "checked_rows",
-           "sql_double", "INSTALL_HINT", "FINE_BINS", "FETCH_ROWS"]
+           "sql_double", "order_statistics", "INSTALL_HINT", "FINE_BINS", "FETCH_ROWS"]
 
 #: what to install when pyspark (or Java) is missing
 INSTALL_HINT = ("The Spark backend needs pyspark and Java 17: pip install pyspark (>= 3.5; pip install "
@@ -601,11 +601,36 @@ def _levels(rated, j: int, n: int, low: float, high: float, bins: int, spacing: 
     if spacing == "uniform":
         return np.linspace(low, high, bins - 1)
     ranks = inverted_cdf_ranks(n, bins - 1)
-    col = f"s{j}"
-    found = select_order_statistics(lambda lo, hi: _fine_bins(rated, col, lo, hi),
-                                    lambda params, ids: _values(rated, col, params, ids), ranks, low=low, high=high,
-                                    fetch_rows=FETCH_ROWS, max_depth=MAX_DEPTH)
+    found = order_statistics(rated, f"s{j}", ranks, low=low, high=high)
     return np.array([found[int(r)] for r in ranks])
+
+
+def order_statistics(rows, col: str, ranks: np.ndarray, *, low: float, high: float) -> dict[int, float]:
+    """Exact order statistics (0-based ``ranks`` among the values of ``col`` in ``rows``) by counting in Spark.
+
+    Parameters
+    ----------
+    rows : pyspark.sql.DataFrame
+        The rows whose values are ranked (column ``col``, no missing values).
+    col : str
+        The column.
+    ranks : numpy.ndarray
+        Ranks wanted.
+    low, high : float
+        The smallest and largest value.
+
+    Returns
+    -------
+    dict
+        Rank -> value, equal to ``numpy.sort(values)[rank]``.
+
+    References
+    ----------
+    Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
+    """
+    return select_order_statistics(lambda lo, hi: _fine_bins(rows, col, lo, hi),
+                                   lambda params, ids: _values(rows, col, params, ids), ranks, low=low, high=high,
+                                   fetch_rows=FETCH_ROWS, max_depth=MAX_DEPTH)
 
 
 def _cell_counts(rated, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, int]:

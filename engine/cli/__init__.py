@@ -11,6 +11,8 @@
         --predictions-out pred.csv
     opstudio predict model.json TABLE --out pred.csv
     opstudio monitor FILE --date COL --threshold T (--target M | --review-cost C --value-per-positive V) [--json]
+    opstudio audit plan POPULATION --score COL --id COL --below T --budget N --out plan.csv [--json]
+    opstudio audit estimate --rated RATED --audit plan.csv [--threshold t ...] [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
@@ -25,7 +27,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, constraints, monitor, pn, qwyc, setloss
+from . import app, audit, constraints, monitor, pn, qwyc, setloss
 
 __all__ = ["main"]
 
@@ -40,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     qwyc.add_parsers(sub)
     constraints.add_parsers(sub)
     monitor.add_parser(sub)
+    audit.add_parsers(sub)
     return p
 
 

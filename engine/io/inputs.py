@@ -66,6 +66,19 @@ INPUT_KINDS: dict[str, InputKind] = {
         "One row per item with its calibrated probability P(positive); optionally a batch id (items decided "
         "together; none = one batch), an item id and the true label (empty = not known yet).",
         "item_id,batch,probability,label\nA-17,mon,0.91,1\nA-18,mon,0.12,0\nB-02,tue,0.47,\nB-03,tue,0.08,0"),
+    "population": InputKind(
+        "population", "Scored population",
+        "Every scored document, flagged or not: a unique id and the classifier's score (optionally a prior "
+        "probability of being positive). A below-the-line audit samples the documents under the review line.",
+        ("Audit",),
+        "doc_id,score\n1,0.91\n2,0.12\n3,0.47\n4,0.03"),
+    "audit": InputKind(
+        "audit", "Reviewed audit",
+        "The plan file of 'opstudio audit plan' (id, score, stratum, stratum bounds and sizes, inclusion "
+        "probability, weight) with the reviewers' verdicts in 'label' (1/0, yes/no ...; empty = not reviewed).",
+        ("Audit",),
+        "id,score,stratum,stratum_lower,stratum_upper,stratum_documents,stratum_sample,inclusion_probability,weight,"
+        "label\n17,0.83,6,0.61,0.9,180,9,0.05,20.0,1\n942,0.02,1,0.0,0.004,2874,150,0.0522,19.16,0"),
     "score_matrix": InputKind(
         "score_matrix", "Score matrix",
         "Each base model's contribution to an ensemble's score: one numeric column per model, optional "

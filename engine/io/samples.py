@@ -62,6 +62,17 @@ SAMPLES: dict[str, Sample] = {
                           "UCI Adult: 48,842 people with 14 features, income over 50K (yes/no) as the label, sex as "
                           "the protected attribute, and the original train/test split (CC BY 4.0, Becker & Kohavi "
                           "1996)", "training_table"),
+    "satimage_population": Sample("satimage_population.csv.gz", "Statlog satimage-2, every scored document "
+                                  "(CC BY 4.0)",
+                                  "Every one of the 5,803 satimage-2 documents (UCI Statlog Landsat Satellite via "
+                                  "ODDS / ADBench) with a cross-fitted logistic-regression score and, because this "
+                                  "public set is fully labelled, its known label (CC BY 4.0)", "population"),
+    "satimage_rated": Sample("satimage_rated.csv.gz", "Statlog satimage-2, rated above the review line (CC BY 4.0)",
+                             "The satimage-2 documents scoring at or above the review line 0.9, rated (CC BY 4.0)",
+                             "rated"),
+    "satimage_audit": Sample("satimage_audit.csv", "Statlog satimage-2, a reviewed below-the-line audit (CC BY 4.0)",
+                             "A stratified random audit of 300 of the 5,747 satimage-2 documents below the review "
+                             "line 0.9 (6 score strata, seed 0), labels filled in (CC BY 4.0)", "audit"),
     "bank_holdout": Sample("bank_marketing_scored.csv.gz", "UCI Bank Marketing, every scored row",
                            "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
     "bank_full": Sample("bank-full.csv.gz", "UCI Bank Marketing bank-full",

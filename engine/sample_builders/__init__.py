@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from ..io.samples import SAMPLE_DIR, SAMPLES
-from . import adult, bank, monitoring, synthetic
+from . import adult, bank, monitoring, satimage, synthetic
 from ._files import gzip_bytes, write_csv
 
 __all__ = ["SampleBuilder", "BUILDERS", "write_samples", "write_csv", "gzip_bytes"]
@@ -51,6 +51,7 @@ BUILDERS: tuple[SampleBuilder, ...] = (
     SampleBuilder(("adult_table",), adult.build_table),
     SampleBuilder(("bank_full", "bank_holdout", "bank"), bank.build_scored, needs_shared=True),
     SampleBuilder(("adult_train", "adult_test"), adult.build_raw, needs_shared=True),
+    SampleBuilder(("satimage_population", "satimage_rated", "satimage_audit"), satimage.build, needs_shared=True),
 )
 
 

@@ -1,0 +1,195 @@
+"""An audit's population counted by Apache Spark: checks, strata and the selection's candidates where the rows live.
+
+The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit.population.PopulationScan`
+protocol), over a DataFrame, a catalog table or Parquet / CSV paths and globs, on a local
+session or a cluster through Spark Connect (:class:`~engine.backends.spark.SparkSource`). Only
+counts, the order statistics' bins and the selection's candidates (about the sample size)
+are collected to the driver.
+
+* **Ids** are hashed as text: an integral column in decimal, a string column as it is (CSV
+  columns are read as text, so ``007`` stays ``007``); other types are refused.
+* **Order statistics** by counting: :func:`engine.backends.spark.order_statistics`.
+* **Keys**: ``substr(md5(concat('<seed>:', id)), 1, 16)``, the same hex digits as Python's hashlib.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..audit.population import PopulationColumns, PopulationSummary, check_counts
+from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
+from ..errors import InputError
+from .duckdb_audit import candidate_frame, strata_result, stratum_sql
+from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
+
+__all__ = ["SparkPopulation"]
+
+
+def _expr(sql: str):
+    from pyspark.sql import functions
+
+    return functions.expr(sql)
+
+
+def _quote(name: str) -> str:
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+@dataclass
+class SparkPopulation:
+    """A population counted by Spark; a context manager (the frame is built on entry).
+
+    Attributes
+    ----------
+    source : SparkSource
+        A DataFrame, a catalog table, or Parquet / CSV paths and globs (local or Spark Connect).
+    columns : PopulationColumns
+        The id, score and (optional) prior columns.
+    """
+
+    source: SparkSource
+    columns: PopulationColumns
+    backend: str = field(default="spark", init=False)
+    _rows: object = field(default=None, init=False, repr=False)
+    _numeric_score: bool = field(default=True, init=False, repr=False)
+
+    def __enter__(self) -> "SparkPopulation":
+        from pyspark.sql.types import IntegralType, NumericType, StringType
+
+        frame = self.source.frame()
+        with spark_errors(self.source, "read"):
+            types = {f.name: f.dataType for f in frame.schema.fields}
+        cols = self.columns
+        absent = [c for c in cols.names() if c not in types]
+        if absent:
+            raise InputError(f"{self.source.name} has no column {', '.join(repr(c) for c in absent)}; its columns "
+                             f"are {', '.join(types)}.")
+        if isinstance(types[cols.id], IntegralType):
+            ident = f"CAST({_quote(cols.id)} AS STRING)"
+        elif isinstance(types[cols.id], StringType):
+            ident = f"nullif({_quote(cols.id)}, '')"
+        else:
+            raise InputError(f"Id column '{cols.id}' of {self.source.name} holds {types[cols.id].simpleString()} "
+                             "values: ids must be whole numbers or text (their text is hashed to select documents).")
+        score = _quote(cols.score)
+        parts = [f"{ident} AS id", f"{score} AS rs", f"try_cast({score} AS DOUBLE) AS s"]
+        if cols.prior:
+            parts.append(f"try_cast({_quote(cols.prior)} AS DOUBLE) AS pr")
+        self._numeric_score = isinstance(types[cols.score], NumericType)
+        with spark_errors(self.source, "read"):
+            self._rows = frame.selectExpr(*parts)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._rows = None
+
+    def summary(self, threshold: float) -> PopulationSummary:
+        """One scan: bad rows refused (:func:`~engine.audit.population.check_counts`), documents above and below.
+
+        Parameters
+        ----------
+        threshold : float
+
+        Returns
+        -------
+        PopulationSummary
+        """
+        t, inf = sql_double(threshold), "CAST('Infinity' AS DOUBLE)"
+        text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS STRING)) <> '')"
+        prior = "count_if(pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
+        below = f"(s < {t} AND NOT isnan(s))"  # Spark orders NaN above every number
+        parts = ["count(*)", f"count_if({text})", "count_if(s IS NULL OR isnan(s))",
+                 f"count_if(abs(s) = {inf})", prior, f"count_if(s >= {t} AND NOT isnan(s))", f"count_if({below})",
+                 f"min(CASE WHEN {below} THEN s END)", f"max(CASE WHEN {below} THEN s END)"]
+        with spark_errors(self.source):
+            row = self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0]
+        rows, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
+        check_counts(self.source.name, self.columns, non_numeric=non_numeric,
+                     missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
+        return PopulationSummary(int(rows), int(above), int(below_n), math.nan if low is None else float(low),
+                                 math.nan if high is None else float(high))
+
+    def _below(self, threshold: float):
+        return self._rows.where(f"s < {sql_double(threshold)}")
+
+    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
+        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.spark.order_statistics`).
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray of int
+        threshold : float
+        low, high : float
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        if len(ranks) == 0:
+            return np.zeros(0)
+        with spark_errors(self.source):
+            found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
+        return np.array([found[int(r)] for r in ranks])
+
+    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+        """One groupBy: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+        threshold : float
+        cutoffs : sequence of (str or None), optional
+            With them, the same scan hashes every id and collects the candidates (a list per stratum).
+        seed : int
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+
+        Raises
+        ------
+        InputError
+            A document below the line without an id.
+        """
+        prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
+        aggregates = [_expr("count(*)").alias("c"), _expr("sum(p)").alias("p"),
+                      _expr("count_if(id IS NULL)").alias("no_id")]
+        columns = ["id", "s", f"{stratum_sql(lowers)} AS h", f"{prior} AS p"]
+        if cutoffs is not None:
+            limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
+            columns.append(f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
+            aggregates.append(_expr(f"collect_list(named_struct('id', id, 's', s, 'key', key)) FILTER (WHERE key < "
+                                    f"element_at({limits}, h + 1))").alias("found"))
+        with spark_errors(self.source):
+            out = self._below(threshold).selectExpr(*columns).groupBy("h").agg(*aggregates).collect()
+        groups = [(r["h"], r["c"], r["p"], r["no_id"], r["found"] if cutoffs is not None else None) for r in out]
+        return strata_result(groups, lowers.size, self.source.name, self.columns, cutoffs is not None)
+
+    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
+                   seed: int) -> pd.DataFrame:
+        """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+        threshold : float
+        cutoffs : sequence of (str or None)
+        seed : int
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``id``, ``score``, ``stratum``, ``key``.
+        """
+        limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
+        keyed = self._below(threshold).selectExpr(
+            "id", "s", f"{stratum_sql(lowers)} AS h",
+            f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
+        with spark_errors(self.source):
+            return candidate_frame(collect_columns(keyed.where(f"key < element_at({limits}, h + 1)")))
