@@ -24,10 +24,9 @@ from ..audit import (
     open_population,
     plan,
 )
-from ..backends.choice import BACKENDS
+from ..backends import BACKENDS
 from ..errors import InputError
-from ..io.rated import load_rated
-from ..io.samples import SAMPLES, sample_path
+from ..io import SAMPLES, load_rated, sample_path
 from .common import print_json
 
 __all__ = ["add_parsers"]
