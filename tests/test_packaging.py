@@ -28,9 +28,9 @@ import engine
 at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=120)
 at.run()
 assert not at.exception, at.exception
-for page in ("views/operating_point.py", "views/ensemble_paths.py", "views/batch_decisions.py",
-             "views/constraints.py", "views/data.py"):
-    at.switch_page(page).run()
+from engine.pages import PAGES
+for page in PAGES:
+    at.switch_page(page.script).run()
     assert not at.exception, (page, at.exception)
 print(engine.__file__)
 """
@@ -67,6 +67,16 @@ def test_the_wheel_adds_only_engine_to_site_packages(installed):
     for needed in ("engine/_dashboard/app.py", "engine/_dashboard/views/operating_point.py",
                    "engine/_dashboard/views/forms/rated.py", "engine/_dashboard/sample_data/synthetic_rare_events.csv.gz"):
         assert needed in names
+
+
+def test_the_wheel_carries_every_package_of_the_checkout(installed):
+    # a subpackage missing from pyproject.toml's list works in the checkout and breaks every installed copy
+    wheel, _, _ = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for init in sorted((ROOT / "engine").rglob("__init__.py")):
+        assert f"{init.relative_to(ROOT).as_posix()}" in names, f"{init.parent.relative_to(ROOT)} is not in pyproject.toml"
+    for init in sorted((ROOT / "views").rglob("__init__.py")):
+        assert f"engine/_dashboard/{init.relative_to(ROOT).as_posix()}" in names
 
 
 def test_every_page_renders_from_the_installed_wheel(installed):
