@@ -134,7 +134,7 @@ class _Walk:
         if not _inside(real, self.real_roots):
             raise InputError(outside_message(self.pattern, self.roots))
         if os.path.isdir(real):
-            self._folder(self.base, real, 0, 0, frozenset())
+            self._descend(self.base, real, 0, 0, frozenset())
         if not self.found:
             raise InputError(f"No file matches the glob '{self.pattern}' on the server. Check the folder and the "
                              "pattern (e.g. /data/ratings/*.parquet).")
@@ -155,8 +155,8 @@ class _Walk:
             raise self._too_much(f"looks at more than {MAX_GLOB_ENTRIES:,} folder entries")
         return sorted((os.path.join(shown, e.name) if shown else e.name, e) for e in entries)
 
-    def _folder(self, shown: str, real: str, index: int, depth: int, parents: frozenset) -> None:
-        """Match parts[index:] inside the folder ``shown`` (whose real path is ``real``)."""
+    def _descend(self, shown: str, real: str, index: int, depth: int, parents: frozenset) -> None:
+        """Enter the folder ``shown`` (real path ``real``) unless it is too deep or one of its own parents."""
         if depth > MAX_GLOB_DEPTH:
             raise self._too_much(f"goes more than {MAX_GLOB_DEPTH} folder levels deep")
         info = os.stat(real)
@@ -164,7 +164,10 @@ class _Walk:
         if key in parents:
             raise InputError(f"The glob '{self.pattern}' runs into a folder that links back to one of its parents "
                              f"('{shown}'). Remove the link or narrow the pattern.")
-        parents = parents | {key}
+        self._folder(shown, real, index, depth, parents | {key})
+
+    def _folder(self, shown: str, real: str, index: int, depth: int, parents: frozenset) -> None:
+        """Match parts[index:] inside the folder ``shown`` (whose real path is ``real``)."""
         part, last = self.parts[index], index == len(self.parts) - 1
         if part == "**":
             if not last:
@@ -190,7 +193,7 @@ class _Walk:
             if os.path.isfile(real):
                 self._add(name, real)
         elif os.path.isdir(real):
-            self._folder(name, real, index + 1, depth + 1, parents)
+            self._descend(name, real, index + 1, depth + 1, parents)
 
     def _entry(self, name: str, entry: os.DirEntry, index: int, depth: int, parents: frozenset, *, recurse: bool,
                last: bool) -> None:
@@ -205,9 +208,9 @@ class _Walk:
         if stat.S_ISREG(mode):
             self._add(name, real)
         elif recurse:
-            self._folder(name, real, index, depth + 1, parents)
+            self._descend(name, real, index, depth + 1, parents)
         elif not last:
-            self._folder(name, real, index + 1, depth + 1, parents)
+            self._descend(name, real, index + 1, depth + 1, parents)
 
     def _checked(self, name: str, real: str) -> None:
         if not _inside(real, self.real_roots):
