@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import gzip
 import math
+import os
 import time
 from dataclasses import dataclass
 
@@ -107,6 +108,8 @@ class DuckSource:
         files = checked_files(self.path, self.roots)
         if self.table is not None and len(files) > 1:
             raise InputError(f"The glob '{self.path}' matches {len(files)} database files; give one DuckDB file.")
+        if self.table is not None and os.path.lexists(files[0] + ".wal"):
+            checked_files(files[0] + ".wal", self.roots)  # DuckDB replays the write-ahead log beside the file
         return files
 
     def relation(self, *, text: bool = False, row_number: bool = False) -> str:
