@@ -26,6 +26,7 @@ import csv
 import gzip
 import math
 import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -263,25 +264,52 @@ def csv_relation(files, *, text: bool = False) -> str:
             f"{', all_varchar = true' if text else ''})")
 
 
-def csv_problem(files, limit_rows: int = 50_000_000) -> str | None:
-    """The first row of the files whose field count differs from its header's, as a sentence (None if none).
+#: rows and characters per line the diagnosis of a CSV file DuckDB refused looks at
+CSV_CHECK_ROWS = 1_000_000
+CSV_CHECK_LINE = 1 << 20
+_DUCK_CSV_ERROR = re.compile(r"CSV Error on Line: (\d+).*?Expected Number of Columns: (\d+) Found: (\d+)", re.S)
+_DUCK_CSV_FILE = re.compile(r"^\s*file = (.*)$", re.M)
+
+
+def _nonblank_lines(handle):
+    while True:
+        line = handle.readline(CSV_CHECK_LINE)
+        if not line:
+            return
+        if len(line) >= CSV_CHECK_LINE and not line.endswith("\n"):
+            raise csv.Error("line too long")
+        if line.strip():
+            yield line
+
+
+def csv_problem(files, duckdb_text: str = "") -> str | None:
+    """The first row of the files whose field count differs from its header's, as a sentence (None if not found).
 
     Parameters
     ----------
     files : sequence of str
         CSV files.
-    limit_rows : int, optional
-        Most rows looked at.
+    duckdb_text : str, optional
+        DuckDB's error message: when it names the line (a row past the sniffed sample), that line is
+        reported; otherwise the first :data:`CSV_CHECK_ROWS` rows are read again here.
 
     Returns
     -------
     str or None
     """
+    found = _DUCK_CSV_ERROR.search(duckdb_text)
+    if found:
+        line, expected, got = (int(g) for g in found.groups())
+        where = _DUCK_CSV_FILE.search(duckdb_text)
+        name = where.group(1).strip() if where and where.group(1).strip() in files else (files[0] if len(files) == 1
+                                                                                       else "one of the files")
+        return (f"'{name}' line {line:,} has {got} fields where its header has {expected}. Check for a missing or "
+                "extra delimiter, or an unquoted text containing the delimiter.")
     seen = 0
     for path in files:
         delimiter, header = csv_header(path)
         with _open_text(path) as handle:
-            reader = csv.reader((line for line in handle if line.strip()), delimiter=delimiter)
+            reader = csv.reader(_nonblank_lines(handle), delimiter=delimiter)
             try:
                 next(reader, None)
                 for row in reader:
@@ -290,11 +318,12 @@ def csv_problem(files, limit_rows: int = 50_000_000) -> str | None:
                         return (f"'{path}' line {reader.line_num:,} (blank lines not counted) has {len(row)} fields "
                                 f"where its header has {len(header)} ('{delimiter}'-delimited). Check for a missing "
                                 "or extra delimiter, or an unquoted text containing the delimiter.")
-                    if seen >= limit_rows:
+                    if seen >= CSV_CHECK_ROWS:
                         return None
-            except csv.Error:
-                return (f"'{path}' line {reader.line_num:,} (blank lines not counted) cannot be read as "
-                        f"'{delimiter}'-delimited text (a stray quote or line break inside a field?).")
+            except (csv.Error, OSError, EOFError):
+                return (f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
+                        f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "
+                        f"{CSV_CHECK_LINE:,} characters?).")
     return None
 
 
@@ -320,7 +349,7 @@ def duckdb_problem(source: DuckSource, exc: BaseException) -> str:
     if source.table is None and source.path.lower().endswith(CSV_ENDINGS) and \
             type(exc).__name__ != "PermissionException":
         try:
-            problem = csv_problem(source.files())
+            problem = csv_problem(source.files(), str(exc))
         except InputError as err:
             problem = str(err)
         if problem:
