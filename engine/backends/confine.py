@@ -50,7 +50,9 @@ def _real_roots(roots: Sequence[str] | None) -> list[str] | None:
 
 
 def _inside(real: str, roots: list[str] | None) -> bool:
-    return roots is None or any(os.path.commonpath([real, root]) == root for root in roots)
+    """Whether the real path ``real`` is one of the real ``roots`` or lies below one."""
+    return roots is None or any(real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep)
+                                for root in roots)
 
 
 def outside_message(shown: str, roots: Sequence[str]) -> str:
@@ -198,12 +200,13 @@ class _Walk:
     def _entry(self, name: str, entry: os.DirEntry, index: int, depth: int, parents: frozenset, *, recurse: bool,
                last: bool) -> None:
         try:
-            mode = os.stat(entry.path).st_mode  # links followed
+            mode = entry.stat().st_mode  # links followed
         except OSError:
             return  # a dangling link matches nothing
         if not (stat.S_ISDIR(mode) or (last and stat.S_ISREG(mode))):
             return
-        real = os.path.realpath(entry.path)
+        # entry.path joins the folder's real path and the name: real unless the entry is itself a link
+        real = os.path.realpath(entry.path) if entry.is_symlink() else entry.path
         self._checked(name, real)
         if stat.S_ISREG(mode):
             self._add(name, real)

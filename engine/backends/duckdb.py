@@ -130,7 +130,8 @@ class DuckSource:
         fmt = self.file_format
         if fmt == "DuckDB":
             return quote_identifier(self.table)
-        files = self.files()
+        # the files the newest connection was locked to (checked then; DuckDB reads no other), else checked now
+        files = self.__dict__.get("_locked_files") or self.files()
         if fmt == "Parquet":
             return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
         return csv_relation(files, text=text)
@@ -158,6 +159,7 @@ class DuckSource:
         import duckdb
 
         files = self.files()
+        object.__setattr__(self, "_locked_files", files)  # what relation() lists (not a field: equality unchanged)
         if self.table is not None:
             try:
                 con = duckdb.connect(files[0], read_only=True)
