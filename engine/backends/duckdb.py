@@ -50,6 +50,10 @@ DISTINCT_CAP = 2_000_000
 BINS = 4096
 
 
+#: (path, table, roots) -> the files the newest connection to them was locked to
+_LOCKED: dict[tuple, tuple[str, ...]] = {}
+
+
 @dataclass(frozen=True)
 class DuckSource:
     """Where the rows are: a Parquet/CSV path or glob, or a table of a DuckDB database file.
@@ -130,11 +134,14 @@ class DuckSource:
         fmt = self.file_format
         if fmt == "DuckDB":
             return quote_identifier(self.table)
-        # the files the newest connection was locked to (checked then; DuckDB reads no other), else checked now
-        files = self.__dict__.get("_locked_files") or self.files()
+        # the files the newest connection to these rows was locked to (DuckDB reads no other), else checked now
+        files = _LOCKED.get(self._key()) or self.files()
         if fmt == "Parquet":
             return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
         return csv_relation(files, text=text)
+
+    def _key(self) -> tuple:
+        return (self.path, self.table, self.roots)
 
     def _configure(self, con) -> None:
         """Settings made before the connection's configuration is locked."""
@@ -159,7 +166,9 @@ class DuckSource:
         import duckdb
 
         files = self.files()
-        object.__setattr__(self, "_locked_files", files)  # what relation() lists (not a field: equality unchanged)
+        _LOCKED[self._key()] = files  # what relation() lists
+        while len(_LOCKED) > 256:
+            _LOCKED.pop(next(iter(_LOCKED)), None)
         if self.table is not None:
             try:
                 con = duckdb.connect(files[0], read_only=True)

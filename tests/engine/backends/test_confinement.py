@@ -236,3 +236,13 @@ def test_checked_files_are_real_paths(lake):
     inside, _ = lake
     os.symlink(inside / "a.parquet", inside / "alias.parquet")
     assert checked_files(str(inside / "alias.parquet"), [str(inside)]) == (str((inside / "a.parquet").resolve()),)
+
+
+def test_each_scan_reads_the_files_the_glob_matches_then(lake):
+    inside, _ = lake
+    source = DuckSource(str(inside / "*.parquet"), roots=(str(inside),))
+    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 30
+    rated(10, 5).to_parquet(inside / "b.parquet")
+    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 40
+    (inside / "a.parquet").unlink()
+    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 10
