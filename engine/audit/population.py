@@ -367,7 +367,7 @@ def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
             raise InputError(f"Could not read '{f}': {str(exc).splitlines()[0][:300]}") from None
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if columns.id in frame.columns and not pd.api.types.is_numeric_dtype(frame[columns.id]):
-        empty = (frame[columns.id].astype("string").fillna("") == "").to_numpy()
+        empty = (frame[columns.id].astype("string").fillna("") == "").to_numpy(dtype=bool)
         if empty.any():  # an empty id is a missing one, as DuckDB and Spark read it
             frame[columns.id] = frame[columns.id].where(~empty, None)
     return memory_population(frame, columns, name=f"'{path}'" if len(files) > 1 else f"'{os.path.basename(path)}'")
