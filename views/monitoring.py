@@ -109,7 +109,7 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, object]
     sentence = (f"{reviewers:g} reviewers × {per_day:g} reviews a day = {capacity:,.0f} reviews per day. "
                 f"{queue.sentence()} The threshold that fits this capacity with the most true positives is "
                 f"{point.threshold:.4g} ({point.flagged / dated.days:,.1f} flagged a day).")
-    st.write(sentence)
+    st.markdown(md(sentence))
     figure = backlog_figure(queue)
     st.plotly_chart(figure, key="mon_backlog_chart")
     return sentence, figure
