@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from engine.errors import InputError
-from engine.pn import Economics
+from engine.pn import Economics, money_statement
 from views.state import md
 
 TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3
@@ -72,3 +72,29 @@ def money_controls(key: str) -> Money:
     st.caption(f"Target marginal precision from money: m = (C + F) / (V + F) = ({cost:g} + {fp_cost:g}) / "
                f"({value:g} + {fp_cost:g}) = {economics.target:.4g}.")
     return Money(economics, currency)
+
+
+def chosen_target(key: str) -> tuple[float, Money]:
+    """The target: from the slider, or the break-even marginal precision of the money entered."""
+    money = money_controls(key)
+    if money.economics is None:
+        return target_controls(), money
+    st.metric("Target marginal precision (break-even)", f"{money.economics.target:.4g}")
+    return money.economics.target, money
+
+
+def money_sentence(tp: float, fp: float, marginal_precision: float, money: Money) -> str:
+    """TP and FP flagged in money ('' without money): value caught, review cost, net, the last document's value."""
+    if money.economics is None:
+        return ""
+    statement = money_statement(tp, fp, money.economics, marginal_precision=marginal_precision)
+    return "In money: " + statement.sentence(money.currency)
+
+
+def money_settings(money: Money) -> dict:
+    """The amounts behind the target, for a record item's settings (empty without money)."""
+    e = money.economics
+    if e is None:
+        return {}
+    return {"review_cost": e.review_cost, "value_per_positive": e.value_per_positive,
+            "cost_per_false_positive": e.cost_per_false_positive, "currency": money.currency}

@@ -21,7 +21,7 @@ from engine.monitor import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import Money, money_controls
+from views.controls import Money, money_controls, money_settings
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
@@ -138,13 +138,11 @@ def results(dataset: SessionInput, s: Settings) -> None:
     reviewers = reviewers_section(dated, s.threshold)
     if reviewers is not None:
         sentence, figures = f"{sentence} {reviewers[0]}", figures + [("Review backlog", reviewers[1])]
-    e = s.money.economics
     add_to_record(lambda: new_item(
         "monitoring", f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}", sentence,
         tables=[("Periods", table)], figures=figures, data_fingerprint=dated.data.fingerprint,
         settings={"classifier": dated.classifier, "period": s.period, "threshold": s.threshold, "target": s.target,
-                  "level": s.level, "review_cost": e and e.review_cost, "value_per_positive": e and e.value_per_positive,
-                  "cost_per_false_positive": e and e.cost_per_false_positive}, link=current_link()),
+                  "level": s.level, **money_settings(s.money)}, link=current_link()),
         key="record_monitoring")
 
 

@@ -15,7 +15,6 @@ from engine.pn import (
     allocate_target,
     bootstrap,
     cost_per_true_positive,
-    money_statement,
     marginal_precision_figure,
     operating_point,
     operating_point_cards,
@@ -32,7 +31,7 @@ from engine.pn import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import TARGET_DEFAULT, Money, money_controls, target_controls
+from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
 from views.navigation import current_link
@@ -139,33 +138,14 @@ def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> 
 _CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by the segments view
 
 
-def chosen_target() -> tuple[float, Money]:
-    """The target: from the slider, or the break-even marginal precision of the money entered."""
-    money = money_controls("op")
-    if money.economics is None:
-        target = target_controls()
-    else:
-        target = money.economics.target
-        st.metric("Target marginal precision (break-even)", f"{target:.4g}")
-    st.session_state[_CHOSEN] = (target, money)
-    return target, money
-
-
-def money_sentence(tp: float, fp: float, marginal_precision: float, money: Money) -> str:
-    """TP and FP flagged in money ('' without money): value caught, review cost, net, the last document's value."""
-    if money.economics is None:
-        return ""
-    statement = money_statement(tp, fp, money.economics, marginal_precision=marginal_precision)
-    return "In money: " + statement.sentence(money.currency)
-
-
 @st.fragment
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
     hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
     c = st.columns([3, 2])
     with c[0]:
-        target, money = chosen_target()
+        target, money = chosen_target("op")
+        st.session_state[_CHOSEN] = (target, money)
     c[1].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
                 help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
                      "fewer false positives than this.")
@@ -192,16 +172,13 @@ def operating_point_view(curve: Curve, table) -> None:
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
-    e = money.economics
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
         " ".join(filter(None, [operating_point_sentence(classifier, op, ci), in_money])),
         tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
-                  **({} if e is None else {"review_cost": e.review_cost, "value_per_positive": e.value_per_positive,
-                                           "cost_per_false_positive": e.cost_per_false_positive,
-                                           "currency": money.currency})},
+                  **money_settings(money)},
         link=current_link()), key="record_op")
 
 
@@ -288,7 +265,7 @@ def segments_view(curve: Curve) -> None:
         " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target}, link=current_link()),
+                  "target": None if by_capacity else target, **money_settings(money)}, link=current_link()),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     intervals = on_click("_segment_ci", (key, classifier),
