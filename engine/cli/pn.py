@@ -1,7 +1,10 @@
 """``opstudio sweep`` and ``opstudio paths``: operating points and joint thresholds (Robles et al., AAAI-MAKE 2020).
 
 FILE is rated data (CSV, CSV.gz or Parquet) or, for ``paths``, the aggregated
-``t1..tk, tp, fp`` format.
+``t1..tk, tp, fp`` format. A target marginal precision can instead be derived from money
+(``--review-cost C --value-per-positive V [--cost-per-false-positive F]``: the break-even
+m = (C + F) / (V + F), :class:`engine.pn.Economics`), and a capacity from reviewers
+(``--reviewers R --reviews-per-day Q``: R·Q a day over the D days the dated ratings cover).
 """
 
 from __future__ import annotations
