@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from playwright.sync_api import expect
@@ -36,8 +38,8 @@ def test_a_dated_upload(server, page, tmp_path):
     drift = days >= np.datetime64("2024-04-15")
     positive = rng.uniform(size=days.size) < np.where(drift, score ** 3, score)
     f = tmp_path / "tickets.csv"
-    f.write_text("reviewed_on,risk,outcome\n" + "\n".join(
-        f"{d},{s},{'fraud' if p else 'ok'}" for d, s, p in zip(days.astype(str), score, positive)))
+    f.write_text("rated_on,risk,outcome\n" + "\n".join(
+        f"{d},{s},{'yes' if p else 'no'}" for d, s, p in zip(days.astype(str), score, positive)))
     page.goto(f"{server}/data")
     settle(page, "Validation report")
     page.get_by_text("Upload a file", exact=True).click()
@@ -52,8 +54,9 @@ def test_a_dated_upload(server, page, tmp_path):
     expect(page.locator('[data-testid="stMain"]')).to_contain_text("Days covered", timeout=30_000)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Monitoring", exact=True).click()  # same session
     settle(page, "Periods")
-    expect(page.locator('[data-testid="stSelectbox"]').filter(has_text="Dated ratings")).to_contain_text(
-        "tickets.csv", timeout=30_000)  # the upload is the active dated input
+    expect(page.get_by_role("combobox", name="Dated ratings")).to_have_value(
+        re.compile(r"tickets\.csv.*your upload"), timeout=30_000)  # the upload is the active dated input
     assert_healthy(page, 2)
     assert metric(page, "Periods") == "20"
+    assert metric(page, "First alert") == "2024-04-22"  # the drift of 2024-04-15, caught in its second week
     shot(page, "monitoring_upload")
