@@ -13,6 +13,8 @@ from engine.monitor import (
     baseline_threshold,
     capacity_per_day,
     capacity_threshold,
+    flagged_per_day,
+    flagged_per_day_figure,
     marginal_precision_over_time_figure,
     money_over_time_figure,
     monitor,
@@ -92,7 +94,7 @@ def alerts_section(result: Monitoring) -> None:
                    f"{1 - result.level:.0%} however many periods are checked).")
 
 
-def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, object] | None:
+def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] | None:
     """Reviewers per day against the flagged documents per day: the backlog T builds, the threshold that fits."""
     if not st.toggle("Reviewers: the backlog this threshold builds", key="mon_reviewers_on", bind="query-params",
                      persist_state="session"):
@@ -106,13 +108,19 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, object]
     queue = backlog(dated.scores, dated.dates, threshold, capacity)
     point = capacity_threshold(dated.scores, dated.data.labels, dated.dates, reviewers=reviewers,
                                reviews_per_day=per_day)
-    sentence = (f"{reviewers:g} reviewers × {per_day:g} reviews a day = {capacity:,.0f} reviews per day. "
+    sentence = (f"{reviewers:g} reviewer{'' if reviewers == 1 else 's'} × {per_day:g} reviews a day = {capacity:,.0f} reviews per day. "
                 f"{queue.sentence()} The threshold that fits this capacity with the most true positives is "
                 f"{point.threshold:.4g} ({point.flagged / dated.days:,.1f} flagged a day).")
     st.markdown(md(sentence))
-    figure = backlog_figure(queue)
-    st.plotly_chart(figure, key="mon_backlog_chart")
-    return sentence, figure
+    load = memo(("mon_flagged_per_day", dated.data.fingerprint, dated.mapping),
+                lambda: flagged_per_day(dated.scores, dated.dates))
+    figures = [("Review backlog", backlog_figure(queue)),
+               ("Flagged per day at every threshold", flagged_per_day_figure(load, capacity=capacity,
+                                                                             threshold=threshold))]
+    charts = st.columns(2)
+    charts[0].plotly_chart(figures[0][1], key="mon_backlog_chart")
+    charts[1].plotly_chart(figures[1][1], key="mon_flagged_chart")
+    return sentence, figures
 
 
 def results(dataset: SessionInput, s: Settings) -> None:
@@ -137,7 +145,7 @@ def results(dataset: SessionInput, s: Settings) -> None:
     st.subheader("Reviewers")
     reviewers = reviewers_section(dated, s.threshold)
     if reviewers is not None:
-        sentence, figures = f"{sentence} {reviewers[0]}", figures + [("Review backlog", reviewers[1])]
+        sentence, figures = f"{sentence} {reviewers[0]}", figures + reviewers[1]
     add_to_record(lambda: new_item(
         "monitoring", f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}", sentence,
         tables=[("Periods", table)], figures=figures, data_fingerprint=dated.data.fingerprint,

@@ -64,7 +64,11 @@ def test_reviewers_show_the_engines_backlog(app, sample):
     assert queue.peak > 0  # 54 flagged a day against 40 reviews
     written = " ".join(m.value for m in at.main.markdown)
     assert queue.sentence().split(":")[0] in written.replace("\\", "")
-    assert "mon_backlog_chart" in [c.key for c in at.get("plotly_chart")]
+    assert {"mon_backlog_chart", "mon_flagged_chart"} <= {c.key for c in at.get("plotly_chart")}
+    at.button(key="record_monitoring").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert "1 reviewer × 40 reviews a day" in item.sentence
+    assert [n for n, _ in item.figures][-2:] == ["Review backlog", "Flagged per day at every threshold"]
 
 
 def test_add_to_record_keeps_the_decision_with_its_money(app):
