@@ -44,6 +44,14 @@ class Settings:
     level: float
 
 
+def deployed_default(dataset: SessionInput, baseline: float) -> None:
+    """Another input starts at its own first quarter's threshold (a threshold typed for one file is not another's)."""
+    previous = st.session_state.get("_mon_threshold_for")
+    if previous is not None and previous != dataset.key:
+        st.session_state["mon_threshold"] = round(baseline, 6)
+    st.session_state["_mon_threshold_for"] = dataset.key
+
+
 def settings(dataset: SessionInput) -> Settings:
     c = st.columns([1, 3])
     period = c[0].selectbox("Period", PERIODS, index=PERIODS.index("week"), key="mon_period", bind="query-params",
@@ -58,6 +66,7 @@ def settings(dataset: SessionInput) -> Settings:
         target = money.economics.target
     dated: DatedRated = dataset.value
     baseline = memo(("mon_baseline", *dataset.key, target), lambda: baseline_threshold(dated, target))
+    deployed_default(dataset, baseline)
     c = st.columns([1, 1, 2])
     threshold = c[0].number_input("Deployed threshold T", value=round(baseline, 6), step=0.001, format="%.4f",
                                   key="mon_threshold", bind="query-params", persist_state="session",
@@ -67,6 +76,8 @@ def settings(dataset: SessionInput) -> Settings:
                                     "periods are checked.")
     c[2].caption(f"The threshold chosen once: the operating point for the target on the first quarter of the data is "
                  f"{baseline:.4g} (the default of T).")
+    c[2].button("Use the first quarter's threshold", key="mon_use_baseline", on_click=st.session_state.__setitem__,
+                args=("mon_threshold", round(baseline, 6)))
     return Settings(period, float(target), money, float(threshold), float(level))
 
 

@@ -93,7 +93,9 @@ def test_an_uploaded_dated_file_with_other_column_names(app):
                           "verdict": np.where(rng.uniform(size=days.size) < score, "yes", "no")})
     buf = io.BytesIO()
     frame.to_csv(buf, index=False)
-    at = upload_input(app(), "shop_reviews.csv", buf.getvalue(), kind="dated")
+    at = app(page=PAGE)  # the sample first: its threshold 0.568 must not stay for the upload
+    at.number_input(key="mon_threshold").set_value(0.6).run()
+    at = upload_input(at, "shop_reviews.csv", buf.getvalue(), kind="dated")
     assert not at.exception and not at.error
     at.switch_page(PAGE).run()
     assert not at.exception
@@ -104,3 +106,12 @@ def test_an_uploaded_dated_file_with_other_column_names(app):
     expected = monitor(dated.counts("week"), threshold, 0.3)
     assert cards(at)["Periods"] == str(len(expected.periods))
     assert expected.alerts == [] and "No alert" in at.success[0].value  # no drift: no alert
+
+
+def test_the_baseline_button_restores_the_first_quarters_threshold(app):
+    at = app(page=PAGE)
+    at.number_input(key="mon_threshold").set_value(0.7).run()
+    assert cards(at)["First alert"] != "2025-07-28"
+    at.button(key="mon_use_baseline").click().run()
+    assert at.number_input(key="mon_threshold").value == pytest.approx(0.568)
+    assert cards(at)["First alert"] == "2025-07-28"
