@@ -112,17 +112,18 @@ def show_cards(curve: Curve, op, ci) -> None:
             column.caption(card.caption)
 
 
-def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> None:
+def show_report(curve: Curve, op, ci, second, table, figures, target: float, money: Money) -> None:
     st.subheader("Report")
     u, classifier = curve.uncertainty, curve.classifier
     settings = {"target": target, "bootstrap_replicates": u.n_boot, "interval_level": u.level, "seed": u.seed,
-                "what_if_target": second.target if second else None}
+                "what_if_target": second.target if second else None, **money_settings(money)}
     report_key = (curve.dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
     built = on_click("op_report", report_key,
                      st.button("Build report", key="build_op_report",
                                help="One HTML file (opens offline) and a JSON record."),
                      lambda: operating_point_report(curve.dataset.rated, classifier, op, settings, ci=ci,
-                                                    what_if=second, sweep=table, figures=figures),
+                                                    what_if=second, sweep=table, figures=figures,
+                                                    economics=money.economics, currency=money.currency),
                      spinner="Building the report")
     if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
@@ -171,7 +172,7 @@ def operating_point_view(curve: Curve, table) -> None:
     mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
-    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
         " ".join(filter(None, [operating_point_sentence(classifier, op, ci), in_money])),

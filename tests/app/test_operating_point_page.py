@@ -140,7 +140,7 @@ def test_no_group_column_says_how_to_get_segments(app):
     assert "Map a group column" in " ".join(i.value for i in at.info)
 
 
-def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the_value(app):
+def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the_value(app, served):
     from engine.pn import Economics, money_statement
 
     data = load_rated(sample_path("synthetic"))
@@ -160,6 +160,10 @@ def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the
     at.button(key="record_op").click().run()
     item = at.session_state["_decision_record"][-1]
     assert statement in item.sentence and item.provenance["settings"]["value_per_positive"] == 9.0
+    at.button(key="build_op_report").click().run()
+    record = json.loads(served(download_buttons(at)["Download operating point (JSON)"]))
+    assert record["money"]["net_value"] == pytest.approx(9 * op.tp - 2 * (op.tp + op.fp) - op.fp)
+    assert record["settings"]["review_cost"] == 2.0
 
 
 def test_reviewers_give_the_allocation_of_their_capacity(app):
