@@ -166,12 +166,12 @@ def figures(v: GridView, front, paths, points, boot):
     return [("Threshold space", space_fig), ("PN view", pn_view)]
 
 
-def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot) -> None:
+def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot, money: dict) -> None:
     st.subheader("Report")
     settings = {"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "spacing": v.spacing,
                 "analytic_family": v.family, "target": target,
-                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
-    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0)
+                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None, **money}
+    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0, tuple(sorted(money.items())))
     built = on_click("paths_report", report_key, st.button("Build report", key="build_paths_report"),
                      lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs,
                                              bootstrap_summary=spread), spinner="Building the report")
@@ -226,7 +226,7 @@ def paths_view(v: GridView) -> None:
         data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
         settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
                   "target": target, **money_settings(money)}, link=current_link()), key="record_paths")
-    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot)
+    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
 st.title("Ensemble paths")
