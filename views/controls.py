@@ -56,9 +56,11 @@ def money_controls(key: str) -> Money:
         return Money(None, "")
     c = st.columns(4)
     cost = c[0].number_input("Cost per review (C)", 0.0, None, 3.0, 0.5, key=f"{key}_review_cost",
-                             bind="query-params", persist_state="session", help="What reviewing one flagged document costs.")
+                             bind="query-params", persist_state="session",
+                             help="What reviewing one flagged document costs.")
     value = c[1].number_input("Value per caught positive (V)", 0.0, None, 10.0, 1.0, key=f"{key}_value_per_positive",
-                              bind="query-params", persist_state="session", help="What one true positive caught is worth.")
+                              bind="query-params", persist_state="session",
+                              help="What one true positive caught is worth.")
     fp_cost = c[2].number_input("Cost per false positive (F)", 0.0, None, 0.0, 0.5, key=f"{key}_cost_per_fp",
                                 bind="query-params", persist_state="session",
                                 help="What a false positive costs beyond its review (an annoyed customer ...).")

@@ -95,7 +95,8 @@ def alerts_section(result: Monitoring) -> None:
     c[0].metric("Periods", f"{len(result.periods)}")
     c[1].metric("Alerts", f"{len(alerts)}")
     c[2].metric("First alert", alerts[0]["period"] if alerts else "none")
-    c[3].metric("Flagged per day", f"{sum(p.tp + p.fp for p in result.periods) / sum(p.days for p in result.periods):,.1f}")
+    flagged = sum(p.tp + p.fp for p in result.periods) / sum(p.days for p in result.periods)
+    c[3].metric("Flagged per day", f"{flagged:,.1f}")
     if alerts:
         st.error(md(f"Alert from the {result.period} of {alerts[0]['period']}: {alerts[0]['reason']}"))
         with st.expander(f"All {len(alerts)} alerts"):
@@ -119,7 +120,8 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
     queue = backlog(dated.scores, dated.dates, threshold, capacity)
     point = capacity_threshold(dated.scores, dated.data.labels, dated.dates, reviewers=reviewers,
                                reviews_per_day=per_day)
-    sentence = (f"{reviewers:g} reviewer{'' if reviewers == 1 else 's'} × {per_day:g} reviews a day = {capacity:,.0f} reviews per day. "
+    sentence = (f"{reviewers:g} reviewer{'' if reviewers == 1 else 's'} × {per_day:g} reviews a day = "
+                f"{capacity:,.0f} reviews per day. "
                 f"{queue.sentence()} The threshold that fits this capacity with the most true positives is "
                 f"{point.threshold:.4g} ({point.flagged / dated.days:,.1f} flagged a day).")
     st.markdown(md(sentence))

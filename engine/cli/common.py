@@ -43,7 +43,7 @@ def source_path(args) -> str:
 
 
 def add_money_arguments(parser) -> None:
-    """``--review-cost C --value-per-positive V [--cost-per-false-positive F] [--currency S]``: the target from money."""
+    """``--review-cost C --value-per-positive V [--cost-per-false-positive F] [--currency S]``: a target from money."""
     parser.add_argument("--review-cost", type=float, help="C: cost of reviewing one document (with "
                                                           "--value-per-positive instead of --target; no default)")
     parser.add_argument("--value-per-positive", type=float, help="V: value of one caught positive (no default)")

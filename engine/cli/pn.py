@@ -50,7 +50,15 @@ from ..pn import (
     upper_hull,
 )
 from ..monitor import capacity_per_day, load_dated
-from .common import add_money_arguments, add_source_arguments, economics_of, money_json, print_json, print_table, source_path
+from .common import (
+    add_money_arguments,
+    add_source_arguments,
+    economics_of,
+    money_json,
+    print_json,
+    print_table,
+    source_path,
+)
 
 __all__ = ["add_parsers"]
 
@@ -124,8 +132,8 @@ def _print_extras(args, tp: float, fp: float, marginal_precision: float) -> None
               f"({e.value_per_positive:g} + {e.cost_per_false_positive:g}) = {e.target:.4g}. "
               + statement.sentence(args.currency))
     if args.reviewers is not None:
-        print(f"Capacity: {args.reviewers:g} reviewers × {args.reviews_per_day:g} reviews a day × {args.days} days the "
-              f"ratings cover = {args.capacity:,.0f} reviews.")
+        print(f"Capacity: {args.reviewers:g} reviewers × {args.reviews_per_day:g} reviews a day × {args.days} days "
+              f"the ratings cover = {args.capacity:,.0f} reviews.")
 
 
 def run_budget(args, data, name: str) -> int:

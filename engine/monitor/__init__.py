@@ -12,7 +12,15 @@ reviewers into a daily capacity and a backlog; money lives in :mod:`engine.pn.ec
 
 from .alerts import ODDS_RATIOS, Evidence, e_detector, naive_alarms
 from .counts import PeriodCounts, counts_from_groups, period_counts
-from .data import BASELINE_DAYS, DatedMapping, DatedRated, baseline_threshold, dated_from_frame, detect_dated, load_dated
+from .data import (
+    BASELINE_DAYS,
+    DatedMapping,
+    DatedRated,
+    baseline_threshold,
+    dated_from_frame,
+    detect_dated,
+    load_dated,
+)
 from .figures import (
     backlog_figure,
     evidence_figure,

@@ -122,7 +122,8 @@ def detect_dated(frame: pd.DataFrame, *, classifier: str | None = None, date_col
     guess = detect_columns(frame.drop(columns=[date_col]), score_cols=[classifier] if classifier else None,
                            label_col=label_col, group_col=group_col)
     if classifier is None and date_col in guess.score_cols:
-        raise RatedDataError(f"Column '{date_col}' is both the date and a score; name the classifier with --classifier.")
+        raise RatedDataError(f"Column '{date_col}' is both the date and a score; name the classifier with "
+                             "--classifier.")
     if guess.weight_col is not None:
         raise RatedDataError(f"Column '{guess.weight_col}' looks like a weight: monitoring counts every rated document "
                              "once (its intervals and alerts are for documents, not weights). Remove or rename the "
@@ -170,8 +171,8 @@ def dated_from_frame(frame: pd.DataFrame, mapping: DatedMapping | None = None, *
     rated[data.unrated_rows] = False
     missing = rated & np.isnat(all_days)
     if missing.any():
-        raise RatedDataError(f"Date column '{mapping.date_col}': missing dates on rated {describe_rows(missing)}. Every "
-                             "rated document needs the day it was rated (YYYY-MM-DD).")
+        raise RatedDataError(f"Date column '{mapping.date_col}': missing dates on rated {describe_rows(missing)}. "
+                             "Every rated document needs the day it was rated (YYYY-MM-DD).")
     return DatedRated(data, all_days[rated], mapping.date_col)
 
 

@@ -33,8 +33,8 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         return options.index(value) if value in options else 0
 
     c = st.columns(4)
-    classifier = c[0].selectbox("Score column (the classifier)", columns, index=index(columns, guess and guess.classifier),
-                                key=f"dated_score_{tag}")
+    classifier = c[0].selectbox("Score column (the classifier)", columns,
+                                index=index(columns, guess and guess.classifier), key=f"dated_score_{tag}")
     date_col = c[1].selectbox("Date column (day rated)", columns, index=index(columns, guess and guess.date_col),
                               key=f"dated_date_{tag}")
     label_col = c[2].selectbox("Label column", columns, index=index(columns, guess and guess.label_col),
