@@ -1,9 +1,11 @@
 """Monitoring: the deployed threshold period by period, its alerts, its money and the reviewers' backlog."""
 
+import math
 from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.errors import InputError
 from engine.monitor import (
     PERIODS,
     DatedRated,
@@ -66,6 +68,8 @@ def settings(dataset: SessionInput) -> Settings:
         target = money.economics.target
     dated: DatedRated = dataset.value
     baseline = memo(("mon_baseline", *dataset.key, target), lambda: baseline_threshold(dated, target))
+    if not math.isfinite(baseline):  # the first quarter flags nothing at this target: start at the highest score
+        baseline = float(dated.scores.max())
     deployed_default(dataset, baseline)
     c = st.columns([1, 1, 2])
     threshold = c[0].number_input("Deployed threshold T", value=round(baseline, 6), step=0.001, format="%.4f",
@@ -173,4 +177,7 @@ st.caption("The threshold chosen once, followed as rated documents keep arriving
            "often you look.")
 dataset = input_picker("dated", key="mon_dated", label="Dated ratings")
 if dataset is not None:
-    results(dataset, settings(dataset))
+    try:
+        results(dataset, settings(dataset))
+    except InputError as exc:
+        st.error(f"**The deployed threshold cannot be followed on this input.** {md(exc)}")

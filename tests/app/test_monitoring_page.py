@@ -115,3 +115,14 @@ def test_the_baseline_button_restores_the_first_quarters_threshold(app):
     at.button(key="mon_use_baseline").click().run()
     assert at.number_input(key="mon_threshold").value == pytest.approx(0.568)
     assert cards(at)["First alert"] == "2025-07-28"
+
+
+def test_a_file_whose_first_quarter_flags_nothing_starts_at_its_highest_score(app):
+    # one positive in five everywhere: at target 0.3 no threshold is worth it (the operating point flags nothing)
+    rows = "\n".join(f"2025-01-{1 + i % 28:02d},{i / 400:.4f},{1 if i % 5 == 1 else 0}" for i in range(400))
+    raw = f"date,score,label\n{rows}\n".encode()
+    assert baseline_threshold(load_dated(raw), 0.3) == float("inf")
+    at = upload_input(app(), "few.csv", raw, kind="dated")
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.number_input(key="mon_threshold").value == pytest.approx(399 / 400)
