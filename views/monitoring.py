@@ -14,6 +14,7 @@ from engine.monitor import (
     backlog_figure,
     baseline_threshold,
     capacity_per_day,
+    capacity_segments,
     capacity_threshold,
     flagged_per_day,
     flagged_per_day_figure,
@@ -137,6 +138,15 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
     charts = st.columns(2)
     charts[0].plotly_chart(figures[0][1], key="mon_backlog_chart")
     charts[1].plotly_chart(figures[1][1], key="mon_flagged_chart")
+    if dated.data.groups is not None:
+        allocation = memo(("mon_segments", dated.data.fingerprint, dated.mapping, capacity), lambda: capacity_segments(
+            dated.scores, dated.data.labels, dated.dates, dated.data.groups, reviewers=reviewers,
+            reviews_per_day=per_day))
+        st.caption(f"The same capacity spent with one threshold per {dated.mapping.group_col} (all the days of the "
+                   "data):")
+        st.dataframe(allocation.table(), hide_index=True)
+        st.markdown(md(allocation.sentence()))
+        sentence += " " + allocation.sentence()
     return sentence, figures
 
 

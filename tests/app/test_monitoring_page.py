@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from engine.io import sample_path
-from engine.monitor import backlog, baseline_threshold, capacity_per_day, load_dated, monitor
+from engine.monitor import backlog, baseline_threshold, capacity_per_day, capacity_segments, load_dated, monitor
 from engine.pn import Economics
 from engine.reporting import csv_bytes
 from tests.app.conftest import download_buttons, upload_input
@@ -65,6 +65,10 @@ def test_reviewers_show_the_engines_backlog(app, sample):
     written = " ".join(m.value for m in at.main.markdown)
     assert queue.sentence().split(":")[0] in written.replace("\\", "")
     assert {"mon_backlog_chart", "mon_flagged_chart"} <= {c.key for c in at.get("plotly_chart")}
+    segments = capacity_segments(sample.scores, sample.data.labels, sample.dates, sample.data.groups, reviewers=1,
+                                 reviews_per_day=40)
+    assert list(at.dataframe[-1].value["segment"])[:3] == ["north", "south", "west"]
+    assert segments.sentence() in written.replace("\\", "")
     at.button(key="record_monitoring").click().run()
     item = at.session_state["_decision_record"][-1]
     assert "1 reviewer × 40 reviews a day" in item.sentence
