@@ -1,8 +1,9 @@
 """The kinds of input the studio takes, and a first guess of an upload's kind.
 
 A session holds several named inputs, each of one kind; each page uses the kind
-it needs. Every kind has a loader in :mod:`engine.io` that returns a validated
-object or raises :class:`~engine.errors.InputError`.
+it needs. Every kind has a loader (in :mod:`engine.io`; dated ratings:
+:func:`engine.monitor.dated_from_frame`) that returns a validated object or raises
+:class:`~engine.errors.InputError`.
 
 To add a kind: write its loader, register an :class:`InputKind` here (and its
 test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
