@@ -25,7 +25,7 @@ PAGES_RENDER = """
 from engine.resources import dashboard_dir
 from streamlit.testing.v1 import AppTest
 import engine
-at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=120)
+at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=300)
 at.run()
 assert not at.exception, at.exception
 from engine.pages import PAGES

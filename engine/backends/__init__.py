@@ -8,6 +8,8 @@ CSV files or a DuckDB table, out of core; results equal the in-memory engine's.
 column mapping, counts). :mod:`~engine.backends.spark` (and :mod:`~engine.backends.spark_bootstrap`)
 count the same answers on Apache Spark, locally or on a cluster through Spark Connect (pyspark is
 imported only when used). :mod:`~engine.backends.counting` holds the arithmetic on counts they share.
+:mod:`~engine.backends.confine` decides what a DuckDB connection may read: globs walked within limits,
+every file checked against the allowed folders at each connection, connections locked to those files.
 """
 
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows

@@ -45,7 +45,7 @@ from ..pn.grid import (
     inverted_cdf_ranks,
 )
 from .counting import check_grid_arguments, select_order_statistics
-from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
+from .duckdb import DuckSource, ScanStats, duckdb_problem, label_expression, quote_identifier
 
 __all__ = ["duckdb_threshold_grid", "order_statistics", "grid_view", "check_grid_rows", "FINE_BINS", "FETCH_ROWS"]
 
@@ -71,8 +71,8 @@ def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight
                     f"AS y FROM {source.relation()}")
         con.execute("SELECT * FROM grid_rows LIMIT 0")
     except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
-            from None
+        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
+                         f"{duckdb_problem(source, exc)}") from None
 
 
 #: DuckDB column types whose values always convert to DOUBLE (no text to check)
@@ -104,7 +104,10 @@ def _check_sql(k: int, types: dict[str, str]) -> str:
 def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None):
     """(rows, rated, unrated, lows, highs) after refusing what the memory engine refuses, naming column and count."""
     types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
-    values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
+    try:
+        values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
+    except Exception as exc:  # duckdb's own error types: a CSV row past the sniffed sample, a refused file
+        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
     rows, unrated, bad_label = values[:3]
     where = f"'{source.path}'"
     if bad_label:
