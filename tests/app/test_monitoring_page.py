@@ -130,3 +130,18 @@ def test_a_file_whose_first_quarter_flags_nothing_starts_at_its_highest_score(ap
     at.switch_page(PAGE).run()
     assert not at.exception
     assert at.number_input(key="mon_threshold").value == pytest.approx(399 / 400)
+
+
+def test_the_monitoring_item_exports_with_the_record(app, served):
+    import json
+
+    at = app(page=PAGE)
+    at.toggle(key="mon_reviewers_on").set_value(True).run()
+    at.button(key="record_monitoring").click().run()
+    at.switch_page("views/record.py").run()
+    assert not at.exception
+    record = json.loads(served(download_buttons(at)["Download JSON"]))
+    item = record["items"][-1]
+    assert item["kind"] == "monitoring" and "2025-07-28" in item["sentence"]
+    html = served(download_buttons(at)["Download HTML"]).decode()
+    assert "Monitoring of score" in html and "Plotly.newPlot" in html
