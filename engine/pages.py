@@ -62,6 +62,9 @@ PAGES: tuple[Page, ...] = (
     Page("operating-point", "Operating point", ":material/tune:", "views/operating_point.py",
          "Which threshold makes one more true positive cost at most c false positives — and how do I spend "
          "N reviews across segments?", "Rated data (scores + raters' verdicts).", ("rated",)),
+    Page("monitoring", "Monitoring", ":material/monitoring:", "views/monitoring.py",
+         "Does the deployed threshold still meet its target, week after week — and what is it worth, and can the "
+         "reviewers keep up?", "Rated data with the day each document was rated.", ("dated",)),
     Page("ensemble-paths", "Ensemble paths", ":material/timeline:", "views/ensemble_paths.py",
          "Which joint thresholds for 2+ classifiers combined with OR / AND?",
          "Rated data with 2+ score columns, or aggregated counts.", ("rated", "counts")),

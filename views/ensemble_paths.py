@@ -25,7 +25,7 @@ from engine.pn import (
     threshold_space_figure,
 )
 from engine.record import new_item
-from views.controls import target_controls
+from views.controls import chosen_target, money_sentence, money_settings
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
@@ -166,12 +166,12 @@ def figures(v: GridView, front, paths, points, boot):
     return [("Threshold space", space_fig), ("PN view", pn_view)]
 
 
-def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot) -> None:
+def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot, money: dict) -> None:
     st.subheader("Report")
     settings = {"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "spacing": v.spacing,
                 "analytic_family": v.family, "target": target,
-                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
-    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0)
+                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None, **money}
+    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0, tuple(sorted(money.items())))
     built = on_click("paths_report", report_key, st.button("Build report", key="build_paths_report"),
                      lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs,
                                              bootstrap_summary=spread), spinner="Building the report")
@@ -189,7 +189,7 @@ def report_section(v: GridView, target: float, table, points: dict, figs, spread
 def paths_view(v: GridView) -> None:
     """The paths at a target, their figures, comparison and report: a target move reruns only this part."""
     grid = v.grid
-    target = target_controls()
+    target, money = chosen_target("paths")
     front = memo(("frontier", *v.key), lambda: frontier(grid))
     gp = memo(("graph", *v.key), lambda: graph_path(grid))
     with st.spinner(f"Optimising the analytic ({v.family}) path"):
@@ -203,6 +203,10 @@ def paths_view(v: GridView) -> None:
     r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
     r[2].metric(f"Analytic ({v.family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
     r[3].metric("Frontier area", f"{front.area:,.0f}")
+    graph = ops[gp.method]
+    in_money = money_sentence(graph.tp, graph.fp, graph.mp_above, money)
+    if in_money:
+        st.markdown(md(f"Graph path — {in_money}"))
     boot = graph_bootstrap(v)
     figs = figures(v, front, paths, [*ops.items(), ("best grid point", best)], boot)
 
@@ -216,12 +220,13 @@ def paths_view(v: GridView) -> None:
         st.dataframe(spread, hide_index=True)
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
-                            f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best),
+                            f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best),
+                                                                    in_money and f"Graph path — {in_money}"])),
         tables=[("Graph and analytic paths compared", table)], figures=figs,
         data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
         settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
-                  "target": target}, link=current_link()), key="record_paths")
-    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot)
+                  "target": target, **money_settings(money)}, link=current_link()), key="record_paths")
+    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
 st.title("Ensemble paths")

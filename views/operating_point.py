@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from engine.errors import InputError
+from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
 from engine.pn import (
     Bootstrap,
@@ -30,7 +31,7 @@ from engine.pn import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import TARGET_DEFAULT, target_controls
+from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
 from views.navigation import current_link
@@ -111,17 +112,18 @@ def show_cards(curve: Curve, op, ci) -> None:
             column.caption(card.caption)
 
 
-def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> None:
+def show_report(curve: Curve, op, ci, second, table, figures, target: float, money: Money) -> None:
     st.subheader("Report")
     u, classifier = curve.uncertainty, curve.classifier
     settings = {"target": target, "bootstrap_replicates": u.n_boot, "interval_level": u.level, "seed": u.seed,
-                "what_if_target": second.target if second else None}
+                "what_if_target": second.target if second else None, **money_settings(money)}
     report_key = (curve.dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
     built = on_click("op_report", report_key,
                      st.button("Build report", key="build_op_report",
                                help="One HTML file (opens offline) and a JSON record."),
                      lambda: operating_point_report(curve.dataset.rated, classifier, op, settings, ci=ci,
-                                                    what_if=second, sweep=table, figures=figures),
+                                                    what_if=second, sweep=table, figures=figures,
+                                                    economics=money.economics, currency=money.currency),
                      spinner="Building the report")
     if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
@@ -134,19 +136,26 @@ def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> 
                          key="op_report_json")
 
 
+_CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by the segments view
+
+
 @st.fragment
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
     hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
     c = st.columns([3, 2])
     with c[0]:
-        target = target_controls()
+        target, money = chosen_target("op")
+        st.session_state[_CHOSEN] = (target, money)
     c[1].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
                 help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
                      "fewer false positives than this.")
     op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
     show_cards(curve, op, ci)
+    in_money = money_sentence(op.tp, op.fp, op.mp_above, money)
+    if in_money:
+        st.markdown(md(in_money))
 
     second = None
     if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
@@ -163,12 +172,14 @@ def operating_point_view(curve: Curve, table) -> None:
     mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
-    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
-        operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
+        " ".join(filter(None, [operating_point_sentence(classifier, op, ci), in_money])),
+        tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot},
+        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
+                  **money_settings(money)},
         link=current_link()), key="record_op")
 
 
@@ -196,6 +207,32 @@ def segment_table(allocation, classifier: str, by_capacity: bool):
     return table
 
 
+BUDGETS = ("Review capacity", "Reviewers", "Target marginal precision")
+
+
+def budget_controls(c, total: float) -> tuple[bool, float, str]:
+    """(by capacity, capacity in documents, the reviewers in words): a number of reviews, or R reviewers doing Q
+    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target."""
+    budget = c[0].radio("Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params",
+                        persist_state="session")
+    if budget != "Reviewers":
+        capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
+                                           step=100.0, key="capacity", bind="query-params", persist_state="session",
+                                           disabled=budget != "Review capacity"))
+        return budget == "Review capacity", capacity, ""
+    with c[1]:
+        r = st.columns(3)
+        reviewers = r[0].number_input("Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params",
+                                      persist_state="session")
+        per_day = r[1].number_input("Reviews per day each", 1.0, None, 40.0, 5.0, key="op_reviews_per_day",
+                                    bind="query-params", persist_state="session")
+        days = r[2].number_input("Days the ratings cover", 1, None, 30, 1, key="op_rating_days", bind="query-params",
+                                 persist_state="session", help="The rated documents were flagged over this many days.")
+    per = capacity_per_day(reviewers, per_day)
+    return True, per * days, (f"Capacity: {reviewers:g} reviewers × {per_day:g} reviews a day × {days} days = "
+                              f"{per * days:,.0f} reviews ({per:,.0f} a day).")
+
+
 @st.fragment
 def segments_view(curve: Curve) -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
@@ -211,28 +248,27 @@ def segments_view(curve: Curve) -> None:
     curves = memo(("segments", *key, classifier), lambda: segment_curves(
         curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
     c = st.columns([2, 2, 3])
-    by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
-                             horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
-    total = curves.total_flagged
-    capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
-                                       step=100.0, key="capacity", bind="query-params", persist_state="session",
-                                       disabled=not by_capacity))
-    target = float(st.session_state.get("target", TARGET_DEFAULT))
+    by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
+    target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
     allocation = allocation_of(curve, curves, by_capacity, capacity, target)
     c[2].markdown(allocation.sentence())
+    mu = allocation.common_marginal_precision if by_capacity else target
+    in_money = money_sentence(allocation.total["tp"], allocation.total["fp"], mu, money)
+    if reviewers or in_money:
+        c[2].markdown(md(" ".join(filter(None, [reviewers, in_money]))))
     if allocation.note:
         c[2].caption(allocation.note)
     table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
     add_to_record(lambda: new_item(
-        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}", allocation.sentence(),
+        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
+        " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target}, link=current_link()),
+                  "target": None if by_capacity else target, **money_settings(money)}, link=current_link()),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
-    mu = allocation.common_marginal_precision if by_capacity else target
     intervals = on_click("_segment_ci", (key, classifier),
                          st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"),
                          lambda: (mu, segment_intervals(curve.scores, d.labels, d.groups, d.weights,

@@ -1,8 +1,9 @@
 """The kinds of input the studio takes, and a first guess of an upload's kind.
 
 A session holds several named inputs, each of one kind; each page uses the kind
-it needs. Every kind has a loader in :mod:`engine.io` that returns a validated
-object or raises :class:`~engine.errors.InputError`.
+it needs. Every kind has a loader (in :mod:`engine.io`; dated ratings:
+:func:`engine.monitor.dated_from_frame`) that returns a validated object or raises
+:class:`~engine.errors.InputError`.
 
 To add a kind: write its loader, register an :class:`InputKind` here (and its
 test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
@@ -56,6 +57,13 @@ INPUT_KINDS: dict[str, InputKind] = {
         "(1/0, yes/no, tp/fp ...; empty = not rated yet); optionally a weight and a group column.",
         "doc_id,score_image,score_text,label,region\n1,0.91,0.40,1,north\n2,0.62,0.88,0,south\n"
         "3,0.55,0.97,,west\n4,0.47,0.31,0,north"),
+    "dated": InputKind(
+        "dated", "Dated ratings",
+        "Rated data over time: one row per rated document with one classifier's score, the raters' verdict "
+        "(empty = not rated yet) and the day it was rated (YYYY-MM-DD); optionally a group column. The Monitoring "
+        "page follows a deployed threshold period by period.",
+        "doc_id,date,score,label,region\n1,2025-01-06,0.91,1,north\n2,2025-01-06,0.62,0,south\n"
+        "3,2025-01-07,0.55,,west\n4,2025-01-08,0.47,0,north"),
     "counts": InputKind(
         "counts", "Aggregated counts",
         "The paper's aggregated format: one row per threshold tuple t1..tk with the true and false positives "

@@ -51,7 +51,7 @@ SAMPLES: dict[str, Sample] = {
                    "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)", "rated"),
     "monitoring": Sample("monitoring_rated.csv.gz", "Synthetic year of dated ratings with a drift (monitoring)",
                          "One classifier's rated documents over 52 weeks of 2025 with the day each was rated; from "
-                         "2025-07-07 on the same score is worth less (the drift an alert should catch)", "rated"),
+                         "2025-07-07 on the same score is worth less (the drift an alert should catch)", "dated"),
     "synthetic_counts": Sample("synthetic_rare_events_counts.csv", "Synthetic rare events, aggregated counts",
                                "The synthetic sample in the paper's aggregated format (t1, t2, tp, fp)", "counts"),
     "bank_batches": Sample("bank_marketing_batches.csv.gz", "UCI Bank Marketing, probability batches of 500 "

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.e2e
 #: per page (engine.pages.PAGES): a query that keeps it quick, a text shown once it has drawn, its charts
 EXPECTED = {"home": ("", "First time here?", 0), "data": ("", "Validation report", 2),
             "operating-point": ("", "Sweep of target marginal precisions", 3),
+            "monitoring": ("", "Periods", 2),
             "ensemble-paths": ("", "Comparison", 2), "batch-decisions": ("", "Decided items", 2),
             "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2), "constraints": ("", "Train", 0),
             "record": ("", "The record is empty", 0)}
