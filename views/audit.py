@@ -25,6 +25,7 @@ from engine.pn import operating_point, pn_curve, upper_hull
 from engine.plotting import SCREEN_POINTS
 from engine.record import new_item
 from views.audit_link import audit_estimate, companion_rated, remember_audit
+from views.audit_population import choose_population
 from views.controls import TARGET_DEFAULT
 from views.inputs import active_input, input_picker
 from views.navigation import current_link
@@ -106,10 +107,11 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
     s = plan_settings(audit)
     pilot = audit.value if s.pilot else None
     try:
-        planned = memo(("audit_plan", *population.key, s, audit.fingerprint if s.pilot else None),
-                       lambda: plan(population.value, below=s.below, budget=s.budget, half_width=s.half_width,
-                                    strata=s.strata, allocation=s.allocation, pilot=pilot,
-                                    prior_column=population.mapping.prior, seed=s.seed))
+        with st.spinner("Planning the audit" + (" with DuckDB" if population.source == "server" else "")):
+            planned = memo(("audit_plan", *population.key, s, audit.fingerprint if s.pilot else None),
+                           lambda: plan(population.value, below=s.below, budget=s.budget, half_width=s.half_width,
+                                        strata=s.strata, allocation=s.allocation, pilot=pilot,
+                                        prior_column=population.mapping.prior, seed=s.seed))
     except InputError as exc:
         st.error(f"**No plan.** {md(exc)}")
         return None
@@ -212,7 +214,7 @@ st.caption("How many positives does the review line miss? Plan a random sample o
            "with intervals (design-based, honest when an audit finds few or no positives).")
 companion_rated()  # a shipped audit opens with its shipped rated data
 st.header("1. Plan the audit")
-population = input_picker("population", key="audit_population", label="Population (every scored document)")
+population = choose_population()
 planned = plan_step(population, active_input("audit"))
 st.header("2. Estimate from the reviewed audit")
 audit = input_picker("audit", key="audit_reviewed", label="Reviewed audit (the plan with 'label' filled in)")

@@ -160,3 +160,31 @@ def test_uploaded_population_rated_data_and_audit(app, served):
     assert metrics(at)["Missed positives"] == f"{expected.positives.estimate:,.1f}"
     at.button(key="record_audit").click().run()
     assert at.session_state["_decision_record"][-1].provenance["settings"]["seed"] == 2
+
+
+def test_a_population_on_the_server_is_planned_by_duckdb_with_the_same_documents(app, served, tmp_path, shipped):
+    population = pd.read_csv(sample_path("satimage_population"))
+    path = tmp_path / "scored.parquet"
+    population.to_parquet(path)
+    at = app(page=PAGE)
+    at.radio(key="audit_population_source").set_value("Rows on the server (DuckDB)").run()
+    assert "Connect to the scored documents" in at.info[0].value
+    at.text_input(key="audit_pop_path").set_value(str(path)).run()
+    at.button(key="audit_pop_connect").click().run()
+    assert not at.exception and not at.error
+    expected = plan(memory_population(population, PopulationColumns("doc_id", "score")), below=0.9, budget=300,
+                    strata=6, seed=0)  # no prior column guessed: proportional
+    csv = served(download_buttons(at)["Download the plan (plan.csv)"])
+    assert csv == expected.csv()
+    at.button(key="record_plan").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert item.provenance["settings"]["backend"] == "duckdb" and str(path) in item.provenance["settings"]["population"]
+
+
+def test_a_server_path_that_does_not_exist_is_an_error(app):
+    at = app(page=PAGE)
+    at.radio(key="audit_population_source").set_value("Rows on the server (DuckDB)").run()
+    at.text_input(key="audit_pop_path").set_value("/nowhere/scored-*.parquet").run()
+    at.button(key="audit_pop_connect").click().run()
+    assert not at.exception
+    assert "Could not connect." in at.error[0].value
