@@ -49,7 +49,7 @@ class PlanSettings:
     pilot: bool
 
 
-def plan_settings(audit: SessionInput | None) -> PlanSettings:
+def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
     line = audit.value.review_threshold if audit is not None else 0.5
     c = st.columns(4)
     below = c[0].number_input("Review line (documents scoring below it are audited)", value=float(line),
@@ -70,11 +70,13 @@ def plan_settings(audit: SessionInput | None) -> PlanSettings:
                                 help="Automatic: Neyman with a prior column or a pilot audit, else proportional.")
     seed = d[2].number_input("Seed", 0, 2**32 - 1, 0, 1, key="audit_seed", bind="query-params",
                              persist_state="session", help="The same seed selects the same documents on every backend.")
-    pilot = d[3].toggle("Use the reviewed audit below as a pilot", key="audit_pilot", disabled=audit is None,
-                        help="Its prevalence in each stratum anticipates the new audit's (Neyman allocation).")
+    pilot = d[3].toggle("Use the reviewed audit below as a pilot", key="audit_pilot",
+                        disabled=audit is None or has_prior,
+                        help="Its prevalence in each stratum anticipates the new audit's (Neyman allocation). Not "
+                             "with a prior probability column, which anticipates them already.")
     return PlanSettings(float(below), int(budget) if by_budget else None, None if by_budget else float(width),
                         int(strata), None if allocation == AUTOMATIC else allocation, int(seed),
-                        bool(pilot and audit is not None))
+                        bool(pilot and audit is not None and not has_prior))
 
 
 def show_plan(planned: AuditPlan, population: SessionInput) -> None:
@@ -104,7 +106,7 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
     """Settings, the design and the download of the documents to review; None until a plan is valid."""
     if population is None:
         return None
-    s = plan_settings(audit)
+    s = plan_settings(audit, population.mapping.prior is not None)
     pilot = audit.value if s.pilot else None
     try:
         with st.spinner("Planning the audit" + (" with DuckDB" if population.source == "server" else "")):
@@ -131,13 +133,13 @@ def estimate_settings(rated: SessionInput) -> tuple[str, float, float]:
     return classifier, float(level), float(threshold)
 
 
-def operating_threshold(rated: SessionInput, classifier: str) -> float:
-    """The Operating point page's threshold for this classifier at its target marginal precision."""
+def operating_threshold(rated: SessionInput, classifier: str) -> tuple[float, float]:
+    """The Operating point page's target marginal precision and its threshold for this classifier."""
     d = rated.rated
     target = float(st.session_state.get("target", TARGET_DEFAULT))
     hull = memo(("hull", *rated.key, classifier),
                 lambda: upper_hull(pn_curve(d.column(classifier), d.labels, d.weights)))
-    return float(operating_point(target=target, hull=hull).threshold)
+    return target, float(operating_point(target=target, hull=hull).threshold)
 
 
 def show_estimate(result: AuditEstimate) -> None:
@@ -176,7 +178,7 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
         st.info("The audit's estimate needs the rated rows in memory: upload them (or pick a sample).")
         return
     classifier, level, threshold = estimate_settings(rated)
-    op_threshold = operating_threshold(rated, classifier)
+    target, op_threshold = operating_threshold(rated, classifier)
     asked = tuple(t for t in (op_threshold, threshold) if abs(t) != float("inf"))
     try:
         result = audit_estimate(rated, audit, classifier, level, asked)
@@ -185,7 +187,8 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
         return
     remember_audit(rated, classifier, audit)
     show_estimate(result)
-    st.caption(f"At the Operating point page's threshold ({op_threshold:.6g}) and at {threshold:.6g}:")
+    st.caption(f"At the Operating point page's threshold ({op_threshold:.6g}, target marginal precision "
+               f"{target:.3g}) and at {threshold:.6g}:")
     table = thresholds_table(result)
     st.dataframe(table, hide_index=True)
     curve = memo(("audit_curve", audit.fingerprint, *rated.key, classifier, level),

@@ -188,3 +188,19 @@ def test_a_server_path_that_does_not_exist_is_an_error(app):
     at.button(key="audit_pop_connect").click().run()
     assert not at.exception
     assert "Could not connect." in at.error[0].value
+
+
+def test_a_pilot_audit_anticipates_the_prevalences_of_a_population_without_a_prior(app, served, shipped):
+    _, _, audit = shipped
+    frame = pd.read_csv(sample_path("satimage_population"))[["doc_id", "score"]]
+    at = upload_input(app(), "bare.csv", frame.to_csv(index=False).encode(), kind="population")
+    at.switch_page(PAGE).run()
+    assert at.toggle(key="audit_pilot").proto.disabled is False  # no prior column: the audit may be the pilot
+    at.toggle(key="audit_pilot").set_value(True).run()
+    assert not at.exception
+    expected = plan(memory_population(frame, PopulationColumns("doc_id", "score")), below=0.9, budget=300, strata=6,
+                    seed=0, pilot=audit)
+    assert expected.allocation == "neyman" and expected.expected_half_width is not None
+    assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
+    at.selectbox(key="audit_population").set_value("sample:satimage_population").run()
+    assert at.toggle(key="audit_pilot").proto.disabled is True  # the shipped population's prior column is the score
