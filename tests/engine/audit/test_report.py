@@ -114,3 +114,18 @@ def test_plan_matches_compares_bounds_and_sizes():
     assert plan_matches(p, audit_from_frame(rows.iloc[1:]))  # a removed row: the planned sizes are the file's columns
     assert not plan_matches(p, audit_from_frame(rows[rows["stratum"] == 2]))  # a stratum missing
     assert not plan_matches(p, audit_from_frame(rows.assign(stratum_documents=rows["stratum_documents"] + 1)))
+
+
+def test_an_audit_record_item_round_trips_and_renders(shipped):
+    from engine.audit import audit_pn_figure, audit_sentence, strata_table
+    from engine.record import new_item, read_record_json, record_html, record_json
+
+    item = new_item("audit", "Below-the-line audit", audit_sentence(shipped),
+                    tables=[("Strata", strata_table(shipped)), ("Thresholds", thresholds_table(shipped))],
+                    figures=[("PN", audit_pn_figure(shipped))], data_fingerprint=shipped.audit.fingerprint,
+                    settings=audit_settings(shipped, rated_sha256="r" * 64))
+    again = read_record_json(record_json([item]))[0]
+    assert again.sentence == item.sentence and again.provenance["settings"]["strata"][0]["planned"] == 132
+    pd.testing.assert_frame_equal(again.tables[1][1], thresholds_table(shipped), check_dtype=False)
+    html = record_html([item])
+    assert "An audit of 300 of the 5,747 unflagged documents found 1 positive" in html
