@@ -204,3 +204,14 @@ def test_a_pilot_audit_anticipates_the_prevalences_of_a_population_without_a_pri
     assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
     at.selectbox(key="audit_population").set_value("sample:satimage_population").run()
     assert at.toggle(key="audit_pilot").proto.disabled is True  # the shipped population's prior column is the score
+
+
+@pytest.mark.parametrize("sample,metric,value", [("satimage_population", "Documents", "5,803"),
+                                                 ("satimage_audit", "Reviewed", "300 of 300")])
+def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, metric, value):
+    at = app(page="views/data.py")
+    at.selectbox(key="sample_choice").set_value(sample).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.main.metric}[metric] == value
+    inputs = at.dataframe[0].value
+    assert inputs.loc[inputs["kind"] != "Rated data", "used by"].tolist() == ["Below the line"]
