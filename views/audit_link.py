@@ -33,15 +33,27 @@ def remember_audit(rated: SessionInput, classifier: str, audit: SessionInput) ->
 
 
 def paired_audit(rated: SessionInput, classifier: str) -> SessionInput | None:
-    """The audit paired with this rated data and classifier, if it is still loaded."""
+    """The audit paired with this rated data and classifier if it is still loaded; a shipped audit goes with its
+    shipped rated data (and its only classifier) without being paired."""
     name = st.session_state.get(_PAIRS, {}).get((rated.fingerprint, classifier))
-    return next((i for i in session_inputs("audit") if i.name == name), None)
+    audits = session_inputs("audit")
+    paired = next((i for i in audits if i.name == name), None)
+    if paired is None and rated.source == "sample" and len(rated.rated.score_names) == 1:
+        paired = next((i for i in audits if i.sample_key and SAMPLES[i.sample_key].companion == rated.sample_key),
+                      None)
+    return paired
 
 
 def audit_at(rated: SessionInput, classifier: str, level: float) -> AuditEstimate | None:
-    """The paired audit's estimate for the Operating point page (None without one, or when it no longer fits)."""
+    """The paired audit's estimate for the Operating point page (None without one, or when it no longer fits).
+
+    With audits loaded but none paired with this rated data, a caption says how to pair one.
+    """
     audit = paired_audit(rated, classifier) if rated.source != "server" else None
     if audit is None:
+        if session_inputs("audit"):
+            st.caption("A reviewed audit is loaded: estimate it with this rated data and classifier on **Below the "
+                       "line**, and recall with its interval shows here.")
         return None
     try:
         return audit_estimate(rated, audit, classifier, level)

@@ -215,3 +215,15 @@ def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, 
     assert {m.label: m.value for m in at.main.metric}[metric] == value
     inputs = at.dataframe[0].value
     assert inputs.loc[inputs["kind"] != "Rated data", "used by"].tolist() == ["Below the line"]
+
+
+def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its_rated_data(app):
+    at = app(page="views/data.py")
+    at.selectbox(key="sample_choice").set_value("satimage_audit").run()
+    at.switch_page(OP_PAGE).run()  # the synthetic rated data: the audit is not its
+    assert "Recall (audit)" not in metrics(at)
+    assert "estimate it with this rated data and classifier on **Below the line**" in " ".join(
+        c.value for c in at.main.caption)
+    at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
+    at.run()
+    assert not at.exception and "Recall (audit)" in metrics(at)
