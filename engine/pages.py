@@ -77,6 +77,10 @@ PAGES: tuple[Page, ...] = (
     Page("constraints", "Constrained training", ":material/balance:", "views/constraints.py",
          "What does a fair (or low-churn) model cost in error?", "A training table with a protected group.",
          ("training_table",)),
+    Page("audit", "Below the line", ":material/troubleshoot:", "views/audit.py",
+         "How many positives does the review line miss? Plan a random audit of the unflagged documents and "
+         "estimate recall with intervals.", "Every scored document (a population) and, once reviewed, the audit.",
+         ("population", "audit", "rated")),
     Page("record", "Decision record", ":material/description:", "views/record.py",
          "What did we decide today, and why?", "Items added from the other pages."),
 )

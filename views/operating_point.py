@@ -5,6 +5,7 @@ from typing import Any
 
 import streamlit as st
 
+from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
 from engine.errors import InputError
 from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
@@ -31,6 +32,7 @@ from engine.pn import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
+from views.audit_link import audit_at
 from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
 from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
 from views.inputs import input_picker
@@ -112,6 +114,23 @@ def show_cards(curve: Curve, op, ci) -> None:
             column.caption(card.caption)
 
 
+def audit_recall(curve: Curve, op) -> AuditEstimate | None:
+    """Recall with its interval at the chosen threshold when an audit is paired with this data (Below the line)."""
+    result = audit_at(curve.dataset, curve.classifier, curve.uncertainty.level)
+    if result is not None:
+        card = recall_card(result, float(op.threshold))
+        column = st.columns(6)[0]
+        column.metric(card.label, card.value, help=card.help)
+        column.caption(card.caption)
+    return result
+
+
+def record_sentence(classifier: str, op, ci, audit: AuditEstimate | None) -> str:
+    """The operating point's sentence, and recall at its threshold when an audit is paired."""
+    sentence = operating_point_sentence(classifier, op, ci)
+    return sentence if audit is None else f"{sentence} {recall_sentence(audit, float(op.threshold))}"
+
+
 def show_report(curve: Curve, op, ci, second, table, figures, target: float, money: Money) -> None:
     st.subheader("Report")
     u, classifier = curve.uncertainty, curve.classifier
@@ -156,6 +175,7 @@ def operating_point_view(curve: Curve, table) -> None:
     in_money = money_sentence(op.tp, op.fp, op.mp_above, money)
     if in_money:
         st.markdown(md(in_money))
+    audit = audit_recall(curve, op)
 
     second = None
     if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
@@ -175,11 +195,12 @@ def operating_point_view(curve: Curve, table) -> None:
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
-        " ".join(filter(None, [operating_point_sentence(classifier, op, ci), in_money])),
+        " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
         tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
-                  **money_settings(money)},
+                  **money_settings(money),
+                  **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {})},
         link=current_link()), key="record_op")
 
 

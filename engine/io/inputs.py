@@ -78,13 +78,11 @@ INPUT_KINDS: dict[str, InputKind] = {
         "population", "Scored population",
         "Every scored document, flagged or not: a unique id and the classifier's score (optionally a prior "
         "probability of being positive). A below-the-line audit samples the documents under the review line.",
-        ("Audit",),
         "doc_id,score\n1,0.91\n2,0.12\n3,0.47\n4,0.03"),
     "audit": InputKind(
         "audit", "Reviewed audit",
         "The plan file of 'opstudio audit plan' (id, score, stratum, stratum bounds and sizes, inclusion "
         "probability, weight) with the reviewers' verdicts in 'label' (1/0, yes/no ...; empty = not reviewed).",
-        ("Audit",),
         "id,score,stratum,stratum_lower,stratum_upper,stratum_documents,stratum_sample,inclusion_probability,weight,"
         "label\n17,0.83,6,0.61,0.9,180,9,0.05,20.0,1\n942,0.02,1,0.0,0.004,2874,150,0.0522,19.16,0"),
     "score_matrix": InputKind(
@@ -113,6 +111,10 @@ INPUT_KINDS: dict[str, InputKind] = {
 }
 
 
+#: columns only an audit plan has (:data:`engine.audit.PLAN_COLUMNS`; not imported: engine.audit reads engine.io)
+_AUDIT_COLUMNS = {"stratum", "stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample"}
+
+
 def _is_npz(raw: bytes) -> bool:
     if raw[:2] != b"PK":
         return False
@@ -127,8 +129,9 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     """A first guess of an upload's kind from its bytes and, for tables, its columns.
 
     NPZ archives are score matrices; a table with columns named ``tp`` and ``fp``
-    is aggregated counts; one with a column named like ``probability`` is probability
-    batches; anything else is taken for rated data. The user can
+    is aggregated counts; one with the audit plan's stratum columns is a reviewed audit; one
+    with a column named like ``probability`` is probability batches; anything else is taken
+    for rated data. The user can
     always choose another kind.
 
     Parameters
@@ -142,7 +145,7 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     -------
     str
         Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
-        ``"batches"`` or ``"rated"``.
+        ``"audit"``, ``"batches"`` or ``"rated"``.
     """
     if model_format(raw) is not None:
         return "model_file"
@@ -152,6 +155,8 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
         names = {str(c).strip().lower() for c in table.frame.columns}
         if {"tp", "fp"} <= names:
             return "counts"
+        if _AUDIT_COLUMNS <= names:
+            return "audit"
         if any(n in ("probability", "prob", "eta") or n.startswith("prob") for n in names):
             return "batches"
     return "rated"

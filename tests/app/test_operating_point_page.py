@@ -181,3 +181,19 @@ def test_reviewers_give_the_allocation_of_their_capacity(app):
     text = " ".join(m.value for m in at.markdown).replace("\\", "")
     assert expected.sentence().replace("\\", "") in text
     assert "3 reviewers × 25 reviews a day × 20 days = 1,500 reviews" in text
+
+
+def test_the_rated_data_picker_switches_and_follows_the_data_page(app):
+    at = upload_input(app(), "plain.csv", b"score,label\n0.9,1\n0.4,0\n0.7,1\n0.2,0\n", kind="rated")
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="op_rated").value == "plain.csv"
+    at.selectbox(key="op_rated").set_value("sample:bank").run()
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="op_rated").value == "bank_marketing_rated.csv.gz"  # the choice stands
+    assert at.selectbox(key="classifier").options == ["score_profile", "score_campaign"]
+    at.switch_page("views/data.py").run()
+    at.selectbox(key="report_of").set_value("plain.csv").run()  # the Data page does not change the active input
+    at = upload_input(at, "other.csv", b"s2,label\n0.8,1\n0.3,0\n", kind="rated")  # a new upload becomes active
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="op_rated").value == "other.csv"
