@@ -181,7 +181,7 @@ def expected_losses_reference(eta, loss: str | SetLoss) -> np.ndarray:
 def _generic(e: np.ndarray, loss: SetLoss) -> np.ndarray:
     """Any loss: forward prefix PMFs, suffix PMFs regenerated from sqrt(n) checkpoints."""
     n = e.size
-    compiled = kernels.AVAILABLE and loss.kernel in kernels.KERNEL_CODES
+    compiled = loss.kernel in kernels.KERNELS
     reciprocal = reciprocals(n)
     step = max(1, int(math.ceil(math.sqrt(n + 1))))
     # backward pass: suffix PMF r_k (items k..n-1) kept at every step-th k
