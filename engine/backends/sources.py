@@ -104,6 +104,8 @@ class DataSource:
         ``boot(data, classifier, targets, n_boot, level, seed, id_column, path)`` -> list of BootstrapPoint.
     rows_in_memory : bool
         The rows are here: results that resample or split them (page bootstraps, segments) are offered.
+    phrase : str
+        How a status line says where the counting runs (``"with DuckDB"``, ``"in memory"``).
     """
 
     name: str
@@ -115,6 +117,12 @@ class DataSource:
     grid: Callable[..., tuple]
     boot: Callable[..., list]
     rows_in_memory: bool = False
+    phrase: str = ""
+
+    @property
+    def counted_where(self) -> str:
+        """``phrase``, or ``"with <title>"``."""
+        return self.phrase or f"with {self.title}"
 
 
 # --- memory -------------------------------------------------------------------------------------------------------
@@ -242,7 +250,7 @@ def _counted_boot(kernel):
 #: Every place rows can live, in ``--backend`` order: the one place a data source is added.
 DATA_SOURCES: dict[str, DataSource] = {s.name: s for s in (
     DataSource("memory", "memory", lambda d: isinstance(d, RatedData), _memory_open, _memory_hull, _memory_points,
-               _memory_grid, _memory_boot, rows_in_memory=True),
+               _memory_grid, _memory_boot, rows_in_memory=True, phrase="in memory"),
     DataSource("duckdb", "DuckDB", lambda d: isinstance(getattr(d, "source", None), DuckSource), _duck_open,
                lambda d, c, progress=None: connected_hull(d, c, progress=progress), _counted_points(duckdb_operating_points),
                lambda d, c, bins, rule, spacing, progress=None: connected_grid(d, c, bins=bins, rule=rule,
