@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, counted_rows, row_problem
 from ..pn.bootstrap import BootstrapPoint, points_at, replicate_hull
 from ..pn.curve import check_target, tie_tolerance
 from ..pn.grid import RULES
@@ -302,31 +302,21 @@ def check_counted_rows(values, *, where: str, scores, label: str, weight: str | 
     values = list(values)
     rows, unrated, bad_label = values[:3]
     if bad_label:
-        raise InputError(f"Column '{label}' of {where}: {bad_label:,} rows have unknown label values. Use 1/0 (or "
-                         "yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
+        raise InputError(row_problem("label", label, counted_rows(bad_label), where=where))
     lows, highs = [], []
     for j, name in enumerate(scores):
         not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
-        if not_number:
-            raise InputError(f"Score column '{name}' of {where}: {not_number:,} rows hold non-numeric values. Make "
-                             "every value a number (dot as decimal separator) or remove those rows.")
-        if infinite:
-            raise InputError(f"Score column '{name}' of {where}: {infinite:,} rows have infinite scores. Replace them "
-                             "with finite scores or remove those rows.")
-        if missing:
-            raise InputError(f"Score column '{name}' of {where}: {missing:,} rated rows have no score. Every rated "
-                             "row needs a score from every chosen classifier: fill them in, remove those rows, or "
-                             "leave their label empty to mark them unrated.")
+        for kind, n in (("not_number", not_number), ("infinite", infinite), ("missing_score", missing)):
+            if n:
+                raise InputError(row_problem(kind, name, counted_rows(n), role="score", where=where))
         lows.append(low)
         highs.append(high)
     w_not_number, w_bad, w_total = values[3 + 5 * len(scores): 6 + 5 * len(scores)]
-    if w_not_number or w_bad:
-        raise InputError(f"Weight column '{weight}' of {where}: {w_not_number + w_bad:,} rows have non-numeric, or "
-                         "(rated) negative, missing or infinite weights. Weights must be finite numbers >= 0.")
+    for kind, n in (("not_number", w_not_number), ("weight", w_bad)):
+        if n:
+            raise InputError(row_problem(kind, weight, counted_rows(n), role="weight", where=where))
     if rows == unrated:
-        raise InputError(f"Column '{label}' of {where} has no rated rows: every label is empty. Fill in the raters' "
-                         "verdicts (1/0, yes/no, tp/fp ...).")
+        raise InputError(row_problem("no_rated", label, where=where))
     if positive_weight and w_total == 0:
-        raise InputError(f"Weight column '{weight}' of {where}: all rated rows have weight 0. Give the rated rows "
-                         "positive weights.")
+        raise InputError(row_problem("zero_weight", weight, role="weight", where=where))
     return int(rows), int(rows - unrated), int(unrated), lows, highs

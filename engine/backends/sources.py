@@ -73,7 +73,7 @@ class CountedRows:
 
     @property
     def name(self) -> str:
-        return str(getattr(self.source, "name", None) or self.source.path)
+        return str(getattr(self.source, "path", None) or getattr(self.source, "data", "the DataFrame"))
 
     @property
     def score_names(self) -> tuple[str, ...]:
@@ -176,36 +176,36 @@ def _memory_boot(data: RatedData, classifier, targets, n_boot, level, seed, id_c
     return [boot.at(t) for t in np.atleast_1d(check_target(targets))]
 
 
-def _memory_open(path, *, table=None, remote=None, label=None, scores=None, group=None):
+def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     if remote is not None:
         raise InputError("--spark-remote needs --backend spark")
     if table is not None:
         raise InputError("--table needs --backend duckdb and a DuckDB database file")
-    return load_rated(path, score_cols=scores, label_col=label, group_col=group)
+    return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
 
 
 # --- DuckDB and Spark: counted where the rows are ------------------------------------------------------------------
 
 
-def _mapping(sample: pd.DataFrame, source, label, scores) -> ColumnMapping:
+def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMapping:
     if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
-        raise InputError(f"'{source.path if hasattr(source, 'path') else source}' holds aggregated counts (columns "
+        raise InputError(f"'{getattr(source, 'path', None) or getattr(source, 'data', '')}' holds aggregated counts (columns "
                          "tp, fp): they are read in memory; use --backend memory.")
-    return detect_columns(sample, label_col=label, score_cols=scores)
+    return detect_columns(sample, label_col=label, score_cols=scores, weight_col=weight)
 
 
-def _duck_open(path, *, table=None, remote=None, label=None, scores=None, group=None):
+def _duck_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     if remote is not None:
         raise InputError("--spark-remote needs --backend spark")
     source = DuckSource(path, table=table)
-    return CountedRows(source, _mapping(sample_rows(source), source, label, scores))
+    return CountedRows(source, _mapping(sample_rows(source), source, label, scores, weight))
 
 
-def _spark_open(path, *, table=None, remote=None, label=None, scores=None, group=None):
+def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     if table is not None:
         raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
     source = SparkSource(path, remote=remote)
-    return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores))
+    return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores, weight))
 
 
 def _columns(data) -> dict:
@@ -325,8 +325,8 @@ def data_source(data) -> DataSource:
 
 
 def open_rows(path: str, backend: str = "auto", *, table: str | None = None, remote: str | None = None,
-              label: str | None = None, scores: Sequence[str] | None = None, group: str | None = None,
-              needs_rows: str | None = None):
+              label: str | None = None, scores: Sequence[str] | None = None, weight: str | None = None,
+              group: str | None = None, needs_rows: str | None = None):
     """Rated rows at a path (or glob, or table) on the source that counts them.
 
     Parameters
@@ -344,6 +344,8 @@ def open_rows(path: str, backend: str = "auto", *, table: str | None = None, rem
         Label column (default: detected).
     scores : sequence of str, optional
         Score columns (default: detected).
+    weight : str, optional
+        Weight column (default: detected).
     group : str, optional
         Segment column (rows in memory only).
     needs_rows : str, optional
@@ -364,7 +366,7 @@ def open_rows(path: str, backend: str = "auto", *, table: str | None = None, rem
     if needs_rows is not None and not source.rows_in_memory:
         raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
     return source.open(path, table=table, remote=remote, label=label, scores=list(scores) if scores else None,
-                       group=group)
+                       weight=weight, group=group)
 
 
 def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> tuple[Hull, ScanStats]:
