@@ -12,7 +12,7 @@ from engine.errors import InputError
 from engine.io import detect_columns
 from engine.pn import operating_point, pn_curve, threshold_grid, upper_hull
 
-duckdb = pytest.importorskip("duckdb")
+import duckdb
 
 
 def rated_frame(n: int = 3000, seed: int = 0) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from engine.backends import DuckSource, duckdb_threshold_grid
 from engine.errors import InputError
 from engine.pn.grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
 
-duckdb = pytest.importorskip("duckdb")
+import duckdb
 
 
 def write(path, frame: pd.DataFrame) -> str:
