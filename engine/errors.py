@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InputError", "RatedDataError", "BatchDataError", "describe_rows", "MAX_LISTED", "ROW_NOTE", "ROW_PROBLEMS",
+__all__ = ["InputError", "RatedDataError", "BatchDataError", "InfeasibleConstraintsError", "describe_rows", "MAX_LISTED", "ROW_NOTE", "ROW_PROBLEMS",
            "row_problem", "counted_rows"]
 
 
@@ -22,6 +22,10 @@ class RatedDataError(InputError):
 
 class BatchDataError(InputError):
     """Invalid probability batches."""
+
+
+class InfeasibleConstraintsError(InputError):
+    """The user's constraints admit no feasible starting point (the message says which and how to relax them)."""
 
 
 #: how many offending rows a message lists before "and N more"
