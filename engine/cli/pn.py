@@ -11,10 +11,10 @@ import os
 import time
 
 from ..backends import (
-    AUTO_DUCKDB_BYTES,
     BACKENDS,
     DATA_SOURCES,
     bootstrap_points,
+    choose_backend,
     joint_grid,
     open_rows,
     sweep_points,
@@ -148,9 +148,8 @@ def _looks_like_counts(path: str) -> bool:
 
 
 def _counts_file(args) -> bool:
-    """FILE is one small file of aggregated counts, read in memory (``--backend auto`` or ``memory`` only)."""
-    return (args.backend in ("auto", "memory") and args.table is None and args.spark_remote is None
-            and os.path.isfile(args.file) and os.path.getsize(args.file) <= AUTO_DUCKDB_BYTES
+    """FILE is one file of aggregated counts: read in memory, when the chosen source keeps rows in memory."""
+    return (DATA_SOURCES[choose_backend(args.file, args.backend)].rows_in_memory and os.path.isfile(args.file)
             and _looks_like_counts(args.file))
 
 
