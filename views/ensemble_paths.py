@@ -5,7 +5,7 @@ from typing import Any
 
 import streamlit as st
 
-from engine.errors import InputError
+from engine.backends import resampling_note
 from engine.io import RatedData
 from engine.pn import (
     FAMILIES,
@@ -21,12 +21,11 @@ from engine.pn import (
     joint_thresholds_sentence,
     path_operating_point,
     paths_pn_figure,
-    threshold_grid,
     threshold_space_figure,
 )
 from engine.record import new_item
 from views.controls import chosen_target, money_sentence, money_settings
-from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
+from views.counted import count_caption, counted_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
 from views.navigation import current_link, go_to
@@ -50,14 +49,13 @@ class GridView:
     source_summary: dict
     rated: RatedData | None = None  # rated rows in memory: the bootstrap resamples them
     scores: Any = None  # their score columns, in the order of ``cols``
-    on_server: bool = False  # rated rows on the server: DuckDB counted the grid
+    rows_needed: str | None = None  # why the bootstrap is not offered (rated rows not in memory)
 
 
 def rated_grid() -> GridView:
-    """The grid of rated documents, counted here or (rows on the server) by DuckDB."""
+    """The grid of rated documents, counted where the rows are."""
     dataset = input_picker("rated", key="paths_rated", label="Rated data")
     d = dataset.rated
-    on_server = dataset.source == "server"
     if d.n_classifiers < 2:
         st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
                 "more classifiers: load a file with several score columns on the Data page, or use aggregated "
@@ -83,20 +81,12 @@ def rated_grid() -> GridView:
         st.stop()
     cols = tuple(cols)
     grid_key = (*dataset.key, cols, rule, int(bins), spacing)
-    scores = None
-    if on_server:
-        try:
-            grid, stats = scanned_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
-        except InputError as exc:
-            st.error(f"**DuckDB could not count the grid of {md(d.name)}.** {md(exc)}")
-            st.stop()
-        scan_caption(stats, "non-empty grid cells")
-    else:
-        scores = d.columns(cols)
-        grid = memo(("grid", *grid_key), lambda: threshold_grid(scores, d.labels, d.weights, bins=int(bins),
-                                                                rule=rule, spacing=spacing, score_names=cols))
-    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(),
-                    None if on_server else d, scores, on_server)
+    grid, stats = counted_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
+    count_caption(stats, "non-empty grid cells")
+    rows_needed = resampling_note(d)
+    in_memory = None if rows_needed else d
+    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(), in_memory,
+                    None if rows_needed else d.columns(cols), rows_needed)
 
 
 def counts_grid() -> GridView:
@@ -120,8 +110,8 @@ def counts_grid() -> GridView:
 
 def graph_bootstrap(v: GridView):
     """The bootstrap spread of the graph path, when asked for (rated rows in memory only)."""
-    if v.on_server:
-        st.caption(f"No bootstrap spread of the graph path on data counted on the server: {ROWS_NEEDED}")
+    if v.rows_needed:
+        st.caption(f"No bootstrap spread of the graph path on data counted on the server: {v.rows_needed}")
     if v.rated is None or not st.toggle(
             "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
             persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "

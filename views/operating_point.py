@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
-from engine.errors import InputError
+from engine.backends import resampling_note
 from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
 from engine.pn import (
@@ -21,20 +21,18 @@ from engine.pn import (
     operating_point_cards,
     operating_point_report,
     operating_point_sentence,
-    pn_curve,
     pn_figure,
     segment_curves,
     segment_intervals,
     segments_figure,
     sweep_table,
-    upper_hull,
     what_if_table,
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.audit_link import audit_at
 from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
-from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
+from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
@@ -59,15 +57,12 @@ class Curve:
     classifier: str
     hull: Hull
     boot: Bootstrap | None
-    scores: Any  # the classifier's scores of the rated rows; None when they stay on the server
+    scores: Any  # the classifier's scores of the rated rows; None when they are not in memory
     uncertainty: Uncertainty
-
-    @property
-    def on_server(self) -> bool:
-        return self.dataset.source == "server"
+    rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
 
 
-def uncertainty_settings(on_server: bool) -> Uncertainty:
+def uncertainty_settings(rows_needed: str | None) -> Uncertainty:
     with st.expander("Uncertainty settings"):
         u = st.columns(3)
         n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
@@ -76,38 +71,31 @@ def uncertainty_settings(on_server: bool) -> Uncertainty:
                                    bind="query-params", persist_state="session")
         seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params",
                                  persist_state="session")
-        if on_server:
-            st.caption(f"No bootstrap intervals on data counted on the server: {ROWS_NEEDED}")
+        if rows_needed:
+            st.caption(f"No bootstrap intervals on data counted on the server: {rows_needed}")
     return Uncertainty(int(n_boot), float(level), int(seed))
 
 
 def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Curve:
-    """The hull counted where the rows are (DuckDB on the server, else here) and the bootstrap of rows in memory."""
+    """The hull counted where the rows are, and the bootstrap when they are in memory."""
     d = dataset.rated
-    on_server = dataset.source == "server"  # rows on the server: DuckDB counts the curve, no rows in memory
-    scores = None
-    if on_server:
-        try:
-            hull, stats = scanned_hull(dataset, classifier)
-        except InputError as exc:
-            st.error(f"**DuckDB could not count {md(classifier)} in {md(d.name)}.** {md(exc)}")
-            st.stop()
-        scan_caption(stats, "distinct scores")
-        boot = None
-    else:
-        scores = d.column(classifier)
-        hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
-        boot = background(
-            ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
-            lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
-                                       progress=progress),
-            label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
-            work=d.n_rated * u.n_boot)
-    return Curve(dataset, classifier, hull, boot, scores, u)
+    hull, stats = counted_hull(dataset, classifier)
+    count_caption(stats, "distinct scores")
+    rows_needed = resampling_note(d)
+    if rows_needed:
+        return Curve(dataset, classifier, hull, None, None, u, rows_needed)
+    scores = d.column(classifier)
+    boot = background(
+        ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
+                                   progress=progress),
+        label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
+        work=d.n_rated * u.n_boot)
+    return Curve(dataset, classifier, hull, boot, scores, u, None)
 
 
 def show_cards(curve: Curve, op, ci) -> None:
-    level = None if curve.on_server else curve.uncertainty.level
+    level = None if curve.rows_needed else curve.uncertainty.level
     for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=level)):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
@@ -259,8 +247,8 @@ def segments_view(curve: Curve) -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
     st.subheader("Segments and capacity")
     d, classifier, key = curve.dataset.rated, curve.classifier, curve.dataset.key
-    if curve.on_server:
-        st.info(f"Per-segment thresholds are not computed on data counted on the server: {ROWS_NEEDED}")
+    if curve.rows_needed:
+        st.info(f"Per-segment thresholds are not computed on data counted on the server: {curve.rows_needed}")
         return
     if d.groups is None:
         st.info("Map a group column (market, language, product surface …) on the Data page to give every "
@@ -303,7 +291,7 @@ st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 classifier = st.selectbox("Classifier", dataset.rated.score_names, key="classifier", bind="query-params",
                           persist_state="session")
-curve = counted_curve(dataset, classifier, uncertainty_settings(dataset.source == "server"))
+curve = counted_curve(dataset, classifier, uncertainty_settings(resampling_note(dataset.rated)))
 table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(curve.hull))
 operating_point_view(curve, table)
 sweep_section(curve, table)

@@ -29,6 +29,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -38,11 +39,12 @@ from ..io.tables import sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
 from .confine import checked_files, duckdb_message, lock_down
-from .counting import binned_point, edge_objective
+from .counting import binned_point, check_counted_rows, edge_objective
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "BINS", "quote_identifier", "label_expression", "check_rows", "csv_relation", "csv_header", "csv_problem",
-           "duckdb_problem", "configure_session", "CSV_ENDINGS", "PARQUET_ENDINGS"]
+           "BINS", "quote_identifier", "label_expression", "check_rows", "rated_view", "grid_view", "check_grid_rows",
+           "NUMERIC_TYPES", "csv_relation", "csv_header", "csv_problem", "duckdb_problem", "configure_session",
+           "CSV_ENDINGS", "PARQUET_ENDINGS"]
 
 #: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
 DISTINCT_CAP = 2_000_000
@@ -442,38 +444,81 @@ def label_expression(column: str) -> str:
             f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END")
 
 
-def _rated_view(con, source: DuckSource, score: str, label: str, weight: str | None) -> None:
-    w = "1.0" if weight is None else f"CAST({quote_identifier(weight)} AS DOUBLE)"
+def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
+              relation: str | None = None, extra: Sequence[str] = ()) -> None:
+    """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight.
+
+    ``relation`` replaces the source's relation (a row-numbered read); ``extra`` adds SQL expressions."""
+    cols = []
+    for j, name in enumerate(scores):
+        cols += [f"{quote_identifier(name)} AS r{j}", f"TRY_CAST({quote_identifier(name)} AS DOUBLE) AS s{j}"]
+    if weight is None:
+        cols += ["NULL AS rw", "1.0 AS w"]
+    else:
+        cols += [f"{quote_identifier(weight)} AS rw", f"TRY_CAST({quote_identifier(weight)} AS DOUBLE) AS w"]
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
-                    f"{label_expression(label)} AS y, {w} AS w FROM {source.relation()}")
-        con.execute("SELECT * FROM rows LIMIT 0")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join([*cols, *extra])}, "
+                    f"{label_expression(label)} AS y FROM {relation or source.relation()}")
+        con.execute("SELECT * FROM grid_rows LIMIT 0")
     except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
         raise InputError(f"DuckDB could not read the columns from '{source.path}': "
                          f"{duckdb_problem(source, exc)}") from None
 
 
-def check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
-    """(rows, rated, unrated) of the view ``rows`` (s, y, w); unknown labels, bad rated scores or weights refused."""
+#: DuckDB column types whose values always convert to DOUBLE (no text to check)
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "NULL")
+
+
+def _not_a_number(raw: str, num: str, types: dict[str, str]) -> str:
+    """Rows whose raw value is text that is not a number (FALSE for numeric columns: nothing to read)."""
+    if types.get(raw, "").split("(")[0] in NUMERIC_TYPES:
+        return "FALSE"
+    return f"({num} IS NULL AND {raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) <> '')"
+
+
+def _check_sql(k: int, types: dict[str, str]) -> str:
+    """One scan: row counts, per-classifier problems and rated min / max, weight problems."""
+    parts = ["count(*)", "count(*) FILTER (WHERE y IS NULL)", "count(*) FILTER (WHERE y = -1)"]
+    for j in range(k):
+        parts += [f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
+                  f"count(*) FILTER (WHERE isinf(s{j}))",
+                  f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
+                  f"min(s{j}) FILTER (WHERE y IS NOT NULL)", f"max(s{j}) FILTER (WHERE y IS NOT NULL)"]
+    parts += [f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
+              "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
+              "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)"]
+    return f"SELECT {', '.join(parts)} FROM grid_rows"
+
+
+def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
+                    positive_weight: bool = True):
+    """(rows, rated, unrated, lows, highs) of view ``grid_rows`` after refusing what the memory engine refuses.
+
+    One scan; the messages are :func:`engine.backends.counting.check_counted_rows`', the same on every backend.
+    """
+    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
     try:
-        rows, unrated, bad_label, bad_score, bad_weight = con.execute(
-            "SELECT count(*), count(*) FILTER (WHERE y IS NULL), count(*) FILTER (WHERE y = -1), "
-            "count(*) FILTER (WHERE y IS NOT NULL AND (s IS NULL OR isnan(s) OR isinf(s))), "
-            "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR w < 0 OR isnan(w) OR isinf(w))) FROM rows"
-        ).fetchall()[0]
+        values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
     except Exception as exc:  # duckdb's own error types: a CSV row past the sniffed sample, a refused file
         raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-    if bad_label:
-        raise InputError(f"Column '{label}' of '{source.path}': {bad_label:,} rows have unknown label values. Use "
-                         "1/0 (or yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
-    if bad_score:
-        raise InputError(f"'{source.path}': {bad_score:,} rated rows have a missing or infinite score.")
-    if bad_weight:
-        raise InputError(f"Column '{weight}' of '{source.path}': {bad_weight:,} rated rows have a negative, missing "
-                         "or infinite weight.")
-    if rows == unrated:
-        raise InputError(f"'{source.path}' has no rated rows (every label is empty).")
-    return rows, rows - unrated, unrated
+    return check_counted_rows(values, where=f"'{source.path}'", scores=scores, label=label, weight=weight,
+                              positive_weight=positive_weight)
+
+
+def rated_view(con, source: DuckSource, score: str, label: str, weight: str | None, *,
+                relation: str | None = None, extra: Sequence[str] = ()) -> None:
+    """View ``rows`` (s, y, w and ``extra``'s columns) over :func:`grid_view` of one score column."""
+    grid_view(con, source, [score], label, weight, relation=relation, extra=extra)
+    names = ", ".join(e.rsplit(" AS ", 1)[1] for e in extra)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} "
+                "FROM grid_rows")
+
+
+def check_rows(con, source: DuckSource, label: str, weight: str | None, score: str) -> tuple[int, int, int]:
+    """(rows, rated, unrated) of the one-score view :func:`rated_view` made; bad rows refused as every backend does."""
+    rows, rated, unrated, _, _ = check_grid_rows(con, source, [score], label, weight, positive_weight=False)
+    return rows, rated, unrated
 
 
 def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str | None = None):
@@ -504,8 +549,8 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
     started = time.perf_counter()
     con = source.connect()
     try:
-        _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight)
+        rated_view(con, source, score, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight, score)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct > DISTINCT_CAP:
             raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
@@ -563,8 +608,8 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     targets = np.atleast_1d(check_target(targets))
     con = source.connect()
     try:
-        _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight)
+        rated_view(con, source, score, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight, score)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct <= distinct_cap:
             s, tp, fp = _grouped(con, "y IS NOT NULL")

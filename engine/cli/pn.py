@@ -10,44 +10,31 @@ m = (C + F) / (V + F), :class:`engine.pn.Economics`), and a capacity from review
 from __future__ import annotations
 
 import argparse
+import os
 import time
-
-import numpy as np
-import pandas as pd
 
 from ..backends import (
     BACKENDS,
-    DuckSource,
-    SparkSource,
+    DATA_SOURCES,
+    bootstrap_points,
     choose_backend,
-    duckdb_bootstrap_points,
-    duckdb_operating_points,
-    duckdb_threshold_grid,
-    sample_rows,
-    spark_bootstrap_points,
-    spark_operating_points,
-    spark_sample_rows,
-    spark_threshold_grid,
+    joint_grid,
+    open_rows,
+    sweep_points,
 )
 from ..errors import InputError, RatedDataError
-from ..io import detect_columns, load_counts, load_rated, read_table
+from ..io import load_counts, load_rated, read_table
 from ..pn import (
     DEFAULT_SWEEP_TARGETS,
     allocate_capacity,
     allocate_target,
     analytic_path,
-    bootstrap,
-    check_target,
     compare_paths,
     graph_path,
     max_flagged_point,
     money_statement,
     path_operating_point,
-    pn_curve,
     segment_curves,
-    sweep,
-    threshold_grid,
-    upper_hull,
 )
 from ..monitor import capacity_per_day, load_dated
 from .common import (
@@ -149,38 +136,6 @@ def run_budget(args, data, name: str) -> int:
     return 0
 
 
-def _rated_ids(args, data) -> np.ndarray:
-    """Row ids of the rated rows for hashed bootstrap replicates: the --id column, or positions in the file."""
-    rated = np.setdiff1d(np.arange(data.n_read), data.unrated_rows)
-    if args.id is None:
-        return rated
-    frame = read_table(args.file).frame
-    if args.id not in frame.columns:
-        raise InputError(f"No column '{args.id}' for --id; columns: {', '.join(map(str, frame.columns))}.")
-    ids = pd.to_numeric(frame[args.id], errors="coerce").to_numpy(dtype=float)[rated]
-    bad = ~np.isfinite(ids) | (ids < 0) | (ids != np.round(ids))
-    if bad.any():
-        raise InputError(f"Column '{args.id}': {int(bad.sum()):,} rated rows have a missing, negative or non-integer "
-                         "id. Row ids must be integers >= 0.")
-    return ids.astype(np.int64)
-
-
-def _bootstrap_of(args, data=None, name=None, source=None, mapping=None) -> list:
-    """Operating-point bootstrap distributions (hashed Poisson replicates: the same on either backend)."""
-    targets = args.target or DEFAULT_SWEEP_TARGETS
-    if args.bootstrap < 1:
-        raise InputError(f"--bootstrap needs at least 1 replicate, got {args.bootstrap}")
-    if source is not None:
-        counted = spark_bootstrap_points if isinstance(source, SparkSource) else duckdb_bootstrap_points
-        points, _ = counted(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
-                                            id_column=args.id, targets=targets, n_boot=args.bootstrap,
-                                            level=args.level, seed=args.seed)
-        return points
-    boot = bootstrap(data.column(name), data.labels, data.weights, n_boot=args.bootstrap, level=args.level,
-                     seed=args.seed, resample="poisson", ids=_rated_ids(args, data))
-    return [boot.at(t) for t in check_target(targets)]
-
-
 def _interval_json(args, boots: list) -> dict:
     if not boots:
         return {}
@@ -200,41 +155,10 @@ def _print_intervals(args, boots: list) -> None:
         print(f"{b.target:9.3f} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
 
 
-def _counting_source(args, backend: str):
-    """(source, first rows, operating-points kernel, grid kernel, display name) of an out-of-core backend."""
-    if backend == "spark":
-        if args.table is not None:
-            raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
-        source = SparkSource(args.file, remote=args.spark_remote)
-        return source, spark_sample_rows(source), spark_operating_points, spark_threshold_grid, "Spark"
-    source = DuckSource(args.file, table=args.table)
-    return source, sample_rows(source), duckdb_operating_points, duckdb_threshold_grid, "DuckDB"
-
-
-def run_sweep_counted(args, backend: str) -> int:
-    """The sweep counted by DuckDB or Spark where the rows are (out of core); only counts come back."""
-    source, sample, operating_points, _, shown = _counting_source(args, backend)
-    mapping = detect_columns(sample, label_col=args.label, score_cols=[args.classifier] if args.classifier else None)
-    name = args.classifier or mapping.score_cols[0]
-    points, stats = operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
-                                     targets=args.target or DEFAULT_SWEEP_TARGETS)
-    boots = _bootstrap_of(args, name=name, source=source, mapping=mapping) if args.bootstrap is not None else []
-    money = _extras(args, points[0].tp, points[0].fp, float("nan")) if args.economics is not None else {}
-    if args.json:
-        print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
-                    "operating_points": [p.as_dict() for p in points], **stats.as_dict(), **money,
-                    **_interval_json(args, boots)})
-        return 0
-    print(f"{args.file}: {stats.rows_scanned:,} rows scanned by {shown} in {stats.seconds:.1f} s "
-          f"({stats.rated:,} rated, {stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); "
-          f"classifier {name}")
-    print(f"{'target m':>9} {'threshold':>12} {'TP':>12} {'FP':>12} {'precision':>10}")
-    for p in points:
-        print(f"{p.target:9.3f} {p.threshold:12.6g} {p.tp:12.6g} {p.fp:12.6g} {p.precision:10.4f}")
-    if args.economics is not None:
-        _print_extras(args, points[0].tp, points[0].fp, float("nan"))
-    _print_intervals(args, boots)
-    return 0
+def _rows(args, *, scores=None, group=None, needs_rows=None):
+    """FILE's rated rows on the source that counts them (``--backend``; auto: memory or DuckDB by size)."""
+    return open_rows(args.file, args.backend, table=args.table, remote=args.spark_remote, label=args.label,
+                     scores=scores, group=group, needs_rows=needs_rows)
 
 
 def _rated_for_budget(args):
@@ -252,27 +176,30 @@ def _rated_for_budget(args):
 def run_sweep(args) -> int:
     args.economics = _check_budget_args(args)
     args.file = source_path(args)
-    backend = _backend_of(args)
-    if backend != "memory":
-        if args.by is not None or args.capacity is not None or args.reviewers is not None:
-            raise InputError("--by, --capacity and --reviewers run on the memory backend; use --backend memory")
-        return run_sweep_counted(args, backend)
-    data, name = _rated_for_budget(args)
-    if args.by is not None:
-        return run_segments(args, data, name)
-    if args.capacity is not None:
-        return run_budget(args, data, name)
-    scores = data.column(name)
-    hull = upper_hull(pn_curve(scores, data.labels, data.weights))
-    points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
-    boots = _bootstrap_of(args, data, name) if args.bootstrap is not None else []
+    budget = args.by is not None or args.capacity is not None or args.reviewers is not None
+    if args.reviewers is not None:  # the capacity R·Q·D needs the dated rows in memory
+        if args.backend not in (None, "auto", "memory"):
+            raise InputError("--reviewers reads the dated ratings in memory; use --backend memory")
+        data, name = _rated_for_budget(args)
+    else:
+        data = _rows(args, scores=[args.classifier] if args.classifier and not budget else None, group=args.by,
+                     needs_rows="--by and --capacity" if budget else None)
+        name = args.classifier or data.score_names[0]
+    if budget:
+        return run_segments(args, data, name) if args.by is not None else run_budget(args, data, name)
+    targets = args.target or DEFAULT_SWEEP_TARGETS
+    points, stats = sweep_points(data, name, targets)
+    boots = (bootstrap_points(data, name, targets=targets, n_boot=args.bootstrap, level=args.level, seed=args.seed,
+                              id_column=args.id, path=args.file) if args.bootstrap is not None else [])
     money = _extras(args, points[0].tp, points[0].fp, points[0].mp_above) if args.economics is not None else {}
     if args.json:
-        print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
-                    "operating_points": [p.as_dict() for p in points], "backend": "memory",
-                    "rows_scanned": data.n_read, **money, **_interval_json(args, boots)})
+        print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
+                    "operating_points": [p.as_dict() for p in points], **stats.as_dict(), **money,
+                    **_interval_json(args, boots)})
         return 0
-    print(f"{data.name}: {data.n_rated:,} rated, {data.n_unrated:,} unrated; classifier {name}")
+    print(f"{data.name}: {stats.rows_scanned:,} rows read by {DATA_SOURCES[stats.backend].title} in "
+          f"{stats.seconds:.1f} s ({stats.rated:,} rated, {stats.unrated:,} unrated, {stats.distinct_scores:,} "
+          f"distinct scores); classifier {name}")
     print(f"{'target m':>9} {'FP per TP':>10} {'threshold':>12} {'TP':>10} {'FP':>10} {'precision':>10} "
           f"{'m above':>8} {'m below':>8}")
     for p in points:
@@ -302,52 +229,28 @@ def _looks_like_counts(path: str) -> bool:
     return frame.shape[1] >= 4
 
 
-def _backend_of(args) -> str:
-    """The backend that counts: ``--backend`` (auto: memory or DuckDB by size, never Spark), options checked."""
-    backend = choose_backend(args.file, args.backend)
-    if args.spark_remote is not None and backend != "spark":
-        raise InputError("--spark-remote needs --backend spark")
-    return backend
-
-
-def _grid_of_counted(args, backend: str):
-    """The rated rows' grid counted by DuckDB or Spark (out of core): (grid, description, scan facts)."""
-    source, sample, _, threshold_grid_of, shown = _counting_source(args, backend)
-    if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
-        raise InputError(f"'{args.file}' holds aggregated counts (columns tp, fp): they are read in memory; use "
-                         "--backend memory.")
-    mapping = detect_columns(sample, label_col=args.label, score_cols=args.classifiers)
-    cols = list(mapping.score_cols)
-    if len(cols) < 2:
-        raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
-                             f"{len(cols)}: {', '.join(cols)}.")
-    grid, stats = threshold_grid_of(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
-                                    bins=args.bins, rule=args.rule)
-    facts = {"backend": backend, "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
-             "seconds": stats.seconds}
-    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; {shown})", facts
+def _counts_file(args) -> bool:
+    """FILE is one file of aggregated counts: read in memory, when the chosen source keeps rows in memory."""
+    return (DATA_SOURCES[choose_backend(args.file, args.backend)].rows_in_memory and os.path.isfile(args.file)
+            and _looks_like_counts(args.file))
 
 
 def _grid_of(args):
     """The threshold grid of FILE, a description of where it came from, and what was scanned."""
     started = time.perf_counter()
-    backend = _backend_of(args)
-    if backend != "memory":
-        return _grid_of_counted(args, backend)
-    if _looks_like_counts(args.file):
+    if _counts_file(args):
         grid = load_counts(args.file, bins=args.bins)
         return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
                                            "unrated": None, "seconds": time.perf_counter() - started}
-    data = load_rated(args.file, label_col=args.label)
-    cols = args.classifiers or list(data.score_names)
+    data = _rows(args, scores=args.classifiers)
+    cols = list(args.classifiers or data.score_names)
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
                              f"{len(cols)}: {', '.join(cols)}.")
-    scores = np.column_stack([data.column(c) for c in cols])
-    grid = threshold_grid(scores, data.labels, data.weights, bins=args.bins, rule=args.rule, score_names=cols)
-    facts = {"backend": "memory", "rows_scanned": data.n_read, "rated": data.n_rated, "unrated": data.n_unrated,
-             "seconds": time.perf_counter() - started}
-    return grid, f"{data.n_rated:,} rated documents", facts
+    grid, stats = joint_grid(data, cols, bins=args.bins, rule=args.rule)
+    facts = {"backend": stats.backend, "rows_scanned": stats.rows_scanned, "rated": stats.rated,
+             "unrated": stats.unrated, "seconds": stats.seconds}
+    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out)", facts
 
 
 def run_paths(args) -> int:
