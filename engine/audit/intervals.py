@@ -416,7 +416,10 @@ def total_interval(documents, audited, positives, *, level: float = 0.95, method
     big_n, n, y = _counts(documents, audited, positives)
     lo, hi = _method(method)(big_n, n, y, level)
     lo, hi = _clip(float(y.sum()), float(np.sum(big_n - n + y)), lo, hi)
-    return Interval(float(np.sum(big_n * y / n)), lo, hi)
+    estimate = float(np.sum(big_n * y / n))
+    # the interval holds its estimate: Jeffreys' equal tails can exclude it when no (or every) audited document
+    # is positive, where Brown, Cai & DasGupta (2001) set the bound to the estimate itself
+    return Interval(estimate, min(lo, estimate), max(hi, estimate))
 
 
 def prevalence_intervals(documents, audited, positives, *, level: float = 0.95,
