@@ -50,3 +50,116 @@ def test_bad_records_are_refused():
 def test_pdf_is_printed_by_chromium():
     pdf = record_pdf(record_html([item()]))
     assert pdf.startswith(b"%PDF-") and len(pdf) > 5_000
+
+
+# --- hostile imports (issue 21): one InputError naming item and field, nothing rendered as markup ---
+
+def exported_record(**changes) -> dict:
+    record = json.loads(record_json([item()]))
+    record["items"][0].update(changes)
+    return record
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"provenance": ["a", "b"]}, "item 1 'provenance' is a list, not an object"),
+    ({"provenance": {"settings": "target=0.3"}}, "item 1 'provenance' 'settings' is text, not an object"),
+    ({"provenance": {"link": "javascript:alert(1)"}}, "item 1 'provenance' 'link' is not a web address"),
+    ({"provenance": {"link": "//evil.example/x"}}, "'link' is not a web address"),
+    ({"provenance": {"data_sha256": 500}}, "'data_sha256' is a number, not text"),
+    ({"title": None}, "item 1 'title' is null, not text"),
+    ({"note": {"x": 1}}, "item 1 'note' is an object, not text"),
+    ({"tables": {"name": "x"}}, "item 1 'tables' is an object, not a list"),
+    ({"tables": [{"name": "t", "columns": ["a"], "rows": [[1, 2]]}]}, "item 1 table 1 row 1 is not a list of 1"),
+    ({"tables": [{"name": "t", "columns": ["a"], "rows": [[{"x": 1}]]}]}, "has a cell that is an object"),
+    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "image", "source": "http://x/b.png"}]}}]},
+     "item 1 figure 1 trace 1 is of type 'image'"),
+    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "scattermapbox"}]}}]}, "type 'scattermapbox'"),
+    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "scatter", "nonsense": 1}]}}]},
+     "item 1 figure 1 is not a plotly figure"),
+    ({"figures": "x"}, "item 1 'figures' is text, not a list"),
+])
+def test_items_of_the_wrong_shape_are_refused_with_one_message_naming_the_field(changes, named):
+    with pytest.raises(InputError) as caught:
+        read_record_json(json.dumps(exported_record(**changes)))
+    message = str(caught.value)
+    assert message.startswith("This is not a decision record written by the studio") and named in message, message
+    assert message.endswith("Nothing was imported.") and "\n" not in message
+
+
+def test_size_items_and_nesting_limits_are_refused_clearly():
+    with pytest.raises(InputError, match=r"the file is .* MB; at most 1 MB of JSON is read"):
+        read_record_json(b" " * (2 * 2**20) + record_json([item()]).encode(), max_bytes=2**20)
+    with pytest.raises(InputError, match="nests objects or arrays"):
+        read_record_json('{"format": "opstudio-decision-record/1", "items": ' + "[" * 200 + "]" * 200 + "}")
+    many = {"format": "opstudio-decision-record/1", "items": [{"kind": "k", "title": "t", "sentence": "s"}] * 501}
+    with pytest.raises(InputError, match="it holds 501 items"):
+        read_record_json(json.dumps(many))
+
+
+def test_imported_markup_is_text_and_fetches_nothing():
+    beacon = "![beacon](http://evil.example/b.png) <img src=http://evil.example/i.png> [x](javascript:alert(1))"
+    figure = {"data": [{"type": "scatter", "x": [0, 1], "y": [1, 2], "name": "<a href='http://evil.example'>t</a>",
+                        "hovertemplate": "x %{x}<br><span style='fill:url(http://evil.example/s)'>y</span>"}],
+              "layout": {"title": {"text": "<b>bold</b> <img src='http://evil.example/t.png'>"},
+                         "images": [{"source": "http://evil.example/layout.png"}],
+                         "mapbox": {"style": "http://evil.example/style.json"}}}
+    record = exported_record(title=beacon, sentence=beacon, note=beacon, kind=beacon,
+                             figures=[{"name": beacon, "plotly": figure}],
+                             provenance={"settings": {beacon: beacon}, "link": "http://localhost:8501/op?t=1"})
+    back = read_record_json(json.dumps(record))
+    assert back[0].title == beacon and back[0].note == beacon  # kept as text, shown as text
+    fig = back[0].figures[0][1]
+    assert not fig.layout.images and "evil" not in fig.to_json()
+    assert fig.layout.title.text == "<b>bold</b> "
+    page = record_html(back)
+    assert "evil.example" in page  # as escaped text ...
+    import re
+    assert "<img" not in page and "&lt;img src=http://evil.example/i.png&gt;" in page  # ... never as markup
+    assert not re.search(r"<[^<>]*\b(href|src)\s*=\s*['\"]?\s*(javascript|http://evil)", page, re.IGNORECASE)
+    assert "href='http://localhost:8501/op?t=1'" in page
+
+
+def test_a_categorical_column_with_formulas_exports_and_is_neutralised():
+    table = pd.DataFrame({"segment": pd.Categorical(["=1+1", "@SUM(A1)", "north"]), "n": [1, 2, 3]})
+    record = [new_item("segments", "Segments", "s", tables=[("Segments", table)], data_fingerprint="a" * 64)]
+    page = record_html(record)
+    assert ">=1+1<" in page  # shown as it is on the page; the CSV attachment holds it neutralised
+    import base64
+    import re
+    attached = base64.b64decode(re.search(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", page).group(1))
+    assert attached.decode().splitlines() == ["segment,n", "'=1+1,1", "'@SUM(A1),2", "north,3"]
+    assert read_record_json(record_json(record))[0].tables[0][1]["segment"].tolist() == ["=1+1", "@SUM(A1)", "north"]
+
+
+# --- print grade (issue 26) ---
+
+def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appendix():
+    wide = pd.DataFrame([[0.0522876 * k, 2.70982e7, 5.66667, "graph"] * 4 for k in range(3)],
+                        columns=[f"objective_gap_to_{j}" for j in range(16)])
+    long = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
+    items = [new_item("joint thresholds", "Joint", "The pair chosen.", tables=[("Compared", wide), ("Decided", long)],
+                      figures=[("F", go.Figure(go.Scatter(y=[1, 2])))], data_fingerprint="b" * 64,
+                      settings={"alpha": 0.006, "neg_only": False, "capacity": 2000.0, "target": None,
+                                "classifiers": ["score_image", "score_text"]},
+                      link="http://localhost:8501/early-exit?alpha_pct=0.6")]
+    page = record_html(items)
+    assert '"displayModeBar": false' in page and ".modebar" in page
+    assert "break-inside:avoid" in page and "class='figure'" in page
+    assert "table-layout:fixed" in page and 'class="dataframe wide"' in page
+    body, appendix = page.split("id='appendix'")
+    assert "A-11" in body and "A-12" not in body and "First 12 of 500 rows" in body  # summarised inline
+    a2 = appendix.split("id='A2'")[1]
+    assert a2.split("</table>")[0].count("<tr") == 1 + 100 and "Rows 1–100 of 500" in a2  # the rest: attached
+    assert "0.0522876" in appendix and "5.66667" in appendix  # full precision only in the appendix
+    assert "0.0522876" not in body and "27,098,200" in body and "5.67" in body
+    facts = body.split("class='facts'")[1].split("</table>")[0]
+    for python in (">None<", "['score_image', 'score_text']", ">False<", "2000.0", ">0.006<"):
+        assert python not in facts, python
+    assert "score_image, score_text" in facts and "0.60 %" in facts and ">2,000<" in facts and ">no<" in facts
+    assert "href='http://localhost:8501/early-exit?alpha_pct=0.6'" in body
+    assert "b" * 64 in body
+
+
+def test_provenance_says_not_recorded_for_a_fingerprint_that_is_not_a_hash():
+    page = record_html([new_item("early-exit policy", "E", "s", data_fingerprint="500")])
+    assert "not recorded" in page and ">500<" not in page
