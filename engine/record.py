@@ -162,8 +162,9 @@ MAX_RECORD_CELLS = 2_000_000
 MAX_TEXT_CHARS = 20_000
 #: a table of more rows is summarised in the body (its first rows) and given in full in the appendix
 BODY_ROWS = 12
-#: the appendix prints at most this many rows of a table (the rest is in the attached CSV and the JSON)
-APPENDIX_ROWS = 100
+#: the appendix prints tables of at most this many rows; a longer one (a batch's decided items) is attached as
+#: CSV to the HTML record and complete in the JSON record, not printed
+APPENDIX_ROWS = 40
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
 FIGURE_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour",
                            "box", "violin"})
@@ -415,7 +416,7 @@ def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSecti
         label = f"A{len(appendix) + 1}"
         appendix.append((label, f"{number}. {item.title}: {name}", table, number))
         rows = len(table)
-        note = (f"First {BODY_ROWS} of {rows:,} rows; all of them at full precision in Appendix {label}."
+        note = (f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
                 if rows > BODY_ROWS else f"Full precision in Appendix {label}.")
         sections.append(ReportSection(name, _body_table(table), note, level=3))
     sections.append(ReportSection("Provenance", _provenance_facts(item), level=3))
@@ -430,11 +431,14 @@ def _appendix_sections(appendix: list) -> list[ReportSection]:
                          "(in the HTML record) and are complete in the JSON record.", anchor="appendix")]
     for label, heading, table, number in appendix:
         rows = len(table)
-        note = (f"Rows 1–{APPENDIX_ROWS} of {rows:,}; the whole table is in the attached CSV and the JSON record."
-                if rows > APPENDIX_ROWS else "")
-        out.append(ReportSection(f"{label}. {heading}", table.head(APPENDIX_ROWS), note, level=3,
-                                 full_precision=True, anchor=label,
-                                 attachment=_attachment(f"Download {heading}", table, f"item{number}_{label}.csv")))
+        attachment = _attachment(f"Download {heading}", table, f"item{number}_{label}.csv")
+        if rows > APPENDIX_ROWS:  # not printed: hundreds of rows are read in a spreadsheet, not on paper
+            out.append(ReportSection(f"{label}. {heading}", f"{rows:,} rows of {table.shape[1]} columns: attached "
+                                     "as a CSV file to the HTML record, and complete in the JSON record.",
+                                     level=3, anchor=label, attachment=attachment))
+        else:
+            out.append(ReportSection(f"{label}. {heading}", table, level=3, full_precision=True, anchor=label,
+                                     attachment=attachment))
     return out
 
 

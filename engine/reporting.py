@@ -175,8 +175,6 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
             body = _table_html(c, section.full_precision)
         elif isinstance(c, Facts):
             body = _facts_html(c)
-        elif isinstance(c, str) and section.heading.startswith("Appendix") and not c:
-            body = ""
         else:
             body = f"<p>{html.escape(str(c))}</p>"
         if section.attachment:
@@ -191,16 +189,14 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
 
 
 def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str:
-    spec = figure.to_plotly_json()
-    layout = dict(spec.get("layout") or {})
-    layout.pop("width", None)  # the page's width: a fixed width could run off the paper
-    layout["autosize"] = True
-    height = layout.get("height") or 420
-    layout["height"] = min(int(height), 560)
-    return go.Figure(spec.get("data") or [], layout, skip_invalid=True).to_html(
-        full_html=False, include_plotlyjs=include_plotlyjs, default_width="100%",
-        default_height=f"{layout['height']}px",
-        config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static), "responsive": True})
+    width, height = figure.layout.width, figure.layout.height
+    if width is not None or (height is not None and height > 560):  # could run off the paper: the page's width
+        figure = go.Figure(figure).update_layout(width=None, autosize=True, height=min(int(height or 420), 560))
+    height = figure.layout.height or 420
+    return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs, default_width="100%",
+                          default_height=f"{int(height)}px", validate=False,
+                          config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static),
+                                  "responsive": True})
 
 
 def _full(x) -> str:
