@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import hashlib
 import html
 import json
 import re
@@ -21,6 +22,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -40,7 +42,7 @@ from .reporting import (
 )
 from .untrusted import parse_json
 
-__all__ = ["RecordItem", "new_item", "record_json", "read_record_json", "record_html", "record_pdf",
+__all__ = ["RecordItem", "new_item", "data_sha256", "record_json", "read_record_json", "record_html", "record_pdf",
            "RECORD_FORMAT", "CHROMIUM", "MAX_RECORD_BYTES", "MAX_RECORD_ITEMS", "MAX_RECORD_CELLS", "FIGURE_TRACES"]
 
 RECORD_FORMAT = "opstudio-decision-record/1"
@@ -132,6 +134,32 @@ def new_item(kind: str, title: str, sentence: str, *, tables=(), figures=(), dat
                   "engine_version": ENGINE_VERSION,
                   "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "link": link}
     return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance)
+
+
+def data_sha256(*arrays) -> str:
+    """SHA-256 of arrays (their dtype, shape and bytes, in order): the data fingerprint of a result computed in memory.
+
+    Parameters
+    ----------
+    *arrays : array_like or None
+        The data the decision was made on (``None`` entries are recorded as absent).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    digest = hashlib.sha256()
+    for a in arrays:
+        if a is None:
+            digest.update(b"none;")
+            continue
+        a = np.ascontiguousarray(a)
+        if a.dtype == object:
+            a = np.ascontiguousarray(a.astype(str))
+        digest.update(f"{a.dtype.str};{a.shape};".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
 
 
 def record_json(items) -> str:

@@ -216,11 +216,13 @@ def paths_view(v: GridView) -> None:
         st.dataframe(spread, hide_index=True)
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
-                            f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best),
+                            f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best, rule=v.rule),
         tables=[("Graph and analytic paths compared", table)], figures=figs,
         data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
         settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
-                  "target": target}, link=current_link()), key="record_paths")
+                  "target": target},
+        link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", "")))),
+        key="record_paths")
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot)
 
 

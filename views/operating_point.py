@@ -169,7 +169,7 @@ def operating_point_view(curve: Curve, table) -> None:
         operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot},
-        link=current_link()), key="record_op")
+        link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint)), key="record_op")
 
 
 def sweep_section(curve: Curve, table) -> None:
@@ -211,8 +211,9 @@ def segments_view(curve: Curve) -> None:
     curves = memo(("segments", *key, classifier), lambda: segment_curves(
         curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
     c = st.columns([2, 2, 3])
-    by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
-                             horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
+    budget = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
+                        horizontal=True, bind="query-params", persist_state="session")
+    by_capacity = budget == "Review capacity"
     total = curves.total_flagged
     capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
                                        step=100.0, key="capacity", bind="query-params", persist_state="session",
@@ -228,8 +229,10 @@ def segments_view(curve: Curve) -> None:
     add_to_record(lambda: new_item(
         "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}", allocation.sentence(),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target}, link=current_link()),
+        settings={"classifier": classifier, "segment": d.mapping.group_col,
+                  **({"capacity": capacity} if by_capacity else {"target": target})},
+        link=current_link({"classifier": classifier, "segments_budget": budget, "capacity": capacity, "target": target},
+                          data=d.fingerprint)),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     mu = allocation.common_marginal_precision if by_capacity else target
