@@ -61,6 +61,14 @@ class ReportSection:
         index, a figure as an interactive plot.
     note : str
         Small print under the content (empty for none).
+    level : int
+        Heading level (2 for an item, 3 for its parts).
+    full_precision : bool
+        Floats of a table written with every digit (the appendix), not six significant digits.
+    attachment : str
+        HTML the section ends with (a CSV download link built by the caller; not escaped).
+    anchor : str
+        ``id`` of the heading, for links within the page (empty for none).
     """
 
     heading: str
