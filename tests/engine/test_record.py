@@ -163,3 +163,18 @@ def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appen
 def test_provenance_says_not_recorded_for_a_fingerprint_that_is_not_a_hash():
     page = record_html([new_item("early-exit policy", "E", "s", data_fingerprint="500")])
     assert "not recorded" in page and ">500<" not in page
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
+def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
+    import re
+
+    decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)],
+                            "flag": [k < 37 for k in range(500)]})
+    wide = pd.DataFrame([[0.0522876 * k] * 16 for k in range(3)], columns=[f"objective_gap_to_{j}" for j in range(16)])
+    items = [new_item("batch decision", "Batch", "Flag the 37 most probable items.",
+                      tables=[("Decided items", decided), ("Compared", wide)],
+                      figures=[("Expected loss", go.Figure(go.Scatter(y=list(range(500)))))], data_fingerprint="c" * 64)]
+    pdf = record_pdf(record_html(items, static=True))
+    pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
+    assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
