@@ -174,7 +174,8 @@ def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     wide = pd.DataFrame([[0.0522876 * k] * 16 for k in range(3)], columns=[f"objective_gap_to_{j}" for j in range(16)])
     items = [new_item("batch decision", "Batch", "Flag the 37 most probable items.",
                       tables=[("Decided items", decided), ("Compared", wide)],
-                      figures=[("Expected loss", go.Figure(go.Scatter(y=list(range(500)))))], data_fingerprint="c" * 64)]
+                      figures=[("Expected loss", go.Figure(go.Scatter(y=list(range(500)))))],
+                      data_fingerprint="c" * 64)]
     pdf = record_pdf(record_html(items, static=True))
     pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
     assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
