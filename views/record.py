@@ -65,12 +65,24 @@ for i, item in enumerate(items):
 st.subheader("Export")
 title = st.text_input("Title", "Decision record", key="record_title")
 e = st.columns(3)
-html_text = record_html(items, title)
-e[0].download_button("Download HTML", html_text.encode(), file_name="decision_record.html", mime="text/html",
+
+
+def exports(title: str) -> tuple[bytes, bytes]:
+    """HTML and JSON of the record, built again only when an item, a note or the title changed."""
+    key = (title, tuple((id(item), item.note) for item in items))  # items are frozen: a change is a new object
+    cached = st.session_state.get("_record_exports")
+    if cached is None or cached[0] != key:
+        cached = (key, record_html(items, title).encode(), record_json(items).encode())
+        st.session_state["_record_exports"] = cached
+    return cached[1], cached[2]
+
+
+html_bytes, json_bytes = exports(title)
+e[0].download_button("Download HTML", html_bytes, file_name="decision_record.html", mime="text/html",
                      key="record_html")
-e[1].download_button("Download JSON", record_json(items).encode(), file_name="decision_record.json",
+e[1].download_button("Download JSON", json_bytes, file_name="decision_record.json",
                      mime="application/json", key="record_json")
-record_key = record_json(items)
+record_key = json_bytes
 if e[2].button("Prepare PDF", key="record_pdf_build"):
     with st.spinner("Printing the record with headless Chromium"):
         try:
