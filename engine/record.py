@@ -196,8 +196,9 @@ APPENDIX_ROWS = 40
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
 FIGURE_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour",
                            "box", "violin"})
-#: layout parts of an imported figure that could load images, map tiles or maps from the network
-_FETCHING_LAYOUT = ("images", "mapbox", "map", "geo")
+#: layout parts of an imported figure that could load images or map styles from the network, or set them on a
+#: click (menus and sliders carry layout changes); maps load only for map traces, which are refused
+_FETCHING_LAYOUT = ("images", "mapbox", "map", "updatemenus", "sliders")
 #: the only pseudo-HTML tags kept in an imported figure's text (plotly's own; no attributes)
 _FIGURE_TAG = re.compile(r"<(?!/?(?:br|b|i|em|sub|sup|extra)\s*/?>)[^>]*>", re.IGNORECASE)
 _SCALARS = (str, int, float, bool, type(None))
@@ -245,6 +246,10 @@ def _clean_figure_text(node):
     return node
 
 
+def _safe_layout(layout: dict) -> dict:
+    return {k: v for k, v in layout.items() if k not in _FETCHING_LAYOUT}
+
+
 def _figure(d, where: str) -> tuple[str, go.Figure]:
     d = _object(d, where)
     name = _text(d.get("name"), f"{where} 'name'")
@@ -255,8 +260,12 @@ def _figure(d, where: str) -> tuple[str, go.Figure]:
         if kind not in FIGURE_TRACES:
             raise _Refused(f"{where} trace {j + 1} is of type {str(kind)[:40]!r}; a record's figures are "
                            f"{', '.join(sorted(FIGURE_TRACES))}")
-    layout = {k: v for k, v in _object(spec.get("layout", {}), f"{where} 'plotly.layout'").items()
-              if k not in _FETCHING_LAYOUT}
+    layout = _safe_layout(_object(spec.get("layout", {}), f"{where} 'plotly.layout'"))
+    template = layout.get("template")
+    if isinstance(template, dict):  # a template's layout applies too; trace defaults only of the types allowed
+        layout["template"] = {"layout": _safe_layout(template["layout"]) if isinstance(template.get("layout"), dict)
+                              else {}, "data": {k: v for k, v in template["data"].items() if k in FIGURE_TRACES}
+                              if isinstance(template.get("data"), dict) else {}}
     try:
         figure = go.Figure({"data": _clean_figure_text(data), "layout": _clean_figure_text(layout)})
     except (ValueError, TypeError, KeyError) as exc:
