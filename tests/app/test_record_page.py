@@ -112,3 +112,17 @@ def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
     assert not [m for m in missing.main.markdown if "Sweep" in m.value]  # no silent switch to a sample
     missing.button(key="op_rated_ignore_link").click().run()
     assert not missing.exception and not missing.warning
+
+
+def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent(app, served):
+    import re
+
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "0.6"}, page="views/early_exit.py")
+    at.button(key="record_qwyc").click().run()
+    assert not at.exception
+    at.switch_page(RECORD).run()
+    entry = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]
+    assert re.fullmatch(r"[0-9a-f]{64}", entry["provenance"]["data_sha256"])  # it was "100", the number of trees
+    assert "alpha_pct=0.6" in entry["provenance"]["link"] and "qwyc_trees=100" in entry["provenance"]["link"]
+    html = served(download_buttons(at)["Download HTML"]).decode()
+    assert "0.60 %" in html and "α = 0.60 %" in html
