@@ -200,7 +200,7 @@ def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str
     width, height = figure.layout.width, figure.layout.height
     if width is not None or (height is not None and height > 560):  # could run off the paper: the page's width
         figure = go.Figure(figure).update_layout(width=None, autosize=True, height=min(int(height or 420), 560))
-    height = figure.layout.height or 420
+    height = figure.layout.height or (340 if static else 420)  # printed: two figures and a table to a page
     return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs, default_width="100%",
                           default_height=f"{int(height)}px", validate=False,
                           config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static),
