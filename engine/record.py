@@ -430,12 +430,11 @@ def _body_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The table as people read it: its first rows, numbers rounded; a wide table of few rows transposed."""
     shown = table_for_people(frame.head(BODY_ROWS))
     if frame.shape[1] > 8 and len(shown) <= 4:  # a wide comparison of few rows reads better as columns
-        head = shown.columns
         shown = shown.T.reset_index()
-        shown.columns = ["", *(f"row {j + 1}" for j in range(len(head) and shown.shape[1] - 1))]
-        first = frame.columns[0]
-        if frame[first].dtype == object:  # the first column names the rows: use it as the header
-            shown.columns = ["", *(str(v) for v in frame[first].head(BODY_ROWS))]
+        shown.columns = ["", *(f"row {j + 1}" for j in range(shown.shape[1] - 1))]
+        first = frame.iloc[:, 0]
+        if not pd.api.types.is_numeric_dtype(first) and first.is_unique:  # it names the rows: use it as the header
+            shown.columns = ["", *(str(v) for v in first.head(BODY_ROWS))]
             shown = shown.iloc[1:]
     return shown
 

@@ -190,3 +190,11 @@ def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     pdf = record_pdf(record_html(items, static=True))
     pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
     assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
+
+
+def test_a_wide_comparison_of_few_rows_is_transposed_with_its_rows_named():
+    table = pd.DataFrame({"method": ["graph", "analytic (logistic)", "best grid point"],
+                          **{f"objective_gap_to_{j}": [0.5 * j, 1000.0 * j, 2.0] for j in range(10)}})
+    page = record_html([new_item("joint thresholds", "J", "Decision: flag ...", tables=[("Compared", table)])])
+    body = page.split("id='appendix'")[0]
+    assert "<th>graph</th>" in body and "<th>best grid point</th>" in body and "<td>objective gap to 9</td>" in body
