@@ -257,7 +257,7 @@ def _figure(d, where: str) -> tuple[str, go.Figure]:
     data = _list(spec.get("data", []), f"{where} 'plotly.data'")
     for j, trace in enumerate(data):
         kind = _object(trace, f"{where} trace {j + 1}").get("type", "scatter")
-        if kind not in FIGURE_TRACES:
+        if not isinstance(kind, str) or kind not in FIGURE_TRACES:
             raise _Refused(f"{where} trace {j + 1} is of type {str(kind)[:40]!r}; a record's figures are "
                            f"{', '.join(sorted(FIGURE_TRACES))}")
     layout = _safe_layout(_object(spec.get("layout", {}), f"{where} 'plotly.layout'"))

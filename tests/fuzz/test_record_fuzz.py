@@ -149,7 +149,9 @@ def test_mutated_records_are_imported_as_text_or_refused_in_one_message(data):
                                   b'{"format": "opstudio-decision-record/1", "items": [1]}',
                                   b'{"format": "opstudio-decision-record/1", "items": [[]]}',
                                   b'{"format": "opstudio-decision-record/1", "items": [{}]}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [{"kind": NaN}]}'])
+                                  b'{"format": "opstudio-decision-record/1", "items": [{"kind": NaN}]}',
+                                  b'{"format": "opstudio-decision-record/1", "items": [{"kind": "k", "title": "t", '
+                                  b'"sentence": "s", "figures": [{"name": "f", "plotly": {"data": [{"type": []}]}}]}]}'])
 def test_corpus_of_broken_records(text):
     with pytest.raises(InputError, match="^This is not a decision record written by the studio"):
         read_record_json(text)
