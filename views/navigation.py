@@ -11,7 +11,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from engine.pages import page_for
+from engine.pages import PAGES, page_for
 
 _PAGE = "_current_page"
 
@@ -44,7 +44,14 @@ def current_link(settings: dict | None = None, *, data: str = "") -> str:
         here = urlsplit(st.context.url or "")
     except Exception:  # no browser context (AppTest, a bare script run): the path alone
         return path
-    return f"{here.scheme}://{here.netloc}{path}" if here.scheme in ("http", "https") and here.netloc else path
+    if here.scheme not in ("http", "https") or not here.netloc:
+        return path
+    base = here.path.rstrip("/")  # the app may be served under a base path (server.baseUrlPath) ...
+    for page in PAGES:  # ... followed by the page the browser opened first
+        if page.url_path and base.endswith(f"/{page.url_path}"):
+            base = base[: -len(page.url_path) - 1]
+            break
+    return f"{here.scheme}://{here.netloc}{base}{path}"
 
 
 def _param(value) -> str:

@@ -126,3 +126,18 @@ def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent
     assert "alpha_pct=0.6" in entry["provenance"]["link"] and "qwyc_trees=100" in entry["provenance"]["link"]
     html = served(download_buttons(at)["Download HTML"]).decode()
     assert "0.60 %" in html and "α = 0.60 %" in html
+
+
+def test_reopen_links_are_absolute_under_the_apps_base_path():
+    from unittest import mock
+
+    import views.navigation as nav
+
+    with mock.patch.object(nav, "st") as fake:
+        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old"}
+        fake.session_state = {"_current_page": "batch-decisions"}
+        fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
+        assert nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32) == \
+            "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
+        fake.context.url = None  # no browser (AppTest): the path alone
+        assert nav.current_link() == "/batch-decisions?target=0.3"
