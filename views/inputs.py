@@ -156,9 +156,12 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
     linked = _linked_input(kind, key, loaded)
     if linked is not None:  # a link from a decision record names its data: open exactly that
         current = linked
-        options = [linked.name] + [o for o in options if o != linked.name]
+        options = [linked.name] + [o for o in options if o not in (linked.name, f"sample:{linked.sample_key}")]
         loaded[linked.name] = linked
-    if current is not None and current.name in options:
+        st.session_state[key] = linked.name
+    synced = f"_picked_{key}"  # the active input this picker last showed
+    if current is not None and current.name in options and (st.session_state.get(synced) != current.name
+                                                             or st.session_state.get(key) not in options):
         st.session_state[key] = current.name  # follow the active input chosen elsewhere (e.g. on the Data page)
 
     def show(option: str) -> str:
@@ -171,4 +174,5 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
     chosen = load_sample(choice[7:]) if choice.startswith("sample:") else loaded[choice]
     if current is None or chosen.name != current.name:
         set_active(chosen)
+    st.session_state[synced] = chosen.name  # the user's next choice here stands (it is not the active one yet)
     return chosen
