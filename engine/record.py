@@ -297,9 +297,9 @@ def _setting(value, where: str, depth: int = 0):
         return _text(value, where)
     if isinstance(value, _SCALARS):
         return value
-    if depth < 2 and isinstance(value, list):
+    if depth < 4 and isinstance(value, list):
         return [_setting(v, where, depth + 1) for v in value]
-    if depth < 2 and isinstance(value, dict):
+    if depth < 4 and isinstance(value, dict):
         return {str(k): _setting(v, where, depth + 1) for k, v in value.items()}
     raise _Refused(f"{where} is nested too deep or is not a JSON value")
 
