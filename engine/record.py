@@ -30,6 +30,7 @@ import plotly.io as pio
 from .errors import InputError
 from .reporting import (
     ENGINE_VERSION,
+    WIDE_COLUMNS,
     Facts,
     ReportSection,
     column_in_words,
@@ -426,17 +427,41 @@ def _provenance_facts(item: RecordItem) -> Facts:
     return Facts(tuple(rows))
 
 
+def _transposed(shown: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of text with its columns as rows; a text column naming the rows becomes the header."""
+    out = shown.T.reset_index()
+    out.columns = ["", *(f"row {j + 1}" for j in range(out.shape[1] - 1))]
+    first = frame.iloc[:, 0]
+    if not pd.api.types.is_numeric_dtype(first) and first.is_unique:
+        out.columns = ["", *(str(v) for v in first.head(len(shown)))]
+        out = out.iloc[1:]
+    return out
+
+
 def _body_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The table as people read it: its first rows, numbers rounded; a wide table of few rows transposed."""
     shown = table_for_people(frame.head(BODY_ROWS))
     if frame.shape[1] > 8 and len(shown) <= 4:  # a wide comparison of few rows reads better as columns
-        shown = shown.T.reset_index()
-        shown.columns = ["", *(f"row {j + 1}" for j in range(shown.shape[1] - 1))]
-        first = frame.iloc[:, 0]
-        if not pd.api.types.is_numeric_dtype(first) and first.is_unique:  # it names the rows: use it as the header
-            shown.columns = ["", *(str(v) for v in first.head(BODY_ROWS))]
-            shown = shown.iloc[1:]
+        shown = _transposed(shown, frame)
     return shown
+
+
+def _precise(value) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    return repr(float(value)) if isinstance(value, (float, np.floating)) else str(value)
+
+
+def _appendix_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    """The table at full precision, and whether it needs a landscape page: a wide table of up to 8 rows is
+    transposed (its column names become rows), a wider one of more rows is printed across the page."""
+    if frame.shape[1] <= WIDE_COLUMNS:
+        return frame, False
+    if len(frame) <= 8:
+        text = pd.DataFrame({j: [_precise(v) for v in frame.iloc[:, j].astype(object).tolist()]
+                             for j in range(frame.shape[1])}).set_axis([str(c) for c in frame.columns], axis=1)
+        return _transposed(text, frame), False
+    return frame, True
 
 
 def _attachment(name: str, frame: pd.DataFrame, file_name: str) -> str:
@@ -473,8 +498,9 @@ def _appendix_sections(appendix: list) -> list[ReportSection]:
                                      "as a CSV file to the HTML record, and complete in the JSON record.",
                                      level=3, anchor=label, attachment=attachment))
         else:
-            out.append(ReportSection(f"{label}. {heading}", table, level=3, full_precision=True, anchor=label,
-                                     attachment=attachment))
+            shown, landscape = _appendix_table(table)
+            out.append(ReportSection(f"{label}. {heading}", shown, level=3, full_precision=True, anchor=label,
+                                     attachment=attachment, landscape=landscape))
     return out
 
 

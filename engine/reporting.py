@@ -20,7 +20,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 __all__ = ["ReportSection", "Facts", "render_html", "to_json", "json_safe", "csv_bytes", "neutralise_formulas",
-           "format_number", "value_in_words", "column_in_words", "table_for_people", "safe_href", "ENGINE_VERSION"]
+           "format_number", "value_in_words", "column_in_words", "table_for_people", "safe_href", "ENGINE_VERSION",
+           "WIDE_COLUMNS"]
 
 ENGINE_VERSION = "0.1.0"
 
@@ -42,6 +43,7 @@ table.wide{table-layout:fixed;width:100%;font-size:0.72em}table.wide td,table.wi
 .figure{break-inside:avoid;page-break-inside:avoid;width:100%;max-width:100%;overflow:hidden}
 .modebar,.modebar-container{display:none!important}
 .appendix{break-before:page;page-break-before:always}
+@page landscape{size:A4 landscape;margin:12mm}.landscape{page:landscape}
 @media print{body{max-width:none;margin:0;padding:0}}
 """
 #: a table with more columns than this is laid out to the page width in a smaller font
@@ -69,6 +71,8 @@ class ReportSection:
         HTML the section ends with (a CSV download link built by the caller; not escaped).
     anchor : str
         ``id`` of the heading, for links within the page (empty for none).
+    landscape : bool
+        Printed on a landscape page (a wide table of many rows).
     """
 
     heading: str
@@ -78,6 +82,7 @@ class ReportSection:
     full_precision: bool = False
     attachment: str = ""
     anchor: str = ""
+    landscape: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,8 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
             body += f"<p class='note'>{html.escape(section.note)}</p>"
         # a heading, its figure (or a short table) and its note are kept on one page
         short = not isinstance(c, pd.DataFrame) or len(c) <= 40
-        parts.append(f"<div class='block'>{head}{body}</div>" if short else head + body)
+        block = f"<div class='block'>{head}{body}</div>" if short else head + body
+        parts.append(f"<div class='landscape'>{block}</div>" if section.landscape else block)
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -156,7 +156,7 @@ def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appen
     page = record_html(items)
     assert '"displayModeBar": false' in page and ".modebar" in page
     assert "break-inside:avoid" in page and "class='figure'" in page
-    assert "table-layout:fixed" in page and 'class="dataframe wide"' in page
+    assert "table-layout:fixed" in page and "@page landscape{size:A4 landscape" in page
     body, appendix = page.split("id='appendix'")
     assert "A-11" in body and "A-12" not in body and "First 12 of 500 rows" in body  # summarised inline
     a2 = appendix.split("id='A2'")[1]
@@ -176,6 +176,90 @@ def test_provenance_says_not_recorded_for_a_fingerprint_that_is_not_a_hash():
     assert "not recorded" in page and ">500<" not in page
 
 
+def pdf_text(pdf: bytes) -> str:
+    """Text of a Chromium (Skia) PDF, page by page (form feeds between): no PDF library is a dependency."""
+    import re
+    import unicodedata
+    import zlib
+
+    objects = {int(m.group(1)): m.group(2) for m in re.finditer(rb"(\d+) 0 obj(.*?)endobj", pdf, re.DOTALL)}
+
+    def stream(body: bytes) -> bytes:
+        m = re.search(rb"stream\r?\n(.*?)\r?\nendstream", body, re.DOTALL)
+        if not m:
+            return b""
+        data = m.group(1)
+        return zlib.decompress(data) if b"/FlateDecode" in body[:m.start()] else data
+
+    def cmap(num: int) -> dict:
+        text, out = stream(objects[num]), {}
+        for block in re.findall(rb"beginbfchar(.*?)endbfchar", text, re.DOTALL):
+            for src, dst in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
+                out[int(src, 16)] = bytes.fromhex(dst.decode()).decode("utf-16-be", "replace")
+        for block in re.findall(rb"beginbfrange(.*?)endbfrange", text, re.DOTALL):
+            for lo, hi, dst in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
+                base = int(dst, 16)
+                for k, code in enumerate(range(int(lo, 16), int(hi, 16) + 1)):
+                    out[code] = chr(base + k)
+        return out
+
+    fonts = {}
+    for num, body in objects.items():
+        m = re.search(rb"/ToUnicode (\d+) 0 R", body)
+        if m:
+            fonts[num] = cmap(int(m.group(1)))
+    pages = []
+    for num, body in objects.items():
+        if not re.search(rb"/Type\s*/Page\b", body):
+            continue
+        res = body
+        rm = re.search(rb"/Resources (\d+) 0 R", body)
+        if rm:
+            res = objects[int(rm.group(1))]
+        fm = re.search(rb"/Font\s*<<(.*?)>>", res, re.DOTALL)
+        if not fm:
+            fr = re.search(rb"/Font (\d+) 0 R", res)
+            fm = re.search(rb"<<(.*?)>>", objects[int(fr.group(1))], re.DOTALL) if fr else None
+        names = {n: int(o) for n, o in re.findall(rb"/(\w+) (\d+) 0 R", fm.group(1))} if fm else {}
+        contents = re.search(rb"/Contents (\d+) 0 R", body)
+        if not contents:
+            continue
+        text, current, parts = stream(objects[int(contents.group(1))]), {}, []
+        for token in re.finditer(rb"/(\w+) [\d.]+ Tf|<([0-9A-Fa-f]*)>|(ET)", text):
+            if token.group(1):
+                current = fonts.get(names.get(token.group(1)), {})
+            elif token.group(3):
+                parts.append("\n")
+            else:
+                h = token.group(2)
+                parts.append("".join(current.get(int(h[i:i + 4], 16), "") for i in range(0, len(h), 4)))
+        pages.append("".join(parts))
+    return unicodedata.normalize("NFKC", "\f".join(pages))  # ligatures (ﬁ) as letters
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
+def test_the_printed_pdf_reads_in_words_with_an_appendix_and_without_the_batch_rows():
+    decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
+    wide = pd.DataFrame({"method": ["graph", "analytic", "best grid point"],
+                         **{f"objective_gap_to_{j}": [0.0522876 * j, 2.70982e7, 856.364] for j in range(12)}})
+    items = [new_item("early-exit policy", "Early exit (α = 0.60 %)", "Evaluate 41.2 of 500 models per row.",
+                      tables=[("Decided items", decided), ("Compared", wide)],
+                      figures=[("Models evaluated", go.Figure(go.Histogram(x=[1, 2, 2, 3])))],
+                      data_fingerprint="d" * 64,
+                      settings={"alpha": 0.006, "neg_only": False, "capacity": 2000.0, "target": None,
+                                "classifiers": ["score_image", "score_text"]},
+                      link="http://localhost:8501/early-exit?alpha_pct=0.6")]
+    text = pdf_text(record_pdf(record_html(items, static=True)))
+    body, appendix = text.split("Appendix: the tables at full precision")
+    assert "0.60 %" in body and "score_image, score_text" in body and "2,000" in body and "not set" in body
+    provenance = body.split("Provenance")[1]
+    for python in ("None", "False", "['", "2000.0", "0.006\n"):
+        assert python not in provenance, python
+    assert "A-11" in body and "A-12" not in text and "A-499" not in text  # summarised, attached, not printed
+    assert "27,098,200" in body and "0.0522876" in appendix and "objective_gap_to_11" in appendix
+    assert "http://localhost:8501/early-exit?alpha_pct=0.6" in body and "d" * 64 in body.replace("\n", "")
+
+
 @pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
 def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     import re
@@ -190,6 +274,14 @@ def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     pdf = record_pdf(record_html(items, static=True))
     pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
     assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
+
+
+def test_a_wide_table_of_many_rows_is_printed_across_a_landscape_page():
+    table = pd.DataFrame([[0.0522876 * k] * 12 for k in range(20)], columns=[f"objective_gap_to_{j}" for j in range(12)])
+    page = record_html([new_item("k", "T", "s", tables=[("Wide", table)])])
+    appendix = page.split("id='appendix'")[1]
+    assert "<div class='landscape'>" in appendix and 'class="dataframe wide"' in appendix
+    assert "<th>objective_gap_to_11</th>" in appendix and "<td>0.0522876</td>" in appendix  # full precision
 
 
 def test_a_wide_comparison_of_few_rows_is_transposed_with_its_rows_named():
