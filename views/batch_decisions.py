@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.io import PUBLIC_DATASETS, ProbabilityBatches
-from engine.record import new_item
+from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
 from engine.setloss import (
     F1_COEFFICIENTS,
@@ -73,6 +73,13 @@ def pick_loss(column) -> SetLoss | None:
     return build_loss(key)
 
 
+def loss_parameters() -> dict:
+    """β of the chosen loss when it takes one (for the record's settings and its link)."""
+    chosen = LOSSES.get(st.session_state.get("loss"))
+    return {"beta": float(st.session_state["beta"])} if chosen is not None and chosen.parameter \
+        and "beta" in st.session_state else {}
+
+
 def own_batches() -> Probabilities:
     chosen = input_picker("batches", key="batches_input", label="Probability batches")
     if chosen is None:
@@ -124,8 +131,11 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
         "batch decision", f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)", outcome.sentence(batch),
         tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
         figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
-        data_fingerprint=str(src.key[1]) if src.key[0] == "input" else "",
-        settings={"loss": loss.name, "batch": batch, "source": src.source}, link=current_link()),
+        data_fingerprint=str(src.key[1]) if src.key[0] == "input" else data_sha256(src.batches.probabilities,
+                                                                                     src.batches.batch_ids),
+        settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
+        link=current_link({"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()},
+                          data=str(src.key[1]) if src.key[0] == "input" else "")),
         key="record_batch")
     st.subheader("Decided items")
     table = decided_items(batches, batch, decision)
@@ -194,7 +204,7 @@ def decisions_view(src: Probabilities) -> None:
         return
     c[0].caption(f"Loss = {md(loss.formula)}")
     names = src.batches.batch_names
-    batch = c[1].selectbox(f"Batch (of {len(names):,})", names, key="batch_name")
+    batch = c[1].selectbox(f"Batch (of {len(names):,})", names, key="batch_name", bind="query-params")
     items = src.batches.rows_of(batch)
     eta = src.batches.probabilities[items]
     c[2].caption(f"**{md(batch)}**: {items.size:,} items, mean probability {eta.mean():.3f}.")

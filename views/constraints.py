@@ -96,7 +96,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     add_to_record(lambda: new_item(
         "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
         tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
-        settings=model.settings, link=current_link()), key="record_constraints")
+        settings=model.settings, link=current_link(data=chosen.fingerprint)), key="record_constraints")
 
 
 @st.fragment

@@ -29,7 +29,7 @@ from engine.qwyc import (
     tradeoff_figure,
     train_adult_gbt,
 )
-from engine.record import new_item
+from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
 from views.navigation import current_link
@@ -67,6 +67,16 @@ class Settings:
     @property
     def alpha(self) -> float:
         return self.alpha_pct / 100
+
+
+def ensemble_sha256(ens: Ensemble) -> str:
+    """SHA-256 of the data the policy was fitted on: the uploaded file, the feature table, or the Adult rows."""
+    if ens.table is not None:
+        return ens.table.fingerprint
+    if ens.trained is not None:
+        t = ens.trained
+        return data_sha256(t.x_train, t.y_train, t.x_test, t.y_test)
+    return str(ens.key[1]) if ens.key[0] == "upload" else data_sha256(ens.rows.f_fit, ens.rows.f_test)
 
 
 def tree_names(n: int) -> tuple[str, ...]:
@@ -179,9 +189,10 @@ def record_button(ens: Ensemble, settings: Settings, fit: dict, test: dict, n_ev
         "decide unlike the full ensemble.", tables=[("Policy", pd.DataFrame([{**fit, "part": "fit"},
                                                                              {**test, "part": "test"}]))],
         figures=[("Models evaluated per row", models_histogram_figure(n_eval, t_count))],
-        data_fingerprint=str(ens.key[1]) if len(ens.key) > 1 else "",
+        data_fingerprint=ensemble_sha256(ens),
         settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
-        link=current_link()), key="record_qwyc")
+        link=current_link({"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget},
+                          data="" if ens.trained is not None else ensemble_sha256(ens))), key="record_qwyc")
 
 
 def timing_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy) -> None:

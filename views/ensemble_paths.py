@@ -210,12 +210,15 @@ def paths_view(v: GridView) -> None:
         st.dataframe(spread, hide_index=True)
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
-                            f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best),
+                            f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best,
+                                                                                              rule=v.rule),
                                                                     in_money and f"Graph path — {in_money}"])),
         tables=[("Graph and analytic paths compared", table)], figures=figs,
         data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
         settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
-                  "target": target, **money_settings(money)}, link=current_link()), key="record_paths")
+                  "target": target, **money_settings(money)},
+        link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", "")))),
+        key="record_paths")
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 

@@ -10,13 +10,14 @@ report are in ``views/forms``, which this module loads samples with.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import OrderedDict
 
 import streamlit as st
 
 from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
 from views.forms import FORMS
-from views.navigation import go_to
+from views.navigation import DATA_PARAM, go_to
 from views.session_input import SOURCE_TITLES, SessionInput
 
 _STORE = "_inputs"         # name -> SessionInput, in the order they were added
@@ -104,6 +105,42 @@ def current_dataset() -> SessionInput:
     return active_input("rated")
 
 
+def _linked_input(kind: str, key: str, loaded: dict) -> SessionInput | None:
+    """The input a reopened link was made on (its ``data`` parameter), or None when the link names none.
+
+    When no input of the session (nor a shipped sample) has that SHA-256, the page says which data it
+    needs and offers the Data page; it does not switch silently to a sample.
+    """
+    wanted = str(st.query_params.get(DATA_PARAM, "") or "").lower()
+    if not wanted:
+        return None
+    if not re.fullmatch(r"[0-9a-f]{8,64}", wanted):  # not a digest of ours: say so, as text
+        st.warning("This link names its data by something that is not a SHA-256 prefix; it is ignored.")
+        del st.query_params[DATA_PARAM]
+        return None
+    match = next((i for i in loaded.values() if i.fingerprint.startswith(wanted)), None)
+    if match is None:
+        for sample_key in samples_of_kind(kind):
+            sample = load_sample(sample_key, activate=False)
+            if sample.fingerprint.startswith(wanted):
+                match = sample
+                break
+    if match is not None:
+        del st.query_params[DATA_PARAM]  # applied once: the user may choose other data afterwards
+        set_active(match)
+        return match
+    if any(i.fingerprint.startswith(wanted) for i in session_inputs()):
+        return None  # the link's data is another kind of input on this page (the feature table of a model)
+    st.warning(f"This link was made on data whose SHA-256 begins with {wanted}; that data is not loaded in this "
+               "session. Add the same file on the Data page, then open the link again, or continue with the data "
+               "loaded here.", icon=":material/link_off:")
+    go_to("data")
+    if st.button("Continue with the data loaded here", key=f"{key}_ignore_link"):
+        del st.query_params[DATA_PARAM]
+        st.rerun()
+    st.stop()
+
+
 def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInput | None:
     """Choose the input of ``kind`` this page works on: the session's inputs of that kind and the shipped
     samples not loaded yet. The choice becomes the kind's active input; a caption says which one is used."""
@@ -116,6 +153,12 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
         st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
         go_to("data")
         return None
+    linked = _linked_input(kind, key, loaded)
+    if linked is not None:  # a link from a decision record names its data: open exactly that
+        current = linked
+        options = [linked.name] + [o for o in options if o not in (linked.name, f"sample:{linked.sample_key}")]
+        loaded[linked.name] = linked
+        st.session_state[key] = linked.name
     synced = f"_picked_{key}"  # the active input this picker last showed
     if current is not None and current.name in options and (st.session_state.get(synced) != current.name
                                                              or st.session_state.get(key) not in options):

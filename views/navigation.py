@@ -6,11 +6,12 @@ repeats them.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+import math
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from engine.pages import page_for
+from engine.pages import PAGES, page_for
 
 _PAGE = "_current_page"
 
@@ -20,10 +21,46 @@ def remember_page(url_path: str) -> None:
     st.session_state[_PAGE] = url_path
 
 
-def current_link() -> str:
-    """A link that reopens the page this run shows, with its current settings (they live in the URL)."""
-    query = urlencode({k: v for k, v in st.query_params.to_dict().items()})
-    return f"/{st.session_state.get(_PAGE, '')}" + (f"?{query}" if query else "")
+#: the query parameter naming the data a link was made on (the first 16 hex digits of its SHA-256)
+DATA_PARAM = "data"
+
+
+def current_link(settings: dict | None = None, *, data: str = "") -> str:
+    """An absolute link that reopens the page this run shows with its settings.
+
+    The URL's own settings (the widgets bound to query parameters) are joined by ``settings``
+    (widget key -> value: the ones the URL leaves out because they are at their default, or not
+    bound) and by ``data=<SHA-256 prefix>`` for an uploaded input, so that opening the link without
+    that data says which data it needs (:func:`views.inputs.input_picker`) instead of silently using
+    a sample.
+    """
+    params = {k: v for k, v in st.query_params.to_dict().items() if k != DATA_PARAM}
+    params.update({k: _param(v) for k, v in (settings or {}).items() if v is not None})
+    if data:
+        params[DATA_PARAM] = str(data)[:16]
+    query = urlencode(params)
+    path = f"/{st.session_state.get(_PAGE, '')}" + (f"?{query}" if query else "")
+    try:
+        here = urlsplit(st.context.url or "")
+    except Exception:  # no browser context (AppTest, a bare script run): the path alone
+        return path
+    if here.scheme not in ("http", "https") or not here.netloc:
+        return path
+    base = here.path.rstrip("/")  # the app may be served under a base path (server.baseUrlPath) ...
+    for page in PAGES:  # ... followed by the page the browser opened first
+        if page.url_path and base.endswith(f"/{page.url_path}"):
+            base = base[: -len(page.url_path) - 1]
+            break
+    return f"{here.scheme}://{here.netloc}{base}{path}"
+
+
+def _param(value) -> str:
+    """A setting as Streamlit writes a bound widget's value in the URL (5.0 -> "5", True -> "true")."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
 
 
 def go_to(url_path: str) -> None:

@@ -189,7 +189,7 @@ def operating_point_view(curve: Curve, table) -> None:
         settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
                   **money_settings(money),
                   **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {})},
-        link=current_link()), key="record_op")
+        link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint)), key="record_op")
 
 
 def sweep_section(curve: Curve, table) -> None:
@@ -242,6 +242,14 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
                               f"{per * days:,.0f} reviews ({per:,.0f} a day).")
 
 
+def budget_link_settings(capacity: float) -> dict:
+    """The budget's widgets for the link that reopens the segments (the URL leaves out values at their default)."""
+    budget = st.session_state.get("segments_budget")
+    reviewers = ("op_reviewers", "op_reviews_per_day", "op_rating_days") if budget == "Reviewers" else ()
+    return {"segments_budget": budget, **({"capacity": capacity} if budget == "Review capacity" else {}),
+            **{k: st.session_state.get(k) for k in reviewers}}
+
+
 @st.fragment
 def segments_view(curve: Curve) -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
@@ -274,8 +282,10 @@ def segments_view(curve: Curve) -> None:
         "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
         " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target, **money_settings(money)}, link=current_link()),
+        settings={"classifier": classifier, "segment": d.mapping.group_col,
+                  **({"capacity": capacity} if by_capacity else {"target": target}), **money_settings(money)},
+        link=current_link({"classifier": classifier, "target": target, **budget_link_settings(capacity)},
+                          data=d.fingerprint)),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     intervals = on_click("_segment_ci", (key, classifier),

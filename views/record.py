@@ -4,6 +4,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.record import read_record_json, record_html, record_json, record_pdf
+from engine.reporting import safe_href
 from views.navigation import go_to
 from views.record_button import record_items, set_record_items
 from views.state import md
@@ -53,25 +54,39 @@ for i, item in enumerate(items):
                             placeholder="What was decided, by whom, and why")
         if note != item.note:
             items[i] = item.annotated(note)
-        p = item.provenance
-        st.caption(md(f"Data SHA-256 {str(p.get('data_sha256', ''))[:12]}… · engine {p.get('engine_version')} · "
-                      f"{p.get('time')}"))
-        if p.get("link"):  # our own path with URL-encoded settings
-            st.markdown(f"[Reopen this view]({p['link']})")
+        p = item.provenance if isinstance(item.provenance, dict) else {}
+        sha = str(p.get("data_sha256") or "")
+        st.caption(md(f"Data SHA-256 {sha[:12] + '…' if sha else 'not recorded'} · engine "
+                      f"{p.get('engine_version') or 'not recorded'} · {p.get('time') or 'time not recorded'}"))
+        link = safe_href(p.get("link"))
+        if link:  # an http(s) address or one of our /page paths (imports are checked the same way)
+            st.link_button("Reopen this view", link, key=f"reopen_{i}_{id(item)}")
 
 st.subheader("Export")
 title = st.text_input("Title", "Decision record", key="record_title")
 e = st.columns(3)
-html_text = record_html(items, title)
-e[0].download_button("Download HTML", html_text.encode(), file_name="decision_record.html", mime="text/html",
+
+
+def exports(title: str) -> tuple[bytes, bytes]:
+    """HTML and JSON of the record, built again only when an item, a note or the title changed."""
+    key = (title, tuple((id(item), item.note) for item in items))  # items are frozen: a change is a new object
+    cached = st.session_state.get("_record_exports")
+    if cached is None or cached[0] != key:
+        cached = (key, record_html(items, title).encode(), record_json(items).encode())
+        st.session_state["_record_exports"] = cached
+    return cached[1], cached[2]
+
+
+html_bytes, json_bytes = exports(title)
+e[0].download_button("Download HTML", html_bytes, file_name="decision_record.html", mime="text/html",
                      key="record_html")
-e[1].download_button("Download JSON", record_json(items).encode(), file_name="decision_record.json",
+e[1].download_button("Download JSON", json_bytes, file_name="decision_record.json",
                      mime="application/json", key="record_json")
-record_key = record_json(items)
+record_key = json_bytes
 if e[2].button("Prepare PDF", key="record_pdf_build"):
     with st.spinner("Printing the record with headless Chromium"):
         try:
-            st.session_state["_record_pdf"] = (record_key, record_pdf(html_text))
+            st.session_state["_record_pdf"] = (record_key, record_pdf(record_html(items, title, static=True)))
         except InputError as exc:
             st.error(md(exc))
 stored = st.session_state.get("_record_pdf")

@@ -7,6 +7,7 @@ from typing import Callable
 import streamlit as st
 
 from engine.record import RecordItem
+from views.state import md
 
 _RECORD = "_decision_record"
 
@@ -27,4 +28,6 @@ def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
                       "Decision record page."):
         item = build()
         record_items().append(item)
-        st.toast(f"Added to the decision record: {item.title} ({len(record_items())} items)")
+        n = len(record_items())
+        st.toast(f"Added to the decision record: {md(item.title)}. "
+                 f"The record now holds {n} item{'s' if n != 1 else ''}.")

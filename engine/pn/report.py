@@ -48,8 +48,8 @@ def operating_point_sentence(classifier: str, op, ci=None) -> str:
     return sentence
 
 
-def joint_thresholds_sentence(names, points: dict, best) -> str:
-    """The joint thresholds each path proposes, and the best grid point, in one sentence.
+def joint_thresholds_sentence(names, points: dict, best, *, rule: str = "", chosen: str | None = None) -> str:
+    """The decision first (the chosen path's pair of thresholds), then the other paths and the best grid point.
 
     Parameters
     ----------
@@ -59,17 +59,36 @@ def joint_thresholds_sentence(names, points: dict, best) -> str:
         Each path's operating point (Robles et al. 2020, Algorithm 1), by method.
     best : OperatingPoint
         The best single grid point at the same target.
+    rule : str, optional
+        How the classifiers are combined (``"or"``: any score at or above its threshold flags, ``"and"``:
+        every score); empty when not known.
+    chosen : str, optional
+        The method whose thresholds are the decision; by default the graph path when there is one
+        (Algorithm 1), else the first method.
 
     Returns
     -------
     str
+        ``"Decision: flag a document when a ≥ 0.4 or b ≥ 0.7 (the graph path's pair at this target): ...
+        For comparison: ..."``.
     """
-    parts = []
-    for method, op in points.items():
-        thresholds = ", ".join(f"{n} ≥ {t:.4g}" for n, t in zip(names, np.ravel(op.threshold)))
-        parts.append(f"the {method} path flags {thresholds} ({op.tp:,.0f} true and {op.fp:,.0f} false positives)")
-    return ("At this target " + "; ".join(parts) + f"; the best single grid point finds {best.tp:,.0f} true and "
-            f"{best.fp:,.0f} false positives.")
+    if not points:
+        return (f"No path reaches this target; the best single grid point finds {best.tp:,.0f} true and "
+                f"{best.fp:,.0f} false positives.")
+    chosen = chosen if chosen in points else ("graph" if "graph" in points else next(iter(points)))
+    joiner = {"or": " or ", "and": " and "}.get(str(rule).lower(), ", ")
+
+    def pair(op) -> str:
+        return joiner.join(f"{n} ≥ {t:.4g}" for n, t in zip(names, np.ravel(op.threshold)))
+
+    op = points[chosen]
+    sentence = (f"Decision: flag a document when {pair(op)} (the {chosen} path's pair at this target): "
+                f"{op.tp:,.0f} true and {op.fp:,.0f} false positives.")
+    others = [f"the {method} path flags {pair(p)} ({p.tp:,.0f} true and {p.fp:,.0f} false positives)"
+              for method, p in points.items() if method != chosen]
+    others.append(f"the best single grid point finds {best.tp:,.0f} true and {best.fp:,.0f} false positives "
+                  "(chosen on these very counts, so optimistic for new data)")
+    return sentence + " For comparison: " + "; ".join(others) + "."
 
 
 #: the sweep table's columns in words, with units
@@ -226,7 +245,8 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
     sections = []
     if "best grid point" in points and paths:
         names = settings.get("classifiers") or [f"t{j + 1}" for j in range(np.size(next(iter(paths.values())).threshold))]
-        sections.append(ReportSection("Decision", joint_thresholds_sentence(names, paths, points["best grid point"])))
+        sections.append(ReportSection("Decision", joint_thresholds_sentence(names, paths, points["best grid point"],
+                                                                          rule=settings.get("rule", ""))))
     sections += [ReportSection("Comparison of threshold paths", comparison,
                               "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
                               "under the concave hull of all grid points (the most any chain of grid points can "

@@ -50,3 +50,94 @@ def test_empty_record_says_what_to_do_and_import_works(app, served):
     assert len(shown) == 1 and "Operating point of" in shown[0]
     assert read_record_json(served(download_buttons(fresh)["Download JSON"]))[0].title == \
         read_record_json(exported)[0].title
+
+
+def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
+    import re
+    from urllib.parse import parse_qs, urlsplit
+
+    at = app(page="views/operating_point.py")
+    at.button(key="record_op").click().run()
+    at.button(key="record_segments").click().run()
+    at.switch_page("views/batch_decisions.py").run()
+    at.selectbox(key="loss").set_value("fbeta").run()
+    at.button(key="record_batch").click().run()
+    assert not at.exception
+    at.switch_page(RECORD).run()
+    record = json.loads(served(download_buttons(at)["Download JSON"]))
+    for entry in record["items"]:
+        assert re.fullmatch(r"[0-9a-f]{64}", entry["provenance"]["data_sha256"]), entry["title"]
+    links = [parse_qs(urlsplit(e["provenance"]["link"]).query) for e in record["items"]]
+    assert "target" in links[0] and "classifier" in links[0] and "data" in links[0]
+    assert "capacity" in links[1] and "segments_budget" in links[1] and links[1] != links[0]
+    assert "batch_name" in links[2] and links[2]["beta"] == ["2"] and links[2]["loss"] == ["fbeta"]
+    assert record["items"][2]["provenance"]["settings"]["beta"] == 2.0
+    settings = record["items"][1]["provenance"]["settings"]
+    assert "segment" in settings and ("capacity" in settings) != ("target" in settings)
+
+
+def test_a_hostile_record_is_refused_in_one_message_and_markup_stays_text(app):
+    hostile = {"format": "opstudio-decision-record/1", "items": [
+        {"kind": "x", "title": "t", "sentence": "s", "provenance": ["not", "an", "object"]}]}
+    at = app(page=RECORD)
+    at.get("file_uploader")[0].set_value(("r.json", json.dumps(hostile).encode(), "application/json")).run()
+    at.button(key="record_import").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] and "item 1 'provenance' is a list" in at.error[0].value.replace("\\", "")
+    beacon = "![beacon](http://evil.example/b.png)"
+    markup = {"format": "opstudio-decision-record/1", "items": [
+        {"kind": beacon, "title": beacon, "sentence": beacon, "note": beacon,
+         "provenance": {"link": "http://localhost:8501/operating-point?target=0.3", "settings": {"a": beacon}}}]}
+    at.get("file_uploader")[0].set_value(("r.json", json.dumps(markup).encode(), "application/json")).run()
+    at.button(key="record_import").click().run()
+    assert not at.exception
+    for m in at.main.markdown:  # every Markdown element escapes the file's text: no image, no link from it
+        assert "![beacon](" not in m.value and "](http://evil" not in m.value
+    assert any("beacon" in m.value for m in at.main.markdown)
+
+
+def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
+    at = app(page="views/operating_point.py")
+    at.button(key="record_op").click().run()
+    at.switch_page(RECORD).run()
+    from urllib.parse import parse_qs, urlsplit
+    link = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]["provenance"]["link"]
+    query = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
+    reopened = app(query=query, page="views/operating_point.py")  # the sample's digest: opened as it was
+    assert not reopened.exception and not reopened.warning
+    assert reopened.slider(key="target").value == float(query["target"])
+    missing = app(query={**query, "data": "0123456789abcdef"}, page="views/operating_point.py")
+    assert not missing.exception
+    assert "SHA-256 begins with 0123456789abcdef" in missing.warning[0].value
+    assert not [m for m in missing.main.markdown if "Sweep" in m.value]  # no silent switch to a sample
+    missing.button(key="op_rated_ignore_link").click().run()
+    assert not missing.exception and not missing.warning
+
+
+def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent(app, served):
+    import re
+
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "0.6"}, page="views/early_exit.py")
+    at.button(key="record_qwyc").click().run()
+    assert not at.exception
+    at.switch_page(RECORD).run()
+    entry = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]
+    assert re.fullmatch(r"[0-9a-f]{64}", entry["provenance"]["data_sha256"])  # it was "100", the number of trees
+    assert "alpha_pct=0.6" in entry["provenance"]["link"] and "qwyc_trees=100" in entry["provenance"]["link"]
+    html = served(download_buttons(at)["Download HTML"]).decode()
+    assert "0.60 %" in html and "α = 0.60 %" in html
+
+
+def test_reopen_links_are_absolute_under_the_apps_base_path():
+    from unittest import mock
+
+    import views.navigation as nav
+
+    with mock.patch.object(nav, "st") as fake:
+        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old"}
+        fake.session_state = {"_current_page": "batch-decisions"}
+        fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
+        assert nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32) == \
+            "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
+        fake.context.url = None  # no browser (AppTest): the path alone
+        assert nav.current_link() == "/batch-decisions?target=0.3"

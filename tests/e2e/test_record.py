@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -23,7 +25,7 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
         expect(button).to_be_enabled(timeout=30_000)
         button.click()
         # the toast counts the items: wait for this click's own confirmation
-        expect(page.get_by_text(f"({count} items)")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text(f"The record now holds {count} item")).to_be_visible(timeout=60_000)
     nav.get_by_text("Decision record", exact=True).click()
     settle(page, "Export")
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -39,9 +41,19 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
     pdf_download.value.save_as(pdf_path)
     assert pdf_path.read_bytes().startswith(b"%PDF-")
     shot(page, "record_page")
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf_path.read_bytes())) <= 12  # the batch's rows are not printed
     viewer = page.context.new_page()
+    viewer.set_viewport_size({"width": 1280, "height": 900})
     viewer.goto(html_path.as_uri())
     viewer.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
                              timeout=60_000)
     assert viewer.locator("h2", has_text="1.").count() == 1 and viewer.locator("h2", has_text="3.").count() == 1
+    # at 1,280 px the page does not scroll sideways and no table is wider than its box (the paths comparison was)
+    widths = viewer.evaluate("""() => ({page: [document.scrollingElement.scrollWidth, window.innerWidth],
+        tables: [...document.querySelectorAll('table')].map(t => [t.getBoundingClientRect().right,
+                                                                  document.body.getBoundingClientRect().right])})""")
+    assert widths["page"][0] <= widths["page"][1], widths["page"]
+    assert all(right <= body + 1 for right, body in widths["tables"]), widths["tables"]
+    assert viewer.locator(".modebar").count() == 0 or not viewer.locator(".modebar").first.is_visible()
+    assert viewer.locator("#appendix").count() == 1 and "Reopen this view" in viewer.content()
     viewer.close()
