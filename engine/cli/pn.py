@@ -180,7 +180,8 @@ def run_sweep(args) -> int:
         if args.by is not None or args.capacity is not None:
             raise InputError("--by and --capacity run on the memory backend; use --backend memory")
         return run_sweep_counted(args, backend)
-    data = load_rated(args.file, group_col=args.by)
+    data = load_rated(args.file, label_col=args.label, group_col=args.by,
+                      score_cols=[args.classifier] if args.classifier else None)
     name = args.classifier or data.score_names[0]
     if args.by is not None:
         return run_segments(args, data, name)
@@ -259,7 +260,7 @@ def _grid_of(args):
         grid = load_counts(args.file, bins=args.bins)
         return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
                                            "unrated": None, "seconds": time.perf_counter() - started}
-    data = load_rated(args.file, label_col=args.label)
+    data = load_rated(args.file, label_col=args.label, score_cols=args.classifiers)
     cols = args.classifiers or list(data.score_names)
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
@@ -319,15 +320,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                 "DuckDB needs it for CSV, globs and tables)")
     s.add_argument("--seed", type=int, default=0, help="with --bootstrap: replicate seed (default 0)")
     s.add_argument("--level", type=float, default=0.95, help="with --bootstrap: interval level (default 0.95)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print the operating points as JSON instead of a table")
     s.set_defaults(func=run_sweep)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
     add_source_arguments(q, "rated data or aggregated counts")
-    q.add_argument("--target", type=float, required=True)
-    q.add_argument("--method", choices=("graph", "analytic", "both"), default="both")
-    q.add_argument("--family", choices=("power", "spline"), default="power")
-    q.add_argument("--rule", choices=("or", "and"), default="or")
-    q.add_argument("--bins", type=int, default=100)
+    q.add_argument("--target", type=float, required=True, metavar="M",
+                   help="target marginal precision in (0, 1): the operating point on each path")
+    q.add_argument("--method", choices=("graph", "analytic", "both"), default="both",
+                   help="path through the joint thresholds: the graph path (best trapezoid area), the analytic "
+                        "(parametric) path, or both compared")
+    q.add_argument("--family", choices=("power", "spline"), default="power",
+                   help="with --method analytic or both: the analytic path's family")
+    q.add_argument("--rule", choices=("or", "and"), default="or",
+                   help="flag a document when any (or) / all (and) of its scores reach their thresholds")
+    q.add_argument("--bins", type=int, default=100, metavar="N",
+                   help="threshold levels per classifier (the grid is N x N for two classifiers)")
     q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
     q.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="where the grid counts are made: memory, duckdb (out of core over Parquet/CSV paths and "
@@ -337,5 +344,5 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
     q.add_argument("--label", help="label column (default: detected)")
     q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print paths, operating points and the comparison as JSON")
     q.set_defaults(func=run_paths)
