@@ -24,6 +24,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import kept, md, on_click
+from views.tables import show_table
 
 EVERY_OTHER = "every other row"
 
@@ -84,7 +85,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
         st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
     st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
-    st.dataframe(rates_frame(model), hide_index=True)
+    show_table(rates_frame(model))
     score, decision = model.decide(frame)
     d = st.columns(2)
     d[0].download_button("Download the model (JSON)", model_json(model).encode(),

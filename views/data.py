@@ -12,6 +12,7 @@ from views.forms.connected import connect_section
 from views.inputs import add_input, current_dataset, load_sample, remove_input, session_inputs, set_active
 from views.session_input import SOURCE_TITLES, SessionInput
 from views.state import md
+from views.tables import show_table
 
 SAMPLE, UPLOAD, CONNECT = "Shipped sample", "Upload a file", "Connect to data on the server"
 
@@ -80,13 +81,13 @@ def uploaded_input() -> SessionInput | None:
 
 def inputs_table(inputs: list[SessionInput]) -> None:
     st.subheader("Inputs in this session")
-    st.dataframe(pd.DataFrame({
+    show_table(pd.DataFrame({
         "name": [i.name for i in inputs],
         "kind": [i.kind_title for i in inputs],
         "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
         "contents": [FORMS[i.kind].summary(i) for i in inputs],
         "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
-    }), hide_index=True)
+    }))
 
 
 def report_view(inputs: list[SessionInput]) -> None:

@@ -36,6 +36,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo, on_click, progress_callback
+from views.tables import show_table
 
 ADULT, MATRIX, MODEL = ("UCI Adult: gradient boosted trees trained here", "A score matrix from the Data page",
                         "Your model file and a feature table")
@@ -194,7 +195,7 @@ def timing_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy) -
                       lambda: time_early_exit(trained.ensemble, policy, trained.x_test,
                                               reference=trained.model.decision_function), spinner="Timing")
     if timing is not None:
-        st.dataframe(timing_table(timing, ens.n_models), hide_index=True)
+        show_table(timing_table(timing, ens.n_models))
         st.caption(f"{timing.rows:,} test rows; best of 3 runs. Early-exit decisions equal the policy's: "
                    f"{timing.decisions_match_policy}.")
 
@@ -219,7 +220,7 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
     if "test_accuracy" in table:
         figs[1].plotly_chart(tradeoff_figure(table, y="test_accuracy", title="Accuracy against speed"),
                              key="tradeoff_accuracy")
-    st.dataframe(table, hide_index=True)
+    show_table(table)
     st.download_button("Download the curves (CSV)", csv_bytes(table), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
 
@@ -306,7 +307,7 @@ def promise_view(ens: Ensemble) -> None:
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")
-        st.dataframe(curve, hide_index=True)
+        show_table(curve)
         st.download_button("Download the comparison (CSV)", csv_bytes(curve), file_name="qwyc_vs_lightgbm.csv",
                            mime="text/csv", key="fidelity_csv")
 

@@ -19,6 +19,7 @@ from engine.errors import InputError
 from engine.reporting import neutralise_formulas
 from views.session_input import SessionInput
 from views.state import md, scan
+from views.tables import show_table
 
 NONE = "(none)"
 #: environment variable: folders (separated by os.pathsep) connections may read; any readable file when unset
@@ -81,7 +82,7 @@ def _show_source(connected: ConnectedSource) -> None:
     c = st.columns([1, 2])
     with c[0]:
         st.caption("Schema")
-        st.dataframe(connected.schema_table(), hide_index=True, height=min(240, 35 * (len(connected.schema) + 1) + 3))
+        show_table(connected.schema_table(), height=min(240, 35 * (len(connected.schema) + 1) + 3))
     with c[1]:
         st.caption(f"Sample: the first {min(SAMPLE_SHOWN, len(connected.sample)):,} rows")
         st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240)
@@ -133,8 +134,8 @@ def report(inp: SessionInput) -> None:
     m[2].metric("Unrated (excluded)", f"{d.n_unrated:,}")
     m[3].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
     m[4].metric("Seconds", f"{d.seconds:.2f}", help="Time DuckDB took to validate every row.")
-    st.dataframe(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
-                               "highest rated score": d.highest}), hide_index=True)
+    show_table(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
+                             "highest rated score": d.highest}))
     st.caption(md(f"Path: {d.source.path}" + (f" · table: {d.source.table}" if d.source.table else "")
                   + f" · scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
                   f"{d.mapping.weight_col or 'none (1 per row)'}"))
