@@ -100,7 +100,12 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "weight": ("Weight", "number"),
     "group": ("Group", "text"),
     "classifier": ("Classifier", "text"),
-    "certified": ("Held with 95 % confidence", "flag"),
+    "certified": ("Promise certified", "flag"),
+    "promised_d": ("Promised disagreement D", "share"),
+    "test_disagreement": ("Disagreement on test rows", "share"),
+    "mean_trees_(test)": ("Trees evaluated per row (test, mean)", "number"),
+    "mean_#_trees": ("Trees evaluated per row (mean)", "number"),
+    "speed-up_of_early_exit": ("Early exit is this many times faster", "number"),
 }
 
 _SHARE_WORDS = ("precision", "rate", "share", "recall", "coverage", "accuracy", "disagreement", "churn", "prevalence",

@@ -307,7 +307,9 @@ def promise_view(ens: Ensemble) -> None:
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")
-        show_table(curve)
+        show_table(curve, kinds={"interval low": "share", "interval high": "share"},
+                   labels={"interval low": "Disagreement, 95 % interval low",
+                           "interval high": "Disagreement, 95 % interval high"})
         st.download_button("Download the comparison (CSV)", csv_bytes(curve), file_name="qwyc_vs_lightgbm.csv",
                            mime="text/csv", key="fidelity_csv")
 
