@@ -143,7 +143,7 @@ def adult_sweeps() -> None:
                                         (t[1], churn, churn_tradeoff_figure, "churn_sweep")):
         if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
-            column.dataframe(sweep, hide_index=True)
+            show_table(sweep, where=column)
             column.download_button("Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv",
                                    mime="text/csv", key=f"{name}_csv")
 

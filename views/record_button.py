@@ -27,4 +27,6 @@ def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
                       "Decision record page."):
         item = build()
         record_items().append(item)
-        st.toast(f"Added to the decision record: {item.title} ({len(record_items())} items)")
+        n = len(record_items())
+        st.toast(f"Added to the decision record: {item.title}. The record now holds {n:,} "
+                 f"{'decision' if n == 1 else 'decisions'}.")
