@@ -200,7 +200,8 @@ def column_kind(name, values: pd.Series) -> str:
     if within_unit and any(w in lower for w in _SHARE_WORDS):
         return "share"
     words = set(re.split(r"[^a-z]+", lower))
-    if any(w in words or w in lower for w in _COUNT_WORDS if " " in w) or words & {"tp", "fp", "n", "k"}:
+    if any(w in lower for w in _COUNT_WORDS if " " in w) or words & {w for w in _COUNT_WORDS if " " not in w} \
+            or words & {"n", "k"}:
         return "count"
     if finite.size and bool((finite == np.round(finite)).all()) and bool((np.abs(finite) >= 1).any()):
         return "count"
@@ -312,7 +313,7 @@ def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = Non
     quantities = frame[row_kinds].astype(str).tolist() if row_kinds is not None else None
     for j, name in enumerate(frame.columns):
         values = frame.iloc[:, j]
-        if quantities is not None and name != row_kinds and pd.api.types.is_numeric_dtype(values):
+        if quantities is not None and name != row_kinds:
             cells = [format_value(v, _row_kind(q), empty) for v, q in zip(values.tolist(), quantities)]
         else:
             kind = kinds.get(str(name)) or column_kind(name, values)
@@ -333,4 +334,4 @@ def _row_kind(quantity: str) -> str:
     known = _known(quantity)
     if known is not None:
         return known[1]
-    return column_kind(q, pd.Series([0.5]))
+    return column_kind(quantity, pd.Series([0.5]))

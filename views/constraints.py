@@ -85,7 +85,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
         st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
     st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
-    show_table(rates_frame(model))
+    show_table(rates_frame(model), row_kinds="measure")
     score, decision = model.decide(frame)
     d = st.columns(2)
     d[0].download_button("Download the model (JSON)", model_json(model).encode(),

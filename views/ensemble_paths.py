@@ -214,7 +214,7 @@ def paths_view(v: GridView) -> None:
     if boot is not None:
         spread = bootstrap_spread_table(boot, target)
         st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
-        show_table(spread)
+        show_table(spread, row_kinds="quantity")
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
                             f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best),
