@@ -179,7 +179,7 @@ def baselines_section(src: Probabilities, loss: SetLoss, batch_size: int) -> Non
     if comparison is None:
         return
     b = st.columns([2, 3])
-    b[0].dataframe(comparison.summary, hide_index=True)
+    show_table(comparison.summary, where=b[0])
     b[0].download_button("Download per-batch losses (CSV)", csv_bytes(comparison.per_batch),
                          file_name="baselines_per_batch.csv", mime="text/csv", key="baselines_csv")
     b[1].plotly_chart(baselines_figure(comparison.summary), key="baselines_chart")

@@ -16,6 +16,7 @@ import streamlit as st
 
 from engine.backends import ConnectedSource, connect, connected_grid, connected_hull, map_columns
 from engine.errors import InputError
+from engine.presentation import EMPTY
 from engine.reporting import neutralise_formulas
 from views.session_input import SessionInput
 from views.state import md, scan
@@ -85,7 +86,7 @@ def _show_source(connected: ConnectedSource) -> None:
         show_table(connected.schema_table(), height=min(240, 35 * (len(connected.schema) + 1) + 3))
     with c[1]:
         st.caption(f"Sample: the first {min(SAMPLE_SHOWN, len(connected.sample)):,} rows")
-        st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240)
+        st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240, placeholder=EMPTY)
 
 
 def _size(n_bytes: int) -> str:
@@ -144,7 +145,7 @@ def report(inp: SessionInput) -> None:
     for warning in d.warnings:
         st.warning(md(warning))
     st.subheader("Sample")
-    st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280)
+    st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280, placeholder=EMPTY)
 
 
 def scan_caption(stats, what: str) -> None:
