@@ -1,6 +1,9 @@
 """Every page's tables read in words: no snake_case header, no None / NaN cell (engine.presentation)."""
 
 import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import APP
 
 from engine.io import SAMPLES, read_table, sample_path
 from engine.pages import PAGES
@@ -38,8 +41,13 @@ def problems(frame) -> list[str]:
 
 
 @pytest.mark.parametrize("page", [p.script for p in PAGES if p.script != "views/home.py"])
-def test_no_page_table_shows_snake_case_or_none(app, page):
-    at = app(query=QUERY.get(page), page=page)
+def test_no_page_table_shows_snake_case_or_none(page):
+    at = AppTest.from_file(APP, default_timeout=600)  # pages that train a model take a while on a busy machine
+    at.run()
+    for k, v in QUERY.get(page, {}).items():
+        at.query_params[k] = v
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
     for key in CLICKS.get(page, []):
         buttons = [b for b in at.button if b.key == key]
         if buttons:
