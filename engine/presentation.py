@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["KINDS", "COLUMNS", "column_label", "column_kind", "format_value", "present_table", "is_raw_name",
-           "EMPTY", "WIDE_COLUMNS"]
+           "EMPTY", "WIDE_COLUMNS", "SHORT_LABELS"]
 
 #: a table with more columns than this is shown one quantity per row (transposed) when it has a name column
 WIDE_COLUMNS = 8
@@ -106,6 +106,14 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "mean_trees_(test)": ("Trees evaluated per row (test, mean)", "number"),
     "mean_#_trees": ("Trees evaluated per row (mean)", "number"),
     "speed-up_of_early_exit": ("Early exit is this many times faster", "number"),
+}
+
+#: the short labels of a compact table (a wide one on a screen): the cards' and the README's abbreviations
+SHORT_LABELS: dict[str, str] = {
+    "target_marginal_precision": "Target m", "target": "Target m", "fp_per_extra_tp": "FP per extra TP",
+    "tp": "TP", "fp": "FP", "true_positives": "TP", "false_positives": "FP", "flagged_(reviews)": "Flagged",
+    "marginal_precision_above": "m just above", "marginal_precision_below": "m just below",
+    "mp_above": "m just above", "mp_below": "m just below", "rated_documents": "Rated", "unrated_documents": "Unrated",
 }
 
 _SHARE_WORDS = ("precision", "rate", "share", "recall", "coverage", "accuracy", "disagreement", "churn", "prevalence",
@@ -274,7 +282,7 @@ def _number(v: float) -> str:
 
 def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
                   kinds: Mapping[str, str] | None = None, row_kinds: str | None = None,
-                  empty: str = EMPTY, transpose_on: str | None = None) -> pd.DataFrame:
+                  empty: str = EMPTY, transpose_on: str | None = None, compact: bool = False) -> pd.DataFrame:
     """The table people read: labels in words, every cell formatted text, no ``None``.
 
     Parameters
@@ -293,6 +301,8 @@ def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = Non
     transpose_on : str, optional
         A column naming the rows (``method``): the table is shown one quantity per row with
         that column's values as headers — a wide table then fits a screen or a page.
+    compact : bool
+        Use the short labels of :data:`SHORT_LABELS` (TP, FP, m just above …) where there is one.
 
     Returns
     -------
@@ -320,7 +330,8 @@ def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = Non
             cells = [format_value(v, kind, empty) for v in values.tolist()]
         if quantities is not None and name == row_kinds:
             cells = [column_label(q) for q in cells]
-        label = labels.get(str(name)) or column_label(name)
+        short = SHORT_LABELS.get(str(name).strip().lower().replace(" ", "_")) if compact else None
+        label = labels.get(str(name)) or short or column_label(name)
         if label in seen:  # two names with one label: keep them apart
             label = f"{label} ({name})"
         seen.add(label)

@@ -59,8 +59,9 @@ def constraint_form(protected, roles: TrainingColumns) -> dict:
         bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min")
     if c[2].checkbox("Minimum recall", key="rec_on"):
         bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec")
-    if c[2].checkbox("Maximum churn against the deployed decisions", key="churn_on", disabled=roles.deployed is None,
-                     help="Needs a deployed-decisions column (Data page)."):
+    if c[2].checkbox("Maximum churn", key="churn_on", disabled=roles.deployed is None,
+                     help="Share of decisions that differ from the deployed model's. Needs a deployed-decisions "
+                          "column (Data page)."):
         bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn")
     if roles.flag is not None and c[1].checkbox("Egregious examples", key="egr_on"):
         bounds["min_egregious_correct"] = c[1].slider("flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9,

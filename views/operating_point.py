@@ -106,7 +106,9 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
 
 def show_cards(curve: Curve, op, ci) -> None:
     level = None if curve.on_server else curve.uncertainty.level
-    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=level)):
+    cards = operating_point_cards(op, ci, level=level)
+    # two rows of three: six cards side by side cut "Marginal precision" at 1,280 px
+    for column, card in zip([*st.columns(3), *st.columns(3)], cards):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)
