@@ -41,8 +41,9 @@ def chosen_sample() -> None:
 def uploaded_input() -> SessionInput | None:
     """An upload: its kind (guessed, changeable), its column mapping, added once per mapping."""
     st.caption(f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed), Parquet or NPZ, up to "
-               f"{st.get_option('server.maxUploadSize')} MB (set by `server.maxUploadSize` in "
-               "`.streamlit/config.toml`). The kind of input is guessed from the file; change it if the guess is "
+               f"{st.get_option('server.maxUploadSize')} MB (the server's `server.maxUploadSize`: "
+               "`opstudio app` sets 200; with `streamlit run`, `--server.maxUploadSize N`). Larger data: connect to "
+               "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
                "wrong.")
     upload = st.file_uploader("File", key="upload")
     if upload is None:
