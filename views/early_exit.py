@@ -136,7 +136,7 @@ def model_ensemble() -> Ensemble | None:
 
 
 def policy_controls() -> Settings:
-    c = st.columns([3, 1, 1])
+    c = st.columns([3, 2, 2])  # room for "Negative exits only" and its help at 1,280 px
     alpha_pct = c[0].slider("α: allowed % of fit decisions differing from the full ensemble", 0.0, 5.0, 0.5, 0.05,
                             key="alpha_pct", bind="query-params", persist_state="session", format="%.2f %%")
     neg_only = c[1].toggle("Negative exits only", key="neg_only", bind="query-params", persist_state="session",
@@ -163,7 +163,7 @@ def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit
     m = st.columns(5)
     m[0].metric("Mean # models (test)", f"{test['mean_models']:.1f} of {t_count}",
                 help=f"fit data: {fit['mean_models']:.1f}")
-    m[1].metric("Test decisions differing", f"{test['disagreement_pct']:.2f} %",
+    m[1].metric("Disagreement (test)", f"{test['disagreement_pct']:.2f} %",
                 help=f"fit data: {fit['disagreement_pct']:.2f} % (≤ α = {settings.alpha_pct:.2f} % by construction)")
     if "accuracy" in test:
         m[2].metric("Test accuracy", f"{test['accuracy']:.4f}", help=f"full ensemble: {test['full_accuracy']:.4f}")

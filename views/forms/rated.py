@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import RatedDataError
-from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
+from engine.io import ColumnMapping, Table, detect_columns, likely_label_column, rated_from_frame
 from engine.pn import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
@@ -39,6 +39,12 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
     except RatedDataError as exc:
         st.warning(f"Automatic column detection needs help: {md(exc)}")
         guess = None
+        label = likely_label_column(table.frame)  # a label column with a stray value: map it, validation names it
+        if label is not None:
+            try:
+                guess = detect_columns(table.frame, label_col=label)
+            except RatedDataError:
+                guess = None
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
     score_cols = c1.multiselect("Score columns (one per classifier)", columns,
                                 default=list(guess.score_cols) if guess else [], key=f"scores_{tag}")
