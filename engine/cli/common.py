@@ -18,8 +18,17 @@ def print_json(payload: dict) -> None:
     print(json.dumps(json_safe(payload), indent=2))
 
 
-def print_table(table: pd.DataFrame) -> None:
-    with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.6g}".format):
+def print_table(table: pd.DataFrame, transpose_on: str | None = None) -> None:
+    """Print an engine table as the dashboard shows it (:func:`engine.presentation.present_table`); ``--json``
+    gives the full precision. A table wider than ``WIDE_COLUMNS`` with a ``transpose_on`` column is printed
+    one quantity per row."""
+    from ..presentation import WIDE_COLUMNS, present_table
+
+    if transpose_on is not None and table.shape[1] <= WIDE_COLUMNS:
+        transpose_on = None
+    table = present_table(table, transpose_on=transpose_on)
+
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_colwidth", 80):
         print(table.to_string(index=False))
 
 

@@ -292,7 +292,7 @@ def run_paths(args) -> int:
         return 0
     print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
           f"target marginal precision {args.target}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
-    print_table(table)
+    print_table(table, transpose_on="method")
     return 0
 
 
