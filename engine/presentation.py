@@ -55,6 +55,7 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "tp": ("True positives", "count"),
     "fp": ("False positives", "count"),
     "flagged": ("Flagged", "count"),
+    "flagged_per_day": ("Flagged per day", "number"),
     "precision": ("Precision", "share"),
     "marginal_precision_above": ("Marginal precision above", "share"),
     "marginal_precision_below": ("Marginal precision below", "share"),
@@ -272,12 +273,21 @@ def _percent(p: float) -> str:
 def _number(v: float) -> str:
     if v == 0:
         return "0"
+    if abs(v) >= 1e12:  # astronomically large (an e-value): digits would only fill the line
+        return _scientific(v)
     if abs(v) >= 1000:
         return f"{v:,.0f}".replace("-", "−")
     text = f"{v:.4g}"
-    if "e" in text:  # tiny: keep it readable without scientific notation
-        text = f"{v:.2e}"
+    if "e" in text:  # tiny
+        return _scientific(v)
     return text.replace("-", "−")
+
+
+def _scientific(v: float) -> str:
+    """``1.23 × 10^15``, ``2.5 × 10^−7``: powers of ten as people write them."""
+    exponent = math.floor(math.log10(abs(v)))
+    mantissa = f"{v / 10 ** exponent:.3g}"
+    return f"{mantissa} × 10^{exponent}".replace("-", "−")
 
 
 def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
