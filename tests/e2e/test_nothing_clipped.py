@@ -15,6 +15,9 @@ pytestmark = pytest.mark.e2e
 CLIPPABLE = ('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], '
              '[data-baseweb="tag"] span, [data-testid="stCheckbox"] label p, [data-testid="stRadio"] label p')
 
+#: pages that show a table as soon as they open
+TABLES = ("data", "operating-point", "ensemble-paths", "batch-decisions")
+
 CLIPPED = f"""() => {{
   const cut = [];
   const hidden = e => {{ const s = getComputedStyle(e); return s.overflow !== 'visible' || s.overflowX !== 'visible'
@@ -41,15 +44,23 @@ def test_nothing_is_clipped(server, browser, width):
     context = browser.new_context(viewport={"width": width, "height": 1000})
     page = context.new_page()
     try:
-        found = []
+        found, tables = [], 0
         for p in PAGES:
             query, text, _ = EXPECTED.get(p.url_path, ("", p.title, 0))
             path = ("" if p.default else p.url_path) + query
             page.goto(f"{server}/{path}")
             settle(page, text)
-            page.wait_for_timeout(1000)  # the tables size their columns after drawing
+            # every element drawn (no skeleton left), the tables' grids too; they size their columns after drawing
+            page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+                                   " && [...document.querySelectorAll('[data-testid=\"stDataFrame\"]')].every("
+                                   "  d => d.querySelector('.dvn-scroller'))", timeout=60_000)
+            if p.url_path in TABLES:
+                page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller', timeout=60_000)
+            page.wait_for_timeout(1500)
+            tables += page.locator('[data-testid="stDataFrame"] .dvn-scroller').count()
             found += [f"{p.url_path}: {cut}" for cut in page.evaluate(CLIPPED)]
             shot(page, f"clip_{width}_{p.url_path}")
+        assert tables >= len(TABLES), "the tables were not drawn: nothing was checked"
         assert not found, "\n".join(found)
     finally:
         context.close()
