@@ -1,6 +1,5 @@
 """Data: the inputs of this session — add a shipped sample or an upload, map its columns, read its report."""
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
@@ -12,7 +11,6 @@ from views.forms.connected import connect_section
 from views.inputs import add_input, current_dataset, load_sample, remove_input, session_inputs, set_active
 from views.session_input import SOURCE_TITLES, SessionInput
 from views.state import md
-from views.tables import show_table
 
 SAMPLE, UPLOAD, CONNECT = "Shipped sample", "Upload a file", "Connect to data on the server"
 
@@ -81,14 +79,12 @@ def uploaded_input() -> SessionInput | None:
 
 
 def inputs_table(inputs: list[SessionInput]) -> None:
+    """One line per input (a sentence wraps; a five-column table cut "Operating point, Ensemble paths" at 1,280 px)."""
     st.subheader("Inputs in this session")
-    show_table(pd.DataFrame({
-        "name": [i.name for i in inputs],
-        "kind": [i.kind_title for i in inputs],
-        "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
-        "contents": [FORMS[i.kind].summary(i) for i in inputs],
-        "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
-    }))
+    st.markdown("\n".join(
+        f"- **{md(i.name)}** — {md(i.kind_title.lower())}, {md(SOURCE_TITLES.get(i.source, i.source))}: "
+        f"{md(FORMS[i.kind].summary(i))}. Used by {md(', '.join(p.title for p in pages_using(i.kind)))}."
+        for i in inputs))
 
 
 def report_view(inputs: list[SessionInput]) -> None:
