@@ -65,7 +65,7 @@ def rated_grid() -> GridView:
                 "counts.")
         go_to("data")
         st.stop()
-    c = st.columns([3, 1, 2, 1, 1])
+    c = st.columns([3, 1, 2, 1.3, 1.3])  # room for "quantile" and "spline" at 1,280 px
     default_cols = list(d.score_names[:2])
     if any(name not in d.score_names for name in st.session_state.get("cols", [])):
         del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
