@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-__all__ = ["METHOD_COLOURS", "method_colour", "layout", "thin", "SCREEN_POINTS"]
+__all__ = ["METHOD_COLOURS", "method_colour", "layout", "thin", "SCREEN_POINTS", "log_axis", "LOG_TICKS"]
 
 
 METHOD_COLOURS = {
@@ -87,6 +87,31 @@ def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
                       hovermode="closest",
                       legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
                       margin=dict(l=60, r=20, t=60, b=40), height=560)
+    return fig
+
+
+#: a logarithmic axis for people: one label per power of ten written out in full ("0.001", "10,000"), never
+#: SI prefixes ("100μ", "10k") or labelled minor ticks ("5, 2, 1000, 5, 2"); unlabelled minor ticks between
+LOG_TICKS = dict(type="log", dtick=1, tickformat=",~g", exponentformat="none", minor=dict(ticks="inside", ticklen=3,
+                                                                                               showgrid=False))
+
+
+def log_axis(fig: go.Figure, axis: str = "y") -> go.Figure:
+    """Make an axis of ``fig`` logarithmic with :data:`LOG_TICKS` (whole decades labelled, in full).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, updated in place.
+    axis : {"x", "y"}
+        Which axis.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig`` itself, for chaining.
+    """
+    (fig.update_xaxes if axis == "x" else fig.update_yaxes)(**LOG_TICKS)
     return fig
 
 

@@ -75,7 +75,8 @@ def test_no_module_imports_another_modules_private_names():
 PUBLIC_MODULES = ("engine.io", "engine.pn", "engine.setloss", "engine.qwyc", "engine.backends", "engine.cli", "engine.monitor",
                   "engine.audit",
                   "engine.record", "engine.reporting", "engine.plotting", "engine.resources", "engine.errors",
-                  "engine.constraints", "engine.untrusted", "engine.sample_builders", "engine.pages")
+                  "engine.constraints", "engine.untrusted", "engine.sample_builders", "engine.pages",
+                  "engine.presentation")
 #: subpackages that implement a paper: their entry points re-exported by ``engine`` cite it under "References"
 PAPER_PACKAGES = ("engine.pn", "engine.setloss", "engine.qwyc", "engine.constraints")
 

@@ -30,6 +30,7 @@ from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
 from views.state import md, memo, on_click
+from views.tables import show_table
 
 OWN, TRAINED = "Probability batches (your file or the shipped sample)", "A model trained here on a public data set"
 
@@ -139,7 +140,7 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
         key="record_batch")
     st.subheader("Decided items")
     table = decided_items(batches, batch, decision)
-    st.dataframe(table, hide_index=True, height=260)
+    show_table(table, height=260)
     st.download_button("Download this batch's decisions (CSV)", csv_bytes(table), file_name=f"decisions_{batch}.csv",
                        mime="text/csv", key="decisions_csv")
     with st.expander("Monte Carlo check of the expected loss"):
@@ -161,7 +162,7 @@ def every_batch_section(src: Probabilities, loss: SetLoss) -> None:
                       lambda progress: decide_batches(batches, loss, progress=progress), progress="Deciding batches")
     if result is None:
         return
-    st.dataframe(result.summary, hide_index=True, height=260)
+    show_table(result.summary, height=260)
     d = st.columns(2)
     d[0].download_button("Download every decision (CSV)", csv_bytes(result.decisions),
                          file_name=f"{batches.name}_{loss.name}_decisions.csv".replace(" ", "_"), mime="text/csv",
@@ -189,7 +190,7 @@ def baselines_section(src: Probabilities, loss: SetLoss, batch_size: int) -> Non
     if comparison is None:
         return
     b = st.columns([2, 3])
-    b[0].dataframe(comparison.summary, hide_index=True)
+    show_table(comparison.summary, where=b[0])
     b[0].download_button("Download per-batch losses (CSV)", csv_bytes(comparison.per_batch),
                          file_name="baselines_per_batch.csv", mime="text/csv", key="baselines_csv")
     b[1].plotly_chart(baselines_figure(comparison.summary), key="baselines_chart")

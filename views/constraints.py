@@ -23,6 +23,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import kept, md, on_click
+from views.tables import show_table
 
 EVERY_OTHER = "every other row"
 
@@ -57,8 +58,9 @@ def constraint_form(protected, roles: TrainingColumns) -> dict:
         bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min")
     if c[2].checkbox("Minimum recall", key="rec_on"):
         bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec")
-    if c[2].checkbox("Maximum churn against the deployed decisions", key="churn_on", disabled=roles.deployed is None,
-                     help="Needs a deployed-decisions column (Data page)."):
+    if c[2].checkbox("Maximum churn", key="churn_on", disabled=roles.deployed is None,
+                     help="Share of decisions that differ from the deployed model's. Needs a deployed-decisions "
+                          "column (Data page)."):
         bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn")
     if roles.flag is not None and c[1].checkbox("Egregious examples", key="egr_on"):
         bounds["min_egregious_correct"] = c[1].slider("flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9,
@@ -83,7 +85,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
         st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
     st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
-    st.dataframe(rates_frame(model), hide_index=True)
+    show_table(rates_frame(model), row_kinds="measure")
     score, decision = model.decide(frame)
     d = st.columns(2)
     d[0].download_button("Download the model (JSON)", model_json(model).encode(),
@@ -141,7 +143,7 @@ def adult_sweeps() -> None:
                                         (t[1], churn, churn_tradeoff_figure, "churn_sweep")):
         if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
-            column.dataframe(sweep, hide_index=True)
+            show_table(sweep, where=column)
             column.download_button("Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv",
                                    mime="text/csv", key=f"{name}_csv")
 

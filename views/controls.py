@@ -28,7 +28,10 @@ def target_controls() -> float:
     with the arrow keys never receives a stale value back from the box.
     """
     c1, c2 = st.columns([3, 1])
-    target = c1.slider("Target marginal precision", TARGET_MIN, TARGET_MAX, TARGET_DEFAULT, TARGET_STEP,
+    # the default only for a new session: once the key is in Session State (the box writes it) a default as well
+    # makes Streamlit log a warning with a stack trace; the value is not part of the slider's identity
+    default = None if "target" in st.session_state else TARGET_DEFAULT
+    target = c1.slider("Target marginal precision", TARGET_MIN, TARGET_MAX, default, TARGET_STEP,
                        key="target", bind="query-params", persist_state="session", format="%.3f",
                        help="Share of true positives among the documents added by lowering the threshold at the "
                             "operating point.")

@@ -1,6 +1,5 @@
 """Data: the inputs of this session — add a shipped sample or an upload, map its columns, read its report."""
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
@@ -40,8 +39,9 @@ def chosen_sample() -> None:
 def uploaded_input() -> SessionInput | None:
     """An upload: its kind (guessed, changeable), its column mapping, added once per mapping."""
     st.caption(f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed), Parquet or NPZ, up to "
-               f"{st.get_option('server.maxUploadSize')} MB (set by `server.maxUploadSize` in "
-               "`.streamlit/config.toml`). The kind of input is guessed from the file; change it if the guess is "
+               f"{st.get_option('server.maxUploadSize')} MB (the server's `server.maxUploadSize`: "
+               "`opstudio app` sets 200; with `streamlit run`, `--server.maxUploadSize N`). Larger data: connect to "
+               "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
                "wrong.")
     upload = st.file_uploader("File", key="upload")
     if upload is None:
@@ -79,14 +79,12 @@ def uploaded_input() -> SessionInput | None:
 
 
 def inputs_table(inputs: list[SessionInput]) -> None:
+    """One line per input (a sentence wraps; a five-column table cut "Operating point, Ensemble paths" at 1,280 px)."""
     st.subheader("Inputs in this session")
-    st.dataframe(pd.DataFrame({
-        "name": [i.name for i in inputs],
-        "kind": [i.kind_title for i in inputs],
-        "source": [SOURCE_TITLES.get(i.source, i.source) for i in inputs],
-        "contents": [FORMS[i.kind].summary(i) for i in inputs],
-        "used by": [", ".join(p.title for p in pages_using(i.kind)) for i in inputs],
-    }), hide_index=True)
+    st.markdown("\n".join(
+        f"- **{md(i.name)}** — {md(i.kind_title.lower())}, {md(SOURCE_TITLES.get(i.source, i.source))}: "
+        f"{md(FORMS[i.kind].summary(i))}. Used by {md(', '.join(p.title for p in pages_using(i.kind)))}."
+        for i in inputs))
 
 
 def report_view(inputs: list[SessionInput]) -> None:

@@ -36,6 +36,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo, on_click, progress_callback
+from views.tables import show_table
 
 ADULT, MATRIX, MODEL = ("UCI Adult: gradient boosted trees trained here", "A score matrix from the Data page",
                         "Your model file and a feature table")
@@ -145,7 +146,7 @@ def model_ensemble() -> Ensemble | None:
 
 
 def policy_controls() -> Settings:
-    c = st.columns([3, 1, 1])
+    c = st.columns([3, 2, 2])  # room for "Negative exits only" and its help at 1,280 px
     alpha_pct = c[0].slider("α: allowed % of fit decisions differing from the full ensemble", 0.0, 5.0, 0.5, 0.05,
                             key="alpha_pct", bind="query-params", persist_state="session", format="%.2f %%")
     neg_only = c[1].toggle("Negative exits only", key="neg_only", bind="query-params", persist_state="session",
@@ -172,7 +173,7 @@ def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit
     m = st.columns(5)
     m[0].metric("Mean # models (test)", f"{test['mean_models']:.1f} of {t_count}",
                 help=f"fit data: {fit['mean_models']:.1f}")
-    m[1].metric("Test decisions differing", f"{test['disagreement_pct']:.2f} %",
+    m[1].metric("Disagreement (test)", f"{test['disagreement_pct']:.2f} %",
                 help=f"fit data: {fit['disagreement_pct']:.2f} % (≤ α = {settings.alpha_pct:.2f} % by construction)")
     if "accuracy" in test:
         m[2].metric("Test accuracy", f"{test['accuracy']:.4f}", help=f"full ensemble: {test['full_accuracy']:.4f}")
@@ -205,7 +206,7 @@ def timing_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy) -
                       lambda: time_early_exit(trained.ensemble, policy, trained.x_test,
                                               reference=trained.model.decision_function), spinner="Timing")
     if timing is not None:
-        st.dataframe(timing_table(timing, ens.n_models), hide_index=True)
+        show_table(timing_table(timing, ens.n_models))
         st.caption(f"{timing.rows:,} test rows; best of 3 runs. Early-exit decisions equal the policy's: "
                    f"{timing.decisions_match_policy}.")
 
@@ -230,7 +231,7 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
     if "test_accuracy" in table:
         figs[1].plotly_chart(tradeoff_figure(table, y="test_accuracy", title="Accuracy against speed"),
                              key="tradeoff_accuracy")
-    st.dataframe(table, hide_index=True)
+    show_table(table)
     st.download_button("Download the curves (CSV)", csv_bytes(table), file_name="qwyc_tradeoff.csv",
                        mime="text/csv", key="curves_csv")
 
@@ -317,7 +318,9 @@ def promise_view(ens: Ensemble) -> None:
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")
-        st.dataframe(curve, hide_index=True)
+        show_table(curve, kinds={"interval low": "share", "interval high": "share"},
+                   labels={"interval low": "Disagreement, 95 % interval low",
+                           "interval high": "Disagreement, 95 % interval high"})
         st.download_button("Download the comparison (CSV)", csv_bytes(curve), file_name="qwyc_vs_lightgbm.csv",
                            mime="text/csv", key="fidelity_csv")
 

@@ -31,6 +31,7 @@ from views.inputs import input_picker
 from views.navigation import current_link, go_to
 from views.record_button import add_to_record
 from views.state import md, memo, on_click, progress_callback
+from views.tables import show_table
 
 RATED, COUNTS = "Rated documents", "Aggregated counts (t1..tk, tp, fp)"
 
@@ -62,7 +63,7 @@ def rated_grid() -> GridView:
                 "counts.")
         go_to("data")
         st.stop()
-    c = st.columns([3, 1, 2, 1, 1])
+    c = st.columns([3, 1, 2, 1.3, 1.3])  # room for "quantile" and "spline" at 1,280 px
     default_cols = list(d.score_names[:2])
     if any(name not in d.score_names for name in st.session_state.get("cols", [])):
         del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
@@ -202,12 +203,12 @@ def paths_view(v: GridView) -> None:
 
     st.subheader("Comparison")
     table = compare_paths(grid, paths, target, front=front)
-    st.dataframe(table, hide_index=True)
+    show_table(table, transpose_on="method")
     spread = None
     if boot is not None:
         spread = bootstrap_spread_table(boot, target)
         st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
-        st.dataframe(spread, hide_index=True)
+        show_table(spread, row_kinds="quantity")
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
                             f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best,

@@ -38,6 +38,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import background, md, memo, on_click
+from views.tables import show_table
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,9 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
 
 def show_cards(curve: Curve, op, ci) -> None:
     level = None if curve.rows_needed else curve.uncertainty.level
-    for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=level)):
+    cards = operating_point_cards(op, ci, level=level)
+    # two rows of three: six cards side by side cut "Marginal precision" at 1,280 px
+    for column, card in zip([*st.columns(3), *st.columns(3)], cards):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)
@@ -171,7 +174,7 @@ def operating_point_view(curve: Curve, table) -> None:
         target2 = st.slider("Second target marginal precision", 0.005, 0.995, 0.5, 0.005, key="target2",
                             bind="query-params", persist_state="session", format="%.3f")
         second = operating_point(target=target2, hull=hull)
-        st.dataframe(what_if_table(op, second), hide_index=True)
+        show_table(what_if_table(op, second), row_kinds="quantity")
 
     figs = st.columns(2)
     # half a screen wide: SCREEN_POINTS points per curve show every pixel column (reports draw more)
@@ -195,7 +198,7 @@ def operating_point_view(curve: Curve, table) -> None:
 def sweep_section(curve: Curve, table) -> None:
     """The sweep does not depend on the target: outside the fragment, it is not re-sent on every slider step."""
     st.subheader("Sweep of target marginal precisions")
-    st.dataframe(table, hide_index=True)
+    show_table(table)
     st.download_button("Download the sweep (CSV)",
                        memo(("sweep_csv", *curve.dataset.key, curve.classifier), lambda: csv_bytes(table)),
                        file_name=f"sweep_{curve.classifier}.csv", mime="text/csv", key="sweep_csv")
@@ -209,7 +212,7 @@ def allocation_of(curve: Curve, curves, by_capacity: bool, capacity: float, targ
 def segment_table(allocation, classifier: str, by_capacity: bool):
     """The allocation's table, shown with its download."""
     table = allocation.table()
-    st.dataframe(table, hide_index=True)
+    show_table(table)
     st.download_button("Download the segment table (CSV)", csv_bytes(table),
                        file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
                        mime="text/csv", key="segments_csv")
@@ -294,7 +297,7 @@ def segments_view(curve: Curve) -> None:
                                                         target=min(max(mu, 0.005), 0.995), n_boot=100)))
     if intervals is not None:
         st.caption(f"Each segment's operating point at marginal precision {intervals[0]:.3g}, 95 % intervals.")
-        st.dataframe(intervals[1], hide_index=True)
+        show_table(intervals[1])
 
 
 st.title("Operating point")

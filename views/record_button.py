@@ -29,5 +29,5 @@ def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
         item = build()
         record_items().append(item)
         n = len(record_items())
-        st.toast(f"Added to the decision record: {md(item.title)}. "
-                 f"The record now holds {n} item{'s' if n != 1 else ''}.")
+        st.toast(f"Added to the decision record: {md(item.title)}. The record now holds {n:,} "
+                 f"{'decision' if n == 1 else 'decisions'}.")

@@ -1,5 +1,7 @@
 """``opstudio``: every paper from the command line, and the dashboard launcher.
 
+    opstudio --version
+    opstudio samples [--json]
     opstudio app [--port 8501]
     opstudio sweep FILE (--target 0.3 | --review-cost C --value-per-positive V [--cost-per-false-positive F])
         [--classifier NAME] [--json]
@@ -30,7 +32,49 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, audit, constraints, monitor, pn, qwyc, setloss
+from . import app, audit, constraints, monitor, pn, qwyc, samples, setloss
+from .common import explain
+
+#: one example per command, shown at the end of its ``--help``
+EXAMPLES = {
+    (): "opstudio samples\nopstudio sweep --sample synthetic --target 0.3\nopstudio app",
+    ("app",): "opstudio app --port 8600 --headless",
+    ("samples",): "opstudio samples --json",
+    ("sweep",): "opstudio sweep --sample synthetic --target 0.3 --classifier score_text --json\n"
+                "opstudio sweep --sample synthetic --classifier score_text --by region --capacity 2000",
+    ("paths",): "opstudio paths --sample synthetic --target 0.3 --method both --rule or --bins 100\n"
+                "opstudio paths --sample synthetic_counts --target 0.3",
+    ("batch",): "opstudio batch --sample bank_batches --loss fbeta:2 --out decisions.csv",
+    ("qwyc",): "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --policy-out policy.json",
+    ("qwyc", "fit"): "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --label label --policy-out policy.json",
+    ("qwyc", "apply"): "opstudio qwyc apply model.txt rows.csv --policy policy.json --out decisions.csv",
+    ("constrain",): "opstudio constrain --sample adult_table --label income_over_50k --group sex=Female "
+                    "--demographic-parity 0.8 --model-out model.json --predictions-out pred.csv",
+    ("predict",): "opstudio predict model.json --sample adult_table --out pred.csv",
+    ("monitor",): "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
+                  "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 --value-per-positive 10",
+    ("audit",): "opstudio audit estimate --rated satimage_rated --audit satimage_audit",
+    ("audit", "plan"): "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
+                       "--budget 300 --out plan.csv",
+    ("audit", "estimate"): "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json",
+}
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read only when asked (no import of the engine's heavy parts)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("operating-point-studio")
+        except PackageNotFoundError:  # a checkout on the path without an installed copy
+            from ..reporting import ENGINE_VERSION as number
+        print(f"opstudio {number}")
+        parser.exit(0)
 
 __all__ = ["main"]
 
@@ -38,7 +82,9 @@ __all__ = ["main"]
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
                                 "classifier operating points on predicted-positive rated data.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    samples.add_parser(sub)
     app.add_parser(sub)
     pn.add_parsers(sub)
     setloss.add_parsers(sub)
@@ -46,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     constraints.add_parsers(sub)
     monitor.add_parser(sub)
     audit.add_parsers(sub)
+    explain(p, EXAMPLES)
     return p
 
 

@@ -55,6 +55,6 @@ def serve(cmd: list[str], cwd: str) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser("app", help="open the dashboard (shipped sample data loaded)")
-    a.add_argument("--port", type=int, default=8501)
+    a.add_argument("--port", type=int, default=8501, help="port the dashboard listens on")
     a.add_argument("--headless", action="store_true", help="do not open a browser")
     a.set_defaults(func=run)

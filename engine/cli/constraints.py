@@ -22,7 +22,7 @@ from ..constraints import TableSpec, model_json, read_model_json, train_on_table
 from ..errors import InputError
 from ..io import read_table
 from ..reporting import csv_bytes
-from .common import print_json
+from .common import print_json, sample_or_file
 
 __all__ = ["add_parsers"]
 
@@ -47,7 +47,7 @@ def run_constrain(args) -> int:
                      demographic_parity=args.demographic_parity, equal_opportunity=args.equal_opportunity,
                      max_churn=args.max_churn, min_recall=args.min_recall, max_coverage=args.max_coverage,
                      min_coverage=args.min_coverage, test_fraction=args.test_fraction, seed=args.seed)
-    frame = read_table(args.table).frame
+    frame = read_table(sample_or_file(args.table, args.sample, "TABLE")).frame
     model = train_on_table(frame, spec)
     Path(args.model_out).write_text(model_json(model))
     Path(args.predictions_out).write_bytes(_predictions(*model.decide(frame)))
@@ -59,7 +59,7 @@ def run_constrain(args) -> int:
 
 def run_predict(args) -> int:
     model = read_model_json(Path(args.model).read_bytes(), name=f"model file '{Path(args.model).name}'")
-    frame = read_table(args.table).frame
+    frame = read_table(sample_or_file(args.table, args.sample, "TABLE")).frame
     score, decision = model.decide(frame)
     Path(args.out).write_bytes(_predictions(score, decision))
     print_json({"rows": int(decision.size), "flagged": int(decision.sum()), "out": args.out})
@@ -69,8 +69,11 @@ def run_predict(args) -> int:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("constrain", help="train a linear classifier under fairness, churn, recall and coverage "
                                          "constraints on a table")
-    c.add_argument("table", help="CSV/Parquet: feature columns, a label column (empty = unlabelled)")
-    c.add_argument("--label", required=True)
+    c.add_argument("table", nargs="?", help="CSV/Parquet: feature columns, a label column (empty = unlabelled); "
+                                            "or --sample NAME")
+    c.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; "
+                                                    "`opstudio samples` lists them)")
+    c.add_argument("--label", required=True, metavar="COL", help="label column: 1/0, yes/no, >50K/<=50K ...")
     c.add_argument("--group", help="protected group as COL=VALUE")
     c.add_argument("--reference", help="reference group value (default: every other row)")
     c.add_argument("--demographic-parity", type=float, metavar="K",
@@ -78,17 +81,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--equal-opportunity", type=float, metavar="K", help="the same on true positive rates")
     c.add_argument("--max-churn", type=float, metavar="R", help="share of decisions differing from --deployed <= R")
     c.add_argument("--deployed", help="column of the deployed model's decisions (0/1)")
-    c.add_argument("--min-recall", type=float, metavar="R")
+    c.add_argument("--min-recall", type=float, metavar="R", help="recall (true positive rate) >= R on the "
+                                                                "training rows")
     c.add_argument("--max-coverage", type=float, metavar="R", help="share of rows flagged <= R")
     c.add_argument("--min-coverage", type=float, metavar="R", help="share of rows flagged >= R")
     c.add_argument("--exclude", nargs="+", metavar="COL", help="columns that are not features")
     c.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (0: train on every row)")
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--model-out", required=True)
-    c.add_argument("--predictions-out", required=True)
+    c.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    c.add_argument("--model-out", required=True, metavar="PATH", help="model JSON to write (for 'opstudio predict')")
+    c.add_argument("--predictions-out", required=True, metavar="PATH",
+                   help="CSV to write: score and decision (0/1) for every row of TABLE, in order")
     c.set_defaults(func=run_constrain)
     p = sub.add_parser("predict", help="apply a model written by 'opstudio constrain' to a table")
-    p.add_argument("model")
-    p.add_argument("table")
-    p.add_argument("--out", required=True)
+    p.add_argument("model", help="model JSON written by 'opstudio constrain --model-out'")
+    p.add_argument("table", nargs="?", help="CSV/Parquet with the model's feature columns (or --sample NAME)")
+    p.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; `opstudio samples` lists them)")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="CSV to write: score and decision (0/1) for every row of TABLE, in order")
     p.set_defaults(func=run_predict)

@@ -282,7 +282,7 @@ def run_paths(args) -> int:
         return 0
     print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
           f"target marginal precision {args.target:.6g}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
-    print_table(table)
+    print_table(table, transpose_on="method")
     if economics is not None:
         print(f"Target from money: m = (C + F) / (V + F) = {economics.target:.4g}.")
         for method, op in ops.items():
@@ -320,16 +320,23 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                    "the days the ratings cover, read from --date; no default)")
     s.add_argument("--reviews-per-day", type=float, help="Q reviews per reviewer per day (no default)")
     s.add_argument("--date", help="with --reviewers: date column, YYYY-MM-DD (default: detected)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print the operating points as JSON instead of a table")
     s.set_defaults(func=run_sweep, economics=None, days=None)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
     add_source_arguments(q, "rated data or aggregated counts")
-    q.add_argument("--target", type=float, help="target marginal precision in (0, 1) (or give the money flags)")
+    q.add_argument("--target", type=float, metavar="M",
+                   help="target marginal precision in (0, 1): the operating point on each path (or give the money "
+                        "flags; no default)")
     add_money_arguments(q)
-    q.add_argument("--method", choices=("graph", "analytic", "both"), default="both")
-    q.add_argument("--family", choices=("power", "spline"), default="power")
-    q.add_argument("--rule", choices=("or", "and"), default="or")
-    q.add_argument("--bins", type=int, default=100)
+    q.add_argument("--method", choices=("graph", "analytic", "both"), default="both",
+                   help="path through the joint thresholds: the graph path (best trapezoid area), the analytic "
+                        "(parametric) path, or both compared")
+    q.add_argument("--family", choices=("power", "spline"), default="power",
+                   help="with --method analytic or both: the analytic path's family")
+    q.add_argument("--rule", choices=("or", "and"), default="or",
+                   help="flag a document when any (or) / all (and) of its scores reach their thresholds")
+    q.add_argument("--bins", type=int, default=100, metavar="N",
+                   help="threshold levels per classifier (the grid is N x N for two classifiers)")
     q.add_argument("--classifiers", nargs="+", help="score columns (default: all)")
     q.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="where the grid counts are made: memory, duckdb (out of core over Parquet/CSV paths and "
@@ -339,5 +346,5 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows")
     q.add_argument("--label", help="label column (default: detected)")
     q.add_argument("--full", action="store_true", help="with --json: include every path's thresholds")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print paths, operating points and the comparison as JSON")
     q.set_defaults(func=run_paths)

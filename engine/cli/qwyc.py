@@ -16,7 +16,7 @@ from pathlib import Path
 from ..io import model_formats_sentence, read_source, read_table
 from ..qwyc import apply_policy, decisions_frame, fit_policy, load_model, policy_json, read_policy
 from ..reporting import csv_bytes
-from .common import print_json
+from .common import print_json, sample_or_file
 
 __all__ = ["add_parsers"]
 
@@ -28,7 +28,7 @@ def _model(path: str):
 
 def run_fit(args) -> int:
     model = _model(args.model)
-    frame = read_table(args.data).frame
+    frame = read_table(sample_or_file(args.data, args.sample, "DATA")).frame
     fitted = fit_policy(model, frame, alpha=args.alpha, neg_only=args.neg_only, label=args.label,
                         max_disagreement=args.max_disagreement)
     Path(args.policy_out).write_text(policy_json(fitted, model))
@@ -39,7 +39,7 @@ def run_fit(args) -> int:
 
 def run_apply(args) -> int:
     model = _model(args.model)
-    frame = read_table(args.data).frame
+    frame = read_table(sample_or_file(args.data, args.sample, "DATA")).frame
     policy = read_policy(Path(args.policy).read_bytes(), model, name=Path(args.policy).name)
     decision, n_evaluated = apply_policy(policy, model, frame)
     Path(args.out).write_bytes(csv_bytes(decisions_frame(decision, n_evaluated)))
@@ -53,7 +53,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     qsub = q.add_subparsers(dest="qwyc_command", required=True)
     f = qsub.add_parser("fit", help="fit a QWYC* policy on every row of DATA")
     f.add_argument("model", help=f"model file: {model_formats_sentence()}")
-    f.add_argument("data", help="CSV/Parquet with the model's feature columns")
+    f.add_argument("data", nargs="?", help="CSV/Parquet with the model's feature columns (or --sample NAME)")
+    f.add_argument("--sample", metavar="NAME", help="use a shipped sample as DATA (`opstudio samples` lists them)")
     budget = f.add_mutually_exclusive_group(required=True)
     budget.add_argument("--alpha", type=float,
                         help="allowed share of DATA's rows whose early decision differs from the full model "
@@ -63,11 +64,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                              "95 %% confidence: thresholds fitted on 60 %% of DATA, margins calibrated on the rest")
     f.add_argument("--neg-only", action="store_true", help="exit early on negatives only")
     f.add_argument("--label", help="label column (optional): accuracy reported")
-    f.add_argument("--policy-out", required=True, help="policy JSON to write")
+    f.add_argument("--policy-out", required=True, metavar="PATH", help="policy JSON to write")
     f.set_defaults(func=run_fit)
     a = qsub.add_parser("apply", help="apply a policy: decisions and trees evaluated per row")
     a.add_argument("model", help=f"the model file the policy was fitted for: {model_formats_sentence()}")
-    a.add_argument("data")
+    a.add_argument("data", nargs="?", help="CSV/Parquet with the model's feature columns, one decision per row "
+                                           "(or --sample NAME)")
+    a.add_argument("--sample", metavar="NAME", help="use a shipped sample as DATA (`opstudio samples` lists them)")
     a.add_argument("--policy", required=True, help="policy JSON written by 'opstudio qwyc fit'")
     a.add_argument("--out", required=True, help="decisions CSV to write (decision, n_evaluated)")
     a.set_defaults(func=run_apply)

@@ -21,6 +21,7 @@ from .rated import (
     ColumnMapping,
     RatedData,
     detect_columns,
+    likely_label_column,
     detect_date_column,
     load_rated,
     parse_labels,
@@ -32,7 +33,7 @@ from .tables import Source, Table, check_unique_columns, read_source, read_table
 
 __all__ = [
     "Source", "Table", "read_table", "read_source", "check_unique_columns",
-    "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "detect_date_column", "parse_labels", "rated_from_frame", "load_rated",
+    "LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "likely_label_column", "detect_date_column", "parse_labels", "rated_from_frame", "load_rated",
     "counts_table", "load_counts",
     "BatchMapping", "ProbabilityBatches", "detect_batch_columns", "batches_from_frame", "load_batches",
     "batch_columns",

@@ -113,6 +113,35 @@ def _looks_like_label(col: pd.Series) -> bool:
     return len(values) <= 2 and all(v in LABEL_VALUES for v in values)
 
 
+def likely_label_column(frame: pd.DataFrame) -> str | None:
+    """The column most like a label when none passes :func:`detect_columns`' test (a stray value in it).
+
+    The column, by name or otherwise not an id, whose non-empty values are mostly label
+    spellings (1/0, yes/no, tp/fp …; at least 90 % of them): mapping it as the label lets
+    validation name the unknown values and their rows instead of failing on the scores.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as read.
+
+    Returns
+    -------
+    str or None
+        The column with the largest share of label spellings (ties: the first), or None
+        when no column reaches 90 %.
+    """
+    best, best_share = None, 0.9
+    for column in frame.columns:
+        values = frame[column].dropna()
+        if len(values) == 0 or _ID_PATTERN.search(str(column)):
+            continue
+        share = float(values.astype(str).str.strip().str.lower().isin(LABEL_VALUES).mean())
+        if share >= best_share and values.astype(str).str.strip().str.lower().nunique() >= 2:
+            best, best_share = str(column), share + 1e-12
+    return best
+
+
 def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = None,
                    label_col: str | None = None, weight_col: str | None = None,
                    group_col: str | None = None) -> ColumnMapping:

@@ -155,13 +155,20 @@ def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bi
     else:
         edges = np.unique(np.quantile(scores, np.linspace(0, 1, bins + 1), method="lower"))
     fig = go.Figure()
-    for value, label in ((1, "positive"), (0, "negative")):
+    # negatives first, positives on top and on their own (right-hand) axis: at 0.1 %-1 % prevalence the rated
+    # positives would be invisible on the negatives' linear scale
+    for value, label, axis in ((0, "negative", "y"), (1, "positive", "y2")):
         counts, _ = np.histogram(scores[labels == value], bins=edges)
-        fig.add_trace(go.Bar(x=0.5 * (edges[:-1] + edges[1:]), y=counts, name=f"rated {label}",
-                             marker_color=METHOD_COLOURS[label], opacity=0.75,
-                             hovertemplate="score %{x:.4g}<br>%{y:,} documents<extra></extra>"))
-    fig.update_layout(barmode="overlay")
-    return layout(fig, f"Scores of {name} by rated label", "score", "documents")
+        fig.add_trace(go.Bar(x=0.5 * (edges[:-1] + edges[1:]), y=counts, name=f"rated {label}" + (" (right axis)" if value else ""),
+                             yaxis=axis,
+                             marker_color=METHOD_COLOURS[label], opacity=0.6 if value == 0 else 0.85,
+                             hovertemplate=f"score %{{x:.4g}}<br>%{{y:,}} rated {label}s<extra></extra>"))
+    fig.update_layout(barmode="overlay", yaxis2=dict(title=dict(text="rated positives", font=dict(
+        color=METHOD_COLOURS["positive"])), overlaying="y", side="right", showgrid=False, rangemode="tozero",
+        tickfont=dict(color=METHOD_COLOURS["positive"])))
+    fig = layout(fig, f"Scores of {name} by rated label", "score", "rated negatives")
+    fig.update_layout(margin=dict(r=60))
+    return fig
 
 
 def _single_threshold_figure(grid: ThresholdGrid, points: Sequence[tuple[str, OperatingPoint]]) -> go.Figure:

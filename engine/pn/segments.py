@@ -229,7 +229,7 @@ class Allocation:
     def sentence(self) -> str:
         """The comparison with one global threshold in words a stakeholder reads."""
         gained, total, g = self.tp_gained, self.total, self.global_point
-        budget = (f"the same {self.capacity:,.0f} reviews" if self.capacity is not None
+        budget = (f"the same budget of at most {self.capacity:,.0f} reviews" if self.capacity is not None
                   else f"marginal precision {self.target:.3g}")
         head = (f"Per-segment thresholds find {total['tp']:,.0f} true positives with {total['flagged']:,.0f} "
                 f"reviews; one global threshold finds {g['tp']:,.0f} with {g['flagged']:,.0f}")

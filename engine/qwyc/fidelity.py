@@ -223,12 +223,12 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
         for freq in lightgbm_freqs:
             policy = lightgbm_early_stop_policy(f_fit.shape[1], freq, margin, bias=bias)
             rows.append(measured_row("LightGBM pred_early_stop", f"margin {margin:g}, freq {freq}", policy, f_test, bias,
-                             math.nan, True))
+                             math.nan, None))
     return pd.DataFrame(rows)
 
 
 def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.ndarray, bias: float,
-                 promised: float, certified: bool) -> dict:
+                 promised: float, certified: bool | None) -> dict:
     """Mean trees and disagreement with the full model on test rows, with its exact 95 % interval.
 
     Parameters
@@ -243,8 +243,9 @@ def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.
         Constant of the score.
     promised : float
         The promise D (NaN when there is none).
-    certified : bool
-        Whether the promise was certified.
+    certified : bool or None
+        Whether the promise was certified; None without a promise (LightGBM's own early
+        stopping promises nothing, so nothing is certified or refused).
 
     Returns
     -------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..plotting import METHOD_COLOURS, layout
+from ..plotting import METHOD_COLOURS, layout, log_axis
 
 __all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure"]
 
@@ -68,7 +68,7 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
                   annotation_text=f"mean {np.mean(n_evaluated):.1f}")
     fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
                   "examples (log scale)")
-    fig.update_yaxes(type="log")  # most examples leave in the first few steps; the long tail stays visible
+    log_axis(fig)  # most examples leave in the first few steps; the long tail stays visible
     return fig
 
 
@@ -135,5 +135,5 @@ def fidelity_figure(curve, title: str = "Disagreement on new rows against trees 
     if len(promised):
         fig.add_trace(go.Scatter(x=promised["mean trees (test)"], y=100 * promised["promised D"], mode="markers",
                                  name="promised D", marker=dict(symbol="line-ew-open", size=14, color="#E45756")))
-    fig.update_yaxes(type="log")
+    log_axis(fig)
     return layout(fig, title, "mean trees evaluated per row (test)", "test rows deciding unlike the full model (%)")

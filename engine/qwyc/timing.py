@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -101,7 +102,7 @@ def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
     pandas.DataFrame
         One row per evaluation (every tree with this engine, early exit, and the reference when one
         was timed): ``evaluation``, ``seconds``, ``mean # trees`` and ``speed-up of early exit``
-        (that evaluation's seconds over early exit's; 1 for early exit itself).
+        (that evaluation's seconds over early exit's; NaN — no comparison — on early exit's own row).
     """
     rows = [("all trees (this engine)", timing.full_seconds, n_models),
             ("early exit (this engine, only undecided rows)", timing.early_seconds, timing.mean_models)]
@@ -109,4 +110,5 @@ def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
         rows.append(("scikit-learn decision_function (compiled, all trees)", timing.reference_seconds, n_models))
     return pd.DataFrame({"evaluation": [r[0] for r in rows], "seconds": [r[1] for r in rows],
                          "mean # trees": [r[2] for r in rows],
-                         "speed-up of early exit": [r[1] / timing.early_seconds for r in rows]})
+                         "speed-up of early exit": [math.nan if i == 1 else r[1] / timing.early_seconds
+                                                    for i, r in enumerate(rows)]})

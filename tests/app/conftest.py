@@ -71,3 +71,14 @@ def upload_input(at: AppTest, name: str, content: bytes, kind: str | None = None
         if box.value != kind:
             box.set_value(kind).run()
     return at
+
+
+def number(cell: str) -> float:
+    """A number as a table shows it ("1,387", "52.9 %", "−0.0611") back as a float (a percentage as a share)."""
+    text = str(cell).replace(",", "").replace("−", "-").strip()
+    return float(text[:-1].strip()) / 100 if text.endswith("%") else float(text)
+
+
+def by_quantity(table) -> dict:
+    """A table shown one quantity per row ("Quantity" first): {column: {quantity: cell}}."""
+    return table.set_index("Quantity").to_dict()

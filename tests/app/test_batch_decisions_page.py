@@ -69,7 +69,7 @@ def test_own_file_without_batch_column_is_one_batch_with_labels(app, served):
     assert cards(at)["Items to flag (k)"].endswith("of 30")
     at.button(key="run_baselines").click().run()
     assert not at.exception
-    assert list(at.dataframe[-1].value["method"])[-1] == "expected-loss-optimal top-k"
+    assert list(at.dataframe[-1].value["Method"])[-1] == "expected-loss-optimal top-k"
 
 
 def test_probabilities_outside_zero_one_are_refused_with_rows(app):
@@ -92,7 +92,7 @@ def test_trained_model_batches_and_baselines(app, served):
     assert optimal_decision(decisions["probability"].to_numpy(), "f1").k == k
     at.button(key="run_baselines").click().run()
     assert not at.exception
-    assert list(at.dataframe[-1].value["method"])[-1] == "expected-loss-optimal top-k"
+    assert list(at.dataframe[-1].value["Method"])[-1] == "expected-loss-optimal top-k"
     assert len(at.get("plotly_chart")) == 3
 
 

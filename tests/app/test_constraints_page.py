@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from engine.constraints import goal_values, read_model_json
-from tests.app.conftest import download_buttons, shown, upload_input
+from tests.app.conftest import download_buttons, number, shown, upload_input
 
 PAGE = "views/constraints.py"
 
@@ -40,8 +40,8 @@ def test_demographic_parity_on_an_uploaded_table_and_the_model_file(uploaded, se
     at.slider(key="dp_kappa").set_value(0.9).run()
     at.button(key="train_constrained").click().run()
     assert not at.exception and not at.error
-    rates = at.dataframe[-1].value.set_index("measure")
-    assert rates.loc["demographic parity ratio (protected / reference)", "train"] >= 0.9 - 1e-9
+    rates = at.dataframe[-1].value.set_index("Measure")
+    assert number(rates.loc["Demographic parity ratio (protected / reference)", "Train"]) >= 0.9 - 1e-4
     buttons = download_buttons(at)
     model = read_model_json(served(buttons["Download the model (JSON)"]))
     predictions = pd.read_csv(io.BytesIO(served(buttons["Download predictions for every row (CSV)"])))
@@ -59,8 +59,8 @@ def test_churn_against_the_deployed_column(uploaded):
     at.slider(key="churn").set_value(0.03).run()
     at.button(key="train_constrained").click().run()
     assert not at.exception and not at.error
-    rates = at.dataframe[-1].value.set_index("measure")
-    assert rates.loc["churn against the deployed model", "train"] <= 0.03 + 1e-12
+    rates = at.dataframe[-1].value.set_index("Measure")
+    assert number(rates.loc["Churn against the deployed model", "Train"]) <= 0.03 + 0.0005  # shown to 0.1 %
 
 
 def test_infeasible_constraints_show_the_message(uploaded):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from engine.pn import graph_path, operating_point, path_operating_point, threshold_grid
-from tests.app.conftest import DATA_PAGE, shown
+from tests.app.conftest import DATA_PAGE, by_quantity, number, shown
 
 import duckdb  # noqa: F401 (a declared dependency: fails, never skips)
 OP_PAGE = "views/operating_point.py"
@@ -55,7 +55,7 @@ def test_connect_shows_schema_sample_mapping_and_becomes_the_data_set(app, parqu
     at = connect_to(app(page=DATA_PAGE), path)
     assert "Connected to **ratings.parquet**" in shown(at.success)
     schema = at.dataframe[0].value
-    assert list(schema["column"]) == list(frame.columns) and list(schema["guessed role"])[1:4] == [
+    assert list(schema["Column"]) == list(frame.columns) and list(schema["Guessed role"])[1:4] == [
         "score", "score", "label"]
     assert len(at.dataframe[1].value) == 200  # the sample
     scores = next(m for m in at.multiselect if m.label.startswith("Score columns"))
@@ -101,10 +101,10 @@ def test_ensemble_paths_page_for_two_classifiers(app, parquet):
     rated, y = in_memory(frame)
     grid = threshold_grid(rated[["score_image", "score_text"]].to_numpy(), y, bins=30, rule="or")
     op = path_operating_point(graph_path(grid), 0.3)
-    row = at.dataframe[0].value.iloc[0]
-    assert row["method"] == "graph"
-    np.testing.assert_allclose([row["threshold_score_image"], row["threshold_score_text"]], op.threshold)
-    assert row["tp"] == op.tp and row["fp"] == op.fp
+    graph = by_quantity(at.dataframe[0].value)["graph"]  # the comparison, one quantity per row
+    np.testing.assert_allclose([number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])],
+                               op.threshold, rtol=1e-5)
+    assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
     assert len(at.get("plotly_chart")) == 2
     assert not any(t.key == "boot_paths" for t in at.toggle)  # the bootstrap needs rows in memory
 

@@ -121,3 +121,15 @@ def test_user_strings_are_not_rendered_as_markdown(app):
     # every Markdown link/image bracket coming from the user is escaped
     assert "](http" not in raw.replace("\\]\\(", "")
     assert "\\[click\\]\\(http" in raw and "\\!\\[x\\]\\(http" in raw
+
+
+def test_a_label_column_with_a_stray_value_is_mapped_and_the_error_names_value_and_row(app):
+    from tests.app.conftest import shown, upload_input
+
+    rows = [f"{i},{(i * 37 % 100) / 100:.2f},{'yes' if i % 9 == 0 else 'no'}" for i in range(1, 101)]
+    rows[56] = "57,0.42,maybe"
+    at = upload_input(app(), "stray.csv", ("doc_id,score,answer\n" + "\n".join(rows) + "\n").encode(), kind="rated")
+    assert not at.exception
+    assert next(s for s in at.selectbox if s.label == "Label column").value == "answer"
+    assert "unknown label values 'maybe' at row 57" in shown(at.error)
+    assert "score column" not in shown(at.error)

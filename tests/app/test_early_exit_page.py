@@ -33,7 +33,8 @@ def test_adult_ensemble_policy_matches_the_engine(app, served):
     at.button(key="time_qwyc").click().run()
     assert not at.exception
     timing = at.dataframe[0].value
-    assert list(timing["mean # trees"])[0] == 100
+    assert list(timing["Trees evaluated per row (mean)"])[0] == "100"
+    assert list(timing["Early exit is this many times faster"])[1] == "—"  # early exit against itself: nothing
 
 
 def test_tradeoff_curves(app):
@@ -41,7 +42,7 @@ def test_tradeoff_curves(app):
     at.button(key="run_curves").click().run()
     assert not at.exception
     table = at.dataframe[-1].value
-    assert {"qwyc", "natural", "random", "individual_mse", "greedy_mse", "fan", "smaller"} == set(table["method"])
+    assert {"qwyc", "natural", "random", "individual_mse", "greedy_mse", "fan", "smaller"} == set(table["Method"])
     assert len(at.get("plotly_chart")) == 4
 
 

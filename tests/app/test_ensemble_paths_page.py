@@ -6,7 +6,7 @@ import numpy as np
 
 from engine.io import load_rated, sample_path
 from engine.pn import graph_path, path_operating_point, threshold_grid
-from tests.app.conftest import download_buttons, shown, upload_input
+from tests.app.conftest import by_quantity, download_buttons, number, shown, upload_input
 
 PAGE = "views/ensemble_paths.py"
 
@@ -18,8 +18,9 @@ def table(at, index=0):
 def test_page_renders_both_methods(app):
     at = app(page=PAGE)
     assert len(at.get("plotly_chart")) == 2
-    t = table(at)
-    assert list(t["method"])[:2] == ["graph", "analytic-power"]
+    t = table(at)  # shown one quantity per row, a column per method: it fits the screen
+    assert list(t.columns)[:3] == ["Quantity", "graph", "analytic-power"]
+    assert "Threshold of score_image" in list(t["Quantity"]) and "None" not in t.to_numpy().ravel()
     labels = {m.label for m in at.metric}
     assert {"Graph path runtime", "Analytic (power) runtime"} <= labels
 
@@ -30,11 +31,11 @@ def test_settings_from_the_url_and_graph_point_matches_engine(app):
     data = load_rated(sample_path("synthetic"))
     grid = threshold_grid(data.scores, data.labels, bins=40, rule="and")
     op = path_operating_point(graph_path(grid), 0.4)
-    row = table(at).iloc[0]
-    assert row["method"] == "graph"
-    np.testing.assert_allclose([row["threshold_score_image"], row["threshold_score_text"]], op.threshold)
-    assert row["tp"] == op.tp and row["fp"] == op.fp
-    assert table(at).iloc[1]["method"] == "analytic-spline"
+    graph = by_quantity(table(at))["graph"]
+    np.testing.assert_allclose([number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])],
+                               op.threshold, rtol=1e-5)
+    assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
+    assert list(table(at).columns)[2] == "analytic-spline"
 
 
 def test_bootstrap_toggle_adds_the_spread(app):
@@ -44,7 +45,7 @@ def test_bootstrap_toggle_adds_the_spread(app):
     assert not at.exception
     assert len(at.dataframe) == 2
     spread = table(at, 1)
-    assert "threshold score_image" in list(spread["quantity"])
+    assert "Threshold score_image" in list(spread["Quantity"])
 
 
 def test_single_classifier_data_explains_what_is_needed(app):
@@ -84,7 +85,7 @@ def test_three_classifiers_show_a_slice(app):
     at.slider(key="fix_2").set_value(5).run()
     assert not at.exception
     t = table(at)
-    assert {"threshold_a", "threshold_b", "threshold_c"} <= set(t.columns)
+    assert {"Threshold of a", "Threshold of b", "Threshold of c"} <= set(t["Quantity"])
     assert len(at.get("plotly_chart")) == 2
 
 
@@ -112,8 +113,9 @@ def test_aggregated_counts(app, served):
     assert not at.exception and not at.error
     grid = load_counts(content)
     op = path_operating_point(graph_path(grid), 0.3)
-    row = table(at).iloc[0]
-    np.testing.assert_allclose([row["threshold_t1"], row["threshold_t2"]], op.threshold)
+    graph = by_quantity(table(at))["graph"]
+    np.testing.assert_allclose([number(graph["Threshold of t1"]), number(graph["Threshold of t2"])], op.threshold,
+                               rtol=1e-5)
     assert at.get("toggle") == [] or all(t.key != "boot_paths" for t in at.get("toggle"))
     at.button(key="build_paths_report").click().run()
     record = json.loads(served(download_buttons(at)["Download joint thresholds (JSON)"]))

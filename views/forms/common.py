@@ -7,6 +7,7 @@ import hashlib
 import streamlit as st
 
 from engine.io import Table, read_table, sample_path
+from engine.presentation import EMPTY
 from engine.reporting import neutralise_formulas
 from views.session_input import SessionInput
 from views.state import memo
@@ -32,7 +33,7 @@ def sample_bytes(key: str) -> tuple[bytes, str]:
 
 def preview(table: Table) -> None:
     """The first rows of an upload; formula-like text is neutralised, so the table's own CSV download is safe."""
-    st.dataframe(neutralise_formulas(table.frame.head(PREVIEW_ROWS)), height=280)
+    st.dataframe(neutralise_formulas(table.frame.head(PREVIEW_ROWS)), height=280, placeholder=EMPTY)
 
 
 def validated(kind: str, table: Table, mapping, build):

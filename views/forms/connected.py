@@ -15,9 +15,11 @@ import streamlit as st
 
 from engine.backends import ROWS_NEEDED, ConnectedSource, connect, map_columns
 from engine.errors import InputError
+from engine.presentation import EMPTY
 from engine.reporting import neutralise_formulas
 from views.session_input import SessionInput
 from views.state import md, scan
+from views.tables import show_table
 
 NONE = "(none)"
 #: environment variable: folders (separated by os.pathsep) connections may read; any readable file when unset
@@ -77,10 +79,10 @@ def _show_source(connected: ConnectedSource) -> None:
     c = st.columns([1, 2])
     with c[0]:
         st.caption("Schema")
-        st.dataframe(connected.schema_table(), hide_index=True, height=min(240, 35 * (len(connected.schema) + 1) + 3))
+        show_table(connected.schema_table(), height=min(240, 35 * (len(connected.schema) + 1) + 3))
     with c[1]:
         st.caption(f"Sample: the first {min(SAMPLE_SHOWN, len(connected.sample)):,} rows")
-        st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240)
+        st.dataframe(neutralise_formulas(connected.sample.head(SAMPLE_SHOWN)), height=240, placeholder=EMPTY)
 
 
 def _size(n_bytes: int) -> str:
@@ -129,8 +131,8 @@ def report(inp: SessionInput) -> None:
     m[2].metric("Unrated (excluded)", f"{d.n_unrated:,}")
     m[3].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
     m[4].metric("Seconds", f"{d.seconds:.2f}", help="Time DuckDB took to validate every row.")
-    st.dataframe(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
-                               "highest rated score": d.highest}), hide_index=True)
+    show_table(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
+                             "highest rated score": d.highest}))
     st.caption(md(f"Path: {d.source.path}" + (f" · table: {d.source.table}" if d.source.table else "")
                   + f" · scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
                   f"{d.mapping.weight_col or 'none (1 per row)'}"))
@@ -139,4 +141,4 @@ def report(inp: SessionInput) -> None:
     for warning in d.warnings:
         st.warning(md(warning))
     st.subheader("Sample")
-    st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280)
+    st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280, placeholder=EMPTY)

@@ -9,6 +9,7 @@ from engine.io import Table, counts_table, load_counts
 from views.forms.common import digest, sample_bytes
 from views.session_input import SessionInput
 from views.state import md, memo
+from views.tables import show_table
 
 DEFAULT_BINS = 50
 
@@ -51,4 +52,5 @@ def report(inp: SessionInput) -> None:
     m[3].metric("Most FP counted", f"{grid.fp.max():,.6g}")
     st.caption(f"Thresholds: {md(', '.join(grid.names))}. Counts never increase when a threshold rises (enforced).")
     st.subheader("Preview")
-    st.dataframe(counts_table(grid).head(200), hide_index=True, height=280)
+    counts = counts_table(grid).head(200)
+    show_table(counts, height=280, kinds={c: "threshold" for c in counts.columns if c not in ("tp", "fp")})

@@ -7,6 +7,7 @@ import streamlit as st
 from engine.io import Table
 from views.forms.common import parse_table, preview
 from views.session_input import SessionInput
+from views.state import md
 
 NONE = "(none)"
 _LABEL_NAMES = ("label", "y", "target", "outcome", "class")
@@ -36,5 +37,6 @@ def report(inp: SessionInput) -> None:
     c = st.columns(3)
     c[0].metric("Rows", f"{len(frame):,}")
     c[1].metric("Columns", f"{frame.shape[1]:,}")
-    c[2].metric("Label column", inp.mapping or "none")
+    # a column name is the user's and can be long: a sentence shows it whole, a metric card would cut it
+    c[2].caption(md(f"Label column: {inp.mapping or 'none'}"))
     preview(inp.value)

@@ -6,13 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import RatedDataError
-from engine.io import ColumnMapping, Table, detect_columns, rated_from_frame
+from engine.io import ColumnMapping, Table, detect_columns, likely_label_column, rated_from_frame
 from engine.pn import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
 from views.forms.common import preview, table_input, tabular_sample, validated
 from views.session_input import SessionInput
 from views.state import md
+from views.tables import show_table
 
 NONE = "(none)"
 #: score histograms drawn in the report (one per classifier, up to this many)
@@ -38,6 +39,12 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
     except RatedDataError as exc:
         st.warning(f"Automatic column detection needs help: {md(exc)}")
         guess = None
+        label = likely_label_column(table.frame)  # a label column with a stray value: map it, validation names it
+        if label is not None:
+            try:
+                guess = detect_columns(table.frame, label_col=label)
+            except RatedDataError:
+                guess = None
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
     score_cols = c1.multiselect("Score columns (one per classifier)", columns,
                                 default=list(guess.score_cols) if guess else [], key=f"scores_{tag}")
@@ -83,7 +90,7 @@ def report(inp: SessionInput) -> None:
     m[4].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
     floors = pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
                            "highest rated score": d.scores.max(axis=0)})
-    st.dataframe(floors, hide_index=True)
+    show_table(floors)
     mapping_text = (f"Scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
                     f"{d.mapping.weight_col or 'none (1 per row)'} · group: {d.mapping.group_col or 'none'}")
     st.caption(md(mapping_text))
@@ -94,7 +101,7 @@ def report(inp: SessionInput) -> None:
     if d.n_unrated:
         excluded = pd.DataFrame({"row (1 = first data row)": d.unrated_rows + 1, "reason": "no label (unrated)"})
         with st.expander(f"All {d.n_unrated:,} excluded rows"):
-            st.dataframe(excluded, hide_index=True, height=240)
+            show_table(excluded, height=240)
             st.download_button("Download the excluded rows (CSV)", csv_bytes(excluded),
                                file_name="excluded_rows.csv", mime="text/csv")
     st.subheader("Preview")

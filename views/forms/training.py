@@ -62,7 +62,7 @@ def report(inp: SessionInput) -> None:
     m = st.columns(3)
     m[0].metric("Rows", f"{len(frame):,}")
     m[1].metric("Columns", f"{frame.shape[1]:,}")
-    m[2].metric("Label", c.label)
-    st.caption(md(f"Protected group: {c.group or 'none'} · deployed decisions: {c.deployed or 'none'} · egregious "
+    # a column name is the user's and can be long: a sentence shows it whole, a metric card would cut it
+    st.caption(md(f"Label: {c.label} · protected group: {c.group or 'none'} · deployed decisions: {c.deployed or 'none'} · egregious "
                   f"flag: {c.flag or 'none'} · split: {c.split or 'seeded 70/30'}. Every other column is a feature."))
     preview(inp.value)

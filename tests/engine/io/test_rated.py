@@ -154,3 +154,18 @@ def test_read_table_reports_format():
 def test_column_mapping_is_hashable_for_caching():
     m = ColumnMapping(("a", "b"), "label")
     assert hash(m) == hash(ColumnMapping(("a", "b"), "label"))
+
+
+def test_a_label_column_with_a_stray_value_is_still_the_likely_label():
+    import numpy as np
+    import pandas as pd
+
+    from engine.io import likely_label_column
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"doc_id": np.arange(200), "score": rng.random(200),
+                          "answer": np.where(rng.random(200) < 0.1, "yes", "no")})
+    frame.loc[57, "answer"] = "maybe"
+    assert likely_label_column(frame) == "answer"
+    frame["answer"] = "free text"
+    assert likely_label_column(frame) is None

@@ -12,6 +12,7 @@ from engine.pn import (
     graph_path,
     operating_point,
     path_operating_point,
+    score_histogram_figure,
     pn_curve,
     threshold_grid,
     upper_hull,
@@ -45,3 +46,22 @@ def test_threshold_space_and_paths_figures():
     fig = figures.paths_pn_figure(grid, frontier(grid), [gp, ap], ops)
     assert fig.data[2].line.color == plotting.method_colour("graph")
     assert plotting.method_colour("graph") != plotting.method_colour("analytic-power")
+
+
+def test_rated_positives_have_their_own_axis_in_the_score_histogram():
+    rng = np.random.default_rng(0)
+    labels = (rng.random(20_000) < 0.005).astype(int)
+    scores = rng.random(20_000)
+    fig = score_histogram_figure(scores, labels, "s")
+    negative, positive = fig.data  # positives drawn last: on top
+    assert negative.name == "rated negative" and positive.name.startswith("rated positive")
+    assert positive.yaxis == "y2" and fig.layout.yaxis2.overlaying == "y"
+    assert sum(positive.y) == labels.sum() and sum(negative.y) == (1 - labels).sum()
+
+
+def test_log_axes_label_whole_decades_in_full():
+    import plotly.graph_objects as go
+
+    fig = plotting.log_axis(go.Figure(go.Scatter(x=[1, 2], y=[1e-4, 1e4])))
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1
+    assert fig.layout.yaxis.exponentformat == "none" and fig.layout.yaxis.tickformat == ",~g"

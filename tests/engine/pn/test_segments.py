@@ -116,7 +116,7 @@ def test_segments_with_different_distributions_gain_over_one_threshold_and_say_s
     s, y, g = (np.concatenate(x) for x in zip(*parts))
     a = allocate_capacity(segment_curves(s, y, g, unrated_groups=np.array(["web", "web", "app"], dtype=object)),
                           400)
-    assert a.tp_gained > 0 and a.sentence().endswith("for the same 400 reviews.")
+    assert a.tp_gained > 0 and a.sentence().endswith("for the same budget of at most 400 reviews.")
     assert f"+{a.tp_gained:,.0f} true positives" in a.sentence()
     assert {p.segment: p.n_unrated for p in a.segments} == {"app": 1, "web": 2}
     table = a.table()

@@ -55,3 +55,5 @@ def test_curve_has_both_methods_with_intervals():
     assert len(curve) == 2 + 4
     assert (curve["interval low"] <= curve["test disagreement"]).all()
     assert (curve["test disagreement"] <= curve["interval high"]).all()
+    # LightGBM's own early stopping promises nothing: nothing is certified for it
+    assert curve.loc[curve["method"] == "LightGBM pred_early_stop", "certified"].isna().all()
