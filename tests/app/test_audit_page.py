@@ -213,8 +213,8 @@ def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, 
     at.selectbox(key="sample_choice").set_value(sample).run()
     assert not at.exception
     assert {m.label: m.value for m in at.main.metric}[metric] == value
-    inputs = at.dataframe[0].value
-    assert inputs.loc[inputs["kind"] != "Rated data", "used by"].tolist() == ["Below the line"]
+    lines = [line for m in at.markdown for line in m.value.splitlines() if line.startswith("- **")]
+    assert [line.split("Used by ")[1] for line in lines if "rated data" not in line] == ["Below the line."]
 
 
 def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its_rated_data(app):

@@ -151,8 +151,8 @@ def test_money_gives_the_graph_point_of_its_break_even_target_in_money(app):
     e = Economics(4.0, 10.0)
     data = load_rated(sample_path("synthetic"))
     op = path_operating_point(graph_path(threshold_grid(data.scores, data.labels, bins=40, rule="or")), e.target)
-    row = table(at).iloc[0]
-    assert row["tp"] == op.tp and row["fp"] == op.fp
+    graph = by_quantity(table(at))["graph"]
+    assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
     statement = money_statement(op.tp, op.fp, e, marginal_precision=op.mp_above).sentence("$")
     assert statement in shown(at.markdown)
     at.button(key="record_paths").click().run()
