@@ -40,6 +40,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .kernels import candidate_exits, run_policy
+
 __all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy",
            "early_exit_loop", "validate_contributions", "ORDERS"]
 
@@ -238,9 +240,10 @@ class EarlyExitPolicy:
         (numpy.ndarray of bool, numpy.ndarray of int)
             Decisions and models evaluated per example, both shape (N,).
         """
-        f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
-                                lambda active, t: f_matrix[active, t], self._exits)
+        f_matrix = np.ascontiguousarray(f_matrix, dtype=np.float64)
+        return run_policy(f_matrix, np.asarray(self.order, dtype=np.int64),
+                          np.asarray(self.eps_minus, dtype=np.float64), np.asarray(self.eps_plus, dtype=np.float64),
+                          float(self.bias), float(self.threshold))
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
@@ -475,6 +478,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
+    f_t = np.ascontiguousarray(f.T)
     g = np.full(n, bias)
     active = np.arange(n)
     remaining = np.arange(t_count)
@@ -490,13 +494,8 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
             break
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
         d = full[active]
-        # (candidates x undecided) running sums, split by full decision and sorted per candidate
-        base = g[active]
-        sums_pos = np.sort(base[d][None, :] + f[np.ix_(active[d], remaining)].T, axis=1)
-        sums_neg = np.sort(base[~d][None, :] + f[np.ix_(active[~d], remaining)].T, axis=1)
-        exits = np.empty(remaining.size, dtype=np.int64)
-        for i in range(remaining.size):
-            exits[i] = _count_exits(sums_pos[i], sums_neg[i], allowed, neg_only)
+        # every candidate's best exits (compiled: order statistics selected, the rest counted)
+        exits = candidate_exits(f_t, g, active[d], active[~d], remaining, allowed, neg_only)
         with np.errstate(divide="ignore"):
             ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
         if np.isfinite(ratio).any():
