@@ -42,7 +42,7 @@ import numpy as np
 
 from .kernels import candidate_exits, run_policy
 
-__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy",
+__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "order_permutation", "lightgbm_early_stop_policy",
            "early_exit_loop", "validate_contributions", "ORDERS"]
 
 ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
@@ -338,6 +338,69 @@ def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, thr
     return eps_minus, eps_plus, spent
 
 
+def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0, labels=None):
+    """The permutation of a fixed order and its method name (see :func:`fixed_order`).
+
+    It depends on neither α nor the budget, so sweeps compute it once per order.
+
+    Parameters
+    ----------
+    f : numpy.ndarray of float64, shape (N, T)
+        Validated contributions.
+    order : str or sequence of int
+        An order name of :data:`ORDERS` (not ``"qwyc"``) or a permutation.
+    bias : float, optional
+        Constant of the score.
+    seed : int, optional
+        Seed of the ``"random"`` order.
+    labels : array_like of {0, 1}, shape (N,), optional
+        Labels for the MSE orders.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, str)
+        The permutation and the method name (``"explicit"`` for a given permutation).
+
+    Raises
+    ------
+    ValueError
+        An unknown order name or not a permutation.
+    """
+    t_count = f.shape[1]
+    full_score = bias + f.sum(axis=1)
+    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
+        full_score).mean()
+    if isinstance(order, str):
+        name = order
+        if order == "natural":
+            perm = np.arange(t_count)
+        elif order == "random":
+            perm = np.random.default_rng(seed).permutation(t_count)
+        elif order == "individual_mse":
+            resid = target - bias
+            mse = ((resid[:, None] - f) ** 2).mean(axis=0)
+            perm = np.argsort(mse, kind="stable")
+        elif order == "greedy_mse":
+            resid = target - bias
+            sq = (f * f).sum(axis=0)
+            left = np.ones(t_count, dtype=bool)
+            perm = np.empty(t_count, dtype=np.int64)
+            for r in range(t_count):
+                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
+                t = int(np.argmin(gain))
+                perm[r] = t
+                left[t] = False
+                resid = resid - f[:, t]
+        else:
+            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
+    else:
+        perm = np.asarray(order, dtype=np.int64)
+        name = "explicit"
+        if sorted(perm.tolist()) != list(range(t_count)):
+            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
+    return perm, name
+
+
 def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0, bias: float = 0.0,
                 alpha: float = 0.005, neg_only: bool = False, costs=None, budget: str = "greedy", seed: int = 0,
                 labels=None) -> EarlyExitPolicy:
@@ -384,38 +447,8 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     """
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
-    n, t_count = f.shape
+    perm, name = order_permutation(f, order, bias=bias, seed=seed, labels=labels)
     full_score = bias + f.sum(axis=1)
-    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
-        full_score).mean()
-    if isinstance(order, str):
-        name = order
-        if order == "natural":
-            perm = np.arange(t_count)
-        elif order == "random":
-            perm = np.random.default_rng(seed).permutation(t_count)
-        elif order == "individual_mse":
-            resid = target - bias
-            mse = ((resid[:, None] - f) ** 2).mean(axis=0)
-            perm = np.argsort(mse, kind="stable")
-        elif order == "greedy_mse":
-            resid = target - bias
-            sq = (f * f).sum(axis=0)
-            left = np.ones(t_count, dtype=bool)
-            perm = np.empty(t_count, dtype=np.int64)
-            for r in range(t_count):
-                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
-                t = int(np.argmin(gain))
-                perm[r] = t
-                left[t] = False
-                resid = resid - f[:, t]
-        else:
-            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
-    else:
-        perm = np.asarray(order, dtype=np.int64)
-        name = "explicit"
-        if sorted(perm.tolist()) != list(range(t_count)):
-            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
     full = full_score >= threshold
     lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
     return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
