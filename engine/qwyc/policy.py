@@ -40,6 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .evaluator import flatten_ensemble
 from .kernels import candidate_exits, run_policy
 
 __all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "order_permutation", "lightgbm_early_stop_policy",
@@ -248,6 +249,9 @@ class EarlyExitPolicy:
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
 
+        Ensembles of tree arrays (every model reader's, scikit-learn's) run compiled, row by row
+        (:class:`~engine.qwyc.evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
+
         Parameters
         ----------
         ensemble : AdditiveEnsemble
@@ -261,6 +265,9 @@ class EarlyExitPolicy:
             Decisions and models evaluated per example, both shape (N,).
         """
         x = np.asarray(x, dtype=np.float64)
+        flat = flatten_ensemble(ensemble)
+        if flat is not None:  # compiled: each row through the order, stopping at its first exit
+            return flat.early_exit(self, x)[:2]
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 

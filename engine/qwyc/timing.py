@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .ensembles import AdditiveEnsemble
+from .evaluator import flatten_ensemble
 
 __all__ = ["EarlyExitTiming", "time_early_exit", "timing_table"]
 
@@ -76,7 +77,8 @@ def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, re
             times.append(time.perf_counter() - t0)
         return min(times), out
 
-    full_s, score = best(lambda: ensemble.decision_function(x))
+    flat = flatten_ensemble(ensemble)
+    full_s, score = best(lambda: (flat or ensemble).decision_function(x))
     early_s, (decisions, n_eval) = best(lambda: policy.predict_lazy(ensemble, x))
     ref_s = best(lambda: reference(x))[0] if reference is not None else None
     f = ensemble.contributions(x)
