@@ -27,12 +27,14 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, audit, constraints, monitor, pn, qwyc, setloss
+from . import app
 
 __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import audit, constraints, monitor, pn, qwyc, setloss  # each imports its part of the engine
+
     p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
                                 "classifier operating points on predicted-positive rated data.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -61,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         that cannot be read or written (the message printed to stderr), 0 when the
         reader of stdout closed the pipe.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["app"]:  # the launcher only starts the server: no engine, numpy or pandas in this process
+        p = argparse.ArgumentParser(prog="opstudio")
+        app.add_parser(p.add_subparsers(dest="command", required=True))
+        args = p.parse_args(argv)
+        return args.func(args)
     args = _parser().parse_args(argv)
     try:
         return args.func(args)

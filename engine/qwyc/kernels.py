@@ -81,14 +81,12 @@ def _count_below(x: np.ndarray, m: int, v: float) -> int:
         return 0
     if v >= x[m - 1]:
         return m
-    lo, hi = 1, m - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    base, size = 0, m  # branch-free binary search (the comparison becomes a conditional move)
+    while size > 1:
+        half = size >> 1
+        base = base + half if x[base + half] <= v else base
+        size -= half
+    return base + (x[base] <= v)
 
 
 def _side_exits(x: np.ndarray, m: int, others: np.ndarray, n_others: int, sign: float, k: int, total: int,
