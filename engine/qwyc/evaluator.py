@@ -92,6 +92,21 @@ class FlatEnsemble:
         no_exit = np.full(self.n_models, np.nan)  # comparisons with NaN are false: nobody exits
         return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]
 
+    def contributions(self, x) -> np.ndarray:
+        """The (N, T) matrix F: ``F[i, t]`` is tree t's leaf value for row i.
+
+        Parameters
+        ----------
+        x : array_like of float, shape (N, features)
+            Rows (NaN allowed).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (N, T)
+        """
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        return _contributions(x, *self._nodes())
+
     def early_exit(self, policy, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each row through ``policy``'s order, stopping at its first exit.
 
@@ -212,6 +227,16 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
     return decision, n_eval, score
 
 
+def _contributions(x, roots, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule):
+    out = np.empty((x.shape[0], roots.size))
+    for i in range(x.shape[0]):
+        for t in range(roots.size):
+            out[i, t] = _leaf(x, i, roots[t], feature, left, right, threshold, value, missing_left, is_leaf,
+                              missing_rule)
+    return out
+
+
 if njit is not None:
     _leaf = njit(inline="always", cache=True)(_leaf)
     _early_exit = njit(cache=True, nogil=True)(_early_exit)
+    _contributions = njit(cache=True, nogil=True)(_contributions)
