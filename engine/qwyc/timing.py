@@ -47,7 +47,7 @@ class EarlyExitTiming:
 
 
 def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, repeat: int = 3) -> EarlyExitTiming:
-    """Time ``policy.predict_lazy`` (trees evaluated only for undecided rows) against evaluating every tree.
+    """Time ``policy.predict_lazy`` (compiled: each row stops at its first exit) against evaluating every tree.
 
     Parameters
     ----------
@@ -106,7 +106,7 @@ def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
         (that evaluation's seconds over early exit's; 1 for early exit itself).
     """
     rows = [("all trees (this engine)", timing.full_seconds, n_models),
-            ("early exit (this engine, only undecided rows)", timing.early_seconds, timing.mean_models)]
+            ("early exit (this engine, compiled: each row stops at its first exit)", timing.early_seconds, timing.mean_models)]
     if timing.reference_seconds is not None:
         rows.append(("scikit-learn decision_function (compiled, all trees)", timing.reference_seconds, n_models))
     return pd.DataFrame({"evaluation": [r[0] for r in rows], "seconds": [r[1] for r in rows],
