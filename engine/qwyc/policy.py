@@ -518,7 +518,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
-    f_t = np.ascontiguousarray(f.T)
+    packed = _Packed(f, np.arange(n), np.arange(t_count))
     g = np.full(n, bias)
     active = np.arange(n)
     remaining = np.arange(t_count)
@@ -535,7 +535,11 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
         d = full[active]
         # every candidate's best exits (compiled: order statistics selected, the rest counted)
-        exits = candidate_exits(f_t, g, active[d], active[~d], remaining, allowed, neg_only)
+        if active.size < 0.7 * packed.rows.size:  # keep the candidates' columns of the undecided rows contiguous
+            packed = _Packed(f, active, remaining)
+        local = np.searchsorted(packed.rows, active)
+        exits = candidate_exits(packed.f_t, g[packed.rows], local[d], local[~d], packed.row_of[remaining], allowed,
+                                neg_only)
         with np.errstate(divide="ignore"):
             ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
         if np.isfinite(ratio).any():
@@ -557,6 +561,16 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
         progress(t_count, t_count)
     return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
                            time.perf_counter() - t0, spent)
+
+
+class _Packed:
+    """The remaining models' contributions on a set of rows, one contiguous row per model (memory-bound scan)."""
+
+    def __init__(self, f: np.ndarray, rows: np.ndarray, models: np.ndarray):
+        self.rows = rows
+        self.f_t = np.ascontiguousarray(f[np.ix_(rows, models)].T)
+        self.row_of = np.full(f.shape[1], -1, dtype=np.int64)
+        self.row_of[models] = np.arange(models.size)
 
 
 def _count_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) -> int:
