@@ -31,6 +31,17 @@ from . import app
 
 __all__ = ["main"]
 
+_COMMAND_MODULES = ("audit", "constraints", "monitor", "pn", "qwyc", "setloss")
+
+
+def __getattr__(name: str):
+    """The command modules import on first use (``opstudio app`` needs none of them)."""
+    if name in _COMMAND_MODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def _parser() -> argparse.ArgumentParser:
     from . import audit, constraints, monitor, pn, qwyc, setloss  # each imports its part of the engine
