@@ -17,6 +17,7 @@ from .policy import (
     EarlyExitPolicy,
     early_exit_loop,
     fit_qwyc,
+    fixed_order_sweep,
     order_permutation,
     validate_contributions,
 )
@@ -297,16 +298,20 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     valid, _, _ = validate_contributions(f_fit, costs, 0.0, bias)
     perms = {name: order_permutation(valid, name, bias=float(bias))[0]
              for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
-    rows = []
+    rows, swept = [], {}
     for i, (method, param) in enumerate(jobs):
         if method == "fan":
             policy = fit_fan(f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold, bias=bias,
                              costs=costs)
         elif method == "smaller":
             policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
-        else:
-            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, order=None if method == "qwyc" else perms[method],
-                         neg_only=neg_only, costs=costs, bias=bias)
+        elif method == "qwyc":
+            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, neg_only=neg_only, costs=costs, bias=bias)
+        else:  # every alpha of a fixed order at once: each step's running sums sorted once
+            if method not in swept:
+                swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,
+                                                                   bias=bias, neg_only=neg_only, costs=costs)))
+            policy = swept[method][param]
         fit_m = policy.evaluate(f_fit, labels_fit)
         test_m = policy.evaluate(f_test, labels_test)
         rows.append({"method": method, "parameter": param,

@@ -43,8 +43,8 @@ import numpy as np
 from .evaluator import flatten_ensemble
 from .kernels import candidate_exits, run_policy
 
-__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "order_permutation", "lightgbm_early_stop_policy",
-           "early_exit_loop", "validate_contributions", "ORDERS"]
+__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
+           "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
 
 ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
 
@@ -460,6 +460,73 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
     return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
                            time.perf_counter() - t0, spent)
+
+
+def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[float], *, threshold: float = 0.0,
+                      bias: float = 0.0, neg_only: bool = False, costs=None, budget: str = "greedy",
+                      seed: int = 0) -> list[EarlyExitPolicy]:
+    """:func:`fixed_order` for several α at once, sorting each step's running sums once for all of them.
+
+    Along a fixed order the running sums after each step do not depend on α; only which rows
+    are still undecided does. So the steps run in lockstep over the α: each step's sums of all
+    rows are sorted once, and each α takes its undecided rows from that sorted order (a filter,
+    no sort). The policies are those of :func:`fixed_order` with the same arguments.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    order : str or sequence of int
+        As for :func:`fixed_order`.
+    alphas : sequence of float
+        The α of each policy, each in [0, 1).
+    threshold, bias, neg_only, costs, budget, seed
+        As for :func:`fixed_order`.
+
+    Returns
+    -------
+    list of EarlyExitPolicy
+        One policy per α, in the order given.
+
+    Raises
+    ------
+    ValueError
+        Invalid F, an α, costs, budget or order.
+    """
+    t0 = time.perf_counter()
+    f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
+    for a in alphas:
+        validate_contributions(f[:1], c, a, bias)
+    perm, name = order_permutation(f, order, bias=bias, seed=seed)
+    n, steps = f.shape[0], perm.size
+    full = bias + f.sum(axis=1) >= threshold
+    k = len(alphas)
+    active = np.ones((k, n), dtype=bool)
+    eps_minus = np.full((k, steps), -np.inf)
+    eps_plus = np.full((k, steps), np.inf)
+    spent = np.zeros(k, dtype=np.int64)
+    g = np.full(n, bias)
+    for r, t in enumerate(perm):
+        g += f[:, t]
+        if r == steps - 1:
+            break
+        live = [i for i in range(k) if active[i].any()]
+        if not live:
+            break
+        undecided = np.flatnonzero(active[live].any(axis=0))
+        by_value = undecided[np.argsort(g[undecided], kind="stable")]  # once for every alpha
+        sorted_g, sorted_full = g[by_value], full[by_value]
+        for i in live:
+            keep = active[i][by_value]
+            pos, neg = sorted_g[keep & sorted_full], sorted_g[keep & ~sorted_full]
+            allowed = _allowance(alphas[i], n, r, steps, budget) - int(spent[i])
+            lo, hi, _, mistakes = _best_split(pos, neg, allowed, neg_only)
+            eps_minus[i, r], eps_plus[i, r] = lo, hi
+            spent[i] += mistakes
+            active[i] &= ~((g > hi) | (g < lo))
+    seconds = (time.perf_counter() - t0) / max(k, 1)
+    return [EarlyExitPolicy(perm, eps_minus[i], eps_plus[i], float(threshold), bias, c, float(alphas[i]), name,
+                            seconds, int(spent[i])) for i in range(k)]
 
 
 def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
