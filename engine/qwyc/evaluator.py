@@ -132,8 +132,8 @@ class FlatEnsemble:
             raise ValueError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
         x = np.ascontiguousarray(x, dtype=np.float64)
         return _early_exit(x, *self._nodes(), np.asarray(policy.order, dtype=np.int64),
-                           np.asarray(policy.eps_minus, dtype=np.float64), np.asarray(policy.eps_plus, dtype=np.float64),
-                           float(policy.bias), float(policy.threshold))
+                           np.asarray(policy.eps_minus, dtype=np.float64),
+                           np.asarray(policy.eps_plus, dtype=np.float64), float(policy.bias), float(policy.threshold))
 
 
 def _rule(tree: Tree) -> np.ndarray:

@@ -106,7 +106,8 @@ def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
         (that evaluation's seconds over early exit's; 1 for early exit itself).
     """
     rows = [("all trees (this engine)", timing.full_seconds, n_models),
-            ("early exit (this engine, compiled: each row stops at its first exit)", timing.early_seconds, timing.mean_models)]
+            ("early exit (this engine, compiled: each row stops at its first exit)", timing.early_seconds,
+             timing.mean_models)]
     if timing.reference_seconds is not None:
         rows.append(("scikit-learn decision_function (compiled, all trees)", timing.reference_seconds, n_models))
     return pd.DataFrame({"evaluation": [r[0] for r in rows], "seconds": [r[1] for r in rows],
