@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InputError", "RatedDataError", "BatchDataError", "describe_rows", "MAX_LISTED", "ROW_NOTE"]
+__all__ = ["InputError", "RatedDataError", "BatchDataError", "InfeasibleConstraintsError", "describe_rows", "MAX_LISTED", "ROW_NOTE", "ROW_PROBLEMS",
+           "row_problem", "counted_rows"]
 
 
 class InputError(ValueError):
@@ -21,6 +22,10 @@ class RatedDataError(InputError):
 
 class BatchDataError(InputError):
     """Invalid probability batches."""
+
+
+class InfeasibleConstraintsError(InputError):
+    """The user's constraints admit no feasible starting point (the message says which and how to relax them)."""
 
 
 #: how many offending rows a message lists before "and N more"
@@ -47,3 +52,64 @@ def describe_rows(mask_or_index: np.ndarray) -> str:
     more = f" and {len(idx) - MAX_LISTED} more" if len(idx) > MAX_LISTED else ""
     word = "row" if len(idx) == 1 else "rows"
     return f"{word} {shown}{more} {ROW_NOTE}"
+
+
+#: One message set for bad rated rows, whoever finds them (memory, DuckDB, Spark): per problem, the
+#: words for the problem and the fix. Only where they are differs: memory lists the rows (and values),
+#: the backends that count where the rows lie say how many (:func:`counted_rows`).
+ROW_PROBLEMS: dict[str, tuple[str, str]] = {
+    "label": ("unknown label values", "Use 1/0 (or, in any case, true/false, yes/no, y/n, tp/fp, pos/neg, "
+              "positive/negative); leave the cell empty for unrated rows."),
+    "not_number": ("non-numeric values", "Make every value a number (dot as decimal separator) or remove those rows."),
+    "infinite": ("infinite values", "Replace them with finite scores or remove those rows."),
+    "missing_score": ("missing scores on rated rows", "Every rated document needs a score from every chosen "
+                      "classifier: fill them in, remove those rows, or leave their label empty to mark them unrated."),
+    "weight": ("negative, missing or non-finite weights", "Weights must be finite numbers >= 0 (the "
+               "number of documents a rating stands for)."),
+    "no_rated": ("has no rated rows: every label is empty", "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...)."),
+    "zero_weight": ("all rated rows have weight 0", "Give the rated documents positive weights."),
+}
+
+
+def row_problem(kind: str, column: str, located: str = "", *, role: str = "", where: str = "") -> str:
+    """The message of a problem of :data:`ROW_PROBLEMS`: column, where, the problem, which rows, the fix.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`ROW_PROBLEMS`.
+    column : str
+        The column at fault.
+    located : str, optional
+        Which rows (``"'maybe' at row 2 (row 1 = first data row)"``, or :func:`counted_rows`).
+    role : str, optional
+        ``"score"``, ``"weight"`` ...: the message starts "Score column ..." (default "Column ...").
+    where : str, optional
+        The rows' location (``"'data/*.parquet'"``), for rows that are not in a file the user just read.
+
+    Returns
+    -------
+    str
+        ``"<Role> column '<column>'[ of <where>]: <problem> <located>. <fix>"``.
+    """
+    phrase, fix = ROW_PROBLEMS[kind]
+    subject = f"{role.capitalize() + ' c' if role else 'C'}olumn '{column}'" + (f" of {where}" if where else "")
+    if kind == "no_rated":
+        return f"{subject} {phrase}. {fix}"
+    return f"{subject}: {phrase}{' ' + located if located else ''}. {fix}"
+
+
+def counted_rows(n: int) -> str:
+    """``"(3 rows)"``: how a backend that counts where the rows lie locates a problem.
+
+    Parameters
+    ----------
+    n : int
+        Rows with the problem.
+
+    Returns
+    -------
+    str
+        The count in parentheses.
+    """
+    return f"({n:,} row{'' if n == 1 else 's'})"

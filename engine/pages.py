@@ -62,6 +62,9 @@ PAGES: tuple[Page, ...] = (
     Page("operating-point", "Operating point", ":material/tune:", "views/operating_point.py",
          "Which threshold makes one more true positive cost at most c false positives — and how do I spend "
          "N reviews across segments?", "Rated data (scores + raters' verdicts).", ("rated",)),
+    Page("monitoring", "Monitoring", ":material/monitoring:", "views/monitoring.py",
+         "Does the deployed threshold still meet its target, week after week — and what is it worth, and can the "
+         "reviewers keep up?", "Rated data with the day each document was rated.", ("dated",)),
     Page("ensemble-paths", "Ensemble paths", ":material/timeline:", "views/ensemble_paths.py",
          "Which joint thresholds for 2+ classifiers combined with OR / AND?",
          "Rated data with 2+ score columns, or aggregated counts.", ("rated", "counts")),
@@ -74,6 +77,10 @@ PAGES: tuple[Page, ...] = (
     Page("constraints", "Constrained training", ":material/balance:", "views/constraints.py",
          "What does a fair (or low-churn) model cost in error?", "A training table with a protected group.",
          ("training_table",)),
+    Page("audit", "Below the line", ":material/troubleshoot:", "views/audit.py",
+         "How many positives does the review line miss? Plan a random audit of the unflagged documents and "
+         "estimate recall with intervals.", "Every scored document (a population) and, once reviewed, the audit.",
+         ("population", "audit", "rated")),
     Page("record", "Decision record", ":material/description:", "views/record.py",
          "What did we decide today, and why?", "Items added from the other pages."),
 )

@@ -121,7 +121,7 @@ def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
 
 
 def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number; write the value as a string or leave it out")
+    raise InputError(f"{name} is not a JSON number; write the value as a string or leave it out")
 
 
 def check_zip(raw: bytes, *, what: str, max_members: int = MAX_ZIP_MEMBERS,

@@ -25,7 +25,7 @@ PAGES_RENDER = """
 from engine.resources import dashboard_dir
 from streamlit.testing.v1 import AppTest
 import engine
-at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=120)
+at = AppTest.from_file(str(dashboard_dir() / "app.py"), default_timeout=300)
 at.run()
 assert not at.exception, at.exception
 from engine.pages import PAGES
@@ -52,7 +52,7 @@ def installed(tmp_path_factory):
                           capture_output=True, text=True, check=True).stdout.strip()
     parents = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(site, "parent_environment.pth").write_text("\n".join(sorted(parents)) + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300,
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)], check=True, timeout=300,
                    capture_output=True)
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.errors import InputError
 from engine.io import PUBLIC_DATASETS, ProbabilityBatches
 from engine.record import new_item
 from engine.reporting import csv_bytes
@@ -66,7 +67,7 @@ def pick_loss(column) -> SetLoss | None:
                for i, t in enumerate(terms)]
         try:
             return build_loss(key, numerator=num, denominator=den)
-        except ValueError as exc:
+        except InputError as exc:
             st.error(md(exc))
             return None
     return build_loss(key)

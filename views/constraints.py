@@ -3,7 +3,6 @@
 import streamlit as st
 
 from engine.constraints import (
-    InfeasibleConstraintsError,
     TableModel,
     TableSpec,
     TrainingColumns,
@@ -71,7 +70,7 @@ def model_or_message(frame, spec: TableSpec, warm: TableModel | None, progress) 
     """The model fitted (warm-started from ``warm`` when given), or why the constraints cannot be met."""
     try:
         return train_on_table(frame, spec, progress=progress, warm_start=warm)
-    except (InfeasibleConstraintsError, InputError) as exc:
+    except InputError as exc:  # InfeasibleConstraintsError included
         return str(exc)
 
 

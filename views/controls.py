@@ -1,6 +1,12 @@
 """Widgets shared by several pages."""
 
+from dataclasses import dataclass
+
 import streamlit as st
+
+from engine.errors import InputError
+from engine.pn import Economics, money_statement
+from views.state import md
 
 TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3
 
@@ -30,3 +36,67 @@ def target_controls() -> float:
                     placeholder=f"{target:.3f}", key="target_input", on_change=_typed_target_to_slider,
                     help="Type a target and press Enter: the slider moves there.")
     return float(target)
+
+
+@dataclass(frozen=True)
+class Money:
+    """The stakeholders' units chosen on a page: costs and values (None: the target is chosen directly)."""
+
+    economics: Economics | None
+    currency: str
+
+
+def money_controls(key: str) -> Money:
+    """A toggle that derives the target from money: cost per review C, value per caught positive V, cost per false
+    positive F; the target is their break-even marginal precision (C + F) / (V + F) (engine.pn.Economics)."""
+    on = st.toggle("Set the target from money", key=f"{key}_money", bind="query-params", persist_state="session",
+                   help="Flag a document while its expected value exceeds its cost: the target marginal precision is "
+                        "the break-even m = (C + F) / (V + F).")
+    if not on:
+        return Money(None, "")
+    c = st.columns(4)
+    cost = c[0].number_input("Cost per review (C)", 0.0, None, 3.0, 0.5, key=f"{key}_review_cost",
+                             bind="query-params", persist_state="session",
+                             help="What reviewing one flagged document costs.")
+    value = c[1].number_input("Value per caught positive (V)", 0.0, None, 10.0, 1.0, key=f"{key}_value_per_positive",
+                              bind="query-params", persist_state="session",
+                              help="What one true positive caught is worth.")
+    fp_cost = c[2].number_input("Cost per false positive (F)", 0.0, None, 0.0, 0.5, key=f"{key}_cost_per_fp",
+                                bind="query-params", persist_state="session",
+                                help="What a false positive costs beyond its review (an annoyed customer ...).")
+    currency = c[3].text_input("Currency", "$", max_chars=4, key=f"{key}_currency",
+                               help="Written before every amount.")
+    try:
+        economics = Economics(cost, value, fp_cost)
+    except InputError as exc:
+        st.error(f"**No target from these amounts.** {md(exc)}")
+        st.stop()
+    st.caption(f"Target marginal precision from money: m = (C + F) / (V + F) = ({cost:g} + {fp_cost:g}) / "
+               f"({value:g} + {fp_cost:g}) = {economics.target:.4g}.")
+    return Money(economics, currency)
+
+
+def chosen_target(key: str) -> tuple[float, Money]:
+    """The target: from the slider, or the break-even marginal precision of the money entered."""
+    money = money_controls(key)
+    if money.economics is None:
+        return target_controls(), money
+    st.metric("Target marginal precision (break-even)", f"{money.economics.target:.4g}")
+    return money.economics.target, money
+
+
+def money_sentence(tp: float, fp: float, marginal_precision: float, money: Money) -> str:
+    """TP and FP flagged in money ('' without money): value caught, review cost, net, the last document's value."""
+    if money.economics is None:
+        return ""
+    statement = money_statement(tp, fp, money.economics, marginal_precision=marginal_precision)
+    return "In money: " + statement.sentence(money.currency)
+
+
+def money_settings(money: Money) -> dict:
+    """The amounts behind the target, for a record item's settings (empty without money)."""
+    e = money.economics
+    if e is None:
+        return {}
+    return {"review_cost": e.review_cost, "value_per_positive": e.value_per_positive,
+            "cost_per_false_positive": e.cost_per_false_positive, "currency": money.currency}

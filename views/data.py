@@ -117,7 +117,8 @@ ADD = {SAMPLE: chosen_sample, UPLOAD: uploaded_input, CONNECT: connected_input}
 
 st.title("Data")
 st.caption("Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
-           "aggregated counts (Ensemble paths), score matrices (Early exit) and more. Inputs stay in your "
+           "aggregated counts (Ensemble paths), score matrices (Early exit), a scored population and a reviewed "
+           "audit (Below the line) and more. Inputs stay in your "
            "session and are never written to disk; rated data too large to upload can be connected where it lies "
            "on the server and counted there by DuckDB.")
 current_dataset()  # the default rated sample is there from the first visit

@@ -5,7 +5,7 @@ from typing import Any
 
 import streamlit as st
 
-from engine.errors import InputError
+from engine.backends import resampling_note
 from engine.io import RatedData
 from engine.pn import (
     FAMILIES,
@@ -21,12 +21,11 @@ from engine.pn import (
     joint_thresholds_sentence,
     path_operating_point,
     paths_pn_figure,
-    threshold_grid,
     threshold_space_figure,
 )
 from engine.record import new_item
-from views.controls import target_controls
-from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_grid
+from views.controls import chosen_target, money_sentence, money_settings
+from views.counted import count_caption, counted_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
 from views.navigation import current_link, go_to
@@ -50,14 +49,13 @@ class GridView:
     source_summary: dict
     rated: RatedData | None = None  # rated rows in memory: the bootstrap resamples them
     scores: Any = None  # their score columns, in the order of ``cols``
-    on_server: bool = False  # rated rows on the server: DuckDB counted the grid
+    rows_needed: str | None = None  # why the bootstrap is not offered (rated rows not in memory)
 
 
 def rated_grid() -> GridView:
-    """The grid of rated documents, counted here or (rows on the server) by DuckDB."""
+    """The grid of rated documents, counted where the rows are."""
     dataset = input_picker("rated", key="paths_rated", label="Rated data")
     d = dataset.rated
-    on_server = dataset.source == "server"
     if d.n_classifiers < 2:
         st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
                 "more classifiers: load a file with several score columns on the Data page, or use aggregated "
@@ -83,20 +81,12 @@ def rated_grid() -> GridView:
         st.stop()
     cols = tuple(cols)
     grid_key = (*dataset.key, cols, rule, int(bins), spacing)
-    scores = None
-    if on_server:
-        try:
-            grid, stats = scanned_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
-        except InputError as exc:
-            st.error(f"**DuckDB could not count the grid of {md(d.name)}.** {md(exc)}")
-            st.stop()
-        scan_caption(stats, "non-empty grid cells")
-    else:
-        scores = d.columns(cols)
-        grid = memo(("grid", *grid_key), lambda: threshold_grid(scores, d.labels, d.weights, bins=int(bins),
-                                                                rule=rule, spacing=spacing, score_names=cols))
-    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(),
-                    None if on_server else d, scores, on_server)
+    grid, stats = counted_grid(dataset, cols, bins=int(bins), rule=rule, spacing=spacing)
+    count_caption(stats, "non-empty grid cells")
+    rows_needed = resampling_note(d)
+    in_memory = None if rows_needed else d
+    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(), in_memory,
+                    None if rows_needed else d.columns(cols), rows_needed)
 
 
 def counts_grid() -> GridView:
@@ -120,8 +110,8 @@ def counts_grid() -> GridView:
 
 def graph_bootstrap(v: GridView):
     """The bootstrap spread of the graph path, when asked for (rated rows in memory only)."""
-    if v.on_server:
-        st.caption(f"No bootstrap spread of the graph path on data counted on the server: {ROWS_NEEDED}")
+    if v.rows_needed:
+        st.caption(f"No bootstrap spread of the graph path on data counted on the server: {v.rows_needed}")
     if v.rated is None or not st.toggle(
             "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
             persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
@@ -166,12 +156,12 @@ def figures(v: GridView, front, paths, points, boot):
     return [("Threshold space", space_fig), ("PN view", pn_view)]
 
 
-def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot) -> None:
+def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot, money: dict) -> None:
     st.subheader("Report")
     settings = {"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "spacing": v.spacing,
                 "analytic_family": v.family, "target": target,
-                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None}
-    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0)
+                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None, **money}
+    report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0, tuple(sorted(money.items())))
     built = on_click("paths_report", report_key, st.button("Build report", key="build_paths_report"),
                      lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs,
                                              bootstrap_summary=spread), spinner="Building the report")
@@ -189,7 +179,7 @@ def report_section(v: GridView, target: float, table, points: dict, figs, spread
 def paths_view(v: GridView) -> None:
     """The paths at a target, their figures, comparison and report: a target move reruns only this part."""
     grid = v.grid
-    target = target_controls()
+    target, money = chosen_target("paths")
     front = memo(("frontier", *v.key), lambda: frontier(grid))
     gp = memo(("graph", *v.key), lambda: graph_path(grid))
     with st.spinner(f"Optimising the analytic ({v.family}) path"):
@@ -203,6 +193,10 @@ def paths_view(v: GridView) -> None:
     r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
     r[2].metric(f"Analytic ({v.family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
     r[3].metric("Frontier area", f"{front.area:,.0f}")
+    graph = ops[gp.method]
+    in_money = money_sentence(graph.tp, graph.fp, graph.mp_above, money)
+    if in_money:
+        st.markdown(md(f"Graph path — {in_money}"))
     boot = graph_bootstrap(v)
     figs = figures(v, front, paths, [*ops.items(), ("best grid point", best)], boot)
 
@@ -216,12 +210,13 @@ def paths_view(v: GridView) -> None:
         st.dataframe(spread, hide_index=True)
     add_to_record(lambda: new_item(
         "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
-                            f"{target:.3g}", joint_thresholds_sentence(v.cols, ops, best),
+                            f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best),
+                                                                    in_money and f"Graph path — {in_money}"])),
         tables=[("Graph and analytic paths compared", table)], figures=figs,
         data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
         settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
-                  "target": target}, link=current_link()), key="record_paths")
-    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot)
+                  "target": target, **money_settings(money)}, link=current_link()), key="record_paths")
+    report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
 st.title("Ensemble paths")

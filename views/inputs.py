@@ -116,7 +116,9 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
         st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
         go_to("data")
         return None
-    if current is not None and current.name in options:
+    synced = f"_picked_{key}"  # the active input this picker last showed
+    if current is not None and current.name in options and (st.session_state.get(synced) != current.name
+                                                             or st.session_state.get(key) not in options):
         st.session_state[key] = current.name  # follow the active input chosen elsewhere (e.g. on the Data page)
 
     def show(option: str) -> str:
@@ -129,4 +131,5 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
     chosen = load_sample(choice[7:]) if choice.startswith("sample:") else loaded[choice]
     if current is None or chosen.name != current.name:
         set_active(chosen)
+    st.session_state[synced] = chosen.name  # the user's next choice here stands (it is not the active one yet)
     return chosen

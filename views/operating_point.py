@@ -5,7 +5,9 @@ from typing import Any
 
 import streamlit as st
 
-from engine.errors import InputError
+from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
+from engine.backends import resampling_note
+from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
 from engine.pn import (
     Bootstrap,
@@ -19,19 +21,18 @@ from engine.pn import (
     operating_point_cards,
     operating_point_report,
     operating_point_sentence,
-    pn_curve,
     pn_figure,
     segment_curves,
     segment_intervals,
     segments_figure,
     sweep_table,
-    upper_hull,
     what_if_table,
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import TARGET_DEFAULT, target_controls
-from views.forms.connected import ROWS_NEEDED, scan_caption, scanned_hull
+from views.audit_link import audit_at
+from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
+from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
@@ -56,15 +57,12 @@ class Curve:
     classifier: str
     hull: Hull
     boot: Bootstrap | None
-    scores: Any  # the classifier's scores of the rated rows; None when they stay on the server
+    scores: Any  # the classifier's scores of the rated rows; None when they are not in memory
     uncertainty: Uncertainty
-
-    @property
-    def on_server(self) -> bool:
-        return self.dataset.source == "server"
+    rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
 
 
-def uncertainty_settings(on_server: bool) -> Uncertainty:
+def uncertainty_settings(rows_needed: str | None) -> Uncertainty:
     with st.expander("Uncertainty settings"):
         u = st.columns(3)
         n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
@@ -73,55 +71,66 @@ def uncertainty_settings(on_server: bool) -> Uncertainty:
                                    bind="query-params", persist_state="session")
         seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params",
                                  persist_state="session")
-        if on_server:
-            st.caption(f"No bootstrap intervals on data counted on the server: {ROWS_NEEDED}")
+        if rows_needed:
+            st.caption(f"No bootstrap intervals on data counted on the server: {rows_needed}")
     return Uncertainty(int(n_boot), float(level), int(seed))
 
 
 def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Curve:
-    """The hull counted where the rows are (DuckDB on the server, else here) and the bootstrap of rows in memory."""
+    """The hull counted where the rows are, and the bootstrap when they are in memory."""
     d = dataset.rated
-    on_server = dataset.source == "server"  # rows on the server: DuckDB counts the curve, no rows in memory
-    scores = None
-    if on_server:
-        try:
-            hull, stats = scanned_hull(dataset, classifier)
-        except InputError as exc:
-            st.error(f"**DuckDB could not count {md(classifier)} in {md(d.name)}.** {md(exc)}")
-            st.stop()
-        scan_caption(stats, "distinct scores")
-        boot = None
-    else:
-        scores = d.column(classifier)
-        hull = memo(("hull", *dataset.key, classifier), lambda: upper_hull(pn_curve(scores, d.labels, d.weights)))
-        boot = background(
-            ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
-            lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
-                                       progress=progress),
-            label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
-            work=d.n_rated * u.n_boot)
-    return Curve(dataset, classifier, hull, boot, scores, u)
+    hull, stats = counted_hull(dataset, classifier)
+    count_caption(stats, "distinct scores")
+    rows_needed = resampling_note(d)
+    if rows_needed:
+        return Curve(dataset, classifier, hull, None, None, u, rows_needed)
+    scores = d.column(classifier)
+    boot = background(
+        ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
+                                   progress=progress),
+        label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
+        work=d.n_rated * u.n_boot)
+    return Curve(dataset, classifier, hull, boot, scores, u, None)
 
 
 def show_cards(curve: Curve, op, ci) -> None:
-    level = None if curve.on_server else curve.uncertainty.level
+    level = None if curve.rows_needed else curve.uncertainty.level
     for column, card in zip(st.columns(6), operating_point_cards(op, ci, level=level)):
         column.metric(card.label, card.value, help=card.help or None)
         if card.caption:
             column.caption(card.caption)
 
 
-def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> None:
+def audit_recall(curve: Curve, op) -> AuditEstimate | None:
+    """Recall with its interval at the chosen threshold when an audit is paired with this data (Below the line)."""
+    result = audit_at(curve.dataset, curve.classifier, curve.uncertainty.level)
+    if result is not None:
+        card = recall_card(result, float(op.threshold))
+        column = st.columns(6)[0]
+        column.metric(card.label, card.value, help=card.help)
+        column.caption(card.caption)
+    return result
+
+
+def record_sentence(classifier: str, op, ci, audit: AuditEstimate | None) -> str:
+    """The operating point's sentence, and recall at its threshold when an audit is paired."""
+    sentence = operating_point_sentence(classifier, op, ci)
+    return sentence if audit is None else f"{sentence} {recall_sentence(audit, float(op.threshold))}"
+
+
+def show_report(curve: Curve, op, ci, second, table, figures, target: float, money: Money) -> None:
     st.subheader("Report")
     u, classifier = curve.uncertainty, curve.classifier
     settings = {"target": target, "bootstrap_replicates": u.n_boot, "interval_level": u.level, "seed": u.seed,
-                "what_if_target": second.target if second else None}
+                "what_if_target": second.target if second else None, **money_settings(money)}
     report_key = (curve.dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
     built = on_click("op_report", report_key,
                      st.button("Build report", key="build_op_report",
                                help="One HTML file (opens offline) and a JSON record."),
                      lambda: operating_point_report(curve.dataset.rated, classifier, op, settings, ci=ci,
-                                                    what_if=second, sweep=table, figures=figures),
+                                                    what_if=second, sweep=table, figures=figures,
+                                                    economics=money.economics, currency=money.currency),
                      spinner="Building the report")
     if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
@@ -134,19 +143,27 @@ def show_report(curve: Curve, op, ci, second, table, figures, target: float) -> 
                          key="op_report_json")
 
 
+_CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by the segments view
+
+
 @st.fragment
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
     hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
     c = st.columns([3, 2])
     with c[0]:
-        target = target_controls()
+        target, money = chosen_target("op")
+        st.session_state[_CHOSEN] = (target, money)
     c[1].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
                 help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
                      "fewer false positives than this.")
     op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
     show_cards(curve, op, ci)
+    in_money = money_sentence(op.tp, op.fp, op.mp_above, money)
+    if in_money:
+        st.markdown(md(in_money))
+    audit = audit_recall(curve, op)
 
     second = None
     if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
@@ -163,12 +180,15 @@ def operating_point_view(curve: Curve, table) -> None:
     mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
-    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target)
+    show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
     add_to_record(lambda: new_item(
         "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
-        operating_point_sentence(classifier, op, ci), tables=[("Sweep of target marginal precisions", table)],
+        " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
+        tables=[("Sweep of target marginal precisions", table)],
         figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot},
+        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
+                  **money_settings(money),
+                  **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {})},
         link=current_link()), key="record_op")
 
 
@@ -196,13 +216,39 @@ def segment_table(allocation, classifier: str, by_capacity: bool):
     return table
 
 
+BUDGETS = ("Review capacity", "Reviewers", "Target marginal precision")
+
+
+def budget_controls(c, total: float) -> tuple[bool, float, str]:
+    """(by capacity, capacity in documents, the reviewers in words): a number of reviews, or R reviewers doing Q
+    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target."""
+    budget = c[0].radio("Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params",
+                        persist_state="session")
+    if budget != "Reviewers":
+        capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
+                                           step=100.0, key="capacity", bind="query-params", persist_state="session",
+                                           disabled=budget != "Review capacity"))
+        return budget == "Review capacity", capacity, ""
+    with c[1]:
+        r = st.columns(3)
+        reviewers = r[0].number_input("Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params",
+                                      persist_state="session")
+        per_day = r[1].number_input("Reviews per day each", 1.0, None, 40.0, 5.0, key="op_reviews_per_day",
+                                    bind="query-params", persist_state="session")
+        days = r[2].number_input("Days the ratings cover", 1, None, 30, 1, key="op_rating_days", bind="query-params",
+                                 persist_state="session", help="The rated documents were flagged over this many days.")
+    per = capacity_per_day(reviewers, per_day)
+    return True, per * days, (f"Capacity: {reviewers:g} reviewers × {per_day:g} reviews a day × {days} days = "
+                              f"{per * days:,.0f} reviews ({per:,.0f} a day).")
+
+
 @st.fragment
 def segments_view(curve: Curve) -> None:
     """Per-segment thresholds for a review capacity or a target; reruns alone when the capacity moves."""
     st.subheader("Segments and capacity")
     d, classifier, key = curve.dataset.rated, curve.classifier, curve.dataset.key
-    if curve.on_server:
-        st.info(f"Per-segment thresholds are not computed on data counted on the server: {ROWS_NEEDED}")
+    if curve.rows_needed:
+        st.info(f"Per-segment thresholds are not computed on data counted on the server: {curve.rows_needed}")
         return
     if d.groups is None:
         st.info("Map a group column (market, language, product surface …) on the Data page to give every "
@@ -211,28 +257,27 @@ def segments_view(curve: Curve) -> None:
     curves = memo(("segments", *key, classifier), lambda: segment_curves(
         curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
     c = st.columns([2, 2, 3])
-    by_capacity = c[0].radio("Budget", ["Review capacity", "Target marginal precision"], key="segments_budget",
-                             horizontal=True, bind="query-params", persist_state="session") == "Review capacity"
-    total = curves.total_flagged
-    capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
-                                       step=100.0, key="capacity", bind="query-params", persist_state="session",
-                                       disabled=not by_capacity))
-    target = float(st.session_state.get("target", TARGET_DEFAULT))
+    by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
+    target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
     allocation = allocation_of(curve, curves, by_capacity, capacity, target)
     c[2].markdown(allocation.sentence())
+    mu = allocation.common_marginal_precision if by_capacity else target
+    in_money = money_sentence(allocation.total["tp"], allocation.total["fp"], mu, money)
+    if reviewers or in_money:
+        c[2].markdown(md(" ".join(filter(None, [reviewers, in_money]))))
     if allocation.note:
         c[2].caption(allocation.note)
     table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
     add_to_record(lambda: new_item(
-        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}", allocation.sentence(),
+        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
+        " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
         tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
         settings={"classifier": classifier, "capacity": capacity if by_capacity else None,
-                  "target": None if by_capacity else target}, link=current_link()),
+                  "target": None if by_capacity else target, **money_settings(money)}, link=current_link()),
         key="record_segments")
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
-    mu = allocation.common_marginal_precision if by_capacity else target
     intervals = on_click("_segment_ci", (key, classifier),
                          st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"),
                          lambda: (mu, segment_intervals(curve.scores, d.labels, d.groups, d.weights,
@@ -246,7 +291,7 @@ st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 classifier = st.selectbox("Classifier", dataset.rated.score_names, key="classifier", bind="query-params",
                           persist_state="session")
-curve = counted_curve(dataset, classifier, uncertainty_settings(dataset.source == "server"))
+curve = counted_curve(dataset, classifier, uncertainty_settings(resampling_note(dataset.rated)))
 table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(curve.hull))
 operating_point_view(curve, table)
 sweep_section(curve, table)

@@ -164,7 +164,7 @@ _SCAN_POLL_SECONDS = 0.2
 
 
 def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> Any:
-    """Memoised DuckDB scan with a status box showing DuckDB's progress while it runs.
+    """Memoised count of rows (in memory, DuckDB or Spark) with a status box showing the progress while it runs.
 
     ``compute(progress)`` runs in a worker thread (it must not call Streamlit); the
     script polls ``progress`` and draws it. Errors (``InputError``) are raised here,
@@ -177,7 +177,7 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
     progress = ScanProgress()
     started = time.perf_counter()
     with st.status(label, expanded=True) as box:
-        bar = st.progress(0.0, text="DuckDB is reading the rows")
+        bar = st.progress(0.0, text="Reading the rows")
         scans: dict = st.session_state.setdefault("_scans", {})  # a rerun mid-scan picks the running scan up again
         if key not in scans:
             scans[key] = (_SCAN_POOL.submit(compute, progress), progress)

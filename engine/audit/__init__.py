@@ -52,21 +52,39 @@ from .figures import ExtendedCurve, audit_pn_figure, audit_pr_figure, extended_c
 from .followup import FollowUp, audits_for_half_width, half_width_after
 from .intervals import METHODS, Interval, prevalence_intervals, total_interval
 from .plan import AuditPlan, PlanStratum, plan
-from .population import MemoryPopulation, PopulationColumns, PopulationSummary, memory_population, read_population
-from .report import audit_sentence, strata_table
+from .population import (
+    MemoryPopulation,
+    PopulationColumns,
+    PopulationSummary,
+    detect_population_columns,
+    memory_population,
+    read_population,
+)
+from .report import (
+    audit_sentence,
+    audit_settings,
+    plan_matches,
+    plan_table,
+    recall_at,
+    recall_card,
+    recall_sentence,
+    strata_table,
+    thresholds_table,
+)
 from .selection import selection_keys
 from .simulation import CoverageResult, simulate_coverage
 from .sources import open_population
 
 __all__ = [
     "plan", "AuditPlan", "PlanStratum", "open_population", "PopulationColumns", "PopulationSummary",
-    "MemoryPopulation", "memory_population", "read_population", "selection_keys",
+    "MemoryPopulation", "memory_population", "read_population", "detect_population_columns", "selection_keys",
     "ALLOCATIONS", "SPACINGS", "stratum_levels", "quantile_ranks", "allocate", "expected_half_width",
     "budget_for_half_width",
     "PLAN_COLUMNS", "AuditSample", "audit_from_frame", "load_audit",
     "estimate", "at_thresholds", "AuditEstimate", "StratumEstimate", "ThresholdEstimate", "AboveLine",
     "METHODS", "Interval", "total_interval", "prevalence_intervals",
-    "audit_sentence", "strata_table", "FollowUp", "half_width_after", "audits_for_half_width",
+    "audit_sentence", "strata_table", "plan_table", "thresholds_table", "recall_at", "recall_card", "recall_sentence",
+    "plan_matches", "audit_settings", "FollowUp", "half_width_after", "audits_for_half_width",
     "ExtendedCurve", "extended_curve", "audit_pn_figure", "audit_pr_figure", "strata_figure",
     "CoverageResult", "simulate_coverage",
 ]

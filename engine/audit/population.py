@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, Sequence
 
@@ -25,7 +26,14 @@ from ..errors import InputError
 from .selection import cutoff_limits, id_texts, selection_keys
 
 __all__ = ["PopulationColumns", "PopulationSummary", "PopulationScan", "MemoryPopulation", "check_counts",
-           "memory_population", "read_population", "stratum_index"]
+           "memory_population", "read_population", "stratum_index", "detect_population_columns"]
+
+#: column names taken for the document id (``doc_id``, ``id``, anything ending in ``_id``)
+_ID_NAME = re.compile(r"^(id|doc|doc_id|document|document_id|uid|key|row_id)$|_id$", re.IGNORECASE)
+#: column names taken for a prior probability
+_PRIOR_NAME = re.compile(r"^(prior|prior_probability|prior_prob|probability|prob|p_positive)$", re.IGNORECASE)
+#: column names that are labels, never scores (a fully labelled public set carries its known label)
+_LABEL_NAME = re.compile(r"^(label|y|target|class|outcome|rating|verdict)$|_label$|^label_", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -367,7 +375,62 @@ def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
             raise InputError(f"Could not read '{f}': {str(exc).splitlines()[0][:300]}") from None
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if columns.id in frame.columns and not pd.api.types.is_numeric_dtype(frame[columns.id]):
-        empty = (frame[columns.id].astype("string").fillna("") == "").to_numpy()
+        empty = (frame[columns.id].astype("string").fillna("") == "").to_numpy(dtype=bool)
         if empty.any():  # an empty id is a missing one, as DuckDB and Spark read it
             frame[columns.id] = frame[columns.id].where(~empty, None)
     return memory_population(frame, columns, name=f"'{path}'" if len(files) > 1 else f"'{os.path.basename(path)}'")
+
+
+def _numeric_share(column: pd.Series) -> float:
+    if pd.api.types.is_bool_dtype(column):
+        return 0.0
+    if pd.api.types.is_numeric_dtype(column):
+        return 1.0
+    values = pd.to_numeric(column.astype("string").str.strip(), errors="coerce")
+    return float(values.notna().mean()) if len(column) else 0.0
+
+
+def detect_population_columns(frame: pd.DataFrame, *, id: str | None = None, score: str | None = None,
+                              prior: str | None = None) -> PopulationColumns:
+    """Guess a population's id, score and prior columns; any column given explicitly is kept (and checked).
+
+    Id: a column named ``id``, ``doc_id``, ``document`` … or ending in ``_id``. Score: a column
+    named ``score`` (or containing it), else the first numeric column that is neither the id, a
+    prior nor a label (``label``, ``known_label`` …). Prior: only a column named ``prior``,
+    ``probability`` … (never guessed from values).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The population as read.
+    id, score, prior : str, optional
+        Columns chosen by the user.
+
+    Returns
+    -------
+    PopulationColumns
+
+    Raises
+    ------
+    InputError
+        A named column is missing, or no id or score column is found.
+    """
+    cols = [str(c) for c in frame.columns]
+    for role, given in (("id", id), ("score", score), ("prior", prior)):
+        if given is not None and given not in cols:
+            raise InputError(f"The {role} column '{given}' is not in the file. Columns are: {', '.join(cols)}.")
+    if id is None:
+        id = next((c for c in cols if _ID_NAME.search(c)), None)
+    if id is None:
+        raise InputError(f"No id column found (a column named id, doc_id or ending in _id); columns are "
+                         f"{', '.join(cols)}. Choose the column of unique document ids.")
+    if prior is None:
+        prior = next((c for c in cols if _PRIOR_NAME.search(c) and c != id and c != score), None)
+    if score is None:
+        free = [c for c in cols if c not in (id, prior) and not _LABEL_NAME.search(c)]
+        named = [c for c in free if "score" in c.lower()]
+        score = next((c for c in named + free if _numeric_share(frame[c]) >= 0.9), None)
+    if score is None:
+        raise InputError(f"No score column found (a numeric column other than the id, a prior or a label); columns "
+                         f"are {', '.join(cols)}. Choose the classifier's score column.")
+    return PopulationColumns(id, score, prior)

@@ -15,7 +15,6 @@ column and the fix.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -31,7 +30,8 @@ from ..errors import InputError
 from ..io.rated import ColumnMapping, detect_columns
 from ..pn.curve import Hull, upper_hull
 from ..pn.grid import ThresholdGrid
-from .duckdb import DuckSource, ScanStats, duckdb_pn_curve, sample_rows
+from .confine import GLOB_CHARS, matched_files
+from .duckdb import DuckSource, ScanStats, configure_session, duckdb_pn_curve, duckdb_problem, sample_rows
 from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view
 
 __all__ = ["ScanProgress", "ConnectedSource", "ConnectedData", "connect", "map_columns", "connected_hull",
@@ -45,7 +45,6 @@ FILE_FORMATS = {
     "CSV": (".csv", ".csv.gz", ".tsv", ".txt"),
     "DuckDB": (".duckdb", ".ddb", ".db"),
 }
-_GLOB_CHARS = set("*?[")
 
 
 class ScanProgress:
@@ -61,8 +60,9 @@ class ScanProgress:
         self._con = None
         self.queries = 0
 
-    def attach(self, con) -> None:
-        """Track the progress of the queries run on ``con``.
+    @staticmethod
+    def configure(con) -> None:
+        """Make ``con`` track its queries' progress (nothing printed); before its configuration is locked.
 
         Parameters
         ----------
@@ -72,6 +72,15 @@ class ScanProgress:
         con.execute("SET enable_progress_bar = true")
         con.execute("SET enable_progress_bar_print = false")
         con.execute("SET progress_bar_time = 0")
+
+    def attach(self, con) -> None:
+        """Follow the progress of the queries run on ``con`` (made by a source from :meth:`source`).
+
+        Parameters
+        ----------
+        con : duckdb.DuckDBPyConnection
+            A connection a scan is about to use.
+        """
         with self._lock:
             self._con = con
             self.queries += 1
@@ -107,12 +116,19 @@ class ScanProgress:
         DuckSource
             Equal to ``source`` (same path and table); its connections report progress here.
         """
-        return _WatchedSource(source.path, source.table, self)
+        return _WatchedSource(source.path, source.table, source.roots, self)
 
 
 @dataclass(frozen=True)
 class _WatchedSource(DuckSource):
     watcher: ScanProgress | None = field(default=None, compare=False, repr=False)
+
+    def _configure(self, con) -> None:
+        if self.watcher is None:
+            super()._configure(con)
+        else:
+            self.watcher.configure(con)
+            configure_session(con)
 
     def connect(self):
         con = super().connect()
@@ -204,42 +220,16 @@ def _file_format(path: str, table: str | None) -> str:
                      f"DuckDB database file (names ending in {accepted}).")
 
 
-def _matching_files(path: str) -> list[str]:
-    """The readable files a path or glob names; a missing file, an empty glob or a folder is refused."""
-    if _GLOB_CHARS & set(path):
-        files = sorted(f for f in glob.glob(path, recursive=True) if os.path.isfile(f))
-        if not files:
-            raise InputError(f"No file matches the glob '{path}' on the server. Check the folder and the pattern "
-                             "(e.g. /data/ratings/*.parquet).")
-    elif os.path.isdir(path):
-        raise InputError(f"'{path}' is a folder. Give a file or a glob of its files, e.g. {path.rstrip('/')}/*.parquet.")
-    elif not os.path.isfile(path):
-        raise InputError(f"'{path}' does not exist on the server. Check the path (it is read on the machine running "
-                         "the dashboard, relative to its working folder unless absolute).")
-    else:
-        files = [path]
-    unreadable = [f for f in files if not os.access(f, os.R_OK)]
-    if unreadable:
-        raise InputError(f"'{unreadable[0]}' cannot be read: permission denied"
-                         f"{f' ({len(unreadable)} files)' if len(unreadable) > 1 else ''}. Give the dashboard's "
-                         "user read access or choose other files.")
-    return files
-
-
-def _database_table(path: str, table: str | None) -> str:
+def _database_table(source: DuckSource) -> str:
     """The table to read from a DuckDB database file: the one given (checked), or the only one there."""
-    import duckdb
-
-    try:
-        con = duckdb.connect(path, read_only=True)
-    except Exception as exc:  # duckdb's own error types
-        raise InputError(f"'{path}' could not be opened as a DuckDB database: {str(exc).splitlines()[0]}") from None
+    con = source.connect()
     try:
         tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
     finally:
         con.close()
     listed = ", ".join(tables[:20]) + (" ..." if len(tables) > 20 else "") if tables else "none"
-    if table is None:
+    path, table = source.path, source.table
+    if table == "":
         if len(tables) == 1:
             return tables[0]
         raise InputError(f"DuckDB database '{path}' holds {len(tables)} tables; give the table to read "
@@ -261,21 +251,13 @@ def _schema(source: DuckSource) -> tuple[tuple[str, str], ...]:
     con = source.connect()
     try:
         rows = con.execute(f"DESCRIBE SELECT * FROM {source.relation()}").fetchall()
+    except InputError:
+        raise
     except Exception as exc:  # duckdb's own error types (IO, parser, catalog)
-        raise InputError(f"DuckDB could not read '{source.path}': {str(exc).splitlines()[0]}") from None
+        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
     finally:
         con.close()
     return tuple((str(name), str(kind)) for name, kind, *_ in rows)
-
-
-def _check_roots(files: Sequence[str], roots: Sequence[str]) -> None:
-    """Refuse files outside the allowed folders (symbolic links resolved)."""
-    allowed = [os.path.realpath(r) for r in roots if r]
-    for f in files:
-        real = os.path.realpath(f)
-        if not any(os.path.commonpath([real, root]) == root for root in allowed):
-            raise InputError(f"'{f}' is outside the folders this dashboard may read ({', '.join(allowed)}). "
-                             "Choose files inside them.")
 
 
 def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_ROWS,
@@ -314,15 +296,14 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     fmt = _file_format(path, table)
     if table is not None and fmt != "DuckDB":
         raise InputError(f"A table is read from a DuckDB database file; '{path}' is {fmt}. Leave the table empty.")
-    files = _matching_files(path)
-    if roots is not None:
-        _check_roots(files, roots)
+    roots = tuple(str(r) for r in roots) if roots is not None else None
+    files = [shown for shown, _ in matched_files(path, roots)]
     if fmt == "DuckDB":
         if len(files) > 1:
             raise InputError(f"The glob '{path}' matches {len(files)} database files; give one DuckDB file.")
         path = files[0]
-        table = _database_table(path, table)
-    source = DuckSource(path, table)
+        table = _database_table(DuckSource(path, table or "", roots))
+    source = DuckSource(path, table, roots)
     schema = _schema(source)
     sample = sample_rows(source, sample_size)
     if sample.empty:
@@ -333,7 +314,7 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     except InputError as exc:
         guess, problem = None, str(exc)
     name = Path(path).name + (f":{table}" if table else "")
-    if _GLOB_CHARS & set(name) and Path(path).parent.name:
+    if GLOB_CHARS & set(name) and Path(path).parent.name:
         name = f"{Path(path).parent.name}/{name}"  # '*.parquet' alone says little
     return ConnectedSource(source, name, fmt, tuple(files), sum(os.path.getsize(f) for f in files), schema, sample,
                            guess, problem, _fingerprint(files, table), time.perf_counter() - started)

@@ -7,6 +7,8 @@ they count; the arithmetic on the counts they return lives here, once:
   into quantile bins; the objective ``TP − λ·FP`` is exact at every bin edge and can exceed the
   counts above a bin by at most the bin's TP, so only the bins whose bound reaches the best edge
   are re-read score by score, and the operating point is the in-memory engine's.
+* :func:`check_counted_rows`: the one check of counted rows (labels, scores, weights) and its messages,
+  whatever counted them.
 * :func:`check_grid_arguments`: the rule, spacing and bins every backend's joint-threshold grid takes.
 * :func:`replicate_points`: bootstrap operating points from per-replicate counts, however counted.
 * :func:`select_order_statistics`: exact order statistics (the ranks
@@ -21,13 +23,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, counted_rows, row_problem
 from ..pn.bootstrap import BootstrapPoint, points_at, replicate_hull
 from ..pn.curve import check_target, tie_tolerance
 from ..pn.grid import RULES
 from ..pn.operating_point import OperatingPoint
 
-__all__ = ["edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues",
+__all__ = ["check_counted_rows", "edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues",
            "check_grid_arguments", "replicate_points"]
 
 #: ``fine_bins(low, high)`` -> None (range too narrow) or (params, sorted [(bin, count, min, max), ...])
@@ -261,3 +263,60 @@ def replicate_points(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray,
     targets = np.atleast_1d(check_target(targets))
     replicates = [replicate_hull(thresholds, d_tp[r], d_fp[r])[0] for r in range(d_tp.shape[0])]
     return [points_at(replicates, float(t), level) for t in targets]
+
+
+def check_counted_rows(values, *, where: str, scores, label: str, weight: str | None,
+                       positive_weight: bool = True) -> tuple[int, int, int, list, list]:
+    """Refuse counted rows the in-memory engine refuses, with one message set for every backend.
+
+    Parameters
+    ----------
+    values : sequence
+        One scan's counts, in this order: rows, unrated rows, rows with an unknown label; per score
+        column, rows whose value is text that is not a number, rows with an infinite score, rated
+        rows without a score, the rated minimum and maximum; then rows whose weight is text that
+        is not a number, rated rows with a negative / missing / infinite weight, and the rated
+        rows' total weight. Extra trailing values are ignored.
+    where : str
+        The rows' location as messages show it (``"'data/*.parquet'"``).
+    scores : sequence of str
+        The score columns, in the order of ``values``.
+    label : str
+        The label column.
+    weight : str or None
+        The weight column (None: every row weighs 1).
+    positive_weight : bool, optional
+        Refuse rated rows that all weigh 0.
+
+    Returns
+    -------
+    tuple
+        ``(rows, rated, unrated, lows, highs)``: lows and highs are each score's rated minimum and maximum.
+
+    Raises
+    ------
+    InputError
+        Unknown labels, non-numeric / infinite / missing rated scores, bad weights, or no rated row;
+        the message names the column, the location, how many rows and the fix.
+    """
+    values = list(values)
+    rows, unrated, bad_label = values[:3]
+    if bad_label:
+        raise InputError(row_problem("label", label, counted_rows(bad_label), where=where))
+    lows, highs = [], []
+    for j, name in enumerate(scores):
+        not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
+        for kind, n in (("not_number", not_number), ("infinite", infinite), ("missing_score", missing)):
+            if n:
+                raise InputError(row_problem(kind, name, counted_rows(n), role="score", where=where))
+        lows.append(low)
+        highs.append(high)
+    w_not_number, w_bad, w_total = values[3 + 5 * len(scores): 6 + 5 * len(scores)]
+    for kind, n in (("not_number", w_not_number), ("weight", w_bad)):
+        if n:
+            raise InputError(row_problem(kind, weight, counted_rows(n), role="weight", where=where))
+    if rows == unrated:
+        raise InputError(row_problem("no_rated", label, where=where))
+    if positive_weight and w_total == 0:
+        raise InputError(row_problem("zero_weight", weight, role="weight", where=where))
+    return int(rows), int(rows - unrated), int(unrated), lows, highs

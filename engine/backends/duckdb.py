@@ -22,22 +22,29 @@ says how many rows have it.
 
 from __future__ import annotations
 
-import glob
+import csv
+import gzip
 import math
+import os
+import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..io.rated import LABEL_VALUES
+from ..io.tables import sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
-from .counting import binned_point, edge_objective
+from .confine import checked_files, duckdb_message, lock_down
+from .counting import binned_point, check_counted_rows, edge_objective
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "BINS", "quote_identifier", "label_expression", "check_rows"]
+           "BINS", "quote_identifier", "label_expression", "check_rows", "rated_view", "grid_view", "check_grid_rows",
+           "NUMERIC_TYPES", "csv_relation", "csv_header", "csv_problem", "duckdb_problem", "configure_session",
+           "CSV_ENDINGS", "PARQUET_ENDINGS"]
 
 #: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
 DISTINCT_CAP = 2_000_000
@@ -45,9 +52,19 @@ DISTINCT_CAP = 2_000_000
 BINS = 4096
 
 
+#: (path, table, roots) -> the files the newest connection to them was locked to
+_LOCKED: dict[tuple, tuple[str, ...]] = {}
+
+
 @dataclass(frozen=True)
 class DuckSource:
     """Where the rows are: a Parquet/CSV path or glob, or a table of a DuckDB database file.
+
+    Every connection (:meth:`connect`) resolves the path or glob again (a bounded walk,
+    :func:`engine.backends.confine.checked_files`), checks each file against ``roots``
+    after resolving symbolic links, and is locked to read exactly those files
+    (:func:`engine.backends.confine.lock_down`); :meth:`relation` hands DuckDB the explicit
+    list of files, never the pattern.
 
     Attributes
     ----------
@@ -56,50 +73,327 @@ class DuckSource:
         path of a DuckDB database file when ``table`` is given.
     table : str or None
         Table of the database file holding the rows; None for a Parquet / CSV source.
+    roots : tuple of str or None
+        Folders the files must lie in; any readable file when None.
     """
 
     path: str
     table: str | None = None
+    roots: tuple[str, ...] | None = None
 
-    def relation(self) -> str:
-        """The FROM clause reading the rows (paths are passed as SQL string literals, quotes escaped)."""
+    def __post_init__(self) -> None:
+        if self.roots is not None and not isinstance(self.roots, tuple):
+            object.__setattr__(self, "roots", tuple(str(r) for r in self.roots))
+
+    @property
+    def file_format(self) -> str:
+        """``"DuckDB"``, ``"Parquet"`` or ``"CSV"``."""
         if self.table is not None:
-            return quote_identifier(self.table)
-        literal = "'" + self.path.replace("'", "''") + "'"
+            return "DuckDB"
         lower = self.path.lower()
-        if lower.endswith((".parquet", ".parq", ".pq")):
-            return f"read_parquet({literal})"
-        if lower.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
-            return f"read_csv_auto({literal})"
+        if lower.endswith(PARQUET_ENDINGS):
+            return "Parquet"
+        if lower.endswith(CSV_ENDINGS):
+            return "CSV"
         raise InputError(f"'{self.path}': the DuckDB backend reads .parquet and .csv(.gz) paths or globs, or "
                          "a DuckDB database file with --table.")
 
-    def connect(self):
-        """A DuckDB connection that can read the rows (read-only on a database file).
+    def files(self) -> tuple[str, ...]:
+        """The real paths of the files read, checked against ``roots`` now.
 
         Returns
         -------
-        duckdb.DuckDBPyConnection
-            In-memory for files, the database file opened read-only for a table; the
-            caller closes it.
+        tuple of str
+            One database file for a table; the files the path or glob matches otherwise.
 
         Raises
         ------
         InputError
-            The database file does not exist, or no file matches the path or glob.
+            As :func:`engine.backends.confine.matched_files`; a glob matching several database files.
+        """
+        self.file_format  # an unknown format is refused before the walk
+        files = checked_files(self.path, self.roots)
+        if self.table is not None and len(files) > 1:
+            raise InputError(f"The glob '{self.path}' matches {len(files)} database files; give one DuckDB file.")
+        if self.table is not None and os.path.lexists(files[0] + ".wal"):
+            checked_files(files[0] + ".wal", self.roots)  # DuckDB replays the write-ahead log beside the file
+        return files
+
+    def relation(self, *, text: bool = False, row_number: bool = False) -> str:
+        """The FROM clause reading the rows: the table, or the checked files as an explicit list.
+
+        Parameters
+        ----------
+        text : bool, optional
+            CSV columns read as text (ids keep their digits).
+        row_number : bool, optional
+            Parquet rows numbered (column ``file_row_number``).
+
+        Returns
+        -------
+        str
+        """
+        fmt = self.file_format
+        if fmt == "DuckDB":
+            return quote_identifier(self.table)
+        # the files the newest connection to these rows was locked to (DuckDB reads no other), else checked now
+        files = _LOCKED.get(self._key()) or self.files()
+        if fmt == "Parquet":
+            return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
+        return csv_relation(files, text=text)
+
+    def _key(self) -> tuple:
+        return (self.path, self.table, self.roots)
+
+    def _configure(self, con) -> None:
+        """Settings made before the connection's configuration is locked."""
+        con.execute("SET enable_progress_bar = false")  # stdout carries the command's own output
+        configure_session(con)
+
+    def connect(self):
+        """A DuckDB connection that can read the rows and nothing else (read-only on a database file).
+
+        Returns
+        -------
+        duckdb.DuckDBPyConnection
+            In-memory for files, the database file opened read-only for a table; locked to the
+            files checked now (none besides the database for a table). The caller closes it.
+
+        Raises
+        ------
+        InputError
+            A file outside ``roots`` (links resolved), missing, unmatched or unreadable; a CSV file
+            whose rows DuckDB does not read as its header line says.
         """
         import duckdb
 
+        files = self.files()
+        _LOCKED[self._key()] = files  # what relation() lists
+        while len(_LOCKED) > 256:
+            _LOCKED.pop(next(iter(_LOCKED)), None)
         if self.table is not None:
-            if not Path(self.path).is_file():
-                raise InputError(f"DuckDB database '{self.path}' does not exist.")
-            con = duckdb.connect(self.path, read_only=True)
+            try:
+                con = duckdb.connect(files[0], read_only=True)
+            except Exception as exc:  # duckdb's own error types
+                raise InputError(f"'{self.path}' could not be opened as a DuckDB database: "
+                                 f"{duckdb_message(exc)}") from None
+            allowed = []
         else:
-            if not glob.glob(self.path):
-                raise InputError(f"No file matches '{self.path}'. Check the path or glob.")
             con = duckdb.connect()
-        con.execute("SET enable_progress_bar = false")  # stdout carries the command's own output
+            allowed = files
+        self._configure(con)
+        lock_down(con, allowed)
+        if self.file_format == "CSV":
+            try:
+                _check_csv_columns(con, self, files)
+            except BaseException:
+                con.close()
+                raise
         return con
+
+
+def configure_session(con) -> None:
+    """Settings every connection to a source has, whatever else it tracks: days and hours in UTC.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        A connection whose configuration is not locked yet.
+    """
+    con.execute("SET TimeZone = 'UTC'")  # a time-zone-aware timestamp's day is its UTC day, as in memory
+
+
+PARQUET_ENDINGS = (".parquet", ".parq", ".pq")
+CSV_ENDINGS = (".csv", ".csv.gz", ".tsv", ".txt")
+#: bytes of a CSV file read to find its header line and delimiter
+CSV_HEAD_BYTES = 1 << 20
+
+
+def _list_literal(files) -> str:
+    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+
+
+def _open_text(path: str):
+    if path.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+def csv_header(path: str) -> tuple[str, list[str]]:
+    """The delimiter and the header fields of a CSV file (its first non-blank line).
+
+    Parameters
+    ----------
+    path : str
+        A CSV file (gzip when its name ends in ``.gz``).
+
+    Returns
+    -------
+    (str, list of str)
+        The delimiter :func:`engine.io.tables.sniff_delimiter` finds (as for uploads) and the header's fields.
+
+    Raises
+    ------
+    InputError
+        An empty file, or a first line that is not CSV.
+    """
+    try:
+        with _open_text(path) as handle:
+            head = handle.read(CSV_HEAD_BYTES)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"'{path}' could not be read as CSV text: {exc.__class__.__name__}.") from None
+    lines = [line for line in head.splitlines()[:201] if line.strip()]
+    if not lines:
+        raise InputError(f"'{path}' is empty. A CSV file needs a header line naming its columns and data rows.")
+    delimiter = sniff_delimiter("\n".join(lines[:200]))
+    try:
+        fields = next(csv.reader([lines[0]], delimiter=delimiter))
+    except csv.Error:
+        raise InputError(f"'{path}': its header line cannot be read as '{delimiter}'-delimited text.") from None
+    return delimiter, fields
+
+
+def csv_relation(files, *, text: bool = False) -> str:
+    """``read_csv`` over the files, strict: a header line, its delimiter, every row as many fields as the header.
+
+    The one CSV reader of the DuckDB backends (counts, grids, bootstrap, monitoring, audits).
+
+    Parameters
+    ----------
+    files : sequence of str
+        Checked CSV files (the first one's header line gives the delimiter).
+    text : bool, optional
+        Every column read as text.
+
+    Returns
+    -------
+    str
+        A FROM clause.
+    """
+    delimiter, _ = csv_header(files[0])
+    delim = "'" + delimiter.replace("'", "''") + "'"
+    return (f"read_csv({_list_literal(files)}, header = true, skip = 0, delim = {delim}, quote = '\"', "
+            f"escape = '\"', strict_mode = true, null_padding = false, ignore_errors = false"
+            f"{', all_varchar = true' if text else ''})")
+
+
+#: rows and characters per line the diagnosis of a CSV file DuckDB refused looks at
+CSV_CHECK_ROWS = 1_000_000
+CSV_CHECK_LINE = 1 << 20
+_DUCK_CSV_ERROR = re.compile(r"CSV Error on Line: (\d+).*?Expected Number of Columns: (\d+) Found: (\d+)", re.S)
+_DUCK_CSV_FILE = re.compile(r"^\s*file = (.*)$", re.M)
+
+
+def _nonblank_lines(handle):
+    while True:
+        line = handle.readline(CSV_CHECK_LINE)
+        if not line:
+            return
+        if len(line) >= CSV_CHECK_LINE and not line.endswith("\n"):
+            raise csv.Error("line too long")
+        if line.strip():
+            yield line
+
+
+def csv_problem(files, duckdb_text: str = "") -> str | None:
+    """The first row of the files whose field count differs from its header's, as a sentence (None if not found).
+
+    Parameters
+    ----------
+    files : sequence of str
+        CSV files.
+    duckdb_text : str, optional
+        DuckDB's error message: when it names the line (a row past the sniffed sample), that line is
+        reported; otherwise the first :data:`CSV_CHECK_ROWS` rows are read again here.
+
+    Returns
+    -------
+    str or None
+    """
+    found = _DUCK_CSV_ERROR.search(duckdb_text)
+    if found:
+        line, expected, got = (int(g) for g in found.groups())
+        where = _DUCK_CSV_FILE.search(duckdb_text)
+        name = where.group(1).strip() if where and where.group(1).strip() in files else (files[0] if len(files) == 1
+                                                                                       else "one of the files")
+        return (f"'{name}' line {line:,} has {got} fields where its header has {expected}. Check for a missing or "
+                "extra delimiter, or an unquoted text containing the delimiter.")
+    seen = 0
+    for path in files:
+        delimiter, header = csv_header(path)
+        with _open_text(path) as handle:
+            reader = csv.reader(_nonblank_lines(handle), delimiter=delimiter)
+            try:
+                next(reader, None)
+                for row in reader:
+                    seen += 1
+                    if len(row) != len(header):
+                        return (f"'{path}' line {reader.line_num:,} (blank lines not counted) has {len(row)} fields "
+                                f"where its header has {len(header)} ('{delimiter}'-delimited). Check for a missing "
+                                "or extra delimiter, or an unquoted text containing the delimiter.")
+                    if seen >= CSV_CHECK_ROWS:
+                        return None
+            except (csv.Error, OSError, EOFError):
+                return (f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
+                        f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "
+                        f"{CSV_CHECK_LINE:,} characters?).")
+    return None
+
+
+def duckdb_problem(source: DuckSource, exc: BaseException) -> str:
+    """What went wrong reading ``source``, in one line: the CSV row at fault when there is one.
+
+    Parameters
+    ----------
+    source : DuckSource
+        The source DuckDB was reading.
+    exc : BaseException
+        What DuckDB raised.
+
+    Returns
+    -------
+    str
+        :func:`engine.backends.confine.duckdb_message` (refused file accesses never named), or for a
+        CSV source whose rows do not match their header, the first such row.
+    """
+    if isinstance(exc, InputError):
+        return str(exc)
+    message = duckdb_message(exc)
+    if source.table is None and source.path.lower().endswith(CSV_ENDINGS) and \
+            type(exc).__name__ != "PermissionException":
+        try:
+            problem = csv_problem(source.files(), str(exc))
+        except InputError as err:
+            problem = str(err)
+        if problem:
+            return problem
+    return message
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_csv_columns(con, source: DuckSource, files) -> None:
+    """Refuse CSV files DuckDB does not read as their header line says (column count, or rows it cannot parse)."""
+    _, header = csv_header(files[0])
+    if all(_is_number(f) for f in header if f.strip()) and any(f.strip() for f in header):
+        raise InputError(f"'{files[0]}' has no header row: its first line holds only numbers, so it would be read as "
+                         "column names and lost as data. Add a header line naming the columns (for example "
+                         "'score,label').")
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM {source.relation()}").fetchall()
+    except InputError:
+        raise
+    except Exception as exc:  # duckdb's own error types
+        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
+    if len(described) != len(header):
+        raise InputError(f"DuckDB reads {len(described)} columns from '{source.path}' where the header line of "
+                         f"'{files[0]}' has {len(header)}. Check the delimiter and the header line.")
 
 
 def quote_identifier(name: str) -> str:
@@ -150,34 +444,81 @@ def label_expression(column: str) -> str:
             f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END")
 
 
-def _rated_view(con, source: DuckSource, score: str, label: str, weight: str | None) -> None:
-    w = "1.0" if weight is None else f"CAST({quote_identifier(weight)} AS DOUBLE)"
+def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
+              relation: str | None = None, extra: Sequence[str] = ()) -> None:
+    """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight.
+
+    ``relation`` replaces the source's relation (a row-numbered read); ``extra`` adds SQL expressions."""
+    cols = []
+    for j, name in enumerate(scores):
+        cols += [f"{quote_identifier(name)} AS r{j}", f"TRY_CAST({quote_identifier(name)} AS DOUBLE) AS s{j}"]
+    if weight is None:
+        cols += ["NULL AS rw", "1.0 AS w"]
+    else:
+        cols += [f"{quote_identifier(weight)} AS rw", f"TRY_CAST({quote_identifier(weight)} AS DOUBLE) AS w"]
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
-                    f"{label_expression(label)} AS y, {w} AS w FROM {source.relation()}")
-        con.execute("SELECT * FROM rows LIMIT 0")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join([*cols, *extra])}, "
+                    f"{label_expression(label)} AS y FROM {relation or source.relation()}")
+        con.execute("SELECT * FROM grid_rows LIMIT 0")
     except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
-            from None
+        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
+                         f"{duckdb_problem(source, exc)}") from None
 
 
-def check_rows(con, source: DuckSource, label: str, weight: str | None) -> tuple[int, int, int]:
-    """(rows, rated, unrated) of the view ``rows`` (s, y, w); unknown labels, bad rated scores or weights refused."""
-    rows, unrated, bad_label, bad_score, bad_weight = con.execute(
-        "SELECT count(*), count(*) FILTER (WHERE y IS NULL), count(*) FILTER (WHERE y = -1), "
-        "count(*) FILTER (WHERE y IS NOT NULL AND (s IS NULL OR isnan(s) OR isinf(s))), "
-        "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR w < 0 OR isnan(w) OR isinf(w))) FROM rows").fetchall()[0]
-    if bad_label:
-        raise InputError(f"Column '{label}' of '{source.path}': {bad_label:,} rows have unknown label values. Use "
-                         "1/0 (or yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
-    if bad_score:
-        raise InputError(f"'{source.path}': {bad_score:,} rated rows have a missing or infinite score.")
-    if bad_weight:
-        raise InputError(f"Column '{weight}' of '{source.path}': {bad_weight:,} rated rows have a negative, missing "
-                         "or infinite weight.")
-    if rows == unrated:
-        raise InputError(f"'{source.path}' has no rated rows (every label is empty).")
-    return rows, rows - unrated, unrated
+#: DuckDB column types whose values always convert to DOUBLE (no text to check)
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "NULL")
+
+
+def _not_a_number(raw: str, num: str, types: dict[str, str]) -> str:
+    """Rows whose raw value is text that is not a number (FALSE for numeric columns: nothing to read)."""
+    if types.get(raw, "").split("(")[0] in NUMERIC_TYPES:
+        return "FALSE"
+    return f"({num} IS NULL AND {raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) <> '')"
+
+
+def _check_sql(k: int, types: dict[str, str]) -> str:
+    """One scan: row counts, per-classifier problems and rated min / max, weight problems."""
+    parts = ["count(*)", "count(*) FILTER (WHERE y IS NULL)", "count(*) FILTER (WHERE y = -1)"]
+    for j in range(k):
+        parts += [f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
+                  f"count(*) FILTER (WHERE isinf(s{j}))",
+                  f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
+                  f"min(s{j}) FILTER (WHERE y IS NOT NULL)", f"max(s{j}) FILTER (WHERE y IS NOT NULL)"]
+    parts += [f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
+              "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
+              "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)"]
+    return f"SELECT {', '.join(parts)} FROM grid_rows"
+
+
+def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
+                    positive_weight: bool = True):
+    """(rows, rated, unrated, lows, highs) of view ``grid_rows`` after refusing what the memory engine refuses.
+
+    One scan; the messages are :func:`engine.backends.counting.check_counted_rows`', the same on every backend.
+    """
+    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
+    try:
+        values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
+    except Exception as exc:  # duckdb's own error types: a CSV row past the sniffed sample, a refused file
+        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
+    return check_counted_rows(values, where=f"'{source.path}'", scores=scores, label=label, weight=weight,
+                              positive_weight=positive_weight)
+
+
+def rated_view(con, source: DuckSource, score: str, label: str, weight: str | None, *,
+                relation: str | None = None, extra: Sequence[str] = ()) -> None:
+    """View ``rows`` (s, y, w and ``extra``'s columns) over :func:`grid_view` of one score column."""
+    grid_view(con, source, [score], label, weight, relation=relation, extra=extra)
+    names = ", ".join(e.rsplit(" AS ", 1)[1] for e in extra)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} "
+                "FROM grid_rows")
+
+
+def check_rows(con, source: DuckSource, label: str, weight: str | None, score: str) -> tuple[int, int, int]:
+    """(rows, rated, unrated) of the one-score view :func:`rated_view` made; bad rows refused as every backend does."""
+    rows, rated, unrated, _, _ = check_grid_rows(con, source, [score], label, weight, positive_weight=False)
+    return rows, rated, unrated
 
 
 def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str | None = None):
@@ -208,8 +549,8 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
     started = time.perf_counter()
     con = source.connect()
     try:
-        _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight)
+        rated_view(con, source, score, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight, score)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct > DISTINCT_CAP:
             raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
@@ -267,8 +608,8 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
     targets = np.atleast_1d(check_target(targets))
     con = source.connect()
     try:
-        _rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight)
+        rated_view(con, source, score, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight, score)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct <= distinct_cap:
             s, tp, fp = _grouped(con, "y IS NOT NULL")
@@ -336,6 +677,6 @@ def sample_rows(source: DuckSource, n: int = 2_000):
     try:
         return con.execute(f"SELECT * FROM {source.relation()} LIMIT {int(n)}").fetchdf()
     except Exception as exc:  # duckdb's own error types
-        raise InputError(f"DuckDB could not read '{source.path}': {str(exc).splitlines()[0]}") from None
+        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
     finally:
         con.close()

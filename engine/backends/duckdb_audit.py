@@ -31,7 +31,7 @@ import pandas as pd
 from ..audit.population import PopulationColumns, PopulationSummary, check_counts
 from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb import DuckSource, quote_identifier
+from .duckdb import DuckSource, duckdb_problem, quote_identifier
 from .duckdb_grid import NUMERIC_TYPES, order_statistics
 from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
 
@@ -40,15 +40,11 @@ __all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                  "UBIGINT", "UHUGEINT")
-_CSV = (".csv", ".csv.gz", ".tsv", ".txt")
 
 
 def _relation(source: DuckSource) -> str:
     """The FROM clause: CSV with every column as text (ids keep their text), else the source's own."""
-    if source.table is None and source.path.lower().endswith(_CSV):
-        literal = "'" + source.path.replace("'", "''") + "'"
-        return f"read_csv({literal}, header = true, all_varchar = true)"
-    return source.relation()
+    return source.relation(text=True)
 
 
 def stratum_sql(lowers: np.ndarray) -> str:
@@ -163,7 +159,7 @@ class DuckPopulation:
         try:
             described = self._con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
         except Exception as exc:  # duckdb's own error types (IO, parser)
-            raise InputError(f"DuckDB could not read {self.name}: {str(exc).splitlines()[0]}") from None
+            raise InputError(f"DuckDB could not read {self.name}: {duckdb_problem(self.source, exc)}") from None
         return {str(name): str(kind).upper().split("(")[0] for name, kind, *_ in described}
 
     def _view(self) -> None:
@@ -192,7 +188,7 @@ class DuckPopulation:
         try:
             return self._con.execute(sql, params) if params else self._con.execute(sql)
         except Exception as exc:  # duckdb's own error types (IO, conversion)
-            raise InputError(f"DuckDB could not read {self.name}: {str(exc).splitlines()[0]}") from None
+            raise InputError(f"DuckDB could not read {self.name}: {duckdb_problem(self.source, exc)}") from None
 
     def summary(self, threshold: float) -> PopulationSummary:
         """One scan: bad rows refused (:func:`~engine.audit.population.check_counts`), documents above and below.

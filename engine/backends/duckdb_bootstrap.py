@@ -17,7 +17,6 @@ Cost: rows x replicates hash evaluations (replicates are read in chunks of at mo
 
 from __future__ import annotations
 
-import glob
 import time
 from typing import Sequence
 
@@ -27,8 +26,9 @@ from ..errors import InputError
 from ..pn.bootstrap import BootstrapPoint
 from ..pn.curve import check_target
 from ..pn.replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from .confine import GLOB_CHARS
 from .counting import replicate_points
-from .duckdb import DuckSource, ScanStats, check_rows, label_expression, quote_identifier
+from .duckdb import DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
 
 __all__ = ["duckdb_replicate_counts", "duckdb_bootstrap_points", "poisson_sql", "MAX_REPLICATE_CELLS"]
 
@@ -74,26 +74,20 @@ def _relation(source: DuckSource, id_column: str | None) -> tuple[str, str]:
     """(FROM clause, id expression): the id column, or the Parquet file's row number."""
     if id_column is not None:
         return source.relation(), f"CAST({quote_identifier(id_column)} AS BIGINT)"
-    lower = source.path.lower()
-    if source.table is None and lower.endswith((".parquet", ".parq", ".pq")) and glob.glob(source.path) == [
-            source.path]:
-        literal = "'" + source.path.replace("'", "''") + "'"
-        return f"read_parquet({literal}, file_row_number = true)", "file_row_number"
+    if source.table is None and source.file_format == "Parquet" and not GLOB_CHARS & set(source.path):
+        return source.relation(row_number=True), "file_row_number"
     raise InputError(f"'{source.path}': bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
                      "or use a single Parquet file (its row numbers are the ids).")
 
 
 def _boot_view(con, source: DuckSource, score: str, label: str, weight: str | None, id_column: str | None) -> None:
     relation, ident = _relation(source, id_column)
-    w = "1.0" if weight is None else f"CAST({quote_identifier(weight)} AS DOUBLE)"
+    rated_view(con, source, score, label, weight, relation=relation, extra=[f"{ident} AS id"])
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
-                    f"{label_expression(label)} AS y, {w} AS w, {ident} AS id FROM {relation}")
-        con.execute("SELECT * FROM rows LIMIT 0")
-    except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
-            from None
-    bad = con.execute("SELECT count(*) FROM rows WHERE y IS NOT NULL AND (id IS NULL OR id < 0)").fetchall()[0][0]
+        bad = con.execute("SELECT count(*) FROM rows WHERE y IS NOT NULL AND (id IS NULL OR id < 0)").fetchall()[0][0]
+    except Exception as exc:  # duckdb raises its own error types (an id that is not an integer)
+        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
+                         f"{duckdb_problem(source, exc)}") from None
     if bad:
         raise InputError(f"Column '{id_column}' of '{source.path}': {bad:,} rated rows have a missing or negative "
                          "id. Row ids must be integers >= 0.")
@@ -147,7 +141,7 @@ def duckdb_replicate_counts(source: DuckSource, *, score: str, label: str, weigh
     con = source.connect()
     try:
         _boot_view(con, source, score, label, weight, id_column)
-        rows, rated, unrated = check_rows(con, source, label, weight)
+        rows, rated, unrated = check_rows(con, source, label, weight, score)
         thresholds = np.asarray(con.execute("SELECT DISTINCT s FROM rows WHERE y IS NOT NULL ORDER BY s DESC")
                                 .fetchnumpy()["s"], dtype=np.float64)
         chunk = max(1, MAX_REPLICATE_CELLS // thresholds.size)

@@ -36,7 +36,6 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError
 from ..pn.grid import (
     ThresholdGrid,
     axis_from_levels,
@@ -45,7 +44,7 @@ from ..pn.grid import (
     inverted_cdf_ranks,
 )
 from .counting import check_grid_arguments, select_order_statistics
-from .duckdb import DuckSource, ScanStats, label_expression, quote_identifier
+from .duckdb import NUMERIC_TYPES, DuckSource, ScanStats, check_grid_rows, grid_view  # noqa: F401 (re-exported)
 
 __all__ = ["duckdb_threshold_grid", "order_statistics", "grid_view", "check_grid_rows", "FINE_BINS", "FETCH_ROWS"]
 
@@ -55,87 +54,6 @@ FINE_BINS = 1 << 16
 FETCH_ROWS = 1_000_000
 #: most subdivisions of one bin (doubles have 64 bits; each pass resolves about 16)
 MAX_DEPTH = 64
-
-
-def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None) -> None:
-    """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight."""
-    cols = []
-    for j, name in enumerate(scores):
-        cols += [f"{quote_identifier(name)} AS r{j}", f"TRY_CAST({quote_identifier(name)} AS DOUBLE) AS s{j}"]
-    if weight is None:
-        cols += ["NULL AS rw", "1.0 AS w"]
-    else:
-        cols += [f"{quote_identifier(weight)} AS rw", f"TRY_CAST({quote_identifier(weight)} AS DOUBLE) AS w"]
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join(cols)}, {label_expression(label)} "
-                    f"AS y FROM {source.relation()}")
-        con.execute("SELECT * FROM grid_rows LIMIT 0")
-    except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
-            from None
-
-
-#: DuckDB column types whose values always convert to DOUBLE (no text to check)
-NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "NULL")
-
-
-def _not_a_number(raw: str, num: str, types: dict[str, str]) -> str:
-    """Rows whose raw value is text that is not a number (FALSE for numeric columns: nothing to read)."""
-    if types.get(raw, "").split("(")[0] in NUMERIC_TYPES:
-        return "FALSE"
-    return f"({num} IS NULL AND {raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) <> '')"
-
-
-def _check_sql(k: int, types: dict[str, str]) -> str:
-    """One scan: row counts, per-classifier problems and rated min / max, weight problems."""
-    parts = ["count(*)", "count(*) FILTER (WHERE y IS NULL)", "count(*) FILTER (WHERE y = -1)"]
-    for j in range(k):
-        parts += [f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
-                  f"count(*) FILTER (WHERE isinf(s{j}))",
-                  f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
-                  f"min(s{j}) FILTER (WHERE y IS NOT NULL)", f"max(s{j}) FILTER (WHERE y IS NOT NULL)"]
-    parts += [f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
-              "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
-              "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)"]
-    return f"SELECT {', '.join(parts)} FROM grid_rows"
-
-
-def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None):
-    """(rows, rated, unrated, lows, highs) after refusing what the memory engine refuses, naming column and count."""
-    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
-    values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
-    rows, unrated, bad_label = values[:3]
-    where = f"'{source.path}'"
-    if bad_label:
-        raise InputError(f"Column '{label}' of {where}: {bad_label:,} rows have unknown label values. Use 1/0 (or "
-                         "yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
-    lows, highs = [], []
-    for j, name in enumerate(scores):
-        not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
-        if not_number:
-            raise InputError(f"Score column '{name}' of {where}: {not_number:,} rows hold non-numeric values. Make "
-                             "every value a number (dot as decimal separator) or remove those rows.")
-        if infinite:
-            raise InputError(f"Score column '{name}' of {where}: {infinite:,} rows have infinite scores. Replace them "
-                             "with finite scores or remove those rows.")
-        if missing:
-            raise InputError(f"Score column '{name}' of {where}: {missing:,} rated rows have no score. Every rated "
-                             "row needs a score from every chosen classifier: fill them in, remove those rows, or "
-                             "leave their label empty to mark them unrated.")
-        lows.append(low)
-        highs.append(high)
-    w_not_number, w_bad, w_total = values[3 + 5 * len(scores):]
-    if w_not_number or w_bad:
-        raise InputError(f"Weight column '{weight}' of {where}: {w_not_number + w_bad:,} rows have non-numeric, or "
-                         "(rated) negative, missing or infinite weights. Weights must be finite numbers >= 0.")
-    if rows == unrated:
-        raise InputError(f"Column '{label}' of {where} has no rated rows: every label is empty. Fill in the raters' "
-                         "verdicts (1/0, yes/no, tp/fp ...).")
-    if w_total == 0:
-        raise InputError(f"Weight column '{weight}' of {where}: all rated rows have weight 0. Give the rated rows "
-                         "positive weights.")
-    return rows, rows - unrated, unrated, lows, highs
 
 
 def _bin_sql(col: str) -> str:

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..io.rated import DATE_TEXT_PATTERN
 from ..monitor.counts import PeriodCounts, check_threshold, counts_from_groups
 from ..monitor.periods import calendar, check_period
-from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, label_expression, quote_identifier
+from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
 
 __all__ = ["duckdb_period_counts"]
 
@@ -39,7 +39,7 @@ def _date_expressions(con, source: DuckSource, date: str) -> tuple[str, str]:
         kind = con.execute(f"DESCRIBE SELECT {quote_identifier(date)} FROM {source.relation()}").fetchall()[0][1]
     except Exception as exc:  # duckdb's own error types (binder, IO)
         raise InputError(f"DuckDB could not read the date column '{date}' from '{source.path}': "
-                         f"{str(exc).splitlines()[0]}") from None
+                         f"{duckdb_problem(source, exc)}") from None
     col = quote_identifier(date)
     if kind.startswith(("DATE", "TIMESTAMP")):
         return f"CAST({col} AS DATE)", "CAST(NULL AS VARCHAR)"
@@ -58,18 +58,16 @@ def _period_key(period: str) -> str:
 
 
 def _view(con, source: DuckSource, score: str, label: str, date: str, period: str) -> None:
-    con.execute("SET TimeZone = 'UTC'")  # a time-zone-aware timestamp's day is its UTC day, as in memory
+    # the connection's TimeZone is UTC (DuckSource.connect): a time-zone-aware timestamp's day is its UTC day
     day, raw = _date_expressions(con, source, date)
+    rated_view(con, source, score, label, None, extra=[f"{day} AS d", f"{raw} AS raw_date"])
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT CAST({quote_identifier(score)} AS DOUBLE) AS s, "
-                    f"{label_expression(label)} AS y, 1.0 AS w, {day} AS d, {raw} AS raw_date "
-                    f"FROM {source.relation()}")
         con.execute(f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "
                     "FROM rows WHERE y IS NOT NULL")
         con.execute("SELECT * FROM rows LIMIT 0")
     except Exception as exc:  # duckdb's own error types
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': {str(exc).splitlines()[0]}") \
-            from None
+        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
+                         f"{duckdb_problem(source, exc)}") from None
 
 
 def _grouped(con, source: DuckSource, date: str) -> tuple[int, int, int]:
@@ -140,7 +138,7 @@ def duckdb_period_counts(source: DuckSource, *, score: str, label: str, date: st
     con = source.connect()
     try:
         _view(con, source, score, label, date, period)
-        rows, rated, unrated = check_rows(con, source, label, None)
+        rows, rated, unrated = check_rows(con, source, label, None, score)
         first, last, groups = _grouped(con, source, date)
         binned = groups > distinct_cap
         out = _binned_groups(con, t, bins) if binned else con.execute("SELECT p, s, pos, neg FROM g").fetchnumpy()

@@ -42,7 +42,7 @@ from ..io.rated import LABEL_VALUES
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
 from ..pn.operating_point import OperatingPoint, sweep
-from .counting import binned_point, check_grid_arguments, edge_objective, select_order_statistics
+from .counting import binned_point, check_counted_rows, check_grid_arguments, edge_objective, select_order_statistics
 from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
 __all__ = ["SparkSource", "spark_session", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
@@ -368,37 +368,9 @@ def checked_rows(frame, source: SparkSource, scores: Sequence[str], label: str, 
         Unknown labels, non-numeric / infinite / missing scores, bad weights, no rated rows.
     """
     values = list(frame.selectExpr(*_check_exprs(frame, len(scores), distinct)).collect()[0])
-    rows, unrated, bad_label = values[:3]
-    where = source.name
-    if bad_label:
-        raise InputError(f"Column '{label}' of {where}: {bad_label:,} rows have unknown label values. Use 1/0 (or "
-                         "yes/no, true/false, tp/fp); leave the cell empty for unrated rows.")
-    lows, highs = [], []
-    for j, name in enumerate(scores):
-        not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
-        if not_number:
-            raise InputError(f"Score column '{name}' of {where}: {not_number:,} rows hold non-numeric values. Make "
-                             "every value a number (dot as decimal separator) or remove those rows.")
-        if infinite:
-            raise InputError(f"Score column '{name}' of {where}: {infinite:,} rows have infinite scores. Replace them "
-                             "with finite scores or remove those rows.")
-        if missing:
-            raise InputError(f"Score column '{name}' of {where}: {missing:,} rated rows have no score. Every rated "
-                             "row needs a score: fill them in, remove those rows, or leave their label empty to "
-                             "mark them unrated.")
-        lows.append(low)
-        highs.append(high)
-    w_not_number, w_bad, w_total = values[3 + 5 * len(scores): 6 + 5 * len(scores)]
-    if w_not_number or w_bad:
-        raise InputError(f"Weight column '{weight}' of {where}: {w_not_number + w_bad:,} rows have non-numeric, or "
-                         "(rated) negative, missing or infinite weights. Weights must be finite numbers >= 0.")
-    if rows == unrated:
-        raise InputError(f"Column '{label}' of {where} has no rated rows: every label is empty. Fill in the raters' "
-                         "verdicts (1/0, yes/no, tp/fp ...).")
-    if positive_weight and w_total == 0:
-        raise InputError(f"Weight column '{weight}' of {where}: all rated rows have weight 0. Give the rated rows "
-                         "positive weights.")
-    return {"rows": rows, "rated": rows - unrated, "unrated": unrated, "lows": lows, "highs": highs,
+    rows, rated, unrated, lows, highs = check_counted_rows(values, where=source.name, scores=scores, label=label,
+                                                           weight=weight, positive_weight=positive_weight)
+    return {"rows": rows, "rated": rated, "unrated": unrated, "lows": lows, "highs": highs,
             "approx_distinct": values[-1] if distinct else None}
 
 

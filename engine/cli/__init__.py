@@ -1,9 +1,12 @@
 """``opstudio``: every paper from the command line, and the dashboard launcher.
 
     opstudio app [--port 8501]
-    opstudio sweep FILE --target 0.3 [--classifier NAME] [--json]
-    opstudio sweep FILE --classifier NAME --by COL (--capacity N | --target M) [--json]
-    opstudio paths FILE --target 0.3 [--method graph|analytic|both] [--rule or|and] [--bins N] [--json]
+    opstudio sweep FILE (--target 0.3 | --review-cost C --value-per-positive V [--cost-per-false-positive F])
+        [--classifier NAME] [--json]
+    opstudio sweep FILE --classifier NAME [--by COL] (--capacity N | --reviewers R --reviews-per-day Q [--date COL]
+        | --target M | --review-cost C --value-per-positive V) [--json]
+    opstudio paths FILE (--target 0.3 | --review-cost C --value-per-positive V) [--method graph|analytic|both]
+        [--rule or|and] [--bins N] [--json]
     opstudio batch FILE [--prob COL] [--batch COL] --loss NAME --out decisions.csv [--json]
     opstudio qwyc fit MODEL DATA --alpha A [--neg-only] [--label COL] --policy-out policy.json
     opstudio qwyc apply MODEL DATA --policy policy.json --out decisions.csv

@@ -25,23 +25,17 @@ from ..monitor import (
     monitoring_sentence,
 )
 from ..pn import Economics
-from .common import add_source_arguments, print_json, print_table, source_path
+from .common import add_money_arguments, add_source_arguments, economics_of, print_json, print_table, source_path
 
 __all__ = ["add_parser"]
 
 
 def _economics(args) -> Economics | None:
-    money = (args.review_cost, args.value_per_positive)
-    if args.cost_per_false_positive is not None and None in money:
-        raise InputError("--cost-per-false-positive needs --review-cost and --value-per-positive")
-    if (money[0] is None) != (money[1] is None):
-        raise InputError("give --review-cost and --value-per-positive together")
-    if (args.target is None) == (money[0] is None):
+    economics = economics_of(args, args.target is not None)
+    if args.target is None and economics is None:
         raise InputError("give either --target M or --review-cost C --value-per-positive V (the target is then "
                          "their break-even marginal precision (C + F) / (V + F))")
-    if money[0] is None:
-        return None
-    return Economics(args.review_cost, args.value_per_positive, args.cost_per_false_positive or 0.0)
+    return economics
 
 
 def _check_reviewer_args(args, backend: str) -> None:
@@ -139,12 +133,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                                                   "are flagged (required)")
     m.add_argument("--target", type=float, help="target marginal precision M in (0, 1) (or give the money flags; "
                                                 "no default)")
-    m.add_argument("--review-cost", type=float, help="C: cost of reviewing one document (with --value-per-positive "
-                                                     "instead of --target; no default)")
-    m.add_argument("--value-per-positive", type=float, help="V: value of one caught positive (no default)")
-    m.add_argument("--cost-per-false-positive", type=float, help="F: cost of a false positive beyond its review "
-                                                                 "(default 0)")
-    m.add_argument("--currency", default="", help="prefix of amounts in the text output, e.g. '$' (default none)")
+    add_money_arguments(m)
     m.add_argument("--level", type=float, default=0.95, help="interval level; 1 - level bounds the probability of "
                                                              "any false alarm over all periods (default 0.95)")
     m.add_argument("--window", type=int, default=DEFAULT_WINDOW,

@@ -1,60 +1,81 @@
 """``opstudio sweep`` and ``opstudio paths``: operating points and joint thresholds (Robles et al., AAAI-MAKE 2020).
 
 FILE is rated data (CSV, CSV.gz or Parquet) or, for ``paths``, the aggregated
-``t1..tk, tp, fp`` format.
+``t1..tk, tp, fp`` format. A target marginal precision can instead be derived from money
+(``--review-cost C --value-per-positive V [--cost-per-false-positive F]``: the break-even
+m = (C + F) / (V + F), :class:`engine.pn.Economics`), and a capacity from reviewers
+(``--reviewers R --reviews-per-day Q``: R·Q a day over the D days the dated ratings cover).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
-
-import numpy as np
-import pandas as pd
 
 from ..backends import (
     BACKENDS,
-    DuckSource,
-    SparkSource,
+    DATA_SOURCES,
+    bootstrap_points,
     choose_backend,
-    duckdb_bootstrap_points,
-    duckdb_operating_points,
-    duckdb_threshold_grid,
-    sample_rows,
-    spark_bootstrap_points,
-    spark_operating_points,
-    spark_sample_rows,
-    spark_threshold_grid,
+    joint_grid,
+    open_rows,
+    sweep_points,
 )
 from ..errors import InputError, RatedDataError
-from ..io import detect_columns, load_counts, load_rated, read_table
+from ..io import load_counts, load_rated, read_table
 from ..pn import (
     DEFAULT_SWEEP_TARGETS,
     allocate_capacity,
     allocate_target,
     analytic_path,
-    bootstrap,
-    check_target,
     compare_paths,
     graph_path,
     max_flagged_point,
+    money_statement,
     path_operating_point,
-    pn_curve,
     segment_curves,
-    sweep,
-    threshold_grid,
-    upper_hull,
 )
-from .common import add_source_arguments, print_json, print_table, source_path
+from ..monitor import capacity_per_day, load_dated
+from .common import (
+    add_money_arguments,
+    add_source_arguments,
+    economics_of,
+    money_json,
+    print_json,
+    print_table,
+    source_path,
+)
 
 __all__ = ["add_parsers"]
 
 
-def _check_budget_args(args) -> None:
+def _check_budget_args(args):
+    """The budget options checked; money turns into its break-even target. Returns the Economics or None."""
+    economics = economics_of(args, bool(args.target))
+    reviewers = args.reviewers is not None or args.reviews_per_day is not None
+    if reviewers and (args.reviewers is None or args.reviews_per_day is None):
+        raise InputError("give --reviewers R and --reviews-per-day Q together (capacity R·Q reviews per day)")
+    if args.date is not None and not reviewers:
+        raise InputError("--date is for --reviewers R --reviews-per-day Q (the days the ratings cover)")
+    if args.capacity is not None and args.target:
+        raise InputError("give either --capacity or --target, not both")
+    budgets = [args.capacity is not None, bool(args.target) or economics is not None, reviewers]
+    if sum(budgets) > 1:
+        raise InputError("give one budget: --capacity N, --reviewers R --reviews-per-day Q, or a target (--target M "
+                         "or --review-cost C --value-per-positive V), not several")
+    if economics is not None:
+        args.target = [economics.target]
+    _check_segment_args(args, reviewers)
+    return economics
+
+
+def _check_segment_args(args, reviewers: bool) -> None:
     if args.capacity is not None and args.target and len(args.target) > 0:
         raise InputError("give either --capacity or --target, not both")
-    if args.by is not None and args.capacity is None and not args.target:
-        raise InputError("--by needs --capacity N (reviews) or --target M (marginal precision)")
+    if args.by is not None and args.capacity is None and not args.target and not reviewers:
+        raise InputError("--by needs --capacity N (reviews), --reviewers R --reviews-per-day Q or --target M "
+                         "(marginal precision)")
     if args.by is not None and args.target and len(args.target) > 1:
         raise InputError("--by takes one --target")
 
@@ -65,14 +86,41 @@ def run_segments(args, data, name: str) -> int:
                             unrated_groups=data.unrated_groups)
     allocation = (allocate_capacity(curves, args.capacity) if args.capacity is not None
                   else allocate_target(curves, args.target[0]))
+    total = allocation.total
+    mu = allocation.common_marginal_precision if args.capacity is not None else args.target[0]
     if args.json:
-        print_json(allocation.as_dict())
+        print_json({**allocation.as_dict(), **_extras(args, total["tp"], total["fp"], mu)})
         return 0
-    budget = f"capacity {args.capacity:,.0f} reviews" if args.capacity is not None else f"target {args.target[0]}"
+    budget = f"capacity {args.capacity:,.0f} reviews" if args.capacity is not None else f"target {args.target[0]:.6g}"
     print(f"{data.name}: classifier {name}, segments by {args.by}, {budget}")
     print_table(allocation.table())
     print(allocation.sentence())
+    _print_extras(args, total["tp"], total["fp"], mu)
     return 0
+
+
+def _extras(args, tp: float, fp: float, marginal_precision: float) -> dict:
+    """JSON keys of the money (``"money"``) and the reviewers (``"reviewers"``) behind a point, when given."""
+    out = {}
+    if args.economics is not None:
+        out["money"] = money_json(args.economics, tp, fp, marginal_precision)
+    if args.reviewers is not None:
+        out["reviewers"] = {"reviewers": args.reviewers, "reviews_per_day": args.reviews_per_day,
+                            "capacity_per_day": capacity_per_day(args.reviewers, args.reviews_per_day),
+                            "days": args.days, "capacity": args.capacity}
+    return out
+
+
+def _print_extras(args, tp: float, fp: float, marginal_precision: float) -> None:
+    if args.economics is not None:
+        statement = money_statement(tp, fp, args.economics, marginal_precision=marginal_precision)
+        e = args.economics
+        print(f"Target from money: m = (C + F) / (V + F) = ({e.review_cost:g} + {e.cost_per_false_positive:g}) / "
+              f"({e.value_per_positive:g} + {e.cost_per_false_positive:g}) = {e.target:.4g}. "
+              + statement.sentence(args.currency))
+    if args.reviewers is not None:
+        print(f"Capacity: {args.reviewers:g} reviewers × {args.reviews_per_day:g} reviews a day × {args.days} days "
+              f"the ratings cover = {args.capacity:,.0f} reviews.")
 
 
 def run_budget(args, data, name: str) -> int:
@@ -80,43 +128,12 @@ def run_budget(args, data, name: str) -> int:
     point = max_flagged_point(data.column(name), data.labels, data.weights, capacity=args.capacity)
     if args.json:
         print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
-                    **point.as_dict()})
+                    **point.as_dict(), **_extras(args, point.tp, point.fp, float("nan"))})
         return 0
     print(f"{data.name}: classifier {name}; at most {point.capacity:,.6g} reviews: threshold {point.threshold:.6g}, "
           f"TP {point.tp:,.6g}, FP {point.fp:,.6g}, flagged {point.flagged:,.6g}")
+    _print_extras(args, point.tp, point.fp, float("nan"))
     return 0
-
-
-def _rated_ids(args, data) -> np.ndarray:
-    """Row ids of the rated rows for hashed bootstrap replicates: the --id column, or positions in the file."""
-    rated = np.setdiff1d(np.arange(data.n_read), data.unrated_rows)
-    if args.id is None:
-        return rated
-    frame = read_table(args.file).frame
-    if args.id not in frame.columns:
-        raise InputError(f"No column '{args.id}' for --id; columns: {', '.join(map(str, frame.columns))}.")
-    ids = pd.to_numeric(frame[args.id], errors="coerce").to_numpy(dtype=float)[rated]
-    bad = ~np.isfinite(ids) | (ids < 0) | (ids != np.round(ids))
-    if bad.any():
-        raise InputError(f"Column '{args.id}': {int(bad.sum()):,} rated rows have a missing, negative or non-integer "
-                         "id. Row ids must be integers >= 0.")
-    return ids.astype(np.int64)
-
-
-def _bootstrap_of(args, data=None, name=None, source=None, mapping=None) -> list:
-    """Operating-point bootstrap distributions (hashed Poisson replicates: the same on either backend)."""
-    targets = args.target or DEFAULT_SWEEP_TARGETS
-    if args.bootstrap < 1:
-        raise InputError(f"--bootstrap needs at least 1 replicate, got {args.bootstrap}")
-    if source is not None:
-        counted = spark_bootstrap_points if isinstance(source, SparkSource) else duckdb_bootstrap_points
-        points, _ = counted(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
-                                            id_column=args.id, targets=targets, n_boot=args.bootstrap,
-                                            level=args.level, seed=args.seed)
-        return points
-    boot = bootstrap(data.column(name), data.labels, data.weights, n_boot=args.bootstrap, level=args.level,
-                     seed=args.seed, resample="poisson", ids=_rated_ids(args, data))
-    return [boot.at(t) for t in check_target(targets)]
 
 
 def _interval_json(args, boots: list) -> dict:
@@ -138,69 +155,58 @@ def _print_intervals(args, boots: list) -> None:
         print(f"{b.target:9.3f} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
 
 
-def _counting_source(args, backend: str):
-    """(source, first rows, operating-points kernel, grid kernel, display name) of an out-of-core backend."""
-    if backend == "spark":
-        if args.table is not None:
-            raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
-        source = SparkSource(args.file, remote=args.spark_remote)
-        return source, spark_sample_rows(source), spark_operating_points, spark_threshold_grid, "Spark"
-    source = DuckSource(args.file, table=args.table)
-    return source, sample_rows(source), duckdb_operating_points, duckdb_threshold_grid, "DuckDB"
+def _rows(args, *, scores=None, group=None, needs_rows=None):
+    """FILE's rated rows on the source that counts them (``--backend``; auto: memory or DuckDB by size)."""
+    return open_rows(args.file, args.backend, table=args.table, remote=args.spark_remote, label=args.label,
+                     scores=scores, group=group, needs_rows=needs_rows)
 
 
-def run_sweep_counted(args, backend: str) -> int:
-    """The sweep counted by DuckDB or Spark where the rows are (out of core); only counts come back."""
-    source, sample, operating_points, _, shown = _counting_source(args, backend)
-    mapping = detect_columns(sample, label_col=args.label, score_cols=[args.classifier] if args.classifier else None)
-    name = args.classifier or mapping.score_cols[0]
-    points, stats = operating_points(source, score=name, label=mapping.label_col, weight=mapping.weight_col,
-                                     targets=args.target or DEFAULT_SWEEP_TARGETS)
-    boots = _bootstrap_of(args, name=name, source=source, mapping=mapping) if args.bootstrap is not None else []
-    if args.json:
-        print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
-                    "operating_points": [p.as_dict() for p in points], **stats.as_dict(),
-                    **_interval_json(args, boots)})
-        return 0
-    print(f"{args.file}: {stats.rows_scanned:,} rows scanned by {shown} in {stats.seconds:.1f} s "
-          f"({stats.rated:,} rated, {stats.unrated:,} unrated, {stats.distinct_scores:,} distinct scores); "
-          f"classifier {name}")
-    print(f"{'target m':>9} {'threshold':>12} {'TP':>12} {'FP':>12} {'precision':>10}")
-    for p in points:
-        print(f"{p.target:9.3f} {p.threshold:12.6g} {p.tp:12.6g} {p.fp:12.6g} {p.precision:10.4f}")
-    _print_intervals(args, boots)
-    return 0
+def _rated_for_budget(args):
+    """(rated data, classifier); with --reviewers, the dated ratings and the capacity R·Q·D they imply."""
+    if args.reviewers is None:
+        data = load_rated(args.file, group_col=args.by)
+        return data, args.classifier or data.score_names[0]
+    dated = load_dated(args.file, classifier=args.classifier, date_col=args.date, label_col=args.label,
+                       group_col=args.by)
+    args.days = dated.days
+    args.capacity = capacity_per_day(args.reviewers, args.reviews_per_day) * dated.days
+    return dated.data, dated.classifier
 
 
 def run_sweep(args) -> int:
-    _check_budget_args(args)
+    args.economics = _check_budget_args(args)
     args.file = source_path(args)
-    backend = _backend_of(args)
-    if backend != "memory":
-        if args.by is not None or args.capacity is not None:
-            raise InputError("--by and --capacity run on the memory backend; use --backend memory")
-        return run_sweep_counted(args, backend)
-    data = load_rated(args.file, group_col=args.by)
-    name = args.classifier or data.score_names[0]
-    if args.by is not None:
-        return run_segments(args, data, name)
-    if args.capacity is not None:
-        return run_budget(args, data, name)
-    scores = data.column(name)
-    hull = upper_hull(pn_curve(scores, data.labels, data.weights))
-    points = sweep(targets=args.target or DEFAULT_SWEEP_TARGETS, hull=hull)
-    boots = _bootstrap_of(args, data, name) if args.bootstrap is not None else []
+    budget = args.by is not None or args.capacity is not None or args.reviewers is not None
+    if args.reviewers is not None:  # the capacity R·Q·D needs the dated rows in memory
+        if args.backend not in (None, "auto", "memory"):
+            raise InputError("--reviewers reads the dated ratings in memory; use --backend memory")
+        data, name = _rated_for_budget(args)
+    else:
+        data = _rows(args, scores=[args.classifier] if args.classifier and not budget else None, group=args.by,
+                     needs_rows="--by and --capacity" if budget else None)
+        name = args.classifier or data.score_names[0]
+    if budget:
+        return run_segments(args, data, name) if args.by is not None else run_budget(args, data, name)
+    targets = args.target or DEFAULT_SWEEP_TARGETS
+    points, stats = sweep_points(data, name, targets)
+    boots = (bootstrap_points(data, name, targets=targets, n_boot=args.bootstrap, level=args.level, seed=args.seed,
+                              id_column=args.id, path=args.file) if args.bootstrap is not None else [])
+    money = _extras(args, points[0].tp, points[0].fp, points[0].mp_above) if args.economics is not None else {}
     if args.json:
-        print_json({"file": str(args.file), "classifier": name, "rated": data.n_rated, "unrated": data.n_unrated,
-                    "operating_points": [p.as_dict() for p in points], "backend": "memory",
-                    "rows_scanned": data.n_read, **_interval_json(args, boots)})
+        print_json({"file": str(args.file), "classifier": name, "rated": stats.rated, "unrated": stats.unrated,
+                    "operating_points": [p.as_dict() for p in points], **stats.as_dict(), **money,
+                    **_interval_json(args, boots)})
         return 0
-    print(f"{data.name}: {data.n_rated:,} rated, {data.n_unrated:,} unrated; classifier {name}")
+    print(f"{data.name}: {stats.rows_scanned:,} rows read by {DATA_SOURCES[stats.backend].title} in "
+          f"{stats.seconds:.1f} s ({stats.rated:,} rated, {stats.unrated:,} unrated, {stats.distinct_scores:,} "
+          f"distinct scores); classifier {name}")
     print(f"{'target m':>9} {'FP per TP':>10} {'threshold':>12} {'TP':>10} {'FP':>10} {'precision':>10} "
           f"{'m above':>8} {'m below':>8}")
     for p in points:
         print(f"{p.target:9.3f} {p.cost:10.3f} {p.threshold:12.6g} {p.tp:10.6g} {p.fp:10.6g} {p.precision:10.4f} "
               f"{p.mp_above:8.3f} {p.mp_below:8.3f}")
+    if args.economics is not None:
+        _print_extras(args, points[0].tp, points[0].fp, points[0].mp_above)
     _print_intervals(args, boots)
     return 0
 
@@ -223,55 +229,37 @@ def _looks_like_counts(path: str) -> bool:
     return frame.shape[1] >= 4
 
 
-def _backend_of(args) -> str:
-    """The backend that counts: ``--backend`` (auto: memory or DuckDB by size, never Spark), options checked."""
-    backend = choose_backend(args.file, args.backend)
-    if args.spark_remote is not None and backend != "spark":
-        raise InputError("--spark-remote needs --backend spark")
-    return backend
-
-
-def _grid_of_counted(args, backend: str):
-    """The rated rows' grid counted by DuckDB or Spark (out of core): (grid, description, scan facts)."""
-    source, sample, _, threshold_grid_of, shown = _counting_source(args, backend)
-    if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
-        raise InputError(f"'{args.file}' holds aggregated counts (columns tp, fp): they are read in memory; use "
-                         "--backend memory.")
-    mapping = detect_columns(sample, label_col=args.label, score_cols=args.classifiers)
-    cols = list(mapping.score_cols)
-    if len(cols) < 2:
-        raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
-                             f"{len(cols)}: {', '.join(cols)}.")
-    grid, stats = threshold_grid_of(source, scores=cols, label=mapping.label_col, weight=mapping.weight_col,
-                                    bins=args.bins, rule=args.rule)
-    facts = {"backend": backend, "rows_scanned": stats.rows_scanned, "rated": stats.rated, "unrated": stats.unrated,
-             "seconds": stats.seconds}
-    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out; {shown})", facts
+def _counts_file(args) -> bool:
+    """FILE is one file of aggregated counts: read in memory, when the chosen source keeps rows in memory."""
+    return (DATA_SOURCES[choose_backend(args.file, args.backend)].rows_in_memory and os.path.isfile(args.file)
+            and _looks_like_counts(args.file))
 
 
 def _grid_of(args):
     """The threshold grid of FILE, a description of where it came from, and what was scanned."""
     started = time.perf_counter()
-    backend = _backend_of(args)
-    if backend != "memory":
-        return _grid_of_counted(args, backend)
-    if _looks_like_counts(args.file):
+    if _counts_file(args):
         grid = load_counts(args.file, bins=args.bins)
         return grid, "aggregated counts", {"backend": "memory", "rows_scanned": None, "rated": None,
                                            "unrated": None, "seconds": time.perf_counter() - started}
-    data = load_rated(args.file, label_col=args.label)
-    cols = args.classifiers or list(data.score_names)
+    data = _rows(args, scores=args.classifiers)
+    cols = list(args.classifiers or data.score_names)
     if len(cols) < 2:
         raise RatedDataError("paths needs at least two score columns (classifiers); this file has "
                              f"{len(cols)}: {', '.join(cols)}.")
-    scores = np.column_stack([data.column(c) for c in cols])
-    grid = threshold_grid(scores, data.labels, data.weights, bins=args.bins, rule=args.rule, score_names=cols)
-    facts = {"backend": "memory", "rows_scanned": data.n_read, "rated": data.n_rated, "unrated": data.n_unrated,
-             "seconds": time.perf_counter() - started}
-    return grid, f"{data.n_rated:,} rated documents", facts
+    grid, stats = joint_grid(data, cols, bins=args.bins, rule=args.rule)
+    facts = {"backend": stats.backend, "rows_scanned": stats.rows_scanned, "rated": stats.rated,
+             "unrated": stats.unrated, "seconds": stats.seconds}
+    return grid, f"{stats.rated:,} rated documents ({stats.unrated:,} unrated rows left out)", facts
 
 
 def run_paths(args) -> int:
+    economics = economics_of(args, args.target is not None)
+    if economics is None and args.target is None:
+        raise InputError("give either --target M or --review-cost C --value-per-positive V (the target is then their "
+                         "break-even marginal precision (C + F) / (V + F))")
+    if economics is not None:
+        args.target = economics.target
     args.file = source_path(args)
     grid, source, facts = _grid_of(args)
     paths = []
@@ -280,18 +268,26 @@ def run_paths(args) -> int:
     if args.method in ("analytic", "both"):
         paths.append(analytic_path(grid, args.family))
     table = compare_paths(grid, paths, args.target)
+    ops = {p.method: path_operating_point(p, args.target) for p in paths}
     if args.json:
         print_json({"file": str(args.file), "source": source, "rule": grid.rule, "grid_shape": list(grid.shape),
                     "target": args.target,
                     "paths": [{"method": p.method, "area": p.auc, "runtime_s": p.runtime_s,
-                               "operating_point": path_operating_point(p, args.target).as_dict(),
-                               "path_thresholds": p.thresholds.tolist() if args.full else None}
+                               "operating_point": ops[p.method].as_dict(),
+                               "path_thresholds": p.thresholds.tolist() if args.full else None,
+                               **({} if economics is None else {"money": money_json(
+                                   economics, ops[p.method].tp, ops[p.method].fp, ops[p.method].mp_above)})}
                               for p in paths],
                     "comparison": table.to_dict(orient="records"), **facts})
         return 0
     print(f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
-          f"target marginal precision {args.target}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
+          f"target marginal precision {args.target:.6g}; counted by {facts['backend']} in {facts['seconds']:.1f} s")
     print_table(table)
+    if economics is not None:
+        print(f"Target from money: m = (C + F) / (V + F) = {economics.target:.4g}.")
+        for method, op in ops.items():
+            statement = money_statement(op.tp, op.fp, economics, marginal_precision=op.mp_above)
+            print(f"{method}: {statement.sentence(args.currency)}")
     return 0
 
 
@@ -319,11 +315,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                 "DuckDB needs it for CSV, globs and tables)")
     s.add_argument("--seed", type=int, default=0, help="with --bootstrap: replicate seed (default 0)")
     s.add_argument("--level", type=float, default=0.95, help="with --bootstrap: interval level (default 0.95)")
+    add_money_arguments(s)
+    s.add_argument("--reviewers", type=float, help="R reviewers (with --reviews-per-day Q: capacity R·Q per day over "
+                                                   "the days the ratings cover, read from --date; no default)")
+    s.add_argument("--reviews-per-day", type=float, help="Q reviews per reviewer per day (no default)")
+    s.add_argument("--date", help="with --reviewers: date column, YYYY-MM-DD (default: detected)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=run_sweep)
+    s.set_defaults(func=run_sweep, economics=None, days=None)
     q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
     add_source_arguments(q, "rated data or aggregated counts")
-    q.add_argument("--target", type=float, required=True)
+    q.add_argument("--target", type=float, help="target marginal precision in (0, 1) (or give the money flags)")
+    add_money_arguments(q)
     q.add_argument("--method", choices=("graph", "analytic", "both"), default="both")
     q.add_argument("--family", choices=("power", "spline"), default="power")
     q.add_argument("--rule", choices=("or", "and"), default="or")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..io import load_batches
 from ..reporting import csv_bytes
-from ..setloss import decide_batches, get_loss
+from ..setloss import LOSS_SPELLINGS, decide_batches, get_loss
 from .common import add_source_arguments, print_json, print_table, source_path
 
 __all__ = ["add_parsers"]
@@ -45,8 +45,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--batch", help="batch id column (default: detected; none = one batch)")
     b.add_argument("--item", help="item id column (default: detected), copied to the output")
     b.add_argument("--label", help="label column (optional): realised losses in the summary")
-    b.add_argument("--loss", default="f1", help="f1, fbeta:<beta>, jaccard, am, gmean, hmean, gtppr or auc "
-                                                 "(default f1)")
+    b.add_argument("--loss", default="f1", help=", ".join(LOSS_SPELLINGS) + " (default f1)")
     b.add_argument("--out", required=True, help="decisions CSV to write")
     b.add_argument("--json", action="store_true", help="print the per-batch summary as JSON")
     b.set_defaults(func=run_batch)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..io.public_data import load_public_dataset
 from .goals import DemographicParity, MaxChurn, MinRecall
 from .rates import churn_rate, demographic_parity_ratio
@@ -210,7 +211,7 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
             if best is None or err < best[0]:
                 best = (err, t)
     if best is None:
-        raise ValueError("no single threshold meets every constraint on the training rows")
+        raise InputError("no single threshold meets every constraint on the training rows")
     return ThresholdedModel(model.coef_, model.intercept_, float(best[1]))
 
 
@@ -471,7 +472,7 @@ def goal_values(kind: str, p, y, group=None, deployed=None) -> float:
         return float(np.mean(np.where(np.asarray(deployed).astype(bool), 1 - p, p)))
     if kind == "error":
         return float(np.mean(np.where(y == 1, 1 - p, p)))
-    raise ValueError(f"unknown goal {kind!r}")
+    raise InputError(f"unknown goal {kind!r}")
 
 
 def rate_table(model, goals, train: tuple, test: tuple) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from .rates import RateExpr, churn, row_mask, sn, sp
 
 __all__ = ["DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage",
@@ -227,7 +228,7 @@ class MinRecall:
         """
         pos = row_mask(self.rows, y.size, "recall rows") & (y == 1)
         if not pos.any():
-            raise ValueError("recall constraint: the rows contain no labelled positive")
+            raise InputError("recall constraint: the rows contain no labelled positive")
         return sn(pos) - (1.0 - self.rate)
 
     def describe(self) -> str:
@@ -383,7 +384,7 @@ class Egregious:
         """
         rows = row_mask(self.rows, y.size, "egregious rows")
         if np.any(y[rows] < 0):
-            raise ValueError("egregious-example constraint: every selected row needs a label")
+            raise InputError("egregious-example constraint: every selected row needs a label")
         count = rows.sum()
         err = RateExpr((rows & (y == 0)) / count, (rows & (y == 1)) / count)
         return err - (1.0 - self.min_correct)

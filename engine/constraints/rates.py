@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["ramp", "RateExpr", "row_mask", "sp", "sn", "coverage", "true_positives", "false_positives",
            "false_negatives", "true_negatives", "error_rate", "recall", "churn", "positive_rate",
            "demographic_parity_ratio", "equal_opportunity_ratio", "churn_rate"]
@@ -154,9 +156,9 @@ def row_mask(rows, n: int, what: str) -> np.ndarray:
     """
     m = np.ones(n, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     if m.shape != (n,):
-        raise ValueError(f"{what}: row selector must be a boolean mask of length {n}")
+        raise InputError(f"{what}: row selector must be a boolean mask of length {n}")
     if not m.any():
-        raise ValueError(f"{what}: the row selector selects no rows")
+        raise InputError(f"{what}: the row selector selects no rows")
     return m
 
 

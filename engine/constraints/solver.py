@@ -30,16 +30,13 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import InfeasibleConstraintsError, InputError
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
 __all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained",
            "linear_svm", "DETERMINISTIC_REFITS", "TIGHTEN_SLACK"]
-
-
-class InfeasibleConstraintsError(ValueError):
-    """No feasible starting point was found for the constraints."""
 
 
 class ConstraintsMissedWarning(UserWarning):
@@ -373,13 +370,13 @@ def _check_training_data(x, y) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y).astype(int)
     if x.ndim != 2 or x.shape[0] != y.size:
-        raise ValueError("x must be (n, d) with one label per row")
+        raise InputError("x must be (n, d) with one label per row")
     if not np.all(np.isfinite(x)):
-        raise ValueError("x contains NaN or infinite values; impute or drop them first")
+        raise InputError("x contains NaN or infinite values; impute or drop them first")
     if not np.isin(y, (-1, 0, 1)).all():
-        raise ValueError("labels must be 0, 1, or -1 for unlabelled rows")
+        raise InputError("labels must be 0, 1, or -1 for unlabelled rows")
     if not (y >= 0).any():
-        raise ValueError("at least one labelled row is needed for the error-rate objective")
+        raise InputError("at least one labelled row is needed for the error-rate objective")
     return x, y
 
 

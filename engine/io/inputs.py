@@ -1,8 +1,9 @@
 """The kinds of input the studio takes, and a first guess of an upload's kind.
 
 A session holds several named inputs, each of one kind; each page uses the kind
-it needs. Every kind has a loader in :mod:`engine.io` that returns a validated
-object or raises :class:`~engine.errors.InputError`.
+it needs. Every kind has a loader (in :mod:`engine.io`; dated ratings:
+:func:`engine.monitor.dated_from_frame`) that returns a validated object or raises
+:class:`~engine.errors.InputError`.
 
 To add a kind: write its loader, register an :class:`InputKind` here (and its
 test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
@@ -56,6 +57,13 @@ INPUT_KINDS: dict[str, InputKind] = {
         "(1/0, yes/no, tp/fp ...; empty = not rated yet); optionally a weight and a group column.",
         "doc_id,score_image,score_text,label,region\n1,0.91,0.40,1,north\n2,0.62,0.88,0,south\n"
         "3,0.55,0.97,,west\n4,0.47,0.31,0,north"),
+    "dated": InputKind(
+        "dated", "Dated ratings",
+        "Rated data over time: one row per rated document with one classifier's score, the raters' verdict "
+        "(empty = not rated yet) and the day it was rated (YYYY-MM-DD); optionally a group column. The Monitoring "
+        "page follows a deployed threshold period by period.",
+        "doc_id,date,score,label,region\n1,2025-01-06,0.91,1,north\n2,2025-01-06,0.62,0,south\n"
+        "3,2025-01-07,0.55,,west\n4,2025-01-08,0.47,0,north"),
     "counts": InputKind(
         "counts", "Aggregated counts",
         "The paper's aggregated format: one row per threshold tuple t1..tk with the true and false positives "
@@ -70,13 +78,11 @@ INPUT_KINDS: dict[str, InputKind] = {
         "population", "Scored population",
         "Every scored document, flagged or not: a unique id and the classifier's score (optionally a prior "
         "probability of being positive). A below-the-line audit samples the documents under the review line.",
-        ("Audit",),
         "doc_id,score\n1,0.91\n2,0.12\n3,0.47\n4,0.03"),
     "audit": InputKind(
         "audit", "Reviewed audit",
         "The plan file of 'opstudio audit plan' (id, score, stratum, stratum bounds and sizes, inclusion "
         "probability, weight) with the reviewers' verdicts in 'label' (1/0, yes/no ...; empty = not reviewed).",
-        ("Audit",),
         "id,score,stratum,stratum_lower,stratum_upper,stratum_documents,stratum_sample,inclusion_probability,weight,"
         "label\n17,0.83,6,0.61,0.9,180,9,0.05,20.0,1\n942,0.02,1,0.0,0.004,2874,150,0.0522,19.16,0"),
     "score_matrix": InputKind(
@@ -105,6 +111,10 @@ INPUT_KINDS: dict[str, InputKind] = {
 }
 
 
+#: columns only an audit plan has (:data:`engine.audit.PLAN_COLUMNS`; not imported: engine.audit reads engine.io)
+_AUDIT_COLUMNS = {"stratum", "stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample"}
+
+
 def _is_npz(raw: bytes) -> bool:
     if raw[:2] != b"PK":
         return False
@@ -119,8 +129,9 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     """A first guess of an upload's kind from its bytes and, for tables, its columns.
 
     NPZ archives are score matrices; a table with columns named ``tp`` and ``fp``
-    is aggregated counts; one with a column named like ``probability`` is probability
-    batches; anything else is taken for rated data. The user can
+    is aggregated counts; one with the audit plan's stratum columns is a reviewed audit; one
+    with a column named like ``probability`` is probability batches; anything else is taken
+    for rated data. The user can
     always choose another kind.
 
     Parameters
@@ -134,7 +145,7 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     -------
     str
         Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
-        ``"batches"`` or ``"rated"``.
+        ``"audit"``, ``"batches"`` or ``"rated"``.
     """
     if model_format(raw) is not None:
         return "model_file"
@@ -144,6 +155,8 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
         names = {str(c).strip().lower() for c in table.frame.columns}
         if {"tp", "fp"} <= names:
             return "counts"
+        if _AUDIT_COLUMNS <= names:
+            return "audit"
         if any(n in ("probability", "prob", "eta") or n.startswith("prob") for n in names):
             return "batches"
     return "rated"

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import MAX_LISTED, RatedDataError, describe_rows
+from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem
 from .numbers import to_floats
 from .tables import Source, read_table
 
@@ -355,8 +355,7 @@ def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple
         bad = present & ~ok
         if bad.any():
             shown = ", ".join(format(float(x), "g") for x in pd.unique(v[bad])[:MAX_LISTED])
-            raise RatedDataError(f"Column '{column}': unknown label values {shown} at {describe_rows(bad)}. "
-                                 "Use 1/0 (or yes/no, true/false, tp/fp, pos/neg); leave the cell empty for unrated rows.")
+            raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
         out[ok] = v[ok].astype(np.int8)
         return out, missing
     key = s.astype("string").str.strip().str.lower()
@@ -364,9 +363,7 @@ def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple
     bad = present & mapped.isna().to_numpy()
     if bad.any():
         shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
-        raise RatedDataError(f"Column '{column}': unknown label values {shown} at {describe_rows(bad)}. "
-                             "Accepted (any case): 1/0, true/false, yes/no, y/n, tp/fp, pos/neg, positive/negative; "
-                             "leave the cell empty for unrated rows.")
+        raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
     out[present] = mapped[present].to_numpy(dtype=np.int8)
     return out, missing
 
@@ -387,8 +384,7 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     bad = (text.notna() & (text != "")).to_numpy(dtype=bool) & np.isnan(numbers)
     if bad.any():
         shown = ", ".join(repr(str(x)) for x in pd.unique(text[bad])[:MAX_LISTED])
-        raise RatedDataError(f"{role.capitalize()} column '{name}': non-numeric values {shown} at {describe_rows(bad)}. "
-                             "Make every value a number (dot as decimal separator) or remove those rows.")
+        raise RatedDataError(row_problem("not_number", name, f"{shown} at {describe_rows(bad)}", role=role))
     return numbers
 
 
@@ -399,13 +395,10 @@ def _score_matrix(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray
         values = numeric_column(frame, col, "score")
         inf = np.isinf(values)
         if inf.any():
-            raise RatedDataError(f"Score column '{col}': infinite values at {describe_rows(inf)}. "
-                                 "Replace them with finite scores or remove those rows.")
+            raise RatedDataError(row_problem("infinite", col, f"at {describe_rows(inf)}", role="score"))
         missing = np.isnan(values) & rated
         if missing.any():
-            raise RatedDataError(f"Score column '{col}': missing scores on rated {describe_rows(missing)}. "
-                                 "Every rated document needs a score from every chosen classifier: fill them in, "
-                                 "remove those rows, or leave their label empty to mark them unrated.")
+            raise RatedDataError(row_problem("missing_score", col, f"at {describe_rows(missing)}", role="score"))
         scores[:, j] = values
     return scores
 
@@ -417,9 +410,7 @@ def _weights(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray) -> 
     weights = numeric_column(frame, mapping.weight_col, "weight")
     bad = rated & (~np.isfinite(weights) | (weights < 0))
     if bad.any():
-        raise RatedDataError(f"Weight column '{mapping.weight_col}': negative, missing or non-finite weights at "
-                             f"{describe_rows(bad)}. Weights must be finite numbers >= 0 (the number of documents a "
-                             "rating stands for).")
+        raise RatedDataError(row_problem("weight", mapping.weight_col, f"at {describe_rows(bad)}", role="weight"))
     return weights
 
 
@@ -444,8 +435,7 @@ def _class_warnings(labels_r: np.ndarray, weights_r: np.ndarray, mapping: Column
         warnings.append(f"All rated documents are {only}: marginal precision is degenerate "
                         f"({'0' if pos_w == 0 else '1'} everywhere) and every target gives the same operating point.")
     if weights_r.sum() == 0:
-        raise RatedDataError(f"Weight column '{mapping.weight_col}': all rated rows have weight 0. "
-                             "Give the rated documents positive weights.")
+        raise RatedDataError(row_problem("zero_weight", mapping.weight_col, role="weight"))
 
 
 def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data",
@@ -484,8 +474,7 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
     scores = _score_matrix(frame, mapping, rated)
     weights = _weights(frame, mapping, rated)
     if not rated.any():
-        raise RatedDataError(f"Column '{mapping.label_col}' has no rated rows: every label is empty. "
-                             "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...).")
+        raise RatedDataError(row_problem("no_rated", mapping.label_col))
     warnings: list[str] = []
     groups, unrated_groups = _groups(frame, mapping, rated, warnings)
     labels_r, weights_r, scores_r = labels[rated], weights[rated], np.ascontiguousarray(scores[rated])

@@ -33,12 +33,16 @@ class Sample:
         What the file holds and where it comes from.
     kind : str or None
         Key of :data:`~engine.io.inputs.INPUT_KINDS`, or None for raw public files.
+    companion : str or None
+        Key of the rated sample this one goes with (an audit and its population go with the
+        rated data above their review line), or None.
     """
 
     file: str
     title: str
     description: str
     kind: str | None = None
+    companion: str | None = None
 
 
 #: Shipped samples by key
@@ -51,7 +55,7 @@ SAMPLES: dict[str, Sample] = {
                    "rows above the review threshold rated (CC BY 4.0, Moro et al. 2014)", "rated"),
     "monitoring": Sample("monitoring_rated.csv.gz", "Synthetic year of dated ratings with a drift (monitoring)",
                          "One classifier's rated documents over 52 weeks of 2025 with the day each was rated; from "
-                         "2025-07-07 on the same score is worth less (the drift an alert should catch)", "rated"),
+                         "2025-07-07 on the same score is worth less (the drift an alert should catch)", "dated"),
     "synthetic_counts": Sample("synthetic_rare_events_counts.csv", "Synthetic rare events, aggregated counts",
                                "The synthetic sample in the paper's aggregated format (t1, t2, tp, fp)", "counts"),
     "bank_batches": Sample("bank_marketing_batches.csv.gz", "UCI Bank Marketing, probability batches of 500 "
@@ -66,13 +70,13 @@ SAMPLES: dict[str, Sample] = {
                                   "(CC BY 4.0)",
                                   "Every one of the 5,803 satimage-2 documents (UCI Statlog Landsat Satellite via "
                                   "ODDS / ADBench) with a cross-fitted logistic-regression score and, because this "
-                                  "public set is fully labelled, its known label (CC BY 4.0)", "population"),
+                                  "public set is fully labelled, its known label (CC BY 4.0)", "population", "satimage_rated"),
     "satimage_rated": Sample("satimage_rated.csv.gz", "Statlog satimage-2, rated above the review line (CC BY 4.0)",
                              "The satimage-2 documents scoring at or above the review line 0.9, rated (CC BY 4.0)",
                              "rated"),
     "satimage_audit": Sample("satimage_audit.csv", "Statlog satimage-2, a reviewed below-the-line audit (CC BY 4.0)",
                              "A stratified random audit of 300 of the 5,747 satimage-2 documents below the review "
-                             "line 0.9 (6 score strata, seed 0), labels filled in (CC BY 4.0)", "audit"),
+                             "line 0.9 (6 score strata, seed 0), labels filled in (CC BY 4.0)", "audit", "satimage_rated"),
     "bank_holdout": Sample("bank_marketing_scored.csv.gz", "UCI Bank Marketing, every scored row",
                            "UCI Bank Marketing, every scored row with its true label and a tune/test split"),
     "bank_full": Sample("bank-full.csv.gz", "UCI Bank Marketing bank-full",

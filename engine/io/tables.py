@@ -33,7 +33,7 @@ from ..errors import InputError, RatedDataError, describe_rows
 from ..untrusted import inflate_gzip
 from .numbers import EXACT_READ_CSV
 
-__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "MAX_UPLOAD_BYTES",
+__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "sniff_delimiter", "MAX_UPLOAD_BYTES",
            "MAX_TABLE_BYTES", "MAX_COLUMNS"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str]]
@@ -151,7 +151,20 @@ def _decode(raw: bytes, name: str) -> str:
     return text
 
 
-def _sniff_delimiter(text_head: str) -> str:
+def sniff_delimiter(text_head: str) -> str:
+    """The delimiter of CSV text (``,`` ``;`` tab or ``|``), sniffed on its first lines.
+
+    Parameters
+    ----------
+    text_head : str
+        The first non-blank lines of the text.
+
+    Returns
+    -------
+    str
+        What :func:`csv.Sniffer` finds among the four, else the most frequent of them on the
+        first line (``,`` when none occurs).
+    """
     first_line = text_head.splitlines()[0] if text_head else ""
     try:
         return csv.Sniffer().sniff(text_head, delimiters=",;\t|").delimiter
@@ -338,7 +351,7 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     first = [part for piece in text.split("\n", 1000)[:1000] for part in piece.splitlines() if part.strip()][:200]
     if not first:
         raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.")
-    delimiter = _sniff_delimiter("\n".join(first))
+    delimiter = sniff_delimiter("\n".join(first))
     layout = _layout(text, delimiter, name)
     _check_shape(layout, delimiter, name, header)
     try:

@@ -12,7 +12,15 @@ reviewers into a daily capacity and a backlog; money lives in :mod:`engine.pn.ec
 
 from .alerts import ODDS_RATIOS, Evidence, e_detector, naive_alarms
 from .counts import PeriodCounts, counts_from_groups, period_counts
-from .data import DatedRated, load_dated
+from .data import (
+    BASELINE_DAYS,
+    DatedMapping,
+    DatedRated,
+    baseline_threshold,
+    dated_from_frame,
+    detect_dated,
+    load_dated,
+)
 from .figures import (
     backlog_figure,
     evidence_figure,
@@ -38,7 +46,8 @@ from .simulation import AlertSimulation, simulate_alerts
 from .windows import clopper_pearson
 
 __all__ = [
-    "DatedRated", "load_dated", "PeriodCounts", "period_counts", "counts_from_groups",
+    "DatedRated", "load_dated", "DatedMapping", "detect_dated", "dated_from_frame", "baseline_threshold",
+    "BASELINE_DAYS", "PeriodCounts", "period_counts", "counts_from_groups",
     "PERIODS", "Calendar", "calendar", "period_start",
     "Estimate", "PeriodResult", "Monitoring", "monitor", "DEFAULT_WINDOW",
     "Evidence", "e_detector", "naive_alarms", "ODDS_RATIOS", "clopper_pearson",

@@ -20,6 +20,7 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 
+from ..errors import InputError
 from .grid import ThresholdGrid
 from .paths import ThresholdPath, interpolate_grid, path_from_frac, trapezoid_area
 
@@ -120,7 +121,7 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 2 and eq. (2).
     """
     if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+        raise InputError(f"family must be one of {FAMILIES}, got {family!r}")
     t0 = time.perf_counter()
     k = grid.k
     sizes = np.array(grid.shape, dtype=np.float64) - 1

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from .curve import (
     PNCurve,
     hull_from_increments,
@@ -271,16 +272,16 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     """
     s, y, w = validate_rated_arrays(scores, labels, weights)
     if not 0 < level < 1:
-        raise ValueError("level must be in (0, 1)")
+        raise InputError("level must be in (0, 1)")
     if n_boot < 1:
-        raise ValueError("n_boot must be >= 1")
+        raise InputError("n_boot must be >= 1")
     if resample not in RESAMPLING:
-        raise ValueError(f"resample must be one of {RESAMPLING}, got {resample!r}")
+        raise InputError(f"resample must be one of {RESAMPLING}, got {resample!r}")
     poisson = None
     if resample == "poisson":
         row_ids = np.arange(s.size) if ids is None else np.asarray(ids)
         if row_ids.shape != s.shape:
-            raise ValueError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
+            raise InputError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
         poisson = (row_ids, seed)
     curve = pn_curve(s, y, w)
     order = np.argsort(-s, kind="stable")

@@ -196,8 +196,8 @@ class MoneyStatement:
         str
             Value caught, costs, net value (per day when ``days`` is known) and the last document's value.
         """
-        def money(x: float) -> str:
-            return "–" if not math.isfinite(x) else f"{'-' if x < 0 else ''}{currency}{abs(x):,.0f}"
+        def money(x: float, decimals: int = 0) -> str:
+            return "–" if not math.isfinite(x) else f"{'-' if x < 0 else ''}{currency}{abs(x):,.{decimals}f}"
 
         text = (f"{self.tp:,.0f} true positives caught are worth {money(self.value_caught)}; reviewing "
                 f"{self.tp + self.fp:,.0f} documents costs {money(self.review_cost)}")
@@ -207,7 +207,7 @@ class MoneyStatement:
         if self.days:
             text += f" ({money(self.net_per_day)} per day over {self.days:,.0f} days)"
         if math.isfinite(self.last_document_value):
-            text += (f". The last document reviewed is worth {money(self.last_document_value)} "
+            text += (f". The last document reviewed is worth {money(self.last_document_value, 2)} "
                      f"(marginal precision {self.marginal_precision:.1%})")
         return text + "."
 

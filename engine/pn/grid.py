@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import RatedDataError
+from ..errors import InputError, RatedDataError
 
 __all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES", "MAX_GRID_CELLS", "inverted_cdf_ranks",
            "axis_from_levels", "check_grid_size", "cumulative_counts"]
@@ -207,9 +207,9 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     k = s.shape[1]
     bins_list = [int(bins)] * k if np.ndim(bins) == 0 else [int(b) for b in bins]
     if len(bins_list) != k or min(bins_list) < 2:
-        raise ValueError("bins must be >= 2 (one value per classifier, or one for all)")
+        raise InputError("bins must be >= 2 (one value per classifier, or one for all)")
     if spacing not in ("quantile", "uniform"):
-        raise ValueError("spacing must be 'quantile' or 'uniform'")
+        raise InputError("spacing must be 'quantile' or 'uniform'")
     axes = []
     for j in range(k):
         col = s[:, j]
@@ -336,16 +336,16 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
     s, y, w = _check_scores(scores, labels, weights)
     rule = str(rule).lower()
     if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+        raise InputError(f"rule must be one of {RULES}, got {rule!r}")
     if axes is None:
         axes = make_axes(s, bins=bins, spacing=spacing)
     axes = tuple(np.asarray(a, dtype=np.float64) for a in axes)
     k = s.shape[1]
     if len(axes) != k:
-        raise ValueError(f"{len(axes)} axes for {k} classifiers")
+        raise InputError(f"{len(axes)} axes for {k} classifiers")
     for a in axes:
         if a.ndim != 1 or a.size < 2 or np.any(np.diff(a) <= 0):
-            raise ValueError("each axis must be a strictly ascending 1-D array of at least 2 thresholds")
+            raise InputError("each axis must be a strictly ascending 1-D array of at least 2 thresholds")
     sizes = tuple(a.size for a in axes)
     hist_shape = tuple(m + 1 for m in sizes)
     check_grid_size(sizes)

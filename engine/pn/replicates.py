@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["GOLDEN", "MIX1", "MIX2", "POISSON1_THRESHOLDS", "mix64", "replicate_key", "row_hash", "poisson_counts"]
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -84,7 +86,7 @@ def replicate_key(replicate: int, seed: int = 0) -> int:
         A 64-bit key.
     """
     if not (0 <= int(replicate) < 1 << 32 and 0 <= int(seed) < 1 << 32):
-        raise ValueError("replicate and seed must be integers in [0, 2**32)")
+        raise InputError("replicate and seed must be integers in [0, 2**32)")
     return mix64((int(seed) << 32) + int(replicate))
 
 
@@ -107,7 +109,7 @@ def row_hash(ids, replicate: int, seed: int = 0) -> np.ndarray:
     """
     i = np.asarray(ids)
     if i.size and (i.min() < 0 or not np.issubdtype(i.dtype, np.integer)):
-        raise ValueError("row ids must be non-negative integers")
+        raise InputError("row ids must be non-negative integers")
     with np.errstate(over="ignore"):
         state = (i.astype(np.uint64) + np.uint64(1)) * np.uint64(GOLDEN) + np.uint64(replicate_key(replicate, seed))
     return mix64(state)

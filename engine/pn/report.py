@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..reporting import ReportSection, render_html, to_json
+from .economics import money_statement
 from .operating_point import what_if_table
 
 __all__ = ["operating_point_sentence", "joint_thresholds_sentence", "sweep_for_people", "SWEEP_COLUMNS", "operating_point_report", "ensemble_report", "DEFINITIONS"]
@@ -104,7 +105,8 @@ def sweep_for_people(sweep: pd.DataFrame) -> pd.DataFrame:
 
 def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None, what_if=None,
                            sweep: pd.DataFrame | None = None,
-                           figures: Sequence[tuple[str, go.Figure]] = ()) -> tuple[str, str]:
+                           figures: Sequence[tuple[str, go.Figure]] = (), economics=None,
+                           currency: str = "") -> tuple[str, str]:
     """(HTML, JSON) for a single-classifier operating point.
 
     ``op`` is the chosen :class:`~engine.pn.OperatingPoint`, ``ci`` its
@@ -128,6 +130,11 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
         The sweep of target marginal precisions (:func:`~engine.pn.sweep_table`).
     figures : sequence of (str, plotly.graph_objects.Figure)
         Figures embedded with their captions.
+    economics : Economics, optional
+        The money the target was derived from: the decision is then also stated in money (JSON ``"money"``:
+        the amounts, the break-even target, value caught, costs, net value, the last document's value).
+    currency : str, optional
+        Prefix of amounts in the sentence.
 
     Returns
     -------
@@ -151,7 +158,17 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
         table["bootstrap interval"] = [_fmt_interval(*ci.threshold_ci), _fmt_interval(*ci.tp_ci),
                                        _fmt_interval(*ci.fp_ci), "", "", "", ""]
     flags_nothing = not np.all(np.isfinite(np.ravel(op.threshold)))
-    sections = [ReportSection("Decision", operating_point_sentence(classifier, op, ci)),
+    decision = operating_point_sentence(classifier, op, ci)
+    if economics is not None:
+        statement = money_statement(op.tp, op.fp, economics, marginal_precision=op.mp_above)
+        record["money"] = {"review_cost": economics.review_cost, "value_per_positive": economics.value_per_positive,
+                           "cost_per_false_positive": economics.cost_per_false_positive,
+                           "target": economics.target, **statement.as_dict()}
+        decision += (f" The target is the break-even marginal precision (C + F) / (V + F) of a review cost of "
+                     f"{currency}{economics.review_cost:g}, {currency}{economics.value_per_positive:g} per caught "
+                     f"positive and {currency}{economics.cost_per_false_positive:g} per false positive: "
+                     + statement.sentence(currency))
+    sections = [ReportSection("Decision", decision),
                 ReportSection("Chosen operating point", table,
                               "Threshold +inf means: flag nothing (no threshold beats the target)." if flags_nothing
                               else "")]

@@ -1,4 +1,4 @@
-"""Expected-loss-optimal batch decisions for set metrics (F-beta, Jaccard, AM, G-mean, ...).
+"""Expected-loss-optimal batch decisions for set metrics (every loss of ``LOSSES``: F-beta, Jaccard, AM, ...).
 
 Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
 Classification with Multivariate Losses.* Proceedings of the 33rd International
@@ -36,19 +36,14 @@ from .expected import (
 from .figures import baselines_figure, batch_items_figure, expected_loss_figure
 from .losses import (
     F1_COEFFICIENTS,
+    LOSS_SPELLINGS,
     LOSSES,
     LinearFractional,
     LossChoice,
     SetLoss,
-    am,
-    binary_auc,
     build_loss,
     fbeta,
     get_loss,
-    gmean,
-    gtppr,
-    hmean,
-    jaccard,
     linear_fractional,
 )
 from .protocol import (
@@ -62,8 +57,8 @@ from .protocol import (
 )
 
 __all__ = [
-    "SetLoss", "LinearFractional", "LossChoice", "LOSSES", "F1_COEFFICIENTS", "build_loss", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean", "gtppr",
-    "binary_auc", "linear_fractional",
+    "SetLoss", "LinearFractional", "LossChoice", "LOSSES", "LOSS_SPELLINGS", "F1_COEFFICIENTS", "build_loss", "get_loss",
+    "fbeta", "linear_fractional",
     "check_probabilities", "poisson_binomial", "expected_losses", "expected_losses_reference",
     "Decision", "optimal_decision", "early_stop_decision",
     "BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from .expected import check_probabilities, expected_losses, sorted_probabilities
 from .losses import SetLoss, get_loss
 
@@ -171,7 +172,7 @@ def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:
     p, order = sorted_probabilities(probs)
     total = p.sum()
     if not math.isclose(total, 1.0, rel_tol=0, abs_tol=1e-6):
-        raise ValueError(f"class probabilities must sum to 1 (they sum to {total:.6g})")
+        raise InputError(f"class probabilities must sum to 1 (they sum to {total:.6g})")
     n = p.size
     k = np.arange(n + 1, dtype=float)
     mass = np.r_[0.0, np.cumsum(p)]

@@ -45,6 +45,7 @@ import math
 import numpy as np
 from scipy.signal import lfilter
 
+from ..errors import InputError
 from . import kernels
 from .kernels import expected_pair_loss, reciprocals
 from .losses import LinearFractional, SetLoss, get_loss
@@ -79,11 +80,11 @@ def check_probabilities(eta) -> np.ndarray:
     """
     e = np.asarray(eta, dtype=float)
     if e.ndim != 1:
-        raise ValueError(f"probabilities must be one-dimensional; got shape {e.shape}")
+        raise InputError(f"probabilities must be one-dimensional; got shape {e.shape}")
     bad = ~np.isfinite(e) | (e < 0) | (e > 1)
     if bad.any():
         rows = ", ".join(str(i + 1) for i in np.flatnonzero(bad)[:5])
-        raise ValueError(f"probabilities must be numbers in [0, 1]; {int(bad.sum())} are not (items {rows}"
+        raise InputError(f"probabilities must be numbers in [0, 1]; {int(bad.sum())} are not (items {rows}"
                          f"{' ...' if bad.sum() > 5 else ''}). Use calibrated probabilities, not raw scores.")
     return e
 
@@ -181,7 +182,7 @@ def expected_losses_reference(eta, loss: str | SetLoss) -> np.ndarray:
 def _generic(e: np.ndarray, loss: SetLoss) -> np.ndarray:
     """Any loss: forward prefix PMFs, suffix PMFs regenerated from sqrt(n) checkpoints."""
     n = e.size
-    compiled = kernels.AVAILABLE and loss.kernel in kernels.KERNEL_CODES
+    compiled = loss.kernel in kernels.KERNELS
     reciprocal = reciprocals(n)
     step = max(1, int(math.ceil(math.sqrt(n + 1))))
     # backward pass: suffix PMF r_k (items k..n-1) kept at every step-th k
@@ -359,10 +360,10 @@ def expected_losses(eta, loss: str | SetLoss, *, method: str = "auto") -> np.nda
         return expected_losses_reference(e, loss)
     path = _fractional_path(loss.fractional, e.size) if loss.fractional is not None else None
     if method == "fractional" and path is None:
-        raise ValueError(f"{loss.name} has no O(n^2) path: its denominator mixes S1 and S2")
+        raise InputError(f"{loss.name} has no O(n^2) path: its denominator mixes S1 and S2")
     if method in ("auto", "fractional") and path is not None:
         fn = {"s": _fractional_s, "s2": _fractional_s2, "s1": _fractional_s1}[path]
         return 1.0 - fn(e, loss.fractional)
     if method not in ("auto", "generic"):
-        raise ValueError("method must be auto, fractional, generic or reference")
+        raise InputError("method must be auto, fractional, generic or reference")
     return _generic(e, loss)

@@ -1,12 +1,14 @@
-"""Compiled double sums for the losses without an O(n^2) path (AM, G-mean, H-mean, G-TP/PR, binary AUC).
+"""Compiled double sums for the losses without an O(n^2) path (those registered with ``rates``).
 
 For the top-k decision of a batch of n items, Algorithm 1 of Natarajan et al.
 (ICML 2016) needs ``L_k = Σ_a Σ_b P(S1 = a) P(S2 = b) L(a, k - a, b, n - k - b)``
 (``S1`` = positives among the top k, ``S2`` among the rest). For losses that are
 not linear-fractional the sum runs over every (a, b) pair of the two supports;
 numpy would allocate several temporaries per pair and per k, so this one loop is
-compiled with Numba. The metrics follow :mod:`engine.setloss.losses` exactly,
-including its convention that a rate whose denominator is 0 is perfect (1).
+compiled with Numba, once per loss of :data:`~engine.setloss.losses.LOSSES` that has
+``rates``: the loop calls (inlined) the very function the numpy path uses, so each
+metric is written once. Rates follow :mod:`engine.setloss.losses` exactly, including its
+convention that a rate whose denominator is 0 is perfect (1).
 
 Without Numba (an import error) :data:`AVAILABLE` is False and callers use the
 numpy path.
@@ -14,14 +16,14 @@ numpy path.
 
 from __future__ import annotations
 
-import math
+import hashlib
+import types
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "KERNEL_CODES", "expected_pair_loss", "reciprocals"]
+from .losses import LOSSES
 
-#: the kernel name of a :class:`~engine.setloss.losses.SetLoss` -> the code the compiled loop switches on
-KERNEL_CODES = {"am": 0, "gmean": 1, "hmean": 2, "gtppr": 3, "auc": 4}
+__all__ = ["AVAILABLE", "KERNELS", "expected_pair_loss", "reciprocals"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -31,21 +33,11 @@ except ImportError:  # pragma: no cover - exercised only without numba
 AVAILABLE = njit is not None
 
 
-def _metric(code: int, tpr: float, tnr: float, precision: float) -> float:
-    if code == 0:  # AM: (TPR + TNR) / 2
-        return 0.5 * (tpr + tnr)
-    if code == 1:  # G-mean: sqrt(TPR · TNR)
-        return math.sqrt(tpr * tnr)
-    if code == 2:  # H-mean: 2 / (1/TPR + 1/TNR), 0 when both are 0
-        s = tpr + tnr
-        return 0.0 if s == 0.0 else 2.0 * tpr * tnr / s
-    if code == 3:  # G-TP/PR: sqrt(TPR · precision)
-        return math.sqrt(tpr * precision)
-    # binary AUC: 1 - (1 - TPR)(1 - TNR)
-    return 1.0 - (1.0 - tpr) * (1.0 - tnr)
+def _metric(tpr: float, tnr: float, precision: float) -> float:  # pragma: no cover - replaced per loss
+    raise NotImplementedError
 
 
-def _pair_sum(code: int, q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int, n: int,
+def _pair_sum(q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int, n: int,
               reciprocal: np.ndarray) -> float:
     # rates as count * reciprocal[denominator]; a zero denominator means a zero count, and the
     # rate is then 1 by convention: "+ (denominator == 0)" adds it without a branch
@@ -60,9 +52,24 @@ def _pair_sum(code: int, q: np.ndarray, q_start: int, r: np.ndarray, r_start: in
             negatives = n - positives
             tpr = a * reciprocal[positives] + (positives == 0)
             tnr = (n - k - b) * reciprocal[negatives] + (negatives == 0)
-            inner += r[j] * (1.0 - _metric(code, tpr, tnr, precision))
+            inner += r[j] * (1.0 - _metric(tpr, tnr, precision))
         total += q[i] * inner
     return total
+
+
+def _compiled(key: str, rates):
+    """``_pair_sum`` with ``_metric`` bound to a loss's ``rates``, compiled and cached on disk.
+
+    The copy is named after the key and a digest of the metric's code, so each loss has its
+    own cache entry and editing a metric invalidates it (Numba's cache stamp sees only this file).
+    """
+    code = rates.__code__
+    digest = hashlib.sha1(code.co_code + repr((code.co_consts, code.co_names)).encode()).hexdigest()[:10]
+    name = f"_pair_sum_{key}_{digest}"
+    scope = {**globals(), "_metric": njit(inline="always")(rates)}
+    function = types.FunctionType(_pair_sum.__code__, scope, name)
+    function.__qualname__ = name
+    return njit(cache=True, nogil=True)(function)
 
 
 def reciprocals(n: int) -> np.ndarray:
@@ -71,9 +78,9 @@ def reciprocals(n: int) -> np.ndarray:
     return np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
 
 
-if AVAILABLE:
-    _metric = njit(inline="always", cache=True)(_metric)
-    _pair_sum = njit(cache=True, nogil=True)(_pair_sum)
+#: the :data:`~engine.setloss.losses.LOSSES` key of each ``rates`` loss -> its compiled pair sum
+#: (compiled on first call; empty without Numba)
+KERNELS = {c.key: _compiled(c.key, c.rates) for c in LOSSES.values() if c.rates is not None} if AVAILABLE else {}
 
 
 def expected_pair_loss(kernel: str, q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int,
@@ -83,7 +90,7 @@ def expected_pair_loss(kernel: str, q: np.ndarray, q_start: int, r: np.ndarray, 
     Parameters
     ----------
     kernel : str
-        A key of :data:`KERNEL_CODES` (the loss's ``kernel`` field).
+        A key of :data:`KERNELS` (the loss's ``kernel`` field).
     q, r : ndarray
         The supports of ``P(S1 = a)`` and ``P(S2 = b)`` (contiguous float64).
     q_start, r_start : int
@@ -102,6 +109,6 @@ def expected_pair_loss(kernel: str, q: np.ndarray, q_start: int, r: np.ndarray, 
     ----------
     Natarajan, Koyejo, Ravikumar & Dhillon, ICML 2016, Algorithm 1 (the double sum for one k).
     """
-    return float(_pair_sum(KERNEL_CODES[kernel], np.ascontiguousarray(q, dtype=float), int(q_start),
-                           np.ascontiguousarray(r, dtype=float), int(r_start), int(k), int(n),
-                           reciprocals(n) if reciprocal is None else reciprocal))
+    return float(KERNELS[kernel](np.ascontiguousarray(q, dtype=float), int(q_start),
+                                 np.ascontiguousarray(r, dtype=float), int(r_start), int(k), int(n),
+                                 reciprocals(n) if reciprocal is None else reciprocal))

@@ -1,5 +1,5 @@
-"""Set losses on a whole batch: F-beta, Jaccard, AM, G-mean, H-mean, G-TP/PR, binary AUC and
-user-defined linear-fractional metrics.
+"""Set losses on a whole batch, registered once in :data:`LOSSES` (F-beta, Jaccard, AM, G-mean, ... and
+user-defined linear-fractional metrics).
 
 Natarajan, Koyejo, Ravikumar & Dhillon, *Optimal Classification with
 Multivariate Losses*, ICML 2016, Table 1. Every loss is ``1 - metric(TP, FP, FN,
@@ -19,8 +19,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SetLoss", "LinearFractional", "LossChoice", "LOSSES", "F1_COEFFICIENTS", "build_loss", "get_loss", "fbeta", "jaccard", "am", "gmean", "hmean",
-           "gtppr", "binary_auc", "linear_fractional"]
+__all__ = ["SetLoss", "LinearFractional", "LossChoice", "LOSSES", "LOSS_SPELLINGS", "F1_COEFFICIENTS", "build_loss",
+           "get_loss", "fbeta", "linear_fractional"]
 
 
 def _ratio(num, den):
@@ -108,7 +108,8 @@ class SetLoss:
     fractional : LinearFractional or None
         Coefficients when the metric is linear-fractional (enables the O(n²) expected losses).
     kernel : str
-        Name of the compiled pair kernel in :mod:`engine.setloss.kernels` (``""`` = none).
+        Key of the compiled pair kernel in :mod:`engine.setloss.kernels` (the :data:`LOSSES` key of a
+        ``rates`` loss; ``""`` = none).
     """
 
     name: str
@@ -238,11 +239,15 @@ def fbeta(beta: float = 1.0) -> SetLoss:
 
     Raises
     ------
-    ValueError
+    InputError
         β not a finite number > 0.
     """
+    try:
+        beta = float(beta)
+    except (TypeError, ValueError):
+        raise InputError(f"β of the F-beta loss must be a finite number > 0, not {beta!r}") from None
     if not (beta > 0 and math.isfinite(beta)):
-        raise ValueError("beta must be a finite number > 0")
+        raise InputError(f"β of the F-beta loss must be a finite number > 0, not {beta:g}")
     b2 = beta * beta
     lf = LinearFractional((0.0, 1 + b2, 0.0, 0.0, 0.0), (0.0, 1 + b2, 1.0, b2, 0.0))
     name = "F1" if beta == 1 else f"F-beta (beta={beta:g})"
@@ -250,137 +255,125 @@ def fbeta(beta: float = 1.0) -> SetLoss:
                    "Lewis (1995); Natarajan et al. (2016) Table 1", lf.metric, lf)
 
 
-def jaccard() -> SetLoss:
-    """Jaccard loss: ``1 − TP / (TP + FP + FN)``.
-
-    Returns
-    -------
-    SetLoss
-        The Jaccard loss, with its linear-fractional coefficients.
-    """
-    lf = LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))
-    return SetLoss("Jaccard", "1 - TP / (TP + FP + FN)", "Natarajan et al. (2016) Table 1", lf.metric, lf)
-
-
-def _tpr(tp, fp, fn, tn):
-    return _ratio(tp, tp + fn)
-
-
-def _tnr(tp, fp, fn, tn):
-    return _ratio(tn, tn + fp)
-
-
-def _precision(tp, fp, fn, tn):
-    return _ratio(tp, tp + fp)
-
-
-def am() -> SetLoss:
-    """Arithmetic-mean (balanced error) loss: ``1 − (TPR + TNR) / 2``.
-
-    Returns
-    -------
-    SetLoss
-        The AM loss, with its compiled pair kernel.
-    """
-    return SetLoss("AM", "1 - (TPR + TNR) / 2", "Natarajan et al. (2016) Table 1",
-                   lambda *c: 0.5 * (_tpr(*c) + _tnr(*c)), kernel="am")
-
-
-def gmean() -> SetLoss:
-    """Geometric-mean loss: ``1 − sqrt(TPR · TNR)``.
-
-    Returns
-    -------
-    SetLoss
-        The G-mean loss, with its compiled pair kernel.
-    """
-    return SetLoss("G-mean", "1 - sqrt(TPR · TNR)", "Natarajan et al. (2016) Table 1",
-                   lambda *c: np.sqrt(_tpr(*c) * _tnr(*c)), kernel="gmean")
-
-
-def _hmean(*c):
-    a, b = _tpr(*c), _tnr(*c)
-    s = a + b
-    return np.where(s == 0, 0.0, 2 * a * b / np.where(s == 0, 1.0, s))
-
-
-def hmean() -> SetLoss:
-    """Harmonic-mean loss: ``1 − 2 / (1/TPR + 1/TNR)`` (metric 0 when TPR + TNR = 0).
-
-    Returns
-    -------
-    SetLoss
-        The H-mean loss, with its compiled pair kernel.
-    """
-    return SetLoss("H-mean", "1 - 2 / (1/TPR + 1/TNR)", "Natarajan et al. (2016) Table 1", _hmean,
-                   kernel="hmean")
-
-
-def gtppr() -> SetLoss:
-    """G-TP/PR loss: ``1 − sqrt(TPR · Precision)``.
-
-    Returns
-    -------
-    SetLoss
-        The G-TP/PR loss, with its compiled pair kernel.
-    """
-    return SetLoss("G-TP/PR", "1 - sqrt(TPR · Precision)", "Natarajan et al. (2016) Table 1",
-                   lambda *c: np.sqrt(_tpr(*c) * _precision(*c)), kernel="gtppr")
-
-
-def binary_auc() -> SetLoss:
-    """Binary-AUC loss: ``FP·FN / ((TP + FN)(FP + TN))``, the share of misordered (positive, negative) pairs.
-
-    Returns
-    -------
-    SetLoss
-        The binary-AUC loss, with its compiled pair kernel.
-    """
-    # AUC of binary predictions counts a (positive, negative) pair as misordered when the
-    # positive is missed and the negative flagged: loss = FN·FP / (P·N)
-    return SetLoss("binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); Natarajan et al. (2016) Table 1",
-                   lambda tp, fp, fn, tn: 1.0 - (1.0 - _tpr(tp, fp, fn, tn)) * (1.0 - _tnr(tp, fp, fn, tn)),
-                   kernel="auc")
+def _rates_metric(rates: Callable) -> Callable:
+    """``metric(tp, fp, fn, tn)`` on arrays from a metric of (TPR, TNR, precision)."""
+    def metric(tp, fp, fn, tn):
+        return rates(_ratio(tp, tp + fn), _ratio(tn, tn + fp), _ratio(tp, tp + fp))
+    return metric
 
 
 @dataclass(frozen=True)
 class LossChoice:
-    """One entry of the loss menu: a key, a title for people, and what it needs to be built.
+    """One registered loss: its key, names, formula and metric, written once.
+
+    A loss is one of three kinds: ``rates`` (a metric of TPR, TNR and precision, used by
+    the numpy path *and* compiled into the pair kernel of :mod:`engine.setloss.kernels`),
+    ``fractional`` (fixed linear-fractional coefficients, the O(n²) path), or ``build``
+    (a builder taking the entry's ``parameter`` or the ten coefficients).
 
     Attributes
     ----------
     key : str
-        Key of :data:`LOSSES` and of :func:`build_loss`.
+        Key of :data:`LOSSES`, of :func:`build_loss` and the name :func:`get_loss` accepts.
     title : str
         Menu title.
+    formula : str
+        The loss as a formula for people.
+    reference : str
+        Where the metric is defined.
+    name : str
+        Display name of the built loss (default: ``title``).
+    rates : callable or None
+        ``metric(tpr, tnr, precision)``, branch-free arithmetic (``+ - * /``, comparisons,
+        ``np.sqrt``) so that it runs on numpy arrays and compiled with Numba; a rate whose
+        denominator is 0 arrives as 1.
+    fractional : LinearFractional or None
+        Coefficients of a fixed linear-fractional metric.
+    build : callable or None
+        ``build(**params)`` -> :class:`SetLoss` for a loss with a parameter or coefficients.
     parameter : str
-        Name of the one number the loss takes (F-beta's ``beta``), or empty.
+        Name of the one number the loss takes (F-beta's ``beta``), or empty; spelled
+        ``<key>:<value>`` on the command line.
     coefficients : bool
         True for the user-defined linear-fractional metric, built from ten numbers with
         :func:`linear_fractional`.
+    aliases : tuple of str
+        Other spellings :func:`get_loss` accepts for the key.
     """
 
     key: str
     title: str
+    formula: str = ""
+    reference: str = ""
+    name: str = ""
+    rates: Callable | None = field(default=None, repr=False, compare=False)
+    fractional: LinearFractional | None = None
+    build: Callable[..., SetLoss] | None = field(default=None, repr=False, compare=False)
     parameter: str = ""
     coefficients: bool = False
+    aliases: tuple[str, ...] = ()
 
+    def loss(self, **params) -> SetLoss:
+        """The loss of this entry.
 
-#: Every loss the studio offers, in menu order; pages and the CLI list from here.
-LOSSES: dict[str, LossChoice] = {c.key: c for c in (
-    LossChoice("f1", "F1"),
-    LossChoice("fbeta", "F-beta", parameter="beta"),
-    LossChoice("jaccard", "Jaccard"),
-    LossChoice("am", "AM (balanced error)"),
-    LossChoice("gmean", "G-mean"),
-    LossChoice("hmean", "H-mean"),
-    LossChoice("gtppr", "G-TP/PR"),
-    LossChoice("auc", "binary AUC"),
-    LossChoice("custom", "Custom linear-fractional", coefficients=True),
-)}
+        Parameters
+        ----------
+        **params
+            The entry's ``parameter`` (e.g. ``beta``) or ``numerator``/``denominator``;
+            ignored by entries without them.
+
+        Returns
+        -------
+        SetLoss
+            The loss, with its compiled kernel (``rates``) or coefficients (``fractional``).
+        """
+        if self.build is not None:
+            return self.build(**params)
+        name = self.name or self.title
+        if self.fractional is not None:
+            return SetLoss(name, self.formula, self.reference, self.fractional.metric, self.fractional)
+        return SetLoss(name, self.formula, self.reference, _rates_metric(self.rates), kernel=self.key)
+
+    @property
+    def spelling(self) -> str:
+        """How the command line and :func:`get_loss` spell it (``fbeta:<beta>``)."""
+        return f"{self.key}:<{self.parameter}>" if self.parameter else self.key
+
 
 #: F1 = 2TP / (2TP + FP + FN) as linear-fractional coefficients (constant, TP, FP, FN, TN)
 F1_COEFFICIENTS = ((0.0, 2.0, 0.0, 0.0, 0.0), (0.0, 2.0, 1.0, 1.0, 0.0))
+_TABLE1 = "Natarajan et al. (2016) Table 1"
+
+#: Every loss the studio offers, in menu order: the one place a loss is added. Pages, the CLI
+#: (``--loss`` help), :func:`get_loss`, the compiled kernels and the tests list from here.
+LOSSES: dict[str, LossChoice] = {c.key: c for c in (
+    LossChoice("f1", "F1", "1 - 2TP / (2TP + FP + FN)", "Lewis (1995); " + _TABLE1,
+               build=lambda **_: fbeta(1.0)),
+    LossChoice("fbeta", "F-beta", "1 - (1+β²)TP / ((1+β²)TP + β²FN + FP)", "Lewis (1995); " + _TABLE1,
+               build=lambda beta=1.0, **_: fbeta(beta), parameter="beta", aliases=("f",)),
+    LossChoice("jaccard", "Jaccard", "1 - TP / (TP + FP + FN)", _TABLE1,
+               fractional=LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))),
+    LossChoice("am", "AM (balanced error)", "1 - (TPR + TNR) / 2", _TABLE1, name="AM",
+               rates=lambda tpr, tnr, precision: 0.5 * (tpr + tnr)),
+    LossChoice("gmean", "G-mean", "1 - sqrt(TPR · TNR)", _TABLE1,
+               rates=lambda tpr, tnr, precision: np.sqrt(tpr * tnr)),
+    # 2 / (1/TPR + 1/TNR) = 2·TPR·TNR / (TPR + TNR), 0 when both are 0 (the "+ (s == 0)" keeps it branch-free)
+    LossChoice("hmean", "H-mean", "1 - 2 / (1/TPR + 1/TNR)", _TABLE1,
+               rates=lambda tpr, tnr, precision: 2.0 * tpr * tnr / (tpr + tnr + (tpr + tnr == 0.0))),
+    LossChoice("gtppr", "G-TP/PR", "1 - sqrt(TPR · Precision)", _TABLE1,
+               rates=lambda tpr, tnr, precision: np.sqrt(tpr * precision)),
+    # AUC of binary predictions counts a (positive, negative) pair as misordered when the
+    # positive is missed and the negative flagged: loss = FN·FP / (P·N) = (1 - TPR)(1 - TNR)
+    LossChoice("auc", "binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); " + _TABLE1,
+               rates=lambda tpr, tnr, precision: 1.0 - (1.0 - tpr) * (1.0 - tnr)),
+    LossChoice("custom", "Custom linear-fractional", "1 - (c0 + c·counts) / (d0 + d·counts)",
+               "Koyejo et al. (2014) linear-fractional family", coefficients=True,
+               build=lambda numerator=F1_COEFFICIENTS[0], denominator=F1_COEFFICIENTS[1], **_:
+               linear_fractional(numerator, denominator)),
+)}
+
+#: the names :func:`get_loss` accepts, for help and error texts
+LOSS_SPELLINGS: tuple[str, ...] = tuple(c.spelling for c in LOSSES.values() if not c.coefficients)
 
 
 def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
@@ -404,26 +397,26 @@ def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
 
     Raises
     ------
-    ValueError
+    InputError
         Unknown key, β not a finite number > 0, or invalid coefficients.
     """
     if key not in LOSSES:
-        raise ValueError(f"unknown loss {key!r}; choose one of {', '.join(LOSSES)}")
-    if key == "fbeta":
-        return fbeta(float(beta))
-    if key == "custom":
-        return linear_fractional(numerator, denominator)
-    return get_loss(key)
+        raise InputError(f"unknown loss {key!r}; choose one of {', '.join(LOSSES)}")
+    return LOSSES[key].loss(beta=beta, numerator=numerator, denominator=denominator)
+
+
+_NUMBER = r"([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)"
 
 
 def get_loss(loss: str | SetLoss) -> SetLoss:
-    """A loss object from a name: f1, fbeta:2, jaccard, am, gmean, hmean, gtppr, auc.
+    """A loss object from a name of :data:`LOSS_SPELLINGS` (f1, fbeta:2, jaccard, am, ...).
 
     Parameters
     ----------
     loss : str or SetLoss
-        A name (case and surrounding spaces ignored; ``fbeta:<β>`` or ``f=<β>`` for
-        F-beta), or a loss, returned as is.
+        A key of :data:`LOSSES` (case and surrounding spaces ignored; ``<key>:<value>`` or
+        ``<key>=<value>`` for a loss with a parameter, e.g. ``fbeta:2`` or ``f=2``), or a
+        loss, returned as is.
 
     Returns
     -------
@@ -432,8 +425,8 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
 
     Raises
     ------
-    ValueError
-        An unknown name.
+    InputError
+        An unknown name or an invalid parameter.
 
     References
     ----------
@@ -443,12 +436,15 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
     if isinstance(loss, SetLoss):
         return loss
     key = str(loss).strip().lower()
-    simple = {"f1": lambda: fbeta(1.0), "jaccard": jaccard, "am": am, "gmean": gmean, "hmean": hmean,
-              "gtppr": gtppr, "auc": binary_auc}
-    if key in simple:
-        return simple[key]()
-    match = re.fullmatch(r"f(?:beta)?[:=]\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)", key)
-    if match:
-        return fbeta(float(match.group(1)))
-    raise ValueError(f"unknown loss {loss!r}; use one of f1, fbeta:<beta>, jaccard, am, gmean, hmean, gtppr, auc "
+    for choice in LOSSES.values():
+        if choice.coefficients:
+            continue
+        if not choice.parameter and key == choice.key:
+            return choice.loss()
+        if choice.parameter:
+            names = "|".join(re.escape(k) for k in (choice.key, *choice.aliases))
+            match = re.fullmatch(rf"(?:{names})[:=]\s*{_NUMBER}", key)
+            if match:
+                return choice.loss(**{choice.parameter: float(match.group(1))})
+    raise InputError(f"unknown loss {loss!r}; use one of {', '.join(LOSS_SPELLINGS)} "
                      "or a SetLoss (see linear_fractional)")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..io.public_data import PUBLIC_DATASETS, load_public_dataset
 from .decisions import optimal_decision
 from .expected import check_probabilities
@@ -258,7 +259,7 @@ def compare_baselines(split: ScoredSplit, loss: str | SetLoss, batch_size: int, 
     """
     loss = get_loss(loss)
     if batch_size < 1:
-        raise ValueError("batch size must be >= 1")
+        raise InputError("batch size must be >= 1")
     threshold = tune_threshold(split.eta_val, split.y_val, loss, batch_size, seed=seed)
     batches = batch_indices(split.eta_test.size, min(batch_size, split.eta_test.size), seed + 1)
     rows = []

@@ -136,3 +136,23 @@ def test_a_one_threshold_counts_table_works_end_to_end(app):
     at.switch_page("views/ensemble_paths.py").run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_money_gives_the_graph_point_of_its_break_even_target_in_money(app):
+    from engine.pn import Economics, money_statement
+
+    at = app(query={"bins": "40"}, page=PAGE)
+    at.toggle(key="paths_money").set_value(True).run()
+    at.number_input(key="paths_review_cost").set_value(4.0).run()
+    at.number_input(key="paths_value_per_positive").set_value(10.0).run()
+    assert not at.exception
+    e = Economics(4.0, 10.0)
+    data = load_rated(sample_path("synthetic"))
+    op = path_operating_point(graph_path(threshold_grid(data.scores, data.labels, bins=40, rule="or")), e.target)
+    row = table(at).iloc[0]
+    assert row["tp"] == op.tp and row["fp"] == op.fp
+    statement = money_statement(op.tp, op.fp, e, marginal_precision=op.mp_above).sentence("$")
+    assert statement in shown(at.markdown)
+    at.button(key="record_paths").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert statement in item.sentence and item.provenance["settings"]["review_cost"] == 4.0

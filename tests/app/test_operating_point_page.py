@@ -138,3 +138,62 @@ def test_no_group_column_says_how_to_get_segments(app):
     at.switch_page(PAGE).run()
     assert not at.exception
     assert "Map a group column" in " ".join(i.value for i in at.info)
+
+
+def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the_value(app, served):
+    from engine.pn import Economics, money_statement
+
+    data = load_rated(sample_path("synthetic"))
+    at = app(page=PAGE)
+    at.toggle(key="op_money").set_value(True).run()
+    at.number_input(key="op_review_cost").set_value(2.0).run()
+    at.number_input(key="op_value_per_positive").set_value(9.0).run()
+    at.number_input(key="op_cost_per_fp").set_value(1.0).run()
+    assert not at.exception
+    e = Economics(2.0, 9.0, 1.0)
+    assert e.target == pytest.approx(0.3)  # (2 + 1) / (9 + 1)
+    op = operating_point(data.column("score_image"), data.labels, e.target, data.weights)
+    assert cards(at)["Threshold"] == f"{op.threshold:.6g}"
+    assert cards(at)["Target marginal precision (break-even)"] == "0.3"
+    statement = money_statement(op.tp, op.fp, e, marginal_precision=op.mp_above).sentence("$")
+    assert statement in " ".join(m.value for m in at.markdown).replace("\\", "")
+    at.button(key="record_op").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert statement in item.sentence and item.provenance["settings"]["value_per_positive"] == 9.0
+    at.button(key="build_op_report").click().run()
+    record = json.loads(served(download_buttons(at)["Download operating point (JSON)"]))
+    assert record["money"]["net_value"] == pytest.approx(9 * op.tp - 2 * (op.tp + op.fp) - op.fp)
+    assert record["settings"]["review_cost"] == 2.0
+
+
+def test_reviewers_give_the_allocation_of_their_capacity(app):
+    from engine.pn.segments import allocate_capacity, segment_curves
+
+    at = app(page=PAGE)
+    at.radio(key="segments_budget").set_value("Reviewers").run()
+    at.number_input(key="op_reviewers").set_value(3.0).run()
+    at.number_input(key="op_reviews_per_day").set_value(25.0).run()
+    at.number_input(key="op_rating_days").set_value(20).run()
+    assert not at.exception
+    d = load_rated(sample_path("synthetic"))
+    score = d.column(at.selectbox(key="classifier").value)
+    expected = allocate_capacity(segment_curves(score, d.labels, d.groups, d.weights), 3 * 25 * 20)
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert expected.sentence().replace("\\", "") in text
+    assert "3 reviewers × 25 reviews a day × 20 days = 1,500 reviews" in text
+
+
+def test_the_rated_data_picker_switches_and_follows_the_data_page(app):
+    at = upload_input(app(), "plain.csv", b"score,label\n0.9,1\n0.4,0\n0.7,1\n0.2,0\n", kind="rated")
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="op_rated").value == "plain.csv"
+    at.selectbox(key="op_rated").set_value("sample:bank").run()
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="op_rated").value == "bank_marketing_rated.csv.gz"  # the choice stands
+    assert at.selectbox(key="classifier").options == ["score_profile", "score_campaign"]
+    at.switch_page("views/data.py").run()
+    at.selectbox(key="report_of").set_value("plain.csv").run()  # the Data page does not change the active input
+    at = upload_input(at, "other.csv", b"s2,label\n0.8,1\n0.3,0\n", kind="rated")  # a new upload becomes active
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="op_rated").value == "other.csv"

@@ -15,9 +15,12 @@ pytestmark = pytest.mark.e2e
 #: per page (engine.pages.PAGES): a query that keeps it quick, a text shown once it has drawn, its charts
 EXPECTED = {"home": ("", "First time here?", 0), "data": ("", "Validation report", 2),
             "operating-point": ("", "Sweep of target marginal precisions", 3),
+            "monitoring": ("", "Periods", 2),
             "ensemble-paths": ("", "Comparison", 2), "batch-decisions": ("", "Decided items", 2),
             "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2), "constraints": ("", "Train", 0),
-            "record": ("", "The record is empty", 0)}
+            "audit": ("", "Missed positives", 3), "record": ("", "The record is empty", 0)}
+#: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
+RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
 
 
 def test_every_page_renders(server, page):
@@ -29,7 +32,7 @@ def test_every_page_renders(server, page):
         settle(page, text)
         assert_healthy(page, charts)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-        assert "synthetic_rare_events.csv.gz" in sidebar and "Rated rows" in sidebar
+        assert RATED_SAMPLE.get(p.url_path, "synthetic_rare_events.csv.gz") in sidebar and "Rated rows" in sidebar
         shot(page, "page_" + (path.split("?")[0] or "home"))
 
 

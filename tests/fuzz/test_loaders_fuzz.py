@@ -15,6 +15,7 @@ from hypothesis.extra.pandas import column, data_frames
 from engine.errors import InputError
 from engine.io import batches_from_frame, load_batches, load_counts, load_rated, load_score_matrix, read_table
 from engine.io.rated import rated_from_frame
+from engine.monitor import load_dated
 from tests.fuzz.corpus import corpus
 
 FILES = corpus()
@@ -27,6 +28,7 @@ LOADERS = {
     "load_counts": lambda raw, name: load_counts(raw, name=name),
     "load_score_matrix": lambda raw, name: load_score_matrix(raw, name=name),
     "load_batches": lambda raw, name: load_batches(raw),
+    "load_dated": lambda raw, name: load_dated(raw),
 }
 
 

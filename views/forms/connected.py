@@ -2,9 +2,8 @@
 
 A connected source is a session input of kind ``rated`` with source ``server``: its
 value is an :class:`engine.backends.ConnectedData` (no rows in memory), so the
-Operating point and Ensemble paths pages pick it like any rated data and count it
-with DuckDB (:func:`scanned_hull`, :func:`scanned_grid`), showing progress while
-DuckDB scans. The path is read on the server; nothing from it is rendered as HTML.
+Operating point and Ensemble paths pages pick it like any rated data and ask the engine
+for their results (:mod:`views.counted`), which DuckDB counts, showing progress while it scans. The path is read on the server; nothing from it is rendered as HTML.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from engine.backends import ConnectedSource, connect, connected_grid, connected_hull, map_columns
+from engine.backends import ROWS_NEEDED, ConnectedSource, connect, map_columns
 from engine.errors import InputError
 from engine.reporting import neutralise_formulas
 from views.session_input import SessionInput
@@ -26,9 +25,6 @@ ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
 _CONNECTED = "_connected_source"  # the ConnectedSource shown in the Connect section
 #: sample rows shown
 SAMPLE_SHOWN = 200
-#: what connected data cannot do yet, and the way round
-ROWS_NEEDED = ("they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
-               "dashboard, or run `opstudio sweep PATH --backend duckdb --bootstrap N` on the server.")
 
 
 def _connect_clicked() -> None:
@@ -144,27 +140,3 @@ def report(inp: SessionInput) -> None:
         st.warning(md(warning))
     st.subheader("Sample")
     st.dataframe(neutralise_formulas(d.connected.sample.head(SAMPLE_SHOWN)), height=280)
-
-
-def scan_caption(stats, what: str) -> None:
-    """Says that the page runs on the backend: rows scanned, rated, what came back, seconds."""
-    st.caption(f"Counted by DuckDB over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
-               f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard.")
-
-
-def scanned_hull(inp: SessionInput, classifier: str):
-    """(Hull, ScanStats) of one classifier of a connected input, counted once per session and mapping."""
-    d = inp.value
-    return scan(("connected_hull", *inp.key, classifier),
-                lambda progress: connected_hull(d, classifier, progress=progress),
-                label=f"Counting the PN curve of {classifier} with DuckDB over {d.n_read:,} rows")
-
-
-def scanned_grid(inp: SessionInput, classifiers: tuple, *, bins: int, rule: str, spacing: str):
-    """(ThresholdGrid, ScanStats) of a connected input, counted once per session and settings."""
-    d = inp.value
-    return scan(("connected_grid", *inp.key, classifiers, rule, int(bins), spacing),
-                lambda progress: connected_grid(d, classifiers, bins=int(bins), rule=rule, spacing=spacing,
-                                                progress=progress),
-                label=f"Counting the {' × '.join([str(int(bins))] * len(classifiers))} grid with DuckDB over "
-                      f"{d.n_read:,} rows")

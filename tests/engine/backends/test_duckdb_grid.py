@@ -13,7 +13,7 @@ from engine.backends import DuckSource, duckdb_threshold_grid
 from engine.errors import InputError
 from engine.pn.grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
 
-duckdb = pytest.importorskip("duckdb")
+import duckdb
 
 
 def write(path, frame: pd.DataFrame) -> str:
@@ -126,11 +126,11 @@ def test_database_table_and_uniform_spacing(tmp_path):
 
 def test_errors_name_column_and_rows(tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
-    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*1 rows hold non-numeric"),
-             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*1 rows have infinite"),
-             ({"b": ["", "2", "3"]}, "Score column 'b'.*1 rated rows have no score"),
-             ({"label": ["1", "maybe", ""]}, "Column 'label'.*1 rows have unknown label"),
-             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*1 rows"),
+    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
+             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
+             ({"b": ["", "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
+             ({"label": ["1", "maybe", ""]}, "Column 'label'.*unknown label values \\(1 row\\)"),
+             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
              ({"w": ["0", "0", "1"]}, "all rated rows have weight 0"),
              ({"label": ["", "", ""]}, "no rated rows")]
     for i, (change, message) in enumerate(cases):

@@ -214,11 +214,11 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
 
 def test_errors_name_column_and_rows(spark, tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", None], "w": ["1", "1", "1"]}
-    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*1 rows hold non-numeric"),
-             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*1 rows have infinite"),
-             ({"b": [None, "2", "3"]}, "Score column 'b'.*1 rated rows have no score"),
-             ({"label": ["1", "maybe", None]}, "Column 'label'.*1 rows have unknown label"),
-             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*1 rows"),
+    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
+             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
+             ({"b": [None, "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
+             ({"label": ["1", "maybe", None]}, "Column 'label'.*unknown label values \\(1 row\\)"),
+             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
              ({"label": [None, None, None]}, "no rated rows")]
     for change, message in cases:
         rows = {**base, **change}
@@ -226,7 +226,7 @@ def test_errors_name_column_and_rows(spark, tmp_path):
         with pytest.raises(InputError, match=message):
             spark_threshold_grid(SparkSource(frame), scores=["a", "b"], label="label", weight="w")
     frame = spark.createDataFrame([(0.1, "1"), (0.2, "maybe"), (0.3, "maybe")], "a double, label string")
-    with pytest.raises(InputError, match="Column 'label'.*2 rows have unknown label values"):
+    with pytest.raises(InputError, match="Column 'label'.*unknown label values \\(2 rows\\)"):
         spark_operating_points(SparkSource(frame), score="a", label="label", targets=[0.3])
     with pytest.raises(InputError, match="Spark could not count the DataFrame.*nope"):
         spark_operating_points(SparkSource(frame), score="nope", label="label", targets=[0.3])
@@ -308,3 +308,16 @@ def test_spark_connect_cli_equals_memory(tmp_path):
         out[extra[1]] = json.loads(run.stdout)
     assert out["spark"]["operating_points"][0]["threshold"] == out["memory"]["operating_points"][0]["threshold"]
     assert out["spark"]["intervals"] == out["memory"]["intervals"]
+
+
+def test_the_same_bad_rows_give_the_same_message_on_memory_duckdb_and_spark(spark, tmp_path):
+    from engine.errors import ROW_PROBLEMS
+
+    from .test_sources import BAD_ROWS, bad_file, message
+
+    for i, (change, kind, column) in enumerate(BAD_ROWS):
+        path = bad_file(tmp_path, i, change)
+        memory, duck, on_spark = (message(path, backend) for backend in ("memory", "duckdb", "spark"))
+        assert on_spark == duck  # counted where the rows lie: the very same words
+        problem, fix = ROW_PROBLEMS[kind]
+        assert f"olumn '{column}'" in memory and problem in memory and memory.endswith(fix)

@@ -9,7 +9,7 @@ import pytest
 from engine.cli import main
 from engine.qwyc.models import load_model
 
-lightgbm = pytest.importorskip("lightgbm")
+import lightgbm
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 import json
 
 import pandas as pd
+import pytest
 
 from engine.cli import main
 from engine.io import load_batches, sample_path
@@ -51,3 +52,12 @@ def test_a_one_line_file_over_the_csv_field_limit_exits_2_with_one_line(tmp_path
     assert main(["batch", str(src), "--out", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "'one_line.csv': line 1" in err
+
+
+def test_the_loss_help_lists_every_registered_loss(capsys):
+    from engine.setloss import LOSS_SPELLINGS
+
+    with pytest.raises(SystemExit):
+        main(["batch", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(spelling in help_text for spelling in LOSS_SPELLINGS)

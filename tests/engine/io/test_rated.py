@@ -98,7 +98,7 @@ def test_explicit_columns_override_detection():
     (b"score,label\n0.1,1\n0.2,2\n", r"unknown label values 2 at row 2"),
     (b"score,label\n0.1,1\nabc,0\n0.3,0\n0.4,1\n0.5,1\n0.6,1\n0.7,1\n0.8,1\n0.9,1\n1.0,1\n1.1,1\n", None),
     (b"score,label\n0.1,1\ninf,0\n", r"Score column 'score': infinite values at row 2"),
-    (b"score,label\n0.1,1\n,0\n", r"Score column 'score': missing scores on rated row 2"),
+    (b"score,label\n0.1,1\n,0\n", r"Score column 'score': missing scores on rated rows at row 2"),
     (b"score,label,weight\n0.1,1,1\n0.2,0,-1\n0.3,1,\n", r"Weight column 'weight': negative, missing or non-finite weights at rows 2, 3"),
     (b"score,label\n0.1,\n0.2,\n", r"Column 'label' has no rated rows"),
 ])

@@ -30,3 +30,14 @@ def test_bank_sample_has_attribution_and_loads():
     import pandas as pd
     full = pd.read_csv(sample_path("bank_holdout"))
     assert set(full["split"]) == {"tune", "test"} and set(full["y"]) == {"yes", "no"}
+
+
+def test_the_dated_sample_is_the_monitoring_pages_input():
+    from engine.io import INPUT_KINDS, samples_of_kind
+    from engine.io.tables import read_table
+    from engine.monitor import dated_from_frame, detect_dated
+
+    assert list(samples_of_kind("dated")) == ["monitoring"] and "dated" in INPUT_KINDS
+    table = read_table(sample_path("monitoring"))
+    dated = dated_from_frame(table.frame, detect_dated(table.frame))
+    assert dated.mapping.date_col == "date" and dated.mapping.group_col == "region" and dated.days == 364

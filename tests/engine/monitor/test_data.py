@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import RatedDataError
 from engine.io.rated import detect_date_column, parse_dates
-from engine.monitor import load_dated
+from engine.monitor import DatedMapping, baseline_threshold, dated_from_frame, detect_dated, load_dated
 
 
 def _csv(text: str) -> bytes:
@@ -82,3 +82,38 @@ def test_hostile_files_give_a_result_or_an_input_error():
             load_dated(buf.getvalue())
         except InputError as exc:
             assert str(exc), name
+
+
+def test_a_mapping_given_for_a_frame_reads_the_same_as_the_file():
+    raw = _csv("rated_on,model,other,verdict,shop\n2025-01-06,0.9,0.1,yes,a\n2025-01-07,0.4,0.2,no,b\n"
+               "2025-01-09,0.3,0.3,,a")
+    frame = pd.read_csv(io.BytesIO(raw))
+    mapping = DatedMapping("other", "rated_on", "verdict", "shop")
+    data = dated_from_frame(frame, mapping, name="x.csv")
+    assert data.mapping == mapping and data.classifier == "other"
+    assert data.scores.tolist() == [0.1, 0.2] and data.dates.tolist() == [np.datetime64("2025-01-06"),
+                                                                          np.datetime64("2025-01-07")]
+    assert detect_dated(frame, classifier="other", date_col="rated_on", group_col="shop") == mapping
+    same = load_dated(raw, classifier="other", date_col="rated_on", group_col="shop")
+    assert same.scores.tolist() == data.scores.tolist() and same.mapping == mapping
+    with pytest.raises(RatedDataError, match="both the date and another role"):
+        dated_from_frame(frame, DatedMapping("model", "verdict", "verdict"))
+
+
+def test_baseline_threshold_is_the_operating_point_of_the_first_days():
+    rng = np.random.default_rng(3)
+    days = np.datetime64("2025-01-01") + rng.integers(0, 200, 5000).astype("timedelta64[D]")
+    scores = rng.uniform(size=days.size).round(3)
+    labels = (rng.uniform(size=days.size) < scores).astype(int)
+    frame = pd.DataFrame({"date": days.astype(str), "score": scores, "label": labels})
+    data = dated_from_frame(frame)
+    first = days < np.datetime64("2025-01-01") + np.timedelta64(91, "D")
+    # the oracle: the highest threshold whose TP − λ·FP is largest, by brute force over the distinct scores
+    lam = 0.3 / 0.7
+    s, y = scores[first], labels[first]
+    candidates = np.unique(s)
+    value = [(y[s >= t] - lam * (1 - y[s >= t])).sum() for t in candidates]
+    best = candidates[np.flatnonzero(np.isclose(value, max(value)))].max()
+    assert baseline_threshold(data, 0.3) == pytest.approx(best)
+    with pytest.raises(RatedDataError, match="whole number"):
+        baseline_threshold(data, 0.3, days=0)

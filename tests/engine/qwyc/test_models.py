@@ -7,9 +7,9 @@ import pytest
 from engine.errors import InputError
 from engine.qwyc.models import load_model
 
-lightgbm = pytest.importorskip("lightgbm")
-xgboost = pytest.importorskip("xgboost")
-skops_io = pytest.importorskip("skops.io")
+import lightgbm
+import xgboost
+import skops.io as skops_io
 
 FEATURES = [f"feature_{j}" for j in range(5)]
 

@@ -7,13 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.errors import InputError
 from engine.setloss import (
+    LOSS_SPELLINGS,
     LOSSES,
     expected_losses,
     expected_losses_reference,
     fbeta,
     get_loss,
-    jaccard,
     linear_fractional,
     monte_carlo_loss,
     optimal_class_set,
@@ -21,7 +22,11 @@ from engine.setloss import (
     poisson_binomial,
 )
 
-NAMES = ["f1", "fbeta:2", "fbeta:0.5", "jaccard", "am", "gmean", "hmean", "gtppr", "auc"]
+# every registered loss (a parameter at two values; the custom metric has its own tests below)
+NAMES = [name for c in LOSSES.values() if not c.coefficients
+         for name in ([f"{c.key}:2", f"{c.key}:0.5"] if c.parameter else [c.key])]
+#: the losses with a compiled pair kernel (a metric of TPR, TNR and precision)
+COMPILED = [c.key for c in LOSSES.values() if c.rates is not None]
 
 
 def brute_force(eta, loss):
@@ -109,7 +114,7 @@ def test_linear_fractional_builder_covers_every_path():
 
 
 def test_fbeta_and_jaccard_are_linear_fractional():
-    assert fbeta(2.0).fractional is not None and jaccard().fractional is not None
+    assert fbeta(2.0).fractional is not None and get_loss("jaccard").fractional is not None
     assert get_loss("am").fractional is None
 
 
@@ -165,9 +170,14 @@ def test_invalid_probabilities_raise(bad):
 
 
 def test_unknown_loss_name():
-    with pytest.raises(ValueError, match="unknown loss"):
+    with pytest.raises(InputError, match="unknown loss") as caught:
         get_loss("accuracy-ish")
+    assert all(spelling in str(caught.value) for spelling in LOSS_SPELLINGS)
     assert get_loss("fbeta:2").name.startswith("F-beta") and "f1" in LOSSES
+    assert get_loss(" F=2 ") == get_loss("fbeta:2")
+    for bad in ("fbeta:0", "fbeta:1e999"):
+        with pytest.raises(InputError, match="finite number > 0"):
+            get_loss(bad)
 
 
 def test_poisson_binomial_and_reference_agree():
@@ -205,7 +215,7 @@ def test_multiclass_top_k_set():
         optimal_class_set([0.5, 0.2], "f1")
 
 
-@pytest.mark.parametrize("name", ["am", "gmean", "hmean", "gtppr", "auc"])
+@pytest.mark.parametrize("name", COMPILED)
 def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
     from engine.setloss import expected, kernels
 
@@ -221,14 +231,14 @@ def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
         np.testing.assert_allclose(fast, expected_losses_reference(e, name), rtol=0, atol=1e-14)
 
 
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.sampled_from(["am", "gmean", "hmean", "gtppr", "auc"]))
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.sampled_from(COMPILED))
 @settings(max_examples=60, deadline=None)
 def test_compiled_kernel_against_enumeration(eta, name):
     np.testing.assert_allclose(expected_losses(np.array(eta), name, method="generic"), brute_force(eta, name),
                                rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["f1", "fbeta:2", "jaccard", "am", "gmean", "hmean", "gtppr", "auc"])
+@pytest.mark.parametrize("name", NAMES)
 def test_losses_with_the_same_name_compare_and_hash_equal(name):
     assert get_loss(name) == get_loss(name) and hash(get_loss(name)) == hash(get_loss(name))
     assert get_loss(name) != get_loss("am" if name != "am" else "f1")
@@ -241,7 +251,7 @@ def test_loss_menu_builds_every_entry():
         assert build_loss(key).name
     assert build_loss("fbeta", beta=2.0) == get_loss("fbeta:2")
     assert build_loss("custom").formula == linear_fractional(*build_loss("custom").fractional.__dict__.values()).formula
-    with pytest.raises(ValueError, match="unknown loss"):
+    with pytest.raises(InputError, match="unknown loss"):
         build_loss("nope")
 
 

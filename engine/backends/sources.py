@@ -1,0 +1,542 @@
+"""Where the rows live, registered once: callers ask for a result, not for a backend.
+
+Every result a page or a command computes from rated rows — the upper hull of one
+classifier's PN curve (:func:`pn_hull`), operating points for targets (:func:`sweep_points`),
+the joint threshold grid of several classifiers (:func:`joint_grid`), hashed bootstrap
+intervals (:func:`bootstrap_points`) — is one call here, whatever holds the rows:
+
+* ``memory``: a :class:`engine.io.RatedData` (rows read and validated in this process);
+* ``duckdb``: rows counted by DuckDB where they lie (Parquet / CSV paths and globs, a DuckDB
+  table): a :class:`ConnectedData` of the dashboard or a :class:`CountedRows`;
+* ``spark``: rows counted by Apache Spark (locally or through Spark Connect), a :class:`CountedRows`.
+
+:data:`DATA_SOURCES` holds one :class:`DataSource` per place; a new place is one entry
+(its functions live in its own module). :func:`open_rows` opens a path with a backend
+(``auto`` picks memory or DuckDB by size) and :func:`data_source` finds the entry of data
+already opened. Every backend returns what the in-memory engine returns on the same rows,
+with a :class:`ScanStats` saying what was read.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..io import ColumnMapping, RatedData, detect_columns, load_rated, read_table
+from ..pn import (
+    DEFAULT_SWEEP_TARGETS,
+    Hull,
+    ThresholdGrid,
+    bootstrap,
+    check_target,
+    pn_curve,
+    sweep,
+    threshold_grid,
+    upper_hull,
+)
+from .connect import ConnectedData, ScanProgress, connected_grid, connected_hull
+from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
+from .duckdb_bootstrap import duckdb_bootstrap_points
+from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
+from .spark_bootstrap import spark_bootstrap_points
+
+__all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
+           "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence",
+           "ROWS_NEEDED"]
+
+#: why the results that resample or split rows need them in memory, and the way round
+ROWS_NEEDED = ("they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
+               "dashboard, or run `opstudio sweep PATH --backend duckdb --bootstrap N` on the server.")
+
+
+@dataclass(frozen=True)
+class CountedRows:
+    """Rows that stay where they are (a DuckDB or Spark source) with their column mapping.
+
+    Attributes
+    ----------
+    source : DuckSource or SparkSource
+        Where the rows are.
+    mapping : ColumnMapping
+        Score, label and weight columns (detected on the first rows, or given).
+    """
+
+    source: Any
+    mapping: ColumnMapping
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.source, "path", None) or getattr(self.source, "data", "the DataFrame"))
+
+    @property
+    def score_names(self) -> tuple[str, ...]:
+        return tuple(self.mapping.score_cols)
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """One place rated rows can live, and how each result is computed there.
+
+    Attributes
+    ----------
+    name : str
+        The ``--backend`` name.
+    title : str
+        For people (``"DuckDB"``).
+    holds : callable
+        ``holds(data)``: True for data opened on this source.
+    open : callable or None
+        ``open(path, *, table, remote, label, scores, group)`` -> data (None: not opened from a path).
+    hull : callable
+        ``hull(data, classifier, progress)`` -> (Hull, ScanStats).
+    points : callable
+        ``points(data, classifier, targets)`` -> (list of OperatingPoint, ScanStats).
+    grid : callable
+        ``grid(data, classifiers, bins, rule, spacing, progress)`` -> (ThresholdGrid, ScanStats).
+    boot : callable
+        ``boot(data, classifier, targets, n_boot, level, seed, id_column, path)`` -> list of BootstrapPoint.
+    rows_in_memory : bool
+        The rows are here: results that resample or split them (page bootstraps, segments) are offered.
+    phrase : str
+        How a status line says where the counting runs (``"with DuckDB"``, ``"in memory"``).
+    """
+
+    name: str
+    title: str
+    holds: Callable[[Any], bool]
+    open: Callable[..., Any] | None
+    hull: Callable[..., tuple]
+    points: Callable[..., tuple]
+    grid: Callable[..., tuple]
+    boot: Callable[..., list]
+    rows_in_memory: bool = False
+    phrase: str = ""
+
+    @property
+    def counted_where(self) -> str:
+        """``phrase``, or ``"with <title>"``."""
+        return self.phrase or f"with {self.title}"
+
+
+# --- memory -------------------------------------------------------------------------------------------------------
+
+
+def _memory_stats(data: RatedData, distinct: int, started: float) -> ScanStats:
+    return ScanStats("memory", int(data.n_read), int(data.n_rated), int(data.n_unrated), int(distinct),
+                     time.perf_counter() - started)
+
+
+def _memory_hull(data: RatedData, classifier: str, progress=None):
+    started = time.perf_counter()
+    curve = pn_curve(data.column(classifier), data.labels, data.weights)
+    return upper_hull(curve), _memory_stats(data, len(curve.thresholds), started)
+
+
+def _memory_points(data: RatedData, classifier: str, targets):
+    hull, stats = _memory_hull(data, classifier)
+    return sweep(targets=targets, hull=hull), stats
+
+
+def _memory_grid(data: RatedData, classifiers, bins, rule, spacing, progress=None):
+    started = time.perf_counter()
+    cols = list(classifiers)
+    grid = threshold_grid(data.columns(cols), data.labels, data.weights, bins=bins, rule=rule, spacing=spacing,
+                          score_names=cols)
+    return grid, _memory_stats(data, 0, started)
+
+
+def _rated_ids(data: RatedData, id_column: str | None, path) -> np.ndarray:
+    """Row ids of the rated rows for hashed replicates: the id column, or positions in the file."""
+    rated = np.setdiff1d(np.arange(data.n_read), data.unrated_rows)
+    if id_column is None:
+        return rated
+    if path is None:
+        raise InputError(f"An id column ('{id_column}') needs the file the rows were read from.")
+    frame = read_table(path).frame
+    if id_column not in frame.columns:
+        raise InputError(f"No column '{id_column}' for --id; columns: {', '.join(map(str, frame.columns))}.")
+    ids = pd.to_numeric(frame[id_column], errors="coerce").to_numpy(dtype=float)[rated]
+    bad = ~np.isfinite(ids) | (ids < 0) | (ids != np.round(ids))
+    if bad.any():
+        raise InputError(f"Column '{id_column}': {int(bad.sum()):,} rated rows have a missing, negative or "
+                         "non-integer id. Row ids must be integers >= 0.")
+    return ids.astype(np.int64)
+
+
+def _memory_boot(data: RatedData, classifier, targets, n_boot, level, seed, id_column, path):
+    boot = bootstrap(data.column(classifier), data.labels, data.weights, n_boot=n_boot, level=level, seed=seed,
+                     resample="poisson", ids=_rated_ids(data, id_column, path))
+    return [boot.at(t) for t in np.atleast_1d(check_target(targets))]
+
+
+def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
+    if remote is not None:
+        raise InputError("--spark-remote needs --backend spark")
+    if table is not None:
+        raise InputError("--table needs --backend duckdb and a DuckDB database file")
+    return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
+
+
+# --- DuckDB and Spark: counted where the rows are ------------------------------------------------------------------
+
+
+def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMapping:
+    if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
+        raise InputError(f"'{getattr(source, 'path', None) or getattr(source, 'data', '')}' holds aggregated counts (columns "
+                         "tp, fp): they are read in memory; use --backend memory.")
+    return detect_columns(sample, label_col=label, score_cols=scores, weight_col=weight)
+
+
+def _duck_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
+    if remote is not None:
+        raise InputError("--spark-remote needs --backend spark")
+    source = DuckSource(path, table=table)
+    return CountedRows(source, _mapping(sample_rows(source), source, label, scores, weight))
+
+
+def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
+    if table is not None:
+        raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
+    source = SparkSource(path, remote=remote)
+    return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores, weight))
+
+
+def _columns(data) -> dict:
+    return {"label": data.mapping.label_col, "weight": data.mapping.weight_col}
+
+
+def _check_classifiers(data, names) -> None:
+    for name in names:
+        if name not in data.score_names:
+            raise InputError(f"No classifier named '{name}' in '{data.name}'; choose one of "
+                             f"{', '.join(data.score_names)}.")
+
+
+def _spark_hull(data, classifier, progress=None):
+    _check_classifiers(data, [classifier])
+    curve, stats = spark_pn_curve(data.source, score=classifier, **_columns(data))
+    return upper_hull(curve), stats
+
+
+def _spark_grid(data, classifiers, bins, rule, spacing, progress=None):
+    _check_classifiers(data, classifiers)
+    return spark_threshold_grid(data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing,
+                                **_columns(data))
+
+
+def _counted_points(kernel):
+    def points(data, classifier, targets):
+        _check_classifiers(data, [classifier])
+        return kernel(data.source, score=classifier, targets=targets, **_columns(data))
+    return points
+
+
+def _counted_boot(kernel):
+    def boot(data, classifier, targets, n_boot, level, seed, id_column, path):
+        _check_classifiers(data, [classifier])
+        points, _ = kernel(data.source, score=classifier, targets=targets, id_column=id_column, n_boot=n_boot,
+                           level=level, seed=seed, **_columns(data))
+        return points
+    return boot
+
+
+#: Every place rows can live, in ``--backend`` order: the one place a data source is added.
+DATA_SOURCES: dict[str, DataSource] = {s.name: s for s in (
+    DataSource("memory", "memory", lambda d: isinstance(d, RatedData), _memory_open, _memory_hull, _memory_points,
+               _memory_grid, _memory_boot, rows_in_memory=True, phrase="in memory"),
+    DataSource("duckdb", "DuckDB", lambda d: isinstance(getattr(d, "source", None), DuckSource), _duck_open,
+               lambda d, c, progress=None: connected_hull(d, c, progress=progress), _counted_points(duckdb_operating_points),
+               lambda d, c, bins, rule, spacing, progress=None: connected_grid(d, c, bins=bins, rule=rule,
+                                                                              spacing=spacing, progress=progress),
+               _counted_boot(duckdb_bootstrap_points)),
+    DataSource("spark", "Spark", lambda d: isinstance(getattr(d, "source", None), SparkSource), _spark_open,
+               _spark_hull, _counted_points(spark_operating_points), _spark_grid, _counted_boot(spark_bootstrap_points)),
+)}
+
+
+#: the ``--backend`` choices: ``auto`` and every registered source
+BACKENDS = ("auto", *DATA_SOURCES)
+#: files (or globs) larger than this are counted by DuckDB under --backend auto
+AUTO_DUCKDB_BYTES = 100 * 1024 * 1024
+
+
+def choose_backend(path: str, backend: str = "auto") -> str:
+    """The backend counting a path or glob; ``auto`` picks DuckDB for globs and large files, never Spark.
+
+    Parameters
+    ----------
+    path : str
+        A file path or a glob.
+    backend : {"auto", "memory", "duckdb", "spark"}, optional
+        ``memory``, ``duckdb`` and ``spark`` are returned as given (Spark only when asked: it
+        needs a JVM and, for a cluster, a Connect URL); ``auto`` means DuckDB for a glob
+        (or a pattern matching other than exactly ``path``) and for a file larger than
+        :data:`AUTO_DUCKDB_BYTES`, memory otherwise.
+
+    Returns
+    -------
+    str
+        ``"memory"``, ``"duckdb"`` or ``"spark"``.
+
+    Raises
+    ------
+    InputError
+        ``backend`` is not one of :data:`BACKENDS`.
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend != "auto":
+        return backend
+    files = glob.glob(path)
+    if len(files) != 1 or files[0] != path:
+        return "duckdb"  # a glob (or several files) is never read into memory whole
+    return "duckdb" if os.path.getsize(path) > AUTO_DUCKDB_BYTES else "memory"
+
+
+def data_source(data) -> DataSource:
+    """The registered source holding ``data``.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        Rows opened by :func:`open_rows`, loaded by :func:`engine.io.load_rated` or connected on the Data page.
+
+    Returns
+    -------
+    DataSource
+        The entry of :data:`DATA_SOURCES` whose ``holds`` accepts it.
+
+    Raises
+    ------
+    InputError
+        No registered source holds it.
+    """
+    for source in DATA_SOURCES.values():
+        if source.holds(data):
+            return source
+    raise InputError(f"{type(data).__name__} is not rated rows of any data source ({', '.join(DATA_SOURCES)}).")
+
+
+def open_rows(path: str, backend: str = "auto", *, table: str | None = None, remote: str | None = None,
+              label: str | None = None, scores: Sequence[str] | None = None, weight: str | None = None,
+              group: str | None = None, needs_rows: str | None = None):
+    """Rated rows at a path (or glob, or table) on the source that counts them.
+
+    Parameters
+    ----------
+    path : str
+        File, glob, DuckDB database file (with ``table``) or Spark table name.
+    backend : str, optional
+        A key of :data:`DATA_SOURCES` or ``"auto"`` (DuckDB for globs and large files, memory
+        otherwise; see :func:`engine.backends.choose_backend`).
+    table : str, optional
+        The table of a DuckDB database file.
+    remote : str, optional
+        A Spark Connect URL.
+    label : str, optional
+        Label column (default: detected).
+    scores : sequence of str, optional
+        Score columns (default: detected).
+    weight : str, optional
+        Weight column (default: detected).
+    group : str, optional
+        Segment column (rows in memory only).
+    needs_rows : str, optional
+        What the caller will compute that resamples or splits the rows in memory (``"--by and
+        --capacity"``): refused, before anything is read, on a source that counts them elsewhere.
+
+    Returns
+    -------
+    RatedData or CountedRows
+        Rows to pass to :func:`pn_hull`, :func:`sweep_points`, :func:`joint_grid` or :func:`bootstrap_points`.
+
+    Raises
+    ------
+    InputError
+        An unknown backend, options of another backend, a missing file or column, or invalid rows.
+    """
+    source = DATA_SOURCES[choose_backend(path, backend)]
+    if needs_rows is not None and not source.rows_in_memory:
+        raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
+    return source.open(path, table=table, remote=remote, label=label, scores=list(scores) if scores else None,
+                       weight=weight, group=group)
+
+
+def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> tuple[Hull, ScanStats]:
+    """The upper hull of one classifier's PN curve, counted where the rows are.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        The rows (any registered source).
+    classifier : str
+        One of their score columns.
+    progress : ScanProgress, optional
+        Follows a DuckDB scan (ignored elsewhere).
+
+    Returns
+    -------
+    (Hull, ScanStats)
+        The hull :func:`engine.pn.upper_hull` gives on the same rows in memory, and what was read.
+
+    Raises
+    ------
+    InputError
+        An unknown classifier, invalid rows, or (DuckDB, Spark) more distinct scores than
+        :data:`engine.backends.DISTINCT_CAP`.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the PN curve and its upper hull.
+    """
+    return data_source(data).hull(data, classifier, progress)
+
+
+def sweep_points(data, classifier: str, targets=DEFAULT_SWEEP_TARGETS) -> tuple[list, ScanStats]:
+    """Operating points of one classifier for target marginal precisions, counted where the rows are.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        The rows (any registered source).
+    classifier : str
+        One of their score columns.
+    targets : float or sequence of float, optional
+        Target marginal precisions in (0, 1).
+
+    Returns
+    -------
+    (list of OperatingPoint, ScanStats)
+        The in-memory engine's (threshold, TP, FP) on the same rows; DuckDB and Spark refine quantile
+        bins exactly above the distinct-score cap (marginal precisions around the point NaN).
+
+    Raises
+    ------
+    InputError
+        A target outside (0, 1), an unknown classifier, or invalid rows.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the PN curve.
+    """
+    return data_source(data).points(data, classifier, targets)
+
+
+def joint_grid(data, classifiers: Sequence[str], *, bins: int | Sequence[int] = 100, rule: str = "or",
+               spacing: str = "quantile", progress: ScanProgress | None = None) -> tuple[ThresholdGrid, ScanStats]:
+    """TP and FP on the joint threshold grid of several classifiers, counted where the rows are.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        The rows (any registered source).
+    classifiers : sequence of str
+        Score columns.
+    bins : int or sequence of int, optional
+        Thresholds per axis.
+    rule : {"or", "and"}, optional
+        A row is flagged when any (OR) / all (AND) of its scores reach their thresholds.
+    spacing : {"quantile", "uniform"}, optional
+        How the axis levels are placed.
+    progress : ScanProgress, optional
+        Follows a DuckDB scan (ignored elsewhere).
+
+    Returns
+    -------
+    (ThresholdGrid, ScanStats)
+        The grid :func:`engine.pn.threshold_grid` gives on the same rows, and what was read.
+
+    Raises
+    ------
+    InputError
+        An unknown classifier, a bad rule, spacing or size, or invalid rows.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020, eq. (1).
+    """
+    return data_source(data).grid(data, list(classifiers), bins, rule, spacing, progress)
+
+
+def bootstrap_points(data, classifier: str, *, targets=DEFAULT_SWEEP_TARGETS, n_boot: int = 200, level: float = 0.95,
+                     seed: int = 0, id_column: str | None = None, path=None) -> list:
+    """Hashed Poisson bootstrap intervals of the operating points: the same replicates on every source.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        The rows (any registered source).
+    classifier : str
+        One of their score columns.
+    targets : float or sequence of float, optional
+        Target marginal precisions.
+    n_boot : int, optional
+        Replicates, at least 1.
+    level : float, optional
+        Interval level in (0, 1).
+    seed : int, optional
+        Replicate seed.
+    id_column : str, optional
+        Integer row-id column hashed into the replicates (default: the row's position).
+    path : str, optional
+        The file in-memory rows were read from (to read ``id_column``).
+
+    Returns
+    -------
+    list of BootstrapPoint
+        One per target.
+
+    Raises
+    ------
+    InputError
+        Fewer than 1 replicate, a bad level or target, or a missing / invalid id column.
+    """
+    if n_boot < 1:
+        raise InputError(f"--bootstrap needs at least 1 replicate, got {n_boot}")
+    return data_source(data).boot(data, classifier, targets, n_boot, level, seed, id_column, path)
+
+
+def resampling_note(data) -> str | None:
+    """None when the rows are in memory (bootstraps and segments offered), else why they are not.
+
+    Parameters
+    ----------
+    data : RatedData, ConnectedData or CountedRows
+        The rows.
+
+    Returns
+    -------
+    str or None
+        The reason and the way round (:data:`ROWS_NEEDED`).
+    """
+    return None if data_source(data).rows_in_memory else ROWS_NEEDED
+
+
+def scan_sentence(stats: ScanStats, what: str) -> str:
+    """What was read, for a caption: empty for rows in memory.
+
+    Parameters
+    ----------
+    stats : ScanStats
+        From a result of this module.
+    what : str
+        What came back (``"distinct scores"``).
+
+    Returns
+    -------
+    str
+        ``"Counted by DuckDB over N rows (...) in s; only M <what> reached the dashboard."`` or ``""``.
+    """
+    source = DATA_SOURCES.get(stats.backend)
+    if source is None or source.rows_in_memory:
+        return ""
+    return (f"Counted by {source.title} over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
+            f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard.")
+

@@ -1,0 +1,229 @@
+"""Below the line (Audit page): the plan and the estimate are exactly the engine's, on the samples and on uploads."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.audit import (
+    PLAN_COLUMNS,
+    PopulationColumns,
+    audit_from_frame,
+    audit_sentence,
+    estimate,
+    load_audit,
+    memory_population,
+    plan,
+)
+from engine.io import load_rated, rated_from_frame, sample_path
+from tests.app.conftest import download_buttons, shown, upload_input
+
+PAGE = "views/audit.py"
+OP_PAGE = "views/operating_point.py"
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.main.metric}
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    population = pd.read_csv(sample_path("satimage_population"))
+    pop = memory_population(population, PopulationColumns("doc_id", "score", "score"), name="'x'")
+    return pop, load_rated(sample_path("satimage_rated")), load_audit(sample_path("satimage_audit"))
+
+
+def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, served, shipped):
+    pop, rated, audit = shipped
+    at = app(page=PAGE)
+    assert not at.exception and not at.error
+    expected = plan(pop, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
+    csv = served(download_buttons(at)["Download the plan (plan.csv)"])
+    assert csv == expected.csv()
+    got = pd.read_csv(io.BytesIO(csv))
+    assert list(got.columns) == list(PLAN_COLUMNS) and got["label"].isna().all()
+    assert set(got["id"].astype(str)) == set(audit.ids)  # the shipped audit is this plan, reviewed
+    m = metrics(at)
+    assert (m["Documents below the line"], m["To review"], m["Population"]) == ("5,747", "300", "5,803")
+    assert m["Expected half-width"] == f"±{expected.expected_half_width:,.1f}"
+    result = estimate(rated, audit)
+    assert at.selectbox(key="audit_rated").value == "satimage_rated.csv.gz"  # the shipped audit's rated data
+    b, r = result.positives, result.recall
+    assert m["Missed positives"] == f"{b.estimate:,.1f}" and m["Recall at the review line"] == f"{r.estimate:.1%}"
+    captions = " ".join(c.value for c in at.main.caption)
+    assert f"95 %: {b.lower:,.1f} – {b.upper:,.1f}" in captions and f"95 %: {r.lower:.1%} – {r.upper:.1%}" in captions
+    assert audit_sentence(result) in shown(at.markdown)
+    assert [c.key for c in at.get("plotly_chart")] == ["audit_pn_chart", "audit_pr_chart", "audit_strata_chart"]
+
+
+def test_settings_change_the_plan_as_the_engine_does(app, served, shipped):
+    pop = shipped[0]
+    at = app(page=PAGE)
+    at.number_input(key="audit_seed").set_value(7).run()
+    at.number_input(key="audit_strata").set_value(4).run()
+    at.selectbox(key="audit_allocation").set_value("equal").run()
+    at.number_input(key="audit_budget").set_value(120).run()
+    assert not at.exception
+    expected = plan(pop, below=0.9, budget=120, strata=4, allocation="equal", seed=7, prior_column="score")
+    assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
+    at.radio(key="audit_size_by").set_value("Half-width").run()
+    at.number_input(key="audit_half_width").set_value(10.0).run()
+    wanted = plan(pop, below=0.9, half_width=10.0, strata=4, allocation="equal", seed=7, prior_column="score")
+    assert metrics(at)["To review"] == f"{wanted.budget:,}"
+
+
+def test_a_review_line_under_every_score_is_an_error_not_a_crash(app):
+    at = app(page=PAGE)
+    at.number_input(key="audit_below").set_value(-1.0).run()
+    assert not at.exception
+    assert "No plan." in at.error[0].value and "nothing to audit" in at.error[0].value
+
+
+def test_thresholds_the_operating_point_and_any_other(app, shipped):
+    _, rated, audit = shipped
+    at = app(page=PAGE)
+    at.number_input(key="audit_threshold").set_value(0.01).run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "threshold" in d.value.columns)
+    assert table["threshold"].iloc[-1] == pytest.approx(0.01) and table["side"].iloc[-1] == "below the line"
+    expected = estimate(rated, audit, thresholds=[0.01]).thresholds[0]
+    assert table["recall lower"].iloc[-1] == pytest.approx(expected.recall.lower)
+    assert table["side"].iloc[0] == "at or above the line"  # the operating point's threshold
+
+
+def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
+    at = app(page=PAGE)
+    at.button(key="record_plan").click().run()
+    at.button(key="record_audit").click().run()
+    assert not at.exception
+    plan_item, audit_item = at.session_state["_decision_record"]
+    assert plan_item.kind == "audit plan" and plan_item.provenance["settings"]["seed"] == 0
+    assert audit_item.kind == "audit" and audit_item.sentence == audit_sentence(estimate(shipped[1], shipped[2]))
+    settings = audit_item.provenance["settings"]
+    assert settings["seed"] == 0 and settings["population_rows"] == 5803  # the plan drew this audit
+    assert settings["population_sha256"] and settings["audit_sha256"] == shipped[2].fingerprint
+    assert [s["planned"] for s in settings["strata"]] == shipped[2].planned.tolist()
+
+
+def test_the_operating_point_page_shows_recall_once_an_audit_is_paired(app, shipped):
+    _, rated, audit = shipped
+    at = app(query={"sample": "satimage_rated"}, page=OP_PAGE)
+    assert "Recall (audit)" not in metrics(at)  # no audit paired yet
+    at.switch_page(PAGE).run()
+    at.switch_page(OP_PAGE).run()
+    assert not at.exception
+    threshold = float(metrics(at)["Threshold"])
+    r = estimate(rated, audit, thresholds=[threshold]).thresholds[0].recall
+    assert metrics(at)["Recall (audit)"] == f"{r.estimate * 100:.0f} %"
+    assert f"95 %: {r.lower * 100:.0f} % – {r.upper * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
+    at.button(key="record_op").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert "Recall at threshold" in item.sentence and item.provenance["settings"]["audit"]["audited"] == 300
+
+
+def own_data():
+    """A population whose labels are all known, the rated rows above its line, and a reviewed plan of it."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    score = np.round(rng.beta(0.5, 4, n), 5)
+    truth = rng.random(n) < score
+    frame = pd.DataFrame({"account_id": np.arange(n) * 3 + 1, "risk_score": score, "truth": truth.astype(int)})
+    rated = frame[score >= 0.5].rename(columns={"truth": "label"})[["account_id", "risk_score", "label"]]
+    p = plan(memory_population(frame, PopulationColumns("account_id", "risk_score")), below=0.5, budget=200,
+             strata=5, seed=2)
+    reviewed = p.table().assign(label=frame.set_index(frame["account_id"].astype(str))["truth"].loc[
+        p.table()["id"]].to_numpy())
+    return frame, rated, reviewed
+
+
+def test_uploaded_population_rated_data_and_audit(app, served):
+    frame, rated, reviewed = own_data()
+    # a population with known labels is first guessed as rated data (the user changes the kind)
+    at = upload_input(app(), "population.csv", frame.to_csv(index=False).encode(), kind="population")
+    at = upload_input(at, "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
+    assert not at.exception and not at.error
+    at = upload_input(at, "reviewed.csv", reviewed.to_csv(index=False).encode())  # guessed: a reviewed audit
+    assert next(s for s in at.selectbox if s.label == "Kind of input").value == "audit"
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="audit_population").value.startswith("population.csv")
+    assert at.selectbox(key="audit_rated").value == "rated.csv"
+    at.number_input(key="audit_below").set_value(0.5).run()
+    at.number_input(key="audit_budget").set_value(200).run()
+    at.number_input(key="audit_strata").set_value(5).run()
+    at.number_input(key="audit_seed").set_value(2).run()
+    assert not at.exception
+    got = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download the plan (plan.csv)"])))
+    assert got["id"].tolist() == reviewed["id"].astype(int).tolist()
+    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed))
+    assert metrics(at)["Missed positives"] == f"{expected.positives.estimate:,.1f}"
+    at.button(key="record_audit").click().run()
+    assert at.session_state["_decision_record"][-1].provenance["settings"]["seed"] == 2
+
+
+def test_a_population_on_the_server_is_planned_by_duckdb_with_the_same_documents(app, served, tmp_path, shipped):
+    population = pd.read_csv(sample_path("satimage_population"))
+    path = tmp_path / "scored.parquet"
+    population.to_parquet(path)
+    at = app(page=PAGE)
+    at.radio(key="audit_population_source").set_value("Rows on the server (DuckDB)").run()
+    assert "Connect to the scored documents" in at.info[0].value
+    at.text_input(key="audit_pop_path").set_value(str(path)).run()
+    at.button(key="audit_pop_connect").click().run()
+    assert not at.exception and not at.error
+    expected = plan(memory_population(population, PopulationColumns("doc_id", "score")), below=0.9, budget=300,
+                    strata=6, seed=0)  # no prior column guessed: proportional
+    csv = served(download_buttons(at)["Download the plan (plan.csv)"])
+    assert csv == expected.csv()
+    at.button(key="record_plan").click().run()
+    item = at.session_state["_decision_record"][-1]
+    assert item.provenance["settings"]["backend"] == "duckdb" and str(path) in item.provenance["settings"]["population"]
+
+
+def test_a_server_path_that_does_not_exist_is_an_error(app):
+    at = app(page=PAGE)
+    at.radio(key="audit_population_source").set_value("Rows on the server (DuckDB)").run()
+    at.text_input(key="audit_pop_path").set_value("/nowhere/scored-*.parquet").run()
+    at.button(key="audit_pop_connect").click().run()
+    assert not at.exception
+    assert "Could not connect." in at.error[0].value
+
+
+def test_a_pilot_audit_anticipates_the_prevalences_of_a_population_without_a_prior(app, served, shipped):
+    _, _, audit = shipped
+    frame = pd.read_csv(sample_path("satimage_population"))[["doc_id", "score"]]
+    at = upload_input(app(), "bare.csv", frame.to_csv(index=False).encode(), kind="population")
+    at.switch_page(PAGE).run()
+    assert at.toggle(key="audit_pilot").proto.disabled is False  # no prior column: the audit may be the pilot
+    at.toggle(key="audit_pilot").set_value(True).run()
+    assert not at.exception
+    expected = plan(memory_population(frame, PopulationColumns("doc_id", "score")), below=0.9, budget=300, strata=6,
+                    seed=0, pilot=audit)
+    assert expected.allocation == "neyman" and expected.expected_half_width is not None
+    assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
+    at.selectbox(key="audit_population").set_value("sample:satimage_population").run()
+    assert at.toggle(key="audit_pilot").proto.disabled is True  # the shipped population's prior column is the score
+
+
+@pytest.mark.parametrize("sample,metric,value", [("satimage_population", "Documents", "5,803"),
+                                                 ("satimage_audit", "Reviewed", "300 of 300")])
+def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, metric, value):
+    at = app(page="views/data.py")
+    at.selectbox(key="sample_choice").set_value(sample).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.main.metric}[metric] == value
+    inputs = at.dataframe[0].value
+    assert inputs.loc[inputs["kind"] != "Rated data", "used by"].tolist() == ["Below the line"]
+
+
+def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its_rated_data(app):
+    at = app(page="views/data.py")
+    at.selectbox(key="sample_choice").set_value("satimage_audit").run()
+    at.switch_page(OP_PAGE).run()  # the synthetic rated data: the audit is not its
+    assert "Recall (audit)" not in metrics(at)
+    assert "estimate it with this rated data and classifier on **Below the line**" in " ".join(
+        c.value for c in at.main.caption)
+    at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
+    at.run()
+    assert not at.exception and "Recall (audit)" in metrics(at)

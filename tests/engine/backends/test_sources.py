@@ -1,0 +1,94 @@
+"""The data-source registry: one call per result whatever holds the rows, one message set for bad rows."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.backends import (
+    BACKENDS,
+    DATA_SOURCES,
+    CountedRows,
+    bootstrap_points,
+    data_source,
+    joint_grid,
+    open_rows,
+    pn_hull,
+    resampling_note,
+    sweep_points,
+)
+from engine.errors import ROW_PROBLEMS, InputError
+from engine.io import load_rated, sample_path
+from engine.pn import sweep, threshold_grid, upper_hull, pn_curve
+
+#: bad rows of every kind: (change to a valid table, the problem of ROW_PROBLEMS, the column named)
+BAD_ROWS = [({"a": ["0.1", "oops", "0.3"]}, "not_number", "a"),
+            ({"b": ["1", "inf", "3"]}, "infinite", "b"),
+            ({"b": ["", "2", "3"]}, "missing_score", "b"),
+            ({"label": ["1", "maybe", ""]}, "label", "label"),
+            ({"w": ["1", "-2", "1"]}, "weight", "w"),
+            ({"w": ["0", "0", "1"]}, "zero_weight", "w"),
+            ({"label": ["", "", ""]}, "no_rated", "label")]
+BASE = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
+
+
+def bad_file(tmp_path, i, change) -> str:
+    path = tmp_path / f"bad{i}.csv"
+    pd.DataFrame({**BASE, **change}).to_csv(path, index=False)
+    return str(path)
+
+
+def message(path, backend) -> str:
+    with pytest.raises(InputError) as caught:
+        rows = open_rows(path, backend, scores=["a", "b"], label="label", weight="w")
+        joint_grid(rows, ["a", "b"], bins=5)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("i", range(len(BAD_ROWS)))
+def test_the_same_bad_rows_give_the_same_message_in_memory_and_in_duckdb(tmp_path, i):
+    change, kind, column = BAD_ROWS[i]
+    path = bad_file(tmp_path, i, change)
+    problem, fix = ROW_PROBLEMS[kind]
+    memory, duck = message(path, "memory"), message(path, "duckdb")
+    for text in (memory, duck):
+        assert f"olumn '{column}'" in text and problem in text and text.endswith(fix), text
+    # only the location differs: memory lists the rows, DuckDB counts them where they lie
+    assert f"of '{path}'" in duck and f"of '{path}'" not in memory
+
+
+def test_one_call_per_result_equals_the_memory_engine():
+    path = str(sample_path("synthetic"))
+    memory, duck = open_rows(path, "memory"), open_rows(path, "duckdb")
+    assert isinstance(duck, CountedRows) and data_source(duck).name == "duckdb" and data_source(memory).name == "memory"
+    d = load_rated(path)
+    name = d.score_names[0]
+    expected = upper_hull(pn_curve(d.column(name), d.labels, d.weights))
+    for rows in (memory, duck):
+        hull, stats = pn_hull(rows, name)
+        assert np.array_equal(hull.curve.thresholds, expected.curve.thresholds) and stats.rated == d.n_rated
+        points, _ = sweep_points(rows, name, [0.2, 0.6])
+        assert [(p.threshold, p.tp, p.fp) for p in points] == [
+            (p.threshold, p.tp, p.fp) for p in sweep(targets=[0.2, 0.6], hull=expected)]
+        grid, _ = joint_grid(rows, d.score_names[:2], bins=12, rule="and")
+        want = threshold_grid(d.columns(list(d.score_names[:2])), d.labels, d.weights, bins=12, rule="and")
+        assert np.array_equal(grid.tp, want.tp) and np.array_equal(grid.fp, want.fp)
+    assert resampling_note(memory) is None and "in memory" in resampling_note(duck)
+    assert BACKENDS == ("auto", *DATA_SOURCES)
+
+
+def test_bootstrap_points_are_the_same_replicates_in_memory_and_in_duckdb(tmp_path):
+    frame = pd.read_csv(sample_path("synthetic")).head(3000)
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path)
+    got = [bootstrap_points(open_rows(str(path), backend), "score_text", targets=[0.3], n_boot=15, seed=3)[0]
+           for backend in ("memory", "duckdb")]
+    assert got[0].threshold_ci == got[1].threshold_ci and got[0].tp_ci == got[1].tp_ci
+
+
+def test_what_needs_rows_in_memory_is_refused_before_reading(tmp_path):
+    with pytest.raises(InputError, match="--by and --capacity run on the memory backend"):
+        open_rows(str(tmp_path / "*.parquet"), "auto", needs_rows="--by and --capacity")
+    with pytest.raises(InputError, match="unknown backend"):
+        open_rows("x.csv", "oracle")
+    with pytest.raises(InputError, match="not rated rows of any data source"):
+        pn_hull(object(), "a")

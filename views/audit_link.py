@@ -1,0 +1,73 @@
+"""Which reviewed audit goes with which rated data: the Audit page pairs them, the Operating point page reads recall.
+
+An audit estimates the positives below the review line of one classifier's scores, so it
+belongs with one rated input and one of its score columns. The Audit page remembers the
+pair when it estimates; the Operating point page then shows recall with its interval at
+the chosen threshold (and puts it in its record item) for that rated data and classifier.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.audit import AuditEstimate, estimate
+from engine.errors import InputError
+from engine.io import SAMPLES
+from views.inputs import active_input, load_sample, session_inputs
+from views.session_input import SessionInput
+from views.state import memo
+
+_PAIRS = "_audit_pairs"  # (rated fingerprint, classifier) -> name of the audit input
+
+
+def audit_estimate(rated: SessionInput, audit: SessionInput, classifier: str, level: float,
+                   thresholds: tuple = ()) -> AuditEstimate:
+    """The estimate of an audit with rated data, once per session and settings (raises InputError)."""
+    return memo(("audit_estimate", audit.fingerprint, *rated.key, classifier, level, thresholds),
+                lambda: estimate(rated.rated, audit.value, classifier=classifier, level=level, thresholds=thresholds))
+
+
+def remember_audit(rated: SessionInput, classifier: str, audit: SessionInput) -> None:
+    """Pair an audit with the rated data and classifier it was estimated with."""
+    st.session_state.setdefault(_PAIRS, {})[(rated.fingerprint, classifier)] = audit.name
+
+
+def paired_audit(rated: SessionInput, classifier: str) -> SessionInput | None:
+    """The audit paired with this rated data and classifier if it is still loaded; a shipped audit goes with its
+    shipped rated data (and its only classifier) without being paired."""
+    name = st.session_state.get(_PAIRS, {}).get((rated.fingerprint, classifier))
+    audits = session_inputs("audit")
+    paired = next((i for i in audits if i.name == name), None)
+    if paired is None and rated.source == "sample" and len(rated.rated.score_names) == 1:
+        paired = next((i for i in audits if i.sample_key and SAMPLES[i.sample_key].companion == rated.sample_key),
+                      None)
+    return paired
+
+
+def audit_at(rated: SessionInput, classifier: str, level: float) -> AuditEstimate | None:
+    """The paired audit's estimate for the Operating point page (None without one, or when it no longer fits).
+
+    With audits loaded but none paired with this rated data, a caption says how to pair one.
+    """
+    audit = paired_audit(rated, classifier) if rated.source != "server" else None
+    if audit is None:
+        if session_inputs("audit"):
+            st.caption("A reviewed audit is loaded: estimate it with this rated data and classifier on **Below the "
+                       "line**, and recall with its interval shows here.")
+        return None
+    try:
+        return audit_estimate(rated, audit, classifier, level)
+    except InputError:
+        return None
+
+
+def companion_rated() -> None:
+    """A shipped audit comes with its shipped rated data: make it the rated data in use while only samples are."""
+    audit = active_input("audit")
+    companion = SAMPLES[audit.sample_key].companion if audit is not None and audit.sample_key else None
+    rated = active_input("rated")
+    if companion and rated is not None and rated.source == "sample" and rated.sample_key != companion \
+            and not st.session_state.get("_audit_companion_done"):
+        st.session_state["_audit_companion_done"] = True  # once per session: a later choice of the user stands
+        load_sample(companion)
+        st.rerun()  # the sidebar shows the rated data in use
