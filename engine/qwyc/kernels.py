@@ -26,9 +26,9 @@ import numpy as np
 __all__ = ["AVAILABLE", "candidate_exits", "sorted_exits", "run_policy"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
-    from numba import njit, prange
+    from numba import njit
 except ImportError:  # pragma: no cover - exercised only without numba
-    njit, prange = None, range
+    njit = None
 
 AVAILABLE = njit is not None
 
@@ -107,12 +107,35 @@ def _side_exits(x: np.ndarray, m: int, others: np.ndarray, n_others: int, sign: 
             exits[b] = total
 
 
+def _no_mistake_exits(col: np.ndarray, g: np.ndarray, rows_pos: np.ndarray, rows_neg: np.ndarray,
+                      neg_only: bool) -> int:
+    """Budget 0 (most steps once the budget is spent): negatives below every positive, positives above every negative."""
+    n_pos, n_neg = rows_pos.size, rows_neg.size
+    total = n_pos + n_neg
+    low = np.inf  # smallest positive sum
+    for i in range(n_pos):
+        low = min(low, g[rows_pos[i]] + col[rows_pos[i]])
+    high = -np.inf  # largest negative sum
+    for i in range(n_neg):
+        high = max(high, g[rows_neg[i]] + col[rows_neg[i]])
+    exits = 0
+    for i in range(n_neg):
+        exits += g[rows_neg[i]] + col[rows_neg[i]] < low
+    if neg_only:
+        return exits
+    for i in range(n_pos):
+        exits += g[rows_pos[i]] + col[rows_pos[i]] > high
+    return min(exits, total)
+
+
 def _one_candidate(col: np.ndarray, g: np.ndarray, rows_pos: np.ndarray, rows_neg: np.ndarray, budget: int,
                    neg_only: bool) -> int:
     n_pos, n_neg = rows_pos.size, rows_neg.size
     total = n_pos + n_neg
     if total == 0:
         return 0
+    if budget == 0:
+        return _no_mistake_exits(col, g, rows_pos, rows_neg, neg_only)
     k = budget + 1
     pos = np.empty(n_pos)
     neg = np.empty(n_neg)
@@ -167,7 +190,7 @@ def candidate_exits(f_t: np.ndarray, g: np.ndarray, rows_pos: np.ndarray, rows_n
         The most examples each candidate lets exit with its optimal thresholds.
     """
     out = np.zeros(candidates.size, dtype=np.int64)
-    for j in prange(candidates.size):  # candidates are independent: one per thread
+    for j in range(candidates.size):
         out[j] = _one_candidate(f_t[candidates[j]], g, rows_pos, rows_neg, budget, neg_only)
     return out
 
@@ -257,6 +280,7 @@ if AVAILABLE:
     _count_below = njit(inline="always", cache=True)(_count_below)
     _side_exits = njit(cache=True)(_side_exits)
     _one_candidate = njit(cache=True)(_one_candidate)
-    candidate_exits = njit(cache=True, nogil=True, parallel=True)(candidate_exits)
+    _no_mistake_exits = njit(cache=True)(_no_mistake_exits)
+    candidate_exits = njit(cache=True, nogil=True)(candidate_exits)
     sorted_exits = njit(cache=True)(sorted_exits)
     run_policy = njit(cache=True, nogil=True)(run_policy)
