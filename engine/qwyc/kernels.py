@@ -7,11 +7,14 @@
   other value only needs to be *counted* against those thresholds. So instead of
   sorting every candidate's sums (NumPy's row-wise sort, O(n log n) per candidate) the
   kernel selects the few order statistics with a bounded heap and counts the rest
-  with a binary search over them: O(n log budget) per candidate, no allocation per
-  candidate. The counts are exactly those of the sorted formulation (same ties:
-  ``#values < x`` and ``#values > y``), so the chosen model is the same.
+  with a binary search over them: O(n log budget) per candidate. The counts are
+  exactly those of the sorted formulation (same ties: ``#values < x`` and
+  ``#values > y``), so the chosen model is the same. Once the budget is spent (after
+  the first steps at small α) a candidate's exits are the negatives below every
+  positive and the positives above every negative: two passes, no selection. The
+  caller packs the undecided rows' columns contiguously (the scan is memory-bound).
 * :func:`sorted_exits`: the same count from already sorted sums (the formulation of
-  :func:`~engine.qwyc.policy.step_thresholds`), used by tests and the NumPy path.
+  :func:`~engine.qwyc.policy.step_thresholds`), an oracle for the tests.
 * :func:`run_policy`: a policy on a contribution matrix, row by row, stopping at the
   first exit (no (N,) temporaries per step).
 

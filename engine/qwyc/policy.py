@@ -640,21 +640,6 @@ class _Packed:
         self.row_of[models] = np.arange(models.size)
 
 
-def _count_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) -> int:
-    """Best number of exits of Algorithm 2 from sorted positive / negative sums (no thresholds)."""
-    n_pos, n_neg = pos.size, neg.size
-    b = np.arange(budget + 1)
-    x = pos[np.minimum(b, n_pos - 1)] if n_pos else np.full(budget + 1, np.inf)
-    x = np.where(b < n_pos, x, np.inf)
-    neg_exits = np.searchsorted(pos, x, side="left") + np.searchsorted(neg, x, side="left")
-    if neg_only:
-        return int(min(neg_exits.max(), n_pos + n_neg))
-    y = neg[np.maximum(n_neg - 1 - b, 0)] if n_neg else np.full(budget + 1, -np.inf)
-    y = np.where(b < n_neg, y, -np.inf)
-    pos_exits = (n_neg - np.searchsorted(neg, y, side="right")) + (n_pos - np.searchsorted(pos, y, side="right"))
-    return int(min((neg_exits + pos_exits[::-1]).max(), n_pos + n_neg))
-
-
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:
     """LightGBM's ``pred_early_stop`` rule for binary models as a policy on F.
 
