@@ -2,6 +2,12 @@
 
     python benchmarks/bench_qwyc.py              # fit time, trade-off curves, wall clock (scikit-learn model)
     python benchmarks/bench_qwyc.py --evaluator  # compiled early exit against LightGBM's C++ predict
+    python benchmarks/bench_qwyc.py --fit        # compiled QWYC* fit against the NumPy one of commit 113aa85
+
+``--fit``: the QWYC* fit on the 32,561 Adult training rows (500 trees, depth 5) at several
+settings, compiled, and in the same run the NumPy implementation it replaced (read with
+``git show 113aa85:engine/qwyc/policy.py``), with a check that both give the same order,
+thresholds and disagreements.
 
 ``--evaluator``: a 500-tree depth-5 LightGBM model on Adult read from its model file, the D = 0.3 %
 promise policy, and in the same run, one thread on both sides, batch (16,281 test rows) and single
@@ -140,8 +146,46 @@ def evaluator_race(single_rows: int = 1000):
         print(f"{name:52s} {batch:14.4f} {single:11.4f}", flush=True)
 
 
+def fit_race(commit: str = "113aa85"):
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    from engine.qwyc import fit_qwyc
+
+    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+          f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    trained = train_adult_gbt()
+    f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
+    source = subprocess.run(["git", "show", f"{commit}:engine/qwyc/policy.py"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parent, check=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as out:
+        out.write(source)
+    spec = importlib.util.spec_from_file_location("numpy_policy", out.name)
+    reference = importlib.util.module_from_spec(spec)
+    sys.modules["numpy_policy"] = reference
+    spec.loader.exec_module(reference)
+    fit_qwyc(f_fit[:300, :20], alpha=0.01, bias=bias)  # compiled (or read from Numba's cache) before timing
+    print(f"{'setting':34s} {'compiled s':>10s} {f'NumPy {commit} s':>16s} {'same policy':>11s}")
+    for alpha, neg_only, budget in ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"),
+                                    (0.005, True, "greedy"), (0.005, False, "rationed")):
+        kwargs = dict(alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
+        t0 = time.perf_counter()
+        new = fit_qwyc(f_fit, **kwargs)
+        new_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        old = reference.fit_qwyc(f_fit, **kwargs)
+        old_s = time.perf_counter() - t0
+        same = (np.array_equal(new.order, old.order) and np.array_equal(new.eps_minus, old.eps_minus)
+                and np.array_equal(new.eps_plus, old.eps_plus) and new.fit_disagreements == old.fit_disagreements)
+        print(f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:10.2f} {old_s:16.2f} "
+              f"{same!s:>11s}", flush=True)
+
+
 if __name__ == "__main__":
     if "--evaluator" in sys.argv[1:]:
         evaluator_race()
+    elif "--fit" in sys.argv[1:]:
+        fit_race()
     else:
         main()
