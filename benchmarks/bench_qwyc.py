@@ -1,6 +1,19 @@
 """QWYC on UCI Adult with HistGradientBoostingClassifier(max_iter=500, max_depth=5, early_stopping=False).
 
-    python benchmarks/bench_qwyc.py
+    python benchmarks/bench_qwyc.py              # fit time, trade-off curves, wall clock (scikit-learn model)
+    python benchmarks/bench_qwyc.py --evaluator  # compiled early exit against LightGBM's C++ predict
+    python benchmarks/bench_qwyc.py --fit        # compiled QWYC* fit against the NumPy one of commit 113aa85
+
+``--fit``: the QWYC* fit on the 32,561 Adult training rows (500 trees, depth 5) at several
+settings, compiled, and in the same run the NumPy implementation it replaced (read with
+``git show 113aa85:engine/qwyc/policy.py``), with a check that both give the same order,
+thresholds and disagreements.
+
+``--evaluator``: a 500-tree depth-5 LightGBM model on Adult read from its model file, the D = 0.3 %
+promise policy, and in the same run, one thread on both sides, batch (16,281 test rows) and single
+rows: our compiled early exit, our compiled traversal of all trees, LightGBM ``predict`` (all trees)
+and LightGBM ``pred_early_stop`` at the (margin, freq) with the fewest trees whose test disagreement is
+at most ours (matched disagreement).
 
 Targets: QWYC* fit on the 32,561 training rows at alpha = 0.5 % under 20 s; on
 the 16,281 test rows at most 60 of 500 trees on average with at most 1 %
@@ -76,5 +89,103 @@ def main():
           f"at least {min([r.test_mean_models for r in outside if r.test_disagreement_pct < lo] or [np.nan]):.0f} trees")
 
 
+def best_of(fn, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def evaluator_race(single_rows: int = 1000):
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    from bench_fidelity import adult_lightgbm
+
+    from engine.qwyc import fit_fidelity, lightgbm_early_stop_policy, load_model
+    from engine.qwyc.evaluator import flatten_ensemble
+
+    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+          f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    model, x_train, x_test = adult_lightgbm()
+    booster = model.booster_
+    loaded = load_model(booster.model_to_string().encode(), name="adult.txt")
+    x_fit, x = loaded.features(x_train), np.ascontiguousarray(loaded.features(x_test))
+    flat = flatten_ensemble(loaded.ensemble)
+    f_fit, f_test = loaded.ensemble.contributions(x_fit), loaded.ensemble.contributions(x)
+    bias, t_count = loaded.ensemble.bias, loaded.n_trees
+    full = bias + f_test.sum(axis=1) >= 0
+    t0 = time.perf_counter()
+    policy = fit_fidelity(f_fit, max_disagreement=0.003, bias=bias).policy
+    fit_s = time.perf_counter() - t0
+    ours_dec, ours_trees = policy.predict(f_test)
+    ours_dis = float(np.mean(ours_dec != full))
+    grid = []
+    for margin in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0):
+        for freq in (1, 2, 5, 10, 20):
+            d, n = lightgbm_early_stop_policy(t_count, freq, margin, bias=bias).predict(f_test)
+            grid.append((float(np.mean(d != full)), float(n.mean()), margin, freq))
+    matched = min((g for g in grid if g[0] <= ours_dis), key=lambda g: g[1], default=max(grid, key=lambda g: g[1]))
+    print(f"policy D = 0.3 % fitted in {fit_s:.1f} s: {ours_trees.mean():.1f} of {t_count} trees, test disagreement "
+          f"{100 * ours_dis:.3f} %; LightGBM pred_early_stop matched: margin {matched[2]:g}, freq {matched[3]}, "
+          f"{matched[1]:.1f} trees, {100 * matched[0]:.3f} %")
+    assert np.array_equal(flat.early_exit(policy, x)[0], ours_dec)
+    one = dict(raw_score=True, num_threads=1)
+    rows = {
+        "ours: compiled early exit (D = 0.3 %)": lambda xs: flat.early_exit(policy, xs),
+        "ours: compiled traversal, all trees": lambda xs: flat.decision_function(xs),
+        "LightGBM predict, all trees": lambda xs: booster.predict(xs, **one),
+        f"LightGBM pred_early_stop (margin {matched[2]:g}, freq {matched[3]})": lambda xs: booster.predict(
+            xs, pred_early_stop=True, pred_early_stop_freq=matched[3], pred_early_stop_margin=matched[2], **one),
+    }
+    print(f"\n{'evaluator (1 thread)':52s} {f'{x.shape[0]:,} rows s':>14s} {'one row ms':>11s}")
+    for name, fn in rows.items():
+        fn(x[:10])  # compiled on first use
+        batch = best_of(lambda: fn(x))
+        single = best_of(lambda: [fn(x[i:i + 1]) for i in range(single_rows)], 3) / single_rows * 1e3
+        print(f"{name:52s} {batch:14.4f} {single:11.4f}", flush=True)
+
+
+def fit_race(commit: str = "113aa85"):
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    from engine.qwyc import fit_qwyc
+
+    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+          f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    trained = train_adult_gbt()
+    f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
+    source = subprocess.run(["git", "show", f"{commit}:engine/qwyc/policy.py"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parent, check=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as out:
+        out.write(source)
+    spec = importlib.util.spec_from_file_location("numpy_policy", out.name)
+    reference = importlib.util.module_from_spec(spec)
+    sys.modules["numpy_policy"] = reference
+    spec.loader.exec_module(reference)
+    fit_qwyc(f_fit[:300, :20], alpha=0.01, bias=bias)  # compiled (or read from Numba's cache) before timing
+    print(f"{'setting':34s} {'compiled s':>10s} {f'NumPy {commit} s':>16s} {'same policy':>11s}")
+    for alpha, neg_only, budget in ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"),
+                                    (0.005, True, "greedy"), (0.005, False, "rationed")):
+        kwargs = dict(alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
+        t0 = time.perf_counter()
+        new = fit_qwyc(f_fit, **kwargs)
+        new_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        old = reference.fit_qwyc(f_fit, **kwargs)
+        old_s = time.perf_counter() - t0
+        same = (np.array_equal(new.order, old.order) and np.array_equal(new.eps_minus, old.eps_minus)
+                and np.array_equal(new.eps_plus, old.eps_plus) and new.fit_disagreements == old.fit_disagreements)
+        print(f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:10.2f} {old_s:16.2f} "
+              f"{same!s:>11s}", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if "--evaluator" in sys.argv[1:]:
+        evaluator_race()
+    elif "--fit" in sys.argv[1:]:
+        fit_race()
+    else:
+        main()

@@ -14,25 +14,36 @@ and JSON reports), :mod:`engine.cli` (``opstudio``).
 This module re-exports each paper's entry points.
 """
 
-from .constraints import ConstrainedModel, InfeasibleConstraintsError, fit_constrained
-from .errors import InputError, RatedDataError
-from .io import ColumnMapping, RatedData, load_counts, load_rated, read_table
-from .pn import (
-    OperatingPoint,
-    ThresholdGrid,
-    analytic_path,
-    bootstrap,
-    graph_path,
-    operating_point,
-    path_operating_point,
-    pn_curve,
-    sweep,
-    threshold_grid,
-    upper_hull,
-)
-from .qwyc import EarlyExitPolicy, fit_qwyc
-from .reporting import ENGINE_VERSION as __version__
-from .setloss import Decision, expected_losses, get_loss, optimal_decision
+# Re-exported lazily (PEP 562): ``import engine.cli`` (``opstudio --help``, the ``opstudio app`` launcher)
+# must not import numpy, pandas or scikit-learn; ``from engine import X`` imports X's subpackage on first use.
+_EXPORTS = {
+    "ConstrainedModel": "constraints", "InfeasibleConstraintsError": "constraints", "fit_constrained": "constraints",
+    "InputError": "errors", "RatedDataError": "errors",
+    "ColumnMapping": "io", "RatedData": "io", "load_counts": "io", "load_rated": "io", "read_table": "io",
+    **dict.fromkeys(["OperatingPoint", "ThresholdGrid", "analytic_path", "bootstrap", "graph_path", "operating_point",
+                     "path_operating_point", "pn_curve", "sweep", "threshold_grid", "upper_hull"], "pn"),
+    "EarlyExitPolicy": "qwyc", "fit_qwyc": "qwyc",
+    "Decision": "setloss", "expected_losses": "setloss", "get_loss": "setloss", "optimal_decision": "setloss",
+}
+
+
+def __getattr__(name: str):
+    if name == "__version__":
+        from .reporting import ENGINE_VERSION
+
+        return ENGINE_VERSION
+    if name in _EXPORTS:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "InputError", "RatedDataError",

@@ -98,6 +98,19 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
+@st.cache_resource(show_spinner=False, max_entries=48)
+def shared_result(key: tuple, _compute):
+    """The shipped sample's fits, curves and comparisons, once per server (public data, deterministic)."""
+    return _compute()
+
+
+def shared(ens: "Ensemble", key: tuple, compute):
+    """``compute()`` once per server for the shipped sample; once per session for a user's own data."""
+    if ens.key[0] == "adult":
+        return shared_result((*ens.key, *key), compute)
+    return memo((*key, *ens.key), compute)
+
+
 def adult_ensemble() -> Ensemble:
     c = st.columns(2)
     max_iter = c[0].select_slider("Trees", [100, 200, 300, 500], 500, key="qwyc_trees", bind="query-params",
@@ -165,7 +178,7 @@ def fitted_policy(ens: Ensemble, settings: Settings) -> EarlyExitPolicy:
         bar.empty()
         return policy
 
-    return memo(("qwyc", *ens.key, settings.alpha, settings.neg_only, settings.budget), fit)
+    return shared(ens, ("qwyc", settings.alpha, settings.neg_only, settings.budget), fit)
 
 
 def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit: dict, test: dict) -> None:
@@ -218,11 +231,10 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
     r = ens.rows
     table = on_click("_qwyc_curves", (ens.key, settings.neg_only),
                      st.button("Compute the trade-off curves", key="run_curves"),
-                     lambda progress: tradeoff_curves(r.f_fit, r.f_test, labels_fit=r.labels_fit,
-                                                      labels_test=r.labels_test, bias=r.bias,
-                                                      neg_only=settings.neg_only,
-                                                      alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
-                                                      progress=progress),
+                     lambda progress: shared(ens, ("curves", settings.neg_only), lambda: tradeoff_curves(
+                         r.f_fit, r.f_test, labels_fit=r.labels_fit, labels_test=r.labels_test, bias=r.bias,
+                         neg_only=settings.neg_only, alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
+                         progress=progress)),
                      progress="Sweeping α, γ and k")
     if table is None:
         return
@@ -306,7 +318,8 @@ def promise_view(ens: Ensemble) -> None:
     promise_pct = p[0].number_input("D: new rows allowed to differ (%)", 0.01, 10.0, 0.3, 0.05, format="%.2f",
                                     key="promise_pct")
     promised = on_click("_promise", (ens.key, promise_pct), p[1].button("Fit with this promise", key="fit_promise"),
-                        lambda progress: promised_policy(ens, promise_pct, progress),
+                        lambda progress: shared(ens, ("promise", promise_pct),
+                                                lambda: promised_policy(ens, promise_pct, progress)),
                         progress=f"QWYC* on 60 % of the fit rows, margins calibrated for D = {promise_pct:.2f} %")
     if promised is not None:
         show_promise(p[2], ens, promise_pct, *promised)
@@ -314,7 +327,8 @@ def promise_view(ens: Ensemble) -> None:
     curve = on_click("_fidelity_curve", ens.key,
                      st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)",
                                key="run_fidelity_curve"),
-                     lambda progress: fidelity_curve(r.f_fit, r.f_test, bias=r.bias, progress=progress),
+                     lambda progress: shared(ens, ("fidelity curve",), lambda: fidelity_curve(
+                         r.f_fit, r.f_test, bias=r.bias, progress=progress)),
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")

@@ -32,8 +32,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import app, audit, constraints, monitor, pn, qwyc, samples, setloss
-from .common import explain
+from . import app
 
 #: one example per command, shown at the end of its ``--help``
 EXAMPLES = {
@@ -78,8 +77,22 @@ class _Version(argparse.Action):
 
 __all__ = ["main"]
 
+_COMMAND_MODULES = ("audit", "constraints", "monitor", "pn", "qwyc", "samples", "setloss")
+
+
+def __getattr__(name: str):
+    """The command modules import on first use (``opstudio app`` needs none of them)."""
+    if name in _COMMAND_MODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def _parser() -> argparse.ArgumentParser:
+    from . import audit, constraints, monitor, pn, qwyc, samples, setloss  # each imports its part of the engine
+    from .common import explain
+
     p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
                                 "classifier operating points on predicted-positive rated data.")
     p.add_argument("--version", action=_Version, help="print the version and exit")
@@ -111,6 +124,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         that cannot be read or written (the message printed to stderr), 0 when the
         reader of stdout closed the pipe.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["app"]:  # the launcher only starts the server: no engine, numpy or pandas in this process
+        p = argparse.ArgumentParser(prog="opstudio")
+        app.add_parser(p.add_subparsers(dest="command", required=True))
+        args = p.parse_args(argv)
+        return args.func(args)
     args = _parser().parse_args(argv)
     try:
         return args.func(args)

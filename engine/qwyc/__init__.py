@@ -47,6 +47,7 @@ from .policy import (
     EarlyExitPolicy,
     fit_qwyc,
     fixed_order,
+    fixed_order_sweep,
     lightgbm_early_stop_policy,
     step_thresholds,
 )
@@ -54,7 +55,8 @@ from .timing import EarlyExitTiming, time_early_exit, timing_table
 
 __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
-    "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy", "ORDERS",
+    "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
+    "ORDERS",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
     "EarlyExitTiming", "time_early_exit", "timing_table",
     "FidelityPolicy", "fit_fidelity", "fidelity_curve", "measured_row", "clopper_pearson",

@@ -17,7 +17,8 @@ from .policy import (
     EarlyExitPolicy,
     early_exit_loop,
     fit_qwyc,
-    fixed_order,
+    fixed_order_sweep,
+    order_permutation,
     validate_contributions,
 )
 
@@ -126,8 +127,7 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
         Invalid F, costs or order.
     """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
-    perm = fixed_order(f, order, threshold=threshold, bias=bias, alpha=0.0, costs=c).order if isinstance(order, str) \
-        else np.asarray(order, dtype=np.int64)
+    perm = order_permutation(f, order, bias=bias)[0] if isinstance(order, str) else np.asarray(order, dtype=np.int64)
     full_score = bias + f.sum(axis=1)
     g = np.full(f.shape[0], bias)
     keys, means, stds = [], [], []
@@ -294,15 +294,24 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     t_count = f_fit.shape[1]
     ks = ks or sorted({max(1, int(t_count * s)) for s in (0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)})
     jobs = [(o, a) for o in orders for a in alphas] + [("fan", gm) for gm in gammas] + [("smaller", k) for k in ks]
-    rows = []
+    # a fixed order depends on neither alpha nor gamma: computed once per order, shared by its whole sweep
+    valid, _, _ = validate_contributions(f_fit, costs, 0.0, bias)
+    perms = {name: order_permutation(valid, name, bias=float(bias))[0]
+             for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
+    rows, swept = [], {}
     for i, (method, param) in enumerate(jobs):
         if method == "fan":
-            policy = fit_fan(f_fit, gamma=param, threshold=threshold, bias=bias, costs=costs)
+            policy = fit_fan(f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold, bias=bias,
+                             costs=costs)
         elif method == "smaller":
             policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
-        else:
-            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, order=None if method == "qwyc" else method,
-                         neg_only=neg_only, costs=costs, bias=bias)
+        elif method == "qwyc":
+            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, neg_only=neg_only, costs=costs, bias=bias)
+        else:  # every alpha of a fixed order at once: each step's running sums sorted once
+            if method not in swept:
+                swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,
+                                                                   bias=bias, neg_only=neg_only, costs=costs)))
+            policy = swept[method][param]
         fit_m = policy.evaluate(f_fit, labels_fit)
         test_m = policy.evaluate(f_test, labels_test)
         rows.append({"method": method, "parameter": param,

@@ -112,6 +112,11 @@ class AdditiveEnsemble:
             ``F[i, t] = trees[t].predict(x)[i]``; ``bias + F.sum(1)`` is the full score.
         """
         x = np.asarray(x, dtype=np.float64)
+        from .evaluator import flatten_ensemble  # compiled when every base model is a tree of arrays
+
+        flat = flatten_ensemble(self)
+        if flat is not None:
+            return flat.contributions(x)
         return np.column_stack([t.predict(x) for t in self.trees])
 
     def decision_function(self, x) -> np.ndarray:

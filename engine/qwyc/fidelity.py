@@ -156,27 +156,50 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     Candès, Jordan & Lei, *Learn then Test* (2021), fixed-sequence testing.
     """
     f = np.asarray(f_fit, dtype=np.float64)
+    _check_promise(max_disagreement)
+    prepared = _prepare(f, calibration_share, 0.0 if alpha is None else float(alpha), neg_only, bias, seed, progress)
+    return _promise(prepared, max_disagreement, confidence)
+
+
+def _check_promise(max_disagreement: float) -> None:
     if not 0 < max_disagreement < 1:
         raise ValueError("the maximum disagreement D must be a fraction in (0, 1), e.g. 0.001 for 0.1 %")
-    alpha = 0.0 if alpha is None else float(alpha)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What every promise D shares: the split, the QWYC* fit, the spreads and the disagreement at every margin."""
+
+    base: EarlyExitPolicy
+    spread: np.ndarray
+    calibration_rows: int
+    disagreements: np.ndarray  # calibration rows deciding unlike the full model, per entry of MARGINS
+    alpha: float
+
+
+def _prepare(f: np.ndarray, calibration_share: float, alpha: float, neg_only: bool, bias: float, seed: int,
+             progress) -> _Prepared:
     n = f.shape[0]
     calibration = np.zeros(n, dtype=bool)
     calibration[np.random.default_rng(seed).permutation(n)[: int(round(calibration_share * n))]] = True
     base = fit_qwyc(f[~calibration], alpha=alpha, neg_only=neg_only, bias=bias, progress=progress)
     spread = _spread(f[~calibration], base.order, bias)
-    f_cal = f[calibration]
+    f_cal = np.ascontiguousarray(f[calibration])
     full = bias + f_cal.sum(axis=1) >= base.threshold
+    disagreements = np.array([int(np.sum(_widened(base, spread, m).predict(f_cal)[0] != full)) for m in MARGINS])
+    return _Prepared(base, spread, int(f_cal.shape[0]), disagreements, alpha)
+
+
+def _promise(prepared: _Prepared, max_disagreement: float, confidence: float) -> FidelityPolicy:
     chosen, chosen_k = math.inf, 0
-    for margin in MARGINS[::-1]:  # widest first; stop at the first margin that fails
-        decision, _ = _widened(base, spread, margin).predict(f_cal)
-        k = int(np.sum(decision != full))
-        if _upper(k, f_cal.shape[0], confidence) > max_disagreement:
+    for margin, k in zip(MARGINS[::-1], prepared.disagreements[::-1]):  # widest first; stop at the first failure
+        if _upper(int(k), prepared.calibration_rows, confidence) > max_disagreement:
             break
-        chosen, chosen_k = float(margin), k
-    policy = replace(_widened(base, spread, chosen), method=f"QWYC* with calibrated margin (D = {max_disagreement:g})",
-                     alpha=float(alpha))
-    return FidelityPolicy(policy, float(max_disagreement), float(confidence), chosen, int(f_cal.shape[0]), chosen_k,
-                          not math.isinf(chosen))
+        chosen, chosen_k = float(margin), int(k)
+    policy = replace(_widened(prepared.base, prepared.spread, chosen),
+                     method=f"QWYC* with calibrated margin (D = {max_disagreement:g})", alpha=prepared.alpha)
+    return FidelityPolicy(policy, float(max_disagreement), float(confidence), chosen, prepared.calibration_rows,
+                          chosen_k, not math.isinf(chosen))
 
 
 def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0.001, 0.002, 0.003, 0.005, 0.01,
@@ -204,7 +227,7 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
     seed : int
         Seed of each promise's calibration split.
     progress : callable, optional
-        ``progress(done, total)`` over the promises.
+        ``progress(done, total)`` over the steps of the one QWYC* fit every promise shares, then the promises.
 
     Returns
     -------
@@ -212,13 +235,20 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
         One :func:`measured_row` per promise and per LightGBM setting.
     """
     f_fit, f_test = np.asarray(f_fit, dtype=float), np.asarray(f_test, dtype=float)
+    for d in disagreements:
+        _check_promise(d)
+    t_count = f_fit.shape[1]
+    total = t_count + len(disagreements)
+    # the QWYC* fit and the calibration at every margin do not depend on D: done once, shared by every promise
+    prepared = _prepare(f_fit, 0.4, 0.0, False, bias, seed,
+                        None if progress is None else lambda done, _: progress(done, total))
     rows = []
     for i, d in enumerate(disagreements):
-        fitted = fit_fidelity(f_fit, max_disagreement=d, confidence=confidence, bias=bias, seed=seed)
+        fitted = _promise(prepared, d, confidence)
         rows.append(measured_row("QWYC with fidelity promise", f"D = {d:.2%}", fitted.policy, f_test, bias, d,
                          fitted.certified))
         if progress is not None:
-            progress(i + 1, len(disagreements))
+            progress(t_count + i + 1, total)
     for margin in lightgbm_margins:
         for freq in lightgbm_freqs:
             policy = lightgbm_early_stop_policy(f_fit.shape[1], freq, margin, bias=bias)

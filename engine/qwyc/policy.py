@@ -40,8 +40,11 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "lightgbm_early_stop_policy",
-           "early_exit_loop", "validate_contributions", "ORDERS"]
+from .evaluator import flatten_ensemble
+from .kernels import candidate_exits, run_policy
+
+__all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
+           "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
 
 ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
 
@@ -238,12 +241,16 @@ class EarlyExitPolicy:
         (numpy.ndarray of bool, numpy.ndarray of int)
             Decisions and models evaluated per example, both shape (N,).
         """
-        f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
-                                lambda active, t: f_matrix[active, t], self._exits)
+        f_matrix = np.ascontiguousarray(f_matrix, dtype=np.float64)
+        return run_policy(f_matrix, np.asarray(self.order, dtype=np.int64),
+                          np.asarray(self.eps_minus, dtype=np.float64), np.asarray(self.eps_plus, dtype=np.float64),
+                          float(self.bias), float(self.threshold))
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
+
+        Ensembles of tree arrays (every model reader's, scikit-learn's) run compiled, row by row
+        (:class:`~engine.qwyc.evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
 
         Parameters
         ----------
@@ -258,6 +265,9 @@ class EarlyExitPolicy:
             Decisions and models evaluated per example, both shape (N,).
         """
         x = np.asarray(x, dtype=np.float64)
+        flat = flatten_ensemble(ensemble)
+        if flat is not None:  # compiled: each row through the order, stopping at its first exit
+            return flat.early_exit(self, x)[:2]
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
@@ -335,6 +345,69 @@ def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, thr
     return eps_minus, eps_plus, spent
 
 
+def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0, labels=None):
+    """The permutation of a fixed order and its method name (see :func:`fixed_order`).
+
+    It depends on neither α nor the budget, so sweeps compute it once per order.
+
+    Parameters
+    ----------
+    f : numpy.ndarray of float64, shape (N, T)
+        Validated contributions.
+    order : str or sequence of int
+        An order name of :data:`ORDERS` (not ``"qwyc"``) or a permutation.
+    bias : float, optional
+        Constant of the score.
+    seed : int, optional
+        Seed of the ``"random"`` order.
+    labels : array_like of {0, 1}, shape (N,), optional
+        Labels for the MSE orders.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, str)
+        The permutation and the method name (``"explicit"`` for a given permutation).
+
+    Raises
+    ------
+    ValueError
+        An unknown order name or not a permutation.
+    """
+    t_count = f.shape[1]
+    full_score = bias + f.sum(axis=1)
+    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
+        full_score).mean()
+    if isinstance(order, str):
+        name = order
+        if order == "natural":
+            perm = np.arange(t_count)
+        elif order == "random":
+            perm = np.random.default_rng(seed).permutation(t_count)
+        elif order == "individual_mse":
+            resid = target - bias
+            mse = ((resid[:, None] - f) ** 2).mean(axis=0)
+            perm = np.argsort(mse, kind="stable")
+        elif order == "greedy_mse":
+            resid = target - bias
+            sq = (f * f).sum(axis=0)
+            left = np.ones(t_count, dtype=bool)
+            perm = np.empty(t_count, dtype=np.int64)
+            for r in range(t_count):
+                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
+                t = int(np.argmin(gain))
+                perm[r] = t
+                left[t] = False
+                resid = resid - f[:, t]
+        else:
+            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
+    else:
+        perm = np.asarray(order, dtype=np.int64)
+        name = "explicit"
+        if sorted(perm.tolist()) != list(range(t_count)):
+            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
+    return perm, name
+
+
 def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0, bias: float = 0.0,
                 alpha: float = 0.005, neg_only: bool = False, costs=None, budget: str = "greedy", seed: int = 0,
                 labels=None) -> EarlyExitPolicy:
@@ -381,42 +454,79 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     """
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
-    n, t_count = f.shape
+    perm, name = order_permutation(f, order, bias=bias, seed=seed, labels=labels)
     full_score = bias + f.sum(axis=1)
-    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
-        full_score).mean()
-    if isinstance(order, str):
-        name = order
-        if order == "natural":
-            perm = np.arange(t_count)
-        elif order == "random":
-            perm = np.random.default_rng(seed).permutation(t_count)
-        elif order == "individual_mse":
-            resid = target - bias
-            mse = ((resid[:, None] - f) ** 2).mean(axis=0)
-            perm = np.argsort(mse, kind="stable")
-        elif order == "greedy_mse":
-            resid = target - bias
-            sq = (f * f).sum(axis=0)
-            left = np.ones(t_count, dtype=bool)
-            perm = np.empty(t_count, dtype=np.int64)
-            for r in range(t_count):
-                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
-                t = int(np.argmin(gain))
-                perm[r] = t
-                left[t] = False
-                resid = resid - f[:, t]
-        else:
-            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
-    else:
-        perm = np.asarray(order, dtype=np.int64)
-        name = "explicit"
-        if sorted(perm.tolist()) != list(range(t_count)):
-            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
     full = full_score >= threshold
     lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
     return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
                            time.perf_counter() - t0, spent)
+
+
+def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[float], *, threshold: float = 0.0,
+                      bias: float = 0.0, neg_only: bool = False, costs=None, budget: str = "greedy",
+                      seed: int = 0) -> list[EarlyExitPolicy]:
+    """:func:`fixed_order` for several α at once, sorting each step's running sums once for all of them.
+
+    Along a fixed order the running sums after each step do not depend on α; only which rows
+    are still undecided does. So the steps run in lockstep over the α: each step's sums of all
+    rows are sorted once, and each α takes its undecided rows from that sorted order (a filter,
+    no sort). The policies are those of :func:`fixed_order` with the same arguments.
+
+    Parameters
+    ----------
+    f_matrix : array_like of float, shape (N, T)
+        Contributions of the T base models to the score of N examples (finite).
+    order : str or sequence of int
+        As for :func:`fixed_order`.
+    alphas : sequence of float
+        The α of each policy, each in [0, 1).
+    threshold, bias, neg_only, costs, budget, seed
+        As for :func:`fixed_order`.
+
+    Returns
+    -------
+    list of EarlyExitPolicy
+        One policy per α, in the order given.
+
+    Raises
+    ------
+    ValueError
+        Invalid F, an α, costs, budget or order.
+    """
+    t0 = time.perf_counter()
+    f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
+    for a in alphas:
+        validate_contributions(f[:1], c, a, bias)
+    perm, name = order_permutation(f, order, bias=bias, seed=seed)
+    n, steps = f.shape[0], perm.size
+    full = bias + f.sum(axis=1) >= threshold
+    k = len(alphas)
+    active = np.ones((k, n), dtype=bool)
+    eps_minus = np.full((k, steps), -np.inf)
+    eps_plus = np.full((k, steps), np.inf)
+    spent = np.zeros(k, dtype=np.int64)
+    g = np.full(n, bias)
+    for r, t in enumerate(perm):
+        g += f[:, t]
+        if r == steps - 1:
+            break
+        live = [i for i in range(k) if active[i].any()]
+        if not live:
+            break
+        undecided = np.flatnonzero(active[live].any(axis=0))
+        by_value = undecided[np.argsort(g[undecided], kind="stable")]  # once for every alpha
+        sorted_g, sorted_full = g[by_value], full[by_value]
+        for i in live:
+            keep = active[i][by_value]
+            pos, neg = sorted_g[keep & sorted_full], sorted_g[keep & ~sorted_full]
+            allowed = _allowance(alphas[i], n, r, steps, budget) - int(spent[i])
+            lo, hi, _, mistakes = _best_split(pos, neg, allowed, neg_only)
+            eps_minus[i, r], eps_plus[i, r] = lo, hi
+            spent[i] += mistakes
+            active[i] &= ~((g > hi) | (g < lo))
+    seconds = (time.perf_counter() - t0) / max(k, 1)
+    return [EarlyExitPolicy(perm, eps_minus[i], eps_plus[i], float(threshold), bias, c, float(alphas[i]), name,
+                            seconds, int(spent[i])) for i in range(k)]
 
 
 def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
@@ -475,6 +585,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
+    packed = _Packed(f, np.arange(n), np.arange(t_count))
     g = np.full(n, bias)
     active = np.arange(n)
     remaining = np.arange(t_count)
@@ -490,13 +601,12 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
             break
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
         d = full[active]
-        # (candidates x undecided) running sums, split by full decision and sorted per candidate
-        base = g[active]
-        sums_pos = np.sort(base[d][None, :] + f[np.ix_(active[d], remaining)].T, axis=1)
-        sums_neg = np.sort(base[~d][None, :] + f[np.ix_(active[~d], remaining)].T, axis=1)
-        exits = np.empty(remaining.size, dtype=np.int64)
-        for i in range(remaining.size):
-            exits[i] = _count_exits(sums_pos[i], sums_neg[i], allowed, neg_only)
+        # every candidate's best exits (compiled: order statistics selected, the rest counted)
+        if active.size < 0.7 * packed.rows.size:  # keep the candidates' columns of the undecided rows contiguous
+            packed = _Packed(f, active, remaining)
+        local = np.searchsorted(packed.rows, active)
+        exits = candidate_exits(packed.f_t, g[packed.rows], local[d], local[~d], packed.row_of[remaining], allowed,
+                                neg_only)
         with np.errstate(divide="ignore"):
             ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
         if np.isfinite(ratio).any():
@@ -520,19 +630,14 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
                            time.perf_counter() - t0, spent)
 
 
-def _count_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) -> int:
-    """Best number of exits of Algorithm 2 from sorted positive / negative sums (no thresholds)."""
-    n_pos, n_neg = pos.size, neg.size
-    b = np.arange(budget + 1)
-    x = pos[np.minimum(b, n_pos - 1)] if n_pos else np.full(budget + 1, np.inf)
-    x = np.where(b < n_pos, x, np.inf)
-    neg_exits = np.searchsorted(pos, x, side="left") + np.searchsorted(neg, x, side="left")
-    if neg_only:
-        return int(min(neg_exits.max(), n_pos + n_neg))
-    y = neg[np.maximum(n_neg - 1 - b, 0)] if n_neg else np.full(budget + 1, -np.inf)
-    y = np.where(b < n_neg, y, -np.inf)
-    pos_exits = (n_neg - np.searchsorted(neg, y, side="right")) + (n_pos - np.searchsorted(pos, y, side="right"))
-    return int(min((neg_exits + pos_exits[::-1]).max(), n_pos + n_neg))
+class _Packed:
+    """The remaining models' contributions on a set of rows, one contiguous row per model (memory-bound scan)."""
+
+    def __init__(self, f: np.ndarray, rows: np.ndarray, models: np.ndarray):
+        self.rows = rows
+        self.f_t = np.ascontiguousarray(f[np.ix_(rows, models)].T)
+        self.row_of = np.full(f.shape[1], -1, dtype=np.int64)
+        self.row_of[models] = np.arange(models.size)
 
 
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:

@@ -60,7 +60,7 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     assert metric(page, "Recall at the review line") == f"{result.recall.estimate:.1%}"
     expect(page.get_by_text(f"An audit of 300 of the 5,747 unflagged documents found")).to_be_visible()
     page.get_by_role("button", name="Add to decision record").last.click()
-    expect(page.get_by_text("(1 items)")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("The record now holds 1 decision")).to_be_visible(timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     shot(page, "audit_estimate")
     # the Operating point page now shows recall at its threshold

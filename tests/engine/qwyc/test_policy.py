@@ -12,6 +12,7 @@ from engine.qwyc import (
     fit_fan,
     fit_qwyc,
     fixed_order,
+    fixed_order_sweep,
     pareto_front,
     smaller_ensemble,
     step_thresholds,
@@ -163,3 +164,17 @@ def test_tradeoff_curves_and_pareto():
     assert table.groupby("method")["pareto"].any().all()
     idx = pareto_front(np.array([1, 2, 3, 2]), np.array([5, 3, 4, 6]))
     assert idx.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("order, neg_only, budget", [("natural", False, "greedy"), ("greedy_mse", True, "rationed"),
+                                                     ("random", False, "rationed")])
+def test_a_sweep_over_alpha_gives_each_alphas_fixed_order_policy(order, neg_only, budget):
+    f, _ = synthetic_ensemble(seed=2, n=800, t=15)
+    bias = 0.1
+    alphas = (0.0, 0.004, 0.02, 0.1)
+    swept = fixed_order_sweep(f, order, alphas, bias=bias, neg_only=neg_only, budget=budget)
+    for alpha, policy in zip(alphas, swept):
+        alone = fixed_order(f, order, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
+        assert np.array_equal(policy.order, alone.order) and policy.method == alone.method == order
+        assert np.array_equal(policy.eps_minus, alone.eps_minus) and np.array_equal(policy.eps_plus, alone.eps_plus)
+        assert policy.fit_disagreements == alone.fit_disagreements and policy.alpha == alpha

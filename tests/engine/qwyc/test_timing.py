@@ -12,7 +12,8 @@ def test_rows_and_speed_ups_of_given_timings():
     timing = EarlyExitTiming(rows=500, full_seconds=0.8, early_seconds=0.2, reference_seconds=0.3, mean_models=12.5,
                              decisions_match_policy=True)
     table = timing_table(timing, 100)
-    assert list(table["evaluation"]) == ["all trees (this engine)", "early exit (this engine, only undecided rows)",
+    assert list(table["evaluation"]) == ["all trees (this engine)",
+                                         "early exit (this engine, compiled: each row stops at its first exit)",
                                          "scikit-learn decision_function (compiled, all trees)"]
     assert list(table["seconds"]) == [0.8, 0.2, 0.3]
     assert list(table["mean # trees"]) == [100, 12.5, 100]

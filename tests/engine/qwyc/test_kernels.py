@@ -1,0 +1,83 @@
+"""Compiled QWYC loops against independent oracles: brute force over cut pairs, a plain QWYC* loop, the NumPy loop."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.qwyc import fit_qwyc, step_thresholds
+from engine.qwyc.kernels import candidate_exits, run_policy, sorted_exits
+from engine.qwyc.policy import early_exit_loop
+
+from .test_policy import brute_force_step
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.booleans()), min_size=0, max_size=14),
+       st.lists(st.lists(st.integers(-2, 2), min_size=14, max_size=14), min_size=1, max_size=4),
+       st.integers(0, 5), st.booleans())
+def test_candidate_exits_equal_brute_force_over_all_cut_pairs(rows, columns, budget, neg_only):
+    n = len(rows)
+    g = np.array([r[0] for r in rows], dtype=float) / 2
+    d = np.array([r[1] for r in rows], dtype=bool)
+    f_t = np.array(columns, dtype=float)[:, :n] / 4  # candidates x rows: ties between and within sides
+    idx = np.arange(n)
+    got = candidate_exits(np.ascontiguousarray(f_t), g, idx[d], idx[~d], np.arange(len(columns)), budget, neg_only)
+    for j, col in enumerate(f_t):
+        s = g + col
+        expected = brute_force_step(s, d, budget, neg_only)[0] if n else 0
+        assert got[j] == expected
+        assert sorted_exits(np.sort(s[d]), np.sort(s[~d]), budget, neg_only) == expected
+
+
+def plain_qwyc(f, alpha, bias, neg_only):
+    """QWYC* written out: every remaining model, its exits by brute force, smallest 1 / exits (first on ties)."""
+    n, t_count = f.shape
+    full = bias + f.sum(axis=1) >= 0.0
+    g = np.full(n, bias)
+    active = np.ones(n, dtype=bool)
+    remaining = list(range(t_count))
+    order, spent = [], 0
+    allowed = int(np.floor(alpha * n + 1e-9))
+    while len(remaining) > 1 and active.any():
+        exits = [brute_force_step(g[active] + f[active, t], full[active], allowed - spent, neg_only)[0]
+                 for t in remaining]
+        t = remaining[int(np.argmax(exits))] if max(exits) > 0 else remaining[0]
+        order.append(t)
+        remaining.remove(t)
+        g = g + f[:, t]
+        lo, hi, _, mistakes = step_thresholds(g[active], full[active], allowed - spent, neg_only)
+        spent += mistakes
+        active &= ~((g > hi) | (g < lo))
+    return order + remaining, spent
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.15]), st.booleans())
+def test_fit_qwyc_equals_a_plain_qwyc_loop(seed, alpha, neg_only):
+    rng = np.random.default_rng(seed)
+    n, t_count = int(rng.integers(5, 30)), int(rng.integers(2, 6))
+    f = np.round(rng.normal(size=(n, t_count)) * 2) / 4  # coarse values: many ties
+    policy = fit_qwyc(f, alpha=alpha, bias=0.25, neg_only=neg_only)
+    order, spent = plain_qwyc(f, alpha, 0.25, neg_only)
+    assert policy.order.tolist() == order
+    assert policy.fit_disagreements == spent
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000))
+def test_compiled_predict_equals_the_numpy_loop(seed):
+    rng = np.random.default_rng(seed)
+    n, t_count = int(rng.integers(1, 50)), int(rng.integers(1, 8))
+    f = rng.normal(size=(n, t_count))
+    order = rng.permutation(t_count)
+    lo = np.where(rng.random(t_count) < 0.3, -np.inf, rng.normal(size=t_count) - 1)
+    hi = np.where(rng.random(t_count) < 0.3, np.inf, rng.normal(size=t_count) + 1)
+    hi[rng.random(t_count) < 0.2] = -np.inf  # overlapping regions: positive exits take precedence
+
+    def exits(r, g):
+        up = g > hi[r]
+        return up, (g < lo[r]) & ~up
+
+    expected = early_exit_loop(n, order, 0.1, 0.0, lambda rows, t: f[rows, t], exits)
+    got = run_policy(f, order, lo, hi, 0.1, 0.0)
+    assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
