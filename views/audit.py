@@ -99,7 +99,8 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
     add_to_record(lambda: new_item(
         "audit plan", f"Audit plan below the line {planned.review_threshold:.6g}", planned.sentence(),
         tables=[("Strata", plan_table(planned))], data_fingerprint=population.fingerprint,
-        settings={**planned.as_dict(), "population": population.name}, link=current_link()), key="record_plan")
+        settings={**planned.as_dict(), "population": population.name},
+        link=current_link({"audit_below": planned.review_threshold}, data=population.fingerprint)), key="record_plan")
 
 
 def plan_step(population: SessionInput | None, audit: SessionInput | None) -> AuditPlan | None:
@@ -208,7 +209,7 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
         data_fingerprint=audit.fingerprint, settings=audit_settings(
             result, rated_sha256=rated.fingerprint, plan=planned, population=population.name if population else "",
             population_sha256=population.fingerprint if population else ""),
-        link=current_link()), key="record_audit")
+        link=current_link({"audit_classifier": classifier}, data=rated.fingerprint)), key="record_audit")
 
 
 st.title("Below the line")

@@ -177,7 +177,8 @@ def results(dataset: SessionInput, s: Settings) -> None:
         "monitoring", f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}", sentence,
         tables=[("Periods", table)], figures=figures, data_fingerprint=dated.data.fingerprint,
         settings={"classifier": dated.classifier, "period": s.period, "threshold": s.threshold, "target": s.target,
-                  "level": s.level, **money_settings(s.money)}, link=current_link()),
+                  "level": s.level, **money_settings(s.money)},
+        link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint)),
         key="record_monitoring")
 
 
