@@ -20,42 +20,77 @@
     opstudio audit estimate --rated RATED --audit plan.csv [--threshold t ...] [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
-traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...)
-and register themselves through ``add_parser(s)``.
+traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...);
+:data:`COMMANDS` names each command's module, one-line help and example, so that
+``opstudio --help`` is built without importing any of them and ``opstudio CMD`` imports
+only CMD's module (whose ``add_parser(sub, name, help)`` adds its arguments).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import sys
-from typing import Sequence
+from typing import Iterable, NamedTuple, Sequence
 
-from . import app
+__all__ = ["main", "COMMANDS", "Command"]
 
-#: one example per command, shown at the end of its ``--help``
+
+class Command(NamedTuple):
+    """One ``opstudio`` command: where it lives, what it does in one line, how it is used."""
+
+    #: the module ``engine.cli.<module>`` whose ``add_parser(sub, name, help)`` adds the command's arguments
+    module: str
+    #: the one-line help shown by ``opstudio --help`` (and nowhere else)
+    help: str
+    #: example command lines, shown at the end of the command's ``--help``
+    example: str
+    #: example command lines of its sub-commands (``qwyc fit`` ...), by sub-command
+    parts: dict[str, str] | None = None
+
+
+#: every command, in the order ``opstudio --help`` lists them: the one registry of the command line
+COMMANDS = {
+    "samples": Command("samples", "list the shipped samples (names for --sample) and what each is for",
+                       "opstudio samples --json"),
+    "app": Command("app", "open the dashboard (shipped sample data loaded)", "opstudio app --port 8600 --headless"),
+    "sweep": Command("pn", "operating points of one classifier for target marginal precisions",
+                     "opstudio sweep --sample synthetic --target 0.3 --classifier score_text --json\n"
+                     "opstudio sweep --sample synthetic --classifier score_text --by region --capacity 2000"),
+    "paths": Command("pn", "joint thresholds of 2+ classifiers via graph and analytic paths",
+                     "opstudio paths --sample synthetic --target 0.3 --method both --rule or --bins 100\n"
+                     "opstudio paths --sample synthetic_counts --target 0.3"),
+    "batch": Command("setloss", "flag the expected-loss-optimal top k of every batch of calibrated probabilities",
+                     "opstudio batch --sample bank_batches --loss fbeta:2 --out decisions.csv"),
+    "qwyc": Command("qwyc", "early exit for a boosted model: fit a policy, apply it",
+                    "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --policy-out policy.json",
+                    {"fit": "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --label label --policy-out policy.json",
+                     "apply": "opstudio qwyc apply model.txt rows.csv --policy policy.json --out decisions.csv"}),
+    "constrain": Command("constraints", "train a linear classifier under fairness, churn, recall and coverage "
+                                        "constraints on a table",
+                         "opstudio constrain --sample adult_table --label income_over_50k --group sex=Female "
+                         "--demographic-parity 0.8 --model-out model.json --predictions-out pred.csv"),
+    "predict": Command("constraints", "apply a model written by 'opstudio constrain' to a table",
+                       "opstudio predict model.json --sample adult_table --out pred.csv"),
+    "monitor": Command("monitor", "the deployed threshold period by period: marginal precision, re-solved operating "
+                                  "point, anytime-valid alerts, money and reviewers",
+                       "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
+                       "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 "
+                       "--value-per-positive 10"),
+    "audit": Command("audit", "below-the-line audits: plan a stratified sample, estimate the missed positives",
+                     "opstudio audit estimate --rated satimage_rated --audit satimage_audit",
+                     {"plan": "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
+                              "--budget 300 --out plan.csv",
+                      "estimate": "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json"}),
+}
+
+#: example command lines by command path (``()`` for the program, ``("qwyc", "fit")``), from :data:`COMMANDS`
 EXAMPLES = {
     (): "opstudio samples\nopstudio sweep --sample synthetic --target 0.3\nopstudio app",
-    ("app",): "opstudio app --port 8600 --headless",
-    ("samples",): "opstudio samples --json",
-    ("sweep",): "opstudio sweep --sample synthetic --target 0.3 --classifier score_text --json\n"
-                "opstudio sweep --sample synthetic --classifier score_text --by region --capacity 2000",
-    ("paths",): "opstudio paths --sample synthetic --target 0.3 --method both --rule or --bins 100\n"
-                "opstudio paths --sample synthetic_counts --target 0.3",
-    ("batch",): "opstudio batch --sample bank_batches --loss fbeta:2 --out decisions.csv",
-    ("qwyc",): "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --policy-out policy.json",
-    ("qwyc", "fit"): "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --label label --policy-out policy.json",
-    ("qwyc", "apply"): "opstudio qwyc apply model.txt rows.csv --policy policy.json --out decisions.csv",
-    ("constrain",): "opstudio constrain --sample adult_table --label income_over_50k --group sex=Female "
-                    "--demographic-parity 0.8 --model-out model.json --predictions-out pred.csv",
-    ("predict",): "opstudio predict model.json --sample adult_table --out pred.csv",
-    ("monitor",): "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
-                  "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 --value-per-positive 10",
-    ("audit",): "opstudio audit estimate --rated satimage_rated --audit satimage_audit",
-    ("audit", "plan"): "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
-                       "--budget 300 --out plan.csv",
-    ("audit", "estimate"): "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json",
+    **{(name,): command.example for name, command in COMMANDS.items()},
+    **{(name, part): example for name, command in COMMANDS.items() for part, example in (command.parts or {}).items()},
 }
 
 
@@ -75,38 +110,45 @@ class _Version(argparse.Action):
         print(f"opstudio {number}")
         parser.exit(0)
 
-__all__ = ["main"]
 
-_COMMAND_MODULES = ("audit", "constraints", "monitor", "pn", "qwyc", "samples", "setloss")
+_COMMAND_MODULES = {command.module for command in COMMANDS.values()} | {"common"}
 
 
 def __getattr__(name: str):
-    """The command modules import on first use (``opstudio app`` needs none of them)."""
+    """The command modules import on first use (``opstudio --help`` and ``opstudio app`` need none of the others)."""
     if name in _COMMAND_MODULES:
-        import importlib
-
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _parser() -> argparse.ArgumentParser:
-    from . import audit, constraints, monitor, pn, qwyc, samples, setloss  # each imports its part of the engine
-    from .common import explain
+def _parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The ``opstudio`` parser, every command listed with its one-line help from :data:`COMMANDS`.
 
+    Parameters
+    ----------
+    commands : iterable of str, optional
+        The commands whose module is imported and whose arguments are added; the others are listed
+        only (enough for ``opstudio --help`` and an unknown command's message). None: every command.
+    """
+    from .common import explain  # argparse and json only
+
+    wanted = set(COMMANDS) if commands is None else set(commands)
     p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
                                 "classifier operating points on predicted-positive rated data.")
     p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    samples.add_parser(sub)
-    app.add_parser(sub)
-    pn.add_parsers(sub)
-    setloss.add_parsers(sub)
-    qwyc.add_parsers(sub)
-    constraints.add_parsers(sub)
-    monitor.add_parser(sub)
-    audit.add_parsers(sub)
+    for name, command in COMMANDS.items():
+        if name in wanted:  # the module imports its part of the engine
+            importlib.import_module(f".{command.module}", __name__).add_parser(sub, name, command.help)
+        else:
+            sub.add_parser(name, help=command.help)
     explain(p, EXAMPLES)
     return p
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv``: its first word that is not an option (the program's options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -125,12 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         reader of stdout closed the pipe.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["app"]:  # the launcher only starts the server: no engine, numpy or pandas in this process
-        p = argparse.ArgumentParser(prog="opstudio")
-        app.add_parser(p.add_subparsers(dest="command", required=True))
-        args = p.parse_args(argv)
-        return args.func(args)
-    args = _parser().parse_args(argv)
+    # only the named command's module is imported: `opstudio --help` and the `opstudio app` launcher (which only
+    # starts the server) import no numpy or pandas
+    args = _parser([_command_of(argv)]).parse_args(argv)
     try:
         return args.func(args)
     except ValueError as exc:  # InputError and the engine's other ValueErrors: a message, exit 2

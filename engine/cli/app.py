@@ -53,8 +53,9 @@ def serve(cmd: list[str], cwd: str) -> int:
             child.kill()
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    a = sub.add_parser("app", help="open the dashboard (shipped sample data loaded)")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    a = sub.add_parser(name, help=help)
     a.add_argument("--port", type=int, default=8501, help="port the dashboard listens on")
     a.add_argument("--headless", action="store_true", help="do not open a browser")
     a.set_defaults(func=run)

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..io import SAMPLES, load_rated, sample_path
 from .common import print_json
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parser"]
 
 
 def _file_or_sample(value: str) -> str:
@@ -163,8 +163,9 @@ def _add_estimate(sub) -> None:
     e.set_defaults(func=run_estimate)
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    a = sub.add_parser("audit", help="below-the-line audits: plan a stratified sample, estimate the missed positives")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    a = sub.add_parser(name, help=help)
     commands = a.add_subparsers(dest="audit_command", required=True, parser_class=_OneLineParser)
     _add_plan(commands)
     _add_estimate(commands)

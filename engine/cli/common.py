@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..reporting import json_safe
+if TYPE_CHECKING:  # pandas is imported where a table is printed: `opstudio --help` must not import it
+    import pandas as pd
 
 __all__ = ["print_json", "print_table", "add_source_arguments", "source_path", "HelpFormatter", "explain",
            "sample_names", "sample_or_file", "add_money_arguments", "economics_of", "money_json"]
@@ -15,6 +15,8 @@ __all__ = ["print_json", "print_table", "add_source_arguments", "source_path", "
 
 def print_json(payload: dict) -> None:
     """Print a JSON record (inf/NaN as null, numpy values as Python numbers)."""
+    from ..reporting import json_safe  # imported here: `opstudio --help` must not import pandas
+
     print(json.dumps(json_safe(payload), indent=2))
 
 
@@ -22,6 +24,8 @@ def print_table(table: pd.DataFrame, transpose_on: str | None = None) -> None:
     """Print an engine table as the dashboard shows it (:func:`engine.presentation.present_table`); ``--json``
     gives the full precision. A table wider than ``WIDE_COLUMNS`` with a ``transpose_on`` column is printed
     one quantity per row."""
+    import pandas as pd
+
     from ..presentation import WIDE_COLUMNS, present_table
 
     if transpose_on is not None and table.shape[1] <= WIDE_COLUMNS:

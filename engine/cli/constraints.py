@@ -24,7 +24,7 @@ from ..io import read_table
 from ..reporting import csv_bytes
 from .common import print_json, sample_or_file
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parser"]
 
 
 def _group(text: str | None) -> tuple[str | None, str | None]:
@@ -66,9 +66,12 @@ def run_predict(args) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    c = sub.add_parser("constrain", help="train a linear classifier under fairness, churn, recall and coverage "
-                                         "constraints on a table")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    {"constrain": _constrain_arguments, "predict": _predict_arguments}[name](sub.add_parser(name, help=help))
+
+
+def _constrain_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("table", nargs="?", help="CSV/Parquet: feature columns, a label column (empty = unlabelled); "
                                             "or --sample NAME")
     c.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; "
@@ -92,7 +95,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--predictions-out", required=True, metavar="PATH",
                    help="CSV to write: score and decision (0/1) for every row of TABLE, in order")
     c.set_defaults(func=run_constrain)
-    p = sub.add_parser("predict", help="apply a model written by 'opstudio constrain' to a table")
+
+
+def _predict_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model JSON written by 'opstudio constrain --model-out'")
     p.add_argument("table", nargs="?", help="CSV/Parquet with the model's feature columns (or --sample NAME)")
     p.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; `opstudio samples` lists them)")

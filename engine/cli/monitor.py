@@ -119,9 +119,9 @@ def run_monitor(args) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    m = sub.add_parser("monitor", help="the deployed threshold period by period: marginal precision, re-solved "
-                                       "operating point, anytime-valid alerts, money and reviewers")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    m = sub.add_parser(name, help=help)
     add_source_arguments(m, "rated data with a date column (CSV, CSV.gz or Parquet; a path or glob for DuckDB)")
     m.add_argument("--classifier", help="score column (default: the first detected score column)")
     m.add_argument("--date", help="date column, YYYY-MM-DD (default: a date-typed column or one named date, day, "

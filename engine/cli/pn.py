@@ -47,7 +47,7 @@ from .common import (
     source_path,
 )
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parser"]
 
 
 def _check_budget_args(args):
@@ -291,8 +291,12 @@ def run_paths(args) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("sweep", help="operating points of one classifier for target marginal precisions")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    {"sweep": _sweep_arguments, "paths": _paths_arguments}[name](sub.add_parser(name, help=help))
+
+
+def _sweep_arguments(s: argparse.ArgumentParser) -> None:
     add_source_arguments(s, "rated data (CSV, CSV.gz or Parquet)")
     s.add_argument("--target", type=float, action="append",
                    help="target marginal precision in (0, 1); repeat for several (default 0.05 ... 0.95)")
@@ -322,7 +326,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--date", help="with --reviewers: date column, YYYY-MM-DD (default: detected)")
     s.add_argument("--json", action="store_true", help="print the operating points as JSON instead of a table")
     s.set_defaults(func=run_sweep, economics=None, days=None)
-    q = sub.add_parser("paths", help="joint thresholds of 2+ classifiers via graph and analytic paths")
+
+
+def _paths_arguments(q: argparse.ArgumentParser) -> None:
     add_source_arguments(q, "rated data or aggregated counts")
     q.add_argument("--target", type=float, metavar="M",
                    help="target marginal precision in (0, 1): the operating point on each path (or give the money "

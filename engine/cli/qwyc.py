@@ -18,7 +18,7 @@ from ..qwyc import apply_policy, decisions_frame, fit_policy, load_model, policy
 from ..reporting import csv_bytes
 from .common import print_json, sample_or_file
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parser"]
 
 
 def _model(path: str):
@@ -48,8 +48,9 @@ def run_apply(args) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    q = sub.add_parser("qwyc", help="early exit for a boosted model: fit a policy, apply it")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    q = sub.add_parser(name, help=help)
     qsub = q.add_subparsers(dest="qwyc_command", required=True)
     f = qsub.add_parser("fit", help="fit a QWYC* policy on every row of DATA")
     f.add_argument("model", help=f"model file: {model_formats_sentence()}")

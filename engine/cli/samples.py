@@ -38,7 +38,8 @@ def run(args) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("samples", help="list the shipped samples (names for --sample) and what each is for")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    s = sub.add_parser(name, help=help)
     s.add_argument("--json", action="store_true", help="print names, files, kinds, descriptions and paths as JSON")
     s.set_defaults(func=run)

@@ -15,7 +15,7 @@ from ..reporting import csv_bytes
 from ..setloss import LOSS_SPELLINGS, decide_batches, get_loss
 from .common import add_source_arguments, print_json, print_table, source_path
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parser"]
 
 
 def run_batch(args) -> int:
@@ -38,8 +38,9 @@ def run_batch(args) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    b = sub.add_parser("batch", help="flag the expected-loss-optimal top k of every batch of calibrated probabilities")
+def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
+    b = sub.add_parser(name, help=help)
     add_source_arguments(b, "CSV, CSV.gz or Parquet: one row per item")
     b.add_argument("--prob", help="probability column (default: detected)")
     b.add_argument("--batch", help="batch id column (default: detected; none = one batch)")
