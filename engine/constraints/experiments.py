@@ -160,6 +160,10 @@ class ThresholdedModel:
         return np.where(g, s >= self.group_thresholds[0], s >= self.group_thresholds[1]).astype(int)
 
 
+#: thresholds whose decisions are evaluated at once by :func:`shift_bias` (a block of SHIFT_CHUNK x n)
+SHIFT_CHUNK = 64
+
+
 def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
     """The intercept that minimises training error while every constraint holds for f >= t (deterministic).
 
@@ -203,16 +207,19 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
     lab = y >= 0
     grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
     grid = np.r_[grid, grid[-1] + 1.0]
-    best = None
-    for t in grid:
-        z = s - t
-        if all(e.value(z, deterministic=True) <= 1e-12 for e in exprs):
-            err = float(np.mean((z[lab] >= 0) != (y[lab] == 1)))
-            if best is None or err < best[0]:
-                best = (err, t)
-    if best is None:
+    ok = np.ones(grid.size, bool)
+    errors = np.zeros(grid.size, np.int64)
+    positive = y[lab] == 1
+    for lo in range(0, grid.size, SHIFT_CHUNK):  # the thresholds' decisions, a block of thresholds at a time
+        decided = s[None, :] >= grid[lo:lo + SHIFT_CHUNK, None]
+        flagged = decided.astype(float)
+        for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t of the block
+            ok[lo:lo + SHIFT_CHUNK] &= flagged @ (e.pos - e.neg) + (float(e.neg.sum()) + e.const) <= 1e-12
+        errors[lo:lo + SHIFT_CHUNK] = np.count_nonzero(decided[:, lab] != positive[None, :], axis=1)
+    if not ok.any():
         raise InputError("no single threshold meets every constraint on the training rows")
-    return ThresholdedModel(model.coef_, model.intercept_, float(best[1]))
+    best = int(np.flatnonzero(ok)[np.argmin(errors[ok])])  # the first of the fewest errors
+    return ThresholdedModel(model.coef_, model.intercept_, float(grid[best]))
 
 
 def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120) -> ThresholdedModel:
