@@ -60,6 +60,7 @@ from .solver import (
     ConstraintsMissedWarning,
     InfeasibleConstraintsError,
     fit_constrained,
+    fit_sweep,
     linear_svm,
 )
 from .tabular import (
@@ -88,7 +89,8 @@ __all__ = [
     "true_negatives", "error_rate", "recall", "churn", "positive_rate", "demographic_parity_ratio",
     "equal_opportunity_ratio", "churn_rate",
     "DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage", "Egregious",
-    "ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained", "linear_svm",
+    "ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained", "fit_sweep",
+    "linear_svm",
     "AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep", "churn_sweep", "ThresholdedModel",
     "goal_values", "rate_table",
     "fairness_tradeoff_figure", "churn_tradeoff_figure",

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..io.public_data import load_public_dataset
 from .goals import DemographicParity, MaxChurn, MinRecall
 from .rates import churn_rate, demographic_parity_ratio
-from .solver import fit_constrained, linear_svm
+from .solver import fit_sweep, linear_svm, one_blas_thread
 
 __all__ = ["AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep",
            "churn_sweep", "ThresholdedModel", "goal_values", "rate_table"]
@@ -160,6 +160,10 @@ class ThresholdedModel:
         return np.where(g, s >= self.group_thresholds[0], s >= self.group_thresholds[1]).astype(int)
 
 
+#: thresholds whose decisions are evaluated at once by :func:`shift_bias` (a block of SHIFT_CHUNK x n)
+SHIFT_CHUNK = 64
+
+
 def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
     """The intercept that minimises training error while every constraint holds for f >= t (deterministic).
 
@@ -203,16 +207,19 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
     lab = y >= 0
     grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
     grid = np.r_[grid, grid[-1] + 1.0]
-    best = None
-    for t in grid:
-        z = s - t
-        if all(e.value(z, deterministic=True) <= 1e-12 for e in exprs):
-            err = float(np.mean((z[lab] >= 0) != (y[lab] == 1)))
-            if best is None or err < best[0]:
-                best = (err, t)
-    if best is None:
+    ok = np.ones(grid.size, bool)
+    errors = np.zeros(grid.size, np.int64)
+    positive = y[lab] == 1
+    for lo in range(0, grid.size, SHIFT_CHUNK):  # the thresholds' decisions, a block of thresholds at a time
+        decided = s[None, :] >= grid[lo:lo + SHIFT_CHUNK, None]
+        flagged = decided.astype(float)
+        for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t of the block
+            ok[lo:lo + SHIFT_CHUNK] &= flagged @ (e.pos - e.neg) + (float(e.neg.sum()) + e.const) <= 1e-12
+        errors[lo:lo + SHIFT_CHUNK] = np.count_nonzero(decided[:, lab] != positive[None, :], axis=1)
+    if not ok.any():
         raise InputError("no single threshold meets every constraint on the training rows")
-    return ThresholdedModel(model.coef_, model.intercept_, float(best[1]))
+    best = int(np.flatnonzero(ok)[np.argmin(errors[ok])])  # the first of the fewest errors
+    return ThresholdedModel(model.coef_, model.intercept_, float(grid[best]))
 
 
 def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120) -> ThresholdedModel:
@@ -298,7 +305,7 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
     lam : float, optional
         The regulariser's weight lambda (``lam / 2 ||w||^2`` on standardised features).
     progress : callable(done, total), optional
-        Called after each kappa.
+        Called after each kappa's fit (:func:`~engine.constraints.solver.fit_sweep`).
     warm : bool, optional
         Start each fit from the previous kappa's model.
 
@@ -318,13 +325,13 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
     ----------
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1 and Figure 2.
     """
-    svm = linear_svm(data.x_train, data.y_train, lam=lam)
+    with one_blas_thread():
+        svm = linear_svm(data.x_train, data.y_train, lam=lam)
     rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
-    model = None
-    for i, kappa in enumerate(kappas):
-        c = DemographicParity(data.female_train, ~data.female_train, kappa)
-        model = fit_constrained(data.x_train, data.y_train, [c], lam=lam, warm_start=model if warm else None,
-                                deterministic=False)  # the paper's method, as published
+    models = fit_sweep(data.x_train, data.y_train,
+                       [[DemographicParity(data.female_train, ~data.female_train, kappa)] for kappa in kappas],
+                       lam=lam, warm=warm, deterministic=False, progress=progress)  # the paper's method, as published
+    for kappa, model in zip(kappas, models):
         rows.append(_row("constrained (deterministic)", kappa, model.predict(data.x_train), model.predict(data.x_test),
                          data, fit_seconds=model.fit_seconds))
         e_tr, r_tr = _expected(model.predict_proba_positive(data.x_train), data.y_train, data.female_train)
@@ -334,8 +341,6 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
         post = group_thresholds(svm, data.x_train, data.y_train, data.female_train, kappa)
         rows.append(_row("SVM + per-group thresholds", kappa, post.predict(data.x_train, data.female_train),
                          post.predict(data.x_test, data.female_test), data))
-        if progress is not None:
-            progress(i + 1, len(kappas))
     return pd.DataFrame(rows)
 
 
@@ -358,7 +363,7 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
     seed : int, optional
         Seed of the deployed model's 10 % sample.
     progress : callable(done, total), optional
-        Called after each target.
+        Called after each target's fit (:func:`~engine.constraints.solver.fit_sweep`).
 
     Returns
     -------
@@ -382,14 +387,15 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
     rng = np.random.default_rng(seed)
     part = rng.random(data.y_train.size) < 0.1
     few = slice(0, 6)  # age, fnlwgt, education-num, capital gain/loss, hours per week
-    deployed = linear_svm(data.x_train[part][:, few], data.y_train[part], lam=lam)
+    with one_blas_thread():
+        deployed = linear_svm(data.x_train[part][:, few], data.y_train[part], lam=lam)
+        svm = linear_svm(data.x_train, data.y_train, lam=lam)
     dep_train, dep_test = deployed.predict(data.x_train[:, few]), deployed.predict(data.x_test[:, few])
     dep_recall = float(dep_train[data.y_train == 1].mean())
-    svm = linear_svm(data.x_train, data.y_train, lam=lam)
+    sets = [[MaxChurn(dep_train, target), MinRecall(dep_recall)] for target in targets]
+    models = fit_sweep(data.x_train, data.y_train, sets, lam=lam, deterministic=False, progress=progress)
     rows = []
-    for i, target in enumerate(targets):
-        constraints = [MaxChurn(dep_train, target), MinRecall(dep_recall)]
-        model = fit_constrained(data.x_train, data.y_train, constraints, lam=lam, deterministic=False)
+    for target, constraints, model in zip(targets, sets, models):
         for method, pred_tr, pred_te in (
             ("constrained (deterministic)", model.predict(data.x_train), model.predict(data.x_test)),
         ):
@@ -407,8 +413,6 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
                                    shifted.predict(data.x_test), dep_train, dep_test, data, 0.0))
         except ValueError:
             rows.append({"method": "SVM with shifted bias", "churn_target": target, "note": "no threshold meets both"})
-        if progress is not None:
-            progress(i + 1, len(targets))
     frame = pd.DataFrame(rows)
     frame.attrs["deployed_recall"] = dep_recall
     frame.attrs["deployed_test_error"] = float(np.mean(dep_test != data.y_test))

@@ -36,7 +36,7 @@ from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
 __all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained",
-           "linear_svm", "DETERMINISTIC_REFITS", "TIGHTEN_SLACK"]
+           "fit_sweep", "one_blas_thread", "linear_svm", "DETERMINISTIC_REFITS", "TIGHTEN_SLACK"]
 
 
 class ConstraintsMissedWarning(UserWarning):
@@ -385,10 +385,12 @@ def _feasible(prob: _Problem, w, b, z=None):
     return bool(np.all(vals <= prob.tol)), obj, vals
 
 
-def _starts(prob: _Problem) -> list:
-    """Constant classifiers, the unconstrained fit, and its direction with shifted intercepts and ramps.
+def _base_starts(prob: _Problem) -> list:
+    """The starts that do not depend on the constraints, each as (w, b, z, ramp objective).
 
-    Each start is (w, b, z) with its margins z = x w - b (the shifted starts share one product x w).
+    Constant classifiers, the unconstrained fit, and its direction with shifted intercepts and
+    ramps (the shifted starts share one product x w). They depend only on the rows, the
+    objective and lambda, so a sweep over bounds computes them once (:func:`fit_sweep`).
     """
     xs = prob.x
     n = xs.shape[0]
@@ -400,11 +402,22 @@ def _starts(prob: _Problem) -> list:
     for factor in RAMP_FACTORS:  # bias shifting along the unconstrained direction
         for q in np.quantile(z0 * factor, np.linspace(0.0, 1.0, SHIFT_QUANTILES)):
             starts.append((w0 * factor, float(q), z0 * factor - q))
+    return [(w, b, z, _ramp_values(free, w, b, z)[1]) for w, b, z in starts]
+
+
+def _starts(prob: _Problem, base: list | None = None) -> list:
+    """:func:`_base_starts` (computed unless given) and Problem 3 majorized at the unconstrained fit.
+
+    Each start is (w, b, z or None, ramp objective or None).
+    """
+    base = _base_starts(prob) if base is None else base
+    starts = list(base)
     if prob.constraints:
         # Problem 3 majorized at the unconstrained fit: its majorizers bound the ramps everywhere, so
         # every solution that meets them is feasible, and it stays close to the unconstrained optimum
         # (constant or shifted starts can be feasible only as a classifier that flags nobody)
-        starts += [(w, b, None) for w, b, _ in _solve_convex(prob, z0 - b0, None, (w0, b0))]
+        w0, b0, z0b, _ = base[CONSTANT_STARTS]
+        starts += [(w, b, None, None) for w, b, _ in _solve_convex(prob, z0b, None, (w0, b0))]
     return starts
 
 
@@ -444,10 +457,16 @@ def _phase_one(prob: _Problem, names, max_iter: int):
 
 
 def _best_feasible(prob: _Problem, starts):
-    """The feasible (w, b, z-or-None) start with the lowest ramp objective, as (w, b, objective); None if none is."""
+    """The feasible start with the lowest ramp objective, as (w, b, objective); None if none is.
+
+    Each start is (w, b, z or None, objective or None); a given objective is not recomputed.
+    """
     best = None
-    for w, b, z in starts:
-        ok, obj, _ = _feasible(prob, w, b, z)
+    for w, b, z, obj in starts:
+        if obj is None:
+            ok, obj, _ = _feasible(prob, w, b, z)
+        else:
+            ok = all(c.value(z) <= prob.tol for c in prob.constraints)
         if ok and (best is None or obj < best[2]):
             best = (w, b, obj)
     return best
@@ -458,18 +477,24 @@ def _warm_starts(prob: _Problem, warm) -> list:
     w, b, v = warm
     z = prob.x @ w - b
     if _feasible(prob, w, b, z)[0]:
-        return [(w, b, z)]
+        return [(w, b, z, None)]
     v = np.asarray(v, float) if v is not None and len(v) == len(prob.constraints) else None
-    return [(cw, cb, None) for cw, cb, _ in _solve_convex(prob, z, v, (w, b))]
+    return [(cw, cb, None, None) for cw, cb, _ in _solve_convex(prob, z, v, (w, b))]
 
 
-def _feasible_start(prob: _Problem, names, max_iter: int, warm=None):
-    """The best feasible start (w, b, objective): from the warm start if it gives one, else :func:`_starts`, else phase 1."""
+def _feasible_start(prob: _Problem, names, max_iter: int, warm=None, shared: dict | None = None):
+    """The best feasible start (w, b, objective): from the warm start if it gives one, else :func:`_starts`, else phase 1.
+
+    ``shared``: a dict kept across fits on the same rows, objective and options; it holds the
+    constraint-free starts once computed.
+    """
     if warm is not None:
         best = _best_feasible(prob, _warm_starts(prob, warm))
         if best is not None:
             return best
-    starts = _starts(prob)
+    if shared is not None and "base_starts" not in shared:
+        shared["base_starts"] = _base_starts(prob)
+    starts = _starts(prob, None if shared is None else shared["base_starts"])
     best = _best_feasible(prob, starts)
     return best if best is not None else _phase_one(prob, names, max_iter)
 
@@ -575,10 +600,85 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     x, y = _check_training_data(x, y)
     options = dict(lam=lam, max_iter=max_iter, tol=tol, max_svm_iter=max_svm_iter, standardize=standardize,
                    rel_improvement=rel_improvement, progress=progress)
-    fitted = _fit_ramp(x, y, list(constraints), warm_start=warm_start, **options)
+    return _fit_one(x, y, list(constraints), options, warm_start, deterministic)
+
+
+def _fit_one(x, y, constraints: list, options: dict, warm_start, deterministic: bool) -> ConstrainedModel:
+    fitted = _fit_ramp(x, y, constraints, warm_start=warm_start, **options)
     if not deterministic or not constraints:
         return fitted
-    return _meet_deterministically(x, y, list(constraints), fitted, options)
+    return _meet_deterministically(x, y, constraints, fitted, options)
+
+
+def one_blas_thread():
+    """A context in which BLAS runs on one thread.
+
+    The sweeps' matrix products are small (n x ~100), and OpenBLAS's spinning thread pool loses
+    badly to other processes on a shared 2-core machine (a Hessian measured 10x slower on two
+    threads than on one under load).
+
+    Returns
+    -------
+    threadpoolctl.threadpool_limits
+        A context manager; the previous limits come back on exit.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = None, max_iter: int = 10,
+              tol: float = 1e-4, max_svm_iter: int = 50, standardize: bool = True, rel_improvement: float = 1e-3,
+              progress=None, warm: bool = False, deterministic: bool = True) -> tuple[ConstrainedModel, ...]:
+    """One constrained fit per constraint set on the same rows (a sweep over bounds), sharing the work.
+
+    Each set gets the model :func:`fit_constrained` gives it alone (same options, no warm start):
+    the standardised features, the unconstrained fit and the constraint-free starts (constant
+    classifiers, shifted intercepts, with their ramp objectives) do not depend on the bounds and
+    are computed once. BLAS runs on one thread during the sweep: on a shared 2-core machine its
+    thread pool spins against the other processes (10x slower Hessians measured under load).
+
+    Parameters
+    ----------
+    x : array-like of shape (n, d)
+        Features (finite).
+    y : array-like of shape (n,)
+        0/1 labels, -1 for unlabelled rows.
+    constraint_sets : sequence of sequence of constraint objects
+        One fit per set, in this order.
+    lam, max_iter, tol, max_svm_iter, standardize, rel_improvement, deterministic
+        As in :func:`fit_constrained`, for every fit.
+    progress : callable(done, total), optional
+        Called after each fit.
+    warm : bool, optional
+        Start each fit from the previous set's model (a warm start, faster; the non-convex
+        problem may then end at a different local optimum than the fit alone).
+
+    Returns
+    -------
+    tuple of ConstrainedModel
+        One model per constraint set.
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        A set has no feasible start.
+
+    References
+    ----------
+    Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1 and Section 4 (the sweeps of Figures 2 and 3).
+    """
+    x, y = _check_training_data(x, y)
+    options = dict(lam=lam, max_iter=max_iter, tol=tol, max_svm_iter=max_svm_iter, standardize=standardize,
+                   rel_improvement=rel_improvement, progress=None, shared={})
+    models = []
+    with one_blas_thread():
+        for i, constraints in enumerate(constraint_sets):
+            start = models[-1] if warm and models else None
+            models.append(_fit_one(x, y, list(constraints), options, start, deterministic))
+            if progress is not None:
+                progress(i + 1, len(constraint_sets))
+    return tuple(models)
 
 
 #: refits with tightened bounds when the deterministic decisions miss a bound the ramp classifier meets
@@ -639,14 +739,23 @@ def _meet_deterministically(x, y, constraints: list, fitted: ConstrainedModel, o
 
 
 def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter, tol, max_svm_iter, standardize,
-              rel_improvement, progress, warm_start) -> ConstrainedModel:
-    """One majorization-minimization fit: the constraints hold for the randomised (ramp) classifier."""
+              rel_improvement, progress, warm_start, shared: dict | None = None) -> ConstrainedModel:
+    """One majorization-minimization fit: the constraints hold for the randomised (ramp) classifier.
+
+    ``shared``: a dict kept across fits on the same (x, y) with the same options (:func:`fit_sweep`);
+    the standardised features and the constraint-free starts are computed once and kept there.
+    """
     t0 = time.perf_counter()
     lam = 0.01 if lam is None else float(lam)
-    mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
-    scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
-    scale = np.where(scale > 0, scale, 1.0)
-    xs = (x - mean) / scale
+    if shared is not None and "standardised" in shared:
+        mean, scale, xs = shared["standardised"]
+    else:
+        mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
+        scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
+        scale = np.where(scale > 0, scale, 1.0)
+        xs = (x - mean) / scale
+        if shared is not None:
+            shared["standardised"] = (mean, scale, xs)
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
     prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter)
@@ -654,7 +763,7 @@ def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter,
     if warm_start is not None and np.shape(warm_start.coef_) == (x.shape[1],):
         w_warm = np.asarray(warm_start.coef_, float) * scale  # the same classifier on standardised features
         warm = (w_warm, -(float(warm_start.intercept_) + float(mean @ warm_start.coef_)), warm_start.multipliers_)
-    w, b, _ = _feasible_start(prob, names, max_iter, warm)
+    w, b, _ = _feasible_start(prob, names, max_iter, warm, shared)
     v_start = warm[2] if warm is not None and len(warm[2]) == len(exprs) else None
     w, b, trace = _mm_iterations(prob, w, b, max_iter, rel_improvement, progress, v_start)
     coef = w / scale

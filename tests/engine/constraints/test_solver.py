@@ -21,6 +21,7 @@ from engine.constraints import (
     demographic_parity_ratio,
     equal_opportunity_ratio,
     fit_constrained,
+    fit_sweep,
     ramp,
     sn,
     sp,
@@ -314,3 +315,39 @@ def test_the_entry_point_on_the_bank_table_meets_demographic_parity_0_8():
     decisions = model.predict(x)
     assert decisions[protected].mean() >= 0.8 * decisions[~protected].mean()
     assert model.unmet_ == () and decisions.mean() > 0.01  # not the classifier that flags nobody
+
+
+def sweep_sets(x, y, group):
+    """Bounds of a sweep: one fairness constraint at several kappas (regula falsi), and two constraints
+    at several bounds (cutting plane)."""
+    fairness = [[DemographicParity(group, ~group, kappa)] for kappa in (0.4, 0.7, 1.0)]
+    coverage = [[MaxCoverage(share), MinRecall(0.6)] for share in (0.5, 0.35)]
+    return fairness + coverage
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_a_sweep_gives_every_bound_the_fit_it_gets_alone(deterministic):
+    rng = np.random.default_rng(3)
+    x, y, group = toy(n=1500, seed=4)
+    x = np.c_[x, rng.normal(size=(x.shape[0], 3)), x[:, :1] * 5 + 2]  # noise columns and a scaled copy
+    sets = sweep_sets(x, y, group)
+    calls = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstraintsMissedWarning)
+        swept = fit_sweep(x, y, sets, deterministic=deterministic,
+                          progress=lambda done, total: calls.append((done, total)))
+        alone = [fit_constrained(x, y, constraints, deterministic=deterministic) for constraints in sets]
+    assert calls == [(i + 1, len(sets)) for i in range(len(sets))]
+    for got, want in zip(swept, alone):
+        np.testing.assert_allclose(got.coef_, want.coef_, rtol=1e-6, atol=1e-9)
+        assert got.intercept_ == pytest.approx(want.intercept_, rel=1e-6, abs=1e-9)
+        assert got.constraint_names == want.constraint_names and got.unmet_ == want.unmet_
+        assert [row["objective"] for row in got.trace_] == pytest.approx([row["objective"] for row in want.trace_])
+
+
+def test_a_warm_sweep_meets_every_bound_with_the_ramp_classifier():
+    x, y, group = toy(n=1500, seed=4)
+    sets = sweep_sets(x, y, group)
+    for constraints, model in zip(sets, fit_sweep(x, y, sets, warm=True, deterministic=False)):
+        z = model.decision_function(x)
+        assert all(c.expression(y).value(z) <= 1e-4 for c in constraints)

@@ -1,0 +1,50 @@
+"""The post-hoc baselines of the Adult experiments against direct loops over the thresholds."""
+
+import numpy as np
+import pytest
+
+from engine.constraints import DemographicParity, MaxChurn, MinCoverage, MinRecall, linear_svm, shift_bias
+from engine.errors import InputError
+
+
+def toy(n=900, seed=0):
+    rng = np.random.default_rng(seed)
+    group = rng.random(n) < 0.4
+    x = rng.normal(size=(n, 3)) + np.c_[np.where(group, -0.8, 0.4), np.zeros((n, 2))]
+    y = (x[:, 0] + 0.6 * x[:, 1] + rng.normal(0, 0.7, n) > 0).astype(int)
+    y[rng.random(n) < 0.1] = -1  # unlabelled rows: in the constraints, not in the error
+    deployed = (x[:, 1] + rng.normal(0, 1, n) > 0.3).astype(int)
+    return x, y, group, deployed
+
+
+def shift_bias_by_loop(model, x, y, constraints, candidates=400):
+    """The definition: every candidate threshold in turn, the first with the fewest errors among those that meet all."""
+    s = model.decision_function(x)
+    exprs = [c.expression(y) for c in constraints]
+    grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
+    best = None
+    for t in np.r_[grid, grid[-1] + 1.0]:
+        if all(e.value(s - t, deterministic=True) <= 1e-12 for e in exprs):
+            err = np.mean((s - t >= 0)[y >= 0] != (y[y >= 0] == 1))
+            if best is None or err < best[0]:
+                best = (err, t)
+    return None if best is None else best[1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda group, deployed: [MinRecall(0.5)],
+    lambda group, deployed: [MaxChurn(deployed, 0.35), MinRecall(0.4)],
+    lambda group, deployed: [DemographicParity(group, ~group, 0.6)],
+    lambda group, deployed: [MinCoverage(0.3), MinRecall(0.7)],
+    lambda group, deployed: [MaxChurn(deployed, 0.01), MinRecall(0.99)],
+])
+def test_shift_bias_keeps_the_threshold_of_the_direct_loop(make):
+    x, y, group, deployed = toy()
+    svm = linear_svm(x, y)
+    constraints = make(group, deployed)
+    want = shift_bias_by_loop(svm, x, y, constraints)
+    if want is None:
+        with pytest.raises(InputError):
+            shift_bias(svm, x, y, constraints)
+    else:
+        assert shift_bias(svm, x, y, constraints).threshold == want
