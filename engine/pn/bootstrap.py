@@ -19,9 +19,9 @@ from .curve import (
     validate_rated_arrays,
 )
 from .kernels import AVAILABLE as _COMPILED
-from .kernels import replicate_hull_band
+from .kernels import poisson_group_sums, replicate_hull_band
 from .operating_point import optimal_vertex
-from .replicates import poisson_counts
+from .replicates import poisson_counts, replicate_key
 
 __all__ = ["Bootstrap", "BootstrapPoint", "bootstrap", "RESAMPLING", "replicate_hull", "points_at"]
 
@@ -203,7 +203,11 @@ def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equ
     is the weighted count, converted a replicate at a time); otherwise the scale is None.
     """
     if poisson is not None:  # hashed Poisson(1) counts per row id: the same on every backend
-        ids, seed = poisson
+        ids, seed = poisson[:2]
+        if _COMPILED:  # hashed and summed in one compiled pass (engine.pn.kernels), the same numbers
+            keys = np.array([replicate_key(r, seed) for r in range(start, start + b)], dtype=np.uint64)
+            tp_g, fp_g = poisson_group_sums(*poisson[2:], keys, group_start)
+            return tp_g, fp_g, None
         counts = poisson_counts(ids, np.arange(start, start + b), seed).astype(np.float64)[:, order]
     elif equal:
         n_groups = group_start.size
@@ -292,9 +296,12 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         row_ids = np.arange(s.size) if ids is None else np.asarray(ids)
         if row_ids.shape != s.shape:
             raise InputError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
-        poisson = (row_ids, seed)
+        if row_ids.size and (not np.issubdtype(row_ids.dtype, np.integer) or row_ids.min() < 0):
+            raise InputError("row ids must be non-negative integers")  # as engine.pn.replicates.row_hash says
     curve = pn_curve(s, y, w)
     order = np.argsort(-s, kind="stable")
+    if resample == "poisson":  # ids and weights in score order, for the compiled draws
+        poisson = (row_ids, seed, row_ids[order], (w * y)[order], (w * (1.0 - y))[order])
     s_sorted = s[order]
     group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
     n = s.size

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "replicate_hull_band"]
+__all__ = ["AVAILABLE", "poisson_group_sums", "replicate_hull_band"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -131,9 +131,131 @@ def _replicate_hull_band(thresholds, d_tp, d_fp, band_index):  # pragma: no cove
     return edge_mp, tp, fp, th, band
 
 
+def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise summation of ``a[lo:lo + n]`` (8 accumulators, blocks of 128), as ``np.add.reduce``."""
+    if n < 8:
+        res = -0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+        i = 8
+        stop = n - n % 8
+        while i < stop:
+            r0 += a[lo + i]
+            r1 += a[lo + i + 1]
+            r2 += a[lo + i + 2]
+            r3 += a[lo + i + 3]
+            r4 += a[lo + i + 4]
+            r5 += a[lo + i + 5]
+            r6 += a[lo + i + 6]
+            r7 += a[lo + i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[lo + i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(a, lo, n2) + _pairwise_sum(a, lo + n2, n - n2)
+
+
+def _poisson_group_sums(ids, keys, cdf, wy, wn, group_start, tp_g, fp_g):  # pragma: no cover - compiled
+    n = ids.size
+    n_groups = group_start.size
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    mix1 = np.uint64(0xBF58476D1CE4E5B9)
+    mix2 = np.uint64(0x94D049BB133111EB)
+    one = np.uint64(1)
+    s30, s27, s31 = np.uint64(30), np.uint64(27), np.uint64(31)
+    c0, c1, c2, c3 = cdf[0], cdf[1], cdf[2], cdf[3]
+    big = 0
+    for g in range(n_groups):
+        hi = group_start[g + 1] if g + 1 < n_groups else n
+        big = max(big, hi - group_start[g])
+    tp_rows = np.empty(big)  # one group's rows, for numpy's pairwise summation of groups of 9 rows or more
+    fp_rows = np.empty(big)
+    for r in range(keys.size):
+        key = keys[r]
+        for g in range(n_groups):
+            lo = group_start[g]
+            hi = group_start[g + 1] if g + 1 < n_groups else n
+            for k in range(lo, hi):
+                z = (ids[k] + one) * golden + key
+                z = (z ^ (z >> s30)) * mix1
+                z = (z ^ (z >> s27)) * mix2
+                z = z ^ (z >> s31)
+                # Poisson(1) inverse CDF: branch-free over the 4 likeliest counts, a loop beyond (p = 1.9 %)
+                c = np.int64(z >= c0) + np.int64(z >= c1) + np.int64(z >= c2) + np.int64(z >= c3)
+                if c == 4:
+                    while c < cdf.size and cdf[c] <= z:
+                        c += 1
+                count = float(c)
+                tp_rows[k - lo] = count * wy[k]
+                fp_rows[k - lo] = count * wn[k]
+            # np.add.reduceat: the first element, plus the pairwise sum of the others
+            if hi - lo <= 8:  # the others summed one after another (numpy's pairwise sum below 8 terms)
+                tp_rest = -0.0
+                fp_rest = -0.0
+                for k in range(1, hi - lo):
+                    tp_rest += tp_rows[k]
+                    fp_rest += fp_rows[k]
+                tp_g[r, g] = tp_rows[0] + tp_rest
+                fp_g[r, g] = fp_rows[0] + fp_rest
+            else:
+                tp_g[r, g] = tp_rows[0] + _pairwise_sum(tp_rows, 1, hi - lo - 1)
+                fp_g[r, g] = fp_rows[0] + _pairwise_sum(fp_rows, 1, hi - lo - 1)
+
+
 if AVAILABLE:
     _pava_increasing = njit(nogil=True, cache=True)(_pava_increasing)
     _replicate_hull_band = njit(nogil=True, cache=True)(_replicate_hull_band)
+    # not cached: Numba's cache does not reload a recursive function safely (it crashed here)
+    _pairwise_sum = njit(nogil=True)(_pairwise_sum)
+    _poisson_group_sums = njit(nogil=True)(_poisson_group_sums)
+
+
+def poisson_group_sums(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.ndarray, keys: np.ndarray,
+                       group_start: np.ndarray):
+    """Per-threshold weighted positives and negatives of Poisson replicates, hashed and summed in one pass.
+
+    The compiled form of ``poisson_counts(ids, replicates, seed)[:, order] * (w * y)[order]`` followed by
+    ``np.add.reduceat(..., group_start, axis=1)`` (and the same for ``w * (1 - y)``): the counts are
+    :mod:`engine.pn.replicates`'s (splitmix64 hash, Poisson(1) inverse CDF), the sums numpy's order
+    (first element plus the pairwise sum of the rest), without the replicates x rows matrices.
+
+    Parameters
+    ----------
+    ids_sorted : numpy.ndarray of int
+        Row ids in score order (descending).
+    wy_sorted, wn_sorted : numpy.ndarray of float64
+        ``w * y`` and ``w * (1 - y)`` in score order.
+    keys : numpy.ndarray of uint64
+        :func:`engine.pn.replicates.replicate_key` of each replicate.
+    group_start : numpy.ndarray of int
+        First sorted row of each distinct score.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``(len(keys), len(group_start))`` weighted positives and negatives.
+
+    References
+    ----------
+    Steele, Lea & Flood (2014) (splitmix64); Hanley & MacGibbon (2006) (Poisson bootstrap).
+    """
+    from .replicates import POISSON1_THRESHOLDS
+
+    tp_g = np.empty((keys.size, group_start.size))
+    fp_g = np.empty((keys.size, group_start.size))
+    _poisson_group_sums(np.ascontiguousarray(ids_sorted).astype(np.uint64), np.asarray(keys, dtype=np.uint64),
+                        np.array(POISSON1_THRESHOLDS, dtype=np.uint64), np.ascontiguousarray(wy_sorted, dtype=np.float64),
+                        np.ascontiguousarray(wn_sorted, dtype=np.float64), np.asarray(group_start, dtype=np.int64),
+                        tp_g, fp_g)
+    return tp_g, fp_g
 
 
 def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, band_index: np.ndarray):

@@ -40,14 +40,14 @@ def test_replicate_hull_band_equals_the_reference_bit_for_bit():
         np.testing.assert_array_equal(fit[band_index], band)
 
 
-@pytest.mark.parametrize("case", ["equal", "weights", "poisson"])
+@pytest.mark.parametrize("case", ["equal", "weights", "poisson", "poisson-weights"])
 def test_bootstrap_compiled_equals_numpy_path(case, monkeypatch):
     rng = np.random.default_rng(5)
     n = 3000
     y = (rng.random(n) < 0.1).astype(int)
     s = np.round(rng.normal(y, 1.0), 2)  # ties
-    w = rng.random(n) + 0.5 if case == "weights" else None
-    resample = "poisson" if case == "poisson" else "multinomial"
+    w = rng.random(n) + 0.5 if case.endswith("weights") else None
+    resample = "poisson" if case.startswith("poisson") else "multinomial"
     fast = bootstrap(s, y, w, n_boot=30, seed=3, resample=resample)
     monkeypatch.setattr(bootstrap_module, "_COMPILED", False)
     slow = bootstrap(s, y, w, n_boot=30, seed=3, resample=resample)
@@ -55,3 +55,25 @@ def test_bootstrap_compiled_equals_numpy_path(case, monkeypatch):
     for a, b in zip(fast.replicates, slow.replicates):
         for u, v in zip(a, b):
             np.testing.assert_array_equal(u, v)
+
+
+def test_poisson_group_sums_equal_counts_then_reduceat():
+    from engine.pn.replicates import poisson_counts, replicate_key
+
+    rng = np.random.default_rng(9)
+    n = 5000
+    s = np.round(rng.random(n), 2)  # groups of ~50 rows: numpy's pairwise summation is exercised
+    s[:400] = 2.0  # one group above 128 rows
+    y = (rng.random(n) < 0.3).astype(float)
+    w = rng.random(n) + 0.5
+    ids = rng.permutation(10 * n)[:n]
+    order = np.argsort(-s, kind="stable")
+    group_start = np.flatnonzero(np.r_[True, np.diff(s[order]) != 0])
+    reps, seed = np.arange(3, 9), 7
+    counts = poisson_counts(ids, reps, seed).astype(np.float64)[:, order]
+    expected_tp = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
+    expected_fp = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
+    keys = np.array([replicate_key(int(r), seed) for r in reps], dtype=np.uint64)
+    tp_g, fp_g = kernels.poisson_group_sums(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start)
+    np.testing.assert_array_equal(tp_g, expected_tp)
+    np.testing.assert_array_equal(fp_g, expected_fp)
