@@ -231,8 +231,11 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     same distribution, far fewer categories); with unequal weights it is made
     over documents. Every replicate lives on the original threshold set and
     needs only sums and one PAV; replicates are drawn in chunks of at most
-    ``max_cells`` counts to bound memory (chunking does not change the draws).
-    ``progress(done, total)`` is called after each chunk.
+    ``max_cells`` counts (and at most 10 replicates) to bound memory and report
+    progress (chunking does not change the draws). ``progress(done, total)`` is
+    called after each chunk. Each replicate's hull, and the Poisson counts summed
+    per score, are compiled (:mod:`engine.pn.kernels`, the same numbers bit for
+    bit) and release the GIL, so the bootstrap can run beside a server's scripts.
 
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
     (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
