@@ -163,15 +163,23 @@ def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
     return _pairwise_sum(a, lo, n2) + _pairwise_sum(a, lo + n2, n - n2)
 
 
+def _poisson_count(row_id, key, cdf):  # pragma: no cover - compiled
+    """Poisson(1) count of one row in one replicate (engine.pn.replicates: splitmix64, inverse CDF)."""
+    z = (row_id + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15) + key
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    # branch-free over the 4 likeliest counts, a loop beyond (probability 1.9 %)
+    c = np.int64(z >= cdf[0]) + np.int64(z >= cdf[1]) + np.int64(z >= cdf[2]) + np.int64(z >= cdf[3])
+    if c == 4:
+        while c < cdf.size and cdf[c] <= z:
+            c += 1
+    return float(c)
+
+
 def _poisson_group_sums(ids, keys, cdf, wy, wn, group_start, tp_g, fp_g):  # pragma: no cover - compiled
     n = ids.size
     n_groups = group_start.size
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    mix1 = np.uint64(0xBF58476D1CE4E5B9)
-    mix2 = np.uint64(0x94D049BB133111EB)
-    one = np.uint64(1)
-    s30, s27, s31 = np.uint64(30), np.uint64(27), np.uint64(31)
-    c0, c1, c2, c3 = cdf[0], cdf[1], cdf[2], cdf[3]
     big = 0
     for g in range(n_groups):
         hi = group_start[g + 1] if g + 1 < n_groups else n
@@ -183,29 +191,25 @@ def _poisson_group_sums(ids, keys, cdf, wy, wn, group_start, tp_g, fp_g):  # pra
         for g in range(n_groups):
             lo = group_start[g]
             hi = group_start[g + 1] if g + 1 < n_groups else n
-            for k in range(lo, hi):
-                z = (ids[k] + one) * golden + key
-                z = (z ^ (z >> s30)) * mix1
-                z = (z ^ (z >> s27)) * mix2
-                z = z ^ (z >> s31)
-                # Poisson(1) inverse CDF: branch-free over the 4 likeliest counts, a loop beyond (p = 1.9 %)
-                c = np.int64(z >= c0) + np.int64(z >= c1) + np.int64(z >= c2) + np.int64(z >= c3)
-                if c == 4:
-                    while c < cdf.size and cdf[c] <= z:
-                        c += 1
-                count = float(c)
-                tp_rows[k - lo] = count * wy[k]
-                fp_rows[k - lo] = count * wn[k]
-            # np.add.reduceat: the first element, plus the pairwise sum of the others
-            if hi - lo <= 8:  # the others summed one after another (numpy's pairwise sum below 8 terms)
+            # np.add.reduceat: the first element, plus numpy's pairwise sum of the others (one after
+            # another below 8 of them)
+            if hi - lo <= 8:
+                count = _poisson_count(ids[lo], key, cdf)
+                tp_first = count * wy[lo]
+                fp_first = count * wn[lo]
                 tp_rest = -0.0
                 fp_rest = -0.0
-                for k in range(1, hi - lo):
-                    tp_rest += tp_rows[k]
-                    fp_rest += fp_rows[k]
-                tp_g[r, g] = tp_rows[0] + tp_rest
-                fp_g[r, g] = fp_rows[0] + fp_rest
+                for k in range(lo + 1, hi):
+                    count = _poisson_count(ids[k], key, cdf)
+                    tp_rest += count * wy[k]
+                    fp_rest += count * wn[k]
+                tp_g[r, g] = tp_first + tp_rest
+                fp_g[r, g] = fp_first + fp_rest
             else:
+                for k in range(lo, hi):
+                    count = _poisson_count(ids[k], key, cdf)
+                    tp_rows[k - lo] = count * wy[k]
+                    fp_rows[k - lo] = count * wn[k]
                 tp_g[r, g] = tp_rows[0] + _pairwise_sum(tp_rows, 1, hi - lo - 1)
                 fp_g[r, g] = fp_rows[0] + _pairwise_sum(fp_rows, 1, hi - lo - 1)
 
@@ -214,6 +218,7 @@ if AVAILABLE:
     _pava_increasing = njit(nogil=True, cache=True)(_pava_increasing)
     _replicate_hull_band = njit(nogil=True, cache=True)(_replicate_hull_band)
     # not cached: Numba's cache does not reload a recursive function safely (it crashed here)
+    _poisson_count = njit(nogil=True, inline="always")(_poisson_count)
     _pairwise_sum = njit(nogil=True)(_pairwise_sum)
     _poisson_group_sums = njit(nogil=True)(_poisson_group_sums)
 
