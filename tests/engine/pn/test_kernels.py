@@ -77,3 +77,10 @@ def test_poisson_group_sums_equal_counts_then_reduceat():
     tp_g, fp_g = kernels.poisson_group_sums(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start)
     np.testing.assert_array_equal(tp_g, expected_tp)
     np.testing.assert_array_equal(fp_g, expected_fp)
+
+
+def test_compiled_poisson_path_still_rejects_negative_ids():
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match="non-negative"):
+        bootstrap([0.1, 0.2, 0.3], [0, 1, 0], n_boot=2, resample="poisson", ids=[0, -1, 2])
