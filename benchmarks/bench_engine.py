@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.pn import (  # noqa: E402
     analytic_path,
+    bootstrap,
     graph_path,
     operating_point,
     pn_curve,
@@ -107,6 +108,25 @@ def bench_single(n: int):
     targets = np.linspace(0.01, 0.99, 1000)
     sec, peak, _ = timed(lambda: sweep(targets=targets, hull=hull))
     record("each further target (sweep of 1,000)", f"n={n:,}", sec / 1000, peak, "< 1 ms")
+
+
+def bench_bootstrap(n: int):
+    """200 replicates at n rated rows (issue 25: <= 2 s), compiled hulls/draws against the numpy path, same run."""
+    import importlib
+
+    module = importlib.import_module("engine.pn.bootstrap")
+    s, y = rare_event_data(n, 1)
+    s = np.round(s[:, 0], 6)  # the browser benchmark's CSV precision: ties as in real scores
+    bootstrap(s[:1000], y[:1000], n_boot=2, resample="poisson")  # compile once
+    for resample in ("multinomial", "poisson"):
+        sec, peak, _ = timed(lambda: bootstrap(s, y, n_boot=200, resample=resample), repeat=1)
+        module._COMPILED = False
+        try:
+            ref, _, _ = timed(lambda: bootstrap(s, y, n_boot=200, resample=resample), repeat=1)
+        finally:
+            module._COMPILED = True
+        record(f"bootstrap, 200 replicates, {resample}", f"n={n:,}", sec, peak, "< 2 s", "numpy path (same draws)",
+               ref)
 
 
 def bench_grid(n: int, k: int, bins: int, target: str):
@@ -222,6 +242,7 @@ def main():
           f"{os.cpu_count()} cores")
     print_header()
     bench_single(n)
+    bench_bootstrap(n)
     grid_200 = bench_grid(n, 2, 200, "< 1 s")
     grid_3d = bench_grid(n, 3, 50, "< 2 s")
     grid_100 = threshold_grid(*rare_event_data(20_000, 2), bins=100)

@@ -9,6 +9,7 @@ settings, so a slider move never re-parses a file or rebuilds a hull.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -139,13 +140,31 @@ def background(key: tuple, compute: Callable[[Callable[[int, int], None]], Any],
     job = jobs.get(key)
     if job is None:
         job = _Job(None, md(label))
-        job.future = _POOL.submit(compute, job.update)
+        job.future = _POOL.submit(_below_the_script, compute, job.update)
         jobs[key] = job
     if job.future.done():
         del jobs[key]
         return memo(key, job.future.result)  # raises the job's error here, in the script
     _progress_fragment(job)
     return None
+
+
+#: niceness of the background threads: the scripts (slider steps) get the cores first
+_BACKGROUND_NICENESS = 10
+
+
+def _below_the_script(compute: Callable[[Callable[[int, int], None]], Any], update: Callable[[int, int], None]) -> Any:
+    """Run ``compute(update)`` in this pool thread at a lower CPU priority than the server's scripts.
+
+    On Linux a thread's niceness is its own (``setpriority`` on its native id); the engine's long work
+    (the bootstrap's compiled hulls and draws) releases the GIL, so a slider step's script gets the
+    interpreter and, with this, the cores.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BACKGROUND_NICENESS)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux, or not allowed: normal priority
+        pass
+    return compute(update)
 
 
 @st.fragment(run_every=_POLL_SECONDS)

@@ -13,13 +13,15 @@ import numpy as np
 from ..errors import InputError
 from .curve import (
     PNCurve,
+    curve_in_order,
     hull_from_increments,
-    pn_curve,
     target_slope,
     validate_rated_arrays,
 )
+from .kernels import AVAILABLE as _COMPILED
+from .kernels import poisson_group_sums, replicate_hull_band
 from .operating_point import optimal_vertex
-from .replicates import poisson_counts
+from .replicates import poisson_counts, replicate_key
 
 __all__ = ["Bootstrap", "BootstrapPoint", "bootstrap", "RESAMPLING", "replicate_hull", "points_at"]
 
@@ -190,20 +192,32 @@ def replicate_hull(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray):
     return (edge_mp, np.r_[0.0, tp_c[ends]], np.r_[0.0, fp_c[ends]], th_ext[np.r_[0, ends + 1]]), mp_fit
 
 
+#: most replicates drawn per chunk (finer progress; chunking does not change the draws)
+_MAX_CHUNK = 10
+
+
 def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equal, poisson):
-    """Per-threshold positives and negatives of replicates ``start .. start + b - 1`` (b x groups each)."""
+    """Per-threshold positives and negatives of replicates ``start .. start + b - 1`` (b x groups each).
+
+    With equal weights the counts come back as integers with the weight as scale (``count * scale``
+    is the weighted count, converted a replicate at a time); otherwise the scale is None.
+    """
     if poisson is not None:  # hashed Poisson(1) counts per row id: the same on every backend
-        ids, seed = poisson
+        ids, seed = poisson[:2]
+        if _COMPILED:  # hashed and summed in one compiled pass (engine.pn.kernels), the same numbers
+            keys = np.array([replicate_key(r, seed) for r in range(start, start + b)], dtype=np.uint64)
+            tp_g, fp_g = poisson_group_sums(*poisson[2:], keys, group_start)
+            return tp_g, fp_g, None
         counts = poisson_counts(ids, np.arange(start, start + b), seed).astype(np.float64)[:, order]
     elif equal:
         n_groups = group_start.size
-        draws = rng.multinomial(n, units / n, size=b).astype(np.float64) * w[0]
-        return draws[:, :n_groups], draws[:, n_groups:]
+        draws = rng.multinomial(n, units / n, size=b)
+        return draws[:, :n_groups], draws[:, n_groups:], w[0]
     else:
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)[:, order]
     tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
     fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
-    return tp_g, fp_g
+    return tp_g, fp_g, None
 
 
 def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
@@ -217,8 +231,11 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     same distribution, far fewer categories); with unequal weights it is made
     over documents. Every replicate lives on the original threshold set and
     needs only sums and one PAV; replicates are drawn in chunks of at most
-    ``max_cells`` counts to bound memory (chunking does not change the draws).
-    ``progress(done, total)`` is called after each chunk.
+    ``max_cells`` counts (and at most 10 replicates) to bound memory and report
+    progress (chunking does not change the draws). ``progress(done, total)`` is
+    called after each chunk. Each replicate's hull, and the Poisson counts summed
+    per score, are compiled (:mod:`engine.pn.kernels`, the same numbers bit for
+    bit) and release the GIL, so the bootstrap can run beside a server's scripts.
 
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
     (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
@@ -282,9 +299,12 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         row_ids = np.arange(s.size) if ids is None else np.asarray(ids)
         if row_ids.shape != s.shape:
             raise InputError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
-        poisson = (row_ids, seed)
-    curve = pn_curve(s, y, w)
+        if row_ids.size and (not np.issubdtype(row_ids.dtype, np.integer) or row_ids.min() < 0):
+            raise InputError("row ids must be non-negative integers")  # as engine.pn.replicates.row_hash says
     order = np.argsort(-s, kind="stable")
+    curve = curve_in_order(s, y, w, order)  # pn_curve's, without sorting twice
+    if resample == "poisson":  # ids and weights in score order, for the compiled draws
+        poisson = (row_ids, seed, row_ids[order], (w * y)[order], (w * (1.0 - y))[order])
     s_sorted = s[order]
     group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
     n = s.size
@@ -298,17 +318,22 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         units = np.r_[pos_per_group, docs_per_group - pos_per_group]
     rng = np.random.default_rng(seed)
     n_units = 2 * n_groups if equal_weights and poisson is None else n
-    chunk = max(1, min(n_boot, max_cells // max(n_units, 1)))
+    chunk = max(1, min(n_boot, _MAX_CHUNK, max_cells // max(n_units, 1)))
     band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
                                            np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
     replicates, fits = [], []
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
-        tp_g, fp_g = _draws(rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson)
+        tp_g, fp_g, scale = _draws(rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson)
         for r in range(b):
-            replicate, mp_fit = replicate_hull(curve.thresholds, tp_g[r], fp_g[r])
+            d_tp, d_fp = (tp_g[r], fp_g[r]) if scale is None else (tp_g[r] * scale, fp_g[r] * scale)
+            if _COMPILED:  # the same hull, compiled (engine.pn.kernels), without holding the GIL
+                replicate, band = replicate_hull_band(curve.thresholds, d_tp, d_fp, band_index)
+            else:  # pragma: no cover - exercised only without numba
+                replicate, mp_fit = replicate_hull(curve.thresholds, d_tp, d_fp)
+                band = mp_fit[band_index]
             replicates.append(replicate)
-            fits.append(mp_fit[band_index])
+            fits.append(band)
         if progress is not None:
             progress(start + b, n_boot)
     a = (1.0 - level) / 2

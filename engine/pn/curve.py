@@ -241,7 +241,24 @@ def pn_curve(scores, labels, weights=None) -> PNCurve:
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the PN curve replaces the ROC curve).
     """
     s, y, w = validate_rated_arrays(scores, labels, weights)
-    order = np.argsort(-s, kind="stable")
+    return curve_in_order(s, y, w, np.argsort(-s, kind="stable"))
+
+
+def curve_in_order(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray) -> PNCurve:
+    """The PN curve of validated arrays, given their stable descending score order (computed once by callers).
+
+    Parameters
+    ----------
+    s, y, w : numpy.ndarray of float64, shape (n,)
+        Scores, labels and weights as :func:`validate_rated_arrays` returns them.
+    order : numpy.ndarray of int, shape (n,)
+        ``np.argsort(-s, kind="stable")``.
+
+    Returns
+    -------
+    PNCurve
+        The same curve as :func:`pn_curve`.
+    """
     s_sorted = s[order]
     pos = np.cumsum(w[order] * y[order])
     neg = np.cumsum(w[order] * (1.0 - y[order]))
