@@ -69,6 +69,14 @@ def test_the_wheel_adds_only_engine_to_site_packages(installed):
         assert needed in names
 
 
+def test_the_wheel_carries_every_shipped_sample(installed):
+    from engine.io import SAMPLES
+
+    names = set(zipfile.ZipFile(installed[0]).namelist())
+    missing = [s.file for s in SAMPLES.values() if f"engine/_dashboard/sample_data/{s.file}" not in names]
+    assert not missing, f"add their pattern to [tool.setuptools.package-data]: {missing}"
+
+
 def test_the_wheel_carries_every_package_of_the_checkout(installed):
     # a subpackage missing from pyproject.toml's list works in the checkout and breaks every installed copy
     wheel, _, _ = installed

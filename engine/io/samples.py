@@ -66,6 +66,10 @@ SAMPLES: dict[str, Sample] = {
                           "UCI Adult: 48,842 people with 14 features, income over 50K (yes/no) as the label, sex as "
                           "the protected attribute, and the original train/test split (CC BY 4.0, Becker & Kohavi "
                           "1996)", "training_table"),
+    "adult_gbt": Sample("adult_gbt.skops", "UCI Adult, 500 gradient boosted trees (skops model file, CC BY 4.0)",
+                        "scikit-learn HistGradientBoostingClassifier, 500 trees of depth 5, trained on the UCI Adult "
+                        "training file with categories as ordinal codes (features x0..x13 in the file's column "
+                        "order); the Early exit page's model (CC BY 4.0, Becker & Kohavi 1996)"),
     "satimage_population": Sample("satimage_population.csv.gz", "Statlog satimage-2, every scored document "
                                   "(CC BY 4.0)",
                                   "Every one of the 5,803 satimage-2 documents (UCI Statlog Landsat Satellite via "

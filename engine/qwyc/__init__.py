@@ -32,9 +32,11 @@ from .deployment import (
     read_policy,
 )
 from .ensembles import (
+    ADULT_GBT,
     AdditiveEnsemble,
     TrainedEnsemble,
     Tree,
+    adult_gbt_sample,
     from_lightgbm,
     from_sklearn,
     train_adult_gbt,
@@ -55,6 +57,7 @@ from .timing import EarlyExitTiming, time_early_exit, timing_table
 
 __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
+    "ADULT_GBT", "adult_gbt_sample",
     "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
     "ORDERS",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..io.public_data import load_public_dataset
 
-__all__ = ["Tree", "AdditiveEnsemble", "tree_depth", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt"]
+__all__ = ["Tree", "AdditiveEnsemble", "tree_depth", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
+           "ADULT_GBT", "adult_gbt_sample"]
 
 
 @dataclass(frozen=True)
@@ -276,7 +277,7 @@ class TrainedEnsemble:
     Attributes
     ----------
     model : object
-        The fitted scikit-learn model.
+        The fitted scikit-learn model, or the :class:`~engine.qwyc.models.ModelFile` it was read from.
     ensemble : AdditiveEnsemble
         Its trees and bias.
     x_train, x_test : numpy.ndarray of float, shape (n, features)
@@ -294,6 +295,78 @@ class TrainedEnsemble:
     x_test: np.ndarray
     y_test: np.ndarray
     fit_seconds: float
+
+    def decision_function(self, x) -> np.ndarray:
+        """The model's own raw score: its ``decision_function`` when it has one, else the trees' sum.
+
+        Parameters
+        ----------
+        x : array_like of float, shape (N, features)
+            Examples.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (N,)
+        """
+        own = getattr(self.model, "decision_function", None)
+        return own(x) if own is not None else self.ensemble.decision_function(x)
+
+
+#: the shipped Adult model's settings (sample ``adult_gbt``): :func:`train_adult_gbt`'s defaults
+ADULT_GBT = {"max_iter": 500, "max_depth": 5}
+
+
+def _encoded_adult():
+    """UCI Adult train / test as float matrices, categories ordinal-encoded on the training file (NaN kept)."""
+    import pandas as pd
+    from sklearn.preprocessing import OrdinalEncoder
+
+    adult = load_public_dataset("adult")
+    x_train, y_train, x_test, y_test = adult.x, adult.y, adult.x_test, adult.y_test
+    cats = [c for c in x_train.columns if not pd.api.types.is_numeric_dtype(x_train[c])]
+    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+    xtr = x_train.copy()
+    xte = x_test.copy()
+    xtr[cats] = enc.fit_transform(x_train[cats])
+    xte[cats] = enc.transform(x_test[cats])
+    return xtr.to_numpy(dtype=float), y_train, xte.to_numpy(dtype=float), y_test
+
+
+def adult_gbt_sample(max_iter: int = 500) -> TrainedEnsemble:
+    """The shipped Adult model (sample ``adult_gbt``), read like a user's model file, with the encoded Adult rows.
+
+    The file holds :func:`train_adult_gbt` with :data:`ADULT_GBT`; its first ``max_iter``
+    trees are exactly the model that function trains with ``max_iter`` trees (boosting adds
+    trees in the same chunks, so a shorter run is a prefix of the longer one).
+
+    Parameters
+    ----------
+    max_iter : int, optional
+        Trees kept, 1 to 500.
+
+    Returns
+    -------
+    TrainedEnsemble
+        ``model`` is the :class:`~engine.qwyc.models.ModelFile`; ``fit_seconds`` is 0 (nothing trained).
+
+    Raises
+    ------
+    ValueError
+        ``max_iter`` outside 1 to 500.
+    """
+    from ..io.samples import SAMPLES, sample_path
+    from .models import load_model
+
+    if not 1 <= max_iter <= ADULT_GBT["max_iter"]:
+        raise ValueError(f"max_iter must be between 1 and {ADULT_GBT['max_iter']}, not {max_iter}")
+    model = load_model(sample_path("adult_gbt").read_bytes(), name=SAMPLES["adult_gbt"].file)
+    full = model.ensemble
+    ensemble = AdditiveEnsemble(full.trees[:max_iter], full.bias, full.source)
+    if max_iter < full.n_models:
+        model = type(model)(ensemble, model.feature_names, model.file_format, model.fingerprint, model.name,
+                            model.float32_inputs)
+    x_train, y_train, x_test, y_test = _encoded_adult()
+    return TrainedEnsemble(model, ensemble, x_train, y_train, x_test, y_test, 0.0)
 
 
 def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: float = 0.1, seed: int = 0,
@@ -325,19 +398,9 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
     TrainedEnsemble
         The model, its ensemble and the encoded Adult train / test data.
     """
-    import pandas as pd
     from sklearn.ensemble import HistGradientBoostingClassifier
-    from sklearn.preprocessing import OrdinalEncoder
 
-
-    adult = load_public_dataset("adult")
-    x_train, y_train, x_test, y_test = adult.x, adult.y, adult.x_test, adult.y_test
-    cats = [c for c in x_train.columns if not pd.api.types.is_numeric_dtype(x_train[c])]
-    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
-    xtr = x_train.copy()
-    xte = x_test.copy()
-    xtr[cats] = enc.fit_transform(x_train[cats])
-    xte[cats] = enc.transform(x_test[cats])
+    x_train, y_train, x_test, y_test = _encoded_adult()
     model = HistGradientBoostingClassifier(max_iter=0, max_depth=max_depth, learning_rate=learning_rate,
                                            early_stopping=False, warm_start=True, random_state=seed)
     t0 = time.perf_counter()
@@ -345,11 +408,10 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
     while done < max_iter:
         done = min(max_iter, done + chunk)
         model.set_params(max_iter=done)
-        model.fit(xtr.to_numpy(dtype=float), y_train)
+        model.fit(x_train, y_train)
         if progress is not None:
             progress(done, max_iter)
-    return TrainedEnsemble(model, from_sklearn(model), xtr.to_numpy(dtype=float), y_train,
-                           xte.to_numpy(dtype=float), y_test, time.perf_counter() - t0)
+    return TrainedEnsemble(model, from_sklearn(model), x_train, y_train, x_test, y_test, time.perf_counter() - t0)
 
 
 @dataclass(frozen=True)

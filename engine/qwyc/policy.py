@@ -388,16 +388,7 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
             mse = ((resid[:, None] - f) ** 2).mean(axis=0)
             perm = np.argsort(mse, kind="stable")
         elif order == "greedy_mse":
-            resid = target - bias
-            sq = (f * f).sum(axis=0)
-            left = np.ones(t_count, dtype=bool)
-            perm = np.empty(t_count, dtype=np.int64)
-            for r in range(t_count):
-                gain = np.where(left, sq - 2 * (resid @ f), np.inf)  # ||resid - F_t||^2 - ||resid||^2
-                t = int(np.argmin(gain))
-                perm[r] = t
-                left[t] = False
-                resid = resid - f[:, t]
+            perm = _greedy_mse_order(f, target - bias)
         else:
             raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
     else:
@@ -406,6 +397,29 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
         if sorted(perm.tolist()) != list(range(t_count)):
             raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
     return perm, name
+
+
+def _greedy_mse_order(f: np.ndarray, resid: np.ndarray) -> np.ndarray:
+    """Greedy forward selection: each step takes the unused column nearest (in squared error) to the residual.
+
+    ``||resid - F_t||^2 - ||resid||^2 = ||F_t||^2 - 2 resid·F_t``, and after taking column s
+    every ``resid·F_t`` drops by ``F_s·F_t``: one Gram matrix ``FᵀF`` (a single BLAS product)
+    replaces a matrix-vector product over all N rows per step, O(T²) after it.
+    """
+    t_count = f.shape[1]
+    f = np.asarray(f, dtype=np.float64)
+    gram = f.T @ f
+    sq = np.diag(gram).copy()
+    dots = resid @ f
+    left = np.ones(t_count, dtype=bool)
+    perm = np.empty(t_count, dtype=np.int64)
+    for r in range(t_count):
+        gain = np.where(left, sq - 2 * dots, np.inf)
+        t = int(np.argmin(gain))
+        perm[r] = t
+        left[t] = False
+        dots -= gram[t]
+    return perm
 
 
 def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0, bias: float = 0.0,
@@ -585,7 +599,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
-    packed = _Packed(f, np.arange(n), np.arange(t_count))
+    packed = _Packed.of(f)
     g = np.full(n, bias)
     active = np.arange(n)
     remaining = np.arange(t_count)
@@ -603,7 +617,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
         d = full[active]
         # every candidate's best exits (compiled: order statistics selected, the rest counted)
         if active.size < 0.7 * packed.rows.size:  # keep the candidates' columns of the undecided rows contiguous
-            packed = _Packed(f, active, remaining)
+            packed = packed.narrowed(active, remaining)
         local = np.searchsorted(packed.rows, active)
         exits = candidate_exits(packed.f_t, g[packed.rows], local[d], local[~d], packed.row_of[remaining], allowed,
                                 neg_only)
@@ -633,11 +647,21 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
 class _Packed:
     """The remaining models' contributions on a set of rows, one contiguous row per model (memory-bound scan)."""
 
-    def __init__(self, f: np.ndarray, rows: np.ndarray, models: np.ndarray):
+    def __init__(self, f_t: np.ndarray, rows: np.ndarray, models: np.ndarray, t_count: int):
         self.rows = rows
-        self.f_t = np.ascontiguousarray(f[np.ix_(rows, models)].T)
-        self.row_of = np.full(f.shape[1], -1, dtype=np.int64)
+        self.f_t = f_t
+        self.row_of = np.full(t_count, -1, dtype=np.int64)
         self.row_of[models] = np.arange(models.size)
+
+    @classmethod
+    def of(cls, f: np.ndarray) -> "_Packed":
+        """Every model on every row."""
+        return cls(np.ascontiguousarray(f.T), np.arange(f.shape[0]), np.arange(f.shape[1]), f.shape[1])
+
+    def narrowed(self, rows: np.ndarray, models: np.ndarray) -> "_Packed":
+        """The same on fewer rows and models (subsets of these), copied from this smaller block, not from F."""
+        f_t = self.f_t.take(self.row_of[models], axis=0).take(np.searchsorted(self.rows, rows), axis=1)
+        return type(self)(f_t, rows, models, self.row_of.size)
 
 
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:

@@ -1,4 +1,5 @@
-"""UCI Adult samples: the training table of the Constrained training page and unchanged copies of the files.
+"""UCI Adult samples: the training table of the Constrained training page, the Early exit page's model, and
+unchanged copies of the files.
 
 Becker, B. & Kohavi, R. (1996). *Adult.* UCI Machine Learning Repository (CC BY 4.0).
 """
@@ -11,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from ..io.public_data import load_public_dataset
-from ._files import gzip_bytes
+from ._files import gzip_bytes, reproducible_skops
 
-__all__ = ["adult_training_table", "build_table", "build_raw"]
+__all__ = ["adult_training_table", "build_table", "build_model", "build_raw"]
 
 
 def adult_training_table() -> pd.DataFrame:
@@ -39,6 +40,32 @@ def build_table(shared_dir: Path | None = None) -> dict[str, pd.DataFrame]:
         ``{"adult_table": ...}``.
     """
     return {"adult_table": adult_training_table()}
+
+
+def build_model(shared_dir: Path | None = None) -> dict[str, bytes]:
+    """The ``adult_gbt`` sample: :func:`engine.qwyc.train_adult_gbt`'s 500 trees of depth 5 as a skops file.
+
+    Trained on one thread (the same trees on any machine) and written by
+    :func:`~engine.sample_builders._files.reproducible_skops`, so the bytes are the same every run.
+
+    Parameters
+    ----------
+    shared_dir : pathlib.Path, optional
+        Not used (the shipped copies of the Adult files are read).
+
+    Returns
+    -------
+    dict of str to bytes
+        ``{"adult_gbt": ...}``.
+    """
+    import skops.io as sio
+    from threadpoolctl import threadpool_limits
+
+    from ..qwyc.ensembles import ADULT_GBT, train_adult_gbt
+
+    with threadpool_limits(limits=1):
+        trained = train_adult_gbt(max_iter=ADULT_GBT["max_iter"], max_depth=ADULT_GBT["max_depth"])
+    return {"adult_gbt": reproducible_skops(sio.dumps(trained.model))}
 
 
 def build_raw(shared_dir: Path) -> dict[str, bytes]:

@@ -172,3 +172,15 @@ def test_the_promised_policy_of_a_model_file_downloads_and_applies(app, served):
     assert not at.exception
     policy = read_policy(served(download_buttons(at)["Download this policy (JSON)"]), load_model(model_text))
     assert policy.method.startswith("QWYC* with calibrated margin")
+
+
+def test_depth_5_reads_the_shipped_model_file_and_fits_what_the_engine_fits(app, served):
+    from engine.qwyc import adult_gbt_sample
+
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "5", "alpha_pct": "0.5"}, page=PAGE)
+    assert any("shipped sample" in c.value and "adult_gbt.skops" in c.value for c in at.caption)
+    record = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))
+    shipped = adult_gbt_sample(100)  # the oracle: the engine on the shipped file's first 100 trees
+    oracle = fit_qwyc(shipped.ensemble.contributions(shipped.x_train), alpha=0.005, bias=shipped.ensemble.bias)
+    assert record["policy"]["order"] == [int(t) for t in oracle.order]
+    assert cards(at)["Mean # models (test)"].endswith("of 100")

@@ -120,3 +120,21 @@ def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
         assert got == expected, (left, right, is_leaf)
         outcomes.add(expected is None)
     assert outcomes == {True, False}
+
+
+def test_shipped_adult_model_is_train_adult_gbt_and_its_prefixes_are_the_shorter_models():
+    from engine.qwyc import ADULT_GBT, adult_gbt_sample, train_adult_gbt
+
+    shipped = adult_gbt_sample(50)  # read through the skops reader, like a user's file
+    trained = train_adult_gbt(max_iter=50, max_depth=ADULT_GBT["max_depth"])  # the oracle: sklearn itself
+    assert shipped.ensemble.n_models == 50 and shipped.fit_seconds == 0
+    np.testing.assert_array_equal(shipped.x_test, trained.x_test)
+    np.testing.assert_array_equal(shipped.y_train, trained.y_train)
+    assert shipped.ensemble.bias == trained.ensemble.bias
+    np.testing.assert_array_equal(shipped.ensemble.contributions(shipped.x_test),
+                                  trained.ensemble.contributions(trained.x_test))
+    np.testing.assert_allclose(shipped.decision_function(shipped.x_test), trained.model.decision_function(trained.x_test),
+                               atol=1e-10, rtol=0)
+    assert adult_gbt_sample().ensemble.n_models == ADULT_GBT["max_iter"]
+    with pytest.raises(ValueError, match="max_iter"):
+        adult_gbt_sample(501)

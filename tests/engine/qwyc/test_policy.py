@@ -178,3 +178,52 @@ def test_a_sweep_over_alpha_gives_each_alphas_fixed_order_policy(order, neg_only
         assert np.array_equal(policy.order, alone.order) and policy.method == alone.method == order
         assert np.array_equal(policy.eps_minus, alone.eps_minus) and np.array_equal(policy.eps_plus, alone.eps_plus)
         assert policy.fit_disagreements == alone.fit_disagreements and policy.alpha == alpha
+
+
+def _greedy_mse_oracle(f, target, bias):
+    """The greedy-MSE order as first written: one matrix-vector product over all rows per step."""
+    resid = target - bias
+    sq = (f * f).sum(axis=0)
+    left = np.ones(f.shape[1], dtype=bool)
+    perm = np.empty(f.shape[1], dtype=np.int64)
+    for r in range(f.shape[1]):
+        gain = np.where(left, sq - 2 * (resid @ f), np.inf)
+        t = int(np.argmin(gain))
+        perm[r] = t
+        left[t] = False
+        resid = resid - f[:, t]
+    return perm
+
+
+def _full_and_label_targets(f, bias, labels):
+    full = bias + f.sum(axis=1)
+    return full, np.where(labels.astype(bool), 1.0, -1.0) * np.abs(full).mean()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_greedy_mse_order_equals_the_row_by_row_oracle_on_random_matrices(seed):
+    from engine.qwyc.policy import order_permutation
+
+    rng = np.random.default_rng(seed)
+    n, t = (500, 40) if seed % 2 else (3000, 120)
+    f = rng.normal(size=(n, t)) * rng.uniform(0.01, 1.0, size=t)
+    f[:, 3] = f[:, 7]  # an exact tie: the first index wins in both
+    f[:, 5] = 0.0
+    bias = float(rng.normal())
+    labels = rng.integers(0, 2, size=n)
+    for target, lab in zip(_full_and_label_targets(f, bias, labels), (None, labels)):
+        perm, name = order_permutation(f, "greedy_mse", bias=bias, labels=lab)
+        assert name == "greedy_mse"
+        np.testing.assert_array_equal(perm, _greedy_mse_oracle(f, target, bias))
+
+
+def test_greedy_mse_order_equals_the_oracle_on_the_shipped_adult_model():
+    from engine.qwyc import adult_gbt_sample
+    from engine.qwyc.policy import order_permutation
+
+    shipped = adult_gbt_sample()
+    f = shipped.ensemble.contributions(shipped.x_train)
+    bias = shipped.ensemble.bias
+    for target, lab in zip(_full_and_label_targets(f, bias, np.asarray(shipped.y_train)), (None, shipped.y_train)):
+        np.testing.assert_array_equal(order_permutation(f, "greedy_mse", bias=bias, labels=lab)[0],
+                                      _greedy_mse_oracle(f, target, bias))
