@@ -138,7 +138,7 @@ def operating_threshold(rated: SessionInput, classifier: str) -> tuple[float, fl
     """The Operating point page's target marginal precision and its threshold for this classifier."""
     d = rated.rated
     target = float(st.session_state.get("target", TARGET_DEFAULT))
-    hull = memo(("hull", *rated.key, classifier),
+    hull = memo(("audit_hull", *rated.key, classifier),
                 lambda: upper_hull(pn_curve(d.column(classifier), d.labels, d.weights)))
     return target, float(operating_point(target=target, hull=hull).threshold)
 
