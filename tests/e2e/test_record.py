@@ -25,7 +25,7 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
         expect(button).to_be_enabled(timeout=30_000)
         button.click()
         # the toast counts the items: wait for this click's own confirmation
-        expect(page.get_by_text(f"The record now holds {count} item")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text(f"The record now holds {count} decision")).to_be_visible(timeout=60_000)
     nav.get_by_text("Decision record", exact=True).click()
     settle(page, "Export")
     assert page.locator('[data-testid="stException"]').count() == 0
