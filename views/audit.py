@@ -32,6 +32,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
+from views.tables import show_table
 
 AUTOMATIC = "automatic"
 
@@ -70,7 +71,7 @@ def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
                                 help="Automatic: Neyman with a prior column or a pilot audit, else proportional.")
     seed = d[2].number_input("Seed", 0, 2**32 - 1, 0, 1, key="audit_seed", bind="query-params",
                              persist_state="session", help="The same seed selects the same documents on every backend.")
-    pilot = d[3].toggle("Use the reviewed audit below as a pilot", key="audit_pilot",
+    pilot = d[3].toggle("Pilot: the reviewed audit", key="audit_pilot",
                         disabled=audit is None or has_prior,
                         help="Its prevalence in each stratum anticipates the new audit's (Neyman allocation). Not "
                              "with a prior probability column, which anticipates them already.")
@@ -90,7 +91,7 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
     m[3].metric("Population", f"{planned.population:,}", help=f"{planned.above:,} documents at or above the line.")
     for warning in planned.warnings:
         st.warning(md(warning))
-    st.dataframe(plan_table(planned), hide_index=True)
+    show_table(plan_table(planned))
     st.download_button("Download the plan (plan.csv)", planned.csv(),
                        file_name="plan.csv", mime="text/csv", key="plan_csv",
                        help="One row per document to review; the reviewers fill in 'label' (1/0, yes/no ...).")
@@ -191,7 +192,7 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
     st.caption(f"At the Operating point page's threshold ({op_threshold:.6g}, target marginal precision "
                f"{target:.3g}) and at {threshold:.6g}:")
     table = thresholds_table(result)
-    st.dataframe(table, hide_index=True)
+    show_table(table, transpose_on="threshold")  # one quantity per row: 14 columns do not fit 1,280 px
     curve = memo(("audit_curve", audit.fingerprint, *rated.key, classifier, level),
                  lambda: extended_curve(result, points=SCREEN_POINTS // 8))
     figures = [("PN curve below the line", audit_pn_figure(result, curve)),
@@ -201,7 +202,7 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
     c[1].plotly_chart(figures[1][1], key="audit_pr_chart")
     st.plotly_chart(figures[2][1], key="audit_strata_chart")
     strata = strata_table(result)
-    st.dataframe(strata, hide_index=True)
+    show_table(strata)
     follow_up(result)
     add_to_record(lambda: new_item(
         "audit", f"Below-the-line audit of {classifier} (review line {result.review_threshold:.6g})",

@@ -32,6 +32,7 @@ from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
+from views.tables import show_table
 
 LEVELS = [0.9, 0.95, 0.99]
 
@@ -45,6 +46,11 @@ class Settings:
     money: Money
     threshold: float
     level: float
+
+
+#: the periods table's columns shown on screen (about 800 px wide at 1,280 px a window)
+SCREEN_COLUMNS = ("period start", "rated", "true positives", "false positives", "marginal precision at T",
+                  "re-solved threshold", "alert", "net value per day")
 
 
 def deployed_default(dataset: SessionInput, baseline: float) -> None:
@@ -166,7 +172,10 @@ def results(dataset: SessionInput, s: Settings) -> None:
         st.plotly_chart(figures[-1][1], key="mon_money_chart")
     st.subheader("Periods")
     table = result.table()
-    st.dataframe(table, hide_index=True)
+    # on screen the columns a meeting reads (intervals are in the charts); the CSV keeps every column
+    show_table(table[[c for c in SCREEN_COLUMNS if c in table.columns]])
+    st.caption("The CSV adds the intervals, precision, flagged documents per day, the evidence (e-value), the "
+               "per-period test alone and, with money, the value per period.")
     st.download_button("Download the periods (CSV)", csv_bytes(table), file_name=f"monitoring_{dated.classifier}.csv",
                        mime="text/csv", key="mon_csv")
     st.subheader("Reviewers")

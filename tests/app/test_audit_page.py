@@ -85,11 +85,14 @@ def test_thresholds_the_operating_point_and_any_other(app, shipped):
     at = app(page=PAGE)
     at.number_input(key="audit_threshold").set_value(0.01).run()
     assert not at.exception
-    table = next(d.value for d in at.dataframe if "threshold" in d.value.columns)
-    assert table["threshold"].iloc[-1] == pytest.approx(0.01) and table["side"].iloc[-1] == "below the line"
+    # shown one quantity per row, a column per threshold (14 columns side by side scrolled at 1,280 px)
+    table = next(d.value for d in at.dataframe if "Quantity" in d.value.columns).set_index("Quantity")
+    first, last = table.columns[0], table.columns[-1]
+    assert float(last) == pytest.approx(0.01) and table.loc["Side", last] == "below the line"
     expected = estimate(rated, audit, thresholds=[0.01]).thresholds[0]
-    assert table["recall lower"].iloc[-1] == pytest.approx(expected.recall.lower)
-    assert table["side"].iloc[0] == "at or above the line"  # the operating point's threshold
+    shown = float(table.loc["Recall lower", last].rstrip(" %")) / 100
+    assert shown == pytest.approx(expected.recall.lower, abs=5e-4)  # a percentage with one decimal
+    assert table.loc["Side", first] == "at or above the line"  # the operating point's threshold
 
 
 def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
