@@ -36,7 +36,6 @@ from .ensembles import (
     AdditiveEnsemble,
     TrainedEnsemble,
     Tree,
-    adult_gbt_sample,
     from_lightgbm,
     from_sklearn,
     train_adult_gbt,
@@ -44,6 +43,7 @@ from .ensembles import (
 from .fidelity import FidelityPolicy, clopper_pearson, fidelity_curve, fit_fidelity, measured_row
 from .figures import fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
 from .models import ModelFile, load_model
+from .shipped_model import adult_gbt_sample
 from .policy import (
     ORDERS,
     EarlyExitPolicy,

@@ -17,64 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io.public_data import load_public_dataset
+from .evaluator import flatten_ensemble
+from .trees import Tree, tree_depth
 
 __all__ = ["Tree", "AdditiveEnsemble", "tree_depth", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
-           "ADULT_GBT", "adult_gbt_sample"]
-
-
-@dataclass(frozen=True)
-class Tree:
-    """One regression tree: go left when ``x[feature] <= threshold`` (NaN follows ``missing_left``).
-
-    Attributes
-    ----------
-    feature : numpy.ndarray of int, shape (nodes,)
-        Feature index tested at each node (0 at leaves).
-    threshold : numpy.ndarray of float64, shape (nodes,)
-        Split value of each node.
-    left, right : numpy.ndarray of int, shape (nodes,)
-        Children of each node (0 at leaves).
-    value : numpy.ndarray of float64, shape (nodes,)
-        Output of each node (read at leaves), learning rate included.
-    missing_left : numpy.ndarray of bool, shape (nodes,)
-        Whether a NaN feature value goes left.
-    is_leaf : numpy.ndarray of bool, shape (nodes,)
-        Leaf flags.
-    depth : int
-        Depth of the deepest leaf (the number of traversal steps).
-    """
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
-    missing_left: np.ndarray
-    is_leaf: np.ndarray
-    depth: int
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        """The tree's output for every row, by a vectorised traversal of ``depth`` steps.
-
-        Parameters
-        ----------
-        x : numpy.ndarray of float, shape (n, features)
-            Numeric features (NaN allowed).
-
-        Returns
-        -------
-        numpy.ndarray of float64, shape (n,)
-            The leaf value reached by each row.
-        """
-        node = np.zeros(x.shape[0], dtype=np.int64)
-        rows = np.arange(x.shape[0])
-        for _ in range(self.depth):
-            feat = self.feature[node]
-            val = x[rows, feat]
-            go_left = np.where(np.isnan(val), self.missing_left[node], val <= self.threshold[node])
-            nxt = np.where(go_left, self.left[node], self.right[node])
-            node = np.where(self.is_leaf[node], node, nxt)
-        return self.value[node]
+           "ADULT_GBT", "encoded_adult"]
 
 
 @dataclass(frozen=True)
@@ -113,8 +60,6 @@ class AdditiveEnsemble:
             ``F[i, t] = trees[t].predict(x)[i]``; ``bias + F.sum(1)`` is the full score.
         """
         x = np.asarray(x, dtype=np.float64)
-        from .evaluator import flatten_ensemble  # compiled when every base model is a tree of arrays
-
         flat = flatten_ensemble(self)
         if flat is not None:
             return flat.contributions(x)
@@ -138,62 +83,6 @@ class AdditiveEnsemble:
         for t in self.trees:
             out += t.predict(x)
         return out
-
-
-def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unreachable: int = 0) -> int:
-    """Depth of a tree given as child arrays, after checking that they really form one tree.
-
-    Walks the nodes level by level from the root (node 0): every child index must be a
-    node of the tree, and no node may be reached twice (no shared subtrees, no cycle
-    back to an ancestor). Nodes never reached are refused beyond ``unreachable``
-    (XGBoost keeps deleted nodes in its arrays).
-
-    Parameters
-    ----------
-    left, right : numpy.ndarray of int, shape (nodes,)
-        Children of each node (ignored at leaves).
-    is_leaf : numpy.ndarray of bool, shape (nodes,)
-        Leaf flags.
-    unreachable : int, optional
-        How many nodes may be unreachable from the root.
-
-    Returns
-    -------
-    int
-        Depth of the deepest leaf (0 for a single leaf).
-
-    Raises
-    ------
-    ValueError
-        A child outside the tree, a node reached twice, too many unreachable nodes,
-        or arrays of different lengths.
-    """
-    n = int(is_leaf.size)
-    if n == 0 or left.size != n or right.size != n:
-        raise ValueError(f"the node arrays have different lengths or are empty ({left.size}, {right.size}, {n})")
-    inner = np.flatnonzero(~is_leaf)
-    children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
-    bad = (children < 0) | (children >= n)
-    if bad.any():
-        raise ValueError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
-                         f"outside the tree's {n} nodes")
-    # one parent per node and none for the root: then the walk from the root never meets a node twice
-    parents = np.bincount(children, minlength=n)
-    if parents[0] or (parents > 1).any():
-        raise ValueError("a node is reached twice (a cycle or a shared subtree)")
-    seen = 1
-    frontier = np.zeros(1, dtype=np.int64)
-    depth = 0
-    while True:
-        frontier = frontier[~is_leaf[frontier]]
-        if frontier.size == 0:
-            break
-        frontier = np.concatenate([left[frontier], right[frontier]]).astype(np.int64)
-        seen += frontier.size
-        depth += 1
-    if n - seen > unreachable:
-        raise ValueError(f"{n - seen} of the {n} nodes are not reachable from the root (a cycle or a detached part)")
-    return depth
 
 
 def _from_sklearn_tree(tree, scale: float) -> Tree:
@@ -316,8 +205,14 @@ class TrainedEnsemble:
 ADULT_GBT = {"max_iter": 500, "max_depth": 5}
 
 
-def _encoded_adult():
-    """UCI Adult train / test as float matrices, categories ordinal-encoded on the training file (NaN kept)."""
+def encoded_adult():
+    """UCI Adult train / test as float matrices, categories ordinal-encoded on the training file (NaN kept).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ``x_train, y_train, x_test, y_test``.
+    """
     import pandas as pd
     from sklearn.preprocessing import OrdinalEncoder
 
@@ -330,43 +225,6 @@ def _encoded_adult():
     xtr[cats] = enc.fit_transform(x_train[cats])
     xte[cats] = enc.transform(x_test[cats])
     return xtr.to_numpy(dtype=float), y_train, xte.to_numpy(dtype=float), y_test
-
-
-def adult_gbt_sample(max_iter: int = 500) -> TrainedEnsemble:
-    """The shipped Adult model (sample ``adult_gbt``), read like a user's model file, with the encoded Adult rows.
-
-    The file holds :func:`train_adult_gbt` with :data:`ADULT_GBT`; its first ``max_iter``
-    trees are exactly the model that function trains with ``max_iter`` trees (boosting adds
-    trees in the same chunks, so a shorter run is a prefix of the longer one).
-
-    Parameters
-    ----------
-    max_iter : int, optional
-        Trees kept, 1 to 500.
-
-    Returns
-    -------
-    TrainedEnsemble
-        ``model`` is the :class:`~engine.qwyc.models.ModelFile`; ``fit_seconds`` is 0 (nothing trained).
-
-    Raises
-    ------
-    ValueError
-        ``max_iter`` outside 1 to 500.
-    """
-    from ..io.samples import SAMPLES, sample_path
-    from .models import load_model
-
-    if not 1 <= max_iter <= ADULT_GBT["max_iter"]:
-        raise ValueError(f"max_iter must be between 1 and {ADULT_GBT['max_iter']}, not {max_iter}")
-    model = load_model(sample_path("adult_gbt").read_bytes(), name=SAMPLES["adult_gbt"].file)
-    full = model.ensemble
-    ensemble = AdditiveEnsemble(full.trees[:max_iter], full.bias, full.source)
-    if max_iter < full.n_models:
-        model = type(model)(ensemble, model.feature_names, model.file_format, model.fingerprint, model.name,
-                            model.float32_inputs)
-    x_train, y_train, x_test, y_test = _encoded_adult()
-    return TrainedEnsemble(model, ensemble, x_train, y_train, x_test, y_test, 0.0)
 
 
 def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: float = 0.1, seed: int = 0,
@@ -400,7 +258,7 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    x_train, y_train, x_test, y_test = _encoded_adult()
+    x_train, y_train, x_test, y_test = encoded_adult()
     model = HistGradientBoostingClassifier(max_iter=0, max_depth=max_depth, learning_rate=learning_rate,
                                            early_stopping=False, warm_start=True, random_state=seed)
     t0 = time.perf_counter()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ensembles import AdditiveEnsemble, Tree
+from .trees import Tree, TreeSum
 
 __all__ = ["FlatEnsemble", "flatten_ensemble"]
 
@@ -146,7 +146,7 @@ def _rule(tree: Tree) -> np.ndarray:
 _CACHE: dict[int, tuple[weakref.ref, FlatEnsemble | None]] = {}
 
 
-def flatten_ensemble(ensemble: AdditiveEnsemble) -> FlatEnsemble | None:
+def flatten_ensemble(ensemble: TreeSum) -> FlatEnsemble | None:
     """The ensemble's trees as one :class:`FlatEnsemble` (cached per ensemble object).
 
     Parameters
@@ -169,7 +169,7 @@ def flatten_ensemble(ensemble: AdditiveEnsemble) -> FlatEnsemble | None:
     return flat
 
 
-def _flatten(ensemble: AdditiveEnsemble) -> FlatEnsemble | None:
+def _flatten(ensemble: TreeSum) -> FlatEnsemble | None:
     trees = ensemble.trees
     if not trees or not all(isinstance(t, Tree) for t in trees):
         return None
