@@ -104,6 +104,11 @@ def test_audit_on_mammography(server, page, tmp_path):
     nav.get_by_text("Data", exact=True).click()
     settle(page, "Validation report")
     upload(page, rated_path, "Rated data")
+    # the uploader holds one file: leave the Data page (its uploader is cleared) and come back for the next one
+    nav.get_by_text("Below the line", exact=True).click()
+    settle(page, "Plan the audit")
+    nav.get_by_text("Data", exact=True).click()
+    settle(page, "Validation report")
     upload(page, reviewed_path, "Reviewed audit")
     nav.get_by_text("Below the line", exact=True).click()
     settle(page, "Missed positives")
