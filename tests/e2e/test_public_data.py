@@ -8,6 +8,7 @@ ratings and followed month by month. Each page's numbers must equal the engine's
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +114,13 @@ def test_audit_on_mammography(server, page, tmp_path):
     nav.get_by_text("Below the line", exact=True).click()
     settle(page, "Missed positives")
     assert page.locator('[data-testid="stException"]').count() == 0
+    # our uploads are the inputs estimated (not the shipped satimage audit)
+    expect(page.get_by_role("combobox", name="Reviewed audit (the plan with 'label' filled in)")).to_have_value(
+        re.compile(r"mammography_reviewed\.csv.*your upload"), timeout=30_000)
+    expect(page.get_by_role("combobox", name="Rated data above the line")).to_have_value(
+        re.compile(r"mammography_rated\.csv.*your upload"), timeout=30_000)
+    expect(page.get_by_text(f"An audit of 200 of the {int((~flagged).sum()):,} unflagged documents found")
+           ).to_be_visible()
     result = estimate(load_rated(rated_path), load_audit(reviewed_path))
     assert metric(page, "Missed positives") == f"{result.positives.estimate:,.1f}"
     assert metric(page, "Recall at the review line") == f"{result.recall.estimate:.1%}"
@@ -157,6 +165,8 @@ def test_monitoring_on_bank_marketing(server, page, tmp_path):
     page.get_by_role("option", name="month", exact=True).click()
     page.wait_for_function("() => window.location.search.includes('mon_period=month')", timeout=30_000)
     settle(page, "Periods")
+    expect(page.get_by_role("combobox", name="Dated ratings")).to_have_value(
+        re.compile(r"bank_dated\.csv.*your upload"), timeout=30_000)  # the upload is the active dated input
     assert page.locator('[data-testid="stException"]').count() == 0
     # the engine on the same file, with the page's defaults: target 0.3, T = the first quarter's threshold, 95 %
     dated = load_dated(dated_path)
