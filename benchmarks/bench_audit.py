@@ -43,7 +43,9 @@ from engine.audit import (  # noqa: E402
 from engine.audit.population import PopulationColumns  # noqa: E402
 from engine.io.rated import rated_from_frame  # noqa: E402
 
-SHARED = ROOT.parent.parent / "shared" / "data" / "adbench"
+# ../shared beside the checkout (CI, a clone), or one level up (a worktree)
+SHARED = next((p / "shared" / "data" / "adbench" for p in (ROOT.parent, ROOT.parent.parent)
+               if (p / "shared" / "data" / "adbench").is_dir()), ROOT.parent / "shared" / "data" / "adbench")
 
 
 def make_population(path: Path, rows: int) -> None:
