@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.rated import LABEL_VALUES
-from ..io.tables import sniff_delimiter
+from ..io.tables import refuse_numeric_header, sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
 from .confine import checked_files, duckdb_message, lock_down
@@ -370,21 +370,10 @@ def duckdb_problem(source: DuckSource, exc: BaseException) -> str:
     return message
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
 def _check_csv_columns(con, source: DuckSource, files) -> None:
     """Refuse CSV files DuckDB does not read as their header line says (column count, or rows it cannot parse)."""
     _, header = csv_header(files[0])
-    if all(_is_number(f) for f in header if f.strip()) and any(f.strip() for f in header):
-        raise InputError(f"'{files[0]}' has no header row: its first line holds only numbers, so it would be read as "
-                         "column names and lost as data. Add a header line naming the columns (for example "
-                         "'score,label').")
+    refuse_numeric_header(header, files[0])
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source.relation()}").fetchall()
     except InputError:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
+from .numbers import is_number
 from ..pn.grid import ThresholdGrid
 from .numbers import to_floats
 from .tables import Source, check_unique_columns, read_table
@@ -66,7 +67,7 @@ def _counts_frame(source: Source | pd.DataFrame, name: str | None = None) -> tup
         first = [str(x).strip() for x in frame.iloc[0]] if len(frame) else []
         if table.file_format.startswith("parquet"):  # Parquet names its columns
             pass
-        elif first and all(_is_number(x) for x in first):
+        elif first and all(is_number(x) for x in first):
             if frame.shape[1] < 3:
                 raise RatedDataError(f"'{name}' has {frame.shape[1]} column(s); aggregated counts need at least "
                                      "three: one threshold column per classifier, then tp and fp.")
@@ -204,11 +205,3 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
     exact = _exact_grid(t, tp, fp)
     axes, tp_g, fp_g = exact if exact is not None else _regrid(t, tp, fp, int(bins), name)
     return ThresholdGrid(tuple(axes), _enforce_monotone(tp_g), _enforce_monotone(fp_g), rule, tuple(threshold_cols))
-
-
-def _is_number(x) -> bool:
-    try:
-        float(str(x))
-        return True
-    except ValueError:
-        return False

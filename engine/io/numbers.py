@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["to_floats", "EXACT_READ_CSV"]
+__all__ = ["to_floats", "is_number", "EXACT_READ_CSV"]
 
 _PANDAS_EXACT = tuple(int(p) for p in pd.__version__.split(".")[:2]) >= (3, 1)
 #: ``pandas.read_csv`` arguments that parse floats exactly: its round-trip parser before pandas 3.1
@@ -42,3 +42,22 @@ def to_floats(values: pd.Series) -> np.ndarray:
         text = values.to_numpy(dtype=object)[parsed]
         out[parsed] = np.fromiter((float(str(v).strip()) for v in text), dtype=np.float64, count=text.size)
     return out
+
+
+def is_number(text: object) -> bool:
+    """Whether a value reads as a number (Python's ``float`` of its text).
+
+    Parameters
+    ----------
+    text : object
+        A field of a file (text, or anything whose ``str`` is read).
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        float(str(text))
+        return True
+    except ValueError:
+        return False

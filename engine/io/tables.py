@@ -31,10 +31,10 @@ import pandas as pd
 
 from ..errors import InputError, RatedDataError, describe_rows
 from ..untrusted import inflate_gzip
-from .numbers import EXACT_READ_CSV
+from .numbers import EXACT_READ_CSV, is_number
 
-__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "sniff_delimiter", "MAX_UPLOAD_BYTES",
-           "MAX_TABLE_BYTES", "MAX_COLUMNS"]
+__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "refuse_numeric_header",
+           "sniff_delimiter", "MAX_UPLOAD_BYTES", "MAX_TABLE_BYTES", "MAX_COLUMNS"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str]]
 
@@ -248,16 +248,29 @@ def _decimal(lines: list[str], delimiter: str) -> str:
         return "."
     sample = [field for line in lines[1:201] for field in line.split(delimiter)]
     commas = sum(bool(_DECIMAL_COMMA.match(f)) for f in sample)
-    dots = sum("." in f and _is_number(f) for f in sample)
+    dots = sum("." in f and is_number(f) for f in sample)
     return "," if commas > dots else "."
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+def refuse_numeric_header(fields: Sequence[str], name: str) -> None:
+    """Refuse a header line made only of numbers: it would be read as column names and lost as data.
+
+    Parameters
+    ----------
+    fields : sequence of str
+        The first line's fields.
+    name : str
+        The file, for the message.
+
+    Raises
+    ------
+    RatedDataError
+        Every non-empty field is a number.
+    """
+    if any(f.strip() for f in fields) and all(is_number(f.strip()) for f in fields if f.strip()):
+        raise RatedDataError(f"'{name}' has no header row: its first line ({','.join(fields)[:60]!r}) holds only "
+                             "numbers, so it would be read as column names and lost as data. Add a header line "
+                             "naming the columns (for example 'score,label').")
 
 
 def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> None:
@@ -277,10 +290,7 @@ def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> No
             "delimiter, or an unquoted text containing the delimiter.")
     if header:
         fields = _csv_rows([lines[0]], delimiter, name)[0]
-        if fields and all(_is_number(f.strip()) for f in fields if f.strip()) and any(f.strip() for f in fields):
-            raise RatedDataError(f"'{name}' has no header row: its first line ({lines[0][:60]!r}) holds only numbers, "
-                                 "so it would be read as column names and lost as data. Add a header line naming the "
-                                 "columns (for example 'score,label').")
+        refuse_numeric_header(fields, name)
         check_unique_columns([f.strip() for f in fields], name)
 
 
