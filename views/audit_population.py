@@ -8,14 +8,11 @@ checked like the Data page's connections (:func:`engine.backends.connect`, confi
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from engine.audit import PopulationColumns, detect_population_columns, open_population
-from engine.backends import connect
 from engine.errors import InputError
-from views.forms.connected import ROOTS_VARIABLE
+from views.forms.connected import connect_clicked
 from views.inputs import input_picker
 from views.session_input import SessionInput
 from views.state import md
@@ -23,17 +20,6 @@ from views.state import md
 LOADED, SERVER = "A loaded input (upload or sample)", "Rows on the server (DuckDB)"
 NONE = "(none)"
 _SOURCE = "_audit_population_source"  # the ConnectedSource of the population on the server
-
-
-def _connect() -> None:
-    path, table = st.session_state.get("audit_pop_path", ""), st.session_state.get("audit_pop_table", "")
-    st.session_state.pop("_audit_pop_error", None)
-    try:
-        roots = os.environ.get(ROOTS_VARIABLE)
-        st.session_state[_SOURCE] = connect(path, table or None, roots=roots.split(os.pathsep) if roots else None)
-    except InputError as exc:
-        st.session_state.pop(_SOURCE, None)
-        st.session_state["_audit_pop_error"] = str(exc)
 
 
 def _columns(connected) -> PopulationColumns:
@@ -59,7 +45,8 @@ def server_population() -> SessionInput | None:
     c[0].text_input("Population path or glob on the server", key="audit_pop_path",
                     placeholder="/data/scored/*.parquet")
     c[1].text_input("DuckDB table", key="audit_pop_table", placeholder="only for a .duckdb file")
-    c[2].button("Connect", key="audit_pop_connect", type="primary", on_click=_connect)
+    c[2].button("Connect", key="audit_pop_connect", type="primary", on_click=connect_clicked,
+                 args=("audit_pop_path", "audit_pop_table", _SOURCE, "_audit_pop_error"))
     if st.session_state.get("_audit_pop_error"):
         st.error(f"**Could not connect.** {md(st.session_state['_audit_pop_error'])}")
         return None

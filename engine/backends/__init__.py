@@ -37,6 +37,7 @@ from .sources import (
     scan_sentence,
     sweep_points,
 )
+from .confine import ROOTS_VARIABLE, data_roots
 
 __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
            "choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "duckdb_period_counts", "duckdb_threshold_grid", "duckdb_bootstrap_points",
@@ -45,4 +46,4 @@ __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_point
            "spark_replicate_counts", "spark_bootstrap_points", "spark_sample_rows",
            "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
            "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence",
-           "ROWS_NEEDED"]
+           "ROWS_NEEDED", "data_roots", "ROOTS_VARIABLE"]

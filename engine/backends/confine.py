@@ -31,7 +31,22 @@ from typing import Sequence
 from ..errors import InputError
 
 __all__ = ["MAX_GLOB_FILES", "MAX_GLOB_DEPTH", "MAX_GLOB_ENTRIES", "GLOB_CHARS", "matched_files", "checked_files",
-           "lock_down", "duckdb_message", "outside_message"]
+           "lock_down", "duckdb_message", "outside_message", "ROOTS_VARIABLE", "data_roots"]
+
+#: environment variable: the folders (separated by os.pathsep) the dashboard's connections may read
+ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
+
+
+def data_roots() -> list[str] | None:
+    """The folders the dashboard's connections may read, from :data:`ROOTS_VARIABLE`.
+
+    Returns
+    -------
+    list of str or None
+        The folders; None (any file the server's user can read) when the variable is unset or empty.
+    """
+    roots = [r for r in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if r]
+    return roots or None
 
 #: most files a glob may match
 MAX_GLOB_FILES = 10_000

@@ -8,12 +8,10 @@ for their results (:mod:`views.counted`), which DuckDB counts, showing progress 
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import streamlit as st
 
-from engine.backends import ROWS_NEEDED, ConnectedSource, connect, map_columns
+from engine.backends import ROWS_NEEDED, ConnectedSource, connect, data_roots, map_columns
 from engine.errors import InputError
 from engine.presentation import EMPTY
 from engine.reporting import neutralise_formulas
@@ -22,23 +20,21 @@ from views.state import md, scan
 from views.tables import show_table
 
 NONE = "(none)"
-#: environment variable: folders (separated by os.pathsep) connections may read; any readable file when unset
-ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
 _CONNECTED = "_connected_source"  # the ConnectedSource shown in the Connect section
 #: sample rows shown
 SAMPLE_SHOWN = 200
 
 
-def _connect_clicked() -> None:
-    path, table = st.session_state.get("connect_path", ""), st.session_state.get("connect_table", "")
-    st.session_state.pop("_connect_error", None)
+def connect_clicked(path_key: str, table_key: str, source_key: str, error_key: str) -> None:
+    """A Connect button's callback: the path and table typed under ``path_key`` / ``table_key``, checked and
+    previewed within the allowed folders; the source under ``source_key`` or the message under ``error_key``."""
+    st.session_state.pop(error_key, None)
     try:
-        roots = os.environ.get(ROOTS_VARIABLE)
-        st.session_state[_CONNECTED] = connect(path, table or None,
-                                               roots=roots.split(os.pathsep) if roots else None)
+        st.session_state[source_key] = connect(st.session_state.get(path_key, ""),
+                                               st.session_state.get(table_key, "") or None, roots=data_roots())
     except InputError as exc:
-        st.session_state.pop(_CONNECTED, None)
-        st.session_state["_connect_error"] = str(exc)
+        st.session_state.pop(source_key, None)
+        st.session_state[error_key] = str(exc)
 
 
 def connect_section() -> SessionInput | None:
@@ -50,7 +46,8 @@ def connect_section() -> SessionInput | None:
     c[0].text_input("Path or glob on the server", key="connect_path", placeholder="/data/ratings/*.parquet")
     c[1].text_input("DuckDB table", key="connect_table", placeholder="only for a .duckdb file",
                     help="Leave empty for Parquet / CSV, or for a database holding one table.")
-    c[2].button("Connect", key="connect_button", type="primary", on_click=_connect_clicked)
+    c[2].button("Connect", key="connect_button", type="primary", on_click=connect_clicked,
+                 args=("connect_path", "connect_table", _CONNECTED, "_connect_error"))
     if st.session_state.get("_connect_error"):
         st.error(f"**Could not connect.** {md(st.session_state['_connect_error'])}")
         return None
