@@ -21,12 +21,13 @@ from engine.audit import (
     thresholds_table,
 )
 from engine.errors import InputError
-from engine.pn import operating_point, pn_curve, upper_hull
+from engine.pn import operating_point
 from engine.plotting import SCREEN_POINTS
 from engine.record import new_item
 from views.audit_link import audit_estimate, companion_rated, remember_audit
 from views.audit_population import choose_population
 from views.controls import TARGET_DEFAULT
+from views.counted import counted_hull
 from views.inputs import active_input, input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
@@ -137,10 +138,8 @@ def estimate_settings(rated: SessionInput) -> tuple[str, float, float]:
 
 def operating_threshold(rated: SessionInput, classifier: str) -> tuple[float, float]:
     """The Operating point page's target marginal precision and its threshold for this classifier."""
-    d = rated.rated
     target = float(st.session_state.get("target", TARGET_DEFAULT))
-    hull = memo(("audit_hull", *rated.key, classifier),
-                lambda: upper_hull(pn_curve(d.column(classifier), d.labels, d.weights)))
+    hull, _ = counted_hull(rated, classifier)  # the Operating point page's own hull, counted once per session
     return target, float(operating_point(target=target, hull=hull).threshold)
 
 
