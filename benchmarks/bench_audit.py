@@ -36,10 +36,10 @@ from engine.audit import (  # noqa: E402
     audit_from_frame,
     estimate,
     memory_population,
-    open_population,
     plan,
     simulate_coverage,
 )
+from engine.backends import open_population  # noqa: E402
 from engine.audit.population import PopulationColumns  # noqa: E402
 from engine.io.rated import rated_from_frame  # noqa: E402
 

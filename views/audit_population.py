@@ -1,7 +1,7 @@
 """The Audit page's population: a loaded input (upload or sample, in memory) or rows on the server (DuckDB).
 
 A population on the server is never read into the session: DuckDB counts its strata and
-returns only the selected documents (:func:`engine.audit.open_population`). The path is
+returns only the selected documents (:func:`engine.backends.open_population`). The path is
 checked like the Data page's connections (:func:`engine.backends.connect`, confined to
 ``OPSTUDIO_DATA_ROOTS`` when set) and nothing from it is rendered as HTML.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.audit import PopulationColumns, detect_population_columns, open_population
+from engine.audit import PopulationColumns, detect_population_columns
+from engine.backends import open_population
 from engine.errors import InputError
 from views.forms.connected import connect_clicked
 from views.inputs import input_picker

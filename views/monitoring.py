@@ -10,18 +10,16 @@ from engine.monitor import (
     PERIODS,
     DatedRated,
     Monitoring,
-    backlog,
     backlog_figure,
     baseline_threshold,
-    capacity_per_day,
     capacity_segments,
-    capacity_threshold,
     flagged_per_day,
     flagged_per_day_figure,
     marginal_precision_over_time_figure,
     money_over_time_figure,
     monitor,
     monitoring_sentence,
+    reviewer_plan,
     threshold_over_time_figure,
 )
 from engine.record import new_item
@@ -127,14 +125,9 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
                                   persist_state="session")
     per_day = c[1].number_input("Reviews per reviewer per day", 1.0, None, 40.0, 5.0, key="mon_reviews_per_day",
                                 bind="query-params", persist_state="session")
-    capacity = capacity_per_day(reviewers, per_day)
-    queue = backlog(dated.scores, dated.dates, threshold, capacity)
-    point = capacity_threshold(dated.scores, dated.data.labels, dated.dates, reviewers=reviewers,
-                               reviews_per_day=per_day)
-    sentence = (f"{reviewers:g} reviewer{'' if reviewers == 1 else 's'} × {per_day:g} reviews a day = "
-                f"{capacity:,.0f} reviews per day. "
-                f"{queue.sentence()} The threshold that fits this capacity with the most true positives is "
-                f"{point.threshold:.4g} ({point.flagged / dated.days:,.1f} flagged a day).")
+    team = reviewer_plan(dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers,
+                         reviews_per_day=per_day)
+    capacity, queue, sentence = team.capacity, team.queue, team.sentence()
     st.markdown(md(sentence))
     load = memo(("mon_flagged_per_day", dated.data.fingerprint, dated.mapping),
                 lambda: flagged_per_day(dated.scores, dated.dates))

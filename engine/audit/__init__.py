@@ -8,7 +8,7 @@ design-based interval (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5):
 * :func:`plan` — strata of the below-line scores (the same bounds on every backend), sample
   sizes (proportional, Neyman with a prior or a pilot, or equal; never an empty stratum), and
   the documents: in each stratum the ``n_h`` smallest ``md5(seed:id)`` keys, so a seed selects
-  the same documents in memory, in DuckDB and in Spark (:func:`open_population`).
+  the same documents in memory, in DuckDB and in Spark (:func:`engine.backends.open_population`).
 * :func:`estimate` — positives below the line, all positives and recall at the line, per
   stratum and at any threshold, with intervals; :func:`audit_sentence` says it in one sentence,
   :func:`half_width_after` / :func:`audits_for_half_width` what more reviews would buy, and the
@@ -73,10 +73,9 @@ from .report import (
 )
 from .selection import selection_keys
 from .simulation import CoverageResult, simulate_coverage
-from .sources import open_population
 
 __all__ = [
-    "plan", "AuditPlan", "PlanStratum", "open_population", "PopulationColumns", "PopulationSummary",
+    "plan", "AuditPlan", "PlanStratum", "PopulationColumns", "PopulationSummary",
     "MemoryPopulation", "memory_population", "read_population", "detect_population_columns", "selection_keys",
     "ALLOCATIONS", "SPACINGS", "stratum_levels", "quantile_ranks", "allocate", "expected_half_width",
     "budget_for_half_width",

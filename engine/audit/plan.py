@@ -268,7 +268,7 @@ def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_
     Parameters
     ----------
     scan : PopulationScan
-        The population (:func:`engine.audit.open_population`, or a
+        The population (:func:`engine.backends.open_population`, or a
         :class:`~engine.audit.population.MemoryPopulation`), opened as a context manager here.
     below : float
         The review threshold T: documents with score < T are audited.

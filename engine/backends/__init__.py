@@ -16,7 +16,6 @@ call per result whatever holds the rows (:func:`pn_hull`, :func:`sweep_points`, 
 """
 
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows
-from .choice import AUTO_DUCKDB_BYTES, BACKENDS, choose_backend
 from .duckdb_bootstrap import duckdb_bootstrap_points
 from .duckdb_grid import duckdb_threshold_grid
 from .duckdb_monitor import duckdb_period_counts
@@ -24,11 +23,18 @@ from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, conn
 from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
 from .spark_bootstrap import spark_bootstrap_points, spark_replicate_counts
 from .sources import (
+    AUTO_DUCKDB_BYTES,
+    BACKENDS,
     DATA_SOURCES,
     ROWS_NEEDED,
     CountedRows,
     DataSource,
+    DatedCounts,
     bootstrap_points,
+    choose_backend,
+    dated_counts,
+    open_population,
+    period_backends,
     data_source,
     joint_grid,
     open_rows,
@@ -45,5 +51,5 @@ __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_point
            "ScanProgress", "SparkSource", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
            "spark_replicate_counts", "spark_bootstrap_points", "spark_sample_rows",
            "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
-           "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence",
-           "ROWS_NEEDED", "data_roots", "ROOTS_VARIABLE"]
+           "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence", "open_population",
+           "DatedCounts", "dated_counts", "period_backends", "ROWS_NEEDED", "data_roots", "ROOTS_VARIABLE"]

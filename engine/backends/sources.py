@@ -10,6 +10,10 @@ intervals (:func:`bootstrap_points`) — is one call here, whatever holds the ro
   table): a :class:`ConnectedData` of the dashboard or a :class:`CountedRows`;
 * ``spark``: rows counted by Apache Spark (locally or through Spark Connect), a :class:`CountedRows`.
 
+The same places hold the two other kinds of rows the engine reads out of core: an audit's
+population (every scored document, :func:`open_population`) and dated ratings counted per
+period (:func:`dated_counts`).
+
 :data:`DATA_SOURCES` holds one :class:`DataSource` per place; a new place is one entry
 (its functions live in its own module). :func:`open_rows` opens a path with a backend
 (``auto`` picks memory or DuckDB by size) and :func:`data_source` finds the entry of data
@@ -28,8 +32,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..audit.population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
-from ..io import ColumnMapping, RatedData, detect_columns, load_rated, read_table
+from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
+from ..monitor.counts import PeriodCounts
+from ..monitor.data import DatedRated, load_dated
 from ..pn import (
     DEFAULT_SWEEP_TARGETS,
     Hull,
@@ -43,13 +50,16 @@ from ..pn import (
 )
 from .connect import ConnectedData, ScanProgress, connected_grid, connected_hull
 from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
+from .duckdb_audit import DuckPopulation
 from .duckdb_bootstrap import duckdb_bootstrap_points
+from .duckdb_monitor import duckdb_period_counts
 from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
+from .spark_audit import SparkPopulation
 from .spark_bootstrap import spark_bootstrap_points
 
 __all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
            "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence",
-           "ROWS_NEEDED"]
+           "ROWS_NEEDED", "open_population", "DatedCounts", "dated_counts", "period_backends"]
 
 #: why the results that resample or split rows need them in memory, and the way round
 ROWS_NEEDED = ("they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
@@ -106,6 +116,14 @@ class DataSource:
         The rows are here: results that resample or split them (page bootstraps, segments) are offered.
     phrase : str
         How a status line says where the counting runs (``"with DuckDB"``, ``"in memory"``).
+    source_type : type or None
+        The class of this backend's own source objects (:class:`DuckSource`, :class:`SparkSource`), which
+        :func:`open_population` accepts as they are.
+    population : callable or None
+        ``population(where, columns, *, table, remote)`` -> PopulationScan (None: audits not planned here).
+    periods : callable or None
+        ``periods(path, *, table, classifier, date, label, period, threshold, group)`` -> :class:`DatedCounts`
+        (None: dated ratings are not counted here).
     """
 
     name: str
@@ -118,6 +136,9 @@ class DataSource:
     boot: Callable[..., list]
     rows_in_memory: bool = False
     phrase: str = ""
+    source_type: type | None = None
+    population: Callable[..., PopulationScan] | None = None
+    periods: Callable[..., "DatedCounts"] | None = None
 
     @property
     def counted_where(self) -> str:
@@ -176,12 +197,29 @@ def _memory_boot(data: RatedData, classifier, targets, n_boot, level, seed, id_c
     return [boot.at(t) for t in np.atleast_1d(check_target(targets))]
 
 
-def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
-    if remote is not None:
+def _check_options(backend: str, table, remote, operand: str = "FILE") -> None:
+    """One message per option given to a backend that does not take it."""
+    if remote is not None and backend != "spark":
         raise InputError("--spark-remote needs --backend spark")
-    if table is not None:
-        raise InputError("--table needs --backend duckdb and a DuckDB database file")
+    if table is not None and backend == "spark":
+        raise InputError(f"--table is for a DuckDB database file; with --backend spark give the table name as "
+                         f"{operand}")
+    if table is not None and backend != "duckdb":
+        raise InputError("--table reads a DuckDB database file: use --backend duckdb (or auto)")
+
+
+def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
+
+
+def _memory_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
+    return read_population(where, columns)
+
+
+def _memory_periods(path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None,
+                    group=None) -> "DatedCounts":
+    dated = load_dated(path, classifier=classifier, date_col=date, label_col=label, group_col=group)
+    return DatedCounts(dated.counts(period), dated.classifier, dated)
 
 
 # --- DuckDB and Spark: counted where the rows are ------------------------------------------------------------------
@@ -195,17 +233,39 @@ def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMappi
 
 
 def _duck_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
-    if remote is not None:
-        raise InputError("--spark-remote needs --backend spark")
     source = DuckSource(path, table=table)
     return CountedRows(source, _mapping(sample_rows(source), source, label, scores, weight))
 
 
 def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
-    if table is not None:
-        raise InputError("--table is for a DuckDB database file; with --backend spark give the table name as FILE")
     source = SparkSource(path, remote=remote)
     return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores, weight))
+
+
+def _duck_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
+    return DuckPopulation(where if isinstance(where, DuckSource) else DuckSource(where, table=table), columns)
+
+
+def _spark_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
+    return SparkPopulation(where if isinstance(where, SparkSource) else SparkSource(where, remote=remote), columns)
+
+
+def _duck_periods(path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None,
+                  group=None) -> "DatedCounts":
+    if group is not None:
+        raise InputError("--by needs the rows in memory (per-segment thresholds); use --backend memory")
+    source = DuckSource(path, table=table)
+    sample = sample_rows(source)
+    date = detect_date_column(sample, date)
+    mapping = detect_columns(sample.drop(columns=[date]), label_col=label,
+                             score_cols=[classifier] if classifier else None)
+    if mapping.weight_col is not None:
+        raise InputError(f"Column '{mapping.weight_col}' looks like a weight: monitoring counts every rated document "
+                         "once. Remove or rename the weight column.")
+    name = mapping.score_cols[0]
+    counts, _ = duckdb_period_counts(source, score=name, label=mapping.label_col, date=date, period=period,
+                                     threshold=threshold)
+    return DatedCounts(counts, name, None)
 
 
 def _columns(data) -> dict:
@@ -250,14 +310,17 @@ def _counted_boot(kernel):
 #: Every place rows can live, in ``--backend`` order: the one place a data source is added.
 DATA_SOURCES: dict[str, DataSource] = {s.name: s for s in (
     DataSource("memory", "memory", lambda d: isinstance(d, RatedData), _memory_open, _memory_hull, _memory_points,
-               _memory_grid, _memory_boot, rows_in_memory=True, phrase="in memory"),
+               _memory_grid, _memory_boot, rows_in_memory=True, phrase="in memory", population=_memory_population,
+               periods=_memory_periods),
     DataSource("duckdb", "DuckDB", lambda d: isinstance(getattr(d, "source", None), DuckSource), _duck_open,
                lambda d, c, progress=None: connected_hull(d, c, progress=progress), _counted_points(duckdb_operating_points),
                lambda d, c, bins, rule, spacing, progress=None: connected_grid(d, c, bins=bins, rule=rule,
                                                                               spacing=spacing, progress=progress),
-               _counted_boot(duckdb_bootstrap_points)),
+               _counted_boot(duckdb_bootstrap_points), source_type=DuckSource, population=_duck_population,
+               periods=_duck_periods),
     DataSource("spark", "Spark", lambda d: isinstance(getattr(d, "source", None), SparkSource), _spark_open,
-               _spark_hull, _counted_points(spark_operating_points), _spark_grid, _counted_boot(spark_bootstrap_points)),
+               _spark_hull, _counted_points(spark_operating_points), _spark_grid, _counted_boot(spark_bootstrap_points),
+               source_type=SparkSource, population=_spark_population),
 )}
 
 
@@ -267,8 +330,8 @@ BACKENDS = ("auto", *DATA_SOURCES)
 AUTO_DUCKDB_BYTES = 100 * 1024 * 1024
 
 
-def choose_backend(path: str, backend: str = "auto") -> str:
-    """The backend counting a path or glob; ``auto`` picks DuckDB for globs and large files, never Spark.
+def choose_backend(path: str, backend: str = "auto", table: str | None = None) -> str:
+    """The backend counting a path or glob; ``auto`` picks DuckDB for globs, tables and large files, never Spark.
 
     Parameters
     ----------
@@ -279,6 +342,8 @@ def choose_backend(path: str, backend: str = "auto") -> str:
         needs a JVM and, for a cluster, a Connect URL); ``auto`` means DuckDB for a glob
         (or a pattern matching other than exactly ``path``) and for a file larger than
         :data:`AUTO_DUCKDB_BYTES`, memory otherwise.
+    table : str, optional
+        A table of a DuckDB database file at ``path``: ``auto`` then means DuckDB.
 
     Returns
     -------
@@ -294,6 +359,8 @@ def choose_backend(path: str, backend: str = "auto") -> str:
         raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend != "auto":
         return backend
+    if table is not None:
+        return "duckdb"
     files = glob.glob(path)
     if len(files) != 1 or files[0] != path:
         return "duckdb"  # a glob (or several files) is never read into memory whole
@@ -362,7 +429,9 @@ def open_rows(path: str, backend: str = "auto", *, table: str | None = None, rem
     InputError
         An unknown backend, options of another backend, a missing file or column, or invalid rows.
     """
-    source = DATA_SOURCES[choose_backend(path, backend)]
+    name = choose_backend(path, backend, table)
+    _check_options(name, table, remote)
+    source = DATA_SOURCES[name]
     if needs_rows is not None and not source.rows_in_memory:
         raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
     return source.open(path, table=table, remote=remote, label=label, scores=list(scores) if scores else None,
@@ -540,3 +609,136 @@ def scan_sentence(stats: ScanStats, what: str) -> str:
     return (f"Counted by {source.title} over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
             f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard.")
 
+
+
+def open_population(population, *, id: str, score: str, prior: str | None = None, backend: str = "auto",
+                    table: str | None = None, spark_remote: str | None = None) -> PopulationScan:
+    """The population to plan an audit on (every scored document), read where it lives.
+
+    Parameters
+    ----------
+    population : pandas.DataFrame, str, DuckSource, SparkSource or MemoryPopulation
+        The scored documents: a DataFrame, a Parquet / CSV path or glob, a DuckDB database file
+        (with ``table``), a Spark catalog table name or DataFrame (with ``backend="spark"``).
+    id, score : str
+        The id and score columns.
+    prior : str, optional
+        A prior-probability column (Neyman allocation).
+    backend : str, optional
+        ``"auto"`` or a key of :data:`DATA_SOURCES`. ``auto``: DuckDB for globs, tables and files
+        over :data:`AUTO_DUCKDB_BYTES`, memory otherwise (never Spark).
+    table : str, optional
+        The table of a DuckDB database file.
+    spark_remote : str, optional
+        A Spark Connect URL (with ``backend="spark"``).
+
+    Returns
+    -------
+    PopulationScan
+        For :func:`engine.audit.plan`; use it as a context manager (``plan`` does).
+
+    Raises
+    ------
+    InputError
+        An unknown backend, options of another backend (``--spark-remote`` without Spark,
+        ``--table`` with Spark or memory), or what the reader refuses.
+
+    References
+    ----------
+    Cochran, *Sampling Techniques* (3rd ed., 1977): the stratified design the plan draws from this scan.
+    """
+    columns = PopulationColumns(id, score, prior)
+    if isinstance(population, MemoryPopulation):
+        return population
+    if isinstance(population, pd.DataFrame):
+        return memory_population(population, columns)
+    owner = next((s.name for s in DATA_SOURCES.values()
+                  if s.source_type is not None and isinstance(population, s.source_type)), None)
+    if owner is None and not isinstance(population, str):
+        if backend != "spark":  # a Spark DataFrame is the one object named by its backend alone
+            raise InputError(f"A population is a DataFrame or a path, not {type(population).__name__}.")
+        owner = "spark"
+    name = owner or choose_backend(population, backend, table)
+    _check_options(name, table, spark_remote, "POPULATION")
+    source = DATA_SOURCES[name]
+    if source.population is None:
+        raise InputError(f"Audit populations are not read with {source.title}; use --backend "
+                         f"{' or '.join(n for n, s in DATA_SOURCES.items() if s.population)}.")
+    return source.population(population, columns, table=table, remote=spark_remote)
+
+
+@dataclass(frozen=True)
+class DatedCounts:
+    """Dated ratings counted per period, and the rows themselves when they are in memory.
+
+    Attributes
+    ----------
+    counts : PeriodCounts
+        Per (period, score) true and false positives, for :func:`engine.monitor.monitor`.
+    classifier : str
+        The score column counted.
+    dated : DatedRated or None
+        The rows (memory only): daily loads and per-segment thresholds need them.
+    """
+
+    counts: PeriodCounts
+    classifier: str
+    dated: DatedRated | None = None
+
+
+def dated_counts(path: str, backend: str = "auto", *, table: str | None = None, classifier: str | None = None,
+                 date: str | None = None, label: str | None = None, period: str = "week",
+                 threshold: float | None = None, group: str | None = None) -> DatedCounts:
+    """Dated ratings at a path (or glob, or DuckDB table) counted per period where they are.
+
+    Parameters
+    ----------
+    path : str
+        File, glob or DuckDB database file (with ``table``).
+    backend : str, optional
+        ``"auto"`` or a key of :data:`DATA_SOURCES` that counts periods (:func:`period_backends`).
+    table : str, optional
+        The table of a DuckDB database file.
+    classifier, date, label : str, optional
+        Score, date and label columns (default: detected).
+    period : {"day", "week", "month"}, optional
+        Period length (weeks start on Monday).
+    threshold : float, optional
+        The deployed threshold (a bin edge when the scores are binned out of core).
+    group : str, optional
+        Segment column (rows in memory only).
+
+    Returns
+    -------
+    DatedCounts
+        Equal to :meth:`engine.monitor.DatedRated.counts` on the same rows, whatever counted them.
+
+    Raises
+    ------
+    InputError
+        An unknown backend or one that does not count periods, options of another backend, a missing
+        file or column, or invalid rows.
+
+    References
+    ----------
+    Robles et al., AAAI-MAKE 2020: the counts per score from which each period's PN curve is drawn.
+    """
+    name = choose_backend(path, backend, table)
+    _check_options(name, table, None)
+    source = DATA_SOURCES[name]
+    if source.periods is None:
+        raise InputError(f"Dated ratings are not counted with {source.title}; use --backend "
+                         f"{' or '.join(period_backends()[1:])}.")
+    return source.periods(path, table=table, classifier=classifier, date=date, label=label, period=period,
+                          threshold=threshold, group=group)
+
+
+def period_backends() -> tuple[str, ...]:
+    """The ``--backend`` choices of commands that count dated ratings: ``auto`` and every source that can.
+
+    Returns
+    -------
+    tuple of str
+        ``("auto", "memory", "duckdb")`` with today's registry.
+    """
+    return ("auto", *(n for n, s in DATA_SOURCES.items() if s.periods is not None))

@@ -21,10 +21,9 @@ from ..audit import (
     estimate,
     half_width_after,
     load_audit,
-    open_population,
     plan,
 )
-from ..backends import BACKENDS
+from ..backends import BACKENDS, open_population
 from ..errors import InputError
 from ..io import SAMPLES, load_rated, sample_path
 from .common import print_json

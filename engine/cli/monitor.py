@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..backends import BACKENDS, DuckSource, choose_backend, duckdb_period_counts, sample_rows
+from ..backends import DATA_SOURCES, choose_backend, dated_counts, period_backends
 from ..errors import InputError
-from ..io import detect_columns, detect_date_column
 from ..monitor import (
     DEFAULT_WINDOW,
     PERIODS,
-    backlog,
-    capacity_per_day,
     capacity_segments,
-    capacity_threshold,
-    flagged_per_day,
-    load_dated,
     monitor,
     monitoring_sentence,
+    reviewer_plan,
 )
 from ..pn import Economics
 from .common import add_money_arguments, add_source_arguments, economics_of, print_json, print_table, source_path
@@ -43,42 +38,16 @@ def _check_reviewer_args(args, backend: str) -> None:
         raise InputError("give --reviewers R and --reviews-per-day Q together (capacity R·Q reviews per day)")
     if args.by is not None and args.reviewers is None:
         raise InputError("--by needs --reviewers and --reviews-per-day (per-segment thresholds for that capacity)")
-    if backend != "memory" and args.reviewers is not None:
+    if args.reviewers is not None and not DATA_SOURCES[backend].rows_in_memory:
         raise InputError("--reviewers needs the rows in memory (daily backlog, capacity allocation); use "
                          "--backend memory")
 
 
-def _counts(args, backend: str):
-    """(PeriodCounts, classifier, dated data or None) from the chosen backend."""
-    if backend == "memory":
-        dated = load_dated(args.file, classifier=args.classifier, date_col=args.date, label_col=args.label,
-                           group_col=args.by)
-        return dated.counts(args.period), dated.classifier, dated
-    source = DuckSource(args.file, table=args.table)
-    sample = sample_rows(source)
-    date = detect_date_column(sample, args.date)
-    mapping = detect_columns(sample.drop(columns=[date]), label_col=args.label,
-                             score_cols=[args.classifier] if args.classifier else None)
-    if mapping.weight_col is not None:
-        raise InputError(f"Column '{mapping.weight_col}' looks like a weight: monitoring counts every rated document "
-                         "once. Remove or rename the weight column.")
-    name = mapping.score_cols[0]
-    counts, _ = duckdb_period_counts(source, score=name, label=mapping.label_col, date=date, period=args.period,
-                                     threshold=args.threshold)
-    return counts, name, None
-
-
 def _print_reviewers(args, dated, threshold: float) -> None:
     scores, dates = dated.data.scores[:, 0], dated.dates
-    capacity = capacity_per_day(args.reviewers, args.reviews_per_day)
-    load = flagged_per_day(scores, dates)
-    point = capacity_threshold(scores, dated.data.labels, dates, reviewers=args.reviewers,
-                               reviews_per_day=args.reviews_per_day)
-    print(f"\nReviewers: {args.reviewers:g} × {args.reviews_per_day:g} reviews a day = {capacity:,.0f} per day over "
-          f"{load.days} days. The deployed threshold flags {load.at(threshold):,.1f} a day; the threshold that "
-          f"fits the capacity with the most true positives is {point.threshold:.4g} ({point.flagged / load.days:,.1f} "
-          f"a day, {point.tp:,.0f} true positives).")
-    print(backlog(scores, dates, threshold, capacity).sentence())
+    team = reviewer_plan(scores, dated.data.labels, dates, threshold, reviewers=args.reviewers,
+                         reviews_per_day=args.reviews_per_day)
+    print("\nReviewers: " + team.sentence())
     if args.by is not None:
         allocation = capacity_segments(scores, dated.data.labels, dates, dated.data.groups, reviewers=args.reviewers,
                                        reviews_per_day=args.reviews_per_day)
@@ -106,9 +75,11 @@ def _print_text(args, result, classifier: str) -> None:
 def run_monitor(args) -> int:
     args.file = source_path(args)
     economics = _economics(args)
-    backend = choose_backend(args.file, args.backend)
+    backend = choose_backend(args.file, args.backend, args.table)
     _check_reviewer_args(args, backend)
-    counts, classifier, dated = _counts(args, backend)
+    counted = dated_counts(args.file, args.backend, table=args.table, classifier=args.classifier, date=args.date,
+                           label=args.label, period=args.period, threshold=args.threshold, group=args.by)
+    counts, classifier, dated = counted.counts, counted.classifier, counted.dated
     result = monitor(counts, args.threshold, args.target, economics=economics, level=args.level, window=args.window)
     if args.json:
         print_json(result.as_dict())
@@ -144,7 +115,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
     m.add_argument("--reviews-per-day", type=float, help="Q reviews per reviewer per day (no default)")
     m.add_argument("--by", help="with --reviewers: segment column, one threshold per segment for the capacity "
                                 "(default none)")
-    m.add_argument("--backend", choices=[b for b in BACKENDS if b != "spark"], default="auto",
+    m.add_argument("--backend", choices=period_backends(), default="auto",
                    help="where the counting runs: memory, duckdb (out of core over Parquet/CSV paths and globs, or a "
                         "DuckDB file with --table), auto (duckdb for globs and files over 100 MB; default auto)")
     m.add_argument("--table", help="with --backend duckdb and a .duckdb file: the table holding the rows "

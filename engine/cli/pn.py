@@ -231,7 +231,7 @@ def _looks_like_counts(path: str) -> bool:
 
 def _counts_file(args) -> bool:
     """FILE is one file of aggregated counts: read in memory, when the chosen source keeps rows in memory."""
-    return (DATA_SOURCES[choose_backend(args.file, args.backend)].rows_in_memory and os.path.isfile(args.file)
+    return (DATA_SOURCES[choose_backend(args.file, args.backend, args.table)].rows_in_memory and os.path.isfile(args.file)
             and _looks_like_counts(args.file))
 
 

@@ -2,12 +2,13 @@
 
 Each :class:`ModelFormat` says what a format is called, which file extensions it
 has, how its first bytes give it away and how a user saves such a file. The
-readers live with the early-exit engine (``engine.qwyc.formats.READERS``, one
-module per format, keyed like this table; a test asserts both have the same keys),
-so that sniffing an upload here never imports the engine that evaluates models.
+readers live with the early-exit engine, one module per format
+(``engine/qwyc/formats/<key>.py`` defining ``read_<key>``), and
+``engine.qwyc.formats.READERS`` is derived from this table, so that sniffing an
+upload here never imports the engine that evaluates models.
 
 To add a format: write its reader module in ``engine/qwyc/formats/``, add one
-line to :data:`MODEL_FORMATS` here and one to ``READERS`` there, and its tests.
+line to :data:`MODEL_FORMATS` here, and its tests.
 """
 
 from __future__ import annotations

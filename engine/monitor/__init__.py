@@ -35,12 +35,14 @@ from .report import monitoring_sentence
 from .reviewers import (
     Backlog,
     FlaggedPerDay,
+    ReviewerPlan,
     backlog,
     capacity_per_day,
     capacity_segments,
     capacity_threshold,
     daily_flagged,
     flagged_per_day,
+    reviewer_plan,
 )
 from .simulation import AlertSimulation, simulate_alerts
 from .windows import clopper_pearson
@@ -53,7 +55,7 @@ __all__ = [
     "Evidence", "e_detector", "naive_alarms", "ODDS_RATIOS", "clopper_pearson",
     "AlertSimulation", "simulate_alerts",
     "capacity_per_day", "FlaggedPerDay", "flagged_per_day", "daily_flagged", "capacity_threshold",
-    "capacity_segments", "Backlog", "backlog",
+    "capacity_segments", "Backlog", "backlog", "ReviewerPlan", "reviewer_plan",
     "monitoring_sentence",
     "marginal_precision_over_time_figure", "threshold_over_time_figure", "evidence_figure",
     "money_over_time_figure", "flagged_per_day_figure", "backlog_figure",

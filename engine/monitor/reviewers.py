@@ -31,7 +31,7 @@ from ..pn.budget import BudgetPoint, max_flagged_point
 from ..pn.segments import Allocation, allocate_capacity, segment_curves
 
 __all__ = ["capacity_per_day", "FlaggedPerDay", "flagged_per_day", "daily_flagged", "capacity_threshold",
-           "capacity_segments", "Backlog", "backlog"]
+           "capacity_segments", "Backlog", "backlog", "ReviewerPlan", "reviewer_plan"]
 
 
 def _positive(value, name: str) -> float:
@@ -280,3 +280,81 @@ def backlog(scores, dates, threshold: float, capacity: float) -> Backlog:
     s = np.cumsum(flagged - c)
     queue = s - np.minimum(np.minimum.accumulate(s), 0.0)
     return Backlog(days, flagged, c, np.maximum(queue, 0.0))
+
+
+@dataclass(frozen=True)
+class ReviewerPlan:
+    """A team of reviewers against a deployed threshold: capacity, load, backlog and the threshold that fits.
+
+    Attributes
+    ----------
+    reviewers, reviews_per_day : float
+        R reviewers, each doing Q reviews a day.
+    capacity : float
+        ``R·Q`` reviews per day.
+    days : int
+        Calendar days the data spans.
+    flagged_at_threshold : float
+        Documents the deployed threshold flags per day.
+    queue : Backlog
+        The queue the deployed threshold builds at this capacity.
+    fitting : BudgetPoint
+        The threshold with the most true positives that flags at most ``R·Q·D`` documents.
+    """
+
+    reviewers: float
+    reviews_per_day: float
+    capacity: float
+    days: int
+    flagged_at_threshold: float
+    queue: Backlog
+    fitting: BudgetPoint
+
+    def sentence(self) -> str:
+        """The plan in words: the capacity, the backlog and the threshold that fits it."""
+        r, q = self.reviewers, self.reviews_per_day
+        return (f"{r:g} reviewer{'' if r == 1 else 's'} × {q:g} reviews a day = {self.capacity:,.0f} reviews per day "
+                f"over {self.days:,} days; the deployed threshold flags {self.flagged_at_threshold:,.1f} a day. "
+                f"{self.queue.sentence()} The threshold that fits this capacity with the most true positives is "
+                f"{self.fitting.threshold:.4g} ({self.fitting.flagged / self.days:,.1f} flagged a day, "
+                f"{self.fitting.tp:,.0f} true positives).")
+
+
+def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float,
+                  reviews_per_day: float) -> ReviewerPlan:
+    """What R reviewers doing Q reviews a day make of a deployed threshold.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        Scores of the rated documents.
+    labels : array_like of {0, 1}, shape (n,)
+        Their ratings.
+    dates : array_like of datetime64[D], shape (n,)
+        The day each was rated.
+    threshold : float
+        The deployed threshold (flag score >= threshold).
+    reviewers, reviews_per_day : float
+        R > 0 and Q > 0.
+
+    Returns
+    -------
+    ReviewerPlan
+        :func:`capacity_per_day`, :func:`flagged_per_day` at the threshold, :func:`backlog` and
+        :func:`capacity_threshold` on the same rows.
+
+    Raises
+    ------
+    InputError
+        R or Q not a positive number.
+
+    References
+    ----------
+    Lindley (1952) for the backlog; the capacity point is :func:`engine.pn.budget.max_flagged_point`.
+    """
+    capacity = capacity_per_day(reviewers, reviews_per_day)
+    load = flagged_per_day(scores, dates)
+    return ReviewerPlan(float(reviewers), float(reviews_per_day), capacity, load.days, load.at(threshold),
+                        backlog(scores, dates, threshold, capacity),
+                        capacity_threshold(scores, labels, dates, reviewers=reviewers,
+                                           reviews_per_day=reviews_per_day))

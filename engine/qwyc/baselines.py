@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from .policy import (
     EarlyExitPolicy,
     early_exit_loop,
@@ -123,7 +124,7 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
 
     Raises
     ------
-    ValueError
+    InputError
         Invalid F, costs or order.
     """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
@@ -217,12 +218,12 @@ def smaller_ensemble(f_matrix, k: int, *, threshold: float = 0.0, bias: float = 
 
     Raises
     ------
-    ValueError
+    InputError
         Invalid F or costs, or k outside [1, T].
     """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     if not 1 <= k <= f.shape[1]:
-        raise ValueError(f"k must be between 1 and {f.shape[1]}")
+        raise InputError(f"k must be between 1 and {f.shape[1]}")
     return SmallerEnsemble(int(k), float(threshold), bias, c)
 
 

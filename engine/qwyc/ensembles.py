@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..io.public_data import load_public_dataset
 from .evaluator import flatten_ensemble
 from .trees import Tree, tree_depth
@@ -98,7 +99,7 @@ def _from_sklearn_tree(tree, scale: float) -> Tree:
 def _from_hist_predictor(predictor) -> Tree:
     nodes = predictor.nodes
     if np.any(nodes["is_categorical"]):
-        raise ValueError("categorical splits are not supported: encode categories as numbers (e.g. OrdinalEncoder) "
+        raise InputError("categorical splits are not supported: encode categories as numbers (e.g. OrdinalEncoder) "
                          "and train without categorical_features")
     is_leaf = nodes["is_leaf"].astype(bool)
     left = nodes["left"].astype(np.int64)
@@ -128,7 +129,7 @@ def from_sklearn(model) -> AdditiveEnsemble:
 
     Raises
     ------
-    ValueError
+    InputError
         Not binary, categorical splits, or a non-default ``init`` estimator.
     TypeError
         Another model class.
@@ -140,16 +141,16 @@ def from_sklearn(model) -> AdditiveEnsemble:
 
     if isinstance(model, HistGradientBoostingClassifier):
         if model.n_trees_per_iteration_ != 1:
-            raise ValueError("only binary classifiers are supported")
+            raise InputError("only binary classifiers are supported")
         trees = tuple(_from_hist_predictor(p[0]) for p in model._predictors)
         bias = float(np.ravel(model._baseline_prediction)[0])
         return AdditiveEnsemble(trees, bias, "HistGradientBoostingClassifier")
     if isinstance(model, GradientBoostingClassifier):
         if model.estimators_.shape[1] != 1:
-            raise ValueError("only binary classifiers are supported")
+            raise InputError("only binary classifiers are supported")
         prior = getattr(model.init_, "class_prior_", None)
         if prior is None:
-            raise ValueError("GradientBoostingClassifier must use the default (prior) init estimator")
+            raise InputError("GradientBoostingClassifier must use the default (prior) init estimator")
         bias = float(np.log(prior[1] / prior[0]))
         if getattr(model, "loss", "log_loss") == "exponential":
             bias /= 2  # the exponential loss's link is half the logit (sklearn._loss.link.HalfLogitLink)
@@ -304,11 +305,11 @@ def from_lightgbm(model) -> AdditiveEnsemble:
 
     Raises
     ------
-    ValueError
+    InputError
         More than one model per iteration (multiclass).
     """
     booster = getattr(model, "booster_", model)
     if booster.num_model_per_iteration() != 1:
-        raise ValueError("only binary LightGBM models are supported")
+        raise InputError("only binary LightGBM models are supported")
     trees = tuple(_BoosterTree(booster, t) for t in range(booster.num_trees()))
     return AdditiveEnsemble(trees, 0.0, "lightgbm")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from .trees import Tree, TreeSum
 
 __all__ = ["FlatEnsemble", "flatten_ensemble"]
@@ -125,11 +126,11 @@ class FlatEnsemble:
 
         Raises
         ------
-        ValueError
+        InputError
             The policy is for a different number of trees.
         """
         if len(policy.order) != self.n_models:
-            raise ValueError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
+            raise InputError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
         x = np.ascontiguousarray(x, dtype=np.float64)
         return _early_exit(x, *self._nodes(), np.asarray(policy.order, dtype=np.int64),
                            np.asarray(policy.eps_minus, dtype=np.float64),

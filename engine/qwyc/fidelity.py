@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
+from ..errors import InputError
 from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
 __all__ = ["clopper_pearson", "FidelityPolicy", "fit_fidelity", "fidelity_curve", "measured_row", "MARGINS"]
@@ -163,7 +164,7 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
 
 def _check_promise(max_disagreement: float) -> None:
     if not 0 < max_disagreement < 1:
-        raise ValueError("the maximum disagreement D must be a fraction in (0, 1), e.g. 0.001 for 0.1 %")
+        raise InputError("the maximum disagreement D must be a fraction in (0, 1), e.g. 0.001 for 0.1 %")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from .evaluator import flatten_ensemble
 from .kernels import candidate_exits, run_policy
 
@@ -303,14 +304,14 @@ class EarlyExitPolicy:
 def validate_contributions(f_matrix, costs, alpha, bias):
     f = np.asarray(f_matrix, dtype=np.float64)
     if f.ndim != 2 or f.shape[1] < 1 or f.shape[0] < 1:
-        raise ValueError(f"F must be a non-empty (examples x models) matrix; got shape {f.shape}")
+        raise InputError(f"F must be a non-empty (examples x models) matrix; got shape {f.shape}")
     if not np.all(np.isfinite(f)):
-        raise ValueError("F contains NaN or infinite contributions")
+        raise InputError("F contains NaN or infinite contributions")
     if not 0 <= alpha < 1:
-        raise ValueError("alpha (allowed share of decisions differing from the full ensemble) must be in [0, 1)")
+        raise InputError("alpha (allowed share of decisions differing from the full ensemble) must be in [0, 1)")
     c = np.ones(f.shape[1]) if costs is None else np.asarray(costs, dtype=np.float64)
     if c.shape != (f.shape[1],) or np.any(c <= 0) or not np.all(np.isfinite(c)):
-        raise ValueError("costs must be one positive number per model")
+        raise InputError("costs must be one positive number per model")
     return f, c, float(bias)
 
 
@@ -320,7 +321,7 @@ def _allowance(alpha: float, n: int, step: int, steps: int, budget: str) -> int:
         return total
     if budget == "rationed":
         return int(np.floor(total * (step + 1) / max(steps - 1, 1)))
-    raise ValueError("budget must be 'greedy' or 'rationed'")
+    raise InputError("budget must be 'greedy' or 'rationed'")
 
 
 def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, threshold: float, bias: float,
@@ -370,7 +371,7 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
 
     Raises
     ------
-    ValueError
+    InputError
         An unknown order name or not a permutation.
     """
     t_count = f.shape[1]
@@ -390,12 +391,12 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
         elif order == "greedy_mse":
             perm = _greedy_mse_order(f, target - bias)
         else:
-            raise ValueError(f"order must be one of {ORDERS[1:]} or a permutation")
+            raise InputError(f"order must be one of {ORDERS[1:]} or a permutation")
     else:
         perm = np.asarray(order, dtype=np.int64)
         name = "explicit"
         if sorted(perm.tolist()) != list(range(t_count)):
-            raise ValueError(f"an explicit order must be a permutation of 0..{t_count - 1}")
+            raise InputError(f"an explicit order must be a permutation of 0..{t_count - 1}")
     return perm, name
 
 
@@ -463,7 +464,7 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
 
     Raises
     ------
-    ValueError
+    InputError
         Invalid F, alpha, costs, budget or order.
     """
     t0 = time.perf_counter()
@@ -504,7 +505,7 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
 
     Raises
     ------
-    ValueError
+    InputError
         Invalid F, an α, costs, budget or order.
     """
     t0 = time.perf_counter()
@@ -584,7 +585,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
 
     Raises
     ------
-    ValueError
+    InputError
         Invalid F, alpha, costs, budget or order.
 
     References
@@ -688,11 +689,11 @@ def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias:
 
     Raises
     ------
-    ValueError
+    InputError
         ``freq < 1`` or ``margin < 0``.
     """
     if freq < 1 or margin < 0:
-        raise ValueError("freq must be >= 1 and margin >= 0")
+        raise InputError("freq must be >= 1 and margin >= 0")
     steps = np.arange(1, n_models + 1)
     check = steps % freq == 0
     eps_plus = np.where(check, margin / 2, np.inf)

@@ -7,6 +7,7 @@ The Early exit page starts from it instead of training 500 trees per server; the
 
 from __future__ import annotations
 
+from ..errors import InputError
 from ..io.samples import SAMPLES, sample_path
 from .ensembles import ADULT_GBT, AdditiveEnsemble, TrainedEnsemble, encoded_adult
 from .models import load_model
@@ -33,11 +34,11 @@ def adult_gbt_sample(max_iter: int = 500) -> TrainedEnsemble:
 
     Raises
     ------
-    ValueError
+    InputError
         ``max_iter`` outside 1 to 500.
     """
     if not 1 <= max_iter <= ADULT_GBT["max_iter"]:
-        raise ValueError(f"max_iter must be between 1 and {ADULT_GBT['max_iter']}, not {max_iter}")
+        raise InputError(f"max_iter must be between 1 and {ADULT_GBT['max_iter']}, not {max_iter}")
     model = load_model(sample_path("adult_gbt").read_bytes(), name=SAMPLES["adult_gbt"].file)
     full = model.ensemble
     ensemble = AdditiveEnsemble(full.trees[:max_iter], full.bias, full.source)

@@ -12,6 +12,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["Tree", "TreeSum", "tree_depth"]
 
 
@@ -101,23 +103,23 @@ def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unre
 
     Raises
     ------
-    ValueError
+    InputError
         A child outside the tree, a node reached twice, too many unreachable nodes,
         or arrays of different lengths.
     """
     n = int(is_leaf.size)
     if n == 0 or left.size != n or right.size != n:
-        raise ValueError(f"the node arrays have different lengths or are empty ({left.size}, {right.size}, {n})")
+        raise InputError(f"the node arrays have different lengths or are empty ({left.size}, {right.size}, {n})")
     inner = np.flatnonzero(~is_leaf)
     children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
     bad = (children < 0) | (children >= n)
     if bad.any():
-        raise ValueError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
+        raise InputError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
                          f"outside the tree's {n} nodes")
     # one parent per node and none for the root: then the walk from the root never meets a node twice
     parents = np.bincount(children, minlength=n)
     if parents[0] or (parents > 1).any():
-        raise ValueError("a node is reached twice (a cycle or a shared subtree)")
+        raise InputError("a node is reached twice (a cycle or a shared subtree)")
     seen = 1
     frontier = np.zeros(1, dtype=np.int64)
     depth = 0
@@ -129,5 +131,5 @@ def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unre
         seen += frontier.size
         depth += 1
     if n - seen > unreachable:
-        raise ValueError(f"{n - seen} of the {n} nodes are not reachable from the root (a cycle or a detached part)")
+        raise InputError(f"{n - seen} of the {n} nodes are not reachable from the root (a cycle or a detached part)")
     return depth

@@ -78,7 +78,7 @@ def checked_tree(tree: Tree, n_features: int, where: str) -> Tree:
 
     Raises
     ------
-    ValueError
+    InputError
         A split on a feature outside ``[0, n_features)``, a NaN threshold, a non-finite leaf
         value, or a tree deeper than :data:`MAX_TREE_DEPTH`.
     """
@@ -87,14 +87,14 @@ def checked_tree(tree: Tree, n_features: int, where: str) -> Tree:
     bad = (feature < 0) | (feature >= n_features)
     if bad.any():
         node = int(np.flatnonzero(inner)[bad][0])
-        raise ValueError(f"{where}, node {node} splits on feature {int(tree.feature[node])}, but the model has "
+        raise InputError(f"{where}, node {node} splits on feature {int(tree.feature[node])}, but the model has "
                          f"{n_features} features (0 to {n_features - 1})")
     # ±inf is a real threshold (LightGBM writes 'inf' for a split that only separates missing values)
     if np.isnan(tree.threshold[inner]).any():
         node = int(np.flatnonzero(inner)[np.isnan(tree.threshold[inner])][0])
-        raise ValueError(f"{where}, node {node} has threshold NaN, not a number")
+        raise InputError(f"{where}, node {node} has threshold NaN, not a number")
     if not np.isfinite(tree.value[tree.is_leaf]).all():
-        raise ValueError(f"{where} has a leaf value that is not a finite number")
+        raise InputError(f"{where} has a leaf value that is not a finite number")
     if tree.depth > MAX_TREE_DEPTH:
-        raise ValueError(f"{where} is {tree.depth:,} levels deep; at most {MAX_TREE_DEPTH:,} are read")
+        raise InputError(f"{where} is {tree.depth:,} levels deep; at most {MAX_TREE_DEPTH:,} are read")
     return tree

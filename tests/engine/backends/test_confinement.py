@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import open_population, plan
+from engine.audit import plan
+from engine.backends import open_population
 from engine.backends import DuckSource, connect, connected_hull, duckdb_operating_points, map_columns
 from engine.backends import confine
 from engine.backends.confine import checked_files, matched_files

@@ -9,9 +9,13 @@ from engine.backends import (
     DATA_SOURCES,
     CountedRows,
     bootstrap_points,
+    choose_backend,
     data_source,
+    dated_counts,
     joint_grid,
+    open_population,
     open_rows,
+    period_backends,
     pn_hull,
     resampling_note,
     sweep_points,
@@ -92,3 +96,69 @@ def test_what_needs_rows_in_memory_is_refused_before_reading(tmp_path):
         open_rows("x.csv", "oracle")
     with pytest.raises(InputError, match="not rated rows of any data source"):
         pn_hull(object(), "a")
+
+
+def _dated(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 3000
+    s = np.round(rng.random(n), 3)
+    label = np.where(rng.random(n) < 0.05, "", np.where(rng.random(n) < s * 0.6, "tp", "fp"))
+    dates = (np.datetime64("2025-03-01") + rng.integers(0, 120, n).astype("timedelta64[D]")).astype(str)
+    path = tmp_path / "dated.csv"
+    pd.DataFrame({"score": s, "label": label, "date": dates}).to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("period", ["week", "month"])
+def test_dated_counts_are_the_same_counts_in_memory_and_in_duckdb(tmp_path, period):
+    from engine.monitor import load_dated
+
+    path = _dated(tmp_path)
+    expected = load_dated(path).counts(period)
+    for backend in ("memory", "duckdb"):
+        got = dated_counts(path, backend, period=period, threshold=0.5)
+        assert got.classifier == "score"
+        assert all(np.array_equal(getattr(got.counts, k), getattr(expected, k))
+                   for k in ("offsets", "scores", "pos", "neg")), backend
+        assert (got.dated is not None) == (backend == "memory")
+
+
+def test_dated_counts_refuse_a_source_that_does_not_count_periods_and_options_of_another(tmp_path):
+    path = _dated(tmp_path)
+    assert period_backends() == ("auto", *(n for n, s in DATA_SOURCES.items() if s.periods is not None))
+    with pytest.raises(InputError, match="not counted with Spark; use --backend memory or duckdb"):
+        dated_counts(path, "spark")
+    with pytest.raises(InputError, match="--by needs the rows in memory"):
+        dated_counts(path, "duckdb", group="score")
+    with pytest.raises(InputError, match="--table reads a DuckDB database file"):
+        dated_counts(path, "memory", table="t")
+
+
+def test_a_table_means_duckdb_under_auto_for_every_kind_of_rows(tmp_path):
+    assert choose_backend("x.duckdb", "auto", table="t") == "duckdb"
+    assert choose_backend("x.duckdb", "memory", table="t") == "memory"  # as asked; the opener then refuses
+    with pytest.raises(InputError, match="--table reads a DuckDB database file"):
+        open_rows(_dated(tmp_path), "memory", table="t")
+    with pytest.raises(InputError, match="--table reads a DuckDB database file"):
+        open_population(_dated(tmp_path), id="date", score="score", backend="memory", table="t")
+    with pytest.raises(InputError, match="give the table name as POPULATION"):
+        open_population("lake.docs", id="doc", score="score", backend="spark", table="docs")
+    with pytest.raises(InputError, match="give the table name as FILE"):
+        open_rows("lake.docs", "spark", table="docs")
+    with pytest.raises(InputError, match="a DataFrame or a path, not int"):
+        open_population(3, id="doc", score="score")
+
+
+def test_a_population_opens_on_the_source_that_holds_it(tmp_path):
+    from engine.audit import PopulationColumns, memory_population, plan
+    from engine.backends import DuckSource
+
+    frame = pd.DataFrame({"doc": np.arange(400), "score": np.linspace(0, 1, 400)})
+    frame.to_parquet(tmp_path / "p.parquet")
+    memory = open_population(frame, id="doc", score="score")
+    duck = open_population(DuckSource(str(tmp_path / "p.parquet")), id="doc", score="score")
+    assert (memory.backend, duck.backend) == ("memory", "duckdb")
+    assert open_population(memory_population(frame, PopulationColumns("doc", "score")), id="x", score="y") \
+        .backend == "memory"
+    kwargs = dict(below=0.8, budget=40, strata=3, seed=1)
+    assert plan(memory, **kwargs).table().equals(plan(duck, **kwargs).table())

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import open_population, plan
+from engine.audit import plan
+from engine.backends import open_population
 from engine.audit.population import PopulationColumns
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation

@@ -46,7 +46,7 @@ def test_reviewers_drive_the_capacity_allocation(capsys):
                         "--reviewers", "3", "--reviews-per-day", "14", "--by", "region")
     assert code == 0
     dated = load_dated(sample_path("monitoring"))
-    assert "3 × 14 reviews a day = 42 per day over 364 days" in out
+    assert "3 reviewers × 14 reviews a day = 42 reviews per day over 364 days" in out
     assert "backlog" in out and "Per-segment thresholds by region" in out
     # the capacity point is the budget point at R·Q·D reviews
     from engine.pn.budget import max_flagged_point

@@ -13,6 +13,7 @@ from engine.monitor import (
     daily_flagged,
     flagged_per_day,
     flagged_per_day_figure,
+    reviewer_plan,
 )
 from engine.pn.budget import max_flagged_point
 from engine.pn.segments import allocate_capacity, segment_curves
@@ -70,3 +71,20 @@ def test_bad_reviewer_numbers():
     with pytest.raises(InputError, match="reviews per day must be a number"):
         capacity_per_day(2, "many")
     assert capacity_per_day(2.5, 12) == 30.0
+
+
+def test_a_reviewer_plan_is_the_capacity_the_backlog_and_the_fitting_threshold_of_the_same_rows():
+    s, y, d, _ = _rows(3)
+    team = reviewer_plan(s, y, d, 0.7, reviewers=2, reviews_per_day=9)
+    # a day-by-day count of the flagged documents and the budget point at R·Q·D, independently
+    days = np.arange(np.datetime64("2025-02-01"), np.datetime64("2025-04-02"))
+    per_day = np.array([((d == day) & (s >= 0.7)).sum() for day in days])
+    assert (team.capacity, team.days) == (18.0, days.size)
+    assert team.flagged_at_threshold == pytest.approx(per_day.sum() / days.size)
+    assert np.array_equal(team.queue.flagged, per_day)
+    assert team.fitting == max_flagged_point(s, y, capacity=18 * days.size)
+    words = team.sentence()
+    assert words.startswith("2 reviewers × 9 reviews a day = 18 reviews per day over 60 days")
+    assert team.queue.sentence() in words and f"{team.fitting.threshold:.4g}" in words
+    with pytest.raises(InputError):
+        reviewer_plan(s, y, d, 0.7, reviewers=0, reviews_per_day=9)

@@ -17,6 +17,35 @@ ROOT = Path(__file__).resolve().parents[4]
 def test_every_format_has_a_reader_and_every_reader_a_format():
     assert [f.key for f in MODEL_FORMATS] == list(READERS)
     assert len({f.key for f in MODEL_FORMATS}) == len(MODEL_FORMATS)
+    for f in MODEL_FORMATS:  # the reader is the one its module defines for the key, nothing else
+        assert READERS[f.key].__module__ == f"engine.qwyc.formats.{f.key}"
+        assert READERS[f.key].__name__ == f"read_{f.key}"
+
+
+def test_a_new_format_is_one_registry_line(monkeypatch):
+    """Registering a format in MODEL_FORMATS alone makes its reader module's reader the one load_model calls."""
+    import importlib
+    import sys
+    import types
+
+    from engine.io import model_formats
+    from engine.io.model_formats import ModelFormat
+    from engine.qwyc import formats, models
+    from engine.qwyc.formats._common import ReadModel
+
+    module = types.ModuleType("engine.qwyc.formats.toyformat")
+    module.read_toyformat = lambda raw, name: ReadModel(load_model(lightgbm_text()).ensemble, ("x",), False)
+    monkeypatch.setitem(sys.modules, "engine.qwyc.formats.toyformat", module)
+    toy = ModelFormat("toyformat", "Toy", ("toy",), lambda raw: raw.startswith(b"TOY"), "a toy", "TOY...")
+    monkeypatch.setattr(model_formats, "MODEL_FORMATS", (*MODEL_FORMATS, toy))
+    try:
+        monkeypatch.setattr(models, "READERS", importlib.reload(formats).READERS)
+        loaded = load_model(b"TOY model", name="m.toy")
+        assert loaded.file_format == "toyformat" and loaded.feature_names == ("x",)
+        assert "Toy (.toy)" in model_formats.model_formats_sentence()
+    finally:
+        monkeypatch.undo()
+        importlib.reload(formats)
 
 
 def test_engine_io_never_imports_the_qwyc_engine():
