@@ -130,10 +130,10 @@ def _parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
         The commands whose module is imported and whose arguments are added; the others are listed
         only (enough for ``opstudio --help`` and an unknown command's message). None: every command.
     """
-    from .common import explain  # argparse and json only
+    from .common import OneLineParser, explain  # argparse and json only
 
     wanted = set(COMMANDS) if commands is None else set(commands)
-    p = argparse.ArgumentParser(prog="opstudio", description="Operating Point Studio: choose and defend "
+    p = OneLineParser(prog="opstudio", description="Operating Point Studio: choose and defend "
                                 "classifier operating points on predicted-positive rated data.")
     p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

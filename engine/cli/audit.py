@@ -95,13 +95,6 @@ def run_estimate(args) -> int:
     return 0
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Bad arguments as one line on stderr and exit status 2, like the engine's input errors."""
-
-    def error(self, message: str):
-        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
-
-
 def _add_plan(sub) -> None:
     p = sub.add_parser("plan", help="draw a stratified random sample of the documents below the review line")
     p.add_argument("population", nargs="?", help="every scored document (flagged or not): a Parquet / CSV path or "
@@ -165,6 +158,6 @@ def _add_estimate(sub) -> None:
 def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
     """Add the command ``name`` to ``sub`` with its one-line ``help`` (from :data:`engine.cli.COMMANDS`)."""
     a = sub.add_parser(name, help=help)
-    commands = a.add_subparsers(dest="audit_command", required=True, parser_class=_OneLineParser)
+    commands = a.add_subparsers(dest="audit_command", required=True)
     _add_plan(commands)
     _add_estimate(commands)

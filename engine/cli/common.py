@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas is imported where a table is printed: `opstudio --help` must not import it
     import pandas as pd
 
-__all__ = ["print_json", "print_table", "add_source_arguments", "source_path", "HelpFormatter", "explain",
+__all__ = ["print_json", "print_table", "add_source_arguments", "source_path", "HelpFormatter", "OneLineParser", "explain",
            "sample_names", "sample_or_file", "add_money_arguments", "economics_of", "money_json"]
 
 
@@ -83,6 +83,16 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         if isinstance(default, (list, tuple)):
             default = " ".join(map(str, default))
         return f"{text} (default: {str(default).replace('%', '%%')})".strip()
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments as one line on stderr and exit status 2, like the engine's input errors.
+
+    Sub-commands' parsers are of the same class (argparse's default), so every command answers alike.
+    """
+
+    def error(self, message: str):
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def explain(parser: argparse.ArgumentParser, examples: dict, path: tuple = ()) -> None:

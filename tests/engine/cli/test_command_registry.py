@@ -66,3 +66,17 @@ def test_each_command_comes_from_its_module_with_the_registry_help():
             for grandchild in a.choices.values()]
         assert funcs and all(f.__module__ == f"engine.cli.{command.module}" for f in funcs), name
         assert EXAMPLES[(name,)] == command.example
+
+
+@pytest.mark.parametrize("argv", [["nosuch"], ["sweep", "--backend", "oracle"], ["monitor", "--period", "year"],
+                                  ["audit", "plan", "--budget", "x"], ["qwyc", "fit", "--alpha"],
+                                  ["batch", "--loss"], ["constrain", "--min-recall", "high"], ["paths", "--bins", "a"]])
+def test_every_bad_argument_is_one_line_and_exit_2(argv, capsys):
+    """argparse's own errors answer like the engine's: one line naming the command, no usage block."""
+    from engine.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.count("\n") == 1 and err.startswith("error: opstudio") and "--help)" in err
