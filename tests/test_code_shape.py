@@ -248,3 +248,59 @@ def test_paper_entry_points_cite_their_paper():
                and getattr(engine, name).__module__.rsplit(".", 1)[0] in PAPER_PACKAGES
                and numpydoc_section(inspect.getdoc(getattr(engine, name)), "References") is None]
     assert not missing, f"entry points without a References section: {missing}"
+
+
+#: the engine's layers, lowest first: a module imports only its own part and parts on lower layers (no upward
+#: import, hence no circle between parts); what a command or a page needs is above everything it uses
+LAYERS = (
+    {"errors", "reporting", "plotting", "presentation", "resources"},
+    {"pn", "untrusted", "pages"},
+    {"io", "record"},
+    {"constraints", "qwyc", "setloss", "audit", "monitor"},
+    {"backends", "sample_builders"},
+    {"cli"},
+)
+
+
+def _part(dotted: str) -> str | None:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "engine" else None
+
+
+def _engine_imports(path: Path):
+    """(line, engine part) for every import of the engine in ``path``, function-local ones included."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    if path.name == "__init__.py":
+        package += ".__init__"
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:-node.level]
+                names = [".".join(base + ([node.module] if node.module else []))]
+                if not node.module:  # "from . import x": x may be a part
+                    names = [".".join(base + [a.name]) for a in node.names]
+            else:
+                names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if _part(name):
+                yield node.lineno, _part(name)
+
+
+def test_engine_parts_import_only_their_own_layer_or_lower_ones():
+    layer_of = {part: i for i, layer in enumerate(LAYERS) for part in layer}
+    parts = {p.stem if p.is_file() else p.name for p in (ROOT / "engine").iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem != "__init__"}
+    assert parts == set(layer_of), f"give every engine part a layer: {sorted(parts ^ set(layer_of))}"
+    upward = []
+    for path in python_files("engine"):
+        own = path.relative_to(ROOT / "engine").parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        for line, part in _engine_imports(path):
+            if part != own and layer_of.get(part, -1) >= layer_of[own]:
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports engine.{part}")
+    assert upward == []
