@@ -428,12 +428,13 @@ def _provenance_facts(item: RecordItem) -> Facts:
 
 
 def _transposed(shown: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """A table of text with its columns as rows; a text column naming the rows becomes the header."""
+    """A table of text with its columns as rows; a text column naming the rows becomes the header (its name in the
+    corner)."""
     out = shown.T.reset_index()
     out.columns = ["", *(f"row {j + 1}" for j in range(out.shape[1] - 1))]
     first = frame.iloc[:, 0]
     if not pd.api.types.is_numeric_dtype(first) and first.is_unique:
-        out.columns = ["", *(str(v) for v in first.head(len(shown)))]
+        out.columns = [str(shown.columns[0]), *(str(v) for v in first.head(len(shown)))]
         out = out.iloc[1:]
     return out
 
@@ -489,7 +490,8 @@ def _appendix_sections(appendix: list) -> list[ReportSection]:
         return []
     out = [ReportSection("Appendix: the tables at full precision", "Every table of the record with its "
                          "original column names and every digit; long tables are also attached as CSV files "
-                         "(in the HTML record) and are complete in the JSON record.", anchor="appendix")]
+                         "(in the HTML record) and are complete in the JSON record.", anchor="appendix",
+                         new_page=True)]
     for label, heading, table, number in appendix:
         rows = len(table)
         attachment = _attachment(f"Download {heading}", table, f"item{number}_{label}.csv")
