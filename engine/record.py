@@ -194,6 +194,9 @@ BODY_ROWS = 12
 #: the appendix prints tables of at most this many rows; a longer one (a batch's decided items) is attached as
 #: CSV to the HTML record and complete in the JSON record, not printed
 APPENDIX_ROWS = 40
+#: a table of more columns is printed on a landscape page in the body too (on a portrait page its headers would
+#: be cut into syllables)
+LANDSCAPE_COLUMNS = 12
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
 FIGURE_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour",
                            "box", "violin"})
@@ -480,7 +483,8 @@ def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSecti
         rows = len(table)
         note = (f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
                 if rows > BODY_ROWS else f"Full precision in Appendix {label}.")
-        sections.append(ReportSection(name, _body_table(table), note, level=3))
+        shown = _body_table(table)
+        sections.append(ReportSection(name, shown, note, level=3, landscape=shown.shape[1] > LANDSCAPE_COLUMNS))
     sections.append(ReportSection("Provenance", _provenance_facts(item), level=3))
     return sections
 

@@ -11,6 +11,7 @@ import datetime as _dt
 import html
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import urlsplit
@@ -42,7 +43,8 @@ table{border-collapse:collapse;font-size:0.9em;max-width:100%}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;overflow-wrap:anywhere;word-break:break-word}
 th{background:#f4f4f4}.meta td,.facts td,.facts th{text-align:left}.note{color:#555;font-size:0.9em}
 .facts th{width:9em;overflow-wrap:normal;word-break:normal}
-table.wide{table-layout:fixed;width:100%;font-size:0.72em}table.wide td,table.wide th{padding:2px 3px}
+table.wide{width:100%;font-size:0.72em}table.wide td,table.wide th{padding:2px 3px}
+td.n{white-space:nowrap;overflow-wrap:normal;word-break:normal}table.words th{overflow-wrap:break-word;word-break:normal}
 .block{break-inside:avoid;page-break-inside:avoid}
 .figure{break-inside:avoid;page-break-inside:avoid;width:100%;max-width:100%;overflow:hidden}
 .modebar,.modebar-container{display:none!important}
@@ -261,10 +263,16 @@ def _full(x) -> str:
     return repr(float(x)) if isinstance(x, (float, np.floating)) else str(x)
 
 
+#: a cell of one short word ("0.0717", "2025-01-06", "26,607,776", "no"): printed on one line, never broken
+#: between its characters (longer words and full-precision digits may break)
+_SHORT_CELL = re.compile(r"<td>([^\s<]{1,12})</td>")
+
+
 def _table_html(frame: pd.DataFrame, full_precision: bool) -> str:
-    classes = "wide" if frame.shape[1] > WIDE_COLUMNS else ""
-    return frame.to_html(index=False, escape=True, na_rep="–", classes=classes or None, border=0,
-                         float_format=_full if full_precision else (lambda x: f"{x:.6g}"))
+    classes = ("wide " if frame.shape[1] > WIDE_COLUMNS else "") + ("" if full_precision else "words")
+    table = frame.to_html(index=False, escape=True, na_rep="–", classes=classes.strip() or None, border=0,
+                          float_format=_full if full_precision else (lambda x: f"{x:.6g}"))
+    return table if full_precision else _SHORT_CELL.sub(r"<td class='n'>\1</td>", table)
 
 
 def _facts_html(facts: Facts) -> str:
