@@ -26,13 +26,17 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["KINDS", "COLUMNS", "column_label", "column_kind", "format_value", "present_table", "is_raw_name",
-           "EMPTY", "WIDE_COLUMNS", "SHORT_LABELS"]
+           "EMPTY", "WIDE_COLUMNS", "SHORT_LABELS", "BOUND_FORMAT", "format_bound"]
 
 #: a table with more columns than this is shown one quantity per row (transposed) when it has a name column
 WIDE_COLUMNS = 8
 
 #: how a cell without a value reads
 EMPTY = "—"
+
+#: how a bound chosen on a slider reads (printf style, the sliders' own ``format``): a caption, a sentence or a
+#: record that repeats the bound says "κ = 0.80" exactly as the slider does
+BOUND_FORMAT = "%.2f"
 
 #: value kinds and how each reads
 KINDS = {
@@ -215,6 +219,22 @@ def column_kind(name, values: pd.Series) -> str:
     if finite.size and bool((finite == np.round(finite)).all()) and bool((np.abs(finite) >= 1).any()):
         return "count"
     return "number"
+
+
+def format_bound(value: float) -> str:
+    """A bound as the slider that set it shows it (:data:`BOUND_FORMAT`).
+
+    Parameters
+    ----------
+    value : float
+        The bound (κ of a ratio constraint, a share, a rate).
+
+    Returns
+    -------
+    str
+        ``"0.80"`` for 0.8, ``"0.85"`` for 0.85: two decimals, as the slider reads.
+    """
+    return BOUND_FORMAT % float(value)
 
 
 def format_value(value, kind: str, empty: str = EMPTY) -> str:

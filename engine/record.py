@@ -194,6 +194,9 @@ BODY_ROWS = 12
 #: the appendix prints tables of at most this many rows; a longer one (a batch's decided items) is attached as
 #: CSV to the HTML record and complete in the JSON record, not printed
 APPENDIX_ROWS = 40
+#: a table of more columns is printed on a landscape page in the body too (on a portrait page its headers would
+#: be cut into syllables)
+LANDSCAPE_COLUMNS = 12
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
 FIGURE_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour",
                            "box", "violin"})
@@ -428,12 +431,13 @@ def _provenance_facts(item: RecordItem) -> Facts:
 
 
 def _transposed(shown: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """A table of text with its columns as rows; a text column naming the rows becomes the header."""
+    """A table of text with its columns as rows; a text column naming the rows becomes the header (its name in the
+    corner)."""
     out = shown.T.reset_index()
     out.columns = ["", *(f"row {j + 1}" for j in range(out.shape[1] - 1))]
     first = frame.iloc[:, 0]
     if not pd.api.types.is_numeric_dtype(first) and first.is_unique:
-        out.columns = ["", *(str(v) for v in first.head(len(shown)))]
+        out.columns = [str(shown.columns[0]), *(str(v) for v in first.head(len(shown)))]
         out = out.iloc[1:]
     return out
 
@@ -479,7 +483,8 @@ def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSecti
         rows = len(table)
         note = (f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
                 if rows > BODY_ROWS else f"Full precision in Appendix {label}.")
-        sections.append(ReportSection(name, _body_table(table), note, level=3))
+        shown = _body_table(table)
+        sections.append(ReportSection(name, shown, note, level=3, landscape=shown.shape[1] > LANDSCAPE_COLUMNS))
     sections.append(ReportSection("Provenance", _provenance_facts(item), level=3))
     return sections
 
@@ -489,7 +494,8 @@ def _appendix_sections(appendix: list) -> list[ReportSection]:
         return []
     out = [ReportSection("Appendix: the tables at full precision", "Every table of the record with its "
                          "original column names and every digit; long tables are also attached as CSV files "
-                         "(in the HTML record) and are complete in the JSON record.", anchor="appendix")]
+                         "(in the HTML record) and are complete in the JSON record.", anchor="appendix",
+                         new_page=True)]
     for label, heading, table, number in appendix:
         rows = len(table)
         attachment = _attachment(f"Download {heading}", table, f"item{number}_{label}.csv")

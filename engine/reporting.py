@@ -11,6 +11,7 @@ import datetime as _dt
 import html
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import urlsplit
@@ -26,6 +27,9 @@ __all__ = ["ReportSection", "Facts", "render_html", "to_json", "json_safe", "csv
 ENGINE_VERSION = "0.1.0"
 
 
+#: colour of the thin frame round a printed figure (a figure is found on a page image by it, and a split one shows)
+FIGURE_FRAME = "#8a9bb5"
+
 # print-grade: tables never wider than the page (cells wrap, wide tables get a fixed layout and a smaller
 # font), a heading stays with what follows it, figures and short tables are never split across pages, no
 # plotly mode bar on paper
@@ -38,14 +42,16 @@ h1,h2,h3{break-after:avoid;page-break-after:avoid}
 table{border-collapse:collapse;font-size:0.9em;max-width:100%}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;overflow-wrap:anywhere;word-break:break-word}
 th{background:#f4f4f4}.meta td,.facts td,.facts th{text-align:left}.note{color:#555;font-size:0.9em}
-table.wide{table-layout:fixed;width:100%;font-size:0.72em}table.wide td,table.wide th{padding:2px 3px}
+.facts th{width:9em;overflow-wrap:normal;word-break:normal}
+table.wide{width:100%;font-size:0.72em}table.wide td,table.wide th{padding:2px 3px}
+td.n{white-space:nowrap;overflow-wrap:normal;word-break:normal}table.words th{overflow-wrap:break-word;word-break:normal}
 .block{break-inside:avoid;page-break-inside:avoid}
 .figure{break-inside:avoid;page-break-inside:avoid;width:100%;max-width:100%;overflow:hidden}
 .modebar,.modebar-container{display:none!important}
 .appendix{break-before:page;page-break-before:always}
 @page landscape{size:A4 landscape;margin:12mm}.landscape{page:landscape}
-@media print{body{max-width:none;margin:0;padding:0}}
-"""
+@media print{body{max-width:none;margin:0;padding:0}.figure{border:1px solid FRAME;box-sizing:border-box}}
+""".replace("FRAME", FIGURE_FRAME)
 #: a table with more columns than this is laid out to the page width in a smaller font
 WIDE_COLUMNS = 7
 
@@ -73,6 +79,8 @@ class ReportSection:
         ``id`` of the heading, for links within the page (empty for none).
     landscape : bool
         Printed on a landscape page (a wide table of many rows).
+    new_page : bool
+        Printed from the top of a new page (the appendix).
     """
 
     heading: str
@@ -83,6 +91,7 @@ class ReportSection:
     attachment: str = ""
     anchor: str = ""
     landscape: bool = False
+    new_page: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,30 +206,73 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
         # a heading, its figure (or a short table) and its note are kept on one page
         short = not isinstance(c, pd.DataFrame) or len(c) <= 40
         block = f"<div class='block'>{head}{body}</div>" if short else head + body
+        if section.new_page:
+            block = f"<div class='appendix'>{block}</div>"
         parts.append(f"<div class='landscape'>{block}</div>" if section.landscape else block)
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
+#: width of a printed figure in CSS pixels: A4's 186 mm between the margins is 703 px; plotly draws a figure at
+#: the browser window's width when it loads, which is not the paper's, so a printed figure has this width of its own
+PRINT_FIGURE_WIDTH = 690
+#: height of a printed figure at most (CSS pixels): two figures and a table to a page
+PRINT_FIGURE_HEIGHT = 400
+
+
+def _wrapped(text: str, width: int) -> str:
+    """A figure title broken into lines of at most ``width`` characters (plotly draws one line at any length)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def _printed(figure: go.Figure) -> go.Figure:
+    """The figure as printed: the paper's width, a height that leaves room for a table, the title on lines that
+    fit (a title or an axis wider than the figure is cut off at its edge, with no sign that anything is missing)."""
+    title = figure.layout.title.text or ""
+    size = (figure.layout.title.font.size or 1.4 * (figure.layout.font.size or 12))
+    per_line = int(PRINT_FIGURE_WIDTH / (0.56 * size))
+    wrapped = _wrapped(title, per_line) if "<br>" not in title and len(title) > per_line else title
+    top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
+    extra = wrapped.count("<br>") * int(1.3 * size)
+    return go.Figure(figure).update_layout(width=PRINT_FIGURE_WIDTH, autosize=False,
+                                           height=min(int(figure.layout.height or 340), PRINT_FIGURE_HEIGHT) + extra,
+                                           title_text=wrapped, margin_t=top + extra)
+
+
 def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str:
-    width, height = figure.layout.width, figure.layout.height
-    if width is not None or (height is not None and height > 560):  # could run off the paper: the page's width
-        figure = go.Figure(figure).update_layout(width=None, autosize=True, height=min(int(height or 420), 560))
-    height = figure.layout.height or (340 if static else 420)  # printed: two figures and a table to a page
+    if static:
+        figure = _printed(figure)
+    else:
+        width, height = figure.layout.width, figure.layout.height
+        if width is not None or (height is not None and height > 560):  # could run off the page: the page's width
+            figure = go.Figure(figure).update_layout(width=None, autosize=True, height=min(int(height or 420), 560))
+    height = figure.layout.height or 420
     return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs, default_width="100%",
                           default_height=f"{int(height)}px", validate=False,
                           config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static),
-                                  "responsive": True})
+                                  "responsive": not static})
 
 
 def _full(x) -> str:
     return repr(float(x)) if isinstance(x, (float, np.floating)) else str(x)
 
 
+#: a cell of one short word ("0.0717", "2025-01-06", "26,607,776", "no"): printed on one line, never broken
+#: between its characters (longer words and full-precision digits may break)
+_SHORT_CELL = re.compile(r"<td>([^\s<]{1,12})</td>")
+
+
 def _table_html(frame: pd.DataFrame, full_precision: bool) -> str:
-    classes = "wide" if frame.shape[1] > WIDE_COLUMNS else ""
-    return frame.to_html(index=False, escape=True, na_rep="–", classes=classes or None, border=0,
-                         float_format=_full if full_precision else (lambda x: f"{x:.6g}"))
+    classes = ("wide " if frame.shape[1] > WIDE_COLUMNS else "") + ("" if full_precision else "words")
+    table = frame.to_html(index=False, escape=True, na_rep="–", classes=classes.strip() or None, border=0,
+                          float_format=_full if full_precision else (lambda x: f"{x:.6g}"))
+    return table if full_precision else _SHORT_CELL.sub(r"<td class='n'>\1</td>", table)
 
 
 def _facts_html(facts: Facts) -> str:

@@ -16,6 +16,7 @@ from engine.constraints import (
     train_on_table,
 )
 from engine.errors import InputError
+from engine.presentation import BOUND_FORMAT
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
@@ -49,22 +50,26 @@ def constraint_form(protected, roles: TrainingColumns) -> dict:
     bounds = {}
     if c[0].checkbox("Demographic parity ratio", value=fair, key="dp_on", disabled=not fair):
         bounds["demographic_parity"] = c[0].slider(f"positive rate({protected}) ≥ κ × positive rate(reference)",
-                                                   0.0, 1.0, 0.8, 0.05, key="dp_kappa")
+                                                   0.0, 1.0, 0.8, 0.05, key="dp_kappa", format=BOUND_FORMAT)
     if c[0].checkbox("Equal opportunity ratio", key="eo_on", disabled=not fair):
-        bounds["equal_opportunity"] = c[0].slider("true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05, key="eo_kappa")
+        bounds["equal_opportunity"] = c[0].slider("true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05,
+                                                  key="eo_kappa", format=BOUND_FORMAT)
     if c[1].checkbox("Maximum coverage", key="cov_max_on"):
-        bounds["max_coverage"] = c[1].slider("share flagged ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max")
+        bounds["max_coverage"] = c[1].slider("share flagged ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max",
+                                             format=BOUND_FORMAT)
     if c[1].checkbox("Minimum coverage", key="cov_min_on"):
-        bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min")
+        bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min",
+                                             format=BOUND_FORMAT)
     if c[2].checkbox("Minimum recall", key="rec_on"):
-        bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec")
+        bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec", format=BOUND_FORMAT)
     if c[2].checkbox("Maximum churn", key="churn_on", disabled=roles.deployed is None,
                      help="Share of decisions that differ from the deployed model's. Needs a deployed-decisions "
                           "column (Data page)."):
-        bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn")
+        bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn",
+                                          format=BOUND_FORMAT)
     if roles.flag is not None and c[1].checkbox("Egregious examples", key="egr_on"):
         bounds["min_egregious_correct"] = c[1].slider("flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9,
-                                                      0.01, key="egr")
+                                                      0.01, key="egr", format=BOUND_FORMAT)
     return bounds
 
 
@@ -84,7 +89,8 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
                    "or drop a constraint.")
     for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
         st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
-    st.caption(md("Constraints: " + "; ".join(model.constraints)) if model.constraints else "No constraints.")
+    bounds = model.bounds_in_words() or model.constraints  # the sliders' values as they read, and what is met
+    st.caption(md("Constraints: " + "; ".join(bounds) + ".") if bounds else "No constraints.")
     show_table(rates_frame(model), row_kinds="measure")
     score, decision = model.decide(frame)
     d = st.columns(2)

@@ -63,7 +63,7 @@ def rated_grid() -> GridView:
                 "counts.")
         go_to("data")
         st.stop()
-    c = st.columns([3, 1, 2, 1.3, 1.3])  # room for "quantile" and "spline" at 1,280 px
+    c = st.columns([3.8, 0.9, 1.5, 1.4, 1.4])  # room for two chips and for "quantile", "spline" at 1,280 px
     default_cols = list(d.score_names[:2])
     if any(name not in d.score_names for name in st.session_state.get("cols", [])):
         del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default

@@ -25,6 +25,7 @@ import pandas as pd
 from ..errors import InputError, describe_rows
 from ..io.numbers import to_floats
 from ..io.rated import parse_labels
+from ..presentation import format_bound, format_value
 from ..reporting import ENGINE_VERSION, json_safe
 from ..untrusted import parse_json
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
@@ -405,6 +406,17 @@ def _rates(decision, labels, rows, groups, deployed) -> dict:
     return out
 
 
+#: (setting, the bound in words as its slider names it, the training rate that meets it)
+_BOUNDS_IN_WORDS = (("demographic_parity", "demographic parity ratio (protected / reference) ≥ κ =",
+                     "demographic_parity_ratio"),
+                    ("equal_opportunity", "equal opportunity ratio ≥ κ =", "equal_opportunity_ratio"),
+                    ("max_coverage", "share flagged ≤", "positive_rate"),
+                    ("min_coverage", "share flagged ≥", "positive_rate"),
+                    ("min_recall", "recall ≥", "recall"),
+                    ("max_churn", "decisions changed ≤", "churn"),
+                    ("min_egregious_correct", "flagged egregious rows decided correctly ≥", ""))
+
+
 @dataclass(frozen=True)
 class TableModel:
     """A fitted constrained linear model with its preprocessing: ``score = X(frame) @ coef + intercept``.
@@ -462,8 +474,29 @@ class TableModel:
             text += f", demographic parity ratio {r['demographic_parity_ratio']:.2f}"
         if "churn" in r:
             text += f", churn {r['churn']:.1%} against the deployed decisions"
-        constraints = "; ".join(self.constraints) or "no constraints"
+        constraints = "; ".join(self.bounds_in_words() or self.constraints) or "no constraints"
         return text + f" (trained under: {constraints})."
+
+    def bounds_in_words(self) -> tuple[str, ...]:
+        """Each bound asked for, as its slider shows it, and what the model's decisions achieve on the training rows.
+
+        Returns
+        -------
+        tuple of str
+            One phrase per bound in ``settings`` (``"demographic parity ratio (protected / reference) ≥ κ = 0.80
+            requested, 0.8041 achieved on the training rows"``); the requested value reads as its slider
+            (:func:`engine.presentation.format_bound`), the achieved one as the rates table. Empty when the
+            settings name no bound (a model file written without them).
+        """
+        achieved = self.rates.get("train", {})
+        out = []
+        for key, label, rate in _BOUNDS_IN_WORDS:
+            if isinstance(self.settings.get(key), (int, float)):
+                phrase = f"{label} {format_bound(self.settings[key])} requested"
+                if isinstance(achieved.get(rate), (int, float)):
+                    phrase += f", {format_value(achieved[rate], 'number')} achieved on the training rows"
+                out.append(phrase)
+        return tuple(out)
 
     def decide(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """(score, decision 0/1) for every row of ``frame``, in order; decision = score >= 0.

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -111,3 +112,26 @@ def test_moving_a_bound_refits_from_the_current_model(uploaded):
     at.toggle(key="cons_live").set_value(False).run()
     at.slider(key="dp_kappa").set_value(0.85).run()
     assert at.session_state["_cons_model"][1] is second  # live refits off: nothing refits until "Train"
+
+
+def test_the_caption_says_kappa_as_the_slider_does_and_which_value_is_requested_and_which_achieved(uploaded):
+    from engine.presentation import format_bound, format_value
+
+    at, _ = uploaded
+    for kappa in (0.8, 0.85):
+        slider = at.slider(key="dp_kappa")
+        if slider.value != kappa:
+            slider.set_value(kappa).run()  # the live toggle refits
+        else:
+            at.button(key="train_constrained").click().run()
+        assert not at.exception and not at.error
+        slider = at.slider(key="dp_kappa")
+        shown = slider.proto.format % slider.value  # what the slider reads: "0.80", not "0.8"
+        assert shown == format_bound(kappa)
+        caption = next(c.value for c in at.main.caption if c.value.startswith("Constraints")).replace("\\", "")
+        assert f"κ = {shown} requested" in caption, caption
+        model = at.session_state["_cons_model"][1]
+        achieved = format_value(model.rates["train"]["demographic_parity_ratio"], "number")
+        assert f"{achieved} achieved on the training rows" in caption, caption
+        assert re.findall(r"\d\.\d+", caption) == [shown, achieved], caption  # no other κ, no 0.808912
+        assert f"κ = {shown} requested" in model.sentence()  # the record says it the same way

@@ -1,4 +1,5 @@
-"""At 1,280 and 1,920 px wide no page scrolls sideways, and no label, chip, metric or table is cut or scrolls."""
+"""At 1,280 and 1,920 px wide no page scrolls sideways, and no label, chip, select-box value, metric or table is cut or
+scrolls."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from tests.e2e.test_browser import EXPECTED
 pytestmark = pytest.mark.e2e
 
 #: elements whose text must show whole (element scroll width <= client width): widget labels, metric labels and
-#: values, chips of multiselects, captions of tabs and radio options
+#: values, captions of checkboxes and radio options (select-box values and multiselect chips: CLIPPED)
 CLIPPABLE = ('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], '
-             '[data-baseweb="tag"] span, [data-testid="stCheckbox"] label p, [data-testid="stRadio"] label p')
+             '[data-testid="stCheckbox"] label p, [data-testid="stRadio"] label p')
 
 #: pages that show a table as soon as they open
 TABLES = ("data", "operating-point", "ensemble-paths", "batch-decisions")
@@ -28,6 +29,28 @@ CLIPPED = f"""() => {{
         cut.push(box.innerText.slice(0, 60)); break;
       }}
     }}
+  }}
+  // the value a select box shows (an input: its text is measured), the chips of a multiselect (cut with an
+  // ellipsis) and their row (hidden behind a sideways scroll)
+  const ruler = document.createElement('canvas').getContext('2d');
+  const name = e => e.closest('[data-testid="stSelectbox"], [data-testid="stMultiSelect"]')
+                     ?.querySelector('[data-testid="stWidgetLabel"]')?.innerText.slice(0, 40);
+  for (const input of document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]')) {{
+    if (input.offsetParent === null || !input.value) continue;
+    const s = getComputedStyle(input);
+    ruler.font = s.font;
+    const room = input.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+    const text = ruler.measureText(input.value).width;
+    if (text > room + 1) cut.push('select box "' + name(input) + '" shows "' + input.value.slice(0, 60) + '" cut ('
+                                  + Math.round(text) + ' px of text in ' + Math.round(room) + ' px)');
+  }}
+  for (const chip of document.querySelectorAll('[data-testid="stMultiSelect"] [data-tag] span[title]')) {{
+    if (chip.offsetParent !== null && chip.scrollWidth > chip.clientWidth + 1)
+      cut.push('chip "' + chip.title.slice(0, 60) + '" of "' + name(chip) + '" cut');
+  }}
+  for (const row of document.querySelectorAll('[data-testid="stMultiSelectTagsContainer"]')) {{
+    if (row.offsetParent !== null && row.scrollWidth > row.clientWidth + 1)
+      cut.push('the chips of "' + name(row) + '" scroll sideways');
   }}
   for (const e of document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')) {{
     if (e.scrollWidth > e.clientWidth + 1) cut.push('a table scrolls sideways, ' + e.scrollWidth + ' px in '
@@ -62,5 +85,14 @@ def test_nothing_is_clipped(server, browser, width):
             shot(page, f"clip_{width}_{p.url_path}")
         assert tables >= len(TABLES), "the tables were not drawn: nothing was checked"
         assert not found, "\n".join(found)
+        # the check sees a cut value and a cut chip: select boxes narrowed on a page with both kinds
+        page.goto(f"{server}/ensemble-paths")
+        settle(page, "Comparison")
+        page.evaluate("""() => { for (const e of document.querySelectorAll('[data-testid="stSelectbox"], '
+                                                                              + '[data-testid="stMultiSelect"]'))
+                                   e.style.width = e.style.maxWidth = '90px'; }""")
+        page.wait_for_timeout(500)
+        narrowed = " ".join(page.evaluate(CLIPPED))
+        assert 'select box "Rated data" shows' in narrowed and "scroll sideways" in narrowed, narrowed
     finally:
         context.close()

@@ -156,7 +156,8 @@ def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appen
     page = record_html(items)
     assert '"displayModeBar": false' in page and ".modebar" in page
     assert "break-inside:avoid" in page and "class='figure'" in page
-    assert "table-layout:fixed" in page and "@page landscape{size:A4 landscape" in page
+    assert "table.wide{width:100%" in page and "@page landscape{size:A4 landscape" in page
+    assert "<td class='n'>27,098,200</td>" in page and "td.n{white-space:nowrap" in page  # numbers never broken
     body, appendix = page.split("id='appendix'")
     assert "A-11" in body and "A-12" not in body and "First 12 of 500 rows" in body  # summarised inline
     a2 = appendix.split("id='A2'")[1]
