@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import InfeasibleConstraintsError, InputError
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from .design import as_design, standardised_design
 from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
@@ -151,7 +152,7 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: np.ndarray               # standardised features
+    x: object                   # standardised features: a design (engine.constraints.design); a matrix is wrapped
     objective: RateExpr
     constraints: list           # list of RateExpr, each <= 0
     lam: float
@@ -163,6 +164,9 @@ class _Problem:
     # width of the smoothed hinge kink in the inner solver: a wide kink gives Newton curvature on many
     # rows (few steps); the MM step is still exact, as candidates are judged by the ramp values
     smoothing: float = 0.2
+
+    def __post_init__(self):
+        self.x = as_design(self.x)
 
 
 def _majorize(expr: RateExpr, z_now: np.ndarray):
@@ -349,7 +353,7 @@ def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
 
 def _ramp_values(prob: _Problem, w, b, z=None):
     """Margins, ramp objective (with the regulariser) and ramp constraint values of (w, b); z = x w - b if given."""
-    z = prob.x @ w - b if z is None else z
+    z = prob.x.matvec(w) - b if z is None else z
     objective = prob.objective.value(z) + 0.5 * prob.lam * float(w @ w)
     return z, objective, np.array([c.value(z) for c in prob.constraints])
 
@@ -397,7 +401,7 @@ def _base_starts(prob: _Problem) -> list:
     starts = [(np.zeros(xs.shape[1]), 0.5 - p, np.full(n, p - 0.5)) for p in np.linspace(0, 1, CONSTANT_STARTS)]
     free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.max_svm_iter, prob.stats)
     w0, b0 = _solve_convex(free, np.zeros(n))[0][:2]
-    z0 = xs @ w0
+    z0 = xs.matvec(w0)
     starts.append((w0, b0, z0 - b0))
     for factor in RAMP_FACTORS:  # bias shifting along the unconstrained direction
         for q in np.quantile(z0 * factor, np.linspace(0.0, 1.0, SHIFT_QUANTILES)):
@@ -437,7 +441,7 @@ def _phase_one(prob: _Problem, names, max_iter: int):
     for _ in range(max(max_iter, PHASE1_ITERATIONS)):
         violation = sum((wj * c for wj, c in zip(weights[1:], prob.constraints[1:])), prob.constraints[0] * weights[0])
         phase = _Problem(prob.x, violation, [], prob.lam * PHASE1_LAM_SHARE, prob.tol, prob.max_svm_iter, prob.stats)
-        w, b = _solve_convex(phase, prob.x @ w - b, None, (w, b))[0][:2]
+        w, b = _solve_convex(phase, prob.x.matvec(w) - b, None, (w, b))[0][:2]
         for factor in PHASE1_FACTORS:
             ok, obj, vals = _feasible(prob, w * factor, b * factor)
             worst = np.minimum(worst, vals)
@@ -475,7 +479,7 @@ def _best_feasible(prob: _Problem, starts):
 def _warm_starts(prob: _Problem, warm) -> list:
     """From a previous solution (w, b, multipliers): itself if it meets the constraints, else Problem 3 majorized there."""
     w, b, v = warm
-    z = prob.x @ w - b
+    z = prob.x.matvec(w) - b
     if _feasible(prob, w, b, z)[0]:
         return [(w, b, z, None)]
     v = np.asarray(v, float) if v is not None and len(v) == len(prob.constraints) else None
@@ -753,7 +757,7 @@ def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter,
         mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
         scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
         scale = np.where(scale > 0, scale, 1.0)
-        xs = (x - mean) / scale
+        xs = standardised_design(x, mean, scale)
         if shared is not None:
             shared["standardised"] = (mean, scale, xs)
     exprs = [c.expression(y) for c in constraints]
@@ -800,7 +804,7 @@ def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
     x = np.asarray(x, float)
     y = np.asarray(y).astype(int)
     mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)
-    xs = (x - mean) / scale
+    xs = standardised_design(x, mean, scale)
     objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
     prob = _Problem(xs, objective, [], lam, 1e-4, 500)
     solution = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)
