@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
+
 __all__ = ["DenseDesign", "SplitDesign", "as_design", "standardised_design", "SPARSE_COLUMN_SHARE",
            "SPARSE_MIN_GAIN"]
 
@@ -143,7 +145,11 @@ class SplitDesign:
         numpy.ndarray of shape (n,)
         """
         ws = w[self.sparse_cols] * self.inv_scale
-        return self.dense @ w[self.dense_cols] + (self.sparse @ ws - float(self.mean @ ws))
+        shift = float(self.mean @ ws)
+        if kernels.AVAILABLE:
+            a = self.sparse
+            return self.dense @ w[self.dense_cols] + kernels.csr_matvec(a.indptr, a.indices, a.data, ws, shift)
+        return self.dense @ w[self.dense_cols] + (self.sparse @ ws - shift)
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         """``X.T @ v`` of the standardised features.
@@ -157,8 +163,13 @@ class SplitDesign:
         numpy.ndarray of shape (d,)
         """
         out = np.empty(self.shape[1])
+        if kernels.AVAILABLE:
+            a = self.sparse
+            out_s, total = kernels.csr_rmatvec(a.indptr, a.indices, a.data, v, self.sparse_cols.size)
+        else:
+            out_s, total = self.sparse.T @ v, float(v.sum())
         out[self.dense_cols] = self.dense.T @ v
-        out[self.sparse_cols] = (self.sparse.T @ v - self.mean * float(v.sum())) * self.inv_scale
+        out[self.sparse_cols] = (out_s - self.mean * total) * self.inv_scale
         return out
 
     def hessian(self, rows: np.ndarray, curvature: np.ndarray) -> np.ndarray:
@@ -176,20 +187,24 @@ class SplitDesign:
         numpy.ndarray of shape (d + 1, d + 1)
         """
         d = self.shape[1]
-        rows = rows[curvature[rows] != 0]
-        ck = curvature[rows]
-        nk = self.dense[rows]
-        ak = self.sparse[rows]
-        total = float(ck.sum())
         m, s = self.mean, self.inv_scale
-        u = ak.T @ ck                                            # A_K^T c
-        nc = nk * ck[:, None]
-        weighted = ak.multiply(ck[:, None]).tocsr()             # C A_K
-        aca = (ak.T @ weighted).toarray()                        # A_K^T C A_K
+        if kernels.AVAILABLE:
+            a = self.sparse
+            nd, nca, aca, nkc, u, total = kernels.split_hessian_sums(
+                self.dense, a.indptr, a.indices, a.data, np.asarray(rows, np.int64), curvature, self.sparse_cols.size)
+        else:
+            rows = rows[curvature[rows] != 0]
+            ck = curvature[rows]
+            nk = self.dense[rows]
+            ak = self.sparse[rows]
+            weighted = ak.multiply(ck[:, None]).tocsr()          # C A_K
+            nd = (nk * ck[:, None]).T @ nk                       # N_K^T C N_K
+            nca = (weighted.T @ nk).T                            # N_K^T C A_K
+            aca = (ak.T @ weighted).toarray()                    # A_K^T C A_K
+            nkc, u, total = nk.T @ ck, ak.T @ ck, float(ck.sum())
         um = np.outer(u, m)
         ss = (aca - um - um.T + total * np.outer(m, m)) * np.outer(s, s)
-        nd = nc.T @ nk                                           # N_K^T C N_K
-        ns = ((weighted.T @ nk).T - np.outer(nk.T @ ck, m)) * s  # N_K^T C X_s,K
+        ns = (nca - np.outer(nkc, m)) * s                        # N_K^T C X_s,K
         hess = np.empty((d + 1, d + 1))
         dc, sc = self.dense_cols, self.sparse_cols
         hess[np.ix_(dc, dc)] = nd
@@ -197,7 +212,7 @@ class SplitDesign:
         hess[np.ix_(dc, sc)] = ns
         hess[np.ix_(sc, dc)] = ns.T
         cross = np.empty(d)
-        cross[dc] = -(nk.T @ ck)
+        cross[dc] = -nkc
         cross[sc] = -(u - m * total) * s
         hess[:d, d] = cross
         hess[d, :d] = cross

@@ -160,10 +160,6 @@ class ThresholdedModel:
         return np.where(g, s >= self.group_thresholds[0], s >= self.group_thresholds[1]).astype(int)
 
 
-#: thresholds whose decisions are evaluated at once by :func:`shift_bias` (a block of SHIFT_CHUNK x n)
-SHIFT_CHUNK = 64
-
-
 def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
     """The intercept that minimises training error while every constraint holds for f >= t (deterministic).
 
@@ -204,18 +200,19 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
     s = model.decision_function(x)
     y = np.asarray(y).astype(int)
     exprs = [c.expression(y) for c in constraints]
-    lab = y >= 0
     grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
     grid = np.r_[grid, grid[-1] + 1.0]
+    # the rows flagged at threshold t are the first count(s >= t) rows in decreasing order of s: every
+    # threshold's constraint values and errors are prefix sums there
+    order = np.argsort(-s, kind="stable")
+    flagged = np.searchsorted(-s[order], -grid, side="right")
     ok = np.ones(grid.size, bool)
-    errors = np.zeros(grid.size, np.int64)
-    positive = y[lab] == 1
-    for lo in range(0, grid.size, SHIFT_CHUNK):  # the thresholds' decisions, a block of thresholds at a time
-        decided = s[None, :] >= grid[lo:lo + SHIFT_CHUNK, None]
-        flagged = decided.astype(float)
-        for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t of the block
-            ok[lo:lo + SHIFT_CHUNK] &= flagged @ (e.pos - e.neg) + (float(e.neg.sum()) + e.const) <= 1e-12
-        errors[lo:lo + SHIFT_CHUNK] = np.count_nonzero(decided[:, lab] != positive[None, :], axis=1)
+    for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t
+        prefix = np.r_[0.0, np.cumsum((e.pos - e.neg)[order])]
+        ok &= prefix[flagged] + (float(e.neg.sum()) + e.const) <= 1e-12
+    true_pos = np.r_[0, np.cumsum(y[order] == 1)][flagged]
+    false_pos = np.r_[0, np.cumsum(y[order] == 0)][flagged]
+    errors = (int(np.count_nonzero(y == 1)) - true_pos) + false_pos
     if not ok.any():
         raise InputError("no single threshold meets every constraint on the training rows")
     best = int(np.flatnonzero(ok)[np.argmin(errors[ok])])  # the first of the fewest errors

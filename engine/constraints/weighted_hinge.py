@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from .design import DenseDesign, SplitDesign, as_design
 
 __all__ = ["HingeSolution", "solve_weighted_hinge", "smooth_hinge"]
@@ -82,6 +83,8 @@ def smooth_hinge(t: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarra
 def _slope_of_margins(z, hp, hn, smoothing):
     """d/dz of the smoothed weighted hinges: hp phi'(1/2 + z) - hn phi'(1/2 - z), phi'(t) = clip(t/delta + 1/2, 0, 1)."""
     inv = 1.0 / smoothing
+    if kernels.AVAILABLE:
+        return kernels.hinge_slopes(z, hp, hn, inv)
     pos = np.clip((0.5 + z) * inv + 0.5, 0.0, 1.0)
     neg = np.clip((0.5 - z) * inv + 0.5, 0.0, 1.0)
     return hp * pos - hn * neg
@@ -89,6 +92,8 @@ def _slope_of_margins(z, hp, hn, smoothing):
 
 def _curvature(z, hp, hn, smoothing):
     """Second derivative of each row's smoothed hinges: (hp [1/2 + z in kink] + hn [1/2 - z in kink]) / delta."""
+    if kernels.AVAILABLE:
+        return kernels.hinge_curvature(z, hp, hn, smoothing)
     half = smoothing / 2
     in_pos = np.abs(0.5 + z) < half
     in_neg = np.abs(0.5 - z) < half
@@ -142,7 +147,11 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
     """
     wp, pp = float(w @ pw), float(pw @ pw)
 
+    inv = 1.0 / smoothing
+
     def slope(s):
+        if kernels.AVAILABLE:
+            return kernels.line_slope(z, dz_line, s, hp, hn, inv) + lam * (wp + s * pp)
         return float(_slope_of_margins(z + s * dz_line, hp, hn, smoothing) @ dz_line) + lam * (wp + s * pp)
 
     lo, f_lo = 0.0, slope(0.0)
