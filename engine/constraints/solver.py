@@ -23,6 +23,7 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -202,10 +203,35 @@ def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, pro
     The weighted hinge SVM of a fixed multiplier vector (Problem 3's Lagrangian),
     smoothed within ``prob.smoothing`` of its kink and solved by Newton's method
     (:func:`~engine.constraints.weighted_hinge.solve_weighted_hinge`), warm-started.
+
+    Within a sweep (``prob.stats["solved"]``, kept by :func:`fit_sweep`) a solve whose inputs
+    are equal bit for bit to an earlier one's returns that solution: the same problem from the
+    same start. Fits at different bounds meet such solves: the first multiplier search starts
+    from the same multipliers, and a churn bound's weights do not depend on the target.
     """
+    solved = prob.stats.get("solved")
+    key = None
+    if solved is not None:
+        digest = hashlib.blake2b(np.ascontiguousarray(hp).tobytes(), digest_size=16)
+        digest.update(np.ascontiguousarray(hn).tobytes())
+        if start is not None:
+            digest.update(np.ascontiguousarray(start[0], dtype=float).tobytes())
+            digest.update(np.float64(start[1]).tobytes())
+        key = (id(x), digest.hexdigest(), start is None, float(lam), prob.smoothing, prob.max_svm_iter)
+        if key in solved:
+            return solved[key]
     prob.stats["svm_solves"] += 1
-    return solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
-                                max_steps=prob.max_svm_iter)
+    solution = solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
+                                    max_steps=prob.max_svm_iter)
+    if solved is not None:
+        if len(solved) >= SOLVED_KEPT:
+            del solved[next(iter(solved))]
+        solved[key] = solution
+    return solution
+
+
+#: inner solutions a sweep keeps for reuse (each holds its n margins)
+SOLVED_KEPT = 64
 
 
 #: multiplier search: growth factor of the bracket, largest multiplier tried, smallest before it counts as 0
@@ -762,7 +788,8 @@ def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter,
             shared["standardised"] = (mean, scale, xs)
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
-    prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter)
+    stats = {"svm_solves": 0} if shared is None else {"svm_solves": 0, "solved": shared.setdefault("solved", {})}
+    prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter, stats)
     warm = None
     if warm_start is not None and np.shape(warm_start.coef_) == (x.shape[1],):
         w_warm = np.asarray(warm_start.coef_, float) * scale  # the same classifier on standardised features
