@@ -48,3 +48,33 @@ def test_shift_bias_keeps_the_threshold_of_the_direct_loop(make):
             shift_bias(svm, x, y, constraints)
     else:
         assert shift_bias(svm, x, y, constraints).threshold == want
+
+
+def group_thresholds_by_grid(s, y, g, kappa, candidates=120):
+    """The definition: every pair of per-group candidate thresholds, the first pair with the fewest errors."""
+    qs = np.linspace(0, 1, candidates)
+    tp = np.r_[np.quantile(s[g], qs), s[g].max() + 1]
+    tr = np.r_[np.quantile(s[~g], qs), s[~g].max() + 1]
+    best = None
+    for i, a in enumerate(tp):
+        for j, b in enumerate(tr):
+            d = np.where(g, s >= a, s >= b)
+            if d[g].mean() >= kappa * d[~g].mean() - 1e-12:
+                err = int(np.count_nonzero(d != (y == 1)))
+                if best is None or err < best[0]:
+                    best = (err, a, b)
+    return best[1], best[2]
+
+
+@pytest.mark.parametrize("kappa", [0.3, 0.8, 1.0])
+def test_group_thresholds_keep_the_pair_of_the_direct_grid(kappa):
+    from engine.constraints import group_thresholds
+
+    x, y, group, _ = toy()
+    x = np.round(x, 1)  # tied scores
+    svm = linear_svm(x, y)
+    s = svm.decision_function(x)
+    got = group_thresholds(svm, x, y, group, kappa, candidates=30)
+    assert got.group_thresholds == group_thresholds_by_grid(s, y, group, kappa, candidates=30)
+    assert group_thresholds(svm, x, y, group, kappa, candidates=30, scores=s) == got
+    np.testing.assert_array_equal(got.decide(s, group), got.predict(x, group))
