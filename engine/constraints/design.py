@@ -119,6 +119,9 @@ class SplitDesign:
         The sparse columns, raw.
     mean, inv_scale : numpy.ndarray of float of shape (len(sparse_cols),)
         Mean and 1 / scale of the sparse columns.
+    order : numpy.ndarray of int of shape (d + 1,)
+        Position of each feature (and last, the intercept) in the order dense columns, sparse
+        columns, intercept.
     """
 
     dense_cols: np.ndarray
@@ -127,6 +130,7 @@ class SplitDesign:
     sparse: object
     mean: np.ndarray
     inv_scale: np.ndarray
+    order: np.ndarray
 
     @property
     def shape(self) -> tuple:
@@ -148,7 +152,9 @@ class SplitDesign:
         shift = float(self.mean @ ws)
         if kernels.AVAILABLE:
             a = self.sparse
-            return self.dense @ w[self.dense_cols] + kernels.csr_matvec(a.indptr, a.indices, a.data, ws, shift)
+            out = self.dense @ w[self.dense_cols]
+            kernels.csr_matvec_add(a.indptr, a.indices, a.data, ws, shift, out)
+            return out
         return self.dense @ w[self.dense_cols] + (self.sparse @ ws - shift)
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
@@ -205,19 +211,17 @@ class SplitDesign:
         um = np.outer(u, m)
         ss = (aca - um - um.T + total * np.outer(m, m)) * np.outer(s, s)
         ns = (nca - np.outer(nkc, m)) * s                        # N_K^T C X_s,K
-        hess = np.empty((d + 1, d + 1))
-        dc, sc = self.dense_cols, self.sparse_cols
-        hess[np.ix_(dc, dc)] = nd
-        hess[np.ix_(sc, sc)] = ss
-        hess[np.ix_(dc, sc)] = ns
-        hess[np.ix_(sc, dc)] = ns.T
-        cross = np.empty(d)
-        cross[dc] = -nkc
-        cross[sc] = -(u - m * total) * s
-        hess[:d, d] = cross
-        hess[d, :d] = cross
-        hess[d, d] = total
-        return hess
+        dd = self.dense_cols.size
+        block = np.empty((d + 1, d + 1))  # in the order dense columns, sparse columns, intercept
+        block[:dd, :dd] = nd
+        block[dd:d, dd:d] = ss
+        block[:dd, dd:d] = ns
+        block[dd:d, :dd] = ns.T
+        cross = np.r_[-nkc, -(u - m * total) * s]
+        block[:d, d] = cross
+        block[d, :d] = cross
+        block[d, d] = total
+        return block[np.ix_(self.order, self.order)]
 
 
 def as_design(x) -> "DenseDesign | SplitDesign":
@@ -263,5 +267,6 @@ def standardised_design(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> "
 
     dense_cols, sparse_cols = np.flatnonzero(~is_sparse), np.flatnonzero(is_sparse)
     dense = np.ascontiguousarray((x[:, dense_cols] - mean[dense_cols]) / scale[dense_cols])
+    order = np.r_[np.argsort(np.r_[dense_cols, sparse_cols]), d]
     return SplitDesign(dense_cols, sparse_cols, dense, sparse.csr_matrix(x[:, sparse_cols]),
-                       np.asarray(mean[sparse_cols], float), 1.0 / np.asarray(scale[sparse_cols], float))
+                       np.asarray(mean[sparse_cols], float), 1.0 / np.asarray(scale[sparse_cols], float), order)

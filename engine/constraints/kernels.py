@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "csr_matvec", "csr_rmatvec", "split_hessian_sums", "hinge_slopes", "line_slope",
+__all__ = ["AVAILABLE", "csr_matvec_add", "csr_rmatvec", "split_hessian_sums", "hinge_slopes", "line_slope",
            "hinge_curvature"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
@@ -25,16 +25,14 @@ except ImportError:  # pragma: no cover - exercised only without numba
 AVAILABLE = njit is not None
 
 
-def csr_matvec(indptr, indices, data, ws, shift):  # pragma: no cover - compiled
-    """``A @ ws - shift`` with A in CSR arrays."""
+def csr_matvec_add(indptr, indices, data, ws, shift, out):  # pragma: no cover - compiled
+    """``out += A @ ws - shift`` in place, A in CSR arrays (row i adds ``(a_i . ws) - shift``)."""
     n = indptr.size - 1
-    out = np.empty(n)
     for i in range(n):
         acc = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             acc += data[k] * ws[indices[k]]
-        out[i] = acc - shift
-    return out
+        out[i] += acc - shift
 
 
 def csr_rmatvec(indptr, indices, data, v, ds):  # pragma: no cover - compiled
@@ -120,7 +118,7 @@ def hinge_curvature(z, hp, hn, smoothing):  # pragma: no cover - compiled
 
 
 if njit is not None:
-    csr_matvec = njit(cache=True, nogil=True)(csr_matvec)
+    csr_matvec_add = njit(cache=True, nogil=True)(csr_matvec_add)
     csr_rmatvec = njit(cache=True, nogil=True)(csr_rmatvec)
     split_hessian_sums = njit(cache=True, nogil=True)(split_hessian_sums)
     hinge_slopes = njit(cache=True, nogil=True)(hinge_slopes)
