@@ -11,7 +11,9 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 * **Inner convex problem** through its Lagrangian: for fixed multipliers ``v``
   it is a weighted hinge SVM (rows may carry both hinges, the intercept is not
   regularised), solved in the primal by Newton's method on the hinge smoothed
-  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`). The
+  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`), with the
+  standardised features kept sparse where the raw columns are, e.g. one-hot
+  indicators (:mod:`~engine.constraints.design`). The
   multiplier of one constraint is found by regula falsi on the monotone
   constraint value, several by a Kelley cutting plane (``scipy.optimize.linprog``,
   HiGHS) on the concave dual.
@@ -665,7 +667,9 @@ def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = 
     Each set gets the model :func:`fit_constrained` gives it alone (same options, no warm start):
     the standardised features, the unconstrained fit and the constraint-free starts (constant
     classifiers, shifted intercepts, with their ramp objectives) do not depend on the bounds and
-    are computed once. BLAS runs on one thread during the sweep: on a shared 2-core machine its
+    are computed once, and an inner solve whose weights and start equal an earlier fit's bit for
+    bit (the first multiplier tried; a churn or coverage bound's weights do not depend on the
+    bound) returns that solution instead of being solved again. BLAS runs on one thread during the sweep: on a shared 2-core machine its
     thread pool spins against the other processes (10x slower Hessians measured under load).
 
     Parameters
