@@ -116,11 +116,10 @@ class _Hessian:
 
     def update(self, curvature) -> np.ndarray:
         if self.curvature is not None:
-            changed = self.rows[curvature[self.rows] != self.curvature[self.rows]]
-            if changed.size * REBUILD_SHARE < np.count_nonzero(curvature[self.rows]):
-                delta = np.zeros_like(curvature)
-                delta[changed] = curvature[changed] - self.curvature[changed]
-                self.matrix = self.matrix + self.design.hessian(changed, delta)
+            # rows outside self.rows carry no weight, so their curvature is 0 in both
+            changed = np.flatnonzero(curvature != self.curvature)
+            if changed.size * REBUILD_SHARE < np.count_nonzero(curvature):
+                self.matrix = self.matrix + self.design.hessian(changed, curvature - self.curvature)
                 self.curvature = curvature
                 return self.matrix
         self.matrix, self.curvature = self.design.hessian(self.rows, curvature), curvature
