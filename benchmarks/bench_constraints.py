@@ -44,7 +44,8 @@ def page(repeats: int = 2) -> None:
     assert not at.exception, at.exception
     print(f"# {platform.platform()} | {os.cpu_count()} cores | code from {root}")
     for i in range(repeats):
-        for key, name in (("run_fair_sweep", "fairness sweep (8 kappa)"), ("run_churn_sweep", "churn sweep (5 targets)")):
+        for key, name in (("run_fair_sweep", "fairness sweep (8 kappa)"),
+                          ("run_churn_sweep", "churn sweep (5 targets)")):
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
             at.button(key=key).click().run()

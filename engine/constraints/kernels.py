@@ -3,9 +3,10 @@
 The sparse products and the weighted sums of the Hessian of
 :class:`~engine.constraints.design.SplitDesign` (dense standardised columns, whose products
 stay with BLAS, beside raw CSR columns), and the smoothed hinges' slopes, each one pass over
-the rows without temporaries or SciPy's per-call overhead. The elementwise arithmetic is the numpy reference's, operation
-for operation; sums run row by row (numpy sums pairwise and BLAS in blocks), so results
-differ from the reference by rounding only (tests/engine/constraints/test_kernels.py).
+the rows without temporaries or SciPy's per-call overhead. The elementwise arithmetic is the
+numpy reference's, operation for operation; sums run row by row (numpy sums pairwise and BLAS
+in blocks), so results differ from the reference by rounding only
+(tests/engine/constraints/test_kernels.py).
 
 Without Numba (an import error) :data:`AVAILABLE` is False and callers use numpy and SciPy.
 """

@@ -669,8 +669,9 @@ def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = 
     classifiers, shifted intercepts, with their ramp objectives) do not depend on the bounds and
     are computed once, and an inner solve whose weights and start equal an earlier fit's bit for
     bit (the first multiplier tried; a churn or coverage bound's weights do not depend on the
-    bound) returns that solution instead of being solved again. BLAS runs on one thread during the sweep: on a shared 2-core machine its
-    thread pool spins against the other processes (10x slower Hessians measured under load).
+    bound) returns that solution instead of being solved again. BLAS runs on one thread during
+    the sweep: on a shared 2-core machine its thread pool spins against the other processes (10x
+    slower Hessians measured under load).
 
     Parameters
     ----------

@@ -186,7 +186,8 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
     return hi if f_hi <= 0 else lo
 
 
-def solve_weighted_hinge(x: "np.ndarray | DenseDesign | SplitDesign", hp: np.ndarray, hn: np.ndarray, lam: float, *, smoothing: float,
+def solve_weighted_hinge(x: "np.ndarray | DenseDesign | SplitDesign", hp: np.ndarray, hn: np.ndarray, lam: float, *,
+                         smoothing: float,
                          start: tuple[np.ndarray, float] | None = None,
                          max_steps: int = NEWTON_MAX_STEPS) -> HingeSolution:
     """Minimise the smoothed weighted hinge SVM objective (Problem 3 for fixed multipliers) by Newton's method.
