@@ -83,21 +83,39 @@ def adult_data() -> AdultData:
     ----------
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1.
     """
-    from sklearn.compose import make_column_transformer
-    from sklearn.preprocessing import OneHotEncoder
-
-
     adult = load_public_dataset("adult")
     x, y, xt, yt = adult.x, adult.y, adult.x_test, adult.y_test
     cats = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
     nums = [c for c in x.columns if c not in cats]
     fill = {c: "missing" for c in cats}
-    enc = make_column_transformer(("passthrough", nums),
-                                  (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))
-    xtr = enc.fit_transform(x.fillna(fill))
-    xte = enc.transform(xt.fillna(fill))
+    xtr, xte, names = _one_hot(x.fillna(fill), xt.fillna(fill), nums, cats)
     return AdultData(xtr, np.asarray(y), (x["sex"] == "Female").to_numpy(), xte, np.asarray(yt),
-                     (xt["sex"] == "Female").to_numpy(), tuple(enc.get_feature_names_out()))
+                     (xt["sex"] == "Female").to_numpy(), names)
+
+
+def _one_hot(train: pd.DataFrame, test: pd.DataFrame, nums: list, cats: list):
+    """The numeric columns passed through, then one 0/1 column per training category (sorted) of each categorical one.
+
+    The matrix and names of scikit-learn's ``make_column_transformer(("passthrough", nums),
+    (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))`` (a test compares them),
+    without importing scikit-learn (seconds of the first sweep's click): an unseen test category
+    gets zeros.
+    """
+    blocks_train, blocks_test = [train[nums].to_numpy(float)], [test[nums].to_numpy(float)]
+    names = [f"passthrough__{c}" for c in nums]
+    for c in cats:
+        seen, new = train[c].to_numpy(object), test[c].to_numpy(object)
+        levels = np.unique(seen)
+        block_train = np.zeros((seen.size, levels.size))
+        block_train[np.arange(seen.size), np.searchsorted(levels, seen)] = 1.0
+        at = np.minimum(np.searchsorted(levels, new), levels.size - 1)
+        known = levels[at] == new
+        block_test = np.zeros((new.size, levels.size))
+        block_test[np.flatnonzero(known), at[known]] = 1.0
+        blocks_train.append(block_train)
+        blocks_test.append(block_test)
+        names += [f"onehotencoder__{c}_{level}" for level in levels]
+    return np.hstack(blocks_train), np.hstack(blocks_test), tuple(names)
 
 
 @dataclass(frozen=True)
