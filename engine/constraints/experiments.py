@@ -26,7 +26,7 @@ import pandas as pd
 from ..errors import InputError
 from ..io.public_data import load_public_dataset
 from .goals import DemographicParity, MaxChurn, MinRecall
-from .rates import churn_rate, demographic_parity_ratio
+from .rates import churn_rate, demographic_parity_ratio, ramp
 from .solver import fit_sweep, linear_svm, one_blas_thread
 
 __all__ = ["AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep",
@@ -83,21 +83,39 @@ def adult_data() -> AdultData:
     ----------
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1.
     """
-    from sklearn.compose import make_column_transformer
-    from sklearn.preprocessing import OneHotEncoder
-
-
     adult = load_public_dataset("adult")
     x, y, xt, yt = adult.x, adult.y, adult.x_test, adult.y_test
     cats = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
     nums = [c for c in x.columns if c not in cats]
     fill = {c: "missing" for c in cats}
-    enc = make_column_transformer(("passthrough", nums),
-                                  (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))
-    xtr = enc.fit_transform(x.fillna(fill))
-    xte = enc.transform(xt.fillna(fill))
+    xtr, xte, names = _one_hot(x.fillna(fill), xt.fillna(fill), nums, cats)
     return AdultData(xtr, np.asarray(y), (x["sex"] == "Female").to_numpy(), xte, np.asarray(yt),
-                     (xt["sex"] == "Female").to_numpy(), tuple(enc.get_feature_names_out()))
+                     (xt["sex"] == "Female").to_numpy(), names)
+
+
+def _one_hot(train: pd.DataFrame, test: pd.DataFrame, nums: list, cats: list):
+    """The numeric columns passed through, then one 0/1 column per training category (sorted) of each categorical one.
+
+    The matrix and names of scikit-learn's ``make_column_transformer(("passthrough", nums),
+    (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))`` (a test compares them),
+    without importing scikit-learn (seconds of the first sweep's click): an unseen test category
+    gets zeros.
+    """
+    blocks_train, blocks_test = [train[nums].to_numpy(float)], [test[nums].to_numpy(float)]
+    names = [f"passthrough__{c}" for c in nums]
+    for c in cats:
+        seen, new = train[c].to_numpy(object), test[c].to_numpy(object)
+        levels = np.unique(seen)
+        block_train = np.zeros((seen.size, levels.size))
+        block_train[np.arange(seen.size), np.searchsorted(levels, seen)] = 1.0
+        at = np.minimum(np.searchsorted(levels, new), levels.size - 1)
+        known = levels[at] == new
+        block_test = np.zeros((new.size, levels.size))
+        block_test[np.flatnonzero(known), at[known]] = 1.0
+        blocks_train.append(block_train)
+        blocks_test.append(block_test)
+        names += [f"onehotencoder__{c}_{level}" for level in levels]
+    return np.hstack(blocks_train), np.hstack(blocks_test), tuple(names)
 
 
 @dataclass(frozen=True)
@@ -153,18 +171,30 @@ class ThresholdedModel:
         -------
         numpy.ndarray of int of shape (n,)
         """
-        s = self.decision_function(x)
+        return self.decide(self.decision_function(x), group)
+
+    def decide(self, scores, group=None) -> np.ndarray:
+        """0/1 decisions from the scores ``x @ coef_ + intercept_`` already computed (as :meth:`predict`).
+
+        Parameters
+        ----------
+        scores : array-like of float of shape (n,)
+            The linear scores of the rows.
+        group : array-like of bool of shape (n,), optional
+            The group's rows; needed when ``group_thresholds`` is set.
+
+        Returns
+        -------
+        numpy.ndarray of int of shape (n,)
+        """
+        s = np.asarray(scores, float)
         if self.group_thresholds is None:
             return (s >= self.threshold).astype(int)
         g = np.asarray(group, bool)
         return np.where(g, s >= self.group_thresholds[0], s >= self.group_thresholds[1]).astype(int)
 
 
-#: thresholds whose decisions are evaluated at once by :func:`shift_bias` (a block of SHIFT_CHUNK x n)
-SHIFT_CHUNK = 64
-
-
-def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> ThresholdedModel:
+def shift_bias(model, x, y, constraints, *, candidates: int = 400, scores=None) -> ThresholdedModel:
     """The intercept that minimises training error while every constraint holds for f >= t (deterministic).
 
     Bias shifting: the candidate thresholds t are ``candidates`` quantiles of the training
@@ -185,6 +215,8 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
         (:mod:`engine.constraints.goals`).
     candidates : int, optional
         Number of quantile levels of the score tried as thresholds.
+    scores : array-like of float of shape (n,), optional
+        ``model.decision_function(x)`` when already computed.
 
     Returns
     -------
@@ -201,28 +233,30 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400) -> Thresholde
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 3 (bias shifting) and Section 4.2
     (the thresholded SVM baseline of Figure 3).
     """
-    s = model.decision_function(x)
+    s = model.decision_function(x) if scores is None else np.asarray(scores, float)
     y = np.asarray(y).astype(int)
     exprs = [c.expression(y) for c in constraints]
-    lab = y >= 0
     grid = np.unique(np.quantile(s, np.linspace(0, 1, candidates)))
     grid = np.r_[grid, grid[-1] + 1.0]
+    # the rows flagged at threshold t are the first count(s >= t) rows in decreasing order of s: every
+    # threshold's constraint values and errors are prefix sums there
+    order = np.argsort(-s, kind="stable")
+    flagged = np.searchsorted(-s[order], -grid, side="right")
     ok = np.ones(grid.size, bool)
-    errors = np.zeros(grid.size, np.int64)
-    positive = y[lab] == 1
-    for lo in range(0, grid.size, SHIFT_CHUNK):  # the thresholds' decisions, a block of thresholds at a time
-        decided = s[None, :] >= grid[lo:lo + SHIFT_CHUNK, None]
-        flagged = decided.astype(float)
-        for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t of the block
-            ok[lo:lo + SHIFT_CHUNK] &= flagged @ (e.pos - e.neg) + (float(e.neg.sum()) + e.const) <= 1e-12
-        errors[lo:lo + SHIFT_CHUNK] = np.count_nonzero(decided[:, lab] != positive[None, :], axis=1)
+    for e in exprs:  # e.value(s - t, deterministic=True) of every threshold t
+        prefix = np.r_[0.0, np.cumsum((e.pos - e.neg)[order])]
+        ok &= prefix[flagged] + (float(e.neg.sum()) + e.const) <= 1e-12
+    true_pos = np.r_[0, np.cumsum(y[order] == 1)][flagged]
+    false_pos = np.r_[0, np.cumsum(y[order] == 0)][flagged]
+    errors = (int(np.count_nonzero(y == 1)) - true_pos) + false_pos
     if not ok.any():
         raise InputError("no single threshold meets every constraint on the training rows")
     best = int(np.flatnonzero(ok)[np.argmin(errors[ok])])  # the first of the fewest errors
     return ThresholdedModel(model.coef_, model.intercept_, float(grid[best]))
 
 
-def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120) -> ThresholdedModel:
+def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120,
+                     scores=None) -> ThresholdedModel:
     """One threshold per group minimising training error s.t. sp(protected) >= kappa sp(reference).
 
     Each group's candidate thresholds are ``candidates`` quantiles of its training scores and
@@ -243,6 +277,8 @@ def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 
         The required ratio of the positive rates.
     candidates : int, optional
         Number of quantile levels per group.
+    scores : array-like of float of shape (n,), optional
+        ``model.decision_function(x)`` when already computed.
 
     Returns
     -------
@@ -256,20 +292,31 @@ def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 
     baseline in the style of Hardt, Price & Srebro, *Equality of Opportunity in Supervised
     Learning* (NIPS 2016).
     """
-    s = model.decision_function(x)
+    s = model.decision_function(x) if scores is None else np.asarray(scores, float)
     y = np.asarray(y).astype(int)
     g = np.asarray(protected, bool)
     qs = np.linspace(0, 1, candidates)
     tp = np.r_[np.quantile(s[g], qs), s[g].max() + 1]
     tr = np.r_[np.quantile(s[~g], qs), s[~g].max() + 1]
-    rate_p = (s[g][None, :] >= tp[:, None]).mean(1)
-    rate_r = (s[~g][None, :] >= tr[:, None]).mean(1)
-    err_p = ((s[g][None, :] >= tp[:, None]) != (y[g] == 1)[None, :]).sum(1)
-    err_r = ((s[~g][None, :] >= tr[:, None]) != (y[~g] == 1)[None, :]).sum(1)
+    rate_p, err_p = _rate_and_errors(s[g], y[g] == 1, tp)
+    rate_r, err_r = _rate_and_errors(s[~g], y[~g] == 1, tr)
     ok = rate_p[:, None] >= kappa * rate_r[None, :] - 1e-12
     total = np.where(ok, err_p[:, None] + err_r[None, :], np.iinfo(np.int64).max)
     i, j = np.unravel_index(int(np.argmin(total)), total.shape)
     return ThresholdedModel(model.coef_, model.intercept_, 0.0, (float(tp[i]), float(tr[j])))
+
+
+def _rate_and_errors(s, positive, thresholds):
+    """Share of the rows with s >= t and errors of the decisions s >= t against ``positive``, for each threshold t.
+
+    Counts in the scores' sorted order (the same integers as comparing every row with every threshold).
+    """
+    order = np.argsort(s, kind="stable")
+    below = np.searchsorted(s[order], thresholds, side="left")  # rows with s < t
+    positives_below = np.r_[0, np.cumsum(positive[order])][below]
+    flagged = s.size - below
+    flagged_negatives = flagged - (int(np.count_nonzero(positive)) - positives_below)
+    return flagged / s.size, positives_below + flagged_negatives
 
 
 def _row(method, kappa, model_pred_train, model_pred_test, data: AdultData, **extra):
@@ -328,19 +375,21 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
     with one_blas_thread():
         svm = linear_svm(data.x_train, data.y_train, lam=lam)
     rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
+    svm_train, svm_test = svm.decision_function(data.x_train), svm.decision_function(data.x_test)
     models = fit_sweep(data.x_train, data.y_train,
                        [[DemographicParity(data.female_train, ~data.female_train, kappa)] for kappa in kappas],
                        lam=lam, warm=warm, deterministic=False, progress=progress)  # the paper's method, as published
     for kappa, model in zip(kappas, models):
-        rows.append(_row("constrained (deterministic)", kappa, model.predict(data.x_train), model.predict(data.x_test),
+        s_tr, s_te = model.decision_function(data.x_train), model.decision_function(data.x_test)
+        rows.append(_row("constrained (deterministic)", kappa, (s_tr >= 0).astype(int), (s_te >= 0).astype(int),
                          data, fit_seconds=model.fit_seconds))
-        e_tr, r_tr = _expected(model.predict_proba_positive(data.x_train), data.y_train, data.female_train)
-        e_te, r_te = _expected(model.predict_proba_positive(data.x_test), data.y_test, data.female_test)
+        e_tr, r_tr = _expected(ramp(s_tr), data.y_train, data.female_train)
+        e_te, r_te = _expected(ramp(s_te), data.y_test, data.female_test)
         rows.append({"method": "constrained (randomised, expected)", "required_ratio": kappa, "train_error": e_tr,
                      "test_error": e_te, "train_ratio": r_tr, "test_ratio": r_te, "fit_seconds": model.fit_seconds})
-        post = group_thresholds(svm, data.x_train, data.y_train, data.female_train, kappa)
-        rows.append(_row("SVM + per-group thresholds", kappa, post.predict(data.x_train, data.female_train),
-                         post.predict(data.x_test, data.female_test), data))
+        post = group_thresholds(svm, data.x_train, data.y_train, data.female_train, kappa, scores=svm_train)
+        rows.append(_row("SVM + per-group thresholds", kappa, post.decide(svm_train, data.female_train),
+                         post.decide(svm_test, data.female_test), data))
     return pd.DataFrame(rows)
 
 
@@ -395,12 +444,12 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
     sets = [[MaxChurn(dep_train, target), MinRecall(dep_recall)] for target in targets]
     models = fit_sweep(data.x_train, data.y_train, sets, lam=lam, deterministic=False, progress=progress)
     rows = []
+    svm_train, svm_test = svm.decision_function(data.x_train), svm.decision_function(data.x_test)
     for target, constraints, model in zip(targets, sets, models):
-        for method, pred_tr, pred_te in (
-            ("constrained (deterministic)", model.predict(data.x_train), model.predict(data.x_test)),
-        ):
-            rows.append(_churn_row(method, target, pred_tr, pred_te, dep_train, dep_test, data, model.fit_seconds))
-        p_tr, p_te = model.predict_proba_positive(data.x_train), model.predict_proba_positive(data.x_test)
+        s_tr, s_te = model.decision_function(data.x_train), model.decision_function(data.x_test)
+        rows.append(_churn_row("constrained (deterministic)", target, (s_tr >= 0).astype(int), (s_te >= 0).astype(int),
+                               dep_train, dep_test, data, model.fit_seconds))
+        p_tr, p_te = ramp(s_tr), ramp(s_te)
         rows.append({"method": "constrained (randomised, expected)", "churn_target": target,
                      "train_churn": float(np.mean(np.where(dep_train == 1, 1 - p_tr, p_tr))),
                      "test_churn": float(np.mean(np.where(dep_test == 1, 1 - p_te, p_te))),
@@ -408,9 +457,9 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
                      "test_error": float(np.mean(np.where(data.y_test == 1, 1 - p_te, p_te))),
                      "train_recall": float(p_tr[data.y_train == 1].mean()), "fit_seconds": model.fit_seconds})
         try:
-            shifted = shift_bias(svm, data.x_train, data.y_train, constraints)
-            rows.append(_churn_row("SVM with shifted bias", target, shifted.predict(data.x_train),
-                                   shifted.predict(data.x_test), dep_train, dep_test, data, 0.0))
+            shifted = shift_bias(svm, data.x_train, data.y_train, constraints, scores=svm_train)
+            rows.append(_churn_row("SVM with shifted bias", target, shifted.decide(svm_train),
+                                   shifted.decide(svm_test), dep_train, dep_test, data, 0.0))
         except ValueError:
             rows.append({"method": "SVM with shifted bias", "churn_target": target, "note": "no threshold meets both"})
     frame = pd.DataFrame(rows)

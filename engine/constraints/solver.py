@@ -11,7 +11,9 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 * **Inner convex problem** through its Lagrangian: for fixed multipliers ``v``
   it is a weighted hinge SVM (rows may carry both hinges, the intercept is not
   regularised), solved in the primal by Newton's method on the hinge smoothed
-  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`). The
+  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`), with the
+  standardised features kept sparse where the raw columns are, e.g. one-hot
+  indicators (:mod:`~engine.constraints.design`). The
   multiplier of one constraint is found by regula falsi on the monotone
   constraint value, several by a Kelley cutting plane (``scipy.optimize.linprog``,
   HiGHS) on the concave dual.
@@ -23,6 +25,7 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -32,6 +35,7 @@ import numpy as np
 
 from ..errors import InfeasibleConstraintsError, InputError
 from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from .design import as_design, standardised_design
 from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
@@ -151,7 +155,7 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: np.ndarray               # standardised features
+    x: object                   # standardised features: a design (engine.constraints.design); a matrix is wrapped
     objective: RateExpr
     constraints: list           # list of RateExpr, each <= 0
     lam: float
@@ -163,6 +167,9 @@ class _Problem:
     # width of the smoothed hinge kink in the inner solver: a wide kink gives Newton curvature on many
     # rows (few steps); the MM step is still exact, as candidates are judged by the ramp values
     smoothing: float = 0.2
+
+    def __post_init__(self):
+        self.x = as_design(self.x)
 
 
 def _majorize(expr: RateExpr, z_now: np.ndarray):
@@ -198,10 +205,35 @@ def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, pro
     The weighted hinge SVM of a fixed multiplier vector (Problem 3's Lagrangian),
     smoothed within ``prob.smoothing`` of its kink and solved by Newton's method
     (:func:`~engine.constraints.weighted_hinge.solve_weighted_hinge`), warm-started.
+
+    Within a sweep (``prob.stats["solved"]``, kept by :func:`fit_sweep`) a solve whose inputs
+    are equal bit for bit to an earlier one's returns that solution: the same problem from the
+    same start. Fits at different bounds meet such solves: the first multiplier search starts
+    from the same multipliers, and a churn bound's weights do not depend on the target.
     """
+    solved = prob.stats.get("solved")
+    key = None
+    if solved is not None:
+        digest = hashlib.blake2b(np.ascontiguousarray(hp).tobytes(), digest_size=16)
+        digest.update(np.ascontiguousarray(hn).tobytes())
+        if start is not None:
+            digest.update(np.ascontiguousarray(start[0], dtype=float).tobytes())
+            digest.update(np.float64(start[1]).tobytes())
+        key = (id(x), digest.hexdigest(), start is None, float(lam), prob.smoothing, prob.max_svm_iter)
+        if key in solved:
+            return solved[key]
     prob.stats["svm_solves"] += 1
-    return solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
-                                max_steps=prob.max_svm_iter)
+    solution = solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
+                                    max_steps=prob.max_svm_iter)
+    if solved is not None:
+        if len(solved) >= SOLVED_KEPT:
+            del solved[next(iter(solved))]
+        solved[key] = solution
+    return solution
+
+
+#: inner solutions a sweep keeps for reuse (each holds its n margins)
+SOLVED_KEPT = 64
 
 
 #: multiplier search: growth factor of the bracket, largest multiplier tried, smallest before it counts as 0
@@ -349,7 +381,7 @@ def _solve_convex(prob: _Problem, z_now: np.ndarray, v_prev=None, start=None):
 
 def _ramp_values(prob: _Problem, w, b, z=None):
     """Margins, ramp objective (with the regulariser) and ramp constraint values of (w, b); z = x w - b if given."""
-    z = prob.x @ w - b if z is None else z
+    z = prob.x.matvec(w) - b if z is None else z
     objective = prob.objective.value(z) + 0.5 * prob.lam * float(w @ w)
     return z, objective, np.array([c.value(z) for c in prob.constraints])
 
@@ -397,7 +429,7 @@ def _base_starts(prob: _Problem) -> list:
     starts = [(np.zeros(xs.shape[1]), 0.5 - p, np.full(n, p - 0.5)) for p in np.linspace(0, 1, CONSTANT_STARTS)]
     free = _Problem(xs, prob.objective, [], prob.lam, prob.tol, prob.max_svm_iter, prob.stats)
     w0, b0 = _solve_convex(free, np.zeros(n))[0][:2]
-    z0 = xs @ w0
+    z0 = xs.matvec(w0)
     starts.append((w0, b0, z0 - b0))
     for factor in RAMP_FACTORS:  # bias shifting along the unconstrained direction
         for q in np.quantile(z0 * factor, np.linspace(0.0, 1.0, SHIFT_QUANTILES)):
@@ -437,7 +469,7 @@ def _phase_one(prob: _Problem, names, max_iter: int):
     for _ in range(max(max_iter, PHASE1_ITERATIONS)):
         violation = sum((wj * c for wj, c in zip(weights[1:], prob.constraints[1:])), prob.constraints[0] * weights[0])
         phase = _Problem(prob.x, violation, [], prob.lam * PHASE1_LAM_SHARE, prob.tol, prob.max_svm_iter, prob.stats)
-        w, b = _solve_convex(phase, prob.x @ w - b, None, (w, b))[0][:2]
+        w, b = _solve_convex(phase, prob.x.matvec(w) - b, None, (w, b))[0][:2]
         for factor in PHASE1_FACTORS:
             ok, obj, vals = _feasible(prob, w * factor, b * factor)
             worst = np.minimum(worst, vals)
@@ -475,7 +507,7 @@ def _best_feasible(prob: _Problem, starts):
 def _warm_starts(prob: _Problem, warm) -> list:
     """From a previous solution (w, b, multipliers): itself if it meets the constraints, else Problem 3 majorized there."""
     w, b, v = warm
-    z = prob.x @ w - b
+    z = prob.x.matvec(w) - b
     if _feasible(prob, w, b, z)[0]:
         return [(w, b, z, None)]
     v = np.asarray(v, float) if v is not None and len(v) == len(prob.constraints) else None
@@ -635,8 +667,11 @@ def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = 
     Each set gets the model :func:`fit_constrained` gives it alone (same options, no warm start):
     the standardised features, the unconstrained fit and the constraint-free starts (constant
     classifiers, shifted intercepts, with their ramp objectives) do not depend on the bounds and
-    are computed once. BLAS runs on one thread during the sweep: on a shared 2-core machine its
-    thread pool spins against the other processes (10x slower Hessians measured under load).
+    are computed once, and an inner solve whose weights and start equal an earlier fit's bit for
+    bit (the first multiplier tried; a churn or coverage bound's weights do not depend on the
+    bound) returns that solution instead of being solved again. BLAS runs on one thread during
+    the sweep: on a shared 2-core machine its thread pool spins against the other processes (10x
+    slower Hessians measured under load).
 
     Parameters
     ----------
@@ -753,12 +788,13 @@ def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter,
         mean = x.mean(axis=0) if standardize else np.zeros(x.shape[1])
         scale = x.std(axis=0) if standardize else np.ones(x.shape[1])
         scale = np.where(scale > 0, scale, 1.0)
-        xs = (x - mean) / scale
+        xs = standardised_design(x, mean, scale)
         if shared is not None:
             shared["standardised"] = (mean, scale, xs)
     exprs = [c.expression(y) for c in constraints]
     names = tuple(c.describe() for c in constraints)
-    prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter)
+    stats = {"svm_solves": 0} if shared is None else {"svm_solves": 0, "solved": shared.setdefault("solved", {})}
+    prob = _Problem(xs, error_rate(y), exprs, lam, tol, max_svm_iter, stats)
     warm = None
     if warm_start is not None and np.shape(warm_start.coef_) == (x.shape[1],):
         w_warm = np.asarray(warm_start.coef_, float) * scale  # the same classifier on standardised features
@@ -800,7 +836,7 @@ def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:
     x = np.asarray(x, float)
     y = np.asarray(y).astype(int)
     mean, scale = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)
-    xs = (x - mean) / scale
+    xs = standardised_design(x, mean, scale)
     objective = error_rate(y)  # hinge bounds on both error terms: the plain SVM
     prob = _Problem(xs, objective, [], lam, 1e-4, 500)
     solution = _weighted_svm(xs, objective.pos, objective.neg, lam, prob)

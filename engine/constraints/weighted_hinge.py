@@ -22,6 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
+from .design import DenseDesign, SplitDesign, as_design
+
 __all__ = ["HingeSolution", "solve_weighted_hinge", "smooth_hinge"]
 
 #: Newton steps at most per solve; relative decrease of the objective below which a solve stops
@@ -80,6 +83,8 @@ def smooth_hinge(t: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarra
 def _slope_of_margins(z, hp, hn, smoothing):
     """d/dz of the smoothed weighted hinges: hp phi'(1/2 + z) - hn phi'(1/2 - z), phi'(t) = clip(t/delta + 1/2, 0, 1)."""
     inv = 1.0 / smoothing
+    if kernels.AVAILABLE:
+        return kernels.hinge_slopes(z, hp, hn, inv)
     pos = np.clip((0.5 + z) * inv + 0.5, 0.0, 1.0)
     neg = np.clip((0.5 - z) * inv + 0.5, 0.0, 1.0)
     return hp * pos - hn * neg
@@ -87,6 +92,8 @@ def _slope_of_margins(z, hp, hn, smoothing):
 
 def _curvature(z, hp, hn, smoothing):
     """Second derivative of each row's smoothed hinges: (hp [1/2 + z in kink] + hn [1/2 - z in kink]) / delta."""
+    if kernels.AVAILABLE:
+        return kernels.hinge_curvature(z, hp, hn, smoothing)
     half = smoothing / 2
     in_pos = np.abs(0.5 + z) < half
     in_neg = np.abs(0.5 - z) < half
@@ -99,39 +106,23 @@ def _objective(z, w, hp, hn, lam, smoothing) -> float:
     return float(hp @ vp + hn @ vn) + 0.5 * lam * float(w @ w)
 
 
-def _data_hessian(x, rows, curvature) -> np.ndarray:
-    """[X, -1]^T diag(curvature) [X, -1] over the given rows (those with non-zero curvature count)."""
-    d = x.shape[1]
-    rows = rows[curvature[rows] != 0]
-    xk = x[rows]
-    ck = curvature[rows]
-    hess = np.empty((d + 1, d + 1))
-    hess[:d, :d] = (xk * ck[:, None]).T @ xk
-    cross = -(xk.T @ ck)
-    hess[:d, d] = cross
-    hess[d, :d] = cross
-    hess[d, d] = ck.sum()
-    return hess
-
-
 class _Hessian:
     """The data part of the Hessian, updated by the rows whose curvature changed (rows move in and out of kinks)."""
 
-    def __init__(self, x, rows):
-        self.x, self.rows = x, rows
+    def __init__(self, design, rows):
+        self.design, self.rows = design, rows
         self.curvature = None
         self.matrix = None
 
     def update(self, curvature) -> np.ndarray:
         if self.curvature is not None:
-            changed = self.rows[curvature[self.rows] != self.curvature[self.rows]]
-            if changed.size * REBUILD_SHARE < np.count_nonzero(curvature[self.rows]):
-                delta = np.zeros_like(curvature)
-                delta[changed] = curvature[changed] - self.curvature[changed]
-                self.matrix = self.matrix + _data_hessian(self.x, changed, delta)
+            # rows outside self.rows carry no weight, so their curvature is 0 in both
+            changed = np.flatnonzero(curvature != self.curvature)
+            if changed.size * REBUILD_SHARE < np.count_nonzero(curvature):
+                self.matrix = self.matrix + self.design.hessian(changed, curvature - self.curvature)
                 self.curvature = curvature
                 return self.matrix
-        self.matrix, self.curvature = _data_hessian(self.x, self.rows, curvature), curvature
+        self.matrix, self.curvature = self.design.hessian(self.rows, curvature), curvature
         return self.matrix
 
 
@@ -155,7 +146,11 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
     """
     wp, pp = float(w @ pw), float(pw @ pw)
 
+    inv = 1.0 / smoothing
+
     def slope(s):
+        if kernels.AVAILABLE:
+            return kernels.line_slope(z, dz_line, s, hp, hn, inv) + lam * (wp + s * pp)
         return float(_slope_of_margins(z + s * dz_line, hp, hn, smoothing) @ dz_line) + lam * (wp + s * pp)
 
     lo, f_lo = 0.0, slope(0.0)
@@ -191,15 +186,17 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
     return hi if f_hi <= 0 else lo
 
 
-def solve_weighted_hinge(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, *, smoothing: float,
+def solve_weighted_hinge(x: "np.ndarray | DenseDesign | SplitDesign", hp: np.ndarray, hn: np.ndarray, lam: float, *,
+                         smoothing: float,
                          start: tuple[np.ndarray, float] | None = None,
                          max_steps: int = NEWTON_MAX_STEPS) -> HingeSolution:
     """Minimise the smoothed weighted hinge SVM objective (Problem 3 for fixed multipliers) by Newton's method.
 
     Parameters
     ----------
-    x : ndarray of shape (n, d)
-        Features (standardised by the caller).
+    x : ndarray of shape (n, d), DenseDesign or SplitDesign
+        Features (standardised by the caller), or their design
+        (:func:`~engine.constraints.design.standardised_design`).
     hp, hn : ndarray of shape (n,)
         Non-negative weights of the hinges ``max(0, 1/2 + z)`` and ``max(0, 1/2 - z)``.
     lam : float
@@ -220,19 +217,20 @@ def solve_weighted_hinge(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: flo
     ----------
     Goh et al. (NIPS 2016), Problem 3; Chapelle (Neural Computation 2007), primal Newton training.
     """
-    n, d = x.shape
+    design = as_design(x)
+    n, d = design.shape
     w = np.zeros(d) if start is None else np.array(start[0], dtype=float)
     b = 0.0 if start is None else float(start[1])
     rows = np.flatnonzero((hp > 0) | (hn > 0))
-    z = x @ w - b
+    z = design.matvec(w) - b
     scale = max(_objective(z, w, hp, hn, lam, smoothing), 1e-300)
     steps = 0
-    hessian = _Hessian(x, rows)
+    hessian = _Hessian(design, rows)
     for steps in range(1, max_steps + 1):
         dz = _slope_of_margins(z, hp, hn, smoothing)
-        grad = np.r_[x.T @ dz + lam * w, -dz.sum()]
+        grad = np.r_[design.rmatvec(dz) + lam * w, -dz.sum()]
         p = _newton_direction(hessian.update(_curvature(z, hp, hn, smoothing)), grad, lam)
-        dz_line = x @ p[:d] - p[d]
+        dz_line = design.matvec(p[:d]) - p[d]
         s = _exact_step(z, dz_line, w, p[:d], hp, hn, lam, smoothing)
         if s == 0.0:
             break

@@ -48,3 +48,61 @@ def test_shift_bias_keeps_the_threshold_of_the_direct_loop(make):
             shift_bias(svm, x, y, constraints)
     else:
         assert shift_bias(svm, x, y, constraints).threshold == want
+
+
+def group_thresholds_by_grid(s, y, g, kappa, candidates=120):
+    """The definition: every pair of per-group candidate thresholds, the first pair with the fewest errors."""
+    qs = np.linspace(0, 1, candidates)
+    tp = np.r_[np.quantile(s[g], qs), s[g].max() + 1]
+    tr = np.r_[np.quantile(s[~g], qs), s[~g].max() + 1]
+    best = None
+    for i, a in enumerate(tp):
+        for j, b in enumerate(tr):
+            d = np.where(g, s >= a, s >= b)
+            if d[g].mean() >= kappa * d[~g].mean() - 1e-12:
+                err = int(np.count_nonzero(d != (y == 1)))
+                if best is None or err < best[0]:
+                    best = (err, a, b)
+    return best[1], best[2]
+
+
+@pytest.mark.parametrize("kappa", [0.3, 0.8, 1.0])
+def test_group_thresholds_keep_the_pair_of_the_direct_grid(kappa):
+    from engine.constraints import group_thresholds
+
+    x, y, group, _ = toy()
+    x = np.round(x, 1)  # tied scores
+    svm = linear_svm(x, y)
+    s = svm.decision_function(x)
+    got = group_thresholds(svm, x, y, group, kappa, candidates=30)
+    assert got.group_thresholds == group_thresholds_by_grid(s, y, group, kappa, candidates=30)
+    assert group_thresholds(svm, x, y, group, kappa, candidates=30, scores=s) == got
+    np.testing.assert_array_equal(got.decide(s, group), got.predict(x, group))
+
+
+def test_adult_design_equals_scikit_learns_column_transformer():
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    from engine.constraints import adult_data
+    from engine.io.public_data import load_public_dataset
+
+    adult = load_public_dataset("adult")
+    x, xt = adult.x, adult.x_test
+    cats = [c for c in x.columns if x[c].dtype.kind not in "iufb"]
+    nums = [c for c in x.columns if c not in cats]
+    fill = {c: "missing" for c in cats}
+    xt = xt.fillna(fill)
+    xt.loc[xt.index[:3], cats[0]] = "a category never seen in training"
+    enc = make_column_transformer(("passthrough", nums),
+                                  (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))
+    want_train, want_test = enc.fit_transform(x.fillna(fill)), enc.transform(xt)
+    from engine.constraints.experiments import _one_hot
+
+    got_train, got_test, names = _one_hot(x.fillna(fill), xt, nums, cats)
+    np.testing.assert_array_equal(got_train, want_train)
+    np.testing.assert_array_equal(got_test, want_test)
+    assert names == tuple(enc.get_feature_names_out())
+    data = adult_data()
+    np.testing.assert_array_equal(data.x_train, want_train)
+    assert data.feature_names == names

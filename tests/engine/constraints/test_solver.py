@@ -343,6 +343,9 @@ def test_a_sweep_gives_every_bound_the_fit_it_gets_alone(deterministic):
         assert got.intercept_ == pytest.approx(want.intercept_, rel=1e-6, abs=1e-9)
         assert got.constraint_names == want.constraint_names and got.unmet_ == want.unmet_
         assert [row["objective"] for row in got.trace_] == pytest.approx([row["objective"] for row in want.trace_])
+    # inner solves equal bit for bit to an earlier fit's are reused (a coverage bound's weights do not depend on it)
+    solves = [sum(m.trace_[-1]["svm_solves"] for m in models[3:]) for models in (swept, alone)]
+    assert solves[0] < solves[1]
 
 
 def test_a_warm_sweep_meets_every_bound_with_the_ramp_classifier():
@@ -351,3 +354,28 @@ def test_a_warm_sweep_meets_every_bound_with_the_ramp_classifier():
     for constraints, model in zip(sets, fit_sweep(x, y, sets, warm=True, deterministic=False)):
         z = model.decision_function(x)
         assert all(c.expression(y).value(z) <= 1e-4 for c in constraints)
+
+
+def test_the_sparse_compiled_path_gives_the_fits_of_the_dense_numpy_path(monkeypatch):
+    """One-hot features: the split design with the compiled kernels against the dense standardised matrix and numpy."""
+    from engine.constraints import design, kernels
+    from tests.engine.constraints.test_design import one_hot_table
+
+    x = one_hot_table(n=2000, seed=6)
+    rng = np.random.default_rng(7)
+    group = x[:, 1] == 1  # the first level of the first categorical feature
+    y = (x[:, 0] / 12 + 0.8 * x[:, 4] - 0.6 * group + rng.normal(0, 1, x.shape[0]) > 3.6).astype(int)
+    sets = sweep_sets(x, y, group)
+    assert isinstance(design.standardised_design(x, x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)),
+                      design.SplitDesign)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstraintsMissedWarning)
+        fast = fit_sweep(x, y, sets)
+        monkeypatch.setattr(design, "SPARSE_COLUMN_SHARE", -1.0)
+        monkeypatch.setattr(kernels, "AVAILABLE", False)
+        reference = fit_sweep(x, y, sets)
+    for got, want in zip(fast, reference):
+        np.testing.assert_allclose(got.coef_, want.coef_, rtol=1e-6, atol=1e-9)
+        assert got.intercept_ == pytest.approx(want.intercept_, rel=1e-6, abs=1e-9)
+        assert got.unmet_ == want.unmet_ and got.fitted_bounds_ == want.fitted_bounds_
+        assert [row["objective"] for row in got.trace_] == pytest.approx([row["objective"] for row in want.trace_])
