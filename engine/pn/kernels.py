@@ -1,4 +1,4 @@
-"""Compiled per-replicate hull of the bootstrap (:func:`engine.pn.bootstrap.bootstrap`).
+"""Compiled replicate hulls of the bootstrap (:func:`engine.pn.bootstrap.bootstrap`).
 
 One replicate's hull is a weighted PAV over its per-threshold label means, the
 cumulative TP/FP at the hull's vertices and the fitted marginal precision at the
@@ -10,6 +10,11 @@ operation (the same divisions, SciPy's PAV — Busing 2022, Algorithm 1 — with
 merge order, sequential cumulative sums), so the results are equal bit for bit
 (tests/engine/pn/test_kernels.py compares them).
 
+The hashed Poisson bootstrap (the page's and every backend's) is one compiled pass per block of replicates
+(:func:`poisson_hulls`): each row's Poisson(1) count hashed from its id (:mod:`engine.pn.replicates`), summed
+per distinct score and streamed into each replicate's PAV from the lowest score up, with no replicates x rows
+or replicates x scores matrix.
+
 Without Numba (an import error) :data:`AVAILABLE` is False and callers use the
 numpy path.
 """
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "poisson_group_sums", "replicate_hull_band"]
+__all__ = ["AVAILABLE", "poisson_hulls", "replicate_hull_band"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -177,41 +182,279 @@ def _poisson_count(row_id, key, cdf):  # pragma: no cover - compiled
     return float(c)
 
 
-def _poisson_group_sums(ids, keys, cdf, wy, wn, group_start, tp_g, fp_g):  # pragma: no cover - compiled
+def _chunk_counts(ids, lo, hi, key, cdf, counts):  # pragma: no cover - compiled
+    """Poisson(1) counts of rows ``lo .. hi - 1`` into ``counts[0 .. hi - lo - 1]`` (as :func:`_poisson_count`):
+    eight comparisons without a branch (the loop vectorises), the rare larger counts (probability 1e-5) after."""
+    c0, c1, c2, c3 = cdf[0], cdf[1], cdf[2], cdf[3]
+    c4, c5, c6, c7 = cdf[4], cdf[5], cdf[6], cdf[7]
+    beyond = False
+    for i in range(lo, hi):
+        z = (ids[i] + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15) + key
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        c = (np.int64(z >= c0) + np.int64(z >= c1) + np.int64(z >= c2) + np.int64(z >= c3) + np.int64(z >= c4)
+             + np.int64(z >= c5) + np.int64(z >= c6) + np.int64(z >= c7))
+        counts[i - lo] = c
+        beyond |= c == 8
+    if beyond:
+        for i in range(lo, hi):
+            if counts[i - lo] == 8:
+                counts[i - lo] = np.int64(_poisson_count(ids[i], key, cdf))
+
+
+def _close(sx, sw, r, b, s_, w_, x_):  # pragma: no cover - compiled
+    """The open merged block meets the blocks above it; returns the new top."""
+    while b > 0 and sx[r, b - 1] >= x_:
+        b -= 1
+        s_ += sw[r, b] * sx[r, b]
+        w_ += sw[r, b]
+        x_ = s_ / w_
+    sx[r, b] = x_
+    sw[r, b] = w_
+    return b
+
+
+def _grow(a, size):  # pragma: no cover - compiled
+    out = np.empty((a.shape[0], size), dtype=a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
+
+
+def _poisson_hulls(ids, wy, wn, wn_int, last, group_start, seg_start, seg_fast, chunk_start, keys, cdf, thresholds,
+                   band_index, exact):  # pragma: no cover - compiled
+    """Hashed Poisson replicates' hulls in one pass over the scores, from the lowest up (see poisson_hulls)."""
     n = ids.size
-    n_groups = group_start.size
-    big = 0
-    for g in range(n_groups):
-        hi = group_start[g + 1] if g + 1 < n_groups else n
-        big = max(big, hi - group_start[g])
-    tp_rows = np.empty(big)  # one group's rows, for numpy's pairwise summation of groups of 9 rows or more
+    m = group_start.size
+    n_rep = keys.size
+    nb = band_index.size
+    big = 1
+    if not exact:
+        for g in range(m):
+            hi = group_start[g + 1] if g + 1 < m else n
+            big = max(big, hi - group_start[g])
+    tp_rows = np.empty(big)
     fp_rows = np.empty(big)
-    for r in range(keys.size):
-        key = keys[r]
-        for g in range(n_groups):
-            lo = group_start[g]
-            hi = group_start[g + 1] if g + 1 < n_groups else n
-            # np.add.reduceat: the first element, plus numpy's pairwise sum of the others (one after
-            # another below 8 of them)
-            if hi - lo <= 8:
-                count = _poisson_count(ids[lo], key, cdf)
-                tp_first = count * wy[lo]
-                fp_first = count * wn[lo]
-                tp_rest = -0.0
-                fp_rest = -0.0
-                for k in range(lo + 1, hi):
-                    count = _poisson_count(ids[k], key, cdf)
-                    tp_rest += count * wy[k]
-                    fp_rest += count * wn[k]
-                tp_g[r, g] = tp_first + tp_rest
-                fp_g[r, g] = fp_first + fp_rest
-            else:
-                for k in range(lo, hi):
-                    count = _poisson_count(ids[k], key, cdf)
-                    tp_rows[k - lo] = count * wy[k]
-                    fp_rows[k - lo] = count * wn[k]
-                tp_g[r, g] = tp_rows[0] + _pairwise_sum(tp_rows, 1, hi - lo - 1)
-                fp_g[r, g] = fp_rows[0] + _pairwise_sum(fp_rows, 1, hi - lo - 1)
+    # each replicate's PAV stack: block value, weight, first element (PAV order), its score and the mass below it
+    cap = 64
+    sx = np.empty((n_rep, cap))
+    sw = np.empty((n_rep, cap))
+    sp = np.empty((n_rep, cap), dtype=np.int64)
+    sg = np.empty((n_rep, cap), dtype=np.int64)
+    stp = np.empty((n_rep, cap))
+    sfp = np.empty((n_rep, cap))
+    top = np.full(n_rep, -1, dtype=np.int64)
+    merging = np.zeros(n_rep, dtype=np.bool_)
+    m_s = np.zeros(n_rep)
+    m_w = np.zeros(n_rep)
+    m_x = np.zeros(n_rep)
+    kept = np.zeros(n_rep, dtype=np.int64)
+    below_tp = np.zeros(n_rep)
+    below_fp = np.zeros(n_rep)
+    band_below = np.empty((n_rep, nb), dtype=np.int64)
+    # without exact sums the cumulative counts are summed from the top as numpy does: the per-score counts are kept
+    d_all = np.empty((0 if exact else n_rep, 0 if exact else m, 2))
+    n_seg = seg_fast.size
+    most = 1
+    for c in range(chunk_start.size - 1):
+        g_lo = seg_start[chunk_start[c]]
+        g_hi = seg_start[chunk_start[c + 1]]
+        most = max(most, (group_start[g_hi] if g_hi < m else n) - group_start[g_lo])
+    counts = np.empty(most, dtype=np.int64)
+    q_chunk = nb - 1
+    for c in range(chunk_start.size - 2, -1, -1):
+        s_lo = chunk_start[c]
+        s_hi = chunk_start[c + 1]
+        # room for every block this chunk can push
+        need = 2
+        for sgi in range(s_lo, s_hi):
+            if not seg_fast[sgi]:
+                need += seg_start[sgi + 1] - seg_start[sgi]
+        if np.max(top) + need >= sx.shape[1]:
+            size = max(2 * sx.shape[1], np.max(top) + need + 1)
+            sx = _grow(sx, size)
+            sw = _grow(sw, size)
+            sp = _grow(sp, size)
+            sg = _grow(sg, size)
+            stp = _grow(stp, size)
+            sfp = _grow(sfp, size)
+        q = q_chunk
+        row0 = group_start[seg_start[s_lo]]
+        row_end = group_start[seg_start[s_hi]] if seg_start[s_hi] < m else n
+        for r in range(n_rep):
+            key = keys[r]
+            _chunk_counts(ids, row0, row_end, key, cdf, counts)
+            b = top[r]
+            in_merge = merging[r]
+            s_ = m_s[r]
+            w_ = m_w[r]
+            x_ = m_x[r]
+            k = kept[r]
+            u_tp = below_tp[r]
+            u_fp = below_fp[r]
+            q = q_chunk
+            for sgi in range(s_hi - 1, s_lo - 1, -1):
+                g_lo = seg_start[sgi]
+                g_hi = seg_start[sgi + 1]
+                if q >= 0 and band_index[q] == g_hi - 1:
+                    band_below[r, q] = k
+                    q -= 1
+                if seg_fast[sgi] and b >= 0:
+                    # scores with negatives only (x = 0), exact sums: the PAV only adds their mass to the open block
+                    row_hi = group_start[g_hi] if g_hi < m else n
+                    total = 0
+                    seen = 0
+                    n_kept = 0
+                    for i in range(group_start[g_lo], row_hi):
+                        d = counts[i - row0] * wn_int[i]
+                        total += d
+                        seen |= d > 0
+                        end = last[i]
+                        n_kept += end & seen
+                        seen &= end ^ 1
+                    mass = float(total)
+                    if n_kept > 0:
+                        if in_merge:
+                            w_ += mass
+                        else:
+                            s_ = sw[r, b] * sx[r, b] + 0.0
+                            w_ = sw[r, b] + mass
+                            in_merge = True
+                        x_ = s_ / w_
+                    k += n_kept
+                    u_fp += mass
+                    continue
+                for g in range(g_hi - 1, g_lo - 1, -1):
+                    lo = group_start[g]
+                    hi = group_start[g + 1] if g + 1 < m else n
+                    # the score's sums as np.add.reduceat: the first row plus the (pairwise) sum of the others
+                    if exact or hi - lo <= 8:
+                        count = float(counts[lo - row0])
+                        d_tp = count * wy[lo]
+                        d_fp = count * wn[lo]
+                        tp_rest = -0.0
+                        fp_rest = -0.0
+                        for j in range(lo + 1, hi):
+                            count = float(counts[j - row0])
+                            tp_rest += count * wy[j]
+                            fp_rest += count * wn[j]
+                        d_tp += tp_rest
+                        d_fp += fp_rest
+                    else:
+                        for j in range(lo, hi):
+                            count = float(counts[j - row0])
+                            tp_rows[j - lo] = count * wy[j]
+                            fp_rows[j - lo] = count * wn[j]
+                        d_tp = tp_rows[0] + _pairwise_sum(tp_rows, 1, hi - lo - 1)
+                        d_fp = fp_rows[0] + _pairwise_sum(fp_rows, 1, hi - lo - 1)
+                    if not exact:
+                        d_all[r, g, 0] = d_tp
+                        d_all[r, g, 1] = d_fp
+                    mass = d_tp + d_fp
+                    if mass > 0:  # SciPy's PAV, streamed: a merged block stays open while the next values join it
+                        xn = d_tp / mass
+                        push = False
+                        if b < 0:
+                            push = True
+                        elif in_merge and x_ >= xn:
+                            s_ += mass * xn
+                            w_ += mass
+                            x_ = s_ / w_
+                        else:
+                            if in_merge:
+                                while b > 0 and sx[r, b - 1] >= x_:
+                                    b -= 1
+                                    s_ += sw[r, b] * sx[r, b]
+                                    w_ += sw[r, b]
+                                    x_ = s_ / w_
+                                sx[r, b] = x_
+                                sw[r, b] = w_
+                                in_merge = False
+                            if sx[r, b] >= xn:
+                                s_ = sw[r, b] * sx[r, b] + mass * xn
+                                w_ = mass + sw[r, b]
+                                x_ = s_ / w_
+                                in_merge = True
+                            else:
+                                push = True
+                        if push:
+                            b += 1
+                            sx[r, b] = xn
+                            sw[r, b] = mass
+                            sp[r, b] = k
+                            sg[r, b] = g
+                            stp[r, b] = u_tp
+                            sfp[r, b] = u_fp
+                        k += 1
+                    u_tp += d_tp
+                    u_fp += d_fp
+            top[r] = b
+            merging[r] = in_merge
+            m_s[r] = s_
+            m_w[r] = w_
+            m_x[r] = x_
+            kept[r] = k
+            below_tp[r] = u_tp
+            below_fp[r] = u_fp
+        q_chunk = q
+    # close the last merges; vertices per replicate
+    total = 0
+    for r in range(n_rep):
+        if merging[r]:
+            top[r] = _close(sx, sw, r, top[r], m_s[r], m_w[r], m_x[r])
+        total += top[r] + 2
+    offsets = np.empty(n_rep + 1, dtype=np.int64)
+    edge_mp = np.empty(total - n_rep)
+    tp = np.empty(total)
+    fp = np.empty(total)
+    th = np.empty(total)
+    band = np.empty((n_rep, nb))
+    at = 0
+    for r in range(n_rep):
+        offsets[r] = at
+        n_v = top[r] + 1
+        tp[at] = 0.0
+        fp[at] = 0.0
+        th[at] = np.inf
+        for v in range(n_v):
+            blk = top[r] - v
+            edge_mp[at - r + v] = sx[r, blk]
+            th[at + 1 + v] = thresholds[sg[r, blk]]
+            if exact:  # integers below 2**53: the sum from the top is the total less the sum below
+                tp[at + 1 + v] = below_tp[r] - stp[r, blk]
+                fp[at + 1 + v] = below_fp[r] - sfp[r, blk]
+        if not exact and n_v > 0:  # summed from the top, in numpy's order
+            tp_c = 0.0
+            fp_c = 0.0
+            v = 0
+            blk = top[r]
+            for i in range(m):
+                tp_c += d_all[r, i, 0]
+                fp_c += d_all[r, i, 1]
+                if i == sg[r, blk]:
+                    tp[at + 1 + v] = tp_c
+                    fp[at + 1 + v] = fp_c
+                    v += 1
+                    blk -= 1
+                    if blk < 0:
+                        break
+        for q in range(nb):
+            if kept[r] == 0:
+                band[r, q] = np.nan
+            else:  # the fit at the last kept score at or above the band's: the block holding that element
+                p = min(band_below[r, q], kept[r] - 1)
+                lo_b = 0
+                hi_b = top[r]
+                while lo_b < hi_b:
+                    mid = (lo_b + hi_b + 1) // 2
+                    if sp[r, mid] <= p:
+                        lo_b = mid
+                    else:
+                        hi_b = mid - 1
+                band[r, q] = sx[r, lo_b]
+        at += n_v + 1
+    offsets[n_rep] = at
+    return edge_mp, tp, fp, th, offsets, band
 
 
 if AVAILABLE:
@@ -220,47 +463,10 @@ if AVAILABLE:
     # not cached: Numba's cache does not reload a recursive function safely (it crashed here)
     _poisson_count = njit(nogil=True, inline="always")(_poisson_count)
     _pairwise_sum = njit(nogil=True)(_pairwise_sum)
-    _poisson_group_sums = njit(nogil=True)(_poisson_group_sums)
-
-
-def poisson_group_sums(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.ndarray, keys: np.ndarray,
-                       group_start: np.ndarray):
-    """Per-threshold weighted positives and negatives of Poisson replicates, hashed and summed in one pass.
-
-    The compiled form of ``poisson_counts(ids, replicates, seed)[:, order] * (w * y)[order]`` followed by
-    ``np.add.reduceat(..., group_start, axis=1)`` (and the same for ``w * (1 - y)``): the counts are
-    :mod:`engine.pn.replicates`'s (splitmix64 hash, Poisson(1) inverse CDF), the sums numpy's order
-    (first element plus the pairwise sum of the rest), without the replicates x rows matrices.
-
-    Parameters
-    ----------
-    ids_sorted : numpy.ndarray of int
-        Row ids in score order (descending).
-    wy_sorted, wn_sorted : numpy.ndarray of float64
-        ``w * y`` and ``w * (1 - y)`` in score order.
-    keys : numpy.ndarray of uint64
-        :func:`engine.pn.replicates.replicate_key` of each replicate.
-    group_start : numpy.ndarray of int
-        First sorted row of each distinct score.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        ``(len(keys), len(group_start))`` weighted positives and negatives.
-
-    References
-    ----------
-    Steele, Lea & Flood (2014) (splitmix64); Hanley & MacGibbon (2006) (Poisson bootstrap).
-    """
-    from .replicates import POISSON1_THRESHOLDS
-
-    tp_g = np.empty((keys.size, group_start.size))
-    fp_g = np.empty((keys.size, group_start.size))
-    _poisson_group_sums(np.ascontiguousarray(ids_sorted).astype(np.uint64), np.asarray(keys, dtype=np.uint64),
-                        np.array(POISSON1_THRESHOLDS, dtype=np.uint64), np.ascontiguousarray(wy_sorted, dtype=np.float64),
-                        np.ascontiguousarray(wn_sorted, dtype=np.float64), np.asarray(group_start, dtype=np.int64),
-                        tp_g, fp_g)
-    return tp_g, fp_g
+    _chunk_counts = njit(nogil=True)(_chunk_counts)
+    _close = njit(nogil=True)(_close)
+    _grow = njit(nogil=True)(_grow)
+    _poisson_hulls = njit(nogil=True)(_poisson_hulls)
 
 
 def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, band_index: np.ndarray):
@@ -290,3 +496,89 @@ def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarr
         np.ascontiguousarray(thresholds, dtype=np.float64), np.ascontiguousarray(d_tp, dtype=np.float64),
         np.ascontiguousarray(d_fp, dtype=np.float64), np.ascontiguousarray(band_index, dtype=np.int64))
     return (edge_mp, tp, fp, th), band
+
+
+def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.ndarray, keys: np.ndarray,
+                  group_start: np.ndarray, thresholds: np.ndarray, band_index: np.ndarray, *, exact: bool | None = None,
+                  chunk: int = 16384, block: int = 25, progress=None):
+    """Hulls of hashed Poisson replicates, drawn, summed per score and fitted in one compiled pass (nogil).
+
+    Equal bit for bit to the numpy reference — :func:`engine.pn.replicates.poisson_counts` summed per score
+    with ``np.add.reduceat``, then :func:`engine.pn.bootstrap.replicate_hull` on every replicate — without
+    the replicates x rows or replicates x scores matrices. The scores are walked once per block of replicates, from the
+    lowest up, in cache-sized chunks of about ``chunk`` rows; each replicate's PAV (SciPy's, Busing 2022, with
+    its merge order) is fed one score at a time. When every sum is exact (integer weights), a run of scores
+    with negatives only is one step of the PAV (it only adds its mass to the open block), so those rows cost
+    a hash and an integer addition each.
+
+    Parameters
+    ----------
+    ids_sorted : numpy.ndarray of int
+        Row ids in score order (descending).
+    wy_sorted, wn_sorted : numpy.ndarray of float64
+        ``w * y`` and ``w * (1 - y)`` in score order.
+    keys : numpy.ndarray of uint64
+        :func:`engine.pn.replicates.replicate_key` of each replicate.
+    group_start : numpy.ndarray of int
+        First sorted row of each distinct score.
+    thresholds : numpy.ndarray of float64
+        The distinct scores (descending).
+    band_index : numpy.ndarray of int
+        Ascending distinct-score positions at which the marginal-precision fit is kept.
+    exact : bool, optional
+        Whether every ``w * y`` and ``w * (1 - y)`` is an integer and 20 times their total is below 2**53 (every
+        sum exact: the cumulative counts are read from the bottom); found from the weights when None. False
+        always gives the same numbers, more slowly.
+    chunk : int, optional
+        Rows per cache chunk.
+    block : int, optional
+        Replicates per pass over the rows (``progress`` is called after each).
+    progress : callable, optional
+        ``progress(done)`` with the number of replicates done.
+
+    Returns
+    -------
+    (list, numpy.ndarray)
+        Per replicate ``(edge_mp, tp, fp, thresholds)`` of its hull vertices (as
+        :func:`engine.pn.bootstrap.replicate_hull`), and the ``(len(keys), len(band_index))`` fits at the band.
+
+    References
+    ----------
+    Busing (2022), the PAV; Steele, Lea & Flood (2014) (splitmix64); Hanley & MacGibbon (2006) (Poisson bootstrap).
+    """
+    from .replicates import POISSON1_THRESHOLDS
+
+    group_start = np.asarray(group_start, dtype=np.int64)
+    band_index = np.ascontiguousarray(band_index, dtype=np.int64)
+    wy = np.ascontiguousarray(wy_sorted, dtype=np.float64)
+    wn = np.ascontiguousarray(wn_sorted, dtype=np.float64)
+    n, m = wy.size, group_start.size
+    if exact is None:
+        w = wy + wn
+        exact = bool(np.all(wy == np.floor(wy)) and np.all(wn == np.floor(wn)) and 20 * w.sum() < 2.0**53)
+    last = np.zeros(n, dtype=np.int64)
+    last[np.r_[group_start[1:], n] - 1] = 1
+    # segments: runs of scores with negatives only (fast when exact), cut after every band score and about every
+    # `chunk` rows; a cache chunk is a run of segments
+    fast = np.add.reduceat(wy > 0, group_start) == 0 if exact else np.zeros(m, dtype=bool)
+    by_rows = np.searchsorted(group_start, np.arange(0, n, max(1, int(chunk))), side="left")
+    seg_start = np.unique(np.r_[0, np.flatnonzero(fast[1:] != fast[:-1]) + 1, band_index + 1, by_rows, m])
+    seg_start = seg_start[seg_start <= m].astype(np.int64)
+    seg_fast = fast[seg_start[:-1]]
+    chunk_start = np.unique(np.r_[np.searchsorted(seg_start, by_rows), seg_fast.size]).astype(np.int64)
+    args = (np.ascontiguousarray(ids_sorted).astype(np.uint64), wy, wn,
+            wn.astype(np.int64) if exact else np.zeros(n, np.int64), last, group_start, seg_start, seg_fast,
+            chunk_start)
+    cdf = np.array(POISSON1_THRESHOLDS, dtype=np.uint64)
+    thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
+    keys = np.asarray(keys, dtype=np.uint64)
+    replicates, bands = [], []
+    for start in range(0, keys.size, max(1, int(block))):
+        edge_mp, tp, fp, th, offsets, band = _poisson_hulls(*args, keys[start:start + block], cdf, thresholds,
+                                                            band_index, bool(exact))
+        replicates += [(edge_mp[a - r:b - r - 1], tp[a:b], fp[a:b], th[a:b])
+                       for r, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))]
+        bands.append(band)
+        if progress is not None:
+            progress(len(replicates))
+    return replicates, np.vstack(bands) if bands else np.empty((0, band_index.size))
