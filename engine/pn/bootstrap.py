@@ -238,7 +238,7 @@ def _drawn_hulls(n_boot: int, chunk: int, thresholds, band_index, progress, draw
 
 def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
               max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None,
-              resample: str = "multinomial", ids=None) -> Bootstrap:
+              resample: str = "multinomial", ids=None, workers: int = 1) -> Bootstrap:
     """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
     Each replicate redraws the n rated documents with replacement (multinomial
@@ -249,9 +249,10 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     needs only sums and one PAV; replicates are drawn in chunks of at most
     ``max_cells`` counts (and at most 10 replicates) to bound memory and report
     progress (chunking does not change the draws). ``progress(done, total)`` is
-    called after each chunk. Each replicate's hull, and the Poisson counts summed
-    per score, are compiled (:mod:`engine.pn.kernels`, the same numbers bit for
-    bit) and release the GIL, so the bootstrap can run beside a server's scripts.
+    called after each chunk. Each replicate's hull is compiled, and the Poisson
+    replicates are drawn, summed per score and fitted in one compiled pass per block
+    of 25 (:mod:`engine.pn.kernels`, the same numbers bit for bit); both release the
+    GIL, so the bootstrap can run beside a server's scripts.
 
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
     (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
@@ -283,6 +284,9 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         Multinomial redraws (seeded generator) or hashed Poisson(1) counts.
     ids : array_like of int, shape (n,), optional
         Row ids hashed by ``resample="poisson"`` (default ``0 .. n-1``).
+    workers : int, optional
+        Threads drawing Poisson replicates side by side (compiled, without the GIL); the same replicates
+        whatever their number.
 
     Returns
     -------
@@ -340,6 +344,7 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     if poisson is not None and _COMPILED:  # drawn, summed and fitted in one compiled pass (the same numbers)
         keys = np.array([replicate_key(r, seed) for r in range(n_boot)], dtype=np.uint64)
         replicates, fits = poisson_hulls(*poisson[2:], keys, group_start, curve.thresholds, band_index,
+                                         workers=workers,
                                          progress=None if progress is None else lambda done: progress(done, n_boot))
     else:
         replicates, fits = _drawn_hulls(n_boot, chunk, curve.thresholds, band_index, progress, lambda start, b: _draws(

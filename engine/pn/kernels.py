@@ -21,6 +21,8 @@ numpy path.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
 import numpy as np
 
 __all__ = ["AVAILABLE", "poisson_hulls", "replicate_hull_band"]
@@ -500,7 +502,7 @@ def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarr
 
 def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.ndarray, keys: np.ndarray,
                   group_start: np.ndarray, thresholds: np.ndarray, band_index: np.ndarray, *, exact: bool | None = None,
-                  chunk: int = 16384, block: int = 25, progress=None):
+                  chunk: int = 16384, block: int = 25, workers: int = 1, progress=None):
     """Hulls of hashed Poisson replicates, drawn, summed per score and fitted in one compiled pass (nogil).
 
     Equal bit for bit to the numpy reference — :func:`engine.pn.replicates.poisson_counts` summed per score
@@ -533,8 +535,10 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
         Rows per cache chunk.
     block : int, optional
         Replicates per pass over the rows (``progress`` is called after each).
+    workers : int, optional
+        Threads computing blocks side by side (the same numbers whatever their number).
     progress : callable, optional
-        ``progress(done)`` with the number of replicates done.
+        ``progress(done)`` with the number of replicates done, called in the caller's thread.
 
     Returns
     -------
@@ -572,13 +576,24 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
     cdf = np.array(POISSON1_THRESHOLDS, dtype=np.uint64)
     thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.uint64)
+    starts = range(0, keys.size, max(1, int(block)))
+
+    def hulls(start):
+        return _poisson_hulls(*args, keys[start:start + block], cdf, thresholds, band_index, bool(exact))
+
+    done, blocks = 0, {}
+    # blocks in threads of their own (the kernel releases the GIL; threads inherit the caller's niceness)
+    with ThreadPoolExecutor(max_workers=max(1, min(int(workers), len(starts)))) as pool:
+        futures = {pool.submit(hulls, start): start for start in starts}
+        for future in as_completed(futures):
+            blocks[futures[future]] = future.result()
+            done += min(block, keys.size - futures[future])
+            if progress is not None:
+                progress(done)
     replicates, bands = [], []
-    for start in range(0, keys.size, max(1, int(block))):
-        edge_mp, tp, fp, th, offsets, band = _poisson_hulls(*args, keys[start:start + block], cdf, thresholds,
-                                                            band_index, bool(exact))
+    for start in starts:
+        edge_mp, tp, fp, th, offsets, band = blocks[start]
         replicates += [(edge_mp[a - r:b - r - 1], tp[a:b], fp[a:b], th[a:b])
                        for r, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))]
         bands.append(band)
-        if progress is not None:
-            progress(len(replicates))
     return replicates, np.vstack(bands) if bands else np.empty((0, band_index.size))
