@@ -186,22 +186,20 @@ def _poisson_count(row_id, key, cdf):  # pragma: no cover - compiled
 
 def _chunk_counts(ids, lo, hi, key, cdf, counts):  # pragma: no cover - compiled
     """Poisson(1) counts of rows ``lo .. hi - 1`` into ``counts[0 .. hi - lo - 1]`` (as :func:`_poisson_count`):
-    eight comparisons without a branch (the loop vectorises), the rare larger counts (probability 1e-5) after."""
+    four comparisons without a branch (the loop vectorises), the larger counts (probability 1.9 %) after."""
     c0, c1, c2, c3 = cdf[0], cdf[1], cdf[2], cdf[3]
-    c4, c5, c6, c7 = cdf[4], cdf[5], cdf[6], cdf[7]
     beyond = False
     for i in range(lo, hi):
         z = (ids[i] + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15) + key
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
-        c = (np.int64(z >= c0) + np.int64(z >= c1) + np.int64(z >= c2) + np.int64(z >= c3) + np.int64(z >= c4)
-             + np.int64(z >= c5) + np.int64(z >= c6) + np.int64(z >= c7))
+        c = np.int64(z >= c0) + np.int64(z >= c1) + np.int64(z >= c2) + np.int64(z >= c3)
         counts[i - lo] = c
-        beyond |= c == 8
+        beyond |= c == 4
     if beyond:
         for i in range(lo, hi):
-            if counts[i - lo] == 8:
+            if counts[i - lo] == 4:
                 counts[i - lo] = np.int64(_poisson_count(ids[i], key, cdf))
 
 
