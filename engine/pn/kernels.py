@@ -138,36 +138,63 @@ def _replicate_hull_band(thresholds, d_tp, d_fp, band_index):  # pragma: no cove
     return edge_mp, tp, fp, th, band
 
 
-def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
-    """numpy's pairwise summation of ``a[lo:lo + n]`` (8 accumulators, blocks of 128), as ``np.add.reduce``."""
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise summation of at most 128 values: one after another below 8, else 8 accumulators."""
     if n < 8:
         res = -0.0
         for i in range(n):
             res += a[lo + i]
         return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise summation of ``a[lo:lo + n]`` (as ``np.add.reduce``): blocks of at most 128 values, halves
+    (a multiple of 8 on the left) added left + right; its recursion unrolled on a stack (Numba caches it)."""
     if n <= 128:
-        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-        i = 8
-        stop = n - n % 8
-        while i < stop:
-            r0 += a[lo + i]
-            r1 += a[lo + i + 1]
-            r2 += a[lo + i + 2]
-            r3 += a[lo + i + 3]
-            r4 += a[lo + i + 4]
-            r5 += a[lo + i + 5]
-            r6 += a[lo + i + 6]
-            r7 += a[lo + i + 7]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[lo + i]
-            i += 1
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _pairwise_sum(a, lo, n2) + _pairwise_sum(a, lo + n2, n - n2)
+        return _block_sum(a, lo, n)
+    todo = np.empty((192, 3), dtype=np.int64)  # (first, count, 1 = add the two values on top)
+    values = np.empty(192)
+    n_todo = 1
+    n_values = 0
+    todo[0, 0] = lo
+    todo[0, 1] = n
+    todo[0, 2] = 0
+    while n_todo > 0:
+        n_todo -= 1
+        first, count, combine = todo[n_todo, 0], todo[n_todo, 1], todo[n_todo, 2]
+        if combine:
+            n_values -= 1
+            values[n_values - 1] = values[n_values - 1] + values[n_values]
+        elif count <= 128:
+            values[n_values] = _block_sum(a, first, count)
+            n_values += 1
+        else:
+            half = count // 2
+            half -= half % 8
+            todo[n_todo, 0], todo[n_todo, 1], todo[n_todo, 2] = first, count, 1
+            todo[n_todo + 1, 0], todo[n_todo + 1, 1], todo[n_todo + 1, 2] = first + half, count - half, 0
+            todo[n_todo + 2, 0], todo[n_todo + 2, 1], todo[n_todo + 2, 2] = first, half, 0
+            n_todo += 3
+    return values[0]
 
 
 def _poisson_count(row_id, key, cdf):  # pragma: no cover - compiled
@@ -217,7 +244,9 @@ def _close(sx, sw, r, b, s_, w_, x_):  # pragma: no cover - compiled
 
 def _grow(a, size):  # pragma: no cover - compiled
     out = np.empty((a.shape[0], size), dtype=a.dtype)
-    out[:, :a.shape[1]] = a
+    for r in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[r, j] = a[r, j]
     return out
 
 
@@ -460,13 +489,13 @@ def _poisson_hulls(ids, wy, wn, wn_int, last, group_start, seg_start, seg_fast, 
 if AVAILABLE:
     _pava_increasing = njit(nogil=True, cache=True)(_pava_increasing)
     _replicate_hull_band = njit(nogil=True, cache=True)(_replicate_hull_band)
-    # not cached: Numba's cache does not reload a recursive function safely (it crashed here)
-    _poisson_count = njit(nogil=True, inline="always")(_poisson_count)
-    _pairwise_sum = njit(nogil=True)(_pairwise_sum)
-    _chunk_counts = njit(nogil=True)(_chunk_counts)
-    _close = njit(nogil=True)(_close)
-    _grow = njit(nogil=True)(_grow)
-    _poisson_hulls = njit(nogil=True)(_poisson_hulls)
+    _poisson_count = njit(nogil=True, cache=True)(_poisson_count)
+    _block_sum = njit(nogil=True, cache=True)(_block_sum)
+    _pairwise_sum = njit(nogil=True, cache=True)(_pairwise_sum)
+    _chunk_counts = njit(nogil=True, cache=True)(_chunk_counts)
+    _close = njit(nogil=True, cache=True)(_close)
+    _grow = njit(nogil=True, cache=True)(_grow)
+    _poisson_hulls = njit(nogil=True, cache=True)(_poisson_hulls)
 
 
 def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, band_index: np.ndarray):

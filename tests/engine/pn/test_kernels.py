@@ -104,14 +104,16 @@ def test_poisson_hulls_equal_the_numpy_reference_bit_for_bit(exact):
 
 
 def test_poisson_hulls_at_scale_equal_the_reference():
-    """Long runs of negatives-only scores (the exact fast path), 1 % positives, unit and integer weights."""
+    """Long runs of negatives-only scores (the exact fast path), 1 % positives, unit and integer weights; real
+    weights with a score shared by 1,500 rows (numpy's pairwise summation over several blocks of 128)."""
     from engine.pn.replicates import replicate_key
 
     rng = np.random.default_rng(4)
     n = 20_000
     s = np.round(rng.random(n), 4)
+    s[:1500] = 0.25
     y = (rng.random(n) < 0.01 + 0.2 * s**8).astype(float)
-    for w in (np.ones(n), rng.integers(1, 4, n).astype(float)):
+    for w in (np.ones(n), rng.integers(1, 4, n).astype(float), rng.random(n) + 0.5):
         ids = np.arange(n) * 3 + 1
         order, group_start, expected = _numpy_poisson_hulls(ids, s, y, w, np.arange(4), 5)
         band_index = np.unique(np.linspace(0, group_start.size - 1, 300).astype(int))
