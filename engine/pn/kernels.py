@@ -230,259 +230,211 @@ def _chunk_counts(ids, lo, hi, key, cdf, counts):  # pragma: no cover - compiled
                 counts[i - lo] = np.int64(_poisson_count(ids[i], key, cdf))
 
 
-def _close(sx, sw, r, b, s_, w_, x_):  # pragma: no cover - compiled
-    """The open merged block meets the blocks above it; returns the new top."""
-    while b > 0 and sx[r, b - 1] >= x_:
+# stack of each replicate's PAV: sf[r, j] = (block value, weight, TP below its first score, FP below it),
+# si[r, j] = (its first element in PAV order, its first score); state of each replicate between chunks:
+# st_f[r] = (open block's sum, weight, value, TP below, FP below), st_i[r] = (top of the stack, open, kept)
+_X, _W, _TP, _FP = 0, 1, 2, 3
+
+
+def _close(sf, r, b, s_, w_, x_):  # pragma: no cover - compiled
+    """The open merged block meets the blocks above it (SciPy's backward merges); returns the new top."""
+    while b > 0 and sf[r, b - 1, _X] >= x_:
         b -= 1
-        s_ += sw[r, b] * sx[r, b]
-        w_ += sw[r, b]
+        s_ += sf[r, b, _W] * sf[r, b, _X]
+        w_ += sf[r, b, _W]
         x_ = s_ / w_
-    sx[r, b] = x_
-    sw[r, b] = w_
+    sf[r, b, _X] = x_
+    sf[r, b, _W] = w_
     return b
 
 
+def _pav_step(sf, si, r, b, open_, s_, w_, x_, xn, mass, k, g, u_tp, u_fp):  # pragma: no cover - compiled
+    """One score (mean ``xn``, mass) into replicate r's PAV, SciPy's order streamed: a merged block stays open
+    while the next values join it (SciPy's forward loop), then meets the blocks above it. Room for one push."""
+    if b >= 0 and open_ and x_ >= xn:
+        s_ += mass * xn
+        w_ += mass
+        return b, open_, s_, w_, s_ / w_
+    if b >= 0:
+        if open_:
+            b = _close(sf, r, b, s_, w_, x_)
+            open_ = False
+        if sf[r, b, _X] >= xn:  # violates the order: merge into the top block
+            s_ = sf[r, b, _W] * sf[r, b, _X] + mass * xn
+            w_ = mass + sf[r, b, _W]
+            return b, True, s_, w_, s_ / w_
+    b += 1
+    sf[r, b, _X] = xn
+    sf[r, b, _W] = mass
+    sf[r, b, _TP] = u_tp
+    sf[r, b, _FP] = u_fp
+    si[r, b, 0] = k
+    si[r, b, 1] = g
+    return b, open_, s_, w_, x_
+
+
+def _score_sums(counts, row0, data, lo, hi, exact, rows):  # pragma: no cover - compiled
+    """Weighted positives and negatives of rows ``lo .. hi - 1`` (one score) from their counts, in
+    np.add.reduceat's order (the first row plus the pairwise sum of the others; any order when exact)."""
+    if exact or hi - lo <= 8:
+        count = float(counts[lo - row0])
+        d_tp = count * data[0, lo]
+        d_fp = count * data[1, lo]
+        tp_rest = -0.0
+        fp_rest = -0.0
+        for j in range(lo + 1, hi):
+            count = float(counts[j - row0])
+            tp_rest += count * data[0, j]
+            fp_rest += count * data[1, j]
+        return d_tp + tp_rest, d_fp + fp_rest
+    for j in range(lo, hi):
+        count = float(counts[j - row0])
+        rows[0, j - lo] = count * data[0, j]
+        rows[1, j - lo] = count * data[1, j]
+    return rows[0, 0] + _pairwise_sum(rows[0], 1, hi - lo - 1), rows[1, 0] + _pairwise_sum(rows[1], 1, hi - lo - 1)
+
+
+def _negatives_run(counts, row0, wn_int, last, lo, hi):  # pragma: no cover - compiled
+    """Mass of rows ``lo .. hi - 1`` (scores with negatives only, integer weights) and how many scores have any."""
+    total = 0
+    seen = 0
+    n_kept = 0
+    for i in range(lo, hi):
+        d = counts[i - row0] * wn_int[i]
+        total += d
+        seen |= d > 0
+        end = last[i]
+        n_kept += end & seen
+        seen &= end ^ 1
+    return total, n_kept
+
+
+def _replicate_chunk(r, s_lo, s_hi, q, row0, counts, data, wn_int, last, group_start, seg_start, seg_fast,
+                     band_index, exact, sf, si, st_f, st_i, band_below, d_all, rows):  # pragma: no cover - compiled
+    """Segments ``s_lo .. s_hi - 1`` of replicate r, from the lowest score up; returns the band position left."""
+    n, m = data.shape[1], group_start.size
+    s_, w_, x_, u_tp, u_fp = st_f[r, 0], st_f[r, 1], st_f[r, 2], st_f[r, 3], st_f[r, 4]
+    b, open_, k = st_i[r, 0], st_i[r, 1] != 0, st_i[r, 2]
+    for seg in range(s_hi - 1, s_lo - 1, -1):
+        g_lo, g_hi = seg_start[seg], seg_start[seg + 1]
+        if q >= 0 and band_index[q] == g_hi - 1:
+            band_below[r, q] = k
+            q -= 1
+        if seg_fast[seg] and b >= 0:  # negatives only, exact sums: the PAV only adds their mass to the open block
+            total, n_kept = _negatives_run(counts, row0, wn_int, last, group_start[g_lo],
+                                           group_start[g_hi] if g_hi < m else n)
+            if n_kept > 0:
+                if not open_:
+                    s_, w_, open_ = sf[r, b, _W] * sf[r, b, _X] + 0.0, sf[r, b, _W], True
+                w_ += float(total)
+                x_ = s_ / w_
+            k += n_kept
+            u_fp += float(total)
+            continue
+        for g in range(g_hi - 1, g_lo - 1, -1):
+            d_tp, d_fp = _score_sums(counts, row0, data, group_start[g], group_start[g + 1] if g + 1 < m else n,
+                                     exact, rows)
+            if not exact:
+                d_all[r, g, 0], d_all[r, g, 1] = d_tp, d_fp
+            mass = d_tp + d_fp
+            if mass > 0:
+                b, open_, s_, w_, x_ = _pav_step(sf, si, r, b, open_, s_, w_, x_, d_tp / mass, mass, k, g, u_tp, u_fp)
+                k += 1
+            u_tp += d_tp
+            u_fp += d_fp
+    st_f[r, 0], st_f[r, 1], st_f[r, 2], st_f[r, 3], st_f[r, 4] = s_, w_, x_, u_tp, u_fp
+    st_i[r, 0], st_i[r, 1], st_i[r, 2] = b, 1 if open_ else 0, k
+    return q
+
+
 def _grow(a, size):  # pragma: no cover - compiled
-    out = np.empty((a.shape[0], size), dtype=a.dtype)
+    """``a`` (replicates x stack x fields) with room for ``size`` blocks."""
+    out = np.empty((a.shape[0], size, a.shape[2]), dtype=a.dtype)
     for r in range(a.shape[0]):
         for j in range(a.shape[1]):
-            out[r, j] = a[r, j]
+            for f in range(a.shape[2]):
+                out[r, j, f] = a[r, j, f]
     return out
 
 
-def _poisson_hulls(ids, wy, wn, wn_int, last, group_start, seg_start, seg_fast, chunk_start, keys, cdf, thresholds,
+def _poisson_hulls(ids, data, wn_int, last, group_start, seg_start, seg_fast, chunk_start, keys, cdf, thresholds,
                    band_index, exact):  # pragma: no cover - compiled
     """Hashed Poisson replicates' hulls in one pass over the scores, from the lowest up (see poisson_hulls)."""
-    n = ids.size
-    m = group_start.size
-    n_rep = keys.size
-    nb = band_index.size
+    n, m, n_rep = ids.size, group_start.size, keys.size
     big = 1
-    if not exact:
-        for g in range(m):
-            hi = group_start[g + 1] if g + 1 < m else n
-            big = max(big, hi - group_start[g])
-    tp_rows = np.empty(big)
-    fp_rows = np.empty(big)
-    # each replicate's PAV stack: block value, weight, first element (PAV order), its score and the mass below it
-    cap = 64
-    sx = np.empty((n_rep, cap))
-    sw = np.empty((n_rep, cap))
-    sp = np.empty((n_rep, cap), dtype=np.int64)
-    sg = np.empty((n_rep, cap), dtype=np.int64)
-    stp = np.empty((n_rep, cap))
-    sfp = np.empty((n_rep, cap))
-    top = np.full(n_rep, -1, dtype=np.int64)
-    merging = np.zeros(n_rep, dtype=np.bool_)
-    m_s = np.zeros(n_rep)
-    m_w = np.zeros(n_rep)
-    m_x = np.zeros(n_rep)
-    kept = np.zeros(n_rep, dtype=np.int64)
-    below_tp = np.zeros(n_rep)
-    below_fp = np.zeros(n_rep)
-    band_below = np.empty((n_rep, nb), dtype=np.int64)
-    # without exact sums the cumulative counts are summed from the top as numpy does: the per-score counts are kept
-    d_all = np.empty((0 if exact else n_rep, 0 if exact else m, 2))
-    n_seg = seg_fast.size
+    for g in range(0 if exact else m):
+        big = max(big, (group_start[g + 1] if g + 1 < m else n) - group_start[g])
+    rows = np.empty((2, big))  # one score's rows, for numpy's pairwise summation
     most = 1
     for c in range(chunk_start.size - 1):
-        g_lo = seg_start[chunk_start[c]]
-        g_hi = seg_start[chunk_start[c + 1]]
+        g_lo, g_hi = seg_start[chunk_start[c]], seg_start[chunk_start[c + 1]]
         most = max(most, (group_start[g_hi] if g_hi < m else n) - group_start[g_lo])
     counts = np.empty(most, dtype=np.int64)
-    q_chunk = nb - 1
+    sf = np.empty((n_rep, 64, 4))
+    si = np.empty((n_rep, 64, 2), dtype=np.int64)
+    st_f = np.zeros((n_rep, 5))
+    st_i = np.zeros((n_rep, 3), dtype=np.int64)
+    st_i[:, 0] = -1
+    band_below = np.empty((n_rep, band_index.size), dtype=np.int64)
+    # without exact sums the cumulative counts are summed from the top as numpy does: the per-score sums are kept
+    d_all = np.empty((0 if exact else n_rep, 0 if exact else m, 2))
+    q = band_index.size - 1
     for c in range(chunk_start.size - 2, -1, -1):
-        s_lo = chunk_start[c]
-        s_hi = chunk_start[c + 1]
-        # room for every block this chunk can push
-        need = 2
-        for sgi in range(s_lo, s_hi):
-            if not seg_fast[sgi]:
-                need += seg_start[sgi + 1] - seg_start[sgi]
-        if np.max(top) + need >= sx.shape[1]:
-            size = max(2 * sx.shape[1], np.max(top) + need + 1)
-            sx = _grow(sx, size)
-            sw = _grow(sw, size)
-            sp = _grow(sp, size)
-            sg = _grow(sg, size)
-            stp = _grow(stp, size)
-            sfp = _grow(sfp, size)
-        q = q_chunk
+        s_lo, s_hi = chunk_start[c], chunk_start[c + 1]
+        need = 2  # room for every block this chunk can push
+        for seg in range(s_lo, s_hi):
+            need += 0 if seg_fast[seg] else seg_start[seg + 1] - seg_start[seg]
+        if np.max(st_i[:, 0]) + need >= sf.shape[1]:
+            size = max(2 * sf.shape[1], np.max(st_i[:, 0]) + need + 1)
+            sf, si = _grow(sf, size), _grow(si, size)
         row0 = group_start[seg_start[s_lo]]
         row_end = group_start[seg_start[s_hi]] if seg_start[s_hi] < m else n
-        for r in range(n_rep):
-            key = keys[r]
-            _chunk_counts(ids, row0, row_end, key, cdf, counts)
-            b = top[r]
-            in_merge = merging[r]
-            s_ = m_s[r]
-            w_ = m_w[r]
-            x_ = m_x[r]
-            k = kept[r]
-            u_tp = below_tp[r]
-            u_fp = below_fp[r]
-            q = q_chunk
-            for sgi in range(s_hi - 1, s_lo - 1, -1):
-                g_lo = seg_start[sgi]
-                g_hi = seg_start[sgi + 1]
-                if q >= 0 and band_index[q] == g_hi - 1:
-                    band_below[r, q] = k
-                    q -= 1
-                if seg_fast[sgi] and b >= 0:
-                    # scores with negatives only (x = 0), exact sums: the PAV only adds their mass to the open block
-                    row_hi = group_start[g_hi] if g_hi < m else n
-                    total = 0
-                    seen = 0
-                    n_kept = 0
-                    for i in range(group_start[g_lo], row_hi):
-                        d = counts[i - row0] * wn_int[i]
-                        total += d
-                        seen |= d > 0
-                        end = last[i]
-                        n_kept += end & seen
-                        seen &= end ^ 1
-                    mass = float(total)
-                    if n_kept > 0:
-                        if in_merge:
-                            w_ += mass
-                        else:
-                            s_ = sw[r, b] * sx[r, b] + 0.0
-                            w_ = sw[r, b] + mass
-                            in_merge = True
-                        x_ = s_ / w_
-                    k += n_kept
-                    u_fp += mass
-                    continue
-                for g in range(g_hi - 1, g_lo - 1, -1):
-                    lo = group_start[g]
-                    hi = group_start[g + 1] if g + 1 < m else n
-                    # the score's sums as np.add.reduceat: the first row plus the (pairwise) sum of the others
-                    if exact or hi - lo <= 8:
-                        count = float(counts[lo - row0])
-                        d_tp = count * wy[lo]
-                        d_fp = count * wn[lo]
-                        tp_rest = -0.0
-                        fp_rest = -0.0
-                        for j in range(lo + 1, hi):
-                            count = float(counts[j - row0])
-                            tp_rest += count * wy[j]
-                            fp_rest += count * wn[j]
-                        d_tp += tp_rest
-                        d_fp += fp_rest
-                    else:
-                        for j in range(lo, hi):
-                            count = float(counts[j - row0])
-                            tp_rows[j - lo] = count * wy[j]
-                            fp_rows[j - lo] = count * wn[j]
-                        d_tp = tp_rows[0] + _pairwise_sum(tp_rows, 1, hi - lo - 1)
-                        d_fp = fp_rows[0] + _pairwise_sum(fp_rows, 1, hi - lo - 1)
-                    if not exact:
-                        d_all[r, g, 0] = d_tp
-                        d_all[r, g, 1] = d_fp
-                    mass = d_tp + d_fp
-                    if mass > 0:  # SciPy's PAV, streamed: a merged block stays open while the next values join it
-                        xn = d_tp / mass
-                        push = False
-                        if b < 0:
-                            push = True
-                        elif in_merge and x_ >= xn:
-                            s_ += mass * xn
-                            w_ += mass
-                            x_ = s_ / w_
-                        else:
-                            if in_merge:
-                                while b > 0 and sx[r, b - 1] >= x_:
-                                    b -= 1
-                                    s_ += sw[r, b] * sx[r, b]
-                                    w_ += sw[r, b]
-                                    x_ = s_ / w_
-                                sx[r, b] = x_
-                                sw[r, b] = w_
-                                in_merge = False
-                            if sx[r, b] >= xn:
-                                s_ = sw[r, b] * sx[r, b] + mass * xn
-                                w_ = mass + sw[r, b]
-                                x_ = s_ / w_
-                                in_merge = True
-                            else:
-                                push = True
-                        if push:
-                            b += 1
-                            sx[r, b] = xn
-                            sw[r, b] = mass
-                            sp[r, b] = k
-                            sg[r, b] = g
-                            stp[r, b] = u_tp
-                            sfp[r, b] = u_fp
-                        k += 1
-                    u_tp += d_tp
-                    u_fp += d_fp
-            top[r] = b
-            merging[r] = in_merge
-            m_s[r] = s_
-            m_w[r] = w_
-            m_x[r] = x_
-            kept[r] = k
-            below_tp[r] = u_tp
-            below_fp[r] = u_fp
         q_chunk = q
-    # close the last merges; vertices per replicate
-    total = 0
+        for r in range(n_rep):
+            _chunk_counts(ids, row0, row_end, keys[r], cdf, counts)
+            q = _replicate_chunk(r, s_lo, s_hi, q_chunk, row0, counts, data, wn_int, last, group_start, seg_start,
+                                 seg_fast, band_index, exact, sf, si, st_f, st_i, band_below, d_all, rows)
     for r in range(n_rep):
-        if merging[r]:
-            top[r] = _close(sx, sw, r, top[r], m_s[r], m_w[r], m_x[r])
-        total += top[r] + 2
-    offsets = np.empty(n_rep + 1, dtype=np.int64)
-    edge_mp = np.empty(total - n_rep)
-    tp = np.empty(total)
-    fp = np.empty(total)
-    th = np.empty(total)
+        if st_i[r, 1]:
+            st_i[r, 0] = _close(sf, r, st_i[r, 0], st_f[r, 0], st_f[r, 1], st_f[r, 2])
+    return _vertices(sf, si, st_f, st_i, band_below, d_all, thresholds, exact)
+
+
+def _vertices(sf, si, st_f, st_i, band_below, d_all, thresholds, exact):  # pragma: no cover - compiled
+    """Each replicate's hull vertices (flat, with offsets) and its fit at the band, from its PAV stack."""
+    n_rep, nb = st_i.shape[0], band_below.shape[1]
+    offsets = np.zeros(n_rep + 1, dtype=np.int64)
+    for r in range(n_rep):
+        offsets[r + 1] = offsets[r] + st_i[r, 0] + 2
+    edge_mp, tp, fp, th = np.empty(offsets[-1] - n_rep), np.empty(offsets[-1]), np.empty(offsets[-1]), np.empty(offsets[-1])
     band = np.empty((n_rep, nb))
-    at = 0
     for r in range(n_rep):
-        offsets[r] = at
-        n_v = top[r] + 1
-        tp[at] = 0.0
-        fp[at] = 0.0
-        th[at] = np.inf
-        for v in range(n_v):
-            blk = top[r] - v
-            edge_mp[at - r + v] = sx[r, blk]
-            th[at + 1 + v] = thresholds[sg[r, blk]]
+        at, top, kept = offsets[r], st_i[r, 0], st_i[r, 2]
+        tp[at], fp[at], th[at] = 0.0, 0.0, np.inf
+        for v in range(top + 1):  # the vertex of a block is its lowest score
+            blk = top - v
+            edge_mp[at - r + v] = sf[r, blk, _X]
+            th[at + 1 + v] = thresholds[si[r, blk, 1]]
             if exact:  # integers below 2**53: the sum from the top is the total less the sum below
-                tp[at + 1 + v] = below_tp[r] - stp[r, blk]
-                fp[at + 1 + v] = below_fp[r] - sfp[r, blk]
-        if not exact and n_v > 0:  # summed from the top, in numpy's order
-            tp_c = 0.0
-            fp_c = 0.0
-            v = 0
-            blk = top[r]
-            for i in range(m):
+                tp[at + 1 + v] = st_f[r, 3] - sf[r, blk, _TP]
+                fp[at + 1 + v] = st_f[r, 4] - sf[r, blk, _FP]
+        if not exact and top >= 0:  # summed from the top, in numpy's order
+            tp_c, fp_c, v = 0.0, 0.0, 0
+            for i in range(si[r, 0, 1] + 1):
                 tp_c += d_all[r, i, 0]
                 fp_c += d_all[r, i, 1]
-                if i == sg[r, blk]:
-                    tp[at + 1 + v] = tp_c
-                    fp[at + 1 + v] = fp_c
+                if i == si[r, top - v, 1]:
+                    tp[at + 1 + v], fp[at + 1 + v] = tp_c, fp_c
                     v += 1
-                    blk -= 1
-                    if blk < 0:
-                        break
-        for q in range(nb):
-            if kept[r] == 0:
-                band[r, q] = np.nan
-            else:  # the fit at the last kept score at or above the band's: the block holding that element
-                p = min(band_below[r, q], kept[r] - 1)
-                lo_b = 0
-                hi_b = top[r]
-                while lo_b < hi_b:
-                    mid = (lo_b + hi_b + 1) // 2
-                    if sp[r, mid] <= p:
-                        lo_b = mid
-                    else:
-                        hi_b = mid - 1
-                band[r, q] = sx[r, lo_b]
-        at += n_v + 1
-    offsets[n_rep] = at
+        for q in range(nb):  # the fit at the last kept score at or above the band's: the block holding it
+            lo_b, hi_b, p = 0, top, min(band_below[r, q], kept - 1)
+            while lo_b < hi_b:
+                mid = (lo_b + hi_b + 1) // 2
+                if si[r, mid, 0] <= p:
+                    lo_b = mid
+                else:
+                    hi_b = mid - 1
+            band[r, q] = np.nan if kept == 0 else sf[r, lo_b, _X]
     return edge_mp, tp, fp, th, offsets, band
 
 
@@ -494,7 +446,12 @@ if AVAILABLE:
     _pairwise_sum = njit(nogil=True, cache=True)(_pairwise_sum)
     _chunk_counts = njit(nogil=True, cache=True)(_chunk_counts)
     _close = njit(nogil=True, cache=True)(_close)
+    _pav_step = njit(nogil=True, cache=True, inline="always")(_pav_step)
+    _score_sums = njit(nogil=True, cache=True, inline="always")(_score_sums)
+    _negatives_run = njit(nogil=True, cache=True, inline="always")(_negatives_run)
+    _replicate_chunk = njit(nogil=True, cache=True)(_replicate_chunk)
     _grow = njit(nogil=True, cache=True)(_grow)
+    _vertices = njit(nogil=True, cache=True)(_vertices)
     _poisson_hulls = njit(nogil=True, cache=True)(_poisson_hulls)
 
 
@@ -597,7 +554,7 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
     seg_start = seg_start[seg_start <= m].astype(np.int64)
     seg_fast = fast[seg_start[:-1]]
     chunk_start = np.unique(np.r_[np.searchsorted(seg_start, by_rows), seg_fast.size]).astype(np.int64)
-    args = (np.ascontiguousarray(ids_sorted).astype(np.uint64), wy, wn,
+    args = (np.ascontiguousarray(ids_sorted).astype(np.uint64), np.vstack([wy, wn]),
             wn.astype(np.int64) if exact else np.zeros(n, np.int64), last, group_start, seg_start, seg_fast,
             chunk_start)
     cdf = np.array(POISSON1_THRESHOLDS, dtype=np.uint64)
