@@ -246,9 +246,10 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     when all weights are equal the draw is made directly over these cells (the
     same distribution, far fewer categories); with unequal weights it is made
     over documents. Every replicate lives on the original threshold set and
-    needs only sums and one PAV; replicates are drawn in chunks of at most
-    ``max_cells`` counts (and at most 10 replicates) to bound memory and report
-    progress (chunking does not change the draws). ``progress(done, total)`` is
+    needs only sums and one PAV; multinomial replicates are drawn in chunks of at
+    most ``max_cells`` counts (and at most 10 replicates) to bound memory and report
+    progress (chunking does not change the draws); compiled Poisson replicates need
+    no count matrix and come in blocks of 25. ``progress(done, total)`` is
     called after each chunk. Each replicate's hull is compiled, and the Poisson
     replicates are drawn, summed per score and fitted in one compiled pass per block
     of 25 (:mod:`engine.pn.kernels`, the same numbers bit for bit); both release the

@@ -566,14 +566,20 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
         return _poisson_hulls(*args, keys[start:start + block], cdf, thresholds, band_index, bool(exact))
 
     done, blocks = 0, {}
-    # blocks in threads of their own (the kernel releases the GIL; threads inherit the caller's niceness)
-    with ThreadPoolExecutor(max_workers=max(1, min(int(workers), len(starts)))) as pool:
-        futures = {pool.submit(hulls, start): start for start in starts}
-        for future in as_completed(futures):
-            blocks[futures[future]] = future.result()
-            done += min(block, keys.size - futures[future])
+    if workers <= 1:  # in the caller's thread
+        for start in starts:
+            blocks[start] = hulls(start)
+            done += min(block, keys.size - start)
             if progress is not None:
                 progress(done)
+    else:  # blocks in threads of their own (the kernel releases the GIL; threads inherit the caller's niceness)
+        with ThreadPoolExecutor(max_workers=min(int(workers), len(starts))) as pool:
+            futures = {pool.submit(hulls, start): start for start in starts}
+            for future in as_completed(futures):
+                blocks[futures[future]] = future.result()
+                done += min(block, keys.size - futures[future])
+                if progress is not None:
+                    progress(done)
     replicates, bands = [], []
     for start in starts:
         edge_mp, tp, fp, th, offsets, band = blocks[start]

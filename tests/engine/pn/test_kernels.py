@@ -131,3 +131,17 @@ def test_compiled_poisson_path_still_rejects_negative_ids():
 
     with pytest.raises(InputError, match="non-negative"):
         bootstrap([0.1, 0.2, 0.3], [0, 1, 0], n_boot=2, resample="poisson", ids=[0, -1, 2])
+
+
+def test_poisson_bootstrap_in_two_threads_gives_the_same_replicates():
+    rng = np.random.default_rng(2)
+    s, y = np.round(rng.random(4000), 3), (rng.random(4000) < 0.1).astype(int)
+    one = bootstrap(s, y, n_boot=60, seed=1, resample="poisson")
+    calls = []
+    two = bootstrap(s, y, n_boot=60, seed=1, resample="poisson", workers=2,
+                    progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) == 3 and calls[-1] == (60, 60)  # blocks of 25, 25 and 10, in the order they finish
+    np.testing.assert_array_equal(one.mp_band, two.mp_band)
+    for a, b in zip(one.replicates, two.replicates):
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
