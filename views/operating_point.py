@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
-from engine.backends import resampling_note
+from engine.backends import rated_row_ids, resampling_note
 from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
 from engine.pn import (
@@ -63,6 +63,12 @@ class Curve:
     rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
 
 
+BOOTSTRAP_SCHEME = ("Poisson bootstrap: in each replicate every rated row counts a Poisson(1) number of times, "
+                    "drawn from a hash of its position in the file, the replicate and the seed. These are the "
+                    "replicates of opstudio sweep --bootstrap on every backend (memory, DuckDB, Spark), so the "
+                    "intervals here equal the command line's.")
+
+
 def uncertainty_settings(rows_needed: str | None) -> Uncertainty:
     with st.expander("Uncertainty settings"):
         u = st.columns(3)
@@ -74,6 +80,8 @@ def uncertainty_settings(rows_needed: str | None) -> Uncertainty:
                                  persist_state="session")
         if rows_needed:
             st.caption(f"No bootstrap intervals on data counted on the server: {rows_needed}")
+        else:
+            st.caption(BOOTSTRAP_SCHEME)
     return Uncertainty(int(n_boot), float(level), int(seed))
 
 
@@ -87,9 +95,10 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
         return Curve(dataset, classifier, hull, None, None, u, rows_needed)
     scores = d.column(classifier)
     boot = background(
-        ("bootstrap", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        # hashed Poisson replicates of the rows' positions in the file: the CLI's (every backend's) intervals
         lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
-                                   progress=progress),
+                                   resample="poisson", ids=rated_row_ids(d), progress=progress),
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
         work=d.n_rated * u.n_boot)
     return Curve(dataset, classifier, hull, boot, scores, u, None)

@@ -39,6 +39,7 @@ from .sources import (
     joint_grid,
     open_rows,
     pn_hull,
+    rated_row_ids,
     resampling_note,
     scan_sentence,
     sweep_points,
@@ -51,5 +52,5 @@ __all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_point
            "ScanProgress", "SparkSource", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
            "spark_replicate_counts", "spark_bootstrap_points", "spark_sample_rows",
            "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
-           "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence", "open_population",
+           "joint_grid", "bootstrap_points", "rated_row_ids", "resampling_note", "scan_sentence", "open_population",
            "DatedCounts", "dated_counts", "period_backends", "ROWS_NEEDED", "data_roots", "ROOTS_VARIABLE"]

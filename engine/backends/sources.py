@@ -58,7 +58,7 @@ from .spark_audit import SparkPopulation
 from .spark_bootstrap import spark_bootstrap_points
 
 __all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
-           "joint_grid", "bootstrap_points", "resampling_note", "scan_sentence",
+           "joint_grid", "bootstrap_points", "rated_row_ids", "resampling_note", "scan_sentence",
            "ROWS_NEEDED", "open_population", "DatedCounts", "dated_counts", "period_backends"]
 
 #: why the results that resample or split rows need them in memory, and the way round
@@ -173,8 +173,31 @@ def _memory_grid(data: RatedData, classifiers, bins, rule, spacing, progress=Non
     return grid, _memory_stats(data, 0, started)
 
 
-def _rated_ids(data: RatedData, id_column: str | None, path) -> np.ndarray:
-    """Row ids of the rated rows for hashed replicates: the id column, or positions in the file."""
+def rated_row_ids(data: RatedData, id_column: str | None = None, path=None) -> np.ndarray:
+    """Row ids of the rated rows for hashed Poisson replicates: the id column, or positions in the file.
+
+    The CLI's memory backend and the Operating point page hash the same ids, so their intervals are equal
+    (and equal DuckDB's and Spark's on the same file).
+
+    Parameters
+    ----------
+    data : RatedData
+        Rated rows in memory.
+    id_column : str, optional
+        Integer row-id column of the file (default: each rated row's position among the rows read).
+    path : str, optional
+        The file the rows were read from (needed with ``id_column``).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        One id per rated row, in the rows' order.
+
+    Raises
+    ------
+    InputError
+        A missing or invalid id column.
+    """
     rated = np.setdiff1d(np.arange(data.n_read), data.unrated_rows)
     if id_column is None:
         return rated
@@ -193,7 +216,7 @@ def _rated_ids(data: RatedData, id_column: str | None, path) -> np.ndarray:
 
 def _memory_boot(data: RatedData, classifier, targets, n_boot, level, seed, id_column, path):
     boot = bootstrap(data.column(classifier), data.labels, data.weights, n_boot=n_boot, level=level, seed=seed,
-                     resample="poisson", ids=_rated_ids(data, id_column, path))
+                     resample="poisson", ids=rated_row_ids(data, id_column, path))
     return [boot.at(t) for t in np.atleast_1d(check_target(targets))]
 
 

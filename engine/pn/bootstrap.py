@@ -19,7 +19,7 @@ from .curve import (
     validate_rated_arrays,
 )
 from .kernels import AVAILABLE as _COMPILED
-from .kernels import poisson_group_sums, replicate_hull_band
+from .kernels import poisson_hulls, replicate_hull_band
 from .operating_point import optimal_vertex
 from .replicates import poisson_counts, replicate_key
 
@@ -204,10 +204,6 @@ def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equ
     """
     if poisson is not None:  # hashed Poisson(1) counts per row id: the same on every backend
         ids, seed = poisson[:2]
-        if _COMPILED:  # hashed and summed in one compiled pass (engine.pn.kernels), the same numbers
-            keys = np.array([replicate_key(r, seed) for r in range(start, start + b)], dtype=np.uint64)
-            tp_g, fp_g = poisson_group_sums(*poisson[2:], keys, group_start)
-            return tp_g, fp_g, None
         counts = poisson_counts(ids, np.arange(start, start + b), seed).astype(np.float64)[:, order]
     elif equal:
         n_groups = group_start.size
@@ -220,9 +216,29 @@ def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equ
     return tp_g, fp_g, None
 
 
+def _drawn_hulls(n_boot: int, chunk: int, thresholds, band_index, progress, draw):
+    """Every replicate's hull and band fit, ``draw(start, b)`` giving the counts of ``chunk`` replicates at a time."""
+    replicates, fits = [], []
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        tp_g, fp_g, scale = draw(start, b)
+        for r in range(b):
+            d_tp, d_fp = (tp_g[r], fp_g[r]) if scale is None else (tp_g[r] * scale, fp_g[r] * scale)
+            if _COMPILED:  # the same hull, compiled (engine.pn.kernels), without holding the GIL
+                replicate, band = replicate_hull_band(thresholds, d_tp, d_fp, band_index)
+            else:  # pragma: no cover - exercised only without numba
+                replicate, mp_fit = replicate_hull(thresholds, d_tp, d_fp)
+                band = mp_fit[band_index]
+            replicates.append(replicate)
+            fits.append(band)
+        if progress is not None:
+            progress(start + b, n_boot)
+    return replicates, np.vstack(fits)
+
+
 def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
               max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None,
-              resample: str = "multinomial", ids=None) -> Bootstrap:
+              resample: str = "multinomial", ids=None, workers: int = 1) -> Bootstrap:
     """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
     Each replicate redraws the n rated documents with replacement (multinomial
@@ -230,12 +246,14 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     when all weights are equal the draw is made directly over these cells (the
     same distribution, far fewer categories); with unequal weights it is made
     over documents. Every replicate lives on the original threshold set and
-    needs only sums and one PAV; replicates are drawn in chunks of at most
-    ``max_cells`` counts (and at most 10 replicates) to bound memory and report
-    progress (chunking does not change the draws). ``progress(done, total)`` is
-    called after each chunk. Each replicate's hull, and the Poisson counts summed
-    per score, are compiled (:mod:`engine.pn.kernels`, the same numbers bit for
-    bit) and release the GIL, so the bootstrap can run beside a server's scripts.
+    needs only sums and one PAV; multinomial replicates are drawn in chunks of at
+    most ``max_cells`` counts (and at most 10 replicates) to bound memory and report
+    progress (chunking does not change the draws); compiled Poisson replicates need
+    no count matrix and come in blocks of 25. ``progress(done, total)`` is
+    called after each chunk. Each replicate's hull is compiled, and the Poisson
+    replicates are drawn, summed per score and fitted in one compiled pass per block
+    of 25 (:mod:`engine.pn.kernels`, the same numbers bit for bit); both release the
+    GIL, so the bootstrap can run beside a server's scripts.
 
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
     (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
@@ -267,6 +285,9 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
         Multinomial redraws (seeded generator) or hashed Poisson(1) counts.
     ids : array_like of int, shape (n,), optional
         Row ids hashed by ``resample="poisson"`` (default ``0 .. n-1``).
+    workers : int, optional
+        Threads drawing Poisson replicates side by side (compiled, without the GIL); the same replicates
+        whatever their number.
 
     Returns
     -------
@@ -321,23 +342,15 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     chunk = max(1, min(n_boot, _MAX_CHUNK, max_cells // max(n_units, 1)))
     band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
                                            np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
-    replicates, fits = [], []
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        tp_g, fp_g, scale = _draws(rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson)
-        for r in range(b):
-            d_tp, d_fp = (tp_g[r], fp_g[r]) if scale is None else (tp_g[r] * scale, fp_g[r] * scale)
-            if _COMPILED:  # the same hull, compiled (engine.pn.kernels), without holding the GIL
-                replicate, band = replicate_hull_band(curve.thresholds, d_tp, d_fp, band_index)
-            else:  # pragma: no cover - exercised only without numba
-                replicate, mp_fit = replicate_hull(curve.thresholds, d_tp, d_fp)
-                band = mp_fit[band_index]
-            replicates.append(replicate)
-            fits.append(band)
-        if progress is not None:
-            progress(start + b, n_boot)
+    if poisson is not None and _COMPILED:  # drawn, summed and fitted in one compiled pass (the same numbers)
+        keys = np.array([replicate_key(r, seed) for r in range(n_boot)], dtype=np.uint64)
+        replicates, fits = poisson_hulls(*poisson[2:], keys, group_start, curve.thresholds, band_index,
+                                         workers=workers,
+                                         progress=None if progress is None else lambda done: progress(done, n_boot))
+    else:
+        replicates, fits = _drawn_hulls(n_boot, chunk, curve.thresholds, band_index, progress, lambda start, b: _draws(
+            rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson))
     a = (1.0 - level) / 2
-    fits = np.vstack(fits)
     mp_band = (np.nanquantile if np.isnan(fits).any() else np.quantile)(fits, [a, 0.5, 1 - a], axis=0)
     return Bootstrap(level=level, curve=curve, band_thresholds=curve.thresholds[band_index], mp_band=mp_band,
                      n_at_or_above=np.cumsum(docs_per_group)[band_index], replicates=tuple(replicates))

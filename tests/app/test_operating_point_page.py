@@ -111,6 +111,24 @@ def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(a
     assert "95 % CI [" in captions and "computing" not in captions
 
 
+def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
+    from engine.backends import bootstrap_points
+    from engine.pn import operating_point_cards
+
+    data = load_rated(sample_path("synthetic"))
+    at = app(page=PAGE)
+    at.slider(key="target").set_value(0.4).run()
+    for job in list(at.session_state.get("_jobs", {}).values()):
+        job.future.result(timeout=120)
+    at.run()
+    op = operating_point(data.column("score_image"), data.labels, 0.4, data.weights)
+    cli = bootstrap_points(data, "score_image", targets=0.4, n_boot=200, level=0.95, seed=0)[0]
+    expected = [c.caption for c in operating_point_cards(op, cli, level=0.95)[:3]]
+    assert expected[0].startswith("95 % CI [") and all(caption.startswith("CI [") for caption in expected[1:])
+    captions = [c.value for c in at.main.caption]
+    assert captions[captions.index(expected[0]):][:3] == expected
+
+
 def test_segments_and_capacity_section(app, served):
     import io
 

@@ -169,6 +169,25 @@ def test_bootstrap_replicate_matches_explicit_resample():
             assert point.tp[r] == op.tp and point.fp[r] == op.fp
 
 
+def test_poisson_bootstrap_replicate_matches_explicit_reweighting():
+    """Oracle: each hashed Poisson replicate is the operating point of the rows weighted by their counts."""
+    from engine.pn.replicates import poisson_counts
+
+    rng = np.random.default_rng(13)
+    n = 2000
+    y = (rng.random(n) < 0.05).astype(int)
+    s = np.round(rng.normal(y * 1.5, 1.0), 3)
+    ids = rng.permutation(5 * n)[:n]
+    boot = bootstrap(s, y, n_boot=4, seed=6, resample="poisson", ids=ids)
+    counts = poisson_counts(ids, np.arange(4), 6)
+    for target in (0.1, 0.3, 0.6):
+        point = boot.at(target)
+        for r in range(4):
+            op = operating_point(s, y, target, counts[r].astype(float))
+            assert point.thresholds[r] == op.threshold
+            assert point.tp[r] == op.tp and point.fp[r] == op.fp
+
+
 def test_bootstrap_band_is_wider_where_few_documents():
     rng = np.random.default_rng(5)
     n = 4000

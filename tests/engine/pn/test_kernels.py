@@ -57,26 +57,73 @@ def test_bootstrap_compiled_equals_numpy_path(case, monkeypatch):
             np.testing.assert_array_equal(u, v)
 
 
-def test_poisson_group_sums_equal_counts_then_reduceat():
-    from engine.pn.replicates import poisson_counts, replicate_key
+def _numpy_poisson_hulls(ids, s, y, w, reps, seed):
+    """The numpy reference: hashed counts of every row, np.add.reduceat per score, then replicate_hull."""
+    from engine.pn.replicates import poisson_counts
 
-    rng = np.random.default_rng(9)
-    n = 5000
-    s = np.round(rng.random(n), 2)  # groups of ~50 rows: numpy's pairwise summation is exercised
-    s[:400] = 2.0  # one group above 128 rows
-    y = (rng.random(n) < 0.3).astype(float)
-    w = rng.random(n) + 0.5
-    ids = rng.permutation(10 * n)[:n]
     order = np.argsort(-s, kind="stable")
-    group_start = np.flatnonzero(np.r_[True, np.diff(s[order]) != 0])
-    reps, seed = np.arange(3, 9), 7
+    s_sorted = s[order]
+    group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
     counts = poisson_counts(ids, reps, seed).astype(np.float64)[:, order]
-    expected_tp = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
-    expected_fp = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
-    keys = np.array([replicate_key(int(r), seed) for r in reps], dtype=np.uint64)
-    tp_g, fp_g = kernels.poisson_group_sums(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start)
-    np.testing.assert_array_equal(tp_g, expected_tp)
-    np.testing.assert_array_equal(fp_g, expected_fp)
+    tp_g = np.add.reduceat(counts * (w * y)[order], group_start, axis=1)
+    fp_g = np.add.reduceat(counts * (w * (1.0 - y))[order], group_start, axis=1)
+    return order, group_start, [replicate_hull(s_sorted[group_start], tp_g[r], fp_g[r]) for r in range(len(reps))]
+
+
+def _weights(rng, kind: int, n: int):
+    return [np.ones(n), rng.random(n) + 0.5, rng.integers(0, 4, n).astype(float), np.round(rng.random(n), 1)][kind]
+
+
+@pytest.mark.parametrize("exact", [None, False])
+def test_poisson_hulls_equal_the_numpy_reference_bit_for_bit(exact):
+    from engine.pn.replicates import replicate_key
+
+    rng = np.random.default_rng(11)
+    for trial in range(400):
+        n = int(rng.integers(1, 90))
+        s = np.round(rng.random(n), int(rng.integers(1, 3)))  # ties; one score or many
+        if trial % 7 == 0:
+            s[: n // 2] = 2.0  # a score shared by many rows: numpy's pairwise summation
+        y = (rng.random(n) < rng.random()).astype(float)
+        w = _weights(rng, trial % 4, n)
+        ids = rng.permutation(3 * n)[:n]
+        reps, seed = np.arange(int(rng.integers(1, 6))) + int(rng.integers(0, 50)), int(rng.integers(0, 9))
+        order, group_start, expected = _numpy_poisson_hulls(ids, s, y, w, reps, seed)
+        band_index = np.unique(rng.integers(0, group_start.size, 6))
+        keys = np.array([replicate_key(int(r), seed) for r in reps], dtype=np.uint64)
+        done = []
+        got, band = kernels.poisson_hulls(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start,
+                                          s[order][group_start], band_index, exact=exact,
+                                          chunk=int(rng.integers(1, 40)), block=2, progress=done.append)
+        assert done == list(range(2, len(reps), 2)) + [len(reps)]
+        for (replicate, fit), compiled, fit_at_band in zip(expected, got, band):
+            for a, b in zip(replicate, compiled):
+                assert a.shape == b.shape
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(fit[band_index], fit_at_band)
+
+
+def test_poisson_hulls_at_scale_equal_the_reference():
+    """Long runs of negatives-only scores (the exact fast path), 1 % positives, unit and integer weights; real
+    weights with a score shared by 1,500 rows (numpy's pairwise summation over several blocks of 128)."""
+    from engine.pn.replicates import replicate_key
+
+    rng = np.random.default_rng(4)
+    n = 20_000
+    s = np.round(rng.random(n), 4)
+    s[:1500] = 0.25
+    y = (rng.random(n) < 0.01 + 0.2 * s**8).astype(float)
+    for w in (np.ones(n), rng.integers(1, 4, n).astype(float), rng.random(n) + 0.5):
+        ids = np.arange(n) * 3 + 1
+        order, group_start, expected = _numpy_poisson_hulls(ids, s, y, w, np.arange(4), 5)
+        band_index = np.unique(np.linspace(0, group_start.size - 1, 300).astype(int))
+        keys = np.array([replicate_key(r, 5) for r in range(4)], dtype=np.uint64)
+        got, band = kernels.poisson_hulls(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start,
+                                          s[order][group_start], band_index, chunk=1000)
+        for (replicate, fit), compiled, fit_at_band in zip(expected, got, band):
+            for a, b in zip(replicate, compiled):
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(fit[band_index], fit_at_band)
 
 
 def test_compiled_poisson_path_still_rejects_negative_ids():
@@ -84,3 +131,17 @@ def test_compiled_poisson_path_still_rejects_negative_ids():
 
     with pytest.raises(InputError, match="non-negative"):
         bootstrap([0.1, 0.2, 0.3], [0, 1, 0], n_boot=2, resample="poisson", ids=[0, -1, 2])
+
+
+def test_poisson_bootstrap_in_two_threads_gives_the_same_replicates():
+    rng = np.random.default_rng(2)
+    s, y = np.round(rng.random(4000), 3), (rng.random(4000) < 0.1).astype(int)
+    one = bootstrap(s, y, n_boot=60, seed=1, resample="poisson")
+    calls = []
+    two = bootstrap(s, y, n_boot=60, seed=1, resample="poisson", workers=2,
+                    progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) == 3 and calls[-1] == (60, 60)  # blocks of 25, 25 and 10, in the order they finish
+    np.testing.assert_array_equal(one.mp_band, two.mp_band)
+    for a, b in zip(one.replicates, two.replicates):
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
