@@ -41,7 +41,8 @@ from typing import Sequence
 import numpy as np
 
 from .evaluator import flatten_ensemble
-from .kernels import candidate_exits, run_policy
+from . import scan
+from .kernels import run_policy
 
 __all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
            "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
@@ -597,71 +598,63 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
                            costs=costs, budget=budget, seed=seed)
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
-    n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
-    packed = _Packed.of(f)
-    g = np.full(n, bias)
-    active = np.arange(n)
+    order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress)
+    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
+                           time.perf_counter() - t0, spent)
+
+
+def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
+               budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
+               rebuild_steps: int = 8):
+    """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
+
+    The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
+    scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
+    fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
+    """
+    n, t_count = f.shape
     remaining = np.arange(t_count)
     order = np.empty(t_count, dtype=np.int64)
     eps_minus = np.full(t_count, -np.inf)
     eps_plus = np.full(t_count, np.inf)
     spent = 0
+    everyone = np.arange(n)
+    lay = scan.build(f, True, everyone, everyone, np.full(n, bias), full, remaining, remaining, t_count, block)
+    built_at = 0
+    exits = np.empty(t_count, dtype=np.int64)
     for r in range(t_count):
-        if r == t_count - 1 or active.size == 0:
+        if r == t_count - 1 or lay.n_active == 0:
             order[r:] = remaining  # the rest decide nothing early: keep their (cheapest-first) order
             if r < t_count - 1:
                 order[r:] = remaining[np.argsort(c[remaining], kind="stable")]
             break
+        if lay.n_active < rebuild_share * lay.rows.size or (r - built_at >= rebuild_steps
+                                                              and lay.n_active < lay.rows.size):
+            cols = np.flatnonzero(lay.lo != np.inf)
+            lay = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
+                             lay.slot[remaining], t_count, block)
+            built_at = r
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
-        d = full[active]
-        # every candidate's best exits (compiled: order statistics selected, the rest counted)
-        if active.size < 0.7 * packed.rows.size:  # keep the candidates' columns of the undecided rows contiguous
-            packed = packed.narrowed(active, remaining)
-        local = np.searchsorted(packed.rows, active)
-        exits = candidate_exits(packed.f_t, g[packed.rows], local[d], local[~d], packed.row_of[remaining], allowed,
-                                neg_only)
-        with np.errstate(divide="ignore"):
-            ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
-        if np.isfinite(ratio).any():
-            pick = int(np.argmin(ratio))
-        else:
-            pick = int(np.argmin(c[remaining]))
+        pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
+                              lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
+                              lay.slot[remaining], c[remaining], allowed, neg_only, exits)
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)
-        g[active] += f[active, t]
-        lo, hi, _, mistakes = step_thresholds(g[active], d, allowed, neg_only)
+        lo, hi, _, mistakes, everyone_exits = scan.add_and_split(lay.ft[lay.slot[t]], lay.lo, lay.hi, lay.n_pos,
+                                                                 allowed, neg_only)
+        if everyone_exits:  # the sorted formulation's one-cut rule (at most once: nobody is left after it)
+            _, g_left, d_left = lay.undecided()
+            lo, hi, _, mistakes = step_thresholds(g_left, d_left, allowed, neg_only)
         eps_minus[r], eps_plus[r] = lo, hi
         spent += mistakes
-        ga = g[active]
-        active = active[~((ga > hi) | (ga < lo))]
+        lay.n_active = scan.drop_exited(lay.lo, lay.hi, lo, hi)
         if progress is not None:
             progress(r + 1, t_count)
     if progress is not None:
         progress(t_count, t_count)
-    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
-                           time.perf_counter() - t0, spent)
-
-
-class _Packed:
-    """The remaining models' contributions on a set of rows, one contiguous row per model (memory-bound scan)."""
-
-    def __init__(self, f_t: np.ndarray, rows: np.ndarray, models: np.ndarray, t_count: int):
-        self.rows = rows
-        self.f_t = f_t
-        self.row_of = np.full(t_count, -1, dtype=np.int64)
-        self.row_of[models] = np.arange(models.size)
-
-    @classmethod
-    def of(cls, f: np.ndarray) -> "_Packed":
-        """Every model on every row."""
-        return cls(np.ascontiguousarray(f.T), np.arange(f.shape[0]), np.arange(f.shape[1]), f.shape[1])
-
-    def narrowed(self, rows: np.ndarray, models: np.ndarray) -> "_Packed":
-        """The same on fewer rows and models (subsets of these), copied from this smaller block, not from F."""
-        f_t = self.f_t.take(self.row_of[models], axis=0).take(np.searchsorted(self.rows, rows), axis=1)
-        return type(self)(f_t, rows, models, self.row_of.size)
+    return order, eps_minus, eps_plus, spent
 
 
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:
