@@ -325,25 +325,38 @@ def _allowance(alpha: float, n: int, step: int, steps: int, budget: str) -> int:
 
 
 def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, threshold: float, bias: float,
-                      alpha: float, neg_only: bool, budget: str):
+                      alpha: float, neg_only: bool, budget: str, f_t: np.ndarray | None = None):
+    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc.scan.thresholds_along`).
+
+    ``f_t``: F transposed and contiguous, when the caller already has it (sweeps share it).
+    """
     n, _ = f.shape
-    steps = len(order)
+    if f_t is None:
+        f_t = np.ascontiguousarray(f.T)
+    order = np.asarray(order, dtype=np.int64)
+    steps = order.size
+    allowance = np.array([_allowance(alpha, n, r, steps, budget) for r in range(steps)], dtype=np.int64)
     g = np.full(n, bias)
     active = np.arange(n)
+    n_active = n
     eps_minus = np.full(steps, -np.inf)
     eps_plus = np.full(steps, np.inf)
-    spent = 0
-    for r, t in enumerate(order):
-        g[active] += f[active, t]
-        if r == steps - 1 or active.size == 0:
+    spent, r = 0, 0
+    while r < steps:
+        r, n_active, spent = scan.thresholds_along(f_t, order, full, allowance, neg_only, r, g, active, n_active,
+                                                   eps_minus, eps_plus, spent)
+        if r >= steps:
             break
-        allowed = _allowance(alpha, n, r, steps, budget) - spent
-        lo, hi, exits, mistakes = step_thresholds(g[active], full[active], allowed, neg_only)
+        live = active[:n_active]  # every undecided row can exit at step r: the sorted formulation's cut
+        lo, hi, _, mistakes = step_thresholds(g[live], full[live], int(allowance[r]) - spent, neg_only)
         eps_minus[r], eps_plus[r] = lo, hi
         spent += mistakes
-        ga = g[active]
-        active = active[~((ga > hi) | (ga < lo))]
-    return eps_minus, eps_plus, spent
+        gl = g[live]
+        keep = live[~((gl > hi) | (gl < lo))]
+        active[: keep.size] = keep
+        n_active = keep.size
+        r += 1
+    return eps_minus, eps_plus, int(spent)
 
 
 def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0, labels=None):
@@ -480,12 +493,11 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
 def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[float], *, threshold: float = 0.0,
                       bias: float = 0.0, neg_only: bool = False, costs=None, budget: str = "greedy",
                       seed: int = 0) -> list[EarlyExitPolicy]:
-    """:func:`fixed_order` for several α at once, sorting each step's running sums once for all of them.
+    """:func:`fixed_order` for several α at once, the order computed once for all of them.
 
-    Along a fixed order the running sums after each step do not depend on α; only which rows
-    are still undecided does. So the steps run in lockstep over the α: each step's sums of all
-    rows are sorted once, and each α takes its undecided rows from that sorted order (a filter,
-    no sort). The policies are those of :func:`fixed_order` with the same arguments.
+    The order depends on neither α nor the budget; each α's thresholds then follow it in one
+    compiled pass (order statistics selected, no sort). The policies are those of
+    :func:`fixed_order` with the same arguments.
 
     Parameters
     ----------
@@ -508,40 +520,19 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
     ValueError
         Invalid F, an α, costs, budget or order.
     """
-    t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     for a in alphas:
         validate_contributions(f[:1], c, a, bias)
     perm, name = order_permutation(f, order, bias=bias, seed=seed)
-    n, steps = f.shape[0], perm.size
     full = bias + f.sum(axis=1) >= threshold
-    k = len(alphas)
-    active = np.ones((k, n), dtype=bool)
-    eps_minus = np.full((k, steps), -np.inf)
-    eps_plus = np.full((k, steps), np.inf)
-    spent = np.zeros(k, dtype=np.int64)
-    g = np.full(n, bias)
-    for r, t in enumerate(perm):
-        g += f[:, t]
-        if r == steps - 1:
-            break
-        live = [i for i in range(k) if active[i].any()]
-        if not live:
-            break
-        undecided = np.flatnonzero(active[live].any(axis=0))
-        by_value = undecided[np.argsort(g[undecided], kind="stable")]  # once for every alpha
-        sorted_g, sorted_full = g[by_value], full[by_value]
-        for i in live:
-            keep = active[i][by_value]
-            pos, neg = sorted_g[keep & sorted_full], sorted_g[keep & ~sorted_full]
-            allowed = _allowance(alphas[i], n, r, steps, budget) - int(spent[i])
-            lo, hi, _, mistakes = _best_split(pos, neg, allowed, neg_only)
-            eps_minus[i, r], eps_plus[i, r] = lo, hi
-            spent[i] += mistakes
-            active[i] &= ~((g > hi) | (g < lo))
-    seconds = (time.perf_counter() - t0) / max(k, 1)
-    return [EarlyExitPolicy(perm, eps_minus[i], eps_plus[i], float(threshold), bias, c, float(alphas[i]), name,
-                            seconds, int(spent[i])) for i in range(k)]
+    f_t = np.ascontiguousarray(f.T)
+    policies = []
+    for a in alphas:
+        t1 = time.perf_counter()
+        lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, a, neg_only, budget, f_t)
+        policies.append(EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(a), name,
+                                        time.perf_counter() - t1, spent))
+    return policies
 
 
 def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,

@@ -25,7 +25,7 @@ import numpy as np
 
 from .kernels import AVAILABLE, _count_below, _heap_push_max, _heap_replace_max, _select, njit
 
-__all__ = ["BLOCK", "Layout", "build", "scan_pick", "add_and_split", "drop_exited"]
+__all__ = ["BLOCK", "Layout", "build", "scan_pick", "add_and_split", "drop_exited", "thresholds_along"]
 
 BLOCK = 64  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
 
@@ -505,6 +505,50 @@ def drop_exited(lo, hi, eps_minus, eps_plus):
     return left
 
 
+def thresholds_along(f_t, order, full, allowance, neg_only, start, g, active, n_active, eps_minus, eps_plus, spent):
+    """Algorithm 2 along a fixed order from step ``start``: (step reached, undecided left, mistakes spent).
+
+    ``f_t`` is F transposed (one contiguous row per model; the undecided rows are read in
+    ascending order).
+    ``g`` (all rows), ``active[:n_active]`` (undecided rows) and the thresholds are updated in
+    place. Stops early at a step where every undecided row can exit (returned as the step
+    reached, its model already added): the caller places that cut and continues at the next step.
+    """
+    steps = order.size
+    for r in range(start, steps):
+        t = order[r]
+        for a in range(n_active):
+            g[active[a]] += f_t[t, active[a]]
+        if r == steps - 1 or n_active == 0:
+            return steps, n_active, spent
+        n_p = 0
+        for a in range(n_active):
+            n_p += full[active[a]]
+        pos, neg = np.empty(n_p), np.empty(n_active - n_p)
+        p, q = 0, 0
+        for a in range(n_active):
+            i = active[a]
+            if full[i]:
+                pos[p] = g[i]
+                p += 1
+            else:
+                neg[q] = g[i]
+                q += 1
+        lo, hi, _, mistakes, everyone = _split(pos, neg, allowance[r] - spent, neg_only)
+        if everyone:
+            return r, n_active, spent
+        eps_minus[r], eps_plus[r] = lo, hi
+        spent += mistakes
+        left = 0
+        for a in range(n_active):
+            v = g[active[a]]
+            if not (v > hi or v < lo):
+                active[left] = active[a]
+                left += 1
+        n_active = left
+    return steps, n_active, spent
+
+
 if AVAILABLE:
     _gather = njit(cache=True)(_gather)
     _block_stats = njit(cache=True)(_block_stats)
@@ -520,3 +564,4 @@ if AVAILABLE:
     _split = njit(cache=True)(_split)
     add_and_split = njit(cache=True, nogil=True)(add_and_split)
     drop_exited = njit(cache=True, nogil=True)(drop_exited)
+    thresholds_along = njit(cache=True, nogil=True)(thresholds_along)
