@@ -597,7 +597,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
 
 def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
                budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
-               rebuild_steps: int = 8):
+               rebuild_steps: int = 16):
     """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
 
     The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
@@ -611,6 +611,7 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
     eps_plus = np.full(t_count, np.inf)
     spent = 0
     everyone = np.arange(n)
+    f = np.ascontiguousarray(f)  # one compiled specialisation
     lay = scan.build(f, True, everyone, everyone, np.full(n, bias), full, remaining, remaining, t_count, block)
     built_at = 0
     exits = np.empty(t_count, dtype=np.int64)

@@ -27,7 +27,7 @@ from .kernels import AVAILABLE, _count_below, _heap_push_max, _heap_replace_max,
 
 __all__ = ["BLOCK", "Layout", "build", "scan_pick", "add_and_split", "drop_exited", "thresholds_along"]
 
-BLOCK = 64  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
+BLOCK = 32  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
 
 INF = np.inf
 
