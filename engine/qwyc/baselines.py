@@ -300,6 +300,9 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     valid, _, _ = validate_contributions(f_fit, costs, 0.0, bias)
     perms = {name: order_permutation(valid, name, bias=float(bias))[0]
              for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
+    f_test = np.asarray(f_test, dtype=np.float64)
+    full_fit = bias + f_fit.sum(axis=1) >= threshold  # the full decisions, once for every policy
+    full_test = bias + f_test.sum(axis=1) >= threshold
     rows, swept = [], {}
     for i, (method, param) in enumerate(jobs):
         if method == "fan":  # the bins' statistics do not depend on gamma: fitted once, gamma swapped
@@ -316,8 +319,8 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
                 swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,
                                                                    bias=bias, neg_only=neg_only, costs=costs)))
             policy = swept[method][param]
-        fit_m = policy.evaluate(f_fit, labels_fit)
-        test_m = policy.evaluate(f_test, labels_test)
+        fit_m = policy.evaluate(f_fit, labels_fit, full=full_fit)
+        test_m = policy.evaluate(f_test, labels_test, full=full_test)
         rows.append({"method": method, "parameter": param,
                      **{f"fit_{k}": v for k, v in fit_m.items()}, **{f"test_{k}": v for k, v in test_m.items()}})
         if progress is not None:

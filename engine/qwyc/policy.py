@@ -272,7 +272,7 @@ class EarlyExitPolicy:
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
-    def evaluate(self, f_matrix, labels=None) -> dict:
+    def evaluate(self, f_matrix, labels=None, *, full=None) -> dict:
         """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels.
 
         Parameters
@@ -281,6 +281,9 @@ class EarlyExitPolicy:
             Contributions of the T base models to the score of N examples (finite).
         labels : array_like of {0, 1}, shape (N,), optional
             True labels.
+        full : numpy.ndarray of bool, shape (N,), optional
+            The full ensemble's decisions ``bias + F.sum(1) >= threshold`` when the caller
+            already has them (sweeps evaluate many policies on the same F).
 
         Returns
         -------
@@ -290,7 +293,8 @@ class EarlyExitPolicy:
         """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         decision, n_eval = self.predict(f_matrix)
-        full = self.bias + f_matrix.sum(axis=1) >= self.threshold
+        if full is None:
+            full = self.bias + f_matrix.sum(axis=1) >= self.threshold
         cum_cost = np.cumsum(self.costs[self.order])
         out = {"mean_cost": float(cum_cost[n_eval - 1].mean()), "mean_models": float(n_eval.mean()),
                "disagreement_pct": 100.0 * float(np.mean(decision != full))}

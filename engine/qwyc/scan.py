@@ -14,6 +14,11 @@ scan (:func:`~engine.qwyc.policy.step_thresholds` on every candidate). Rows that
 their place until the next rebuild with sums of +inf (``lo``) and -inf (``hi``): never a
 minimum, a maximum or a count.
 
+Algorithm 2 only ever looks at the ``budget + 1`` smallest sums of the positives and the
+``budget + 1`` largest of the negatives: they are selected with a bounded heap (:func:`_select`)
+and every other value counted against them with a binary search (:func:`_count_below`),
+O(n log budget) per candidate with the counts (and ties) of the sorted formulation.
+
 The chosen model's thresholds are Algorithm 2 without sorting (the order statistics selected,
 the rest counted, the two midpoints found in one pass each); only the rare step where every
 undecided row can exit is handed back to the sorted NumPy formulation.
@@ -23,13 +28,76 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, _count_below, _heap_push_max, _heap_replace_max, _select, njit
+from .kernels import AVAILABLE, njit
 
 __all__ = ["BLOCK", "Layout", "build", "scan_pick", "add_and_split", "drop_exited", "thresholds_along"]
 
 BLOCK = 32  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
 
 INF = np.inf
+
+
+def _heap_push_max(heap: np.ndarray, size: int, value: float) -> None:
+    """Sift ``value`` up a max-heap of ``size`` elements (``heap[size]`` is free)."""
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap[parent] >= value:
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = value
+
+
+def _heap_replace_max(heap: np.ndarray, size: int, value: float) -> None:
+    """Replace the top of a max-heap of ``size`` elements by a smaller ``value``."""
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap[child + 1] > heap[child]:
+            child += 1
+        if heap[child] <= value:
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = value
+
+
+def _offer(heap: np.ndarray, size: int, k: int, v: float) -> int:
+    """Offer ``v`` to a max-heap keeping the k smallest values (+inf, an exited row, never enters); new size."""
+    if size < k:
+        if v == np.inf:
+            return size
+        _heap_push_max(heap, size, v)
+        return size + 1
+    if v < heap[0]:
+        _heap_replace_max(heap, size, v)
+    return size
+
+
+def _select(values: np.ndarray, n: int, k: int, heap: np.ndarray, sign: float) -> int:
+    """The min(k, n) smallest of ``sign * values[:n]``, ascending into ``heap[:m]``; returns m."""
+    size = 0
+    for i in range(n):
+        size = _offer(heap, size, k, sign * values[i])
+    heap[:size].sort()
+    return size
+
+
+def _count_below(x: np.ndarray, m: int, v: float) -> int:
+    """``#{j < m : x[j] <= v}`` for ascending ``x`` (``searchsorted(x[:m], v, 'right')``)."""
+    if m == 0 or v < x[0]:
+        return 0
+    if v >= x[m - 1]:
+        return m
+    base, size = 0, m  # branch-free binary search (the comparison becomes a conditional move)
+    while size > 1:
+        half = size >> 1
+        base = base + half if x[base + half] <= v else base
+        size -= half
+    return base + (x[base] <= v)
 
 
 class Layout:
@@ -225,13 +293,7 @@ def _select_low(fj, bmin, cmin, lo, bstart, first, last, sufmin, bgmin, k, heap)
         if size == k and bgmin[b] + bmin[b] >= heap[0]:
             continue
         for i in range(bstart[b], bstart[b + 1]):
-            v = lo[i] + fj[i]
-            if size < k:
-                if v != INF:
-                    _heap_push_max(heap, size, v)
-                    size += 1
-            elif v < heap[0]:
-                _heap_replace_max(heap, size, v)
+            size = _offer(heap, size, k, lo[i] + fj[i])
     heap[:size].sort()
     return size
 
@@ -245,13 +307,7 @@ def _select_high(fj, bmax, cmax, hi, bstart, first, last, premax, bgmax, k, heap
         if size == k and -(bgmax[b] + bmax[b]) >= heap[0]:
             continue
         for i in range(bstart[b], bstart[b + 1]):
-            v = -(hi[i] + fj[i])
-            if size < k:
-                if v != INF:
-                    _heap_push_max(heap, size, v)
-                    size += 1
-            elif v < heap[0]:
-                _heap_replace_max(heap, size, v)
+            size = _offer(heap, size, k, -(hi[i] + fj[i]))
     heap[:size].sort()
     return size
 
@@ -370,59 +426,63 @@ def _midpoint(a, b):
     return m if a < m < b else b
 
 
+def _side(own, others, k, sign, total, thr, cost, exits):
+    """One side of Algorithm 2 for every budget b < k, from the b-th smallest of ``sign * own``.
+
+    ``thr[b]``: the threshold (``sign * inf`` past the side's rows), ``cost[b]``: own rows
+    beyond it (the mistakes), ``exits[b]``: all rows beyond it (counts of the sorted formulation).
+    """
+    hist = np.empty(k + 1, dtype=np.int64)
+    xs = np.empty(k)
+    m = _select(own, own.size, k, xs, sign)
+    for i in range(m + 1):
+        hist[i] = 0
+    if m > 0:
+        for i in range(others.size):
+            hist[_count_below(xs, m, sign * others[i])] += 1
+    below, first = 0, 0
+    for b in range(k):
+        if b < m:
+            below += hist[b]
+            if b > 0 and xs[b] != xs[b - 1]:
+                first = b
+            thr[b], cost[b], exits[b] = sign * xs[b], first, first + below
+        else:
+            thr[b], cost[b], exits[b] = sign * INF, own.size, total
+
+
+def _gap(pos, neg, cut, closed):
+    """Midpoint between the largest value below ``cut`` (or at it, when ``closed``) and the smallest other."""
+    under, over = -INF, INF
+    for side in (pos, neg):
+        for v in side:
+            if v < cut or (closed and v == cut):
+                under = max(under, v)
+            else:
+                over = min(over, v)
+    return _midpoint(under, over)
+
+
 def _split(pos, neg, budget, neg_only):
     """Algorithm 2 on unsorted sums: (eps_minus, eps_plus, exits, mistakes, everyone_exits).
 
     The same thresholds as :func:`~engine.qwyc.policy.step_thresholds`; when every example
     can exit (``everyone_exits``), the caller uses that function instead.
     """
-    n_pos, n_neg = pos.size, neg.size
-    total = n_pos + n_neg
+    total = pos.size + neg.size
     if total == 0:
         return -INF, INF, 0, 0, False
     k = budget + 1
     big = np.iinfo(np.int64).max
-    hist = np.empty(k + 1, dtype=np.int64)
-    xs = np.empty(k)
-    mx = _select(pos, n_pos, k, xs, 1.0)
-    for i in range(mx + 1):
-        hist[i] = 0
-    if mx > 0:
-        for i in range(n_neg):
-            hist[_count_below(xs, mx, neg[i])] += 1
-    x = np.full(k, INF)
-    x[:mx] = xs[:mx]
+    x = np.empty(k)
     neg_cost = np.empty(k, dtype=np.int64)
     neg_exits = np.empty(k, dtype=np.int64)
-    below, first = 0, 0
-    for b in range(k):
-        if b < mx:
-            below += hist[b]
-            if b > 0 and xs[b] != xs[b - 1]:
-                first = b
-            neg_cost[b], neg_exits[b] = first, first + below
-        else:
-            neg_cost[b], neg_exits[b] = n_pos, total
+    _side(pos, neg, k, 1.0, total, x, neg_cost, neg_exits)
     y = np.full(k, INF)
     pos_cost = np.zeros(k, dtype=np.int64)
     pos_exits = np.zeros(k, dtype=np.int64)
     if not neg_only:
-        ys = np.empty(k)
-        my = _select(neg, n_neg, k, ys, -1.0)
-        for i in range(my + 1):
-            hist[i] = 0
-        if my > 0:
-            for i in range(n_pos):
-                hist[_count_below(ys, my, -pos[i])] += 1
-        below, first = 0, 0
-        for c in range(k):
-            if c < my:
-                below += hist[c]
-                if c > 0 and ys[c] != ys[c - 1]:
-                    first = c
-                y[c], pos_cost[c], pos_exits[c] = -ys[c], first, first + below
-            else:
-                y[c], pos_cost[c], pos_exits[c] = -INF, n_neg, total
+        _side(neg, pos, k, -1.0, total, y, pos_cost, pos_exits)
     best = 0
     for b in range(k):
         best = max(best, neg_exits[b] + pos_exits[budget - b])
@@ -432,7 +492,7 @@ def _split(pos, neg, budget, neg_only):
     if best == total:
         return -INF, INF, total, 0, True
     i_best, cost_best, c_best = 0, big, 0
-    for b in range(k):
+    for b in range(k):  # the fewest mistakes reaching `best` (first b on ties, as numpy.argmin)
         need = best - neg_exits[b]
         c = 0
         if need > 0:
@@ -442,26 +502,8 @@ def _split(pos, neg, budget, neg_only):
         cost = neg_cost[b] + pos_cost[min(c, budget)] if ok else big
         if cost < cost_best:
             i_best, cost_best, c_best = b, cost, c
-    xi, yi = x[i_best], y[c_best]
-    eps_minus, eps_plus = -INF, INF
-    if neg_exits[i_best] > 0:
-        under, over = -INF, INF
-        for side in (pos, neg):
-            for v in side:
-                if v < xi:
-                    under = max(under, v)
-                else:
-                    over = min(over, v)
-        eps_minus = _midpoint(under, over)
-    if pos_exits[c_best] > 0:
-        under, over = -INF, INF
-        for side in (pos, neg):
-            for v in side:
-                if v > yi:
-                    over = min(over, v)
-                else:
-                    under = max(under, v)
-        eps_plus = _midpoint(under, over)
+    eps_minus = _gap(pos, neg, x[i_best], False) if neg_exits[i_best] > 0 else -INF
+    eps_plus = _gap(pos, neg, y[c_best], True) if pos_exits[c_best] > 0 else INF
     return eps_minus, eps_plus, best, cost_best, False
 
 
@@ -550,6 +592,11 @@ def thresholds_along(f_t, order, full, allowance, neg_only, start, g, active, n_
 
 
 if AVAILABLE:
+    _heap_push_max = njit(inline="always", cache=True)(_heap_push_max)
+    _heap_replace_max = njit(inline="always", cache=True)(_heap_replace_max)
+    _offer = njit(inline="always", cache=True)(_offer)
+    _select = njit(cache=True)(_select)
+    _count_below = njit(inline="always", cache=True)(_count_below)
     _gather = njit(cache=True)(_gather)
     _block_stats = njit(cache=True)(_block_stats)
     _spent_exits = njit(cache=True)(_spent_exits)
@@ -561,6 +608,8 @@ if AVAILABLE:
     _budget_exits = njit(cache=True)(_budget_exits)
     scan_pick = njit(cache=True, nogil=True)(scan_pick)
     _midpoint = njit(inline="always", cache=True)(_midpoint)
+    _side = njit(cache=True)(_side)
+    _gap = njit(cache=True)(_gap)
     _split = njit(cache=True)(_split)
     add_and_split = njit(cache=True, nogil=True)(add_and_split)
     drop_exited = njit(cache=True, nogil=True)(drop_exited)
