@@ -614,24 +614,30 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
     eps_minus = np.full(t_count, -np.inf)
     eps_plus = np.full(t_count, np.inf)
     spent = 0
-    everyone = np.arange(n)
     f = np.ascontiguousarray(f)  # one compiled specialisation
-    lay = scan.build(f, True, everyone, everyone, np.full(n, bias), full, remaining, remaining, t_count, block)
-    built_at = 0
+    lay, built_at, spare = None, 0, None
     exits = np.empty(t_count, dtype=np.int64)
     for r in range(t_count):
-        if r == t_count - 1 or lay.n_active == 0:
+        if r == t_count - 1 or (lay.n_active if lay is not None else n) == 0:
             order[r:] = remaining  # the rest decide nothing early: keep their (cheapest-first) order
             if r < t_count - 1:
                 order[r:] = remaining[np.argsort(c[remaining], kind="stable")]
             break
+        allowed = _allowance(alpha, n, r, t_count, budget) - spent
+        if lay is None:  # the first step straight from F; the layout holds the rows it leaves undecided
+            t, lo, hi, mistakes, lay = _first_step(f, c, full, bias, allowed, neg_only, exits, block)
+            order[r], eps_minus[r], eps_plus[r] = t, lo, hi
+            remaining = np.delete(remaining, t)
+            spent += mistakes
+            if progress is not None:
+                progress(r + 1, t_count)
+            continue
         if lay.n_active < rebuild_share * lay.rows.size or (r - built_at >= rebuild_steps
                                                               and lay.n_active < lay.rows.size):
             cols = np.flatnonzero(lay.lo != np.inf)
-            lay = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
-                             lay.slot[remaining], t_count, block)
+            lay, spare = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
+                                    lay.slot[remaining], t_count, block, spare), lay.buffer  # two buffers, alternated
             built_at = r
-        allowed = _allowance(alpha, n, r, t_count, budget) - spent
         pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
                               lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
                               lay.slot[remaining], c[remaining], allowed, neg_only, exits)
@@ -651,6 +657,22 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
     if progress is not None:
         progress(t_count, t_count)
     return order, eps_minus, eps_plus, spent
+
+
+def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, allowed: int, neg_only: bool,
+                exits: np.ndarray, block: int):
+    """QWYC*'s first step read straight from F (no copy of it): (model, eps_minus, eps_plus, mistakes, layout)."""
+    n, t_count = f.shape
+    t = int(scan.dense_pick(f, bias, full, c, allowed, neg_only, exits))
+    g = np.full(n, bias)
+    g += f[:, t]
+    lo, hi, _, mistakes, everyone_exits = scan.split(g[full], g[~full], allowed, neg_only)
+    if everyone_exits:
+        lo, hi, _, mistakes = step_thresholds(g, full, allowed, neg_only)
+    keep = np.flatnonzero(~((g > hi) | (g < lo)))
+    models = np.delete(np.arange(t_count), t)
+    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block)
+    return t, lo, hi, mistakes, lay
 
 
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:

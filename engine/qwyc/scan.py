@@ -30,7 +30,8 @@ import numpy as np
 
 from .kernels import AVAILABLE, njit
 
-__all__ = ["BLOCK", "Layout", "build", "scan_pick", "add_and_split", "drop_exited", "thresholds_along"]
+__all__ = ["BLOCK", "Layout", "build", "dense_pick", "scan_pick", "split", "add_and_split", "drop_exited",
+           "thresholds_along"]
 
 BLOCK = 32  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
 
@@ -147,7 +148,8 @@ class Layout:
 
 
 def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, g: np.ndarray, d: np.ndarray,
-          models: np.ndarray, source_slots: np.ndarray, t_count: int, block: int = BLOCK) -> Layout:
+          models: np.ndarray, source_slots: np.ndarray, t_count: int, block: int = BLOCK,
+          out: np.ndarray | None = None) -> Layout:
     """A :class:`Layout` of the given undecided rows and candidate models.
 
     Parameters
@@ -168,10 +170,14 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
         Number of models.
     block : int, optional
         Rows per block.
+    out : numpy.ndarray of float64, optional
+        A flat buffer (not ``source``'s) to hold ``ft`` when large enough: memory already
+        touched, so a rebuild does not pay the page faults of a fresh allocation.
 
     Returns
     -------
     Layout
+        Its ``buffer`` attribute is the flat memory behind ``ft``.
     """
     perm = np.concatenate([np.flatnonzero(d)[np.argsort(g[d], kind="stable")],
                            np.flatnonzero(~d)[np.argsort(g[~d], kind="stable")]])
@@ -179,13 +185,17 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     n = perm.size
     bstart = np.unique(np.concatenate([np.arange(0, n_pos, block), np.arange(n_pos, n, block), [n_pos, n]]))
     nbp = int(np.searchsorted(bstart, n_pos, side="left"))
-    ft = np.empty((models.size, n))
+    need = models.size * n
+    buffer = out if out is not None and out.size >= need else np.empty(need)
+    ft = buffer[:need].reshape(models.size, n)
     bfmin = np.empty((models.size, bstart.size - 1))
     bfmax = np.empty_like(bfmin)
     _gather(source, by_row, cols[perm], source_slots, bstart, ft, bfmin, bfmax)
     cfmin = bfmin.min(axis=1) if bfmin.shape[1] else np.zeros(models.size)
     cfmax = bfmax.max(axis=1) if bfmax.shape[1] else np.zeros(models.size)
-    return Layout(rows[perm], n_pos, bstart, nbp, ft, bfmin, bfmax, cfmin, cfmax, g[perm], models, t_count)
+    lay = Layout(rows[perm], n_pos, bstart, nbp, ft, bfmin, bfmax, cfmin, cfmax, g[perm], models, t_count)
+    lay.buffer = buffer
+    return lay
 
 
 def _gather(source, by_row, cols, slots, bstart, ft, bfmin, bfmax):
@@ -368,17 +378,72 @@ def _budget_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax,
     mx = _select_low(fj, bmin, cmin, lo, bstart, 0, nbp, sufmin, bgmin, k, x)
     _hist_low(fj, bmin, bmax, cmin, lo, bstart, nbp, nb, sufmin, bgmin, bgmax, bcnt, x, mx, hist)
     _side_totals(x, mx, hist, k, total, neg_exits)
+    if not neg_only:
+        my = _select_high(fj, bmax, cmax, hi, bstart, nbp, nb, premax, bgmax, k, x)
+        _hist_high(fj, bmin, bmax, cmax, hi, bstart, 0, nbp, premax, bgmin, bgmax, bcnt, x, my, hist)
+        _side_totals(x, my, hist, k, total, pos_exits)
+    return _best_of(neg_exits, pos_exits, budget, neg_only, total)
+
+
+def _best_of(neg_exits, pos_exits, budget, neg_only, total):
+    """The most exits over the splits ``b + c = budget`` of the mistakes between the two sides."""
     best = 0
-    if neg_only:
-        for b in range(k):
-            best = max(best, neg_exits[b])
-        return min(best, total)
-    my = _select_high(fj, bmax, cmax, hi, bstart, nbp, nb, premax, bgmax, k, x)
-    _hist_high(fj, bmin, bmax, cmax, hi, bstart, 0, nbp, premax, bgmin, bgmax, bcnt, x, my, hist)
-    _side_totals(x, my, hist, k, total, pos_exits)
-    for b in range(k):
-        best = max(best, neg_exits[b] + pos_exits[budget - b])
+    for b in range(budget + 1):
+        best = max(best, neg_exits[b] if neg_only else neg_exits[b] + pos_exits[budget - b])
     return min(best, total)
+
+
+def _pick(exits, costs):
+    """The candidate with the smallest ``cost / exits`` (first on ties); with no exits, the first cheapest."""
+    pick, best = -1, INF
+    for j in range(exits.size):
+        if exits[j] > 0 and costs[j] / exits[j] < best:
+            pick, best = j, costs[j] / exits[j]
+    if pick < 0:
+        cheapest = INF
+        for j in range(exits.size):
+            if costs[j] < cheapest:
+                pick, cheapest = j, costs[j]
+    return pick
+
+
+def dense_pick(f, g0, full, costs, budget, neg_only, exits):
+    """The first step, read straight from F (N, T) row by row: every row undecided with running sum ``g0``.
+
+    The same exits as :func:`scan_pick` on a layout of every row, without copying F.
+    Returns the index of the chosen candidate (every model is a candidate).
+    """
+    n, t_count = f.shape
+    k = budget + 1
+    x, y = np.empty((t_count, k)), np.empty((t_count, k))
+    mx, my = np.zeros(t_count, dtype=np.int64), np.zeros(t_count, dtype=np.int64)
+    for i in range(n):  # the k smallest positive and k largest negative sums of every candidate
+        row = f[i]
+        for j in range(t_count):
+            if full[i]:
+                if mx[j] < k or g0 + row[j] < x[j, 0]:
+                    mx[j] = _offer(x[j], mx[j], k, g0 + row[j])
+            elif not neg_only and (my[j] < k or -(g0 + row[j]) < y[j, 0]):
+                my[j] = _offer(y[j], my[j], k, -(g0 + row[j]))
+    for j in range(t_count):
+        x[j, : mx[j]].sort()
+        y[j, : my[j]].sort()
+    hx, hy = np.zeros((t_count, k + 1), dtype=np.int64), np.zeros((t_count, k + 1), dtype=np.int64)
+    for i in range(n):  # the other side counted against them
+        row = f[i]
+        for j in range(t_count):
+            if not full[i]:
+                if mx[j] > 0 and g0 + row[j] < x[j, mx[j] - 1]:
+                    hx[j, _count_below(x[j], mx[j], g0 + row[j])] += 1
+            elif not neg_only and my[j] > 0 and -(g0 + row[j]) < y[j, my[j] - 1]:
+                hy[j, _count_below(y[j], my[j], -(g0 + row[j]))] += 1
+    neg_exits, pos_exits = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    for j in range(t_count):
+        _side_totals(x[j], mx[j], hx[j], k, n, neg_exits)
+        if not neg_only:
+            _side_totals(y[j], my[j], hy[j], k, n, pos_exits)
+        exits[j] = _best_of(neg_exits, pos_exits, budget, neg_only, n) if n > 0 else 0
+    return _pick(exits[:t_count], costs)
 
 
 def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, costs,
@@ -397,28 +462,17 @@ def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
     hist = np.empty(k + 1, dtype=np.int64)
     neg_exits = np.empty(k, dtype=np.int64)
     pos_exits = np.empty(k, dtype=np.int64)
-    pick, best = -1, INF
     for j in range(slots.size):
         s = slots[j]
         if total == 0:
-            e = 0
+            exits[j] = 0
         elif budget == 0:
-            e = _spent_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax, bcnt,
-                             sufmin, premax, neg_only, total)
+            exits[j] = _spent_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
+                                    bcnt, sufmin, premax, neg_only, total)
         else:
-            e = _budget_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax, bcnt,
-                              sufmin, premax, budget, neg_only, total, x, hist, neg_exits, pos_exits)
-        exits[j] = e
-        if e > 0:
-            ratio = costs[j] / e
-            if ratio < best:
-                pick, best = j, ratio
-    if pick < 0:
-        cheapest = INF
-        for j in range(slots.size):
-            if costs[j] < cheapest:
-                pick, cheapest = j, costs[j]
-    return pick
+            exits[j] = _budget_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
+                                     bcnt, sufmin, premax, budget, neg_only, total, x, hist, neg_exits, pos_exits)
+    return _pick(exits[: slots.size], costs)
 
 
 def _midpoint(a, b):
@@ -463,11 +517,24 @@ def _gap(pos, neg, cut, closed):
     return _midpoint(under, over)
 
 
-def _split(pos, neg, budget, neg_only):
-    """Algorithm 2 on unsorted sums: (eps_minus, eps_plus, exits, mistakes, everyone_exits).
+def split(pos, neg, budget, neg_only):
+    """Algorithm 2 on unsorted sums: the thresholds of :func:`~engine.qwyc.policy.step_thresholds`.
 
-    The same thresholds as :func:`~engine.qwyc.policy.step_thresholds`; when every example
-    can exit (``everyone_exits``), the caller uses that function instead.
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray of float64
+        Running sums of the undecided examples whose full decision is positive / negative.
+    budget : int
+        Mistakes allowed (>= 0).
+    neg_only : bool
+        Only negative exits.
+
+    Returns
+    -------
+    (float, float, int, int, bool)
+        ``eps_minus``, ``eps_plus``, exits, mistakes and ``everyone_exits``: when every
+        example can exit, the thresholds are not computed and the caller uses
+        :func:`~engine.qwyc.policy.step_thresholds` (its one-cut rule) instead.
     """
     total = pos.size + neg.size
     if total == 0:
@@ -530,7 +597,7 @@ def add_and_split(fj, lo, hi, n_pos, budget, neg_only):
             else:
                 neg[z] = lo[i]
                 z += 1
-    return _split(pos, neg, budget, neg_only)
+    return split(pos, neg, budget, neg_only)
 
 
 def drop_exited(lo, hi, eps_minus, eps_plus):
@@ -576,7 +643,7 @@ def thresholds_along(f_t, order, full, allowance, neg_only, start, g, active, n_
             else:
                 neg[q] = g[i]
                 q += 1
-        lo, hi, _, mistakes, everyone = _split(pos, neg, allowance[r] - spent, neg_only)
+        lo, hi, _, mistakes, everyone = split(pos, neg, allowance[r] - spent, neg_only)
         if everyone:
             return r, n_active, spent
         eps_minus[r], eps_plus[r] = lo, hi
@@ -606,11 +673,14 @@ if AVAILABLE:
     _hist_high = njit(cache=True)(_hist_high)
     _side_totals = njit(cache=True)(_side_totals)
     _budget_exits = njit(cache=True)(_budget_exits)
+    _best_of = njit(cache=True)(_best_of)
+    _pick = njit(cache=True)(_pick)
     scan_pick = njit(cache=True, nogil=True)(scan_pick)
+    dense_pick = njit(cache=True, nogil=True)(dense_pick)
     _midpoint = njit(inline="always", cache=True)(_midpoint)
     _side = njit(cache=True)(_side)
     _gap = njit(cache=True)(_gap)
-    _split = njit(cache=True)(_split)
+    split = njit(cache=True)(split)
     add_and_split = njit(cache=True, nogil=True)(add_and_split)
     drop_exited = njit(cache=True, nogil=True)(drop_exited)
     thresholds_along = njit(cache=True, nogil=True)(thresholds_along)

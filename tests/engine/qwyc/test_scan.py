@@ -49,7 +49,7 @@ def test_scan_exits_equal_brute_force_over_all_cut_pairs(rows, columns, budget, 
 def test_split_gives_the_thresholds_of_the_sorted_formulation(rows, budget, neg_only):
     g = np.array([r[0] for r in rows], dtype=float) / 3
     d = np.array([r[1] for r in rows], dtype=bool)
-    lo, hi, exits, mistakes, everyone = scan._split(g[d], g[~d], budget, neg_only)
+    lo, hi, exits, mistakes, everyone = scan.split(g[d], g[~d], budget, neg_only)
     expected = step_thresholds(g, d, budget, neg_only)
     if everyone:  # the caller takes the sorted formulation's one-cut rule
         assert expected[2] == g.size
