@@ -176,11 +176,13 @@ def fit_race(commit: str = "178950a"):
     trained = adult_gbt_sample()  # the shipped file: train_adult_gbt()'s 500 trees
     f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
     reference = reference_policy(commit)
-    for fit in (fit_qwyc, reference.fit_qwyc):  # compiled (or read from Numba's cache) before timing
-        fit(np.ascontiguousarray(f_fit[:300, :20]), alpha=0.01, bias=bias)
+    settings = ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"), (0.005, True, "greedy"),
+                (0.005, False, "rationed"))
+    for fit in (fit_qwyc, reference.fit_qwyc):  # every path compiled (or read from Numba's cache) before timing
+        for alpha, neg_only, budget in settings:
+            fit(np.ascontiguousarray(f_fit[:3000, :60]), alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
     print(f"{'setting':34s} {'this tree s (CPU)':>18s} {f'{commit} s (CPU)':>18s} {'same policy':>11s} {'load':>5s}")
-    for alpha, neg_only, budget in ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"),
-                                    (0.005, True, "greedy"), (0.005, False, "rationed")):
+    for alpha, neg_only, budget in settings:
         kwargs = dict(alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
         t0, c0 = time.perf_counter(), time.process_time()
         new = fit_qwyc(f_fit, **kwargs)
