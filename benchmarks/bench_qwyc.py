@@ -2,12 +2,14 @@
 
     python benchmarks/bench_qwyc.py              # fit time, trade-off curves, wall clock (scikit-learn model)
     python benchmarks/bench_qwyc.py --evaluator  # compiled early exit against LightGBM's C++ predict
-    python benchmarks/bench_qwyc.py --fit        # compiled QWYC* fit against the NumPy one of commit 113aa85
+    python benchmarks/bench_qwyc.py --fit        # QWYC* fit against the compiled scan of commit 178950a
+    python benchmarks/bench_qwyc.py --page       # the Early exit page's engine work, this tree against 178950a
 
 ``--fit``: the QWYC* fit on the 32,561 Adult training rows (500 trees, depth 5) at several
-settings, compiled, and in the same run the NumPy implementation it replaced (read with
-``git show 113aa85:engine/qwyc/policy.py``), with a check that both give the same order,
-thresholds and disagreements.
+settings, and in the same run the implementation of an earlier commit (``--fit 113aa85``: the
+NumPy one; default 178950a: the unblocked compiled scan; read with ``git show``), with wall and
+CPU seconds, the load average, and a check that both give the same order, thresholds and
+disagreements.
 
 ``--evaluator``: a 500-tree depth-5 LightGBM model on Adult read from its model file, the D = 0.3 %
 promise policy, and in the same run, one thread on both sides, batch (16,281 test rows) and single
@@ -146,46 +148,104 @@ def evaluator_race(single_rows: int = 1000):
         print(f"{name:52s} {batch:14.4f} {single:11.4f}", flush=True)
 
 
-def fit_race(commit: str = "113aa85"):
-    import importlib.util
+def reference_policy(commit: str):
+    """``engine/qwyc/policy.py`` (and its ``kernels.py``) as of ``commit``, importable beside today's engine."""
+    import importlib
     import subprocess
     import tempfile
 
-    from engine.qwyc import fit_qwyc
+    root = Path(tempfile.mkdtemp()) / f"qwyc_{commit}"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    for name in ("policy", "kernels"):
+        source = subprocess.run(["git", "show", f"{commit}:engine/qwyc/{name}.py"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent)
+        if source.returncode == 0:
+            (root / f"{name}.py").write_text(source.stdout.replace("from .evaluator import",
+                                                                   "from engine.qwyc.evaluator import"))
+    sys.path.insert(0, str(root.parent))
+    return importlib.import_module(f"{root.name}.policy")
+
+
+def fit_race(commit: str = "178950a"):
+    """QWYC* fits of this tree against ``commit``'s (default: the compiled scan before the blocked one)."""
+    from engine.qwyc import adult_gbt_sample, fit_qwyc
 
     print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
           f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
-    trained = train_adult_gbt()
+    trained = adult_gbt_sample()  # the shipped file: train_adult_gbt()'s 500 trees
     f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
-    source = subprocess.run(["git", "show", f"{commit}:engine/qwyc/policy.py"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parent, check=True).stdout
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as out:
-        out.write(source)
-    spec = importlib.util.spec_from_file_location("numpy_policy", out.name)
-    reference = importlib.util.module_from_spec(spec)
-    sys.modules["numpy_policy"] = reference
-    spec.loader.exec_module(reference)
-    fit_qwyc(f_fit[:300, :20], alpha=0.01, bias=bias)  # compiled (or read from Numba's cache) before timing
-    print(f"{'setting':34s} {'compiled s':>10s} {f'NumPy {commit} s':>16s} {'same policy':>11s}")
-    for alpha, neg_only, budget in ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"),
-                                    (0.005, True, "greedy"), (0.005, False, "rationed")):
+    reference = reference_policy(commit)
+    settings = ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"), (0.005, True, "greedy"),
+                (0.005, False, "rationed"))
+    for fit in (fit_qwyc, reference.fit_qwyc):  # every path compiled (or read from Numba's cache) before timing
+        for alpha, neg_only, budget in settings:
+            fit(np.ascontiguousarray(f_fit[:3000, :60]), alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
+    print(f"{'setting':34s} {'this tree s (CPU)':>18s} {f'{commit} s (CPU)':>18s} {'same policy':>11s} {'load':>5s}")
+    for alpha, neg_only, budget in settings:
         kwargs = dict(alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         new = fit_qwyc(f_fit, **kwargs)
-        new_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        new_s, new_c = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
         old = reference.fit_qwyc(f_fit, **kwargs)
-        old_s = time.perf_counter() - t0
+        old_s, old_c = time.perf_counter() - t0, time.process_time() - c0
         same = (np.array_equal(new.order, old.order) and np.array_equal(new.eps_minus, old.eps_minus)
                 and np.array_equal(new.eps_plus, old.eps_plus) and new.fit_disagreements == old.fit_disagreements)
-        print(f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:10.2f} {old_s:16.2f} "
-              f"{same!s:>11s}", flush=True)
+        print(f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:8.2f} ({new_c:5.2f}) "
+              f"{old_s:10.2f} ({old_c:5.2f}) {same!s:>11s} {os.getloadavg()[0]:5.1f}", flush=True)
+
+
+PAGE_STEPS = """
+import os, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+marks = []
+def mark(what):
+    global t0, c0
+    marks.append(f"{what} {time.perf_counter() - t0:.2f} s ({time.process_time() - c0:.2f} CPU)")
+    t0, c0 = time.perf_counter(), time.process_time()
+from engine.qwyc import adult_gbt_sample, fit_qwyc, tradeoff_curves
+trained = adult_gbt_sample()
+f_fit = trained.ensemble.contributions(trained.x_train)
+f_test = trained.ensemble.contributions(trained.x_test)
+mark("model and contributions")
+policy = fit_qwyc(f_fit, alpha=0.005, bias=trained.ensemble.bias)
+policy.evaluate(f_fit, trained.y_train), policy.evaluate(f_test, trained.y_test), policy.predict(f_test)
+mark("first policy (alpha 0.5 %) and its metrics")
+tradeoff_curves(f_fit, f_test, labels_fit=trained.y_train, labels_test=trained.y_test, bias=trained.ensemble.bias,
+                alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02))
+mark("trade-off curves")
+print("; ".join(marks), f"| load {os.getloadavg()[0]:.1f}")
+"""
+
+
+def page_race(commit: str = "178950a"):
+    """The Early exit page's engine work (first screen, trade-off curves) in fresh processes: this tree, then ``commit``'s."""
+    import subprocess
+    import tempfile
+
+    print(f"# {platform.platform()} | {os.cpu_count()} cores | OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} "
+          f"| load average {os.getloadavg()[0]:.1f}")
+    here = Path(__file__).resolve().parent.parent
+    old = Path(tempfile.mkdtemp())
+    archive = subprocess.run(["git", "archive", commit, "engine", "sample_data"], capture_output=True, cwd=here,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+    for name, tree in (("this tree", here), (commit, old)):
+        for _ in range(2):  # the first run of a tree also fills Numba's cache
+            out = subprocess.run([sys.executable, "-c", PAGE_STEPS], capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree)
+        print(f"{name}: {out.stdout.strip() or out.stderr.strip()[-300:]}", flush=True)
 
 
 if __name__ == "__main__":
     if "--evaluator" in sys.argv[1:]:
         evaluator_race()
+    elif "--page" in sys.argv[1:]:
+        rest = sys.argv[sys.argv.index("--page") + 1:]
+        page_race(*rest[:1])
     elif "--fit" in sys.argv[1:]:
-        fit_race()
+        rest = sys.argv[sys.argv.index("--fit") + 1:]
+        fit_race(*rest[:1])
     else:
         main()

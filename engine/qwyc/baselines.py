@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -135,12 +135,14 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
     for t in perm:
         g = g + f[:, t]
         bins = np.round(g / bin_width).astype(np.int64)
-        uniq, inv = np.unique(bins, return_inverse=True)
+        low = bins.min()
+        slot = bins - low  # bins are consecutive integers: counted in place (np.unique's sort not needed)
+        seen = np.flatnonzero(np.bincount(slot))
         rest = full_score - g
-        count = np.bincount(inv)
-        mu = np.bincount(inv, weights=rest) / count
-        var = np.maximum(np.bincount(inv, weights=rest * rest) / count - mu * mu, 0.0)
-        keys.append(uniq)
+        count = np.bincount(slot)[seen]
+        mu = np.bincount(slot, weights=rest)[seen] / count
+        var = np.maximum(np.bincount(slot, weights=rest * rest)[seen] / count - mu * mu, 0.0)
+        keys.append(seen + low)
         means.append(mu)
         stds.append(np.sqrt(var))
     return FanPolicy(perm, float(bin_width), float(gamma), tuple(keys), tuple(means), tuple(stds), float(threshold),
@@ -299,11 +301,16 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     valid, _, _ = validate_contributions(f_fit, costs, 0.0, bias)
     perms = {name: order_permutation(valid, name, bias=float(bias))[0]
              for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
+    f_test = np.asarray(f_test, dtype=np.float64)
+    full_fit = bias + f_fit.sum(axis=1) >= threshold  # the full decisions, once for every policy
+    full_test = bias + f_test.sum(axis=1) >= threshold
     rows, swept = [], {}
     for i, (method, param) in enumerate(jobs):
-        if method == "fan":
-            policy = fit_fan(f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold, bias=bias,
-                             costs=costs)
+        if method == "fan":  # the bins' statistics do not depend on gamma: fitted once, gamma swapped
+            if "fan" not in swept:
+                swept["fan"] = fit_fan(f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold,
+                                       bias=bias, costs=costs)
+            policy = replace(swept["fan"], gamma=float(param))
         elif method == "smaller":
             policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
         elif method == "qwyc":
@@ -313,8 +320,8 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
                 swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,
                                                                    bias=bias, neg_only=neg_only, costs=costs)))
             policy = swept[method][param]
-        fit_m = policy.evaluate(f_fit, labels_fit)
-        test_m = policy.evaluate(f_test, labels_test)
+        fit_m = policy.evaluate(f_fit, labels_fit, full=full_fit)
+        test_m = policy.evaluate(f_test, labels_test, full=full_test)
         rows.append({"method": method, "parameter": param,
                      **{f"fit_{k}": v for k, v in fit_m.items()}, **{f"test_{k}": v for k, v in test_m.items()}})
         if progress is not None:

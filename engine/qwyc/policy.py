@@ -42,7 +42,8 @@ import numpy as np
 
 from ..errors import InputError
 from .evaluator import flatten_ensemble
-from .kernels import candidate_exits, run_policy
+from . import scan
+from .kernels import run_policy
 
 __all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
            "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
@@ -272,7 +273,7 @@ class EarlyExitPolicy:
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
-    def evaluate(self, f_matrix, labels=None) -> dict:
+    def evaluate(self, f_matrix, labels=None, *, full=None) -> dict:
         """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels.
 
         Parameters
@@ -281,6 +282,9 @@ class EarlyExitPolicy:
             Contributions of the T base models to the score of N examples (finite).
         labels : array_like of {0, 1}, shape (N,), optional
             True labels.
+        full : numpy.ndarray of bool, shape (N,), optional
+            The full ensemble's decisions ``bias + F.sum(1) >= threshold`` when the caller
+            already has them (sweeps evaluate many policies on the same F).
 
         Returns
         -------
@@ -290,7 +294,8 @@ class EarlyExitPolicy:
         """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         decision, n_eval = self.predict(f_matrix)
-        full = self.bias + f_matrix.sum(axis=1) >= self.threshold
+        if full is None:
+            full = self.bias + f_matrix.sum(axis=1) >= self.threshold
         cum_cost = np.cumsum(self.costs[self.order])
         out = {"mean_cost": float(cum_cost[n_eval - 1].mean()), "mean_models": float(n_eval.mean()),
                "disagreement_pct": 100.0 * float(np.mean(decision != full))}
@@ -325,25 +330,38 @@ def _allowance(alpha: float, n: int, step: int, steps: int, budget: str) -> int:
 
 
 def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, threshold: float, bias: float,
-                      alpha: float, neg_only: bool, budget: str):
+                      alpha: float, neg_only: bool, budget: str, f_t: np.ndarray | None = None):
+    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc.scan.thresholds_along`).
+
+    ``f_t``: F transposed and contiguous, when the caller already has it (sweeps share it).
+    """
     n, _ = f.shape
-    steps = len(order)
+    if f_t is None:
+        f_t = np.ascontiguousarray(f.T)
+    order = np.asarray(order, dtype=np.int64)
+    steps = order.size
+    allowance = np.array([_allowance(alpha, n, r, steps, budget) for r in range(steps)], dtype=np.int64)
     g = np.full(n, bias)
     active = np.arange(n)
+    n_active = n
     eps_minus = np.full(steps, -np.inf)
     eps_plus = np.full(steps, np.inf)
-    spent = 0
-    for r, t in enumerate(order):
-        g[active] += f[active, t]
-        if r == steps - 1 or active.size == 0:
+    spent, r = 0, 0
+    while r < steps:
+        r, n_active, spent = scan.thresholds_along(f_t, order, full, allowance, neg_only, r, g, active, n_active,
+                                                   eps_minus, eps_plus, spent)
+        if r >= steps:
             break
-        allowed = _allowance(alpha, n, r, steps, budget) - spent
-        lo, hi, exits, mistakes = step_thresholds(g[active], full[active], allowed, neg_only)
+        live = active[:n_active]  # every undecided row can exit at step r: the sorted formulation's cut
+        lo, hi, _, mistakes = step_thresholds(g[live], full[live], int(allowance[r]) - spent, neg_only)
         eps_minus[r], eps_plus[r] = lo, hi
         spent += mistakes
-        ga = g[active]
-        active = active[~((ga > hi) | (ga < lo))]
-    return eps_minus, eps_plus, spent
+        gl = g[live]
+        keep = live[~((gl > hi) | (gl < lo))]
+        active[: keep.size] = keep
+        n_active = keep.size
+        r += 1
+    return eps_minus, eps_plus, int(spent)
 
 
 def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0, labels=None):
@@ -480,12 +498,11 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
 def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[float], *, threshold: float = 0.0,
                       bias: float = 0.0, neg_only: bool = False, costs=None, budget: str = "greedy",
                       seed: int = 0) -> list[EarlyExitPolicy]:
-    """:func:`fixed_order` for several α at once, sorting each step's running sums once for all of them.
+    """:func:`fixed_order` for several α at once, the order computed once for all of them.
 
-    Along a fixed order the running sums after each step do not depend on α; only which rows
-    are still undecided does. So the steps run in lockstep over the α: each step's sums of all
-    rows are sorted once, and each α takes its undecided rows from that sorted order (a filter,
-    no sort). The policies are those of :func:`fixed_order` with the same arguments.
+    The order depends on neither α nor the budget; each α's thresholds then follow it in one
+    compiled pass (order statistics selected, no sort). The policies are those of
+    :func:`fixed_order` with the same arguments.
 
     Parameters
     ----------
@@ -508,40 +525,19 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
     InputError
         Invalid F, an α, costs, budget or order.
     """
-    t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     for a in alphas:
         validate_contributions(f[:1], c, a, bias)
     perm, name = order_permutation(f, order, bias=bias, seed=seed)
-    n, steps = f.shape[0], perm.size
     full = bias + f.sum(axis=1) >= threshold
-    k = len(alphas)
-    active = np.ones((k, n), dtype=bool)
-    eps_minus = np.full((k, steps), -np.inf)
-    eps_plus = np.full((k, steps), np.inf)
-    spent = np.zeros(k, dtype=np.int64)
-    g = np.full(n, bias)
-    for r, t in enumerate(perm):
-        g += f[:, t]
-        if r == steps - 1:
-            break
-        live = [i for i in range(k) if active[i].any()]
-        if not live:
-            break
-        undecided = np.flatnonzero(active[live].any(axis=0))
-        by_value = undecided[np.argsort(g[undecided], kind="stable")]  # once for every alpha
-        sorted_g, sorted_full = g[by_value], full[by_value]
-        for i in live:
-            keep = active[i][by_value]
-            pos, neg = sorted_g[keep & sorted_full], sorted_g[keep & ~sorted_full]
-            allowed = _allowance(alphas[i], n, r, steps, budget) - int(spent[i])
-            lo, hi, _, mistakes = _best_split(pos, neg, allowed, neg_only)
-            eps_minus[i, r], eps_plus[i, r] = lo, hi
-            spent[i] += mistakes
-            active[i] &= ~((g > hi) | (g < lo))
-    seconds = (time.perf_counter() - t0) / max(k, 1)
-    return [EarlyExitPolicy(perm, eps_minus[i], eps_plus[i], float(threshold), bias, c, float(alphas[i]), name,
-                            seconds, int(spent[i])) for i in range(k)]
+    f_t = np.ascontiguousarray(f.T)
+    policies = []
+    for a in alphas:
+        t1 = time.perf_counter()
+        lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, a, neg_only, budget, f_t)
+        policies.append(EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(a), name,
+                                        time.perf_counter() - t1, spent))
+    return policies
 
 
 def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
@@ -598,71 +594,86 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
                            costs=costs, budget=budget, seed=seed)
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
-    n, t_count = f.shape
     full = bias + f.sum(axis=1) >= threshold
-    packed = _Packed.of(f)
-    g = np.full(n, bias)
-    active = np.arange(n)
+    order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress)
+    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
+                           time.perf_counter() - t0, spent)
+
+
+def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
+               budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
+               rebuild_steps: int = 16):
+    """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
+
+    The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
+    scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
+    fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
+    """
+    n, t_count = f.shape
     remaining = np.arange(t_count)
     order = np.empty(t_count, dtype=np.int64)
     eps_minus = np.full(t_count, -np.inf)
     eps_plus = np.full(t_count, np.inf)
     spent = 0
+    f = np.ascontiguousarray(f)  # one compiled specialisation
+    lay, built_at, spare = None, 0, None
+    exits = np.empty(t_count, dtype=np.int64)
     for r in range(t_count):
-        if r == t_count - 1 or active.size == 0:
+        if r == t_count - 1 or (lay.n_active if lay is not None else n) == 0:
             order[r:] = remaining  # the rest decide nothing early: keep their (cheapest-first) order
             if r < t_count - 1:
                 order[r:] = remaining[np.argsort(c[remaining], kind="stable")]
             break
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
-        d = full[active]
-        # every candidate's best exits (compiled: order statistics selected, the rest counted)
-        if active.size < 0.7 * packed.rows.size:  # keep the candidates' columns of the undecided rows contiguous
-            packed = packed.narrowed(active, remaining)
-        local = np.searchsorted(packed.rows, active)
-        exits = candidate_exits(packed.f_t, g[packed.rows], local[d], local[~d], packed.row_of[remaining], allowed,
-                                neg_only)
-        with np.errstate(divide="ignore"):
-            ratio = np.where(exits > 0, c[remaining] / np.maximum(exits, 1), np.inf)
-        if np.isfinite(ratio).any():
-            pick = int(np.argmin(ratio))
-        else:
-            pick = int(np.argmin(c[remaining]))
+        if lay is None:  # the first step straight from F; the layout holds the rows it leaves undecided
+            t, lo, hi, mistakes, lay = _first_step(f, c, full, bias, allowed, neg_only, exits, block)
+            order[r], eps_minus[r], eps_plus[r] = t, lo, hi
+            remaining = np.delete(remaining, t)
+            spent += mistakes
+            if progress is not None:
+                progress(r + 1, t_count)
+            continue
+        if lay.n_active < rebuild_share * lay.rows.size or (r - built_at >= rebuild_steps
+                                                              and lay.n_active < lay.rows.size):
+            cols = np.flatnonzero(lay.lo != np.inf)
+            lay, spare = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
+                                    lay.slot[remaining], t_count, block, spare), lay.buffer  # two buffers, alternated
+            built_at = r
+        pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
+                              lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
+                              lay.slot[remaining], c[remaining], allowed, neg_only, exits)
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)
-        g[active] += f[active, t]
-        lo, hi, _, mistakes = step_thresholds(g[active], d, allowed, neg_only)
+        lo, hi, _, mistakes, everyone_exits = scan.add_and_split(lay.ft[lay.slot[t]], lay.lo, lay.hi, lay.n_pos,
+                                                                 allowed, neg_only)
+        if everyone_exits:  # the sorted formulation's one-cut rule (at most once: nobody is left after it)
+            _, g_left, d_left = lay.undecided()
+            lo, hi, _, mistakes = step_thresholds(g_left, d_left, allowed, neg_only)
         eps_minus[r], eps_plus[r] = lo, hi
         spent += mistakes
-        ga = g[active]
-        active = active[~((ga > hi) | (ga < lo))]
+        lay.n_active = scan.drop_exited(lay.lo, lay.hi, lo, hi)
         if progress is not None:
             progress(r + 1, t_count)
     if progress is not None:
         progress(t_count, t_count)
-    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
-                           time.perf_counter() - t0, spent)
+    return order, eps_minus, eps_plus, spent
 
 
-class _Packed:
-    """The remaining models' contributions on a set of rows, one contiguous row per model (memory-bound scan)."""
-
-    def __init__(self, f_t: np.ndarray, rows: np.ndarray, models: np.ndarray, t_count: int):
-        self.rows = rows
-        self.f_t = f_t
-        self.row_of = np.full(t_count, -1, dtype=np.int64)
-        self.row_of[models] = np.arange(models.size)
-
-    @classmethod
-    def of(cls, f: np.ndarray) -> "_Packed":
-        """Every model on every row."""
-        return cls(np.ascontiguousarray(f.T), np.arange(f.shape[0]), np.arange(f.shape[1]), f.shape[1])
-
-    def narrowed(self, rows: np.ndarray, models: np.ndarray) -> "_Packed":
-        """The same on fewer rows and models (subsets of these), copied from this smaller block, not from F."""
-        f_t = self.f_t.take(self.row_of[models], axis=0).take(np.searchsorted(self.rows, rows), axis=1)
-        return type(self)(f_t, rows, models, self.row_of.size)
+def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, allowed: int, neg_only: bool,
+                exits: np.ndarray, block: int):
+    """QWYC*'s first step read straight from F (no copy of it): (model, eps_minus, eps_plus, mistakes, layout)."""
+    n, t_count = f.shape
+    t = int(scan.dense_pick(f, bias, full, c, allowed, neg_only, exits))
+    g = np.full(n, bias)
+    g += f[:, t]
+    lo, hi, _, mistakes, everyone_exits = scan.split(g[full], g[~full], allowed, neg_only)
+    if everyone_exits:
+        lo, hi, _, mistakes = step_thresholds(g, full, allowed, neg_only)
+    keep = np.flatnonzero(~((g > hi) | (g < lo)))
+    models = np.delete(np.arange(t_count), t)
+    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block)
+    return t, lo, hi, mistakes, lay
 
 
 def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias: float = 0.0) -> EarlyExitPolicy:
