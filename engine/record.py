@@ -507,7 +507,8 @@ def _appendix_sections(appendix: list) -> list[ReportSection]:
             shown, landscape = _appendix_table(table)
             out.append(ReportSection(f"{label}. {heading}", shown, level=3, full_precision=True, anchor=label,
                                      attachment=attachment, landscape=landscape))
-    return out
+    # the appendix's heading goes on the page of its first table (alone on a portrait page it would waste one)
+    return [replace(out[0], landscape=out[1].landscape), *out[1:]]
 
 
 def record_html(items, title: str = "Decision record", *, static: bool = False) -> str:

@@ -283,6 +283,8 @@ def test_a_wide_table_of_many_rows_is_printed_across_a_landscape_page():
     appendix = page.split("id='appendix'")[1]
     assert "<div class='landscape'>" in appendix and 'class="dataframe wide"' in appendix
     assert "<th>objective_gap_to_11</th>" in appendix and "<td>0.0522876</td>" in appendix  # full precision
+    # the appendix's heading is printed on the landscape page of its first table, not alone on a portrait page
+    assert "<div class='landscape'><div class='appendix'><div class='block'><h2 id='appendix'>" in page
 
 
 def test_a_wide_comparison_of_few_rows_is_transposed_with_its_rows_named():
