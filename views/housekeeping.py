@@ -82,12 +82,60 @@ def release_memory() -> None:
         pass  # other allocators return freed pages by themselves
 
 
+def memory_report() -> str:
+    """What the server holds, for diagnosing memory (logged after each reaping when OPSTUDIO_MEMORY_REPORT is set).
+
+    Live Streamlit sessions (objects still alive, not only those the session manager lists) and the bytes of the
+    NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data`` caches.
+    """
+    import numpy as np
+
+    def roots(objects) -> dict:
+        found: dict = {}
+        for obj in objects:
+            for ref in gc.get_referents(obj):
+                if isinstance(ref, np.ndarray):
+                    while isinstance(ref.base, np.ndarray):
+                        ref = ref.base
+                    found[id(ref)] = ref.nbytes
+        return found
+
+    objects = gc.get_objects()
+    sessions = sum(type(o).__name__ == "AppSession" for o in objects)
+    states = sum(type(o).__name__ == "SessionState" for o in objects)
+    every = roots(objects)
+    cached = {}
+    try:
+        from streamlit.runtime.caching import cache_data_api, cache_resource_api
+
+        for api in (cache_resource_api, cache_data_api):
+            mgr = next(v for k, v in vars(api).items() if k.startswith("_") and k.endswith("_caches"))
+            seen = set()
+            todo = [getattr(c, "_mem_cache", None) for caches in mgr._function_caches.values() for c in caches.values()]
+            while todo:  # everything reachable from the cached values (not through functions, classes, modules)
+                obj = todo.pop()
+                if id(obj) in seen or isinstance(obj, (type, type(gc), type(gc.collect), type(memory_report))):
+                    continue
+                seen.add(id(obj))
+                if isinstance(obj, np.ndarray):
+                    cached[id(obj)] = obj.nbytes if obj.base is None else 0
+                    continue
+                todo.extend(gc.get_referents(obj))
+    except Exception as exc:  # a diagnostic only
+        return f"memory report failed: {exc!r}"
+    mb = 1024 ** 2
+    return (f"memory report: {sessions} AppSession and {states} SessionState objects alive; NumPy arrays "
+            f"{sum(every.values()) / mb:.0f} MB reachable, {sum(cached.values()) / mb:.0f} MB of them from st caches")
+
+
 def _janitor(period: float) -> None:
     while True:
         time.sleep(period)
         try:
             if reap_expired_sessions() != 0:
                 release_memory()
+                if os.environ.get("OPSTUDIO_MEMORY_REPORT"):
+                    _LOG.warning(memory_report())
         except Exception:  # housekeeping must never take the server down
             _LOG.exception("session housekeeping failed")
 

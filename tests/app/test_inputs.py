@@ -1,0 +1,29 @@
+"""Shipped samples are read once per server: every session's input shares the same read-only objects (issue 25)."""
+
+from streamlit.runtime.caching.cache_type import CacheType
+
+from engine.io import samples_of_kind
+from views.inputs import shared_sample
+
+PAGE = "views/data.py"
+
+
+def sample_inputs(at) -> dict:
+    return {i.sample_key: i for i in at.session_state["_inputs"].values() if i.source == "sample"}
+
+
+def test_two_sessions_share_the_sample_data_not_copies(app):
+    first, second = app(page=PAGE), app(page=PAGE)  # two AppTests: two sessions of one server process
+    a, b = sample_inputs(first), sample_inputs(second)
+    key = next(iter(samples_of_kind("rated")))
+    assert key in a and key in b
+    assert a[key].value is b[key].value and a[key].table is b[key].table  # one copy per server
+    assert a[key].value is shared_sample(key).value
+
+
+def test_the_shared_sample_is_cached_independently_of_the_session():
+    # st.cache_resource of global scope (not session_state, not a copy per call as st.cache_data returns)
+    info = shared_sample._info
+    assert info.cache_type is CacheType.RESOURCE and info.scope == "global" and info.ttl is None
+    key = next(iter(samples_of_kind("rated")))
+    assert shared_sample(key) is shared_sample(key)
