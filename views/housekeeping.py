@@ -22,7 +22,7 @@ import os
 import threading
 import time
 
-__all__ = ["PERIOD_SECONDS", "reap_expired_sessions", "release_memory"]
+__all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory"]
 
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
@@ -44,6 +44,24 @@ def _expired_sessions_cache():
         return None
 
 
+#: sessions shut down at the last reaping: their state is cleared once more at the next one
+_SHUT_DOWN: list = []
+
+
+def drop_session_state(session) -> None:
+    """Clear a shut-down session's ``st.session_state`` (its inputs, memos and results).
+
+    Shutting a session down does not free what it holds while anything still references the session
+    object, and Streamlit's runtime does: the loop that flushes messages to the browsers keeps the last
+    session it flushed in a loop variable (``Runtime._loop_coroutine``) until another session connects,
+    so after the last tab closed that session's results stayed in memory. Clearing the state frees them
+    whoever holds the session.
+    """
+    state = getattr(session, "_session_state", None)
+    if state is not None:
+        state.clear()
+
+
 def reap_expired_sessions() -> int:
     """Shut down the disconnected sessions whose reconnect window has ended; the number scheduled.
 
@@ -59,9 +77,16 @@ def reap_expired_sessions() -> int:
 
     def reap() -> None:
         try:
+            for session in _SHUT_DOWN:  # state a script still stopping wrote after the last reaping
+                drop_session_state(session)
+            _SHUT_DOWN.clear()
             for _, info in cache.expire():
                 info.session.shutdown()
+                drop_session_state(info.session)
+                _SHUT_DOWN.append(info.session)
                 reaped.append(info.session.id)
+        except Exception:
+            _LOG.exception("reaping failed")
         finally:
             done.set()
 
@@ -118,14 +143,51 @@ def memory_report() -> str:
                     continue
                 seen.add(id(obj))
                 if isinstance(obj, np.ndarray):
-                    cached[id(obj)] = obj.nbytes if obj.base is None else 0
+                    while isinstance(obj.base, np.ndarray):
+                        obj = obj.base
+                    cached[id(obj)] = obj.nbytes
                     continue
                 todo.extend(gc.get_referents(obj))
     except Exception as exc:  # a diagnostic only
         return f"memory report failed: {exc!r}"
     mb = 1024 ** 2
+    if os.environ.get("OPSTUDIO_MEMORY_REPORT") == "referrers":
+        for session in (o for o in objects if type(o).__name__ == "AppSession"):
+            _LOG.warning("AppSession %s held by:\n%s", getattr(session, "id", "?"), _referrers(session, objects))
     return (f"memory report: {sessions} AppSession and {states} SessionState objects alive; NumPy arrays "
             f"{sum(every.values()) / mb:.0f} MB reachable, {sum(cached.values()) / mb:.0f} MB of them from st caches")
+
+
+def _referrers(target, objects, depth: int = 7) -> str:
+    """Chains of objects that keep ``target`` alive (a diagnostic: type names and dict keys)."""
+    skip = {id(objects)}
+    lines = []
+
+    def describe(o) -> str:
+        if isinstance(o, dict):
+            return "dict(" + ", ".join(map(str, list(o)[:6])) + ")"
+        if type(o).__name__ == "frame":
+            return f"frame {o.f_code.co_filename}:{o.f_lineno} {o.f_code.co_name}"
+        if type(o).__name__ in ("coroutine", "generator"):
+            code = getattr(o, "cr_code", None) or getattr(o, "gi_code", None)
+            return f"{type(o).__name__} {code.co_qualname if code else '?'}"
+        if type(o).__name__ == "Task":
+            return f"Task {o.get_coro()!r}"
+        return type(o).__module__ + "." + type(o).__qualname__
+
+    def walk(o, level: int, seen: set) -> None:
+        if level >= depth or len(lines) > 80:
+            return
+        found = gc.get_referrers(o)
+        skip.add(id(found))
+        for r in found:
+            if id(r) in skip or id(r) in seen or r is seen or type(r).__name__ == "list_iterator":
+                continue
+            lines.append("  " * level + describe(r))
+            walk(r, level + 1, seen | {id(r)})
+
+    walk(target, 0, {id(target)})
+    return "\n".join(lines)
 
 
 def _janitor(period: float) -> None:
