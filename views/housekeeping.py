@@ -110,8 +110,10 @@ def release_memory() -> None:
 def memory_report() -> str:
     """What the server holds, for diagnosing memory (logged after each reaping when OPSTUDIO_MEMORY_REPORT is set).
 
-    Live Streamlit sessions (objects still alive, not only those the session manager lists) and the bytes of the
-    NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data`` caches.
+    Live Streamlit sessions (objects still alive, not only those the session manager lists), the entries the
+    shut-down ones still hold in their ``st.session_state`` (0 once :func:`drop_session_state` ran), and the bytes of
+    the NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data``
+    caches. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
     """
     import numpy as np
 
@@ -126,8 +128,9 @@ def memory_report() -> str:
         return found
 
     objects = gc.get_objects()
-    sessions = sum(type(o).__name__ == "AppSession" for o in objects)
-    states = sum(type(o).__name__ == "SessionState" for o in objects)
+    sessions = [o for o in objects if type(o).__name__ == "AppSession"]
+    shut = [s for s in sessions if getattr(getattr(s, "_state", None), "name", "") == "SHUTDOWN_REQUESTED"]
+    held = sum(len(s._session_state._keys()) for s in shut if hasattr(s, "_session_state"))
     every = roots(objects)
     cached = {}
     try:
@@ -154,8 +157,9 @@ def memory_report() -> str:
     if os.environ.get("OPSTUDIO_MEMORY_REPORT") == "referrers":
         for session in (o for o in objects if type(o).__name__ == "AppSession"):
             _LOG.warning("AppSession %s held by:\n%s", getattr(session, "id", "?"), _referrers(session, objects))
-    return (f"memory report: {sessions} AppSession and {states} SessionState objects alive; NumPy arrays "
-            f"{sum(every.values()) / mb:.0f} MB reachable, {sum(cached.values()) / mb:.0f} MB of them from st caches")
+    return (f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
+            f"session_state entries; NumPy arrays {sum(every.values()) / mb:.0f} MB reachable, "
+            f"{sum(cached.values()) / mb:.0f} MB of them from st caches")
 
 
 def _referrers(target, objects, depth: int = 7) -> str:

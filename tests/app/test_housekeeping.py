@@ -55,6 +55,18 @@ CHECK = textwrap.dedent("""
     for _, info in expired:  # what the janitor does with each expired entry
         info.session.shutdown()
     assert session.closed
+
+    # a reaped session's results are dropped from its state, whoever still holds the session object
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.state.session_state import SessionState
+    import inspect
+    assert "self._session_state = SessionState()" in inspect.getsource(AppSession.__init__), \
+        "AppSession._session_state is gone"
+    session._session_state = SessionState()
+    session._session_state["_memo"] = {"result": [1.0] * 1000}
+    session._session_state["_inputs"] = {"upload": b"rows"}
+    housekeeping.drop_session_state(session)
+    assert not session._session_state._keys()
     print("ok")
 """)
 
