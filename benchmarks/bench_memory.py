@@ -178,8 +178,8 @@ def main() -> None:
     print("| RSS start | every page seen | warm baseline | peak | right after close | after reaping | delta vs warm "
           "baseline | delta vs every page seen |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {start:.0f} MB | {light:.0f} MB | {baseline:.0f} MB | {peak.mb:.0f} MB | {closed:.0f} MB | {after:.0f} MB | "
-          f"{after - baseline:+.0f} MB | {after - light:+.0f} MB |")
+    print(f"| {start:.0f} MB | {light:.0f} MB | {baseline:.0f} MB | {peak.mb:.0f} MB | {closed:.0f} MB | "
+          f"{after:.0f} MB | {after - baseline:+.0f} MB | {after - light:+.0f} MB |")
 
 
 if __name__ == "__main__":

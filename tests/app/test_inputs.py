@@ -1,7 +1,5 @@
 """Shipped samples are read once per server: every session's input shares the same read-only objects (issue 25)."""
 
-from streamlit.runtime.caching.cache_type import CacheType
-
 from engine.io import samples_of_kind
 from views.inputs import shared_sample
 
@@ -20,10 +18,3 @@ def test_two_sessions_share_the_sample_data_not_copies(app):
     assert a[key].value is b[key].value and a[key].table is b[key].table  # one copy per server
     assert a[key].value is shared_sample(key).value
 
-
-def test_the_shared_sample_is_cached_independently_of_the_session():
-    # st.cache_resource of global scope (not session_state, not a copy per call as st.cache_data returns)
-    info = shared_sample._info
-    assert info.cache_type is CacheType.RESOURCE and info.scope == "global" and info.ttl is None
-    key = next(iter(samples_of_kind("rated")))
-    assert shared_sample(key) is shared_sample(key)

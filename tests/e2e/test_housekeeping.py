@@ -16,8 +16,8 @@ TTL, PERIOD = 2, 1
 
 @pytest.fixture(scope="module")
 def short_lived_server():
-    yield from serve({"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL), "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD),
-                      "OPSTUDIO_MEMORY_REPORT": "1"})
+    yield from serve({"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL),
+                      "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD), "OPSTUDIO_MEMORY_REPORT": "1"})
 
 
 def session(browser, base: str, csv: Path) -> None:
