@@ -6,8 +6,10 @@ lost its connection can resume it. When that time is up the session is only *hid
 session storage (a TTL cache) drops the entry on its next write, without shutting the session down,
 so its uploaded files and media stay registered. Every :data:`PERIOD_SECONDS` the janitor below
 reaps the expired sessions on Streamlit's event loop and shuts each down (what Streamlit does for a
-session closed within the window), collects reference cycles, and asks glibc to return freed heap
-pages (``malloc_trim``; every script run has its own thread and so its own malloc arena).
+session closed within the window), clears its ``st.session_state`` (:func:`drop_session_state`: Streamlit
+keeps the last session it flushed referenced, with every result in it), collects reference cycles, and
+asks glibc to return freed heap pages (``malloc_trim``; every script run has its own thread and so its
+own malloc arena). With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
 
 This reaches into Streamlit's runtime (no public API exposes the session storage); on a Streamlit
 whose internals differ it does nothing but trim (``tests/app/test_housekeeping.py`` pins the behaviour).
