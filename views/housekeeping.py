@@ -117,15 +117,20 @@ def memory_report() -> str:
     the NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data``
     caches. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
     """
-    import numpy as np
+    def is_array(obj) -> bool:  # a NumPy array, told by its type (this module imports no NumPy)
+        return type(obj).__name__ == "ndarray" and hasattr(obj, "nbytes")
+
+    def root(array):
+        while is_array(array.base):
+            array = array.base
+        return array
 
     def roots(objects) -> dict:
         found: dict = {}
         for obj in objects:
             for ref in gc.get_referents(obj):
-                if isinstance(ref, np.ndarray):
-                    while isinstance(ref.base, np.ndarray):
-                        ref = ref.base
+                if is_array(ref):
+                    ref = root(ref)
                     found[id(ref)] = ref.nbytes
         return found
 
@@ -147,9 +152,8 @@ def memory_report() -> str:
                 if id(obj) in seen or isinstance(obj, (type, type(gc), type(gc.collect), type(memory_report))):
                     continue
                 seen.add(id(obj))
-                if isinstance(obj, np.ndarray):
-                    while isinstance(obj.base, np.ndarray):
-                        obj = obj.base
+                if is_array(obj):
+                    obj = root(obj)
                     cached[id(obj)] = obj.nbytes
                     continue
                 todo.extend(gc.get_referents(obj))
