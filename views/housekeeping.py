@@ -9,7 +9,8 @@ reaps the expired sessions on Streamlit's event loop and shuts each down (what S
 session closed within the window), clears its ``st.session_state`` (:func:`drop_session_state`: Streamlit
 keeps the last session it flushed referenced, with every result in it), collects reference cycles, and
 asks glibc to return freed heap pages (``malloc_trim``; every script run has its own thread and so its
-own malloc arena). With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
+own malloc arena). At start, :func:`tune_allocator` has glibc map large blocks on their own, so that a
+freed NumPy array is unmapped at once. With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
 
 This reaches into Streamlit's runtime (no public API exposes the session storage); on a Streamlit
 whose internals differ it does nothing but trim (``tests/app/test_housekeeping.py`` pins the behaviour).
@@ -24,7 +25,8 @@ import os
 import threading
 import time
 
-__all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory"]
+__all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory",
+           "tune_allocator"]
 
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
@@ -212,7 +214,33 @@ def _janitor(period: float) -> None:
             _LOG.exception("session housekeeping failed")
 
 
+#: glibc's ``mallopt`` parameters (malloc.h)
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+#: blocks from this size on (NumPy arrays of a page's results) are mapped on their own and unmapped when freed:
+#: glibc's default starts at 128 kB but raises the threshold up to 32 MB as soon as one mapped block is freed, after
+#: which arrays are carved from the heaps and their holes stay resident after the session ended. The price: a freshly
+#: mapped block is zeroed by the kernel, about +25 % CPU time on element-wise operations over 10^6-row arrays
+#: (benchmarks/RESULTS.md, "Server memory")
+MMAP_THRESHOLD_BYTES = 1 << 20
+#: malloc arenas (glibc's default is 8 per core, one per thread that allocates: every script run is a thread)
+ARENA_MAX = 4
+
+
+def tune_allocator() -> bool:
+    """Fix glibc's mmap threshold and cap its arenas, unless ``MALLOC_*`` variables set them; True when applied."""
+    if any(k.startswith("MALLOC_") for k in os.environ):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        threshold = libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+        arenas = libc.mallopt(_M_ARENA_MAX, ARENA_MAX)  # only where no thread has made glibc count its arenas yet
+        return bool(threshold) and bool(arenas)
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
 def start() -> None:
-    """Start the janitor thread once per server process (idempotent)."""
+    """Tune the allocator and start the janitor thread, once per server process (idempotent)."""
     if not any(t.name == "opstudio-housekeeping" for t in threading.enumerate()):
+        tune_allocator()
         threading.Thread(target=_janitor, args=(PERIOD_SECONDS,), daemon=True, name="opstudio-housekeeping").start()

@@ -75,3 +75,12 @@ def test_streamlit_internals_used_by_housekeeping_are_present():
     out = subprocess.run([sys.executable, "-c", CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_the_allocator_is_tuned_unless_malloc_variables_are_set():
+    check = "from views import housekeeping; print(housekeeping.tune_allocator())"
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    for extra, expected in (({}, "True"), ({"MALLOC_ARENA_MAX": "2"}, "False")):
+        out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                             env={**env, **extra})
+        assert out.stdout.strip() == expected, (extra, out.stderr[-2000:])
