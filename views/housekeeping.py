@@ -58,12 +58,21 @@ def drop_session_state(session) -> None:
     Shutting a session down does not free what it holds while anything still references the session
     object, and Streamlit's runtime does: the loop that flushes messages to the browsers keeps the last
     session it flushed in a loop variable (``Runtime._loop_coroutine``) until another session connects,
-    so after the last tab closed that session's results stayed in memory. Clearing the state frees them
-    whoever holds the session.
+    so after the last tab closed that session's results stayed in memory. Clearing the state (its values, its
+    widgets' callbacks), its fragments and its queued background jobs frees them whoever holds the session.
     """
     state = getattr(session, "_session_state", None)
     if state is not None:
+        for job in (state["_jobs"].values() if "_jobs" in state else ()):  # views.state.background's queued work
+            job.future.cancel()
         state.clear()
+        # widgets' callbacks and the fragments hold the last run's page globals (its data) beyond the state's values
+        metadata = getattr(getattr(state, "_new_widget_state", None), "widget_metadata", None)
+        if isinstance(metadata, dict):
+            metadata.clear()
+    fragments = getattr(session, "_fragment_storage", None)
+    if fragments is not None:
+        fragments.clear()
 
 
 def reap_expired_sessions() -> int:
@@ -133,7 +142,7 @@ def memory_report() -> str:
             for ref in gc.get_referents(obj):
                 if is_array(ref):
                     ref = root(ref)
-                    found[id(ref)] = ref.nbytes
+                    found[id(ref)] = ref
         return found
 
     objects = gc.get_objects()
@@ -165,8 +174,10 @@ def memory_report() -> str:
     if os.environ.get("OPSTUDIO_MEMORY_REPORT") == "referrers":
         for session in (o for o in objects if type(o).__name__ == "AppSession"):
             _LOG.warning("AppSession %s held by:\n%s", getattr(session, "id", "?"), _referrers(session, objects))
+        for array in sorted((a for i, a in every.items() if i not in cached), key=lambda a: -a.nbytes)[:2]:
+            _LOG.warning("array of %.0f MB held by:\n%s", array.nbytes / mb, _referrers(array, objects, depth=9))
     return (f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
-            f"session_state entries; NumPy arrays {sum(every.values()) / mb:.0f} MB reachable, "
+            f"session_state entries; NumPy arrays {sum(a.nbytes for a in every.values()) / mb:.0f} MB reachable, "
             f"{sum(cached.values()) / mb:.0f} MB of them from st caches")
 
 
