@@ -65,6 +65,7 @@ def drop_session_state(session) -> None:
     if state is not None:
         for job in (state["_jobs"].values() if "_jobs" in state else ()):  # views.state.background's queued work
             job.future.cancel()
+            job.cancelled = True  # a running one stops at its next progress report
         state.clear()
         # widgets' callbacks and the fragments hold the last run's page globals (its data) beyond the state's values
         metadata = getattr(getattr(state, "_new_widget_state", None), "widget_metadata", None)

@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CHECK = textwrap.dedent("""
@@ -84,3 +86,26 @@ def test_the_allocator_is_tuned_unless_malloc_variables_are_set():
         out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=120,
                              env={**env, **extra})
         assert out.stdout.strip() == expected, (extra, out.stderr[-2000:])
+
+
+def test_an_ended_sessions_background_job_is_cancelled_or_stops_at_its_next_progress_report():
+    from concurrent.futures import CancelledError, Future
+
+    from streamlit.runtime.state.session_state import SessionState
+
+    from views import housekeeping
+    from views.state import _Job
+
+    queued, running = _Job(Future(), "queued"), _Job(Future(), "running")
+    running.future.set_running_or_notify_cancel()
+    running.update(1, 10)
+
+    class Session:
+        _session_state = SessionState()
+
+    Session._session_state["_jobs"] = {("a",): queued, ("b",): running}
+    housekeeping.drop_session_state(Session)
+    assert queued.future.cancelled()
+    with pytest.raises(CancelledError):
+        running.update(2, 10)
+    assert not Session._session_state._keys()
