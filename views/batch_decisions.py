@@ -88,6 +88,12 @@ def own_batches() -> Probabilities:
     return Probabilities(("input", *chosen.key), chosen.value, None, OWN)
 
 
+@st.cache_resource(show_spinner=False)
+def shared_split(name: str):
+    """A public data set's splits and the logistic regression's probabilities, once per server (deterministic)."""
+    return train_probabilities(name)
+
+
 def trained_batches() -> Probabilities:
     """Batches of a public data set's test items, scored by a logistic regression trained here."""
     name = st.selectbox("Public data set", list(PUBLIC_DATASETS), format_func=PUBLIC_DATASETS.get,
@@ -99,7 +105,7 @@ def trained_batches() -> Probabilities:
         st.info("Train the model to get calibrated probabilities for the test items.")
         st.stop()
     with st.spinner(f"Training a logistic regression on {PUBLIC_DATASETS[name]}"):
-        split = memo(("batch_split", name), lambda: train_probabilities(name))
+        split = shared_split(name)
     st.session_state["_batch_trained"] = trained | {name}
     n_test = split.eta_test.size
     size = int(st.number_input("Batch size (items decided together)", 1, min(n_test, 10_000), min(500, n_test),

@@ -141,15 +141,22 @@ def shared_adult():
     return adult_data()
 
 
+@st.cache_resource(show_spinner=False)
+def shared_sweep(name: str, _compute):
+    """One of the paper's sweeps on Adult, once per server (public data, deterministic): every session shares it."""
+    return _compute()
+
+
 def adult_sweeps() -> None:
     """The paper's fairness and churn experiments on Adult, each on click."""
     st.subheader("Trade-off curves on Adult (the paper's experiments)")
     t = st.columns(2)
     fair = on_click("_fair_sweep", (), t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"),
-                    lambda progress: fairness_sweep(shared_adult(), progress=progress),
+                    lambda progress: shared_sweep("fairness",
+                                                  lambda: fairness_sweep(shared_adult(), progress=progress)),
                     progress="Training one constrained model per κ")
     churn = on_click("_churn_sweep", (), t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"),
-                     lambda progress: churn_sweep(shared_adult(), progress=progress),
+                     lambda progress: shared_sweep("churn", lambda: churn_sweep(shared_adult(), progress=progress)),
                      progress="Training one constrained model per churn target")
     for column, sweep, figure, name in ((t[0], fair, fairness_tradeoff_figure, "fairness_sweep"),
                                         (t[1], churn, churn_tradeoff_figure, "churn_sweep")):

@@ -6,8 +6,11 @@ lost its connection can resume it. When that time is up the session is only *hid
 session storage (a TTL cache) drops the entry on its next write, without shutting the session down,
 so its uploaded files and media stay registered. Every :data:`PERIOD_SECONDS` the janitor below
 reaps the expired sessions on Streamlit's event loop and shuts each down (what Streamlit does for a
-session closed within the window), collects reference cycles, and asks glibc to return freed heap
-pages (``malloc_trim``; every script run has its own thread and so its own malloc arena).
+session closed within the window), clears its ``st.session_state`` (:func:`drop_session_state`: Streamlit
+keeps the last session it flushed referenced, with every result in it), collects reference cycles, and
+asks glibc to return freed heap pages (``malloc_trim``; every script run has its own thread and so its
+own malloc arena). At start, :func:`tune_allocator` has glibc map large blocks on their own, so that a
+freed NumPy array is unmapped at once. With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
 
 This reaches into Streamlit's runtime (no public API exposes the session storage); on a Streamlit
 whose internals differ it does nothing but trim (``tests/app/test_housekeeping.py`` pins the behaviour).
@@ -22,7 +25,8 @@ import os
 import threading
 import time
 
-__all__ = ["PERIOD_SECONDS", "reap_expired_sessions", "release_memory"]
+__all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory",
+           "tune_allocator"]
 
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
@@ -44,6 +48,34 @@ def _expired_sessions_cache():
         return None
 
 
+#: sessions shut down at the last reaping: their state is cleared once more at the next one
+_SHUT_DOWN: list = []
+
+
+def drop_session_state(session) -> None:
+    """Clear a shut-down session's ``st.session_state`` (its inputs, memos and results).
+
+    Shutting a session down does not free what it holds while anything still references the session
+    object, and Streamlit's runtime does: the loop that flushes messages to the browsers keeps the last
+    session it flushed in a loop variable (``Runtime._loop_coroutine``) until another session connects,
+    so after the last tab closed that session's results stayed in memory. Clearing the state (its values, its
+    widgets' callbacks), its fragments and its queued background jobs frees them whoever holds the session.
+    """
+    state = getattr(session, "_session_state", None)
+    if state is not None:
+        for job in (state["_jobs"].values() if "_jobs" in state else ()):  # views.state.background's queued work
+            job.future.cancel()
+            job.cancelled = True  # a running one stops at its next progress report
+        state.clear()
+        # widgets' callbacks and the fragments hold the last run's page globals (its data) beyond the state's values
+        metadata = getattr(getattr(state, "_new_widget_state", None), "widget_metadata", None)
+        if isinstance(metadata, dict):
+            metadata.clear()
+    fragments = getattr(session, "_fragment_storage", None)
+    if fragments is not None:
+        fragments.clear()
+
+
 def reap_expired_sessions() -> int:
     """Shut down the disconnected sessions whose reconnect window has ended; the number scheduled.
 
@@ -59,9 +91,16 @@ def reap_expired_sessions() -> int:
 
     def reap() -> None:
         try:
+            for session in _SHUT_DOWN:  # state a script still stopping wrote after the last reaping
+                drop_session_state(session)
+            _SHUT_DOWN.clear()
             for _, info in cache.expire():
                 info.session.shutdown()
+                drop_session_state(info.session)
+                _SHUT_DOWN.append(info.session)
                 reaped.append(info.session.id)
+        except Exception:
+            _LOG.exception("reaping failed")
         finally:
             done.set()
 
@@ -82,17 +121,138 @@ def release_memory() -> None:
         pass  # other allocators return freed pages by themselves
 
 
+def memory_report() -> str:
+    """What the server holds, for diagnosing memory (logged after each reaping when OPSTUDIO_MEMORY_REPORT is set).
+
+    Live Streamlit sessions (objects still alive, not only those the session manager lists), the entries the
+    shut-down ones still hold in their ``st.session_state`` (0 once :func:`drop_session_state` ran), and the bytes of
+    the NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data``
+    caches. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
+    """
+    def is_array(obj) -> bool:  # a NumPy array, told by its type (this module imports no NumPy)
+        return type(obj).__name__ == "ndarray" and hasattr(obj, "nbytes")
+
+    def root(array):
+        while is_array(array.base):
+            array = array.base
+        return array
+
+    def roots(objects) -> dict:
+        found: dict = {}
+        for obj in objects:
+            for ref in gc.get_referents(obj):
+                if is_array(ref):
+                    ref = root(ref)
+                    found[id(ref)] = ref
+        return found
+
+    objects = gc.get_objects()
+    sessions = [o for o in objects if type(o).__name__ == "AppSession"]
+    shut = [s for s in sessions if getattr(getattr(s, "_state", None), "name", "") == "SHUTDOWN_REQUESTED"]
+    held = sum(len(s._session_state._keys()) for s in shut if hasattr(s, "_session_state"))
+    every = roots(objects)
+    cached = {}
+    try:
+        from streamlit.runtime.caching import cache_data_api, cache_resource_api
+
+        for api in (cache_resource_api, cache_data_api):
+            mgr = next(v for k, v in vars(api).items() if k.startswith("_") and k.endswith("_caches"))
+            seen = set()
+            todo = [getattr(c, "_mem_cache", None) for caches in mgr._function_caches.values() for c in caches.values()]
+            while todo:  # everything reachable from the cached values (not through functions, classes, modules)
+                obj = todo.pop()
+                if id(obj) in seen or isinstance(obj, (type, type(gc), type(gc.collect), type(memory_report))):
+                    continue
+                seen.add(id(obj))
+                if is_array(obj):
+                    obj = root(obj)
+                    cached[id(obj)] = obj.nbytes
+                    continue
+                todo.extend(gc.get_referents(obj))
+    except Exception as exc:  # a diagnostic only
+        return f"memory report failed: {exc!r}"
+    mb = 1024 ** 2
+    if os.environ.get("OPSTUDIO_MEMORY_REPORT") == "referrers":
+        for session in (o for o in objects if type(o).__name__ == "AppSession"):
+            _LOG.warning("AppSession %s held by:\n%s", getattr(session, "id", "?"), _referrers(session, objects))
+        for array in sorted((a for i, a in every.items() if i not in cached), key=lambda a: -a.nbytes)[:2]:
+            _LOG.warning("array of %.0f MB held by:\n%s", array.nbytes / mb, _referrers(array, objects, depth=9))
+    return (f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
+            f"session_state entries; NumPy arrays {sum(a.nbytes for a in every.values()) / mb:.0f} MB reachable, "
+            f"{sum(cached.values()) / mb:.0f} MB of them from st caches")
+
+
+def _referrers(target, objects, depth: int = 7) -> str:
+    """Chains of objects that keep ``target`` alive (a diagnostic: type names and dict keys)."""
+    skip = {id(objects)}
+    lines = []
+
+    def describe(o) -> str:
+        if isinstance(o, dict):
+            return "dict(" + ", ".join(map(str, list(o)[:6])) + ")"
+        if type(o).__name__ == "frame":
+            return f"frame {o.f_code.co_filename}:{o.f_lineno} {o.f_code.co_name}"
+        if type(o).__name__ in ("coroutine", "generator"):
+            code = getattr(o, "cr_code", None) or getattr(o, "gi_code", None)
+            return f"{type(o).__name__} {code.co_qualname if code else '?'}"
+        if type(o).__name__ == "Task":
+            return f"Task {o.get_coro()!r}"
+        return type(o).__module__ + "." + type(o).__qualname__
+
+    def walk(o, level: int, seen: set) -> None:
+        if level >= depth or len(lines) > 80:
+            return
+        found = gc.get_referrers(o)
+        skip.add(id(found))
+        for r in found:
+            if id(r) in skip or id(r) in seen or r is seen or type(r).__name__ == "list_iterator":
+                continue
+            lines.append("  " * level + describe(r))
+            walk(r, level + 1, seen | {id(r)})
+
+    walk(target, 0, {id(target)})
+    return "\n".join(lines)
+
+
 def _janitor(period: float) -> None:
     while True:
         time.sleep(period)
         try:
             if reap_expired_sessions() != 0:
                 release_memory()
+                if os.environ.get("OPSTUDIO_MEMORY_REPORT"):
+                    _LOG.warning(memory_report())
         except Exception:  # housekeeping must never take the server down
             _LOG.exception("session housekeeping failed")
 
 
+#: glibc's ``mallopt`` parameters (malloc.h)
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+#: blocks from this size on (NumPy arrays of a page's results) are mapped on their own and unmapped when freed:
+#: glibc's default starts at 128 kB but raises the threshold up to 32 MB as soon as one mapped block is freed, after
+#: which arrays are carved from the heaps and their holes stay resident after the session ended. The price: a freshly
+#: mapped block is zeroed by the kernel, about +25 % CPU time on element-wise operations over 10^6-row arrays
+#: (benchmarks/RESULTS.md, "Server memory")
+MMAP_THRESHOLD_BYTES = 1 << 20
+#: malloc arenas (glibc's default is 8 per core, one per thread that allocates: every script run is a thread)
+ARENA_MAX = 4
+
+
+def tune_allocator() -> bool:
+    """Fix glibc's mmap threshold and cap its arenas, unless ``MALLOC_*`` variables set them; True when applied."""
+    if any(k.startswith("MALLOC_") for k in os.environ):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        threshold = libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+        arenas = libc.mallopt(_M_ARENA_MAX, ARENA_MAX)  # only where no thread has made glibc count its arenas yet
+        return bool(threshold) and bool(arenas)
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
 def start() -> None:
-    """Start the janitor thread once per server process (idempotent)."""
+    """Tune the allocator and start the janitor thread, once per server process (idempotent)."""
     if not any(t.name == "opstudio-housekeeping" for t in threading.enumerate()):
+        tune_allocator()
         threading.Thread(target=_janitor, args=(PERIOD_SECONDS,), daemon=True, name="opstudio-housekeeping").start()

@@ -72,14 +72,20 @@ def set_active(inp: SessionInput) -> None:
             del st.query_params["sample"]
 
 
+@st.cache_resource(show_spinner=False)
+def shared_sample(key: str) -> SessionInput:
+    """A shipped sample read and validated once per server: public, read-only data every session shares."""
+    return FORMS[SAMPLES[key].kind].load_sample(key)
+
+
 def load_sample(key: str, *, activate: bool = True) -> SessionInput:
-    """A shipped sample as a session input (parsed once per session)."""
+    """A shipped sample as a session input (the server's one copy, :func:`shared_sample`, under this session's name)."""
     existing = next((i for i in session_inputs() if i.sample_key == key), None)
     if existing is not None:
         if activate:
             set_active(existing)
         return existing
-    return add_input(FORMS[SAMPLES[key].kind].load_sample(key), activate=activate)
+    return add_input(shared_sample(key), activate=activate)
 
 
 def active_input(kind: str) -> SessionInput | None:

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, TypeVar
 
@@ -113,8 +113,12 @@ class _Job:
     done: int = 0
     total: int = 1
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: set when the session ended (views.housekeeping): the work stops at its next progress report
+    cancelled: bool = False
 
     def update(self, done: int, total: int) -> None:
+        if self.cancelled:
+            raise CancelledError("the session that asked for this work has ended")
         with self.lock:
             self.done, self.total = done, total
 

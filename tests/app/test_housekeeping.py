@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CHECK = textwrap.dedent("""
@@ -55,6 +57,18 @@ CHECK = textwrap.dedent("""
     for _, info in expired:  # what the janitor does with each expired entry
         info.session.shutdown()
     assert session.closed
+
+    # a reaped session's results are dropped from its state, whoever still holds the session object
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.state.session_state import SessionState
+    import inspect
+    assert "self._session_state = SessionState()" in inspect.getsource(AppSession.__init__), \
+        "AppSession._session_state is gone"
+    session._session_state = SessionState()
+    session._session_state["_memo"] = {"result": [1.0] * 1000}
+    session._session_state["_inputs"] = {"upload": b"rows"}
+    housekeeping.drop_session_state(session)
+    assert not session._session_state._keys()
     print("ok")
 """)
 
@@ -63,3 +77,35 @@ def test_streamlit_internals_used_by_housekeeping_are_present():
     out = subprocess.run([sys.executable, "-c", CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_the_allocator_is_tuned_unless_malloc_variables_are_set():
+    check = "from views import housekeeping; print(housekeeping.tune_allocator())"
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    for extra, expected in (({}, "True"), ({"MALLOC_ARENA_MAX": "2"}, "False")):
+        out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                             env={**env, **extra})
+        assert out.stdout.strip() == expected, (extra, out.stderr[-2000:])
+
+
+def test_an_ended_sessions_background_job_is_cancelled_or_stops_at_its_next_progress_report():
+    from concurrent.futures import CancelledError, Future
+
+    from streamlit.runtime.state.session_state import SessionState
+
+    from views import housekeeping
+    from views.state import _Job
+
+    queued, running = _Job(Future(), "queued"), _Job(Future(), "running")
+    running.future.set_running_or_notify_cancel()
+    running.update(1, 10)
+
+    class Session:
+        _session_state = SessionState()
+
+    Session._session_state["_jobs"] = {("a",): queued, ("b",): running}
+    housekeeping.drop_session_state(Session)
+    assert queued.future.cancelled()
+    with pytest.raises(CancelledError):
+        running.update(2, 10)
+    assert not Session._session_state._keys()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import rss_mb, serve, settle, streamlit_pid
+from tests.e2e.conftest import SHOTS, rss_mb, serve, settle, streamlit_pid
 
 pytestmark = pytest.mark.e2e
 
@@ -16,7 +16,8 @@ TTL, PERIOD = 2, 1
 
 @pytest.fixture(scope="module")
 def short_lived_server():
-    yield from serve({"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL), "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD)})
+    yield from serve({"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL),
+                      "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD), "OPSTUDIO_MEMORY_REPORT": "1"})
 
 
 def session(browser, base: str, csv: Path) -> None:
@@ -56,3 +57,22 @@ def test_an_ended_session_gives_its_memory_back(short_lived_server, browser, tmp
         time.sleep(PERIOD)
     after = rss_mb(pid)
     assert after <= baseline + 0.5 * (peak - baseline), (baseline, peak, after)
+
+
+def memory_reports(base: str) -> list[str]:
+    """The server's memory reports (views.housekeeping.memory_report, logged after each reaping), oldest first."""
+    log = SHOTS / f"streamlit-{base.rsplit(':', 1)[1]}.log"
+    return [line for line in log.read_text().splitlines() if "memory report:" in line]
+
+
+def test_an_ended_session_holds_no_results(short_lived_server, browser, tmp_path):
+    # Streamlit's flush loop keeps the last session it flushed alive after its tab closed; the session's
+    # results (inputs, memos, bootstrap intervals) must not stay with it
+    before = len(memory_reports(short_lived_server))
+    session(browser, short_lived_server, rated_csv(tmp_path / "results.csv", 20_000))
+    deadline = time.time() + TTL + 30 * PERIOD
+    while time.time() < deadline and len(memory_reports(short_lived_server)) == before:
+        time.sleep(PERIOD)
+    reports = memory_reports(short_lived_server)[before:]
+    assert reports, "no session was reaped"
+    assert "holding 0 session_state entries" in reports[-1], reports
