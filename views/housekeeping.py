@@ -9,8 +9,7 @@ reaps the expired sessions on Streamlit's event loop and shuts each down (what S
 session closed within the window), clears its ``st.session_state`` (:func:`drop_session_state`: Streamlit
 keeps the last session it flushed referenced, with every result in it), collects reference cycles, and
 asks glibc to return freed heap pages (``malloc_trim``; every script run has its own thread and so its
-own malloc arena). At start, :func:`tune_allocator` has glibc map large blocks on their own, so that a
-freed NumPy array is unmapped at once. With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
+own malloc arena). At start, :func:`tune_allocator` caps glibc's arenas. With ``OPSTUDIO_MEMORY_REPORT`` set it logs :func:`memory_report` after each reaping.
 
 This reaches into Streamlit's runtime (no public API exposes the session storage); on a Streamlit
 whose internals differ it does nothing but trim (``tests/app/test_housekeeping.py`` pins the behaviour).
@@ -226,27 +225,29 @@ def _janitor(period: float) -> None:
             _LOG.exception("session housekeeping failed")
 
 
-#: glibc's ``mallopt`` parameters (malloc.h)
-_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
-#: blocks from this size on (NumPy arrays of a page's results) are mapped on their own and unmapped when freed:
-#: glibc's default starts at 128 kB but raises the threshold up to 32 MB as soon as one mapped block is freed, after
-#: which arrays are carved from the heaps and their holes stay resident after the session ended. The price: a freshly
-#: mapped block is zeroed by the kernel, about +25 % CPU time on element-wise operations over 10^6-row arrays
-#: (benchmarks/RESULTS.md, "Server memory")
-MMAP_THRESHOLD_BYTES = 1 << 20
-#: malloc arenas (glibc's default is 8 per core, one per thread that allocates: every script run is a thread)
+#: glibc's ``mallopt`` parameter (malloc.h)
+_M_ARENA_MAX = -8
+#: malloc arenas (glibc's default is 8 per core, one per thread that allocates: every script run is a thread, and
+#: each arena keeps its freed blocks). glibc's mmap threshold is left alone on purpose: fixing it at 1 MB gave back
+#: another ~200 MB after sessions ended but made element-wise NumPy work on 10^6-row arrays 25 % slower (every
+#: fresh mapping is zeroed by the kernel), and the memory target is met without it (benchmarks/RESULTS.md,
+#: "Server memory"); set MALLOC_MMAP_THRESHOLD_ in the environment to make that trade
 ARENA_MAX = 4
 
 
 def tune_allocator() -> bool:
-    """Fix glibc's mmap threshold and cap its arenas, unless ``MALLOC_*`` variables set them; True when applied."""
+    """Cap glibc's malloc arenas, unless ``MALLOC_*`` variables in the environment say otherwise.
+
+    Returns
+    -------
+    bool
+        True when the cap was applied (glibc, no ``MALLOC_*`` variable); at run time glibc may already have
+        created more arenas, which it keeps.
+    """
     if any(k.startswith("MALLOC_") for k in os.environ):
         return False
     try:
-        libc = ctypes.CDLL("libc.so.6")
-        threshold = libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-        arenas = libc.mallopt(_M_ARENA_MAX, ARENA_MAX)  # only where no thread has made glibc count its arenas yet
-        return bool(threshold) and bool(arenas)
+        return bool(ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, ARENA_MAX))
     except (OSError, AttributeError):  # not glibc
         return False
 
