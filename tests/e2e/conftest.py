@@ -146,3 +146,20 @@ def assert_healthy(page: Page, charts: int) -> None:
 def metric(page: Page, label: str) -> str:
     box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
     return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def upload(page: Page, path: Path, kind: str) -> None:
+    """Upload ``path`` on the Data page (already open) as an input of ``kind`` (the title in 'Kind of input')."""
+    page.get_by_text("Upload a file", exact=True).click()
+    page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
+    with page.expect_file_chooser() as chooser:
+        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
+    chooser.value.set_files(str(path))
+    settle(page, "Kind of input")
+    kind_box = page.get_by_role("combobox", name="Kind of input")
+    if kind_box.input_value() != kind:
+        page.locator('[data-testid="stSelectbox"]').filter(has_text="Kind of input").click()
+        page.get_by_role("option", name=kind, exact=True).click()
+        settle(page, "Validation report")
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(path.name, timeout=30_000)
+    settle(page, "Validation report")

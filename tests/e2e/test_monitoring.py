@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import assert_healthy, metric, settle, shot
+from tests.e2e.conftest import assert_healthy, metric, settle, shot, upload
 
 pytestmark = pytest.mark.e2e
 
@@ -42,15 +42,7 @@ def test_a_dated_upload(server, page, tmp_path):
         f"{d},{s},{'yes' if p else 'no'}" for d, s, p in zip(days.astype(str), score, positive)))
     page.goto(f"{server}/data")
     settle(page, "Validation report")
-    page.get_by_text("Upload a file", exact=True).click()
-    page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
-    with page.expect_file_chooser() as chooser:
-        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-    chooser.value.set_files(str(f))
-    settle(page, "Kind of input")
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Kind of input").click()
-    page.get_by_role("option", name="Dated ratings").click()
-    settle(page, "Validation report")
+    upload(page, f, "Dated ratings")
     expect(page.locator('[data-testid="stMain"]')).to_contain_text("Days covered", timeout=30_000)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Monitoring", exact=True).click()  # same session
     settle(page, "Periods")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import settle, shot
+from tests.e2e.conftest import settle, shot, upload
 
 pytestmark = pytest.mark.e2e
 
@@ -25,17 +25,7 @@ def test_upload_a_training_table_fit_and_download_the_model(server, page, tmp_pa
     table.to_csv(path, index=False)
     page.goto(f"{server}/data")
     settle(page, "Validation report")
-    page.get_by_text("Upload a file", exact=True).click()
-    page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
-    with page.expect_file_chooser() as chooser:
-        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-    chooser.value.set_files(str(path))
-    settle(page, "Kind of input")
-    kind = page.locator('[data-testid="stSelectbox"]').filter(has_text="Kind of input")
-    kind.click()
-    page.get_by_role("option", name="Training table").click()
-    settle(page, "Validation report")
-    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("people.csv", timeout=30_000)
+    upload(page, path, "Training table")
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Constrained training", exact=True).click()
     settle(page, "Constraints")
     expect(page.get_by_text("600 rows")).to_be_visible(timeout=30_000)

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from engine.audit import estimate, load_audit
 from engine.io import load_rated
 from engine.monitor import baseline_threshold, load_dated, monitor
-from tests.e2e.conftest import metric, settle, shot
+from tests.e2e.conftest import metric, settle, shot, upload
 
 pytestmark = pytest.mark.e2e
 
@@ -40,23 +40,6 @@ def logistic_scores(x: np.ndarray, y: np.ndarray, seed: int = 0) -> np.ndarray:
     half = np.random.default_rng(seed).permutation(y.size)[: y.size // 2]
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)).fit(x[half], y[half])
     return np.round(model.predict_proba(x)[:, 1], 6)
-
-
-def upload(page: Page, path: Path, kind: str) -> None:
-    """Upload ``path`` on the Data page (already open) as an input of ``kind`` (the title in 'Kind of input')."""
-    page.get_by_text("Upload a file", exact=True).click()
-    page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
-    with page.expect_file_chooser() as chooser:
-        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-    chooser.value.set_files(str(path))
-    settle(page, "Kind of input")
-    kind_box = page.get_by_role("combobox", name="Kind of input")
-    if kind_box.input_value() != kind:
-        page.locator('[data-testid="stSelectbox"]').filter(has_text="Kind of input").click()
-        page.get_by_role("option", name=kind, exact=True).click()
-        settle(page, "Validation report")
-    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(path.name, timeout=30_000)
-    settle(page, "Validation report")
 
 
 def fill_number(page: Page, label: str, value: str, param: str) -> None:
