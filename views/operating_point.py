@@ -16,16 +16,18 @@ from engine.pn import (
     allocate_target,
     bootstrap,
     cost_per_true_positive,
-    marginal_precision_figure,
+    marginal_precision_parts,
     operating_point,
     operating_point_cards,
     operating_point_report,
     operating_point_sentence,
-    pn_figure,
+    pn_figure_parts,
+    point_marks,
     segment_curves,
     segment_intervals,
     segments_figure,
     sweep_table,
+    target_marks,
     what_if_table,
 )
 from engine.record import new_item
@@ -186,10 +188,15 @@ def operating_point_view(curve: Curve, table) -> None:
         show_table(what_if_table(op, second), row_kinds="quantity")
 
     figs = st.columns(2)
+    # curves and band are built once per data, classifier and bootstrap; a step adds only its marks (issue 25)
     # half a screen wide: SCREEN_POINTS points per curve show every pixel column (reports draw more)
-    pn_fig = pn_figure(hull.curve, hull, [("chosen", op)] + ([("what-if", second)] if second else []),
-                       title=f"PN curve of {classifier}", max_points=SCREEN_POINTS)
-    mp_fig = marginal_precision_figure(hull, target, op, boot, max_points=SCREEN_POINTS)
+    pn_parts = memo(("pn_parts", *curve.dataset.key, classifier),
+                    lambda: pn_figure_parts(hull.curve, hull, SCREEN_POINTS, f"PN curve of {classifier}"))
+    u = curve.uncertainty  # its fields, not the object: this script's classes are new on every full run
+    mp_parts = memo(("mp_parts", *curve.dataset.key, classifier, u.n_boot, u.level, u.seed, boot is not None),
+                    lambda: marginal_precision_parts(hull, boot, SCREEN_POINTS))
+    pn_fig = pn_parts.draw(**point_marks([("chosen", op)] + ([("what-if", second)] if second else [])))
+    mp_fig = mp_parts.draw(**target_marks(target, op))
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)

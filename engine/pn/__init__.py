@@ -44,10 +44,14 @@ from .curve import (
 from .economics import Economics, MoneyStatement, money_statement, target_from_money
 from .figures import (
     marginal_precision_figure,
+    marginal_precision_parts,
     paths_pn_figure,
     pn_figure,
+    pn_figure_parts,
+    point_marks,
     score_histogram_figure,
     segments_figure,
+    target_marks,
     threshold_space_figure,
 )
 from .graph_path import graph_path
@@ -81,6 +85,7 @@ __all__ = [
     "max_flagged_point",
     "SegmentedCurves", "segment_curves", "Allocation", "allocate_capacity", "allocate_target", "segment_intervals",
     "operating_point_sentence", "joint_thresholds_sentence", "operating_point_report", "ensemble_report",
-    "pn_figure", "marginal_precision_figure", "score_histogram_figure", "threshold_space_figure", "paths_pn_figure",
+    "pn_figure", "pn_figure_parts", "point_marks", "marginal_precision_figure", "marginal_precision_parts",
+    "target_marks", "score_histogram_figure", "threshold_space_figure", "paths_pn_figure",
     "segments_figure",
 ]

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..plotting import METHOD_COLOURS, layout, method_colour, thin
+from ..plotting import METHOD_COLOURS, FigureParts, layout, method_colour, thin
 from .bootstrap import Bootstrap
 from .comparison import Frontier, GraphPathBootstrap
 from .curve import Hull, PNCurve
@@ -16,7 +16,8 @@ from .grid import ThresholdGrid
 from .operating_point import OperatingPoint
 from .paths import ThresholdPath
 
-__all__ = ["pn_figure", "marginal_precision_figure", "score_histogram_figure", "threshold_space_figure",
+__all__ = ["pn_figure", "pn_figure_parts", "point_marks", "marginal_precision_figure", "marginal_precision_parts",
+           "target_marks", "score_histogram_figure", "threshold_space_figure",
            "paths_pn_figure", "segments_figure"]
 
 #: segments drawn in the segment figure (the ones flagging most); the table lists every segment
@@ -48,6 +49,23 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
     -------
     plotly.graph_objects.Figure
     """
+    return pn_figure_parts(curve, hull, max_points, title).draw(**point_marks(points))
+
+
+def pn_figure_parts(curve: PNCurve, hull: Hull, max_points: int = 1500, title: str = "PN curve") -> FigureParts:
+    """The still part of :func:`pn_figure`: curve, hull and layout, for a slider that moves only the points.
+
+    ``pn_figure_parts(curve, hull, m, t).draw(**point_marks(points))`` is ``pn_figure(curve, hull, points, m, t)``.
+
+    Parameters
+    ----------
+    curve, hull, max_points, title
+        As in :func:`pn_figure`.
+
+    Returns
+    -------
+    FigureParts
+    """
     keep = thin(curve.thresholds.size, max_points)
     prec = curve.precision[keep]
     mp = hull.mp_at_threshold[keep]
@@ -66,14 +84,32 @@ def pn_figure(curve: PNCurve, hull: Hull, points: Sequence[tuple[str, OperatingP
         customdata=np.column_stack([hull.thresholds, edge_mp]),
         hovertemplate="hull vertex<br>threshold %{customdata[0]:.6g}<br>TP %{y:,.6g}<br>FP %{x:,.6g}"
                       "<br>marginal precision below %{customdata[1]:.3f}<extra></extra>"))
+    return FigureParts.of(layout(fig, title, "false positives (rated negatives flagged)",
+                                 "true positives (rated positives flagged)"))
+
+
+def point_marks(points: Sequence[tuple[str, OperatingPoint]]) -> dict[str, list[dict]]:
+    """The operating points of :func:`pn_figure` as stars, for :meth:`FigureParts.draw`.
+
+    Parameters
+    ----------
+    points : sequence of (str, OperatingPoint)
+        Operating points to mark, each with its legend label; ``"chosen"`` is drawn in the chosen colour.
+
+    Returns
+    -------
+    dict
+        ``{"traces": [...]}``: one Plotly scatter trace (JSON) per point.
+    """
+    traces = []
     for label, op in points:
         colour = METHOD_COLOURS["chosen"] if label == "chosen" else METHOD_COLOURS["what-if"]
-        fig.add_trace(go.Scatter(
-            x=[op.fp], y=[op.tp], mode="markers", name=f"{label}: m = {op.target:.3g}",
+        traces.append(dict(
+            type="scatter", x=[op.fp], y=[op.tp], mode="markers", name=f"{label}: m = {op.target:.3g}",
             marker=dict(size=13, color=colour, symbol="star", line=dict(color="black", width=1)),
             hovertemplate=(f"{label}<br>threshold {np.ravel(op.threshold)[0]:.6g}<br>TP %{{y:,.6g}}<br>FP %{{x:,.6g}}"
                            f"<br>precision {op.precision:.3f}<extra></extra>")))
-    return layout(fig, title, "false positives (rated negatives flagged)", "true positives (rated positives flagged)")
+    return {"traces": traces}
 
 
 def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint | None = None,
@@ -100,6 +136,25 @@ def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint 
     -------
     plotly.graph_objects.Figure
     """
+    return marginal_precision_parts(hull, boot, max_points, title).draw(**target_marks(target, chosen))
+
+
+def marginal_precision_parts(hull: Hull, boot: Bootstrap | None = None, max_points: int = 1500,
+                             title: str = "Marginal precision against threshold") -> FigureParts:
+    """The still part of :func:`marginal_precision_figure`: band, curve and layout, without the target's lines.
+
+    ``marginal_precision_parts(hull, boot, m, t).draw(**target_marks(target, chosen))`` is
+    ``marginal_precision_figure(hull, target, chosen, boot, m, t)``.
+
+    Parameters
+    ----------
+    hull, boot, max_points, title
+        As in :func:`marginal_precision_figure`.
+
+    Returns
+    -------
+    FigureParts
+    """
     th = hull.curve.thresholds
     keep = thin(th.size, max_points)
     fig = go.Figure()
@@ -117,13 +172,40 @@ def marginal_precision_figure(hull: Hull, target: float, chosen: OperatingPoint 
     fig.add_trace(go.Scatter(x=th[keep], y=hull.mp_at_threshold[keep], mode="lines", line_shape="hv",
                              name="marginal precision (hull)", line=dict(color=METHOD_COLOURS["curve"]),
                              hovertemplate="threshold %{x:.6g}<br>marginal precision %{y:.3f}<extra></extra>"))
-    fig.add_hline(y=target, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
-                  annotation_text=f"target {target:.3g}", annotation_position="top left")
-    if chosen is not None and np.isfinite(np.ravel(chosen.threshold)[0]):
-        fig.add_vline(x=float(np.ravel(chosen.threshold)[0]), line=dict(color=METHOD_COLOURS["chosen"]),
-                      annotation_text="chosen threshold", annotation_position="top right")
     fig.update_yaxes(range=[0, 1.02])
-    return layout(fig, title, "threshold (score)", "marginal precision dTP / (dTP + dFP)")
+    return FigureParts.of(layout(fig, title, "threshold (score)", "marginal precision dTP / (dTP + dFP)"))
+
+
+def target_marks(target: float, chosen: OperatingPoint | None = None) -> dict[str, list[dict]]:
+    """The target's line and the chosen threshold's line of :func:`marginal_precision_figure`, for
+    :meth:`FigureParts.draw`.
+
+    The shapes and labels are those of Plotly's ``add_hline`` (label top left) and ``add_vline`` (label
+    top right); the chosen threshold is drawn only when it is finite.
+
+    Parameters
+    ----------
+    target : float
+        Target marginal precision: a dotted horizontal line across the plot.
+    chosen : OperatingPoint, optional
+        The operating point at the target: a vertical line at its threshold.
+
+    Returns
+    -------
+    dict
+        ``{"shapes": [...], "annotations": [...]}`` as Plotly JSON.
+    """
+    colour = METHOD_COLOURS["chosen"]
+    shapes = [dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=target, y1=target,
+                   line=dict(color=colour, dash="dot"))]
+    annotations = [dict(text=f"target {target:.3g}", showarrow=False, xref="x domain", x=0, xanchor="left",
+                        yref="y", y=target, yanchor="bottom")]
+    if chosen is not None and np.isfinite(np.ravel(chosen.threshold)[0]):
+        x = float(np.ravel(chosen.threshold)[0])
+        shapes.append(dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1, line=dict(color=colour)))
+        annotations.append(dict(text="chosen threshold", showarrow=False, xref="x", x=x, xanchor="left",
+                                yref="y domain", y=1, yanchor="top"))
+    return {"shapes": shapes, "annotations": annotations}
 
 
 def score_histogram_figure(scores: np.ndarray, labels: np.ndarray, name: str, bins: int = 60) -> go.Figure:

@@ -16,6 +16,11 @@ def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
 
+def chart(at, key: str) -> dict:
+    """The Plotly figure (JSON) the page sent for the chart ``key``."""
+    return json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec)
+
+
 @pytest.mark.parametrize("target", [0.05, 0.3, 0.5, 0.8])
 def test_moving_the_target_reports_the_engine_threshold(app, target):
     data = load_rated(sample_path("synthetic"))
@@ -105,10 +110,25 @@ def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(a
     assert progress and "Bootstrapping" in progress[0].proto.text
     for job in list(at.session_state["_jobs"].values()):
         job.future.result(timeout=120)
+    band = [t.get("name", "") for t in chart(at, "mp_chart")["data"] if "bootstrap band" in t.get("name", "")]
+    assert not band  # no band before the replicates exist
     at.run()
     assert not at.exception
     captions = " ".join(c.value for c in at.main.caption)
     assert "95 % CI [" in captions and "computing" not in captions
+    # the charts' still parts are kept between steps: the band arrives with the replicates, the marks follow
+    # the slider
+    assert any("bootstrap band (200 replicates)" in t.get("name", "") for t in chart(at, "mp_chart")["data"])
+    data = load_rated(sample_path("synthetic"))
+    for target in (0.25, 0.6):
+        at.slider(key="target").set_value(target).run()
+        op = operating_point(data.column("score_image"), data.labels, target, data.weights)
+        star = chart(at, "pn_chart")["data"][-1]
+        assert star["name"] == f"chosen: m = {target:.3g}" and (star["x"], star["y"]) == ([op.fp], [op.tp])
+        mp = chart(at, "mp_chart")["layout"]
+        assert [a["text"] for a in mp["annotations"]] == [f"target {target:.3g}", "chosen threshold"]
+        assert mp["shapes"][0]["y0"] == target and mp["shapes"][1]["x0"] == pytest.approx(float(op.threshold))
+        assert len(chart(at, "mp_chart")["data"]) == 3
 
 
 def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
