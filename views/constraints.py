@@ -23,7 +23,7 @@ from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import kept, md, on_click
+from views.state import kept, md, on_click, server_memo
 from views.tables import show_table
 
 EVERY_OTHER = "every other row"
@@ -141,10 +141,9 @@ def shared_adult():
     return adult_data()
 
 
-@st.cache_resource(show_spinner=False)
-def shared_sweep(name: str, _compute):
+def shared_sweep(name: str, compute):
     """One of the paper's sweeps on Adult, once per server (public data, deterministic): every session shares it."""
-    return _compute()
+    return server_memo(("adult sweep", name), compute)
 
 
 def adult_sweeps() -> None:

@@ -154,10 +154,14 @@ def memory_report() -> str:
     try:
         from streamlit.runtime.caching import cache_data_api, cache_resource_api
 
+        from views.state import server_memo_store
+
         for api in (cache_resource_api, cache_data_api):
             mgr = next(v for k, v in vars(api).items() if k.startswith("_") and k.endswith("_caches"))
             seen = set()
             todo = [getattr(c, "_mem_cache", None) for caches in mgr._function_caches.values() for c in caches.values()]
+            if api is cache_resource_api:
+                todo.append(server_memo_store())  # the other results every session shares
             while todo:  # everything reachable from the cached values (not through functions, classes, modules)
                 obj = todo.pop()
                 if id(obj) in seen or isinstance(obj, (type, type(gc), type(gc.collect), type(memory_report))):

@@ -50,6 +50,49 @@ def memo(key: tuple, compute: Callable[[], Any]) -> Any:
     return value
 
 
+class _ServerResult:
+    """One result of :func:`server_memo`: computed once, under its own lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.done = False
+        self.value: Any = None
+
+
+_SERVER_MEMO: OrderedDict = OrderedDict()
+_SERVER_MEMO_LOCK = threading.Lock()
+_SERVER_MEMO_SIZE = 48
+
+
+def server_memo(key: tuple, compute: Callable[[], T]) -> T:
+    """``compute()`` once per server for ``key``: results of public data every session shares (LRU of 48).
+
+    Not ``st.cache_resource``: that records the Streamlit calls made while computing and replays them on
+    every later hit, and a progress bar the computing session drew outside the function cannot be
+    replayed (``CacheReplayClosureError``: the second click on a shared sweep, by anyone, failed). Here
+    the work draws its progress in the session that computes; a session asking for the same key
+    meanwhile waits for that result instead of computing it again. A failed computation is not kept:
+    the next caller computes it again. The key must never name a session or hold a user's data.
+    """
+    with _SERVER_MEMO_LOCK:
+        entry = _SERVER_MEMO.get(key)
+        if entry is None:
+            entry = _SERVER_MEMO[key] = _ServerResult()
+        _SERVER_MEMO.move_to_end(key)
+        while len(_SERVER_MEMO) > _SERVER_MEMO_SIZE:
+            _SERVER_MEMO.popitem(last=False)
+    with entry.lock:
+        if not entry.done:
+            entry.value = compute()
+            entry.done = True
+    return entry.value
+
+
+def server_memo_store() -> OrderedDict:
+    """The results :func:`server_memo` holds (for the memory report)."""
+    return _SERVER_MEMO
+
+
 def progress_callback(label: str):
     """A progress bar and a ``(done, total)`` callback for long engine work."""
     label = md(label)

@@ -135,3 +135,22 @@ def test_the_caption_says_kappa_as_the_slider_does_and_which_value_is_requested_
         assert f"{achieved} achieved on the training rows" in caption, caption
         assert re.findall(r"\d\.\d+", caption) == [shown, achieved], caption  # no other κ, no 0.808912
         assert f"κ = {shown} requested" in model.sentence()  # the record says it the same way
+
+
+def test_the_papers_sweeps_are_computed_once_per_server_and_any_session_clicks_them_again(app):
+    # a shared result's progress bar belongs to the session that computed it: a second click (the same session's
+    # or another's) used to fail replaying it from st.cache_resource (CacheReplayClosureError)
+    from views.state import server_memo
+
+    page_sessions = [app(page=PAGE), app(page=PAGE)]
+    tables = {}
+    for at in page_sessions + page_sessions[:1]:
+        for key in ("run_fair_sweep", "run_churn_sweep"):
+            at.button(key=key).click().run()
+            assert not at.exception, at.exception
+            shown = [c.key for c in at.get("plotly_chart")]
+            assert f"{key.removeprefix('run_').replace('fair', 'fairness')}_chart" in shown
+            tables.setdefault(key, []).append(at.session_state["_" + key.removeprefix("run_")][1])
+    for key, kept_tables in tables.items():
+        assert len(kept_tables) == 3 and all(t is kept_tables[0] for t in kept_tables), key  # one object per server
+    assert server_memo(("adult sweep", "fairness"), lambda: None) is tables["run_fair_sweep"][0]
