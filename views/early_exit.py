@@ -37,7 +37,7 @@ from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import md, memo, on_click, progress_callback
+from views.state import md, memo, on_click, progress_callback, server_memo
 from views.tables import show_table
 
 ADULT, MATRIX, MODEL = ("UCI Adult: gradient boosted trees (shipped sample)", "A score matrix from the Data page",
@@ -107,10 +107,9 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
-def shared_result(key: tuple, _compute):
+def shared_result(key: tuple, compute):
     """The shipped sample's fits, curves and comparisons, once per server (public data, deterministic)."""
-    return _compute()
+    return server_memo(("early exit", *key), compute)
 
 
 def shared(ens: "Ensemble", key: tuple, compute):

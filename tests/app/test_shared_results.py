@@ -20,7 +20,6 @@ VIEWS = Path(__file__).resolve().parents[2] / "views"
 SHARED = {  # (script, function): what it holds
     ("inputs.py", "shared_sample"): "shipped samples",
     ("early_exit.py", "adult_model"): "the sample model's trees and their contributions",
-    ("early_exit.py", "shared_result"): "the sample model's fits, curves and comparisons",
     ("constraints.py", "shared_adult"): "Adult's design matrix",
     ("batch_decisions.py", "shared_split"): "a public data set's trained probabilities",
 }
@@ -28,6 +27,7 @@ SHARED = {  # (script, function): what it holds
 
 SERVER_MEMO = {  # (script, function): what it holds; computed with a progress bar of the computing session
     ("constraints.py", "shared_sweep"): "the paper's fairness and churn sweeps",
+    ("early_exit.py", "shared_result"): "the sample model's fits, curves and comparisons",
 }
 
 
