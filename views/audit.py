@@ -1,6 +1,6 @@
 """Below the line: plan a random audit of the unflagged documents, then estimate how many positives the line misses."""
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import streamlit as st
 
@@ -40,7 +40,7 @@ AUTOMATIC = "automatic"
 
 @dataclass(frozen=True)
 class PlanSettings:
-    """What the plan step asks for (hashable: the plan is memoised under it)."""
+    """What the plan step asks for (the plan is memoised under its fields)."""
 
     below: float
     budget: int | None
@@ -113,7 +113,7 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
     pilot = audit.value if s.pilot else None
     try:
         with st.spinner("Planning the audit" + (" with DuckDB" if population.source == "server" else "")):
-            planned = memo(("audit_plan", *population.key, s, audit.fingerprint if s.pilot else None),
+            planned = memo(("audit_plan", *population.key, *astuple(s), audit.fingerprint if s.pilot else None),
                            lambda: plan(population.value, below=s.below, budget=s.budget, half_width=s.half_width,
                                         strata=s.strata, allocation=s.allocation, pilot=pilot,
                                         prior_column=population.mapping.prior, seed=s.seed))

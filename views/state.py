@@ -37,8 +37,30 @@ def md(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
+def check_key(key: Hashable) -> None:
+    """Refuse a key that holds an instance of a class defined in a page script.
+
+    Streamlit runs a page script as ``__main__`` anew on every full run, so its classes are new objects
+    each time and an instance kept from an earlier run never equals this run's: a memo or a kept result
+    under such a key is never found again (the work is redone on every run, a result vanishes). Keys hold
+    the instance's fields instead (``dataclasses.astuple``).
+
+    Raises
+    ------
+    TypeError
+        Naming the class, when a part of ``key`` (nested tuples included) is such an instance.
+    """
+    for part in key if isinstance(key, tuple) else (key,):
+        if isinstance(part, tuple):
+            check_key(part)
+        elif type(part).__module__ == "__main__":
+            raise TypeError(f"a memo key holds a {type(part).__qualname__}, a class of the page script, which is "
+                            "new on every run: key it by its fields (dataclasses.astuple)")
+
+
 def memo(key: tuple, compute: Callable[[], Any]) -> Any:
     """Session-scoped memo (LRU of ``_MEMO_SIZE`` entries) keyed by a tuple of digests and settings."""
+    check_key(key)
     store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
     if key in store:
         store.move_to_end(key)
@@ -74,6 +96,7 @@ def server_memo(key: tuple, compute: Callable[[], T]) -> T:
     meanwhile waits for that result instead of computing it again. A failed computation is not kept:
     the next caller computes it again. The key must never name a session or hold a user's data.
     """
+    check_key(key)
     with _SERVER_MEMO_LOCK:
         entry = _SERVER_MEMO.get(key)
         if entry is None:
@@ -119,6 +142,7 @@ def on_click(slot: str, inputs: Hashable, clicked: bool, compute: Callable[..., 
     ``(done, total)`` callback; ``spinner`` shows a spinner while ``compute()`` runs.
     The page keeps its own button (label, key, place), passing its value as ``clicked``.
     """
+    check_key(inputs)
     if clicked:
         if progress is not None:
             bar, update = progress_callback(progress)
@@ -175,6 +199,7 @@ def background(key: tuple, compute: Callable[[Callable[[int, int], None]], Any],
     when the result is ready. Work up to :data:`FOREGROUND_WORK` is computed in the
     script instead, with a progress bar.
     """
+    check_key(key)
     store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
     if key in store:
         return memo(key, lambda: None)
@@ -236,6 +261,7 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
     script polls ``progress`` and draws it. Errors (``InputError``) are raised here,
     in the script, after the status box is marked as failed.
     """
+    check_key(key)
     store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
     if key in store:
         return memo(key, lambda: None)

@@ -73,6 +73,22 @@ def test_settings_change_the_plan_as_the_engine_does(app, served, shipped):
     assert metrics(at)["To review"] == f"{wanted.budget:,}"
 
 
+def test_the_plan_is_made_once_for_its_settings_not_on_every_run(app, monkeypatch):
+    # it was memoised under the page script's PlanSettings object, a new class on every run: planned again each time
+    import engine.audit
+
+    made = []
+    original = engine.audit.plan
+    monkeypatch.setattr(engine.audit, "plan", lambda *a, **k: made.append(1) or original(*a, **k))
+    at = app(page=PAGE)
+    assert not at.exception and len(made) == 1
+    at.run()
+    at.run()
+    assert not at.exception and len(made) == 1
+    at.number_input(key="audit_strata").set_value(5).run()
+    assert len(made) == 2
+
+
 def test_a_review_line_under_every_score_is_an_error_not_a_crash(app):
     at = app(page=PAGE)
     at.number_input(key="audit_below").set_value(-1.0).run()

@@ -35,6 +35,11 @@ def test_adult_ensemble_policy_matches_the_engine(app, served):
     timing = at.dataframe[0].value
     assert list(timing["Trees evaluated per row (mean)"])[0] == "100"
     assert list(timing["Early exit is this many times faster"])[1] == "—"  # early exit against itself: nothing
+    # the timing stays beside the settings it was made with when the page runs again for another button (it was
+    # kept under the page script's Settings object, which is a new class on every run, and vanished)
+    at.button(key="run_curves").click().run()
+    assert not at.exception
+    assert any(list(t.value.columns) == list(timing.columns) and t.value.equals(timing) for t in at.dataframe)
 
 
 def test_tradeoff_curves(app):
