@@ -9,16 +9,17 @@ from engine.errors import InputError
 from engine.io import ScoreMatrix
 from engine.qwyc import (
     EarlyExitPolicy,
+    FidelityCalibration,
     FittedPolicy,
     ModelFile,
     ADULT_GBT,
     TrainedEnsemble,
     adult_gbt_sample,
     apply_policy,
+    calibrate_fidelity,
     decisions_frame,
     fidelity_curve,
     fidelity_figure,
-    fit_fidelity,
     fit_qwyc,
     measured_row,
     model_rows,
@@ -296,9 +297,15 @@ def policy_view(ens: Ensemble) -> None:
     production_section(ens, settings, policy, fit, test)
 
 
+def fidelity_calibration(ens: Ensemble, progress) -> FidelityCalibration:
+    """QWYC* on 60 % of the fit rows and its disagreement at every margin: fitted once, shared by every D."""
+    r = ens.rows
+    return shared(ens, ("fidelity calibration",), lambda: calibrate_fidelity(r.f_fit, bias=r.bias, progress=progress))
+
+
 def promised_policy(ens: Ensemble, promise_pct: float, progress):
     r = ens.rows
-    fitted = fit_fidelity(r.f_fit, max_disagreement=promise_pct / 100, bias=r.bias, progress=progress)
+    fitted = fidelity_calibration(ens, progress).promise(promise_pct / 100)
     return fitted, measured_row("QWYC with fidelity promise", f"D = {promise_pct:.2f} %", fitted.policy, r.f_test,
                                 r.bias, promise_pct / 100, fitted.certified)
 
@@ -339,7 +346,8 @@ def promise_view(ens: Ensemble) -> None:
                      st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)",
                                key="run_fidelity_curve"),
                      lambda progress: shared(ens, ("fidelity curve",), lambda: fidelity_curve(
-                         r.f_fit, r.f_test, bias=r.bias, progress=progress)),
+                         r.f_fit, r.f_test, bias=r.bias, calibration=fidelity_calibration(ens, progress),
+                         progress=progress)),
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")
