@@ -39,6 +39,7 @@ PAGE_LINK = "Early exit (QWYC)"
 MEAN_MODELS = "Mean # models (test)"
 DISAGREEMENT = "Disagreement (test)"
 ALPHA = "α: allowed % of fit decisions differing from the full ensemble"
+ALPHA_DEFAULT = 0.5
 D_INPUT = "D: new rows allowed to differ (%)"
 CURVES = "Compute the trade-off curves"
 CURVES_DONE = "Download the curves (CSV)"
@@ -77,7 +78,9 @@ def load() -> float:
 def rerun_done(page, before: dict[str, str], url_part: str | None = None) -> None:
     """Wait until the page has rerun (stale elements seen, or a metric changed) and Streamlit is idle."""
     if url_part is not None:
-        page.wait_for_function(f"() => window.location.search.includes('{url_part}')", timeout=TIMEOUT)
+        key, value = url_part.split("=")  # the URL leaves a default value out
+        page.wait_for_function(f"() => Number(new URLSearchParams(window.location.search).get('{key}') ?? "
+                               f"{ALPHA_DEFAULT}) === {value}", timeout=30_000)
     changed = " || ".join(
         f"(() => {{ const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
         f".find(e => e.innerText.includes('{label}')); return m && !m.innerText.includes({value!r}); }})()"
