@@ -105,22 +105,30 @@ def alpha_step(page, thumb, key: str) -> float:
     return time.perf_counter() - t0
 
 
+PROMISE_SHOWN = ("[...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
+                 ".some(a => /Certified:|cannot certify/.test(a.innerText))")
+
+
 def fit_promise(page) -> None:
-    """Press 'Fit with this promise' and wait until its result box shows and Streamlit is idle."""
-    page.evaluate(WATCH)
+    """Press 'Fit with this promise' (no promise shown for this D yet) until its result box shows and Streamlit is idle.
+
+    The box's appearance is the proof that the script reran (a rerun served from the cache may be too quick for
+    the "Running" status to show).
+    """
+    assert not page.evaluate(f"() => {PROMISE_SHOWN}"), "a promise is already shown for this D"
     page.get_by_role("button", name=PROMISE).click()
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=\"stAlert\"]')].some(a => /Certified:|cannot certify/"
-        f".test(a.innerText)) && window.__ran && ({IDLE})()", timeout=TIMEOUT, polling="raf")
+    page.wait_for_function(f"() => ({PROMISE_SHOWN}) && ({IDLE})()", timeout=TIMEOUT, polling="raf")
 
 
 def d_step(page) -> tuple[float, float]:
-    """'+' on D, then 'Fit with this promise': seconds until D's rerun is idle, and until the promise shows."""
+    """'+' on D, then 'Fit with this promise': seconds until D's rerun is idle, and until the promise shows.
+
+    The rerun after '+' is recognised by the previous D's result box going away (it was fitted for another D).
+    """
     box = page.locator('[data-testid="stNumberInput"]').filter(has_text=D_INPUT)
-    page.evaluate(WATCH)
     t0 = time.perf_counter()
     box.locator('[data-testid="stNumberInputStepUp"]').click()
-    page.wait_for_function(f"() => window.__ran && ({IDLE})()", timeout=TIMEOUT, polling="raf")
+    page.wait_for_function(f"() => !({PROMISE_SHOWN}) && ({IDLE})()", timeout=TIMEOUT, polling="raf")
     changed = time.perf_counter() - t0
     fit_promise(page)
     return changed, time.perf_counter() - t0
