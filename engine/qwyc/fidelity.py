@@ -229,7 +229,7 @@ class FidelityCalibration:
 
 def calibrate_fidelity(f_fit, *, calibration_share: float = 0.4, alpha: float | None = None, neg_only: bool = False,
                        bias: float = 0.0, seed: int = 0, progress=None) -> FidelityCalibration:
-    """The part of :func:`fit_fidelity` that does not depend on D: QWYC* on part of the rows, margins measured on the rest.
+    """The part of :func:`fit_fidelity` that does not depend on D: QWYC* on some rows, margins measured on the rest.
 
     Parameters
     ----------
