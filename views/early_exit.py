@@ -9,16 +9,17 @@ from engine.errors import InputError
 from engine.io import ScoreMatrix
 from engine.qwyc import (
     EarlyExitPolicy,
+    FidelityCalibration,
     FittedPolicy,
     ModelFile,
     ADULT_GBT,
     TrainedEnsemble,
     adult_gbt_sample,
     apply_policy,
+    calibrate_fidelity,
     decisions_frame,
     fidelity_curve,
     fidelity_figure,
-    fit_fidelity,
     fit_qwyc,
     measured_row,
     model_rows,
@@ -295,11 +296,32 @@ def policy_view(ens: Ensemble) -> None:
     production_section(ens, settings, policy, fit, test)
 
 
-def promised_policy(ens: Ensemble, promise_pct: float, progress):
+def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:
+    """QWYC* on 60 % of the fit rows and its disagreement at every margin: fitted once, shared by every D.
+
+    Called outside any other cached call, with its progress bar made inside (a cached call that draws on a block
+    made outside it cannot be replayed)."""
     r = ens.rows
-    fitted = fit_fidelity(r.f_fit, max_disagreement=promise_pct / 100, bias=r.bias, progress=progress)
-    return fitted, measured_row("QWYC with fidelity promise", f"D = {promise_pct:.2f} %", fitted.policy, r.f_test,
-                                r.bias, promise_pct / 100, fitted.certified)
+
+    def calibrate() -> FidelityCalibration:
+        bar, update = progress_callback("QWYC* on 60 % of the fit rows, margins measured on the other 40 %")
+        calibration = calibrate_fidelity(r.f_fit, bias=r.bias, progress=update)
+        bar.empty()
+        return calibration
+
+    return shared(ens, ("fidelity calibration",), calibrate)
+
+
+def promised_policy(ens: Ensemble, promise_pct: float):
+    r = ens.rows
+    calibration = fidelity_calibration(ens)
+
+    def promise():
+        fitted = calibration.promise(promise_pct / 100)
+        return fitted, measured_row("QWYC with fidelity promise", f"D = {promise_pct:.2f} %", fitted.policy,
+                                    r.f_test, r.bias, promise_pct / 100, fitted.certified)
+
+    return shared(ens, ("promise", promise_pct), promise)
 
 
 def show_promise(column, ens: Ensemble, promise_pct: float, fitted, row: dict) -> None:
@@ -317,6 +339,12 @@ def show_promise(column, ens: Ensemble, promise_pct: float, fitted, row: dict) -
             file_name=f"qwyc_policy_D{promise_pct:.2f}pct.json", mime="application/json", key="promise_json")
 
 
+def compared(ens: Ensemble, calibration: FidelityCalibration, progress):
+    r = ens.rows
+    return shared(ens, ("fidelity curve",), lambda: fidelity_curve(r.f_fit, r.f_test, bias=r.bias,
+                                                                   calibration=calibration, progress=progress))
+
+
 @st.fragment
 def promise_view(ens: Ensemble) -> None:
     """A promise D on new rows, and the comparison with LightGBM's early stopping: reruns alone."""
@@ -328,17 +356,13 @@ def promise_view(ens: Ensemble) -> None:
     promise_pct = p[0].number_input("D: new rows allowed to differ (%)", 0.01, 10.0, 0.3, 0.05, format="%.2f",
                                     key="promise_pct")
     promised = on_click("_promise", (ens.key, promise_pct), p[1].button("Fit with this promise", key="fit_promise"),
-                        lambda progress: shared(ens, ("promise", promise_pct),
-                                                lambda: promised_policy(ens, promise_pct, progress)),
-                        progress=f"QWYC* on 60 % of the fit rows, margins calibrated for D = {promise_pct:.2f} %")
+                        lambda: promised_policy(ens, promise_pct))
     if promised is not None:
         show_promise(p[2], ens, promise_pct, *promised)
-    r = ens.rows
     curve = on_click("_fidelity_curve", ens.key,
                      st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)",
                                key="run_fidelity_curve"),
-                     lambda progress: shared(ens, ("fidelity curve",), lambda: fidelity_curve(
-                         r.f_fit, r.f_test, bias=r.bias, progress=progress)),
+                     lambda progress: compared(ens, fidelity_calibration(ens), progress),
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")

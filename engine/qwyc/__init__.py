@@ -40,7 +40,15 @@ from .ensembles import (
     from_sklearn,
     train_adult_gbt,
 )
-from .fidelity import FidelityPolicy, clopper_pearson, fidelity_curve, fit_fidelity, measured_row
+from .fidelity import (
+    FidelityCalibration,
+    FidelityPolicy,
+    calibrate_fidelity,
+    clopper_pearson,
+    fidelity_curve,
+    fit_fidelity,
+    measured_row,
+)
 from .figures import fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
 from .models import ModelFile, load_model
 from .shipped_model import adult_gbt_sample
@@ -62,7 +70,8 @@ __all__ = [
     "ORDERS",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
     "EarlyExitTiming", "time_early_exit", "timing_table",
-    "FidelityPolicy", "fit_fidelity", "fidelity_curve", "measured_row", "clopper_pearson",
+    "FidelityPolicy", "FidelityCalibration", "calibrate_fidelity", "fit_fidelity", "fidelity_curve", "measured_row",
+    "clopper_pearson",
     "ModelFile", "load_model",
     "ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy",
     "decisions_frame", "POLICY_FORMAT",

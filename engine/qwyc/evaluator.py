@@ -228,12 +228,20 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
     return decision, n_eval, score
 
 
+#: rows per block of the contributions: one tree's nodes stay in cache while they run through a block
+_BLOCK_ROWS = 256
+
+
 def _contributions(x, roots, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule):
-    out = np.empty((x.shape[0], roots.size))
-    for i in range(x.shape[0]):
+    n = x.shape[0]
+    out = np.empty((n, roots.size))
+    for start in range(0, n, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, n)
         for t in range(roots.size):
-            out[i, t] = _leaf(x, i, roots[t], feature, left, right, threshold, value, missing_left, is_leaf,
-                              missing_rule)
+            root = roots[t]
+            for i in range(start, stop):
+                out[i, t] = _leaf(x, i, root, feature, left, right, threshold, value, missing_left, is_leaf,
+                                  missing_rule)
     return out
 
 

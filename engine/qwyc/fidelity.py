@@ -28,7 +28,8 @@ from scipy.stats import beta
 from ..errors import InputError
 from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
-__all__ = ["clopper_pearson", "FidelityPolicy", "fit_fidelity", "fidelity_curve", "measured_row", "MARGINS"]
+__all__ = ["clopper_pearson", "FidelityPolicy", "FidelityCalibration", "calibrate_fidelity", "fit_fidelity",
+           "fidelity_curve", "measured_row", "MARGINS"]
 
 #: margins tried, in units of each step's running-score spread (0 = QWYC*'s own thresholds)
 MARGINS = np.r_[0.0, np.geomspace(0.005, 20.0, 48)]
@@ -156,10 +157,10 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     Wang, Gupta & You (2018), Algorithms 1–2; Clopper & Pearson (1934); Angelopoulos, Bates,
     Candès, Jordan & Lei, *Learn then Test* (2021), fixed-sequence testing.
     """
-    f = np.asarray(f_fit, dtype=np.float64)
     _check_promise(max_disagreement)
-    prepared = _prepare(f, calibration_share, 0.0 if alpha is None else float(alpha), neg_only, bias, seed, progress)
-    return _promise(prepared, max_disagreement, confidence)
+    calibration = calibrate_fidelity(f_fit, calibration_share=calibration_share, alpha=alpha, neg_only=neg_only,
+                                     bias=bias, seed=seed, progress=progress)
+    return calibration.promise(max_disagreement, confidence)
 
 
 def _check_promise(max_disagreement: float) -> None:
@@ -168,18 +169,81 @@ def _check_promise(max_disagreement: float) -> None:
 
 
 @dataclass(frozen=True)
-class _Prepared:
-    """What every promise D shares: the split, the QWYC* fit, the spreads and the disagreement at every margin."""
+class FidelityCalibration:
+    """What every promise D shares: the split, the QWYC* fit, the spreads and the disagreement at every margin.
+
+    Built by :func:`calibrate_fidelity`; :meth:`promise` turns it into the policy for one D without
+    refitting, so a page can fit once and answer every D.
+
+    Attributes
+    ----------
+    base : EarlyExitPolicy
+        QWYC* fitted on the fitting part of the rows.
+    spread : numpy.ndarray
+        Spread of the running score after each step of ``base.order`` (the margin's unit).
+    calibration_rows : int
+        Rows kept out of the fit to calibrate the margin.
+    disagreements : numpy.ndarray of int
+        Calibration rows deciding unlike the full model, per entry of :data:`MARGINS`.
+    alpha : float
+        α of the QWYC* fit.
+    """
 
     base: EarlyExitPolicy
     spread: np.ndarray
     calibration_rows: int
-    disagreements: np.ndarray  # calibration rows deciding unlike the full model, per entry of MARGINS
+    disagreements: np.ndarray
     alpha: float
 
+    def promise(self, max_disagreement: float, confidence: float = 0.95) -> FidelityPolicy:
+        """The policy promising new-row disagreement at most D: the widest-first fixed-sequence test.
 
-def _prepare(f: np.ndarray, calibration_share: float, alpha: float, neg_only: bool, bias: float, seed: int,
-             progress) -> _Prepared:
+        Parameters
+        ----------
+        max_disagreement : float
+            D, the share of new rows whose early decision may differ from the full model.
+        confidence : float
+            Level of the one-sided Clopper-Pearson bound.
+
+        Returns
+        -------
+        FidelityPolicy
+            Equal to :func:`fit_fidelity` with the same rows and settings.
+
+        Raises
+        ------
+        InputError
+            D outside (0, 1).
+        """
+        _check_promise(max_disagreement)
+        chosen, chosen_k = math.inf, 0
+        for margin, k in zip(MARGINS[::-1], self.disagreements[::-1]):  # widest first; stop at the first failure
+            if _upper(int(k), self.calibration_rows, confidence) > max_disagreement:
+                break
+            chosen, chosen_k = float(margin), int(k)
+        policy = replace(_widened(self.base, self.spread, chosen),
+                         method=f"QWYC* with calibrated margin (D = {max_disagreement:g})", alpha=self.alpha)
+        return FidelityPolicy(policy, float(max_disagreement), float(confidence), chosen, self.calibration_rows,
+                              chosen_k, not math.isinf(chosen))
+
+
+def calibrate_fidelity(f_fit, *, calibration_share: float = 0.4, alpha: float | None = None, neg_only: bool = False,
+                       bias: float = 0.0, seed: int = 0, progress=None) -> FidelityCalibration:
+    """The part of :func:`fit_fidelity` that does not depend on D: QWYC* on some rows, margins measured on the rest.
+
+    Parameters
+    ----------
+    f_fit : array (N, T)
+        Base-model contributions of the fit rows.
+    calibration_share, alpha, neg_only, bias, seed, progress : as for :func:`fit_fidelity`.
+
+    Returns
+    -------
+    FidelityCalibration
+        ``calibrate_fidelity(f, ...).promise(D, confidence)`` equals ``fit_fidelity(f, max_disagreement=D, ...)``.
+    """
+    f = np.asarray(f_fit, dtype=np.float64)
+    alpha = 0.0 if alpha is None else float(alpha)
     n = f.shape[0]
     calibration = np.zeros(n, dtype=bool)
     calibration[np.random.default_rng(seed).permutation(n)[: int(round(calibration_share * n))]] = True
@@ -188,25 +252,14 @@ def _prepare(f: np.ndarray, calibration_share: float, alpha: float, neg_only: bo
     f_cal = np.ascontiguousarray(f[calibration])
     full = bias + f_cal.sum(axis=1) >= base.threshold
     disagreements = np.array([int(np.sum(_widened(base, spread, m).predict(f_cal)[0] != full)) for m in MARGINS])
-    return _Prepared(base, spread, int(f_cal.shape[0]), disagreements, alpha)
-
-
-def _promise(prepared: _Prepared, max_disagreement: float, confidence: float) -> FidelityPolicy:
-    chosen, chosen_k = math.inf, 0
-    for margin, k in zip(MARGINS[::-1], prepared.disagreements[::-1]):  # widest first; stop at the first failure
-        if _upper(int(k), prepared.calibration_rows, confidence) > max_disagreement:
-            break
-        chosen, chosen_k = float(margin), int(k)
-    policy = replace(_widened(prepared.base, prepared.spread, chosen),
-                     method=f"QWYC* with calibrated margin (D = {max_disagreement:g})", alpha=prepared.alpha)
-    return FidelityPolicy(policy, float(max_disagreement), float(confidence), chosen, prepared.calibration_rows,
-                          chosen_k, not math.isinf(chosen))
+    return FidelityCalibration(base, spread, int(f_cal.shape[0]), disagreements, alpha)
 
 
 def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0.001, 0.002, 0.003, 0.005, 0.01,
                                                                          0.02),
                    lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0), lightgbm_freqs=(1, 5, 10, 20),
-                   confidence: float = 0.95, seed: int = 0, progress=None) -> pd.DataFrame:
+                   confidence: float = 0.95, seed: int = 0, calibration: FidelityCalibration | None = None,
+                   progress=None) -> pd.DataFrame:
     """Test disagreement against mean trees: QWYC with a fidelity promise per D, and LightGBM's own rule.
 
     LightGBM's ``pred_early_stop`` checks every ``freq`` trees whether the margin
@@ -227,6 +280,9 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
         Level of each promise.
     seed : int
         Seed of each promise's calibration split.
+    calibration : FidelityCalibration, optional
+        ``calibrate_fidelity(f_fit, bias=bias, seed=seed)`` when already computed (a page that fitted a promise):
+        reused instead of refitting; the curve is the same.
     progress : callable, optional
         ``progress(done, total)`` over the steps of the one QWYC* fit every promise shares, then the promises.
 
@@ -241,11 +297,12 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
     t_count = f_fit.shape[1]
     total = t_count + len(disagreements)
     # the QWYC* fit and the calibration at every margin do not depend on D: done once, shared by every promise
-    prepared = _prepare(f_fit, 0.4, 0.0, False, bias, seed,
-                        None if progress is None else lambda done, _: progress(done, total))
+    if calibration is None:
+        calibration = calibrate_fidelity(f_fit, bias=bias, seed=seed,
+                                         progress=None if progress is None else lambda done, _: progress(done, total))
     rows = []
     for i, d in enumerate(disagreements):
-        fitted = _promise(prepared, d, confidence)
+        fitted = calibration.promise(d, confidence)
         rows.append(measured_row("QWYC with fidelity promise", f"D = {d:.2%}", fitted.policy, f_test, bias, d,
                          fitted.certified))
         if progress is not None:

@@ -195,3 +195,22 @@ def test_depth_5_reads_the_shipped_model_file_and_fits_what_the_engine_fits(app,
     oracle = fit_qwyc(shipped.ensemble.contributions(shipped.x_train), alpha=0.005, bias=shipped.ensemble.bias)
     assert record["policy"]["order"] == [int(t) for t in oracle.order]
     assert cards(at)["Mean # models (test)"].endswith("of 100")
+
+
+def test_promises_at_two_d_on_the_shipped_sample_share_one_calibration_and_equal_the_engine(app):
+    """A second D reuses the server's calibration (a cached call inside another once failed to replay)."""
+    from engine.qwyc import adult_gbt_sample, fit_fidelity
+
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "5"}, page=PAGE)
+    shipped = adult_gbt_sample(100)
+    f_fit = shipped.ensemble.contributions(shipped.x_train)
+    for d_pct in (0.5, 1.0, 0.5):
+        at.number_input(key="promise_pct").set_value(d_pct).run()
+        at.button(key="fit_promise").click().run()
+        assert not at.exception, at.exception
+        oracle = fit_fidelity(f_fit, max_disagreement=d_pct / 100, bias=shipped.ensemble.bias)
+        shown_text = " ".join(s.value for s in at.success)
+        assert oracle.certified and f"calibration bound {100 * oracle.calibration_upper_bound:.3f} %" in shown_text
+    at.button(key="run_fidelity_curve").click().run()
+    assert not at.exception
+    assert "fidelity_chart" in [c.key for c in at.get("plotly_chart")]

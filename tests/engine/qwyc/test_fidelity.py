@@ -1,10 +1,12 @@
 """Early exit with a fidelity promise on new rows (calibrated margins, fixed-sequence test)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from engine.qwyc.fidelity import clopper_pearson, fidelity_curve, fit_fidelity
+from engine.errors import InputError
+from engine.qwyc.fidelity import calibrate_fidelity, clopper_pearson, fidelity_curve, fit_fidelity
 
 
 def ensemble(n: int, seed: int, trees: int = 60):
@@ -57,3 +59,25 @@ def test_curve_has_both_methods_with_intervals():
     assert (curve["test disagreement"] <= curve["interval high"]).all()
     # LightGBM's own early stopping promises nothing: nothing is certified for it
     assert curve.loc[curve["method"] == "LightGBM pred_early_stop", "certified"].isna().all()
+
+
+def test_one_calibration_answers_every_promise_as_a_fresh_fit_does():
+    fit = ensemble(6000, 7)
+    calibration = calibrate_fidelity(fit, bias=0.1, seed=3)
+    for d in (0.0005, 0.003, 0.01, 0.05):
+        once, fresh = calibration.promise(d, 0.9), fit_fidelity(fit, max_disagreement=d, confidence=0.9, bias=0.1,
+                                                                 seed=3)
+        assert once.as_dict() == fresh.as_dict()
+        for a, b in ((once.policy.order, fresh.policy.order), (once.policy.eps_minus, fresh.policy.eps_minus),
+                     (once.policy.eps_plus, fresh.policy.eps_plus)):
+            np.testing.assert_array_equal(a, b)
+        assert once.policy.method == fresh.policy.method and once.policy.alpha == fresh.policy.alpha
+    with pytest.raises(InputError, match="maximum disagreement D"):
+        calibration.promise(1.5)
+
+
+def test_the_curve_reuses_a_calibration_and_stays_the_same():
+    fit, test = ensemble(4000, 8), ensemble(3000, 9)
+    settings = dict(bias=0.2, disagreements=(0.005, 0.02), lightgbm_margins=(2.0,), lightgbm_freqs=(5,), seed=1)
+    reused = fidelity_curve(fit, test, calibration=calibrate_fidelity(fit, bias=0.2, seed=1), **settings)
+    pd.testing.assert_frame_equal(reused, fidelity_curve(fit, test, **settings))
