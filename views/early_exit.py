@@ -297,10 +297,8 @@ def policy_view(ens: Ensemble) -> None:
 
 
 def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:
-    """QWYC* on 60 % of the fit rows and its disagreement at every margin: fitted once, shared by every D.
-
-    Called outside any other cached call, with its progress bar made inside (a cached call that draws on a block
-    made outside it cannot be replayed)."""
+    """QWYC* on 60 % of the fit rows and its disagreement at every margin: fitted once, shared by every D and by the
+    comparison with LightGBM (a progress bar while it is fitted)."""
     r = ens.rows
 
     def calibrate() -> FidelityCalibration:
