@@ -134,6 +134,18 @@ def d_step(page) -> tuple[float, float]:
     return changed, time.perf_counter() - t0
 
 
+def button_until_drawn(page, name: str, done_text: str, new_charts: int) -> float:
+    """Seconds from a click on ``name`` until ``done_text`` shows, its new charts are drawn and Streamlit is idle."""
+    page.evaluate(WATCH)
+    n = page.locator('[data-testid="stPlotlyChart"]').count()
+    t0 = time.perf_counter()
+    page.get_by_role("button", name=name).click()
+    page.wait_for_function(f"() => document.body.innerText.includes('{done_text}') && ({charts(n + new_charts)}) "
+                           f"&& ({IDLE})()", timeout=TIMEOUT, polling="raf")
+    drawn(page, n + new_charts)
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--alpha-steps", type=int, default=4)
@@ -219,27 +231,13 @@ def measure(base: str, args, rows: list) -> int:
 
         step("trade-off curves")
         # (c) trade-off curves
-        page.evaluate(WATCH)
-        n = page.locator('[data-testid="stPlotlyChart"]').count()
-        t0 = time.perf_counter()
-        page.get_by_role("button", name=CURVES).click()
-        page.wait_for_function(f"() => document.body.innerText.includes('{CURVES_DONE}') && ({charts(n + 2)}) "
-                               f"&& ({IDLE})()", timeout=TIMEOUT, polling="raf")
-        drawn(page, n + 2)
-        curves = time.perf_counter() - t0
+        curves = button_until_drawn(page, CURVES, CURVES_DONE, 2)
         rows.append(("'Compute the trade-off curves' → 2 charts drawn, idle", f"{curves:.1f} s", "≤ 15 s", load()))
         page.wait_for_timeout(500)
 
         step("LightGBM comparison")
         # (d) LightGBM comparison
-        page.evaluate(WATCH)
-        n = page.locator('[data-testid="stPlotlyChart"]').count()
-        t0 = time.perf_counter()
-        page.get_by_role("button", name=COMPARE).click()
-        page.wait_for_function(f"() => document.body.innerText.includes('{COMPARE_DONE}') && ({charts(n + 1)}) "
-                               f"&& ({IDLE})()", timeout=TIMEOUT, polling="raf")
-        drawn(page, n + 1)
-        compare = time.perf_counter() - t0
+        compare = button_until_drawn(page, COMPARE, COMPARE_DONE, 1)
         rows.append(("'Compare with LightGBM's own early stopping' → chart drawn, idle", f"{compare:.1f} s",
                      "≤ 10 s", load()))
         exceptions = page.locator('[data-testid="stException"]').count()

@@ -226,7 +226,8 @@ def timing_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy) -
         st.caption("Wall-clock timing needs the trees themselves; an uploaded score matrix has only their outputs.")
         return
     trained = ens.trained
-    timing = on_click("_qwyc_timing", (ens.key, astuple(settings)), st.button("Time it on the test rows", key="time_qwyc"),
+    timing = on_click("_qwyc_timing", (ens.key, astuple(settings)),
+                      st.button("Time it on the test rows", key="time_qwyc"),
                       lambda: time_early_exit(trained.ensemble, policy, trained.x_test,
                                               reference=trained.decision_function), spinner="Timing")
     if timing is not None:
