@@ -148,13 +148,18 @@ def metric(page: Page, label: str) -> str:
     return box.locator('[data-testid="stMetricValue"]').inner_text()
 
 
-def upload(page: Page, path: Path, kind: str) -> None:
-    """Upload ``path`` on the Data page (already open) as an input of ``kind`` (the title in 'Kind of input')."""
+def choose_file(page: Page, path: Path) -> None:
+    """On the Data page (already open): 'Upload a file', then ``path`` through the browser's file chooser."""
     page.get_by_text("Upload a file", exact=True).click()
     page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
     with page.expect_file_chooser() as chooser:
         page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
     chooser.value.set_files(str(path))
+
+
+def upload(page: Page, path: Path, kind: str) -> None:
+    """Upload ``path`` on the Data page (already open) as an input of ``kind`` (the title in 'Kind of input')."""
+    choose_file(page, path)
     settle(page, "Kind of input")
     kind_box = page.get_by_role("combobox", name="Kind of input")
     if kind_box.input_value() != kind:

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from engine.audit import PopulationColumns, estimate, load_audit, memory_population, plan
 from engine.io import load_rated, sample_path
-from tests.e2e.conftest import assert_healthy, metric, settle, shot
+from tests.e2e.conftest import assert_healthy, choose_file, metric, settle, shot
 
 pytestmark = pytest.mark.e2e
 
@@ -45,11 +45,7 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     nav = page.locator('[data-testid="stSidebarNav"]')
     nav.get_by_text("Data", exact=True).click()
     settle(page, "Validation report")
-    page.get_by_text("Upload a file", exact=True).click()
-    page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=30_000)
-    with page.expect_file_chooser() as chooser:
-        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-    chooser.value.set_files(str(reviewed_path))
+    choose_file(page, reviewed_path)  # not upload(): the kind must be guessed, not chosen
     settle(page, "Validation report")
     expect(page.get_by_role("combobox", name="Kind of input")).to_have_value("Reviewed audit")  # guessed
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("reviewed.csv", timeout=30_000)

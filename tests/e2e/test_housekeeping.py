@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, rss_mb, serve, settle, streamlit_pid
+from tests.e2e.conftest import SHOTS, choose_file, rss_mb, serve, settle, streamlit_pid
 
 pytestmark = pytest.mark.e2e
 
@@ -26,10 +26,7 @@ def session(browser, base: str, csv: Path) -> None:
     page = context.new_page()
     page.goto(f"{base}/data")
     settle(page, "Validation report")
-    page.get_by_text("Upload a file", exact=True).click()
-    with page.expect_file_chooser() as chooser:
-        page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
-    chooser.value.set_files(str(csv))
+    choose_file(page, csv)
     page.locator('[data-testid="stSidebar"]').get_by_text(csv.name).first.wait_for(timeout=120_000)
     page.get_by_role("link", name="Operating point").first.click()
     settle(page, "Sweep of target marginal precisions")
