@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from .kernels import in_parts, resolve_workers, worker_pool
 from .trees import Tree, TreeSum
 
 __all__ = ["FlatEnsemble", "flatten_ensemble"]
@@ -93,20 +94,27 @@ class FlatEnsemble:
         no_exit = np.full(self.n_models, np.nan)  # comparisons with NaN are false: nobody exits
         return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]
 
-    def contributions(self, x) -> np.ndarray:
+    def contributions(self, x, *, workers: int | None = None) -> np.ndarray:
         """The (N, T) matrix F: ``F[i, t]`` is tree t's leaf value for row i.
 
         Parameters
         ----------
         x : array_like of float, shape (N, features)
             Rows (NaN allowed).
+        workers : int, optional
+            Threads the blocks of rows are dealt to; the cores this process may use when None.
 
         Returns
         -------
         numpy.ndarray of float64, shape (N, T)
         """
         x = np.ascontiguousarray(x, dtype=np.float64)
-        return _contributions(x, *self._nodes())
+        out = np.empty((x.shape[0], self.n_models))
+        blocks = -(-x.shape[0] // _BLOCK_ROWS)
+        parts = max(1, min(resolve_workers(workers), blocks // 4))  # a few blocks each, or threads cost more
+        with worker_pool(parts) as pool:
+            in_parts(pool, parts, lambda p: _contributions(x, out, p, parts, *self._nodes()))
+        return out
 
     def early_exit(self, policy, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each row through ``policy``'s order, stopping at its first exit.
@@ -232,17 +240,17 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
 _BLOCK_ROWS = 256
 
 
-def _contributions(x, roots, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule):
+def _contributions(x, out, first, stride, roots, feature, left, right, threshold, value, missing_left, is_leaf,
+                   missing_rule):
+    """Blocks ``first, first + stride, ...`` of rows of F into ``out``."""
     n = x.shape[0]
-    out = np.empty((n, roots.size))
-    for start in range(0, n, _BLOCK_ROWS):
+    for start in range(first * _BLOCK_ROWS, n, stride * _BLOCK_ROWS):
         stop = min(start + _BLOCK_ROWS, n)
         for t in range(roots.size):
             root = roots[t]
             for i in range(start, stop):
                 out[i, t] = _leaf(x, i, root, feature, left, right, threshold, value, missing_left, is_leaf,
                                   missing_rule)
-    return out
 
 
 if njit is not None:

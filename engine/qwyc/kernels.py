@@ -6,6 +6,8 @@ QWYC*'s candidate scan is :mod:`engine.qwyc.scan`.
   :func:`~engine.qwyc.policy.step_thresholds`), an oracle for the tests.
 * :func:`run_policy`: a policy on a contribution matrix, row by row, stopping at the
   first exit (no (N,) temporaries per step).
+* :func:`worker_pool` and :func:`in_parts`: a loop's independent parts (candidates, row
+  blocks) in threads; the compiled loops release the GIL, so the parts run on separate cores.
 
 Numba is a dependency; without it (an import error) :data:`AVAILABLE` is False and the
 same functions run as plain Python (slow, only for environments that cannot install it).
@@ -13,9 +15,16 @@ same functions run as plain Python (slow, only for environments that cannot inst
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
 import numpy as np
 
-__all__ = ["AVAILABLE", "sorted_exits", "run_policy"]
+from ..errors import InputError
+
+__all__ = ["AVAILABLE", "sorted_exits", "run_policy", "default_workers", "resolve_workers", "worker_pool",
+           "in_parts"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -23,6 +32,64 @@ except ImportError:  # pragma: no cover - exercised only without numba
     njit = None
 
 AVAILABLE = njit is not None
+
+#: most threads one compiled loop is split over (beyond this the memory bus, not the cores, is the limit)
+MAX_WORKERS = 8
+
+
+def default_workers() -> int:
+    """The cores this process may use (its CPU affinity), at most :data:`MAX_WORKERS`; 1 without Numba.
+
+    Returns
+    -------
+    int
+    """
+    if not AVAILABLE:  # plain Python loops hold the GIL: threads would only add overhead
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``workers`` checked (an int >= 1), or :func:`default_workers` for None."""
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"workers must be a whole number of threads >= 1, not {workers!r}")
+    return int(workers)
+
+
+@contextmanager
+def worker_pool(parts: int):
+    """Threads for parts 1 to ``parts - 1`` of :func:`in_parts` (part 0 runs in the caller's); None for one part."""
+    if parts <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(max_workers=parts - 1, thread_name_prefix="qwyc") as pool:
+        yield pool
+
+
+def in_parts(pool, parts: int, work) -> None:
+    """``work(part)`` for every part in ``range(parts)``: part 0 in the caller's thread, the others in ``pool``.
+
+    The parts must write to disjoint outputs. Returns once all have finished; the first
+    error of any part is raised after every part has stopped.
+    """
+    if pool is None or parts <= 1:
+        for part in range(parts):
+            work(part)
+        return
+    futures = [pool.submit(work, part) for part in range(1, parts)]
+    try:
+        work(0)
+    finally:
+        errors = [f.exception() for f in futures]
+    for error in errors:
+        if error is not None:
+            raise error
 
 
 def sorted_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) -> int:

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import InputError
 from .evaluator import flatten_ensemble
 from . import scan
-from .kernels import run_policy
+from .kernels import resolve_workers, run_policy, worker_pool
 
 __all__ = ["EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
            "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
@@ -541,7 +541,8 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
 
 
 def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
-        costs=None, bias: float = 0.0, budget: str = "greedy", seed: int = 0, progress=None) -> EarlyExitPolicy:
+        costs=None, bias: float = 0.0, budget: str = "greedy", seed: int = 0, progress=None,
+        workers: int | None = None) -> EarlyExitPolicy:
     """QWYC* (``order=None``, Algorithm 1) or Algorithm 2 thresholds along a fixed order.
 
     Algorithm 1: at each step every remaining model is tried as the next one; its
@@ -572,6 +573,9 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
         Seed of a ``"random"`` fixed order.
     progress : callable, optional
         ``progress(step, T)`` after each step (QWYC* only).
+    workers : int, optional
+        Threads QWYC*'s candidate scan is split over; the cores this process may use when None
+        (:func:`~engine.qwyc.kernels.default_workers`). The policy is the same for any number.
 
     Returns
     -------
@@ -594,20 +598,24 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
                            costs=costs, budget=budget, seed=seed)
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
+    parts = resolve_workers(workers)
     full = bias + f.sum(axis=1) >= threshold
-    order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress)
+    with worker_pool(parts) as pool:
+        order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress,
+                                                       pool=pool, parts=parts)
     return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
                            time.perf_counter() - t0, spent)
 
 
 def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
                budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
-               rebuild_steps: int = 16):
+               rebuild_steps: int = 16, pool=None, parts: int = 1):
     """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
 
     The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
     scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
     fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
+    The candidates of every step are split over ``parts`` threads of ``pool``.
     """
     n, t_count = f.shape
     remaining = np.arange(t_count)
@@ -626,7 +634,7 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
             break
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
         if lay is None:  # the first step straight from F; the layout holds the rows it leaves undecided
-            t, lo, hi, mistakes, lay = _first_step(f, c, full, bias, allowed, neg_only, exits, block)
+            t, lo, hi, mistakes, lay = _first_step(f, c, full, bias, allowed, neg_only, exits, block, pool, parts)
             order[r], eps_minus[r], eps_plus[r] = t, lo, hi
             remaining = np.delete(remaining, t)
             spent += mistakes
@@ -637,11 +645,11 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
                                                               and lay.n_active < lay.rows.size):
             cols = np.flatnonzero(lay.lo != np.inf)
             lay, spare = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
-                                    lay.slot[remaining], t_count, block, spare), lay.buffer  # two buffers, alternated
+                                    lay.slot[remaining], t_count, block, spare, pool, parts), lay.buffer  # two buffers
             built_at = r
         pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
                               lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
-                              lay.slot[remaining], c[remaining], allowed, neg_only, exits)
+                              lay.slot[remaining], c[remaining], allowed, neg_only, exits, pool, parts)
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)
@@ -661,10 +669,10 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
 
 
 def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, allowed: int, neg_only: bool,
-                exits: np.ndarray, block: int):
+                exits: np.ndarray, block: int, pool=None, parts: int = 1):
     """QWYC*'s first step read straight from F (no copy of it): (model, eps_minus, eps_plus, mistakes, layout)."""
     n, t_count = f.shape
-    t = int(scan.dense_pick(f, bias, full, c, allowed, neg_only, exits))
+    t = scan.dense_pick(f, bias, full, c, allowed, neg_only, exits, pool, parts)
     g = np.full(n, bias)
     g += f[:, t]
     lo, hi, _, mistakes, everyone_exits = scan.split(g[full], g[~full], allowed, neg_only)
@@ -672,7 +680,8 @@ def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, all
         lo, hi, _, mistakes = step_thresholds(g, full, allowed, neg_only)
     keep = np.flatnonzero(~((g > hi) | (g < lo)))
     models = np.delete(np.arange(t_count), t)
-    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block)
+    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block, pool=pool,
+                     parts=parts)
     return t, lo, hi, mistakes, lay
 
 

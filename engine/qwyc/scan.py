@@ -19,6 +19,10 @@ Algorithm 2 only ever looks at the ``budget + 1`` smallest sums of the positives
 and every other value counted against them with a binary search (:func:`_count_below`),
 O(n log budget) per candidate with the counts (and ties) of the sorted formulation.
 
+The candidates' exits are independent of each other: the compiled loops release the GIL and
+:func:`dense_pick`, :func:`scan_pick` and :func:`build` split the candidates over threads
+(:func:`~engine.qwyc.kernels.in_parts`), then pick over all of them as one thread would.
+
 The chosen model's thresholds are Algorithm 2 without sorting (the order statistics selected,
 the rest counted, the two midpoints found in one pass each); only the rare step where every
 undecided row can exit is handed back to the sorted NumPy formulation.
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, njit
+from .kernels import AVAILABLE, in_parts, njit
 
 __all__ = ["BLOCK", "Layout", "build", "dense_pick", "scan_pick", "split", "add_and_split", "drop_exited",
            "thresholds_along"]
@@ -149,7 +153,7 @@ class Layout:
 
 def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, g: np.ndarray, d: np.ndarray,
           models: np.ndarray, source_slots: np.ndarray, t_count: int, block: int = BLOCK,
-          out: np.ndarray | None = None) -> Layout:
+          out: np.ndarray | None = None, pool=None, parts: int = 1) -> Layout:
     """A :class:`Layout` of the given undecided rows and candidate models.
 
     Parameters
@@ -173,6 +177,8 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     out : numpy.ndarray of float64, optional
         A flat buffer (not ``source``'s) to hold ``ft`` when large enough: memory already
         touched, so a rebuild does not pay the page faults of a fresh allocation.
+    pool, parts : optional
+        :func:`~engine.qwyc.kernels.worker_pool` threads and the number of candidate ranges copied at once.
 
     Returns
     -------
@@ -190,7 +196,9 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     ft = buffer[:need].reshape(models.size, n)
     bfmin = np.empty((models.size, bstart.size - 1))
     bfmax = np.empty_like(bfmin)
-    _gather(source, by_row, cols[perm], source_slots, bstart, ft, bfmin, bfmax)
+    cols, cuts = cols[perm], np.linspace(0, models.size, parts + 1).astype(np.int64)
+    in_parts(pool, parts, lambda p: _gather(source, by_row, cols, source_slots, bstart, ft, bfmin, bfmax,
+                                            cuts[p], cuts[p + 1]))
     cfmin = bfmin.min(axis=1) if bfmin.shape[1] else np.zeros(models.size)
     cfmax = bfmax.max(axis=1) if bfmax.shape[1] else np.zeros(models.size)
     lay = Layout(rows[perm], n_pos, bstart, nbp, ft, bfmin, bfmax, cfmin, cfmax, g[perm], models, t_count)
@@ -198,20 +206,21 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     return lay
 
 
-def _gather(source, by_row, cols, slots, bstart, ft, bfmin, bfmax):
-    """``ft[j, i] = source[slots[j], cols[i]]`` (or ``source[cols[i], slots[j]]``) with each block's min and max."""
+def _gather(source, by_row, cols, slots, bstart, ft, bfmin, bfmax, first, stop):
+    """``ft[j, i] = source[slots[j], cols[i]]`` (or ``source[cols[i], slots[j]]``) with each block's min and max,
+    for the candidates ``first <= j < stop``."""
     nb = bstart.size - 1
     if by_row:  # a transpose, in tiles that stay in cache
         tile = 64
         for i0 in range(0, cols.size, tile):
             i1 = min(i0 + tile, cols.size)
-            for j0 in range(0, slots.size, tile):
-                j1 = min(j0 + tile, slots.size)
+            for j0 in range(first, stop, tile):
+                j1 = min(j0 + tile, stop)
                 for i in range(i0, i1):
                     src = source[cols[i]]
                     for j in range(j0, j1):
                         ft[j, i] = src[slots[j]]
-    for j in range(slots.size):
+    for j in range(first, stop):
         row = ft[j]
         if not by_row:
             src = source[slots[j]]
@@ -407,53 +416,74 @@ def _pick(exits, costs):
     return pick
 
 
-def dense_pick(f, g0, full, costs, budget, neg_only, exits):
+def dense_pick(f, g0, full, costs, budget, neg_only, exits, pool=None, parts=1):
     """The first step, read straight from F (N, T) row by row: every row undecided with running sum ``g0``.
 
-    The same exits as :func:`scan_pick` on a layout of every row, without copying F.
-    Returns the index of the chosen candidate (every model is a candidate).
+    The same exits as :func:`scan_pick` on a layout of every row, without copying F; the
+    candidates are split into ``parts`` ranges run at once in ``pool``
+    (:func:`~engine.qwyc.kernels.worker_pool`). Returns the index of the chosen candidate
+    (every model is a candidate).
     """
-    n, t_count = f.shape
+    cuts = np.linspace(0, f.shape[1], parts + 1).astype(np.int64)
+    in_parts(pool, parts, lambda p: _dense_exits(f, g0, full, budget, neg_only, exits, cuts[p], cuts[p + 1]))
+    return int(_pick(exits[: f.shape[1]], costs))
+
+
+def _dense_exits(f, g0, full, budget, neg_only, exits, first, stop):
+    """:func:`dense_pick`'s exits of the candidates ``first <= j < stop`` into ``exits[first:stop]``."""
+    n = f.shape[0]
+    m_count = stop - first
     k = budget + 1
-    x, y = np.empty((t_count, k)), np.empty((t_count, k))
-    mx, my = np.zeros(t_count, dtype=np.int64), np.zeros(t_count, dtype=np.int64)
+    x, y = np.empty((m_count, k)), np.empty((m_count, k))
+    mx, my = np.zeros(m_count, dtype=np.int64), np.zeros(m_count, dtype=np.int64)
     for i in range(n):  # the k smallest positive and k largest negative sums of every candidate
         row = f[i]
-        for j in range(t_count):
+        for c in range(m_count):
+            v = g0 + row[first + c]
             if full[i]:
-                if mx[j] < k or g0 + row[j] < x[j, 0]:
-                    mx[j] = _offer(x[j], mx[j], k, g0 + row[j])
-            elif not neg_only and (my[j] < k or -(g0 + row[j]) < y[j, 0]):
-                my[j] = _offer(y[j], my[j], k, -(g0 + row[j]))
-    for j in range(t_count):
-        x[j, : mx[j]].sort()
-        y[j, : my[j]].sort()
-    hx, hy = np.zeros((t_count, k + 1), dtype=np.int64), np.zeros((t_count, k + 1), dtype=np.int64)
+                if mx[c] < k or v < x[c, 0]:
+                    mx[c] = _offer(x[c], mx[c], k, v)
+            elif not neg_only and (my[c] < k or -v < y[c, 0]):
+                my[c] = _offer(y[c], my[c], k, -v)
+    for c in range(m_count):
+        x[c, : mx[c]].sort()
+        y[c, : my[c]].sort()
+    hx, hy = np.zeros((m_count, k + 1), dtype=np.int64), np.zeros((m_count, k + 1), dtype=np.int64)
     for i in range(n):  # the other side counted against them
         row = f[i]
-        for j in range(t_count):
+        for c in range(m_count):
+            v = g0 + row[first + c]
             if not full[i]:
-                if mx[j] > 0 and g0 + row[j] < x[j, mx[j] - 1]:
-                    hx[j, _count_below(x[j], mx[j], g0 + row[j])] += 1
-            elif not neg_only and my[j] > 0 and -(g0 + row[j]) < y[j, my[j] - 1]:
-                hy[j, _count_below(y[j], my[j], -(g0 + row[j]))] += 1
+                if mx[c] > 0 and v < x[c, mx[c] - 1]:
+                    hx[c, _count_below(x[c], mx[c], v)] += 1
+            elif not neg_only and my[c] > 0 and -v < y[c, my[c] - 1]:
+                hy[c, _count_below(y[c], my[c], -v)] += 1
     neg_exits, pos_exits = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
-    for j in range(t_count):
-        _side_totals(x[j], mx[j], hx[j], k, n, neg_exits)
+    for c in range(m_count):
+        _side_totals(x[c], mx[c], hx[c], k, n, neg_exits)
         if not neg_only:
-            _side_totals(y[j], my[j], hy[j], k, n, pos_exits)
-        exits[j] = _best_of(neg_exits, pos_exits, budget, neg_only, n) if n > 0 else 0
-    return _pick(exits[:t_count], costs)
+            _side_totals(y[c], my[c], hy[c], k, n, pos_exits)
+        exits[first + c] = _best_of(neg_exits, pos_exits, budget, neg_only, n) if n > 0 else 0
 
 
 def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, costs,
-              budget, neg_only, exits):
+              budget, neg_only, exits, pool=None, parts=1):
     """Every candidate's best exits into ``exits``; returns the index of the one with the smallest cost / exits.
 
-    Ties go to the first candidate; with no exits anywhere, to the first cheapest (as
-    ``numpy.argmin`` over ``costs / exits`` and then over ``costs``).
+    Ties go to the first candidate; with no exits, to the first cheapest (as ``numpy.argmin``
+    over ``costs / exits`` and then over ``costs``). The candidates are dealt to ``parts``
+    threads of ``pool`` (:func:`~engine.qwyc.kernels.worker_pool`) in turn: pruning makes
+    some candidates far cheaper than others, and dealing them spreads those evenly.
     """
     _block_stats(lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax)
+    in_parts(pool, parts, lambda p: _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
+                                                bcnt, sufmin, premax, slots, budget, neg_only, exits, p, parts))
+    return int(_pick(exits[: slots.size], costs))
+
+
+def _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, budget,
+                neg_only, exits, first, stride):
+    """:func:`scan_pick`'s exits of the candidates ``first, first + stride, ...`` (block statistics already made)."""
     total = 0
     for b in range(bcnt.size):
         total += bcnt[b]
@@ -462,7 +492,7 @@ def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
     hist = np.empty(k + 1, dtype=np.int64)
     neg_exits = np.empty(k, dtype=np.int64)
     pos_exits = np.empty(k, dtype=np.int64)
-    for j in range(slots.size):
+    for j in range(first, slots.size, stride):
         s = slots[j]
         if total == 0:
             exits[j] = 0
@@ -472,7 +502,6 @@ def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
         else:
             exits[j] = _budget_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
                                      bcnt, sufmin, premax, budget, neg_only, total, x, hist, neg_exits, pos_exits)
-    return _pick(exits[: slots.size], costs)
 
 
 def _midpoint(a, b):
@@ -664,8 +693,8 @@ if AVAILABLE:
     _offer = njit(inline="always", cache=True)(_offer)
     _select = njit(cache=True)(_select)
     _count_below = njit(inline="always", cache=True)(_count_below)
-    _gather = njit(cache=True)(_gather)
-    _block_stats = njit(cache=True)(_block_stats)
+    _gather = njit(cache=True, nogil=True)(_gather)
+    _block_stats = njit(cache=True, nogil=True)(_block_stats)
     _spent_exits = njit(cache=True)(_spent_exits)
     _select_low = njit(cache=True)(_select_low)
     _select_high = njit(cache=True)(_select_high)
@@ -675,8 +704,8 @@ if AVAILABLE:
     _budget_exits = njit(cache=True)(_budget_exits)
     _best_of = njit(cache=True)(_best_of)
     _pick = njit(cache=True)(_pick)
-    scan_pick = njit(cache=True, nogil=True)(scan_pick)
-    dense_pick = njit(cache=True, nogil=True)(dense_pick)
+    _scan_exits = njit(cache=True, nogil=True)(_scan_exits)
+    _dense_exits = njit(cache=True, nogil=True)(_dense_exits)
     _midpoint = njit(inline="always", cache=True)(_midpoint)
     _side = njit(cache=True)(_side)
     _gap = njit(cache=True)(_gap)

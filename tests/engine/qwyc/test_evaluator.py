@@ -101,11 +101,13 @@ def test_ensembles_of_other_base_models_keep_the_numpy_evaluator():
     assert flatten_ensemble(AdditiveEnsemble((Constant(),), 0.0)) is None
 
 
-@pytest.mark.parametrize("rows", [1, 255, 256, 257, 1500])
+@pytest.mark.parametrize("rows", [1, 255, 256, 257, 1500, 3333])
 def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, rows):
     frame, y = data
     for name, raw, _ in models(frame, y):
         loaded = load_model(raw, name=name)
-        x = loaded.features(frame)[:rows]
+        x = np.resize(loaded.features(frame), (rows, len(FEATURES)))  # the rows repeated past the 1,500
         expected = np.column_stack([t.predict(x) for t in loaded.ensemble.trees])
-        np.testing.assert_array_equal(flatten_ensemble(loaded.ensemble).contributions(x), expected, err_msg=name)
+        flat = flatten_ensemble(loaded.ensemble)
+        for workers in (1, 2, 3):  # blocks dealt to threads in turn; fewer blocks than threads at small sizes
+            np.testing.assert_array_equal(flat.contributions(x, workers=workers), expected, err_msg=name)

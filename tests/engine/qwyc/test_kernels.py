@@ -1,11 +1,17 @@
 """Compiled QWYC loops against independent oracles: brute force over cut pairs, a plain QWYC* loop, the NumPy loop."""
 
+import os
+import threading
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.qwyc import fit_qwyc, step_thresholds
-from engine.qwyc.kernels import run_policy, sorted_exits
+from engine.errors import InputError
+from engine.qwyc.kernels import (MAX_WORKERS, default_workers, in_parts, resolve_workers, run_policy, sorted_exits,
+                                 worker_pool)
 from engine.qwyc.policy import early_exit_loop
 
 from .test_policy import brute_force_step
@@ -73,3 +79,35 @@ def test_compiled_predict_equals_the_numpy_loop(seed):
     expected = early_exit_loop(n, order, 0.1, 0.0, lambda rows, t: f[rows, t], exits)
     got = run_policy(f, order, lo, hi, 0.1, 0.0)
     assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+
+
+@pytest.mark.parametrize("parts", [1, 2, 5])
+def test_in_parts_runs_every_part_once_and_raises_a_parts_error_after_all_stopped(parts):
+    ran = {}
+    with worker_pool(parts) as pool:
+        in_parts(pool, parts, lambda p: ran.setdefault(p, threading.get_ident()))
+        assert sorted(ran) == list(range(parts))
+        assert ran[0] == threading.get_ident()  # part 0 in the caller's thread, the others in the pool's
+        assert all(ran[p] != ran[0] for p in range(1, parts))
+
+        stopped = []
+
+        def fails(p):
+            stopped.append(p)
+            if p == parts - 1:
+                raise ValueError("part failed")
+
+        with pytest.raises(ValueError, match="part failed"):
+            in_parts(pool, parts, fails)
+        assert sorted(stopped) == list(range(parts))
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_workers_must_be_a_whole_number_of_threads(workers):
+    with pytest.raises(InputError, match="workers"):
+        resolve_workers(workers)
+
+
+def test_default_workers_are_the_cores_this_process_may_use():
+    assert default_workers() == min(MAX_WORKERS, len(os.sched_getaffinity(0)))
+    assert resolve_workers(None) == default_workers() and resolve_workers(3) == 3

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.qwyc import scan, step_thresholds
+from engine.qwyc.kernels import worker_pool
 from engine.qwyc.policy import _allowance, _qwyc_star, fit_qwyc
 
 from .test_policy import brute_force_step
@@ -87,10 +88,12 @@ def sorted_qwyc(f, c, full, bias, alpha, neg_only, budget):
     return np.r_[order, rest].astype(np.int64), lo_all, hi_all, spent
 
 
-def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, **layout):
+def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, **layout):
+    """QWYC* with ``parts`` threads scanning the candidates equals the sorted formulation in one thread."""
     c = np.ones(f.shape[1]) if costs is None else costs
     full = bias + f.sum(axis=1) >= 0.0
-    got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, **layout)
+    with worker_pool(parts) as pool:
+        got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, **layout)
     expected = sorted_qwyc(f, c, full, bias, alpha, neg_only, budget)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
@@ -100,12 +103,14 @@ def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, **layout):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.15]), st.booleans(), st.sampled_from(["greedy",
-       "rationed"]), st.sampled_from([1, 2, 5]), st.sampled_from([1, 3]))
-def test_small_blocks_and_frequent_rebuilds_give_the_sorted_policy(seed, alpha, neg_only, budget, block, steps):
+       "rationed"]), st.sampled_from([1, 2, 5]), st.sampled_from([1, 3]), st.sampled_from([1, 2, 3, 9]))
+def test_small_blocks_and_frequent_rebuilds_give_the_sorted_policy(seed, alpha, neg_only, budget, block, steps,
+                                                                   parts):
     rng = np.random.default_rng(seed)
     n, t_count = int(rng.integers(5, 60)), int(rng.integers(2, 8))
     f = np.round(rng.normal(size=(n, t_count)) * 2) / 4  # coarse values: many ties
-    assert_same_policy(f, 0.25, alpha, neg_only, budget, block=block, rebuild_steps=steps)
+    # more threads than candidates too: a part with none must leave the others' exits alone
+    assert_same_policy(f, 0.25, alpha, neg_only, budget, parts=parts, block=block, rebuild_steps=steps)
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +139,12 @@ def models():
 def test_fit_qwyc_gives_the_sorted_policy_on_real_models(models, name, alpha, neg_only, budget):
     f, bias = models[name]
     assert_same_policy(f, bias, alpha, neg_only, budget)
-    assert_same_policy(f, bias, alpha, neg_only, budget, block=8, rebuild_steps=2)
+    assert_same_policy(f, bias, alpha, neg_only, budget, parts=3, block=8, rebuild_steps=2)
     policy = fit_qwyc(f, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
     assert policy.fit_disagreements <= int(np.floor(alpha * f.shape[0] + 1e-9))
+    threaded = fit_qwyc(f, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget, workers=2)
+    for field in ("order", "eps_minus", "eps_plus"):
+        np.testing.assert_array_equal(getattr(threaded, field), getattr(policy, field))
 
 
 def test_unequal_costs_give_the_sorted_policy(models):
