@@ -273,6 +273,33 @@ class TrainedEnsemble:
 ADULT_GBT = {"max_iter": 500, "max_depth": 5}
 
 
+def ordinal_codes(train, other) -> tuple[np.ndarray, np.ndarray]:
+    """A text column's categories as codes 0, 1, ... in sorted order of the training values (NaN kept as NaN).
+
+    What scikit-learn's ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)``
+    fitted on ``train`` gives, without importing scikit-learn.
+
+    Parameters
+    ----------
+    train, other : pandas.Series
+        The training column (its distinct values are the categories) and a column to encode like it.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray) of float64
+        The codes of ``train`` and of ``other`` (-1 for a value not seen in training, NaN for a missing one).
+    """
+    import pandas as pd
+
+    categories = pd.Index(np.unique(train.dropna().to_numpy(dtype=object)))
+
+    def encode(column):
+        codes = categories.get_indexer(column.to_numpy(dtype=object)).astype(np.float64)  # -1: not a category
+        codes[column.isna().to_numpy()] = np.nan
+        return codes
+    return encode(train), encode(other)
+
+
 def encoded_adult():
     """UCI Adult train / test as float matrices, categories ordinal-encoded on the training file (NaN kept).
 
@@ -282,16 +309,14 @@ def encoded_adult():
         ``x_train, y_train, x_test, y_test``.
     """
     import pandas as pd
-    from sklearn.preprocessing import OrdinalEncoder
 
     adult = load_public_dataset("adult")
     x_train, y_train, x_test, y_test = adult.x, adult.y, adult.x_test, adult.y_test
-    cats = [c for c in x_train.columns if not pd.api.types.is_numeric_dtype(x_train[c])]
-    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
     xtr = x_train.copy()
     xte = x_test.copy()
-    xtr[cats] = enc.fit_transform(x_train[cats])
-    xte[cats] = enc.transform(x_test[cats])
+    for c in x_train.columns:
+        if not pd.api.types.is_numeric_dtype(x_train[c]):
+            xtr[c], xte[c] = ordinal_codes(x_train[c], x_test[c])
     return xtr.to_numpy(dtype=float), y_train, xte.to_numpy(dtype=float), y_test
 
 
