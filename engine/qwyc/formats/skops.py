@@ -1,4 +1,4 @@
-"""scikit-learn gradient boosting models saved with skops (``.skops``), audited before skops constructs anything.
+"""scikit-learn gradient boosting models saved with skops (``.skops``): audited, then read without skops.
 
 A skops file is a zip archive: ``schema.json`` describes a tree of nodes, each with a
 loader (``ObjectNode``, ``NdArrayNode`` ...) and a type (``module.class``), and
@@ -6,11 +6,11 @@ loader (``ObjectNode``, ``NdArrayNode`` ...) and a type (``module.class``), and
 names (``ConstructorFromReduceNode`` calls ``type(*args)``, ``LossNode`` its
 constructor, ``NdArrayNode`` a scalar type on the array, ``ObjectNode`` runs
 ``__setstate__``), so a file naming ``builtins.exec`` or ``builtins.eval`` runs its
-payload while it loads. Before skops sees the bytes this module therefore
+payload while it loads. This module never hands the bytes to skops: it
 
 1. inflates every member within limits (:func:`engine.untrusted.check_zip`),
 2. parses ``schema.json`` with :func:`engine.untrusted.parse_json` (size, nesting),
-3. walks every node the way skops' ``get_tree`` will (same children, same object-id
+3. walks every node the way skops' ``get_tree`` would (same children, same object-id
    memo) and refuses any (loader, type) pair outside :data:`SKOPS_ALLOWED` — exact
    type names found in real ``GradientBoostingClassifier`` /
    ``HistGradientBoostingClassifier`` files (skops 0.10-0.16, scikit-learn 1.4-1.9),
@@ -72,7 +72,7 @@ SKOPS_ALLOWED: dict[str, frozenset[str]] = {
     "JsonNode": frozenset({"builtins.str"}),
     "TypeNode": frozenset({"builtins.str"}),  # the key type of dicts
 }
-#: every type name of :data:`SKOPS_ALLOWED` (what skops is told to trust once the audit passed)
+#: every type name of :data:`SKOPS_ALLOWED` (the types a readable file may name)
 SKOPS_ALLOWED_TYPES: tuple[str, ...] = tuple(sorted(set().union(*SKOPS_ALLOWED.values())))
 _PROTOCOL = 2  # the skops file protocol audited here (skops 0.10 to 0.16)
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
