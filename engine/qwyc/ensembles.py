@@ -164,14 +164,12 @@ def from_sklearn(model) -> AdditiveEnsemble:
     Returns
     -------
     AdditiveEnsemble
-        Its trees (learning rate folded into the leaf values) and bias.
+        :func:`sklearn_ensemble` of the model.
 
     Raises
     ------
     InputError
-        Not binary, categorical splits, or a non-default ``init`` estimator.
-    TypeError
-        Another model class.
+        What :func:`sklearn_ensemble` refuses; TypeError for another model class.
     """
     from sklearn.ensemble import (
         GradientBoostingClassifier,
