@@ -86,18 +86,51 @@ class AdditiveEnsemble:
         return out
 
 
-def _from_sklearn_tree(tree, scale: float) -> Tree:
-    is_leaf = tree.children_left == -1
-    left = np.where(is_leaf, 0, tree.children_left)
-    right = np.where(is_leaf, 0, tree.children_right)
-    missing = getattr(tree, "missing_go_to_left", np.zeros(left.size, dtype=np.uint8)).astype(bool)
-    return Tree(feature=np.maximum(tree.feature, 0), threshold=tree.threshold.astype(np.float64), left=left,
-                right=right, value=tree.value[:, 0, 0] * scale, missing_left=missing, is_leaf=is_leaf,
+def sklearn_tree(left, right, feature, threshold, value, missing_left) -> Tree:
+    """A :class:`Tree` from scikit-learn's ``sklearn.tree._tree.Tree`` arrays (leaves marked by ``left == -1``).
+
+    Parameters
+    ----------
+    left, right, feature : numpy.ndarray of int, shape (nodes,)
+        ``children_left``, ``children_right`` and ``feature`` (-1 / -2 at leaves).
+    threshold : numpy.ndarray of float, shape (nodes,)
+        Split values.
+    value : numpy.ndarray of float64, shape (nodes,)
+        Node outputs, learning rate included.
+    missing_left : numpy.ndarray, shape (nodes,)
+        ``missing_go_to_left`` (nonzero: NaN goes left).
+
+    Returns
+    -------
+    Tree
+        The tree, its structure checked by :func:`tree_depth`.
+    """
+    is_leaf = left == -1
+    left = np.where(is_leaf, 0, left)
+    right = np.where(is_leaf, 0, right)
+    return Tree(feature=np.maximum(feature, 0), threshold=threshold.astype(np.float64), left=left, right=right,
+                value=value, missing_left=missing_left.astype(bool), is_leaf=is_leaf,
                 depth=tree_depth(left, right, is_leaf))
 
 
-def _from_hist_predictor(predictor) -> Tree:
-    nodes = predictor.nodes
+def hist_tree(nodes: np.ndarray) -> Tree:
+    """A :class:`Tree` from the node records of a ``HistGradientBoosting`` ``TreePredictor``.
+
+    Parameters
+    ----------
+    nodes : numpy.ndarray of scikit-learn's ``PREDICTOR_RECORD_DTYPE``, shape (nodes,)
+        ``TreePredictor.nodes``.
+
+    Returns
+    -------
+    Tree
+        The tree, its structure checked by :func:`tree_depth`.
+
+    Raises
+    ------
+    InputError
+        A categorical split.
+    """
     if np.any(nodes["is_categorical"]):
         raise InputError("categorical splits are not supported: encode categories as numbers (e.g. OrdinalEncoder) "
                          "and train without categorical_features")
@@ -108,6 +141,12 @@ def _from_hist_predictor(predictor) -> Tree:
                 left=left, right=right, value=nodes["value"].astype(np.float64),
                 missing_left=nodes["missing_go_to_left"].astype(bool), is_leaf=is_leaf,
                 depth=tree_depth(left, right, is_leaf))
+
+
+def _from_sklearn_tree(tree, scale: float) -> Tree:
+    missing = getattr(tree, "missing_go_to_left", np.zeros(tree.children_left.size, dtype=np.uint8))
+    return sklearn_tree(tree.children_left, tree.children_right, tree.feature, tree.threshold,
+                        tree.value[:, 0, 0] * scale, missing)
 
 
 def from_sklearn(model) -> AdditiveEnsemble:
@@ -125,39 +164,65 @@ def from_sklearn(model) -> AdditiveEnsemble:
     Returns
     -------
     AdditiveEnsemble
-        Its trees (learning rate folded into the leaf values) and bias.
+        :func:`sklearn_ensemble` of the model.
 
     Raises
     ------
     InputError
-        Not binary, categorical splits, or a non-default ``init`` estimator.
-    TypeError
-        Another model class.
+        What :func:`sklearn_ensemble` refuses; TypeError for another model class.
     """
     from sklearn.ensemble import (
         GradientBoostingClassifier,
         HistGradientBoostingClassifier,
     )
 
-    if isinstance(model, HistGradientBoostingClassifier):
-        if model.n_trees_per_iteration_ != 1:
-            raise InputError("only binary classifiers are supported")
-        trees = tuple(_from_hist_predictor(p[0]) for p in model._predictors)
-        bias = float(np.ravel(model._baseline_prediction)[0])
-        return AdditiveEnsemble(trees, bias, "HistGradientBoostingClassifier")
-    if isinstance(model, GradientBoostingClassifier):
-        if model.estimators_.shape[1] != 1:
-            raise InputError("only binary classifiers are supported")
-        prior = getattr(model.init_, "class_prior_", None)
-        if prior is None:
-            raise InputError("GradientBoostingClassifier must use the default (prior) init estimator")
-        bias = float(np.log(prior[1] / prior[0]))
-        if getattr(model, "loss", "log_loss") == "exponential":
-            bias /= 2  # the exponential loss's link is half the logit (sklearn._loss.link.HalfLogitLink)
-        trees = tuple(_from_sklearn_tree(est[0].tree_, model.learning_rate) for est in model.estimators_)
-        return AdditiveEnsemble(trees, bias, "GradientBoostingClassifier")
+    for cls in (HistGradientBoostingClassifier, GradientBoostingClassifier):
+        if isinstance(model, cls):
+            return sklearn_ensemble(cls.__name__, model)
     raise TypeError(f"unsupported model {type(model).__name__}; use GradientBoostingClassifier or "
                     "HistGradientBoostingClassifier")
+
+
+def sklearn_ensemble(kind: str, model) -> AdditiveEnsemble:
+    """Trees and bias of a binary scikit-learn gradient-boosting classifier, read from its fitted attributes.
+
+    Parameters
+    ----------
+    kind : {"HistGradientBoostingClassifier", "GradientBoostingClassifier"}
+        The model's class.
+    model : object
+        Anything with that class's fitted attributes (``_predictors``, ``_baseline_prediction``,
+        ``n_trees_per_iteration_``; or ``estimators_`` whose ``tree_`` have scikit-learn's tree
+        arrays, ``init_``, ``learning_rate``, ``loss``): a fitted model (:func:`from_sklearn`), or
+        the attributes a skops file stores, read without constructing the model
+        (:func:`engine.qwyc.formats.read_skops`).
+
+    Returns
+    -------
+    AdditiveEnsemble
+        Its trees (learning rate folded into the leaf values) and bias.
+
+    Raises
+    ------
+    InputError
+        Not binary, categorical splits, or a non-default ``init`` estimator.
+    """
+    if kind == "HistGradientBoostingClassifier":
+        if model.n_trees_per_iteration_ != 1:
+            raise InputError("only binary classifiers are supported")
+        trees = tuple(hist_tree(p[0].nodes) for p in model._predictors)
+        bias = float(np.ravel(model._baseline_prediction)[0])
+        return AdditiveEnsemble(trees, bias, kind)
+    if model.estimators_.shape[1] != 1:
+        raise InputError("only binary classifiers are supported")
+    prior = getattr(model.init_, "class_prior_", None)
+    if prior is None:
+        raise InputError("GradientBoostingClassifier must use the default (prior) init estimator")
+    bias = float(np.log(prior[1] / prior[0]))
+    if getattr(model, "loss", "log_loss") == "exponential":
+        bias /= 2  # the exponential loss's link is half the logit (sklearn._loss.link.HalfLogitLink)
+    trees = tuple(_from_sklearn_tree(est[0].tree_, model.learning_rate) for est in model.estimators_)
+    return AdditiveEnsemble(trees, bias, "GradientBoostingClassifier")
 
 
 @dataclass(frozen=True)
@@ -206,6 +271,33 @@ class TrainedEnsemble:
 ADULT_GBT = {"max_iter": 500, "max_depth": 5}
 
 
+def ordinal_codes(train, other) -> tuple[np.ndarray, np.ndarray]:
+    """A text column's categories as codes 0, 1, ... in sorted order of the training values (NaN kept as NaN).
+
+    What scikit-learn's ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)``
+    fitted on ``train`` gives, without importing scikit-learn.
+
+    Parameters
+    ----------
+    train, other : pandas.Series
+        The training column (its distinct values are the categories) and a column to encode like it.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray) of float64
+        The codes of ``train`` and of ``other`` (-1 for a value not seen in training, NaN for a missing one).
+    """
+    import pandas as pd
+
+    categories = pd.Index(np.unique(train.dropna().to_numpy(dtype=object)))
+
+    def encode(column):
+        codes = categories.get_indexer(column.to_numpy(dtype=object)).astype(np.float64)  # -1: not a category
+        codes[column.isna().to_numpy()] = np.nan
+        return codes
+    return encode(train), encode(other)
+
+
 def encoded_adult():
     """UCI Adult train / test as float matrices, categories ordinal-encoded on the training file (NaN kept).
 
@@ -215,16 +307,14 @@ def encoded_adult():
         ``x_train, y_train, x_test, y_test``.
     """
     import pandas as pd
-    from sklearn.preprocessing import OrdinalEncoder
 
     adult = load_public_dataset("adult")
     x_train, y_train, x_test, y_test = adult.x, adult.y, adult.x_test, adult.y_test
-    cats = [c for c in x_train.columns if not pd.api.types.is_numeric_dtype(x_train[c])]
-    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
     xtr = x_train.copy()
     xte = x_test.copy()
-    xtr[cats] = enc.fit_transform(x_train[cats])
-    xte[cats] = enc.transform(x_test[cats])
+    for c in x_train.columns:
+        if not pd.api.types.is_numeric_dtype(x_train[c]):
+            xtr[c], xte[c] = ordinal_codes(x_train[c], x_test[c])
     return xtr.to_numpy(dtype=float), y_train, xte.to_numpy(dtype=float), y_test
 
 

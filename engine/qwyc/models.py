@@ -7,7 +7,7 @@ an example still needs. The formats are listed once, in
 save); each has its reader in :mod:`engine.qwyc.formats`, which returns
 :class:`~engine.qwyc.ensembles.Tree` arrays so that ``bias + Σ_t F[:, t]`` equals the
 model's own raw margin. No reader passes the bytes to a native library, and skops
-files are audited before anything in them is constructed.
+files are audited, then read without constructing anything in them.
 
 Only binary models with numerical splits are read; anything else raises
 :class:`~engine.errors.InputError` with what to change.

@@ -4,7 +4,7 @@ Every reader takes the file's bytes and name and returns a
 :class:`~engine.qwyc.formats._common.ReadModel` (trees whose sum plus the bias is the
 library's own raw margin), or raises :class:`~engine.errors.InputError`. None of them
 hands the bytes to a native library: LightGBM text and XGBoost JSON/UBJSON are parsed
-here, skops files are audited node by node before skops constructs anything.
+here, skops files are audited node by node and read without skops (nothing in them is constructed).
 
 To add a format: its reader module here, ``<key>.py`` defining ``read_<key>(raw, name)``, one line
 in ``engine.io.model_formats.MODEL_FORMATS``, and its tests. :data:`READERS` is derived from that

@@ -1,4 +1,4 @@
-"""scikit-learn gradient boosting models saved with skops (``.skops``), audited before skops constructs anything.
+"""scikit-learn gradient boosting models saved with skops (``.skops``): audited, then read without skops.
 
 A skops file is a zip archive: ``schema.json`` describes a tree of nodes, each with a
 loader (``ObjectNode``, ``NdArrayNode`` ...) and a type (``module.class``), and
@@ -6,11 +6,11 @@ loader (``ObjectNode``, ``NdArrayNode`` ...) and a type (``module.class``), and
 names (``ConstructorFromReduceNode`` calls ``type(*args)``, ``LossNode`` its
 constructor, ``NdArrayNode`` a scalar type on the array, ``ObjectNode`` runs
 ``__setstate__``), so a file naming ``builtins.exec`` or ``builtins.eval`` runs its
-payload while it loads. Before skops sees the bytes this module therefore
+payload while it loads. This module never hands the bytes to skops: it
 
 1. inflates every member within limits (:func:`engine.untrusted.check_zip`),
 2. parses ``schema.json`` with :func:`engine.untrusted.parse_json` (size, nesting),
-3. walks every node the way skops' ``get_tree`` will (same children, same object-id
+3. walks every node the way skops' ``get_tree`` would (same children, same object-id
    memo) and refuses any (loader, type) pair outside :data:`SKOPS_ALLOWED` — exact
    type names found in real ``GradientBoostingClassifier`` /
    ``HistGradientBoostingClassifier`` files (skops 0.10-0.16, scikit-learn 1.4-1.9),
@@ -20,21 +20,25 @@ payload while it loads. Before skops sees the bytes this module therefore
    ``sklearn.tree._tree.Tree`` (scikit-learn indexes them without bounds checks) and
    the bit generator a ``numpy.random.Generator`` is rebuilt with,
 
-and only then calls ``skops.io.loads`` with exactly the audited types trusted. The
-trees read from the loaded model are checked again like every other format's.
+and then reads the model straight from the audited nodes and ``.npy`` members: the
+estimator's attributes are the plain values skops would set (JSON, arrays, lists), the
+tree arrays are checked and cast as scikit-learn's own ``__setstate__`` does, and
+:func:`engine.qwyc.ensembles.sklearn_ensemble` turns them into trees. Nothing the file
+names is constructed, and neither skops nor scikit-learn is imported. The trees are
+checked again like every other format's.
 """
 
 from __future__ import annotations
 
 import io
-import warnings
 import zipfile
+from typing import NamedTuple
 
 import numpy as np
 
 from ...errors import InputError
 from ...untrusted import check_zip, parse_json
-from ..ensembles import from_sklearn
+from ..ensembles import AdditiveEnsemble, sklearn_ensemble
 from ._common import MAX_FEATURES, ReadModel, checked_tree, check_size, refuse
 
 __all__ = ["read_skops", "SKOPS_ALLOWED", "SKOPS_ALLOWED_TYPES"]
@@ -68,11 +72,26 @@ SKOPS_ALLOWED: dict[str, frozenset[str]] = {
     "JsonNode": frozenset({"builtins.str"}),
     "TypeNode": frozenset({"builtins.str"}),  # the key type of dicts
 }
-#: every type name of :data:`SKOPS_ALLOWED` (what skops is told to trust once the audit passed)
+#: every type name of :data:`SKOPS_ALLOWED` (the types a readable file may name)
 SKOPS_ALLOWED_TYPES: tuple[str, ...] = tuple(sorted(set().union(*SKOPS_ALLOWED.values())))
 _PROTOCOL = 2  # the skops file protocol audited here (skops 0.10 to 0.16)
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _SEED_KEYS = {"entropy", "spawn_key", "pool_size", "n_children_spawned"}
+_PREDICTOR = "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor"
+#: ``sklearn.ensemble._hist_gradient_boosting.common.PREDICTOR_RECORD_DTYPE``: TreePredictor.__setstate__ casts to it
+_PREDICTOR_RECORD = np.dtype([
+    ("value", np.float64), ("count", np.uint32), ("feature_idx", np.intp), ("num_threshold", np.float64),
+    ("missing_go_to_left", np.uint8), ("left", np.uint32), ("right", np.uint32), ("gain", np.float64),
+    ("depth", np.uint32), ("is_leaf", np.uint8), ("bin_threshold", np.uint8), ("is_categorical", np.uint8),
+    ("bitset_idx", np.uint32)])
+#: ``sklearn.tree._tree.NODE_DTYPE`` (the C struct ``Node``): Tree.__setstate__ accepts it with the index fields
+#: in the other bitness and either byte order, and casts to it
+_TREE_NODE = np.dtype([
+    ("left_child", np.intp), ("right_child", np.intp), ("feature", np.intp), ("threshold", np.float64),
+    ("impurity", np.float64), ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
+    ("missing_go_to_left", np.uint8)], align=True)
+_INDEX_FIELDS = ("left_child", "right_child", "feature", "n_node_samples")
+_SCALARS = {"numpy.float64": np.float64, "numpy.uint64": np.uint64}  # the scalar types an NdArrayNode may hold
 _MAX_NODES = 5_000_000
 _MEMBER_BYTES = 128 * 1024 * 1024
 _TOTAL_BYTES = 256 * 1024 * 1024
@@ -92,6 +111,8 @@ class _Audit:
         self.open: set[int] = set()  # ids of the nodes being audited (ancestors)
         self.types: set[str] = set()
         self.count = 0
+        self.checked: dict[str, tuple] = {}  # member -> what _checked_member found
+        self.headers: dict[bytes, tuple] = {}  # .npy header -> (shape, Fortran order, dtype)
 
     def node(self, state, path: str) -> dict:
         """Audit one node and its children; returns the state it stands for (a CachedNode's target)."""
@@ -222,11 +243,57 @@ class _Audit:
                 or not (entropy is None or (isinstance(entropy, int) and 0 <= entropy < 2 ** 256)):
             raise _Refused(f"{path}: the seed sequence's pool size or entropy is not NumPy's")
 
-    # values of already-audited nodes (to check arguments before they are constructed)
+    # values of already-audited nodes (to check arguments, and to read the model without constructing it)
     def resolve(self, state) -> dict:
-        if isinstance(state, dict) and state.get("__loader__") == "CachedNode":
-            return self.done.get(state.get("__id__"), {})
-        return state if isinstance(state, dict) else {}
+        """The node skops uses for ``state``: the first one audited with its object id (a CachedNode's target)."""
+        if not isinstance(state, dict):
+            return {}
+        oid = state.get("__id__")
+        if oid and isinstance(oid, int) and oid in self.done:
+            return self.done[oid]
+        return {} if state.get("__loader__") == "CachedNode" else state
+
+    def value(self, state, path: str):
+        """What skops would build for an audited node, with plain values only: JSON values, arrays, lists,
+        tuples and dicts as themselves, every other object as a :class:`_Stored` view of its attributes."""
+        state = self.resolve(state)
+        loader = state.get("__loader__")
+        if loader == "JsonNode":
+            return self.json(state)
+        if loader in ("ListNode", "TupleNode"):
+            items = [self.value(v, f"{path}[{i}]") for i, v in enumerate(state["content"])]
+            return items if loader == "ListNode" else tuple(items)
+        if loader == "DictNode":
+            return {k: self.value(v, f"{path}.{k[:40]}") for k, v in state["content"].items()}
+        if loader == "NdArrayNode":
+            return self._array_value(state, path)
+        if loader == "TypeNode":
+            return str  # the only type allowed (the key type of dicts)
+        if loader == "TreeNode":
+            return _tree_arrays(self, state, path)
+        content = self.resolve(state.get("content")) if loader == "ObjectNode" else {}
+        if content.get("__loader__") == "DictNode":
+            return _Stored(self, f"{state['__module__']}.{state['__class__']}", content["content"], path)
+        if content and self.json(content) is not None:  # skops sets no attributes for a missing or null state
+            raise _Refused(f"{path} has a state that is not a dict")
+        return _Stored(self, f"{state['__module__']}.{state['__class__']}", {}, path)
+
+    def _array_value(self, state: dict, path: str):
+        if state["type"] == "numpy":
+            array = self.array_values(state, path)
+            scalar = _SCALARS.get(f"{state['__module__']}.{state['__class__']}")
+            return array if scalar is None else scalar(array)
+        items = [self.value(v, f"{path}[{i}]") for i, v in enumerate(state["content"])]
+        shape = self.value(state["shape"], f"{path}.shape")
+        try:  # as skops builds an object array
+            if len(shape) == 1:
+                out = np.empty(len(items), dtype=object)
+                for i, v in enumerate(items):
+                    out[i] = v
+                return out
+            return np.array(items, dtype=object)
+        except (TypeError, ValueError) as exc:
+            raise _Refused(f"{path}: an object array that does not fit its shape ({str(exc)[:80]})") from None
 
     def json(self, state):
         state = self.resolve(state)
@@ -241,33 +308,119 @@ class _Audit:
 
     def array_values(self, state, path: str) -> np.ndarray:
         state = self.resolve(state)
-        self.array_meta(state, path)
-        return np.load(io.BytesIO(self.archive.read(state["file"])), allow_pickle=False)
+        dtype, shape = self.array_meta(state, path)
+        raw, offset, fortran = self.checked[state["file"]][3:]
+        array = np.frombuffer(raw, dtype=dtype, count=int(np.prod(shape, dtype=np.int64)), offset=offset)
+        return array.reshape(shape[::-1]).transpose() if fortran else array.reshape(shape)  # as numpy.load
 
     def array(self, state: dict, path: str):
         member = state.get("file")
         if not isinstance(member, str) or member not in self.members:
             raise _Refused(f"{path} names a member {member!r:.60} that is not in the archive")
-        buffer = io.BytesIO(self.archive.read(member))
-        try:
-            version = np.lib.format.read_magic(buffer)
-            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
-                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
-            if read_header is None:
-                raise ValueError(f"NPY version {version}")
-            shape, _, dtype = read_header(buffer)
-        except (ValueError, TypeError, SyntaxError, OverflowError) as exc:
-            raise _Refused(f"{path}: {member[:60]} is not a NumPy array file ({str(exc)[:80]})") from None
-        data = len(buffer.getbuffer()) - buffer.tell()
+        if member not in self.checked:
+            self.checked[member] = self._checked_member(member, path)
+        return self.checked[member][:3]
+
+    def _checked_member(self, member: str, path: str) -> tuple:
+        """(dtype, shape, member, bytes, data offset, Fortran order) of a ``.npy`` member whose header and
+        length agree (read once; a header seen before is not parsed again)."""
+        raw = self.archive.read(member)
+        size = {b"\x93NUMPY\x01\x00": 2, b"\x93NUMPY\x02\x00": 4}.get(raw[:8])
+        key = raw[:10 + 2 * (size == 4) + int.from_bytes(raw[8:8 + size], "little")] if size else None
+        if key not in self.headers:
+            buffer = io.BytesIO(raw)
+            try:
+                version = np.lib.format.read_magic(buffer)
+                read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                               (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+                if read_header is None:
+                    raise ValueError(f"NPY version {version}")
+                shape, fortran, dtype = read_header(buffer)
+            except (ValueError, TypeError, SyntaxError, OverflowError) as exc:
+                raise _Refused(f"{path}: {member[:60]} is not a NumPy array file ({str(exc)[:80]})") from None
+            key = raw[:buffer.tell()]
+            self.headers[key] = (shape, fortran, dtype)
+        shape, fortran, dtype = self.headers[key]
+        data = len(raw) - len(key)
         if dtype.hasobject or dtype.itemsize == 0 or any(d < 0 for d in shape) \
                 or int(np.prod(shape, dtype=object)) * dtype.itemsize != data:
             raise _Refused(f"{path}: {member[:60]} holds {data:,} bytes, not an array of shape {shape} and "
                            f"type {dtype}")
-        return dtype, tuple(int(d) for d in shape), member
+        return dtype, tuple(int(d) for d in shape), member, raw, len(key), fortran
 
 
-def _audit(raw: bytes, name: str) -> tuple[str, ...]:
-    """Refuse the file unless every node of its schema is allowed; returns the type names it holds."""
+class _Stored:
+    """An object of the file, never constructed: its type name and the attributes skops would set, read on access."""
+
+    __slots__ = ("_audit", "_type", "_attrs", "_path")
+
+    def __init__(self, audit: _Audit, type_name: str, attrs: dict, path: str):
+        self._audit, self._type, self._attrs, self._path = audit, type_name, attrs, path
+
+    def __getattr__(self, key: str):
+        if key.startswith("__") or key not in self._attrs:
+            raise AttributeError(key)
+        value = self._audit.value(self._attrs[key], f"{self._path}.{key}")
+        if self._type == _PREDICTOR and key == "nodes":  # TreePredictor.__setstate__
+            if not isinstance(value, np.ndarray):
+                raise _Refused(f"{self._path}.nodes is not an array")
+            if value.dtype != _PREDICTOR_RECORD:
+                value = _cast(value, _PREDICTOR_RECORD, "same_kind", f"{self._path}.nodes")
+        return value
+
+
+class _TreeArrays(NamedTuple):
+    """What the trees of ``GradientBoostingClassifier`` show of ``sklearn.tree._tree.Tree``."""
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    value: np.ndarray
+    missing_go_to_left: np.ndarray
+
+
+def _fields(dtype: np.dtype) -> dict[str, str] | None:
+    return None if dtype.fields is None else {k: v[0].str for k, v in dtype.fields.items()}
+
+
+def _other_bitness(fields: dict[str, str]) -> dict[str, str]:
+    size, other = ("8", "4") if np.dtype(np.intp).itemsize == 8 else ("4", "8")
+    return {k: v.replace(size, other) if k in _INDEX_FIELDS else v for k, v in fields.items()}
+
+
+#: the node dtypes Tree.__setstate__ accepts (sklearn.tree._tree._all_compatible_dtype_dicts)
+_TREE_NODE_FIELDS = [f(d) for d in (_fields(_TREE_NODE), _fields(_TREE_NODE.newbyteorder()))
+                     for f in (lambda d: d, _other_bitness)]
+
+
+def _cast(array: np.ndarray, dtype: np.dtype, casting: str, path: str) -> np.ndarray:
+    try:
+        return array.astype(dtype, casting=casting)
+    except (TypeError, ValueError) as exc:
+        raise _Refused(f"{path} has type {array.dtype}, not {dtype} ({str(exc)[:80]})") from None
+
+
+def _tree_arrays(audit: _Audit, state: dict, path: str) -> _TreeArrays:
+    """A GradientBoosting tree's arrays, checked and cast as ``sklearn.tree._tree.Tree.__setstate__`` does."""
+    fields = audit.resolve(state["content"])["content"]  # the audit checked node_count, nodes, values
+    if "max_depth" not in fields:
+        raise _Refused(f"{path}: the tree's state has no max_depth")
+    nodes = audit.array_values(fields["nodes"], f"{path}.nodes")
+    values = audit.array_values(fields["values"], f"{path}.values")
+    if _fields(nodes.dtype) not in _TREE_NODE_FIELDS:
+        raise _Refused(f"{path}.nodes has type {nodes.dtype}, not scikit-learn's tree nodes")
+    if not values.dtype.str.endswith("f8"):
+        raise _Refused(f"{path}.values has type {values.dtype}, not float64")
+    nodes = _cast(nodes, _TREE_NODE, "same_kind", f"{path}.nodes")
+    values = values.astype(np.float64, casting="equiv")
+    return _TreeArrays(nodes["left_child"], nodes["right_child"], nodes["feature"], nodes["threshold"], values,
+                       nodes["missing_go_to_left"])
+
+
+def _audit(raw: bytes, name: str) -> tuple[_Audit, dict]:
+    """Refuse the file unless every node of its schema is allowed; returns the walker (its arrays read) and the
+    schema."""
     check_zip(raw, what=f"skops file '{name}'", max_member_bytes=_MEMBER_BYTES, max_total_bytes=_TOTAL_BYTES)
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         if "schema.json" not in archive.namelist():
@@ -296,7 +449,7 @@ def _audit(raw: bytes, name: str) -> tuple[str, ...]:
             raise refuse(name, KEY, detail) from None
         except InputError as exc:  # a JSON value inside the schema
             raise refuse(name, KEY, str(exc).rstrip(".")) from None
-        return tuple(sorted(audit.types))
+        return audit, schema
 
 
 def read_skops(raw: bytes, name: str) -> ReadModel:
@@ -323,19 +476,10 @@ def read_skops(raw: bytes, name: str) -> ReadModel:
         classifier with numeric splits.
     """
     check_size(raw, name, KEY)
-    types = _audit(raw, name)
+    audit, schema = _audit(raw, name)
     try:
-        import skops.io as sio
-    except ImportError:
-        raise InputError("Reading .skops models needs the skops package (pip install skops).") from None
-    try:
-        with warnings.catch_warnings():  # version-mismatch warnings are not the user's business here
-            warnings.simplefilter("ignore")
-            model = sio.loads(raw, trusted=list(types))
-    except Exception as exc:  # noqa: BLE001 - only audited types are built; their own errors mean a damaged file
-        raise refuse(name, KEY, f"its content is inconsistent ({type(exc).__name__})") from None
-    try:
-        ensemble = from_sklearn(model)
+        model = audit.value(schema, "model")
+        ensemble = sklearn_ensemble(schema["__class__"], model)
         n = getattr(model, "n_features_in_", None)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_FEATURES:
             raise ValueError(f"n_features_in_ is {n!r:.40}")
@@ -346,8 +490,10 @@ def read_skops(raw: bytes, name: str) -> ReadModel:
         features = tuple(str(c) for c in names) if names is not None else tuple(f"x{j}" for j in range(int(n)))
         if len(features) != n:
             raise ValueError(f"feature_names_in_ has {len(features)} names for {n} features")
-    except (TypeError, ValueError) as exc:
+    except _Refused as exc:  # what skops or scikit-learn would fail on while constructing the model
+        raise refuse(name, KEY, f"its content is inconsistent ({exc.args[0][:200]})") from None
+    except (TypeError, ValueError, ArithmeticError) as exc:
         raise InputError(f"'{name}': {exc}") from None
     except (AttributeError, IndexError, KeyError) as exc:
         raise refuse(name, KEY, f"the model lacks a fitted part ({type(exc).__name__})") from None
-    return ReadModel(type(ensemble)(trees, ensemble.bias, ensemble.source), features, False)
+    return ReadModel(AdditiveEnsemble(trees, ensemble.bias, ensemble.source), features, False)

@@ -138,3 +138,25 @@ def test_shipped_adult_model_is_train_adult_gbt_and_its_prefixes_are_the_shorter
     assert adult_gbt_sample().ensemble.n_models == ADULT_GBT["max_iter"]
     with pytest.raises(ValueError, match="max_iter"):
         adult_gbt_sample(501)
+
+
+def test_ordinal_codes_are_scikit_learns_ordinal_encoder():
+    import pandas as pd
+    from sklearn.preprocessing import OrdinalEncoder
+
+    from engine.io.public_data import load_public_dataset
+    from engine.qwyc.ensembles import encoded_adult, ordinal_codes
+
+    train = pd.Series(["b", None, "a", "c", "a", np.nan, "B", "é"], dtype="str")
+    other = pd.Series(["a", "zz", None, "é", "B", "c"], dtype="str")
+    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1).fit(train.to_frame())
+    got_train, got_other = ordinal_codes(train, other)
+    np.testing.assert_array_equal(got_train, enc.transform(train.to_frame())[:, 0])
+    np.testing.assert_array_equal(got_other, enc.transform(other.to_frame())[:, 0])
+    adult = load_public_dataset("adult")  # the encoding of the shipped model's data, against the encoder it replaced
+    cats = [c for c in adult.x.columns if not pd.api.types.is_numeric_dtype(adult.x[c])]
+    enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1).fit(adult.x[cats])
+    x_train, _, x_test, _ = encoded_adult()
+    where = [list(adult.x.columns).index(c) for c in cats]
+    np.testing.assert_array_equal(x_train[:, where], enc.transform(adult.x[cats]))
+    np.testing.assert_array_equal(x_test[:, where], enc.transform(adult.x_test[cats]))
