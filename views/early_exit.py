@@ -181,13 +181,42 @@ def policy_controls() -> Settings:
     return Settings(alpha_pct, neg_only, budget)
 
 
-def fitted_policy(ens: Ensemble, settings: Settings) -> EarlyExitPolicy:
-    def fit() -> EarlyExitPolicy:
+@dataclass(frozen=True)
+class PolicyResult:
+    """A fitted policy and everything the policy part shows of it: computed once per ensemble and settings, so that a
+    step back to an α already fitted (or a rerun for another control) only draws."""
+
+    policy: EarlyExitPolicy
+    fit: dict  # EarlyExitPolicy.evaluate on the fit rows
+    test: dict  # ... and on the test rows
+    n_eval: object  # numpy array: models evaluated per test row
+    histogram: object  # plotly figures: models per row, order and thresholds
+    thresholds: object
+    policy_file: bytes  # the policy's JSON download
+
+
+def full_decisions(ens: Ensemble, threshold: float):
+    """The full ensemble's decisions on the fit and test rows: the same for every policy of this ensemble."""
+    r = ens.rows
+    return shared(ens, ("full decisions", float(threshold)),
+                  lambda: tuple(r.bias + f.sum(axis=1) >= threshold for f in (r.f_fit, r.f_test)))
+
+
+def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
+    def fit() -> PolicyResult:
         bar, update = progress_callback(f"Fitting QWYC* over {ens.n_models} base models")
         policy = fit_qwyc(ens.rows.f_fit, alpha=settings.alpha, bias=ens.rows.bias, neg_only=settings.neg_only,
                           budget=settings.budget, progress=update)
         bar.empty()
-        return policy
+        r = ens.rows
+        full_fit, full_test = full_decisions(ens, policy.threshold)
+        fit_stats = policy.evaluate(r.f_fit, r.labels_fit, full=full_fit)
+        test = policy.evaluate(r.f_test, r.labels_test, full=full_test)
+        _, n_eval = policy.predict(r.f_test)
+        fitted = FittedPolicy(policy, {**fit_stats, "neg_only": bool(settings.neg_only), "budget": settings.budget,
+                                       "test": test})
+        return PolicyResult(policy, fit_stats, test, n_eval, models_histogram_figure(n_eval, ens.n_models),
+                            thresholds_figure(policy), policy_json(fitted, ens.model).encode())
 
     return shared(ens, ("qwyc", settings.alpha, settings.neg_only, settings.budget), fit)
 
@@ -260,15 +289,13 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
                        mime="text/csv", key="curves_csv")
 
 
-def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit: dict, test: dict) -> None:
+def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, policy_file: bytes) -> None:
     st.subheader("Take the policy to production")
     if ens.model is not None:
         st.caption("The policy file names the model by its SHA-256; `opstudio qwyc apply MODEL DATA --policy "
                    "policy.json --out decisions.csv` applies it, evaluating only the trees each row needs.")
-    fitted = FittedPolicy(policy, {**fit, "neg_only": bool(settings.neg_only), "budget": settings.budget,
-                                   "test": test})
     d = st.columns(2)
-    d[0].download_button("Download the policy (JSON)", policy_json(fitted, ens.model).encode(),
+    d[0].download_button("Download the policy (JSON)", policy_file,
                          file_name="qwyc_policy.json", mime="application/json", key="policy_json")
     if ens.model is not None:
         model, table = ens.model, ens.table
@@ -283,18 +310,16 @@ def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolic
 def policy_view(ens: Ensemble) -> None:
     """α, the exits and the budget, and everything fitted with them: moving a control reruns only this part."""
     settings = policy_controls()
-    policy = fitted_policy(ens, settings)
-    fit = policy.evaluate(ens.rows.f_fit, ens.rows.labels_fit)
-    test = policy.evaluate(ens.rows.f_test, ens.rows.labels_test)
+    result = fitted_policy(ens, settings)
+    policy, fit, test = result.policy, result.fit, result.test
     metric_cards(ens, settings, policy, fit, test)
-    _, n_eval = policy.predict(ens.rows.f_test)
-    record_button(ens, settings, fit, test, n_eval)
+    record_button(ens, settings, fit, test, result.n_eval)
     figs = st.columns(2)
-    figs[0].plotly_chart(models_histogram_figure(n_eval, ens.n_models), key="models_hist")
-    figs[1].plotly_chart(thresholds_figure(policy), key="thresholds_chart")
+    figs[0].plotly_chart(result.histogram, key="models_hist")
+    figs[1].plotly_chart(result.thresholds, key="thresholds_chart")
     timing_section(ens, settings, policy)
     tradeoff_section(ens, settings)
-    production_section(ens, settings, policy, fit, test)
+    production_section(ens, settings, policy, result.policy_file)
 
 
 def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:

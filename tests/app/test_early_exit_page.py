@@ -214,3 +214,39 @@ def test_promises_at_two_d_on_the_shipped_sample_share_one_calibration_and_equal
     at.button(key="run_fidelity_curve").click().run()
     assert not at.exception
     assert "fidelity_chart" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, monkeypatch):
+    """A step back to an α already fitted (or a rerun for another control) reuses the policy's statistics, figures
+    and JSON; a new α computes them again, and they follow it."""
+    from engine.qwyc import EarlyExitPolicy
+
+    calls = []
+    evaluate = EarlyExitPolicy.evaluate
+    monkeypatch.setattr(EarlyExitPolicy, "evaluate", lambda self, *a, **k: calls.append(1) or evaluate(self, *a, **k))
+    f, y = score_matrix(seed=5, n=600, t=20)
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < 420, "fit", "test"))
+    at = upload_input(app(), "steps.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
+    assert not at.exception
+
+    def shown_policy():
+        charts = {c.key: c.proto.spec for c in at.get("plotly_chart")}
+        policy = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))["policy"]
+        return cards(at), charts["thresholds_chart"], charts["models_hist"], policy
+
+    assert len(calls) == 2  # fit and test rows
+    first = shown_policy()
+    at.number_input(key="promise_pct").set_value(1.0).run()  # another control: nothing evaluated again
+    assert not at.exception and len(calls) == 2 and shown_policy() == first
+    at.slider(key="alpha_pct").set_value(5.0).run()
+    assert not at.exception and len(calls) == 4
+    wider = shown_policy()
+    assert wider[3]["alpha"] == pytest.approx(0.05) and first[3]["alpha"] == pytest.approx(0.005)
+    assert wider[1] != first[1]  # the thresholds drawn are the new policy's
+    expected = fit_qwyc(f[:420], alpha=0.05)
+    assert wider[3]["order"] == [int(t) for t in expected.order]
+    at.slider(key="alpha_pct").set_value(0.5).run()  # back to a fitted α: shown again, not recomputed
+    assert not at.exception and len(calls) == 4 and shown_policy() == first
