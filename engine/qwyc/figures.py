@@ -48,12 +48,15 @@ def tradeoff_figure(table, y: str = "test_disagreement_pct", x: str = "test_mean
 
 
 def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
-    """How many base models each example needed.
+    """How many base models each example needed: counted here, one bar per bin of ``max(1, total // 100)`` models.
+
+    The bars are the counts, not the examples (a Plotly histogram would send every example to the
+    browser and bin them there on every redraw); empty bins are left out (the count axis is logarithmic).
 
     Parameters
     ----------
     n_evaluated : numpy.ndarray of int, shape (N,)
-        Base models evaluated per example (:meth:`~engine.qwyc.EarlyExitPolicy.predict`).
+        Base models evaluated per example (:meth:`~engine.qwyc.EarlyExitPolicy.predict`), each in 1..total.
     total : int
         Base models in the ensemble (T).
 
@@ -61,13 +64,20 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
     -------
     plotly.graph_objects.Figure
     """
-    fig = go.Figure(go.Histogram(x=n_evaluated, xbins=dict(start=0.5, end=total + 0.5, size=max(1, total // 100)),
-                                 marker_color=METHOD_COLOURS["curve"],
-                                 hovertemplate="%{x} models<br>%{y:,} examples<extra></extra>"))
-    fig.add_vline(x=float(np.mean(n_evaluated)), line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
-                  annotation_text=f"mean {np.mean(n_evaluated):.1f}")
+    n_evaluated = np.asarray(n_evaluated, dtype=np.int64)
+    size = max(1, total // 100)
+    counts = np.bincount((n_evaluated - 1) // size, minlength=(total - 1) // size + 1)
+    shown = np.flatnonzero(counts)
+    low, high = shown * size + 1, np.minimum((shown + 1) * size, total)
+    models = [f"{a}" if a == b else f"{a}–{b}" for a, b in zip(low.tolist(), high.tolist())]
+    fig = go.Figure(go.Bar(x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
+                           marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
+                           hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>"))
+    mean = float(np.mean(n_evaluated))
+    fig.add_vline(x=mean, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"), annotation_text=f"mean {mean:.1f}")
     fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
                   "examples (log scale)")
+    fig.update_layout(bargap=0)
     log_axis(fig)  # most examples leave in the first few steps; the long tail stays visible
     return fig
 
