@@ -16,6 +16,7 @@ from engine.qwyc import (
     TrainedEnsemble,
     adult_gbt_sample,
     apply_policy,
+    blank_figure,
     calibrate_fidelity,
     decisions_frame,
     fidelity_curve,
@@ -397,6 +398,18 @@ def promise_view(ens: Ensemble) -> None:
                            mime="text/csv", key="fidelity_csv")
 
 
+def load_plotly_meanwhile():
+    """On the session's first run of this page, an invisible chart first: the browser fetches and starts its Plotly
+    library (1-2 s) while the server reads the model and fits, instead of after; removed with :func:`st.empty`'s
+    slot once the policy is drawn. Returns the slot, or None on later runs."""
+    if st.session_state.get("_qwyc_plotly_loaded"):
+        return None
+    st.session_state["_qwyc_plotly_loaded"] = True
+    slot = st.empty()
+    slot.plotly_chart(blank_figure(), key="qwyc_plotly_loading", config={"staticPlot": True, "displayModeBar": False})
+    return slot
+
+
 ENSEMBLES = {ADULT: adult_ensemble, MATRIX: matrix_ensemble, MODEL: model_ensemble}
 
 st.title("Early exit for ensembles (QWYC)")
@@ -405,8 +418,11 @@ st.caption("Quit When You Can (Wang, Gupta et al.): choose the order of the base
            "decisions differ from the full ensemble. No labels are needed to fit.")
 source = st.radio("Ensemble", list(ENSEMBLES), horizontal=True, key="qwyc_source", bind="query-params",
                   persist_state="session")
+loading = load_plotly_meanwhile()
 ensemble = ENSEMBLES[source]()
 if ensemble is None:
     st.stop()
 policy_view(ensemble)
+if loading is not None:
+    loading.empty()
 promise_view(ensemble)

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout, log_axis
 
-__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure"]
+__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure", "blank_figure"]
 
 
 _TRADEOFF_COLOURS = {"qwyc": "#E45756", "natural": "#4C78A8", "random": "#BAB0AC", "individual_mse": "#72B7B2",
@@ -147,3 +147,21 @@ def fidelity_figure(curve, title: str = "Disagreement on new rows against trees 
                                  name="promised D", marker=dict(symbol="line-ew-open", size=14, color="#E45756")))
     log_axis(fig)
     return layout(fig, title, "mean trees evaluated per row (test)", "test rows deciding unlike the full model (%)")
+
+
+def blank_figure() -> go.Figure:
+    """An empty figure ten pixels high (Plotly's least) with nothing to see, drawn while a page computes its first
+    results.
+
+    A browser loads its Plotly library (4.7 MB of JavaScript, about 1-2 s to fetch and run on a busy
+    machine) only when the first chart arrives; a page whose charts come after seconds of work draws
+    this first, so that the library loads during the work instead of after it.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure(go.Scatter(x=[], y=[], hoverinfo="skip", showlegend=False))
+    fig.update_layout(height=10, margin=dict(l=0, r=0, t=0, b=0), xaxis=dict(visible=False),
+                      yaxis=dict(visible=False), paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+    return fig

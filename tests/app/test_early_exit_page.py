@@ -250,3 +250,18 @@ def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, mo
     assert wider[3]["order"] == [int(t) for t in expected.order]
     at.slider(key="alpha_pct").set_value(0.5).run()  # back to a fitted α: shown again, not recomputed
     assert not at.exception and len(calls) == 4 and shown_policy() == first
+
+
+def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_after_it(app, monkeypatch):
+    import engine.qwyc
+
+    drawn = []
+    blank = engine.qwyc.blank_figure
+    monkeypatch.setattr(engine.qwyc, "blank_figure", lambda: drawn.append(1) or blank())
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3"}, page=PAGE)
+    assert len(drawn) == 1
+    assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]  # the slot was emptied
+    at.slider(key="alpha_pct").set_value(1.0).run()
+    at.switch_page(PAGE).run()  # a full run of the page again, in the same session: Plotly is loaded already
+    assert not at.exception and len(drawn) == 1
+    assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]
