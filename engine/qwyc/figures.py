@@ -82,8 +82,14 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
     return fig
 
 
+#: steps of an order up to which :func:`thresholds_figure` marks each step
+MARKED_STEPS = 100
+
+
 def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
     """Early-exit thresholds after each step of the order (finite ones only), with the model evaluated.
+
+    Each threshold is marked when a side has at most :data:`MARKED_STEPS` finite ones; more are drawn as a line.
 
     Parameters
     ----------
@@ -104,7 +110,10 @@ def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
     for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
                                  (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
         finite = np.isfinite(values)
-        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode="markers+lines", name=name,
+        # a marker per threshold up to MARKED_STEPS; beyond, lines only: the markers of hundreds of steps overlap
+        # into a thick line anyway, and styling each one is most of the browser's work when the chart is redrawn
+        mode = "markers+lines" if finite.sum() <= MARKED_STEPS else "lines"
+        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode=mode, name=name,
                                  marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
                                  customdata=np.asarray(policy.order)[: steps.size][finite],
                                  hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.qwyc import models_histogram_figure
+from engine.qwyc import models_histogram_figure, thresholds_figure
 
 
 @pytest.mark.parametrize("total", [3, 100, 250, 500])
@@ -28,3 +28,20 @@ def test_models_histogram_marks_the_mean():
     fig = models_histogram_figure(np.array([1, 1, 2, 8]), 10)
     assert fig.layout.shapes[0].x0 == pytest.approx(3.0)
     assert fig.layout.annotations[0].text == "mean 3.0"
+
+
+def test_thresholds_are_marked_up_to_a_hundred_per_side_and_drawn_as_lines_beyond():
+    from engine.qwyc import EarlyExitPolicy
+    from engine.qwyc.figures import MARKED_STEPS
+
+    def policy(t, finite_plus):
+        eps_plus = np.full(t, np.inf)
+        eps_plus[:finite_plus] = np.linspace(1, 0, finite_plus)
+        return EarlyExitPolicy(order=np.arange(t), eps_minus=-np.linspace(1, 0, t), eps_plus=eps_plus, threshold=0.0,
+                               bias=0.0, costs=np.ones(t), alpha=0.01, method="test")
+
+    fig = thresholds_figure(policy(500, 3))
+    plus, minus = fig.data
+    assert plus.mode == "markers+lines" and list(plus.x) == [1, 2, 3]  # few finite: each one marked
+    assert minus.mode == "lines" and len(minus.x) == 500
+    assert {t.mode for t in thresholds_figure(policy(MARKED_STEPS, MARKED_STEPS)).data} == {"markers+lines"}
