@@ -265,3 +265,31 @@ def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_a
     at.switch_page(PAGE).run()  # a full run of the page again, in the same session: Plotly is loaded already
     assert not at.exception and len(drawn) == 1
     assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]
+
+
+def test_the_fit_reports_its_progress_at_most_ten_times_a_second(app, monkeypatch):
+    """QWYC* reports every step (500 for the shipped model); each report drawn is a message to the browser."""
+    import engine.qwyc
+    from streamlit.delta_generator import DeltaGenerator
+
+    fit_qwyc = engine.qwyc.fit_qwyc
+
+    def fit_reporting_every_step(*args, progress=None, **kwargs):
+        for step in range(1, 501):
+            progress(step, 500)
+        return fit_qwyc(*args, **kwargs)
+
+    drawn = []
+    progress = DeltaGenerator.progress
+    monkeypatch.setattr(DeltaGenerator, "progress", lambda self, *a, **k: drawn.append(a) or progress(self, *a, **k))
+    monkeypatch.setattr(engine.qwyc, "fit_qwyc", fit_reporting_every_step)
+    f, y = score_matrix(seed=6)
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y)
+    at = upload_input(app(), "progress.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    drawn.clear()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert 2 <= len(drawn) <= 20  # the bar, its first report and the last (not 500)
+    assert drawn[-1][0] == 1.0  # the last step is always shown
