@@ -293,3 +293,16 @@ def test_the_fit_reports_its_progress_at_most_ten_times_a_second(app, monkeypatc
     assert not at.exception
     assert 2 <= len(drawn) <= 20  # the bar, its first report and the last (not 500)
     assert drawn[-1][0] == 1.0  # the last step is always shown
+
+
+def test_no_full_garbage_collection_after_every_run():
+    """Streamlit's gc.collect(2) after each run walked every object of the loaded libraries on every α step (0.25-0.4 s
+    of the server's interpreter); the housekeeping collects when sessions end instead."""
+    import tomllib
+    from pathlib import Path
+
+    from views import housekeeping
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+    assert "gc.collect()" in Path(housekeeping.__file__).read_text()  # memory is still given back
