@@ -1,5 +1,6 @@
 """Early exit (QWYC): evaluate big ensembles faster with an optimised order and exit thresholds."""
 
+import time
 from dataclasses import astuple, dataclass
 
 import pandas as pd
@@ -16,6 +17,7 @@ from engine.qwyc import (
     TrainedEnsemble,
     adult_gbt_sample,
     apply_policy,
+    blank_figure,
     calibrate_fidelity,
     decisions_frame,
     fidelity_curve,
@@ -108,6 +110,20 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
+def throttled(update, seconds: float = 0.1, clock=time.monotonic):
+    """``update(done, total)`` at most once per ``seconds`` (and always at the end): the fits report every step, up
+    to 500 a second, and each report is a message the server sends and the browser draws while the fit runs."""
+    last = [float("-inf")]
+
+    def report(done: int, total: int) -> None:
+        now = clock()
+        if done >= total or now - last[0] >= seconds:
+            last[0] = now
+            update(done, total)
+
+    return report
+
+
 def shared_result(key: tuple, compute):
     """The shipped sample's fits, curves and comparisons, once per server (public data, deterministic)."""
     return server_memo(("early exit", *key), compute)
@@ -181,13 +197,42 @@ def policy_controls() -> Settings:
     return Settings(alpha_pct, neg_only, budget)
 
 
-def fitted_policy(ens: Ensemble, settings: Settings) -> EarlyExitPolicy:
-    def fit() -> EarlyExitPolicy:
+@dataclass(frozen=True)
+class PolicyResult:
+    """A fitted policy and everything the policy part shows of it: computed once per ensemble and settings, so that a
+    step back to an α already fitted (or a rerun for another control) only draws."""
+
+    policy: EarlyExitPolicy
+    fit: dict  # EarlyExitPolicy.evaluate on the fit rows
+    test: dict  # ... and on the test rows
+    n_eval: object  # numpy array: models evaluated per test row
+    histogram: object  # plotly figures: models per row, order and thresholds
+    thresholds: object
+    policy_file: bytes  # the policy's JSON download
+
+
+def full_decisions(ens: Ensemble, threshold: float):
+    """The full ensemble's decisions on the fit and test rows: the same for every policy of this ensemble."""
+    r = ens.rows
+    return shared(ens, ("full decisions", float(threshold)),
+                  lambda: tuple(r.bias + f.sum(axis=1) >= threshold for f in (r.f_fit, r.f_test)))
+
+
+def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
+    def fit() -> PolicyResult:
         bar, update = progress_callback(f"Fitting QWYC* over {ens.n_models} base models")
         policy = fit_qwyc(ens.rows.f_fit, alpha=settings.alpha, bias=ens.rows.bias, neg_only=settings.neg_only,
-                          budget=settings.budget, progress=update)
+                          budget=settings.budget, progress=throttled(update))
         bar.empty()
-        return policy
+        r = ens.rows
+        full_fit, full_test = full_decisions(ens, policy.threshold)
+        fit_stats = policy.evaluate(r.f_fit, r.labels_fit, full=full_fit)
+        test = policy.evaluate(r.f_test, r.labels_test, full=full_test)
+        _, n_eval = policy.predict(r.f_test)
+        fitted = FittedPolicy(policy, {**fit_stats, "neg_only": bool(settings.neg_only), "budget": settings.budget,
+                                       "test": test})
+        return PolicyResult(policy, fit_stats, test, n_eval, models_histogram_figure(n_eval, ens.n_models),
+                            thresholds_figure(policy), policy_json(fitted, ens.model).encode())
 
     return shared(ens, ("qwyc", settings.alpha, settings.neg_only, settings.budget), fit)
 
@@ -246,7 +291,7 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
                      lambda progress: shared(ens, ("curves", settings.neg_only), lambda: tradeoff_curves(
                          r.f_fit, r.f_test, labels_fit=r.labels_fit, labels_test=r.labels_test, bias=r.bias,
                          neg_only=settings.neg_only, alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
-                         progress=progress)),
+                         progress=throttled(progress))),
                      progress="Sweeping α, γ and k")
     if table is None:
         return
@@ -260,15 +305,13 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
                        mime="text/csv", key="curves_csv")
 
 
-def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit: dict, test: dict) -> None:
+def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, policy_file: bytes) -> None:
     st.subheader("Take the policy to production")
     if ens.model is not None:
         st.caption("The policy file names the model by its SHA-256; `opstudio qwyc apply MODEL DATA --policy "
                    "policy.json --out decisions.csv` applies it, evaluating only the trees each row needs.")
-    fitted = FittedPolicy(policy, {**fit, "neg_only": bool(settings.neg_only), "budget": settings.budget,
-                                   "test": test})
     d = st.columns(2)
-    d[0].download_button("Download the policy (JSON)", policy_json(fitted, ens.model).encode(),
+    d[0].download_button("Download the policy (JSON)", policy_file,
                          file_name="qwyc_policy.json", mime="application/json", key="policy_json")
     if ens.model is not None:
         model, table = ens.model, ens.table
@@ -283,18 +326,16 @@ def production_section(ens: Ensemble, settings: Settings, policy: EarlyExitPolic
 def policy_view(ens: Ensemble) -> None:
     """α, the exits and the budget, and everything fitted with them: moving a control reruns only this part."""
     settings = policy_controls()
-    policy = fitted_policy(ens, settings)
-    fit = policy.evaluate(ens.rows.f_fit, ens.rows.labels_fit)
-    test = policy.evaluate(ens.rows.f_test, ens.rows.labels_test)
+    result = fitted_policy(ens, settings)
+    policy, fit, test = result.policy, result.fit, result.test
     metric_cards(ens, settings, policy, fit, test)
-    _, n_eval = policy.predict(ens.rows.f_test)
-    record_button(ens, settings, fit, test, n_eval)
+    record_button(ens, settings, fit, test, result.n_eval)
     figs = st.columns(2)
-    figs[0].plotly_chart(models_histogram_figure(n_eval, ens.n_models), key="models_hist")
-    figs[1].plotly_chart(thresholds_figure(policy), key="thresholds_chart")
+    figs[0].plotly_chart(result.histogram, key="models_hist")
+    figs[1].plotly_chart(result.thresholds, key="thresholds_chart")
     timing_section(ens, settings, policy)
     tradeoff_section(ens, settings)
-    production_section(ens, settings, policy, fit, test)
+    production_section(ens, settings, policy, result.policy_file)
 
 
 def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:
@@ -304,7 +345,7 @@ def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:
 
     def calibrate() -> FidelityCalibration:
         bar, update = progress_callback("QWYC* on 60 % of the fit rows, margins measured on the other 40 %")
-        calibration = calibrate_fidelity(r.f_fit, bias=r.bias, progress=update)
+        calibration = calibrate_fidelity(r.f_fit, bias=r.bias, progress=throttled(update))
         bar.empty()
         return calibration
 
@@ -361,7 +402,7 @@ def promise_view(ens: Ensemble) -> None:
     curve = on_click("_fidelity_curve", ens.key,
                      st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)",
                                key="run_fidelity_curve"),
-                     lambda progress: compared(ens, fidelity_calibration(ens), progress),
+                     lambda progress: compared(ens, fidelity_calibration(ens), throttled(progress)),
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")
@@ -372,6 +413,18 @@ def promise_view(ens: Ensemble) -> None:
                            mime="text/csv", key="fidelity_csv")
 
 
+def load_plotly_meanwhile():
+    """On the session's first run of this page, an invisible chart first: the browser fetches and starts its Plotly
+    library (1-2 s) while the server reads the model and fits, instead of after; removed with :func:`st.empty`'s
+    slot once the policy is drawn. Returns the slot, or None on later runs."""
+    if st.session_state.get("_qwyc_plotly_loaded"):
+        return None
+    st.session_state["_qwyc_plotly_loaded"] = True
+    slot = st.empty()
+    slot.plotly_chart(blank_figure(), key="qwyc_plotly_loading", config={"staticPlot": True, "displayModeBar": False})
+    return slot
+
+
 ENSEMBLES = {ADULT: adult_ensemble, MATRIX: matrix_ensemble, MODEL: model_ensemble}
 
 st.title("Early exit for ensembles (QWYC)")
@@ -380,8 +433,11 @@ st.caption("Quit When You Can (Wang, Gupta et al.): choose the order of the base
            "decisions differ from the full ensemble. No labels are needed to fit.")
 source = st.radio("Ensemble", list(ENSEMBLES), horizontal=True, key="qwyc_source", bind="query-params",
                   persist_state="session")
+loading = load_plotly_meanwhile()
 ensemble = ENSEMBLES[source]()
 if ensemble is None:
     st.stop()
 policy_view(ensemble)
+if loading is not None:
+    loading.empty()
 promise_view(ensemble)

@@ -49,7 +49,7 @@ from .fidelity import (
     fit_fidelity,
     measured_row,
 )
-from .figures import fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
+from .figures import blank_figure, fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
 from .models import ModelFile, load_model
 from .shipped_model import adult_gbt_sample
 from .policy import (
@@ -75,5 +75,5 @@ __all__ = [
     "ModelFile", "load_model",
     "ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy",
     "decisions_frame", "POLICY_FORMAT",
-    "tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure",
+    "tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure", "blank_figure",
 ]

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout, log_axis
 
-__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure"]
+__all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure", "blank_figure"]
 
 
 _TRADEOFF_COLOURS = {"qwyc": "#E45756", "natural": "#4C78A8", "random": "#BAB0AC", "individual_mse": "#72B7B2",
@@ -48,12 +48,15 @@ def tradeoff_figure(table, y: str = "test_disagreement_pct", x: str = "test_mean
 
 
 def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
-    """How many base models each example needed.
+    """How many base models each example needed: counted here, one bar per bin of ``max(1, total // 100)`` models.
+
+    The bars are the counts, not the examples (a Plotly histogram would send every example to the
+    browser and bin them there on every redraw); empty bins are left out (the count axis is logarithmic).
 
     Parameters
     ----------
     n_evaluated : numpy.ndarray of int, shape (N,)
-        Base models evaluated per example (:meth:`~engine.qwyc.EarlyExitPolicy.predict`).
+        Base models evaluated per example (:meth:`~engine.qwyc.EarlyExitPolicy.predict`), each in 1..total.
     total : int
         Base models in the ensemble (T).
 
@@ -61,19 +64,32 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
     -------
     plotly.graph_objects.Figure
     """
-    fig = go.Figure(go.Histogram(x=n_evaluated, xbins=dict(start=0.5, end=total + 0.5, size=max(1, total // 100)),
-                                 marker_color=METHOD_COLOURS["curve"],
-                                 hovertemplate="%{x} models<br>%{y:,} examples<extra></extra>"))
-    fig.add_vline(x=float(np.mean(n_evaluated)), line=dict(color=METHOD_COLOURS["chosen"], dash="dot"),
-                  annotation_text=f"mean {np.mean(n_evaluated):.1f}")
+    n_evaluated = np.asarray(n_evaluated, dtype=np.int64)
+    size = max(1, total // 100)
+    counts = np.bincount((n_evaluated - 1) // size, minlength=(total - 1) // size + 1)
+    shown = np.flatnonzero(counts)
+    low, high = shown * size + 1, np.minimum((shown + 1) * size, total)
+    models = [f"{a}" if a == b else f"{a}–{b}" for a, b in zip(low.tolist(), high.tolist())]
+    fig = go.Figure(go.Bar(x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
+                           marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
+                           hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>"))
+    mean = float(np.mean(n_evaluated))
+    fig.add_vline(x=mean, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"), annotation_text=f"mean {mean:.1f}")
     fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
                   "examples (log scale)")
+    fig.update_layout(bargap=0)
     log_axis(fig)  # most examples leave in the first few steps; the long tail stays visible
     return fig
 
 
+#: steps of an order up to which :func:`thresholds_figure` marks each step
+MARKED_STEPS = 100
+
+
 def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
     """Early-exit thresholds after each step of the order (finite ones only), with the model evaluated.
+
+    Each threshold is marked when a side has at most :data:`MARKED_STEPS` finite ones; more are drawn as a line.
 
     Parameters
     ----------
@@ -94,7 +110,10 @@ def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
     for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
                                  (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
         finite = np.isfinite(values)
-        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode="markers+lines", name=name,
+        # a marker per threshold up to MARKED_STEPS; beyond, lines only: the markers of hundreds of steps overlap
+        # into a thick line anyway, and styling each one is most of the browser's work when the chart is redrawn
+        mode = "markers+lines" if finite.sum() <= MARKED_STEPS else "lines"
+        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode=mode, name=name,
                                  marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
                                  customdata=np.asarray(policy.order)[: steps.size][finite],
                                  hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
@@ -137,3 +156,21 @@ def fidelity_figure(curve, title: str = "Disagreement on new rows against trees 
                                  name="promised D", marker=dict(symbol="line-ew-open", size=14, color="#E45756")))
     log_axis(fig)
     return layout(fig, title, "mean trees evaluated per row (test)", "test rows deciding unlike the full model (%)")
+
+
+def blank_figure() -> go.Figure:
+    """An empty figure ten pixels high (Plotly's least) with nothing to see, drawn while a page computes its first
+    results.
+
+    A browser loads its Plotly library (4.7 MB of JavaScript, about 1-2 s to fetch and run on a busy
+    machine) only when the first chart arrives; a page whose charts come after seconds of work draws
+    this first, so that the library loads during the work instead of after it.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure(go.Scatter(x=[], y=[], hoverinfo="skip", showlegend=False))
+    fig.update_layout(height=10, margin=dict(l=0, r=0, t=0, b=0), xaxis=dict(visible=False),
+                      yaxis=dict(visible=False), paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+    return fig

@@ -214,3 +214,95 @@ def test_promises_at_two_d_on_the_shipped_sample_share_one_calibration_and_equal
     at.button(key="run_fidelity_curve").click().run()
     assert not at.exception
     assert "fidelity_chart" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, monkeypatch):
+    """A step back to an α already fitted (or a rerun for another control) reuses the policy's statistics, figures
+    and JSON; a new α computes them again, and they follow it."""
+    from engine.qwyc import EarlyExitPolicy
+
+    calls = []
+    evaluate = EarlyExitPolicy.evaluate
+    monkeypatch.setattr(EarlyExitPolicy, "evaluate", lambda self, *a, **k: calls.append(1) or evaluate(self, *a, **k))
+    f, y = score_matrix(seed=5, n=600, t=20)
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < 420, "fit", "test"))
+    at = upload_input(app(), "steps.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
+    assert not at.exception
+
+    def shown_policy():
+        charts = {c.key: c.proto.spec for c in at.get("plotly_chart")}
+        policy = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))["policy"]
+        return cards(at), charts["thresholds_chart"], charts["models_hist"], policy
+
+    assert len(calls) == 2  # fit and test rows
+    first = shown_policy()
+    at.number_input(key="promise_pct").set_value(1.0).run()  # another control: nothing evaluated again
+    assert not at.exception and len(calls) == 2 and shown_policy() == first
+    at.slider(key="alpha_pct").set_value(5.0).run()
+    assert not at.exception and len(calls) == 4
+    wider = shown_policy()
+    assert wider[3]["alpha"] == pytest.approx(0.05) and first[3]["alpha"] == pytest.approx(0.005)
+    assert wider[1] != first[1]  # the thresholds drawn are the new policy's
+    expected = fit_qwyc(f[:420], alpha=0.05)
+    assert wider[3]["order"] == [int(t) for t in expected.order]
+    at.slider(key="alpha_pct").set_value(0.5).run()  # back to a fitted α: shown again, not recomputed
+    assert not at.exception and len(calls) == 4 and shown_policy() == first
+
+
+def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_after_it(app, monkeypatch):
+    import engine.qwyc
+
+    drawn = []
+    blank = engine.qwyc.blank_figure
+    monkeypatch.setattr(engine.qwyc, "blank_figure", lambda: drawn.append(1) or blank())
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3"}, page=PAGE)
+    assert len(drawn) == 1
+    assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]  # the slot was emptied
+    at.slider(key="alpha_pct").set_value(1.0).run()
+    at.switch_page(PAGE).run()  # a full run of the page again, in the same session: Plotly is loaded already
+    assert not at.exception and len(drawn) == 1
+    assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]
+
+
+def test_the_fit_reports_its_progress_at_most_ten_times_a_second(app, monkeypatch):
+    """QWYC* reports every step (500 for the shipped model); each report drawn is a message to the browser."""
+    import engine.qwyc
+    from streamlit.delta_generator import DeltaGenerator
+
+    fit_qwyc = engine.qwyc.fit_qwyc
+
+    def fit_reporting_every_step(*args, progress=None, **kwargs):
+        for step in range(1, 501):
+            progress(step, 500)
+        return fit_qwyc(*args, **kwargs)
+
+    drawn = []
+    progress = DeltaGenerator.progress
+    monkeypatch.setattr(DeltaGenerator, "progress", lambda self, *a, **k: drawn.append(a) or progress(self, *a, **k))
+    monkeypatch.setattr(engine.qwyc, "fit_qwyc", fit_reporting_every_step)
+    f, y = score_matrix(seed=6)
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y)
+    at = upload_input(app(), "progress.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    drawn.clear()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert 2 <= len(drawn) <= 20  # the bar, its first report and the last (not 500)
+    assert drawn[-1][0] == 1.0  # the last step is always shown
+
+
+def test_no_full_garbage_collection_after_every_run():
+    """Streamlit's gc.collect(2) after each run walked every object of the loaded libraries on every α step (0.25-0.4 s
+    of the server's interpreter); the housekeeping collects when sessions end instead."""
+    import tomllib
+    from pathlib import Path
+
+    from views import housekeeping
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+    assert "gc.collect()" in Path(housekeeping.__file__).read_text()  # memory is still given back
