@@ -4,6 +4,7 @@
     python benchmarks/bench_qwyc.py --evaluator  # compiled early exit against LightGBM's C++ predict
     python benchmarks/bench_qwyc.py --fit        # QWYC* fit against the compiled scan of commit 178950a
     python benchmarks/bench_qwyc.py --page       # the Early exit page's engine work, this tree against 178950a
+    python benchmarks/bench_qwyc.py --threads    # QWYC* fit and contributions in one thread against all cores
 
 ``--fit``: the QWYC* fit on the 32,561 Adult training rows (500 trees, depth 5) at several
 settings, and in the same run the implementation of an earlier commit (``--fit 113aa85``: the
@@ -196,6 +197,40 @@ def fit_race(commit: str = "178950a"):
               f"{old_s:10.2f} ({old_c:5.2f}) {same!s:>11s} {os.getloadavg()[0]:5.1f}", flush=True)
 
 
+def threads_race(repeats: int = 3):
+    """QWYC* fits and the tree contributions with ``workers=1`` against the default (every core), alternated."""
+    from engine.qwyc import adult_gbt_sample, default_workers, fit_qwyc
+    from engine.qwyc.evaluator import flatten_ensemble
+
+    cores = default_workers()
+    print(f"# {platform.platform()} | {os.cpu_count()} cores, default workers {cores} | load average "
+          f"{os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    trained = adult_gbt_sample()
+    flat = flatten_ensemble(trained.ensemble)
+    f_fit, bias = flat.contributions(trained.x_train), trained.ensemble.bias
+    fit_qwyc(np.ascontiguousarray(f_fit[:3000, :60]), alpha=0.005, bias=bias, workers=cores)  # compiled or cached
+    print(f"{'work':42s} {'1 thread s (CPU)':>17s} {f'{cores} threads s (CPU)':>18s} {'same':>5s} {'load':>5s}")
+
+    def timed(fn):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        return out, time.perf_counter() - t0, time.process_time() - c0
+
+    for alpha, neg_only in ((0.005, False), (0.0, False), (0.02, False), (0.005, True)):
+        for _ in range(repeats):
+            one, s1, c1 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, workers=1))
+            many, s2, c2 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, workers=cores))
+            same = all(np.array_equal(getattr(one, k), getattr(many, k)) for k in ("order", "eps_minus", "eps_plus"))
+            print(f"{f'QWYC* fit, alpha {100 * alpha:.1f} %, neg_only {neg_only}':42s} {s1:8.3f} ({c1:5.2f}) "
+                  f"{s2:9.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}", flush=True)
+    x = np.vstack([trained.x_train, trained.x_test])
+    for _ in range(repeats):
+        one, s1, c1 = timed(lambda: flat.contributions(x, workers=1))
+        many, s2, c2 = timed(lambda: flat.contributions(x, workers=cores))
+        print(f"{f'contributions, {x.shape[0]:,} rows x 500 trees':42s} {s1:8.3f} ({c1:5.2f}) {s2:9.3f} ({c2:5.2f}) "
+              f"{np.array_equal(one, many)!s:>5s} {os.getloadavg()[0]:5.1f}", flush=True)
+
+
 PAGE_STEPS = """
 import os, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
@@ -244,6 +279,8 @@ if __name__ == "__main__":
     elif "--page" in sys.argv[1:]:
         rest = sys.argv[sys.argv.index("--page") + 1:]
         page_race(*rest[:1])
+    elif "--threads" in sys.argv[1:]:
+        threads_race()
     elif "--fit" in sys.argv[1:]:
         rest = sys.argv[sys.argv.index("--fit") + 1:]
         fit_race(*rest[:1])

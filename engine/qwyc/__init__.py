@@ -49,6 +49,7 @@ from .fidelity import (
     fit_fidelity,
     measured_row,
 )
+from .kernels import default_workers
 from .figures import blank_figure, fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
 from .models import ModelFile, load_model
 from .shipped_model import adult_gbt_sample
@@ -66,7 +67,7 @@ from .timing import EarlyExitTiming, time_early_exit, timing_table
 __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
     "ADULT_GBT", "adult_gbt_sample",
-    "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
+    "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "default_workers", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
     "ORDERS",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
     "EarlyExitTiming", "time_early_exit", "timing_table",
