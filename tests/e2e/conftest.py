@@ -1,7 +1,9 @@
 """Browser-test fixtures: `streamlit run app.py` on a free port, Debian's Chromium driven by Playwright.
 
-Each test module gets its own server (module scope). Screenshots and the server log go to
-tests/e2e/screenshots/ (git-ignored). In CI (``CI`` set) a missing Chromium is an error, not a skip.
+One server and one browser for the whole package (package scope: started once, not once per module, and
+stopped when the browser tests end); the housekeeping tests start their own short-lived server. Screenshots
+and the server log go to tests/e2e/screenshots/ (git-ignored). In CI (``CI`` set) a missing Chromium is an
+error, not a skip.
 """
 
 from __future__ import annotations
@@ -98,12 +100,12 @@ def serve(env: dict | None = None):
         proc.kill()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def server():
     yield from serve()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser():
     require_chromium()
     with sync_playwright() as p:

@@ -1,13 +1,13 @@
-"""At 1,280 and 1,920 px wide no page scrolls sideways, and no label, chip, select-box value, metric or table is cut or
-scrolls."""
+"""At 1,280 and 1,920 px wide every page renders, no page scrolls sideways, and no label, chip, select-box value,
+metric or table is cut or scrolls."""
 
 from __future__ import annotations
 
 import pytest
 
 from engine.pages import PAGES
-from tests.e2e.conftest import settle, shot
-from tests.e2e.test_browser import EXPECTED
+from tests.e2e.conftest import assert_healthy, settle, shot
+from tests.e2e.test_browser import EXPECTED, RATED_SAMPLE
 
 pytestmark = pytest.mark.e2e
 
@@ -63,16 +63,21 @@ CLIPPED = f"""() => {{
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
-def test_nothing_is_clipped(server, browser, width):
+def test_every_page_renders_and_nothing_is_clipped(server, browser, width):
+    assert set(EXPECTED) == {p.url_path for p in PAGES}, "a new page needs its entry in EXPECTED"
     context = browser.new_context(viewport={"width": width, "height": 1000})
     page = context.new_page()
     try:
         found, tables = [], 0
         for p in PAGES:
-            query, text, _ = EXPECTED.get(p.url_path, ("", p.title, 0))
-            path = ("" if p.default else p.url_path) + query
+            query, text, charts = EXPECTED[p.url_path]
+            path = ("" if p.default else p.url_path) + query  # the default page is served at the root
             page.goto(f"{server}/{path}")
             settle(page, text)
+            # the page renders: its charts drawn, no exception, its sample in the sidebar
+            assert_healthy(page, charts)
+            sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+            assert RATED_SAMPLE.get(p.url_path, "synthetic_rare_events.csv.gz") in sidebar and "Rated rows" in sidebar
             # every element drawn (no skeleton left), the tables' grids too; they size their columns after drawing
             # (a table in a closed expander is never drawn: the drawn ones are checked)
             page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSkeleton\"]')]"
