@@ -1,6 +1,5 @@
 """Early exit (QWYC): evaluate big ensembles faster with an optimised order and exit thresholds."""
 
-import time
 from dataclasses import astuple, dataclass
 
 import pandas as pd
@@ -110,20 +109,6 @@ def adult_model(max_iter: int, max_depth: int):
     return trained, f_fit, f_test
 
 
-def throttled(update, seconds: float = 0.1, clock=time.monotonic):
-    """``update(done, total)`` at most once per ``seconds`` (and always at the end): the fits report every step, up
-    to 500 a second, and each report is a message the server sends and the browser draws while the fit runs."""
-    last = [float("-inf")]
-
-    def report(done: int, total: int) -> None:
-        now = clock()
-        if done >= total or now - last[0] >= seconds:
-            last[0] = now
-            update(done, total)
-
-    return report
-
-
 def shared_result(key: tuple, compute):
     """The shipped sample's fits, curves and comparisons, once per server (public data, deterministic)."""
     return server_memo(("early exit", *key), compute)
@@ -222,7 +207,7 @@ def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
     def fit() -> PolicyResult:
         bar, update = progress_callback(f"Fitting QWYC* over {ens.n_models} base models")
         policy = fit_qwyc(ens.rows.f_fit, alpha=settings.alpha, bias=ens.rows.bias, neg_only=settings.neg_only,
-                          budget=settings.budget, progress=throttled(update))
+                          budget=settings.budget, progress=update)
         bar.empty()
         r = ens.rows
         full_fit, full_test = full_decisions(ens, policy.threshold)
@@ -291,7 +276,7 @@ def tradeoff_section(ens: Ensemble, settings: Settings) -> None:
                      lambda progress: shared(ens, ("curves", settings.neg_only), lambda: tradeoff_curves(
                          r.f_fit, r.f_test, labels_fit=r.labels_fit, labels_test=r.labels_test, bias=r.bias,
                          neg_only=settings.neg_only, alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
-                         progress=throttled(progress))),
+                         progress=progress)),
                      progress="Sweeping α, γ and k")
     if table is None:
         return
@@ -345,7 +330,7 @@ def fidelity_calibration(ens: Ensemble) -> FidelityCalibration:
 
     def calibrate() -> FidelityCalibration:
         bar, update = progress_callback("QWYC* on 60 % of the fit rows, margins measured on the other 40 %")
-        calibration = calibrate_fidelity(r.f_fit, bias=r.bias, progress=throttled(update))
+        calibration = calibrate_fidelity(r.f_fit, bias=r.bias, progress=update)
         bar.empty()
         return calibration
 
@@ -402,7 +387,7 @@ def promise_view(ens: Ensemble) -> None:
     curve = on_click("_fidelity_curve", ens.key,
                      st.button("Compare with LightGBM's own early stopping (D from 0.05 % to 2 %)",
                                key="run_fidelity_curve"),
-                     lambda progress: compared(ens, fidelity_calibration(ens), throttled(progress)),
+                     lambda progress: compared(ens, fidelity_calibration(ens), progress),
                      progress="Fitting one promise per D")
     if curve is not None:
         st.plotly_chart(fidelity_figure(curve), key="fidelity_chart")

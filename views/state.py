@@ -116,15 +116,31 @@ def server_memo_store() -> OrderedDict:
     return _SERVER_MEMO
 
 
-def progress_callback(label: str):
-    """A progress bar and a ``(done, total)`` callback for long engine work."""
+#: seconds of work before its progress bar appears: shorter work shows none (each bar drawn is a message the
+#: browser lays out, beside the page it shifts, while the work competes with it for the cores)
+PROGRESS_AFTER = 0.3
+#: least seconds between two redraws of a bar: the engines report every step, up to hundreds a second
+PROGRESS_EVERY = 0.1
+
+
+def progress_callback(label: str, clock: Callable[[], float] = time.monotonic):
+    """A place for a progress bar and a ``(done, total)`` callback for long engine work.
+
+    The bar appears at the first report after :data:`PROGRESS_AFTER` seconds and is redrawn at
+    most every :data:`PROGRESS_EVERY` seconds, the last step always; ``place.empty()`` removes it.
+    """
     label = md(label)
-    bar = st.progress(0.0, text=label)
+    place = st.empty()
+    start, last = clock(), [float("-inf")]
 
     def update(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / total), text=f"{label} ({done}/{total})")
+        now = clock()
+        if now - start < PROGRESS_AFTER or (done < total and now - last[0] < PROGRESS_EVERY):
+            return
+        last[0] = now
+        place.progress(min(1.0, done / total), text=f"{label} ({done}/{total})")
 
-    return bar, update
+    return place, update
 
 
 def on_click(slot: str, inputs: Hashable, clicked: bool, compute: Callable[..., T], *, progress: str | None = None,

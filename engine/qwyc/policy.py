@@ -607,6 +607,11 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
                            time.perf_counter() - t0, spent)
 
 
+#: undecided rows x candidates from which a step's scan is split over threads: below it (the late steps) waking
+#: the threads costs more than the scan
+THREADED_SCAN = 400_000
+
+
 def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
                budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
                rebuild_steps: int = 16, pool=None, parts: int = 1):
@@ -649,7 +654,8 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
             built_at = r
         pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
                               lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
-                              lay.slot[remaining], c[remaining], allowed, neg_only, exits, pool, parts)
+                              lay.slot[remaining], c[remaining], allowed, neg_only, exits, pool,
+                              parts if lay.n_active * remaining.size >= THREADED_SCAN else 1)
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)

@@ -40,3 +40,53 @@ def test_keys_of_plain_values_and_library_objects_pass():
 
     check_key(("audit_plan", "sha", ColumnMapping(("s",), "y", None, None), 0.5, None, True, ("x", 1)))
     check_key("one string")
+
+
+def progress_script():
+    """A page reporting work through progress_callback on a clock the test drives (st.session_state["times"])."""
+    import streamlit as st
+
+    from views.state import progress_callback
+
+    times = iter(st.session_state["times"])
+    place, update = progress_callback("Fitting", clock=lambda: next(times))
+    for done in range(1, st.session_state["steps"] + 1):
+        update(done, st.session_state["steps"])
+    if st.session_state.get("remove"):
+        place.empty()
+
+
+def run_progress(times, steps, remove=False):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(progress_script)
+    at.session_state["times"], at.session_state["steps"], at.session_state["remove"] = times, steps, remove
+    at.run()
+    assert not at.exception
+    return [(p.value, p.proto.text) for p in at.get("progress")]
+
+
+def test_short_work_shows_no_progress_bar():
+    assert run_progress([0.0] + [0.01 * k for k in range(1, 11)], 10) == []  # 0.1 s of work: under PROGRESS_AFTER
+
+
+def test_a_bar_appears_after_the_delay_is_redrawn_at_most_every_tenth_of_a_second_and_shows_the_last_step(
+        monkeypatch):
+    from streamlit.delta_generator import DeltaGenerator
+
+    drawn = []
+    draw = DeltaGenerator.progress
+    monkeypatch.setattr(DeltaGenerator, "progress",
+                        lambda self, value, text=None: drawn.append((round(value, 3), text)) or draw(self, value, text))
+    tick = 2.0 ** -9  # ~2 ms per step, exact in binary: the times compare without rounding
+    bars = run_progress([0.0] + [tick * k for k in range(1, 501)], 500)
+    assert bars == [(100, "Fitting (500/500)")]  # one element, redrawn in place, ending at the last step
+    steps = [int(text.split("(")[1].split("/")[0]) for _, text in drawn]
+    assert steps[0] == 154  # the first report at or after 0.3 s (153.6 ticks)
+    gaps = [tick * (b - a) for a, b in zip(steps[:-2], steps[1:-1])]
+    assert all(0.1 <= g < 0.1 + tick for g in gaps)  # then at the first report 0.1 s after the last drawn
+    assert steps[-1] == 500 and drawn[-1][0] == 1.0 and len(steps) == 8  # the last step always
+
+
+def test_the_place_of_the_bar_is_emptied_when_the_work_ends():
+    assert run_progress([0.0, 0.5, 0.6], 2, remove=True) == []
