@@ -614,13 +614,14 @@ THREADED_SCAN = 400_000
 
 def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
                budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
-               rebuild_steps: int = 16, pool=None, parts: int = 1):
+               rebuild_steps: int = 16, pool=None, parts: int = 1, threaded_scan: int = THREADED_SCAN):
     """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
 
     The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
     scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
     fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
-    The candidates of every step are split over ``parts`` threads of ``pool``.
+    The candidates of a step are split over ``parts`` threads of ``pool`` while its undecided rows
+    times candidates reach ``threaded_scan``.
     """
     n, t_count = f.shape
     remaining = np.arange(t_count)
@@ -655,7 +656,7 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
         pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
                               lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
                               lay.slot[remaining], c[remaining], allowed, neg_only, exits, pool,
-                              parts if lay.n_active * remaining.size >= THREADED_SCAN else 1)
+                              parts if lay.n_active * remaining.size >= threaded_scan else 1)
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)

@@ -93,7 +93,9 @@ def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, **
     c = np.ones(f.shape[1]) if costs is None else costs
     full = bias + f.sum(axis=1) >= 0.0
     with worker_pool(parts) as pool:
-        got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, **layout)
+        # every step threaded (threaded_scan=0): the fit's own rule keeps small steps in one thread
+        got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, threaded_scan=0,
+                         **layout)
     expected = sorted_qwyc(f, c, full, bias, alpha, neg_only, budget)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
