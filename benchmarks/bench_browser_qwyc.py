@@ -163,6 +163,20 @@ def button_until_drawn(page, name: str, done_text: str, new_charts: int) -> floa
     return time.perf_counter() - t0
 
 
+def alpha_steps(page, thumb, keys: list[str], what: str) -> tuple:
+    """One table row: the α steps pressed as ``keys``, their median and range, the server's last message."""
+    totals, servers, loads = [], [], []
+    for key in keys:
+        total, server = alpha_step(page, thumb, key)
+        totals.append(total)
+        servers.append(server)
+        loads.append(load())
+        page.wait_for_timeout(300)
+    return (f"{what}, {len(totals)} steps: median, min–max)",
+            f"{statistics.median(totals):.2f} s ({min(totals):.2f}–{max(totals):.2f}); server's last message "
+            f"{statistics.median(servers):.2f} s", "≤ 1 s", max(loads))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--alpha-steps", type=int, default=4)
@@ -215,26 +229,9 @@ def measure(base: str, args, rows: list) -> int:
         # (b) α steps: new values, then one back to a value already fitted (cached once per server)
         thumb = page.locator('[data-testid="stSlider"]').filter(has_text=ALPHA).locator('input[type="range"]').first
         thumb.focus()
-        steps, servers, loads = [], [], []
-        for _ in range(args.alpha_steps):
-            total, server = alpha_step(page, thumb, "ArrowRight")
-            steps.append(total)
-            servers.append(server)
-            loads.append(load())
-            page.wait_for_timeout(300)
-        rows.append((f"α step to a new value (ArrowRight, {len(steps)} steps: median, min–max)",
-                     f"{statistics.median(steps):.2f} s ({min(steps):.2f}–{max(steps):.2f}); server's last message "
-                     f"{statistics.median(servers):.2f} s", "≤ 1 s", max(loads)))
-        backs, servers, loads = [], [], []
-        for i in range(max(1, args.alpha_steps)):  # back and forth between two fitted values
-            total, server = alpha_step(page, thumb, "ArrowLeft" if i % 2 == 0 else "ArrowRight")
-            backs.append(total)
-            servers.append(server)
-            loads.append(load())
-            page.wait_for_timeout(300)
-        rows.append((f"α step back to a value already fitted ({len(backs)} steps back and forth: median, min–max)",
-                     f"{statistics.median(backs):.2f} s ({min(backs):.2f}–{max(backs):.2f}); server's last message "
-                     f"{statistics.median(servers):.2f} s", "≤ 1 s", max(loads)))
+        rows.append(alpha_steps(page, thumb, ["ArrowRight"] * args.alpha_steps, "α step to a new value (ArrowRight"))
+        back_and_forth = ["ArrowLeft" if i % 2 == 0 else "ArrowRight" for i in range(max(1, args.alpha_steps))]
+        rows.append(alpha_steps(page, thumb, back_and_forth, "α step back to a value already fitted (back and forth"))
         if args.policy_only:
             exceptions = page.locator('[data-testid="stException"]').count()
             browser.close()
