@@ -275,7 +275,9 @@ def ordinal_codes(train, other) -> tuple[np.ndarray, np.ndarray]:
     """A text column's categories as codes 0, 1, ... in sorted order of the training values (NaN kept as NaN).
 
     What scikit-learn's ``OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)``
-    fitted on ``train`` gives, without importing scikit-learn.
+    fitted on ``train`` gives, without importing scikit-learn, for columns whose missing values are NaN
+    (as read from a CSV file); a ``None`` in an object column is missing here too, where the encoder
+    would make it a category of its own.
 
     Parameters
     ----------

@@ -147,8 +147,8 @@ def test_ordinal_codes_are_scikit_learns_ordinal_encoder():
     from engine.io.public_data import load_public_dataset
     from engine.qwyc.ensembles import encoded_adult, ordinal_codes
 
-    train = pd.Series(["b", None, "a", "c", "a", np.nan, "B", "é"], dtype="str")
-    other = pd.Series(["a", "zz", None, "é", "B", "c"], dtype="str")
+    train = pd.Series(["b", np.nan, "a", "c", "a", np.nan, "B", "é"], dtype=object)
+    other = pd.Series(["a", "zz", np.nan, "é", "B", "c"], dtype=object)
     enc = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1).fit(train.to_frame())
     got_train, got_other = ordinal_codes(train, other)
     np.testing.assert_array_equal(got_train, enc.transform(train.to_frame())[:, 0])
