@@ -26,6 +26,17 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
 
 from playwright.sync_api import Page, expect, sync_playwright
 
+#: per page (engine.pages.PAGES): a query that keeps it quick, a text shown once it has drawn, its charts (every page
+#: is opened and checked in test_nothing_clipped's walk, at 1,280 and 1,920 px)
+EXPECTED = {"home": ("", "First time here?", 0), "data": ("", "Validation report", 2),
+            "operating-point": ("", "Sweep of target marginal precisions", 3),
+            "monitoring": ("", "Periods", 2),
+            "ensemble-paths": ("", "Comparison", 2), "batch-decisions": ("", "Decided items", 2),
+            "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2), "constraints": ("", "Train", 0),
+            "audit": ("", "Missed positives", 3), "record": ("", "The record is empty", 0)}
+#: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
+RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
+
 
 def require_chromium() -> None:
     """Skip without Debian's Chromium, except in CI where the browser tests must run."""

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.pages import PAGES
-from tests.e2e.conftest import assert_healthy, settle, shot
-from tests.e2e.test_browser import EXPECTED, RATED_SAMPLE
+from tests.e2e.conftest import EXPECTED, RATED_SAMPLE, assert_healthy, settle, shot
 
 pytestmark = pytest.mark.e2e
 
