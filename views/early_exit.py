@@ -22,6 +22,7 @@ from engine.qwyc import (
     fidelity_curve,
     fidelity_figure,
     fit_qwyc,
+    full_decisions,
     measured_row,
     model_rows,
     models_histogram_figure,
@@ -196,11 +197,11 @@ class PolicyResult:
     policy_file: bytes  # the policy's JSON download
 
 
-def full_decisions(ens: Ensemble, threshold: float):
+def full_fit_test_decisions(ens: Ensemble, threshold: float):
     """The full ensemble's decisions on the fit and test rows: the same for every policy of this ensemble."""
     r = ens.rows
     return shared(ens, ("full decisions", float(threshold)),
-                  lambda: tuple(r.bias + f.sum(axis=1) >= threshold for f in (r.f_fit, r.f_test)))
+                  lambda: tuple(full_decisions(f, r.bias, threshold) for f in (r.f_fit, r.f_test)))
 
 
 def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
@@ -210,7 +211,7 @@ def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
                           budget=settings.budget, progress=update)
         bar.empty()
         r = ens.rows
-        full_fit, full_test = full_decisions(ens, policy.threshold)
+        full_fit, full_test = full_fit_test_decisions(ens, policy.threshold)
         fit_stats = policy.evaluate(r.f_fit, r.labels_fit, full=full_fit)
         test = policy.evaluate(r.f_test, r.labels_test, full=full_test)
         _, n_eval = policy.predict(r.f_test)

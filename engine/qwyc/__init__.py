@@ -3,7 +3,8 @@
 Wang, S., Gupta, M. & You, S. (2018). *Quit When You Can: Efficient Evaluation
 of Ensembles with Ordering Optimization.* arXiv:1806.11202.
 
-Ensembles as contribution matrices (:mod:`~engine.qwyc.ensembles`), the QWYC
+Ensembles as contribution matrices (:mod:`~engine.qwyc.ensembles`), the full ensemble's
+scores and decisions (:mod:`~engine.qwyc.full_ensemble`), the QWYC
 policy (:mod:`~engine.qwyc.policy`: Algorithm 1 order, Algorithm 2 thresholds),
 baselines and trade-off curves (:mod:`~engine.qwyc.baselines`), wall-clock
 timing (:mod:`~engine.qwyc.timing`), a promise on new rows
@@ -49,6 +50,7 @@ from .fidelity import (
     fit_fidelity,
     measured_row,
 )
+from .full_ensemble import full_decisions, full_scores
 from .kernels import default_workers
 from .figures import blank_figure, fidelity_figure, models_histogram_figure, thresholds_figure, tradeoff_figure
 from .models import ModelFile, load_model
@@ -68,7 +70,7 @@ __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
     "ADULT_GBT", "adult_gbt_sample",
     "EarlyExitPolicy", "step_thresholds", "fit_qwyc", "default_workers", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
-    "ORDERS",
+    "ORDERS", "full_decisions", "full_scores",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
     "EarlyExitTiming", "time_early_exit", "timing_table",
     "FidelityPolicy", "FidelityCalibration", "calibrate_fidelity", "fit_fidelity", "fidelity_curve", "measured_row",

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .full_ensemble import full_decisions, full_scores
 from .policy import (
     EarlyExitPolicy,
     early_exit_loop,
@@ -129,7 +130,7 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
     """
     f, c, bias = validate_contributions(f_matrix, costs, 0.0, bias)
     perm = order_permutation(f, order, bias=bias)[0] if isinstance(order, str) else np.asarray(order, dtype=np.int64)
-    full_score = bias + f.sum(axis=1)
+    full_score = full_scores(f, bias)
     g = np.full(f.shape[0], bias)
     keys, means, stds = [], [], []
     for t in perm:
@@ -187,7 +188,7 @@ class SmallerEnsemble:
             Decisions of the first k models, and k for every example.
         """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        decision = self.bias + f_matrix[:, : self.k].sum(axis=1) >= self.threshold
+        decision = full_decisions(f_matrix[:, : self.k], self.bias, self.threshold)  # the cut ensemble's
         return decision, np.full(f_matrix.shape[0], self.k)
 
     @property
@@ -302,8 +303,8 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     perms = {name: order_permutation(valid, name, bias=float(bias))[0]
              for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
     f_test = np.asarray(f_test, dtype=np.float64)
-    full_fit = bias + f_fit.sum(axis=1) >= threshold  # the full decisions, once for every policy
-    full_test = bias + f_test.sum(axis=1) >= threshold
+    full_fit = full_decisions(f_fit, bias, threshold)  # the full decisions, once for every policy
+    full_test = full_decisions(f_test, bias, threshold)
     rows, swept = [], {}
     for i, (method, param) in enumerate(jobs):
         if method == "fan":  # the bins' statistics do not depend on gamma: fitted once, gamma swapped

@@ -22,6 +22,7 @@ from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION
 from ..untrusted import parse_json
 from .fidelity import fit_fidelity
+from .full_ensemble import full_decisions
 from .models import ModelFile
 from .policy import ORDERS, EarlyExitPolicy, fit_qwyc
 
@@ -171,7 +172,7 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = N
         stats["fidelity"] = fidelity.as_dict()
     if labels is not None and known.any():
         decision, _ = policy.predict(f[known])
-        full = model.ensemble.bias + f[known].sum(axis=1) >= 0
+        full = full_decisions(f[known], model.ensemble.bias, 0.0)
         stats.update({"labelled_rows": int(known.sum()), "accuracy": float(np.mean(decision == labels[known])),
                       "full_model_accuracy": float(np.mean(full == labels[known]))})
     return FittedPolicy(policy, stats)

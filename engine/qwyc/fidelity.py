@@ -26,6 +26,7 @@ import pandas as pd
 from scipy.stats import beta
 
 from ..errors import InputError
+from .full_ensemble import full_decisions
 from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
 __all__ = ["clopper_pearson", "FidelityPolicy", "FidelityCalibration", "calibrate_fidelity", "fit_fidelity",
@@ -250,7 +251,7 @@ def calibrate_fidelity(f_fit, *, calibration_share: float = 0.4, alpha: float | 
     base = fit_qwyc(f[~calibration], alpha=alpha, neg_only=neg_only, bias=bias, progress=progress)
     spread = _spread(f[~calibration], base.order, bias)
     f_cal = np.ascontiguousarray(f[calibration])
-    full = bias + f_cal.sum(axis=1) >= base.threshold
+    full = full_decisions(f_cal, bias, base.threshold)
     disagreements = np.array([int(np.sum(_widened(base, spread, m).predict(f_cal)[0] != full)) for m in MARGINS])
     return FidelityCalibration(base, spread, int(f_cal.shape[0]), disagreements, alpha)
 
@@ -342,7 +343,7 @@ def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.
         ``test disagreement`` and its Clopper-Pearson ``interval low`` / ``interval high``.
     """
     decision, n_eval = policy.predict(f_test)
-    full = bias + f_test.sum(axis=1) >= policy.threshold
+    full = full_decisions(f_test, bias, policy.threshold)
     k = int(np.sum(decision != full))
     lo, hi = clopper_pearson(k, f_test.shape[0])
     return {"method": method, "setting": setting, "promised D": promised, "certified": certified,

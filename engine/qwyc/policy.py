@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 from .evaluator import flatten_ensemble
+from .full_ensemble import full_decisions, full_scores
 from . import scan
 from .kernels import resolve_workers, run_policy, worker_pool
 
@@ -295,7 +296,7 @@ class EarlyExitPolicy:
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
         decision, n_eval = self.predict(f_matrix)
         if full is None:
-            full = self.bias + f_matrix.sum(axis=1) >= self.threshold
+            full = full_decisions(f_matrix, self.bias, self.threshold)
         cum_cost = np.cumsum(self.costs[self.order])
         out = {"mean_cost": float(cum_cost[n_eval - 1].mean()), "mean_models": float(n_eval.mean()),
                "disagreement_pct": 100.0 * float(np.mean(decision != full))}
@@ -393,7 +394,7 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
         An unknown order name or not a permutation.
     """
     t_count = f.shape[1]
-    full_score = bias + f.sum(axis=1)
+    full_score = full_scores(f, bias)
     target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
         full_score).mean()
     if isinstance(order, str):
@@ -488,8 +489,7 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     perm, name = order_permutation(f, order, bias=bias, seed=seed, labels=labels)
-    full_score = bias + f.sum(axis=1)
-    full = full_score >= threshold
+    full = full_decisions(f, bias, threshold)
     lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
     return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
                            time.perf_counter() - t0, spent)
@@ -529,7 +529,7 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
     for a in alphas:
         validate_contributions(f[:1], c, a, bias)
     perm, name = order_permutation(f, order, bias=bias, seed=seed)
-    full = bias + f.sum(axis=1) >= threshold
+    full = full_decisions(f, bias, threshold)
     f_t = np.ascontiguousarray(f.T)
     policies = []
     for a in alphas:
@@ -599,7 +599,7 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     t0 = time.perf_counter()
     f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
     parts = resolve_workers(workers)
-    full = bias + f.sum(axis=1) >= threshold
+    full = full_decisions(f, bias, threshold)
     with worker_pool(parts) as pool:
         order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress,
                                                        pool=pool, parts=parts)
