@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .kernels import in_parts, resolve_workers, worker_pool
+from .kernels import in_parts, resolve_workers, step_exit, worker_pool
 from .trees import Tree, TreeSum
 
 __all__ = ["FlatEnsemble", "flatten_ensemble"]
@@ -223,13 +223,9 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
         for r in range(steps):
             g += _leaf(x, i, roots[order[r]], feature, left, right, threshold, value, missing_left, is_leaf,
                        missing_rule)
-            if r == steps - 1:
-                decision[i] = g >= beta
-            elif g > eps_plus[r]:
-                decision[i] = True
-                n_eval[i] = r + 1
-                break
-            elif g < eps_minus[r]:
+            out = step_exit(g, r == steps - 1, eps_minus[r], eps_plus[r], beta)  # run_policy's exit rule
+            if out >= 0:
+                decision[i] = out == 1
                 n_eval[i] = r + 1
                 break
         score[i] = g

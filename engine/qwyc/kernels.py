@@ -4,6 +4,8 @@ QWYC*'s candidate scan is :mod:`engine.qwyc.scan`.
 
 * :func:`sorted_exits`: the same count from already sorted sums (the formulation of
   :func:`~engine.qwyc.policy.step_thresholds`), an oracle for the tests.
+* :func:`step_exit`: the exit rule of one step, for one running sum (the single source of
+  :func:`run_policy` and of the compiled tree evaluator :mod:`engine.qwyc.evaluator`).
 * :func:`run_policy`: a policy on a contribution matrix, row by row, stopping at the
   first exit (no (N,) temporaries per step).
 * :func:`worker_pool` and :func:`in_parts`: a loop's independent parts (candidates, row
@@ -23,8 +25,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["AVAILABLE", "sorted_exits", "run_policy", "default_workers", "resolve_workers", "worker_pool",
-           "in_parts"]
+__all__ = ["AVAILABLE", "sorted_exits", "step_exit", "run_policy", "default_workers", "resolve_workers",
+           "worker_pool", "in_parts"]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -132,6 +134,45 @@ def sorted_exits(pos: np.ndarray, neg: np.ndarray, budget: int, neg_only: bool) 
     return min(best, total)
 
 
+def step_exit(g: float, last: bool, eps_minus: float, eps_plus: float, threshold: float) -> int:
+    """Where a row goes after a step of a policy: 1 exits positive, 0 exits negative, -1 goes on.
+
+    Before the last step a row exits positive when ``g > eps_plus``, else negative when
+    ``g < eps_minus`` (strict; a NaN threshold never exits); the last step always decides,
+    by the full rule ``g >= threshold``. Scalars only: a compiled loop passing arrays to it
+    would count references on every step (3x slower).
+
+    Parameters
+    ----------
+    g : float
+        The row's running sum after the step.
+    last : bool
+        Whether the step is the policy's last.
+    eps_minus, eps_plus : float
+        The step's exit thresholds.
+    threshold : float
+        β of the full decision.
+
+    Returns
+    -------
+    int
+        1, 0 or -1.
+    """
+    if last:
+        return 1 if g >= threshold else 0
+    if g > eps_plus:
+        return 1
+    if g < eps_minus:
+        return 0
+    return -1
+
+
+if AVAILABLE:  # LLVM inlines it into the compiled loops: not cached (a cached callee is object code, called on
+    # every step), not Numba's inline="always" (either made the tree evaluator ~10 % slower). Numba's cache does not
+    # follow calls across files: after editing it, touch evaluator.py so its cached loop is compiled again
+    step_exit = njit(step_exit)
+
+
 def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus: np.ndarray, bias: float,
                threshold: float):
     """A policy on a contribution matrix, row by row: (decisions, models evaluated).
@@ -157,14 +198,9 @@ def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus
         g = bias
         for r in range(steps):
             g += f[i, order[r]]
-            if r == steps - 1:
-                decision[i] = g >= threshold
-                n_eval[i] = steps
-            elif g > eps_plus[r]:
-                decision[i] = True
-                n_eval[i] = r + 1
-                break
-            elif g < eps_minus[r]:
+            out = step_exit(g, r == steps - 1, eps_minus[r], eps_plus[r], threshold)
+            if out >= 0:
+                decision[i] = out == 1
                 n_eval[i] = r + 1
                 break
     return decision, n_eval

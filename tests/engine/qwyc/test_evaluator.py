@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.qwyc import fit_qwyc, lightgbm_early_stop_policy
+from engine.qwyc import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 from engine.qwyc.evaluator import flatten_ensemble
 from engine.qwyc.models import load_model
 
@@ -74,6 +74,52 @@ def test_early_exit_follows_the_policy_and_equals_the_full_model_where_no_exit(d
         assert np.array_equal(decision[~last], score[~last] > policy.eps_plus[step])
         assert np.all(decision[~last] | (score[~last] < policy.eps_minus[step]))
         assert np.array_equal(policy.predict_lazy(loaded.ensemble, x)[0], decision)
+
+
+def running_sums(f, order, bias):
+    """(N, T) running sums after each step, added like the compiled loops: ((bias + F[:, π0]) + F[:, π1]) + ..."""
+    g = np.full(f.shape[0], float(bias))
+    out = np.empty(f.shape)
+    for r, t in enumerate(order):
+        g = g + f[:, t]
+        out[:, r] = g
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_tree_evaluator_and_run_policy_share_the_exit_rule(data, seed):
+    """Both compiled loops (trees row by row, and F row by row) stop where kernels.step_exit says: on every model,
+    for policies with ties at the thresholds and at β, NaN and infinite thresholds, and a last step that would exit."""
+    frame, y = data
+    rng = np.random.default_rng(seed)
+    for name, raw, _ in models(frame, y):
+        loaded = load_model(raw, name=name)
+        x = loaded.features(frame)
+        f = loaded.ensemble.contributions(x)
+        t_count = f.shape[1]
+        order = rng.permutation(t_count)
+        g = running_sums(f, order, loaded.ensemble.bias)
+        steps = np.arange(t_count)
+        # thresholds on the k-th lowest / highest running sum of a step (a tie: those rows do not exit there)
+        ranked = np.sort(g, axis=0)
+        lo = ranked[rng.integers(0, 4, t_count), steps]
+        hi = ranked[len(g) - 1 - rng.integers(0, 4, t_count), steps]
+        lo[rng.random(t_count) < 0.15], hi[rng.random(t_count) < 0.15] = np.nan, np.nan  # never exits
+        lo[rng.random(t_count) < 0.15], hi[rng.random(t_count) < 0.15] = -np.inf, np.inf  # no exit on that side
+        lo[-1], hi[-1] = np.inf, -np.inf  # thresholds of the last step are ignored: β decides
+        beta = float(np.median(g[:, -1]))  # some row's full score equals β
+        policy = EarlyExitPolicy(order, lo, hi, beta, loaded.ensemble.bias, np.ones(t_count), 0.0, "explicit")
+        trees = flatten_ensemble(loaded.ensemble).early_exit(policy, x)
+        matrix = policy.predict(f)
+        assert np.array_equal(trees[0], matrix[0]) and np.array_equal(trees[1], matrix[1]), name
+        # and both follow the rule, written out in NumPy on the running sums
+        exits = (g[:, :-1] > hi[:-1]) | (g[:, :-1] < lo[:-1])
+        stopped = np.where(exits.any(axis=1), exits.argmax(axis=1), t_count - 1)
+        stop_sum = g[np.arange(len(g)), stopped]
+        positive = np.where(stopped < t_count - 1, stop_sum > hi[stopped], stop_sum >= beta)
+        assert np.array_equal(matrix[1], stopped + 1) and np.array_equal(matrix[0], positive), name
+        assert np.array_equal(trees[2], stop_sum), name
+        assert (matrix[1] < t_count).any() and (matrix[1] == t_count).any(), name  # both kinds of rows are checked
 
 
 @pytest.mark.parametrize("freq, margin", [(1, 2.0), (5, 3.0), (10, 1.0)])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.qwyc import fit_qwyc, step_thresholds
 from engine.errors import InputError
 from engine.qwyc.kernels import (MAX_WORKERS, default_workers, in_parts, resolve_workers, run_policy, sorted_exits,
-                                 worker_pool)
+                                 step_exit, worker_pool)
 from engine.qwyc.policy import early_exit_loop
 
 from .test_policy import brute_force_step
@@ -79,6 +79,27 @@ def test_compiled_predict_equals_the_numpy_loop(seed):
     expected = early_exit_loop(n, order, 0.1, 0.0, lambda rows, t: f[rows, t], exits)
     got = run_policy(f, order, lo, hi, 0.1, 0.0)
     assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+
+
+THRESHOLDS = st.sampled_from([-np.inf, -1.0, -0.5, 0.0, 0.5, 1.0, np.inf, np.nan])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), st.booleans(), THRESHOLDS, THRESHOLDS,
+       st.sampled_from([-0.5, 0.0, 0.5]))
+def test_step_exit_is_the_papers_rule(g, last, lo, hi, beta):
+    """QWYC's rule, written out: the last step decides by g >= β; before it, exit positive when g > ε+ (first),
+    negative when g < ε- (strict both; NaN never exits), else go on."""
+    if last:
+        expected = 1 if g >= beta else 0
+    elif g > hi:
+        expected = 1
+    elif g < lo:
+        expected = 0
+    else:
+        expected = -1
+    assert step_exit(g, last, lo, hi, beta) == expected
+    assert getattr(step_exit, "py_func", step_exit)(g, last, lo, hi, beta) == expected  # the plain-Python fallback
 
 
 @pytest.mark.parametrize("parts", [1, 2, 5])
