@@ -59,10 +59,7 @@ def full_decisions(f, bias, threshold) -> np.ndarray:
 
     Parameters
     ----------
-    f : array_like of float, shape (N, T)
-        Contributions of the T base models to the score of N examples (N may be 0).
-    bias : float
-        Constant of the score.
+    f, bias : as for :func:`full_scores`.
     threshold : float
         β: a row is positive when its full score is at least β.
 
