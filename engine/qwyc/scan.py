@@ -34,7 +34,7 @@ import numpy as np
 
 from .kernels import AVAILABLE, in_parts, njit
 
-__all__ = ["BLOCK", "Layout", "build", "dense_pick", "scan_pick", "split", "add_and_split", "drop_exited",
+__all__ = ["BLOCK", "Layout", "build", "dense_pick", "dense_tables", "table_pick", "scan_pick", "split", "add_and_split", "drop_exited",
            "thresholds_along"]
 
 BLOCK = 32  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
@@ -424,46 +424,107 @@ def dense_pick(f, g0, full, costs, budget, neg_only, exits, pool=None, parts=1):
     (:func:`~engine.qwyc.kernels.worker_pool`). Returns the index of the chosen candidate
     (every model is a candidate).
     """
-    cuts = np.linspace(0, f.shape[1], parts + 1).astype(np.int64)
-    in_parts(pool, parts, lambda p: _dense_exits(f, g0, full, budget, neg_only, exits, cuts[p], cuts[p + 1]))
-    return int(_pick(exits[: f.shape[1]], costs))
+    neg_tab, pos_tab = dense_tables(f, g0, full, budget + 1, neg_only, pool, parts)
+    return table_pick(neg_tab, pos_tab, costs, budget, neg_only, f.shape[0], exits)
 
 
-def _dense_exits(f, g0, full, budget, neg_only, exits, first, stop):
-    """:func:`dense_pick`'s exits of the candidates ``first <= j < stop`` into ``exits[first:stop]``."""
+def dense_tables(f, g0, full, k, neg_only=False, pool=None, parts=1):
+    """The first step's exits of every candidate for every budget below ``k``, read straight from F (N, T).
+
+    ``neg_tab[t, b]``: the rows below the (b+1)-th smallest positive sum ``g0 + F[:, t]`` (its
+    negative exits spending b mistakes; N past the positives), ``pos_tab[t, c]`` the rows above
+    the (c+1)-th largest negative sum (zeros with ``neg_only``). Neither depends on the budget
+    beyond ``k``: a fit with any budget below ``k`` picks its first model from them
+    (:func:`table_pick`). Candidates are split into ``parts`` ranges run at once in ``pool``.
+
+    Returns
+    -------
+    (numpy.ndarray of int32, numpy.ndarray of int32), shape (T, k) each
+    """
+    t_count = f.shape[1]
+    neg_tab = np.zeros((t_count, k), dtype=np.int32)
+    pos_tab = np.zeros((t_count, k), dtype=np.int32)
+    cuts = np.linspace(0, t_count, parts + 1).astype(np.int64)
+    in_parts(pool, parts, lambda p: _dense_sides(f, g0, full, k, neg_only, neg_tab, pos_tab, cuts[p], cuts[p + 1]))
+    return neg_tab, pos_tab
+
+
+def table_pick(neg_tab, pos_tab, costs, budget, neg_only, n, exits):
+    """The first step's pick from :func:`dense_tables` (``budget`` below their width) over ``n`` rows.
+
+    Writes every candidate's exits into ``exits``; returns the index of the chosen one, as :func:`dense_pick`.
+    """
+    _table_exits(neg_tab, pos_tab, budget, neg_only, n, exits)
+    return int(_pick(exits[: neg_tab.shape[0]], costs))
+
+
+def _table_exits(neg_tab, pos_tab, budget, neg_only, n, exits):
+    """``exits[t]``: Algorithm 2's most exits of candidate t from its rows of the tables."""
+    for t in range(neg_tab.shape[0]):
+        exits[t] = _best_of(neg_tab[t], pos_tab[t], budget, neg_only, n) if n > 0 else 0
+
+
+def _dense_sides(f, g0, full, k, neg_only, neg_tab, pos_tab, first, stop):
+    """:func:`dense_tables`' rows of the candidates ``first <= j < stop``.
+
+    Each candidate's current cut-offs (the largest of its k smallest positive sums, the smallest of
+    its k largest negative ones) are kept side by side, so that the common case — a sum that changes
+    nothing — reads one contiguous array instead of a line of every candidate's heap.
+    """
     n = f.shape[0]
     m_count = stop - first
-    k = budget + 1
     x, y = np.empty((m_count, k)), np.empty((m_count, k))
     mx, my = np.zeros(m_count, dtype=np.int64), np.zeros(m_count, dtype=np.int64)
+    xtop, ytop = np.full(m_count, INF), np.full(m_count, INF)  # a sum enters a heap only below its top
     for i in range(n):  # the k smallest positive and k largest negative sums of every candidate
         row = f[i]
-        for c in range(m_count):
-            v = g0 + row[first + c]
-            if full[i]:
-                if mx[c] < k or v < x[c, 0]:
+        if full[i]:
+            for c in range(m_count):
+                v = g0 + row[first + c]
+                if v < xtop[c]:
                     mx[c] = _offer(x[c], mx[c], k, v)
-            elif not neg_only and (my[c] < k or -v < y[c, 0]):
-                my[c] = _offer(y[c], my[c], k, -v)
+                    if mx[c] == k:
+                        xtop[c] = x[c, 0]
+        elif not neg_only:
+            for c in range(m_count):
+                v = -(g0 + row[first + c])
+                if v < ytop[c]:
+                    my[c] = _offer(y[c], my[c], k, v)
+                    if my[c] == k:
+                        ytop[c] = y[c, 0]
+    xlo, xhi = np.full(m_count, -INF), np.full(m_count, -INF)  # each side's least and greatest selected sum
+    ylo, yhi = np.full(m_count, -INF), np.full(m_count, -INF)
     for c in range(m_count):
         x[c, : mx[c]].sort()
         y[c, : my[c]].sort()
+        if mx[c] > 0:
+            xlo[c], xhi[c] = x[c, 0], x[c, mx[c] - 1]
+        if my[c] > 0:
+            ylo[c], yhi[c] = y[c, 0], y[c, my[c] - 1]
     hx, hy = np.zeros((m_count, k + 1), dtype=np.int64), np.zeros((m_count, k + 1), dtype=np.int64)
+    x0, y0 = np.zeros(m_count, dtype=np.int64), np.zeros(m_count, dtype=np.int64)  # bucket 0, side by side
     for i in range(n):  # the other side counted against them
         row = f[i]
-        for c in range(m_count):
-            v = g0 + row[first + c]
-            if not full[i]:
-                if mx[c] > 0 and v < x[c, mx[c] - 1]:
+        if not full[i]:
+            for c in range(m_count):
+                v = g0 + row[first + c]
+                if v < xlo[c]:
+                    x0[c] += 1
+                elif v < xhi[c]:
                     hx[c, _count_below(x[c], mx[c], v)] += 1
-            elif not neg_only and my[c] > 0 and -v < y[c, my[c] - 1]:
-                hy[c, _count_below(y[c], my[c], -v)] += 1
-    neg_exits, pos_exits = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        elif not neg_only:
+            for c in range(m_count):
+                v = -(g0 + row[first + c])
+                if v < ylo[c]:
+                    y0[c] += 1
+                elif v < yhi[c]:
+                    hy[c, _count_below(y[c], my[c], v)] += 1
     for c in range(m_count):
-        _side_totals(x[c], mx[c], hx[c], k, n, neg_exits)
+        hx[c, 0] += x0[c]
+        hy[c, 0] += y0[c]
+        _side_totals(x[c], mx[c], hx[c], k, n, neg_tab[first + c])
         if not neg_only:
-            _side_totals(y[c], my[c], hy[c], k, n, pos_exits)
-        exits[first + c] = _best_of(neg_exits, pos_exits, budget, neg_only, n) if n > 0 else 0
+            _side_totals(y[c], my[c], hy[c], k, n, pos_tab[first + c])
 
 
 def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, costs,
@@ -705,7 +766,8 @@ if AVAILABLE:
     _best_of = njit(cache=True)(_best_of)
     _pick = njit(cache=True)(_pick)
     _scan_exits = njit(cache=True, nogil=True)(_scan_exits)
-    _dense_exits = njit(cache=True, nogil=True)(_dense_exits)
+    _dense_sides = njit(cache=True, nogil=True)(_dense_sides)
+    _table_exits = njit(cache=True)(_table_exits)
     _midpoint = njit(inline="always", cache=True)(_midpoint)
     _side = njit(cache=True)(_side)
     _gap = njit(cache=True)(_gap)

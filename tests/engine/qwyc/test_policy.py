@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.errors import InputError
 from engine.qwyc import (
     EarlyExitPolicy,
     fit_fan,
@@ -14,6 +15,7 @@ from engine.qwyc import (
     fixed_order,
     fixed_order_sweep,
     pareto_front,
+    qwyc_start,
     smaller_ensemble,
     step_thresholds,
     tradeoff_curves,
@@ -227,3 +229,45 @@ def test_greedy_mse_order_equals_the_oracle_on_the_shipped_adult_model():
     for target, lab in zip(_full_and_label_targets(f, bias, np.asarray(shipped.y_train)), (None, shipped.y_train)):
         np.testing.assert_array_equal(order_permutation(f, "greedy_mse", bias=bias, labels=lab)[0],
                                       _greedy_mse_oracle(f, target, bias))
+
+
+@pytest.fixture(scope="module")
+def adult_contributions():
+    from engine.qwyc import adult_gbt_sample
+
+    shipped = adult_gbt_sample(200)
+    return shipped.ensemble.contributions(shipped.x_train[:6000]), shipped.ensemble.bias
+
+
+@pytest.mark.parametrize("alpha,neg_only,budget", [(0.005, False, "greedy"), (0.0055, False, "greedy"),
+                                                   (0.0, False, "greedy"), (0.01, True, "greedy"),
+                                                   (0.02, False, "rationed"), (0.05, False, "greedy"),
+                                                   (0.2, False, "greedy")])
+def test_fits_from_one_start_equal_fresh_fits_on_the_shipped_model(adult_contributions, alpha, neg_only, budget):
+    """One start per F serves every α (and, past its max_alpha, the fit reads F): the policy of a fit without it."""
+    f, bias = adult_contributions
+    start = qwyc_start(f, bias=bias, max_alpha=0.05)
+    assert start.f is f and start.nbytes == 2 * 4 * f.shape[1] * (int(0.05 * f.shape[0]) + 1)
+    fresh = fit_qwyc(f, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
+    for source in (f, f.copy()):  # the start's own array, or an equal one
+        got = fit_qwyc(source, alpha=alpha, bias=bias, neg_only=neg_only, budget=budget, start=start, workers=2)
+        for field in ("order", "eps_minus", "eps_plus"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(fresh, field))
+        assert got.fit_disagreements == fresh.fit_disagreements
+
+
+def test_a_start_of_another_f_threshold_or_bias_is_refused():
+    rng = np.random.default_rng(0)
+    f = rng.normal(size=(50, 4))
+    start = qwyc_start(f, bias=0.5, threshold=0.1)
+    fit_qwyc(f, bias=0.5, threshold=0.1, start=start)
+    with pytest.raises(InputError, match="another contribution matrix"):
+        fit_qwyc(f + 1e-9, bias=0.5, threshold=0.1, start=start)
+    with pytest.raises(InputError, match="bias 0.5 and threshold 0.1"):
+        fit_qwyc(f, bias=0.4, threshold=0.1, start=start)
+    with pytest.raises(InputError, match="bias 0.5 and threshold 0.1"):
+        fit_qwyc(f, bias=0.5, start=start)
+    with pytest.raises(InputError, match="max_alpha"):
+        qwyc_start(f, max_alpha=1.0)
+    with pytest.raises(InputError, match="infinite"):
+        qwyc_start(np.full((3, 2), np.inf))

@@ -88,14 +88,15 @@ def sorted_qwyc(f, c, full, bias, alpha, neg_only, budget):
     return np.r_[order, rest].astype(np.int64), lo_all, hi_all, spent
 
 
-def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, **layout):
-    """QWYC* with ``parts`` threads scanning the candidates equals the sorted formulation in one thread."""
+def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, start=None, **layout):
+    """QWYC* with ``parts`` threads scanning the candidates (and its first step from ``start``'s tables, when
+    given) equals the sorted formulation in one thread."""
     c = np.ones(f.shape[1]) if costs is None else costs
     full = bias + f.sum(axis=1) >= 0.0
     with worker_pool(parts) as pool:
         # every step threaded (threaded_scan=0): the fit's own rule keeps small steps in one thread
         got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, threaded_scan=0,
-                         **layout)
+                         start=start, **layout)
     expected = sorted_qwyc(f, c, full, bias, alpha, neg_only, budget)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
@@ -153,3 +154,53 @@ def test_unequal_costs_give_the_sorted_policy(models):
     f, bias = models["sklearn"]
     costs = np.random.default_rng(0).uniform(0.5, 3.0, size=f.shape[1])
     assert_same_policy(f, bias, 0.01, False, "greedy", costs=costs)
+
+
+def sorted_tables(f, g0, full, k):
+    """The first step's tables from fully sorted columns: rows below the (b+1)-th smallest positive sum, above the
+    (c+1)-th largest negative one (N past a side's rows)."""
+    n, t_count = f.shape
+    neg_tab, pos_tab = np.zeros((t_count, k), dtype=np.int64), np.zeros((t_count, k), dtype=np.int64)
+    for t in range(t_count):
+        g = g0 + f[:, t]
+        pos, neg, every = np.sort(g[full]), np.sort(g[~full]), np.sort(g)
+        for b in range(k):
+            neg_tab[t, b] = np.searchsorted(every, pos[b], side="left") if b < pos.size else n
+            pos_tab[t, b] = n - np.searchsorted(every, neg[neg.size - 1 - b], side="right") if b < neg.size else n
+    return neg_tab, pos_tab
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 12), st.sampled_from([1, 2, 3]), st.booleans())
+def test_first_step_tables_equal_the_sorted_columns_and_give_the_dense_pick(seed, k, parts, neg_only):
+    rng = np.random.default_rng(seed)
+    n, t_count = int(rng.integers(1, 40)), int(rng.integers(1, 7))
+    f = np.round(rng.normal(size=(n, t_count)) * 2) / 4  # ties within and between the sides
+    full = rng.random(n) < rng.uniform(0, 1)
+    with worker_pool(parts) as pool:
+        neg_tab, pos_tab = scan.dense_tables(f, 0.25, full, k, neg_only, pool, parts)
+    expected_neg, expected_pos = sorted_tables(f, 0.25, full, k)
+    np.testing.assert_array_equal(neg_tab, expected_neg)
+    np.testing.assert_array_equal(pos_tab, 0 if neg_only else expected_pos)
+    costs = rng.choice([1.0, 2.0], size=t_count)
+    for budget in range(k):  # every budget below the tables' width: the pick and exits of a fit's own first step
+        from_tables, dense = np.empty(t_count, dtype=np.int64), np.empty(t_count, dtype=np.int64)
+        got = scan.table_pick(neg_tab, pos_tab, costs, budget, neg_only, n, from_tables)
+        assert got == scan.dense_pick(f, 0.25, full, costs, budget, neg_only, dense)
+        np.testing.assert_array_equal(from_tables, dense)
+        for t in range(t_count):
+            assert from_tables[t] == brute_force_step(0.25 + f[:, t], full, budget, neg_only)[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.15, 0.3]), st.sampled_from([0.0, 0.1, 0.2]),
+       st.booleans(), st.sampled_from(["greedy", "rationed"]), st.sampled_from([1, 2]))
+def test_a_start_gives_the_sorted_policy_inside_and_beyond_its_alpha(seed, alpha, max_alpha, neg_only, budget,
+                                                                     parts):
+    from engine.qwyc import qwyc_start
+
+    rng = np.random.default_rng(seed)
+    n, t_count = int(rng.integers(5, 60)), int(rng.integers(2, 8))
+    f = np.round(rng.normal(size=(n, t_count)) * 2) / 4
+    start = qwyc_start(f, bias=0.25, max_alpha=max_alpha, workers=parts)
+    assert_same_policy(f, 0.25, alpha, neg_only, budget, parts=parts, start=start, block=2, rebuild_steps=2)
