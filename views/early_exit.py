@@ -27,6 +27,8 @@ from engine.qwyc import (
     model_rows,
     models_histogram_figure,
     policy_json,
+    qwyc_start,
+    start_alpha,
     thresholds_figure,
     time_early_exit,
     timing_table,
@@ -204,11 +206,19 @@ def full_fit_test_decisions(ens: Ensemble, threshold: float):
                   lambda: tuple(full_decisions(f, r.bias, threshold) for f in (r.f_fit, r.f_test)))
 
 
+def fit_start(ens: Ensemble, alpha: float):
+    """QWYC*'s first step for every α up to the tier of ``alpha``, counted once and shared by the fits at each α."""
+    tier, r = start_alpha(alpha), ens.rows
+    return None if tier is None else shared(ens, ("qwyc start", tier),
+                                            lambda: qwyc_start(r.f_fit, bias=r.bias, max_alpha=tier))
+
+
 def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
     def fit() -> PolicyResult:
+        start = fit_start(ens, settings.alpha)
         bar, update = progress_callback(f"Fitting QWYC* over {ens.n_models} base models")
         policy = fit_qwyc(ens.rows.f_fit, alpha=settings.alpha, bias=ens.rows.bias, neg_only=settings.neg_only,
-                          budget=settings.budget, progress=update)
+                          budget=settings.budget, progress=update, start=start)
         bar.empty()
         r = ens.rows
         full_fit, full_test = full_fit_test_decisions(ens, policy.threshold)

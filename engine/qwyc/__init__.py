@@ -58,9 +58,11 @@ from .shipped_model import adult_gbt_sample
 from .policy import (
     ORDERS,
     EarlyExitPolicy,
+    START_ALPHAS,
     QwycStart,
     fit_qwyc,
     qwyc_start,
+    start_alpha,
     fixed_order,
     fixed_order_sweep,
     lightgbm_early_stop_policy,
@@ -71,7 +73,8 @@ from .timing import EarlyExitTiming, time_early_exit, timing_table
 __all__ = [
     "Tree", "AdditiveEnsemble", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
     "ADULT_GBT", "adult_gbt_sample",
-    "EarlyExitPolicy", "QwycStart", "qwyc_start", "step_thresholds", "fit_qwyc", "default_workers", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
+    "EarlyExitPolicy", "QwycStart", "qwyc_start", "START_ALPHAS", "start_alpha", "step_thresholds", "fit_qwyc",
+    "default_workers", "fixed_order", "fixed_order_sweep", "lightgbm_early_stop_policy",
     "ORDERS", "full_decisions", "full_scores",
     "FanPolicy", "fit_fan", "SmallerEnsemble", "smaller_ensemble", "pareto_front", "tradeoff_curves",
     "EarlyExitTiming", "time_early_exit", "timing_table",

@@ -347,3 +347,24 @@ def test_no_full_garbage_collection_after_every_run(monkeypatch):
 
     assert janitor_releases([0, 0]) == 0
     assert janitor_releases([0, 2, -1, 0]) == 2  # sessions ended, or Streamlit's internals differ: trim anyway
+
+
+def test_alpha_steps_share_one_start_per_tier_and_fit_what_the_engine_fits(app, served, monkeypatch):
+    """The first step's tables are counted once per ensemble and tier of α; every α's policy is a fresh fit's."""
+    import engine.qwyc
+
+    made = []
+    start = engine.qwyc.qwyc_start
+    monkeypatch.setattr(engine.qwyc, "qwyc_start", lambda *a, **k: made.append(k["max_alpha"]) or start(*a, **k))
+    f, y = score_matrix(seed=7, n=900, t=25)
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < 600, "fit", "test"))
+    at = upload_input(app(), "tiers.npz", buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
+    for alpha_pct in (0.55, 0.6, 1.0, 1.5, 4.0, 0.3):
+        at.slider(key="alpha_pct").set_value(alpha_pct).run()
+        assert not at.exception
+        policy = json.loads(served(download_buttons(at)["Download the policy (JSON)"]))["policy"]
+        assert policy["order"] == [int(t) for t in fit_qwyc(f[:600], alpha=alpha_pct / 100).order]
+    assert made == [0.01, 0.02, 0.05]
