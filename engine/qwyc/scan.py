@@ -210,7 +210,7 @@ def _gather(source, by_row, cols, slots, bstart, ft, bfmin, bfmax, first, stop):
     """``ft[j, i] = source[slots[j], cols[i]]`` (or ``source[cols[i], slots[j]]``) with each block's min and max,
     for the candidates ``first <= j < stop``."""
     nb = bstart.size - 1
-    if by_row:  # a transpose, in tiles that stay in cache
+    if by_row:  # a transpose, in tiles that stay in cache; the block bounds read back
         tile = 64
         for i0 in range(0, cols.size, tile):
             i1 = min(i0 + tile, cols.size)
@@ -220,17 +220,25 @@ def _gather(source, by_row, cols, slots, bstart, ft, bfmin, bfmax, first, stop):
                     src = source[cols[i]]
                     for j in range(j0, j1):
                         ft[j, i] = src[slots[j]]
-    for j in range(first, stop):
+        for j in range(first, stop):
+            row = ft[j]
+            for b in range(nb):
+                lo, hi = INF, -INF
+                for i in range(bstart[b], bstart[b + 1]):
+                    lo = min(lo, row[i])
+                    hi = max(hi, row[i])
+                bfmin[j, b], bfmax[j, b] = lo, hi
+        return
+    for j in range(first, stop):  # candidate-major: each value's block bounds taken as it is written
         row = ft[j]
-        if not by_row:
-            src = source[slots[j]]
-            for i in range(cols.size):
-                row[i] = src[cols[i]]
+        src = source[slots[j]]
         for b in range(nb):
             lo, hi = INF, -INF
             for i in range(bstart[b], bstart[b + 1]):
-                lo = min(lo, row[i])
-                hi = max(hi, row[i])
+                v = src[cols[i]]
+                row[i] = v
+                lo = min(lo, v)
+                hi = max(hi, v)
             bfmin[j, b], bfmax[j, b] = lo, hi
 
 
