@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import plotly.graph_objects as go
 
-from ..plotting import METHOD_COLOURS, layout, log_axis
+from ..plotting import METHOD_COLOURS, FigureParts, layout, log_axis
 
 __all__ = ["tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure", "blank_figure"]
 
@@ -70,16 +72,26 @@ def models_histogram_figure(n_evaluated: np.ndarray, total: int) -> go.Figure:
     shown = np.flatnonzero(counts)
     low, high = shown * size + 1, np.minimum((shown + 1) * size, total)
     models = [f"{a}" if a == b else f"{a}–{b}" for a, b in zip(low.tolist(), high.tolist())]
-    fig = go.Figure(go.Bar(x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
-                           marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
-                           hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>"))
+    bars = dict(type="bar", x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
+                marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
+                hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>")
     mean = float(np.mean(n_evaluated))
-    fig.add_vline(x=mean, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"), annotation_text=f"mean {mean:.1f}")
-    fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated",
-                  "examples (log scale)")
+    # the mean as Plotly's add_vline draws it, added as JSON to the layout validated once (FigureParts)
+    line = dict(type="line", x0=mean, x1=mean, xref="x", y0=0, y1=1, yref="y domain",
+                line=dict(color=METHOD_COLOURS["chosen"], dash="dot"))
+    label = dict(showarrow=False, text=f"mean {mean:.1f}", x=mean, xanchor="left", xref="x", y=1, yanchor="top",
+                 yref="y domain")
+    return _histogram_parts().draw([bars], [line], [label])
+
+
+@lru_cache(maxsize=1)
+def _histogram_parts() -> FigureParts:
+    """:func:`models_histogram_figure`'s layout, validated once per process."""
+    fig = layout(go.Figure(), "Base models evaluated per example (test)", "# base models evaluated",
+                 "examples (log scale)")
     fig.update_layout(bargap=0)
     log_axis(fig)  # most examples leave in the first few steps; the long tail stays visible
-    return fig
+    return FigureParts.of(fig)
 
 
 #: steps of an order up to which :func:`thresholds_figure` marks each step
@@ -106,19 +118,30 @@ def thresholds_figure(policy, max_steps: int | None = None) -> go.Figure:
     lo, hi = np.asarray(policy.eps_minus, float), np.asarray(policy.eps_plus, float)
     if max_steps is not None:
         steps, lo, hi = steps[:max_steps], lo[:max_steps], hi[:max_steps]
-    fig = go.Figure()
+    traces = []
     for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
                                  (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
         finite = np.isfinite(values)
         # a marker per threshold up to MARKED_STEPS; beyond, lines only: the markers of hundreds of steps overlap
         # into a thick line anyway, and styling each one is most of the browser's work when the chart is redrawn
         mode = "markers+lines" if finite.sum() <= MARKED_STEPS else "lines"
-        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode=mode, name=name,
-                                 marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
-                                 customdata=np.asarray(policy.order)[: steps.size][finite],
-                                 hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
-    fig.add_hline(y=policy.threshold, line=dict(color="black", dash="dot"), annotation_text="decision threshold β")
-    return layout(fig, "Order and early-exit thresholds", "step (models evaluated so far)", "running score")
+        traces.append(dict(type="scatter", x=steps[finite], y=values[finite], mode=mode, name=name,
+                           marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
+                           customdata=np.asarray(policy.order)[: steps.size][finite],
+                           hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
+    beta = float(policy.threshold)  # β as Plotly's add_hline draws it
+    line = dict(type="line", x0=0, x1=1, xref="x domain", y0=beta, y1=beta, yref="y",
+                line=dict(color="black", dash="dot"))
+    label = dict(showarrow=False, text="decision threshold β", x=1, xanchor="right", xref="x domain", y=beta,
+                 yanchor="bottom", yref="y")
+    return _thresholds_parts().draw(traces, [line], [label])
+
+
+@lru_cache(maxsize=1)
+def _thresholds_parts() -> FigureParts:
+    """:func:`thresholds_figure`'s layout, validated once per process."""
+    return FigureParts.of(layout(go.Figure(), "Order and early-exit thresholds", "step (models evaluated so far)",
+                                 "running score"))
 
 
 def fidelity_figure(curve, title: str = "Disagreement on new rows against trees evaluated") -> go.Figure:

@@ -1,9 +1,16 @@
 """Early-exit figures: the models-per-example histogram is counted on the server, as Plotly would bin it."""
 
-import numpy as np
-import pytest
+import json
 
-from engine.qwyc import models_histogram_figure, thresholds_figure
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.qwyc import EarlyExitPolicy, models_histogram_figure, thresholds_figure
+from engine.qwyc.figures import MARKED_STEPS
 
 
 @pytest.mark.parametrize("total", [3, 100, 250, 500])
@@ -45,3 +52,66 @@ def test_thresholds_are_marked_up_to_a_hundred_per_side_and_drawn_as_lines_beyon
     assert plus.mode == "markers+lines" and list(plus.x) == [1, 2, 3]  # few finite: each one marked
     assert minus.mode == "lines" and len(minus.x) == 500
     assert {t.mode for t in thresholds_figure(policy(MARKED_STEPS, MARKED_STEPS)).data} == {"markers+lines"}
+
+
+def whole_histogram(n_evaluated, total):
+    """The histogram built whole with Plotly's own calls (as before its layout was validated once)."""
+    from engine.plotting import METHOD_COLOURS, layout, log_axis
+
+    size = max(1, total // 100)
+    counts = np.bincount((n_evaluated - 1) // size, minlength=(total - 1) // size + 1)
+    shown = np.flatnonzero(counts)
+    low, high = shown * size + 1, np.minimum((shown + 1) * size, total)
+    models = [f"{a}" if a == b else f"{a}–{b}" for a, b in zip(low.tolist(), high.tolist())]
+    fig = go.Figure(go.Bar(x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
+                           marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
+                           hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>"))
+    mean = float(np.mean(n_evaluated))
+    fig.add_vline(x=mean, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"), annotation_text=f"mean {mean:.1f}")
+    fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated", "examples (log scale)")
+    fig.update_layout(bargap=0)
+    log_axis(fig)
+    return fig
+
+
+def whole_thresholds(policy, max_steps=None):
+    """The thresholds figure built whole with Plotly's own calls."""
+    from engine.plotting import METHOD_COLOURS, layout
+
+    steps = np.arange(1, len(policy.order) + 1)
+    lo, hi = np.asarray(policy.eps_minus, float), np.asarray(policy.eps_plus, float)
+    if max_steps is not None:
+        steps, lo, hi = steps[:max_steps], lo[:max_steps], hi[:max_steps]
+    fig = go.Figure()
+    for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
+                                 (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
+        finite = np.isfinite(values)
+        mode = "markers+lines" if finite.sum() <= MARKED_STEPS else "lines"
+        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode=mode, name=name,
+                                 marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
+                                 customdata=np.asarray(policy.order)[: steps.size][finite],
+                                 hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
+    fig.add_hline(y=policy.threshold, line=dict(color="black", dash="dot"), annotation_text="decision threshold β")
+    return layout(fig, "Order and early-exit thresholds", "step (models evaluated so far)", "running score")
+
+
+def as_json(fig):
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1, 7, 100, 500, 1234]), st.sampled_from([None, 5]),
+       st.floats(-2, 2))
+def test_figures_on_a_layout_validated_once_equal_the_figures_built_whole(seed, total, max_steps, threshold):
+    rng = np.random.default_rng(seed)
+    n_evaluated = rng.integers(1, total + 1, size=int(rng.integers(1, 300)))
+    assert as_json(models_histogram_figure(n_evaluated, total)) == as_json(whole_histogram(n_evaluated, total))
+    t_count = int(rng.integers(1, 250))
+    eps_minus = np.where(rng.random(t_count) < 0.3, -np.inf, rng.normal(size=t_count) - 1)
+    eps_plus = np.where(rng.random(t_count) < 0.3, np.inf, rng.normal(size=t_count) + 1)
+    policy = EarlyExitPolicy(rng.permutation(t_count), eps_minus, eps_plus, threshold, 0.0, np.ones(t_count), 0.01,
+                             "qwyc")
+    assert as_json(thresholds_figure(policy, max_steps)) == as_json(whole_thresholds(policy, max_steps))
+    first = models_histogram_figure(n_evaluated, total)
+    first.update_layout(title="changed")  # a figure drawn is the caller's: the next one is not changed by it
+    assert as_json(models_histogram_figure(n_evaluated, total)) == as_json(whole_histogram(n_evaluated, total))
