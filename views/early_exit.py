@@ -223,8 +223,9 @@ def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
         r = ens.rows
         full_fit, full_test = full_fit_test_decisions(ens, policy.threshold)
         fit_stats = policy.evaluate(r.f_fit, r.labels_fit, full=full_fit)
-        test = policy.evaluate(r.f_test, r.labels_test, full=full_test)
-        _, n_eval = policy.predict(r.f_test)
+        predicted = policy.predict(r.f_test)
+        test = policy.evaluate(r.f_test, r.labels_test, full=full_test, predicted=predicted)
+        n_eval = predicted[1]
         fitted = FittedPolicy(policy, {**fit_stats, "neg_only": bool(settings.neg_only), "budget": settings.budget,
                                        "test": test})
         return PolicyResult(policy, fit_stats, test, n_eval, models_histogram_figure(n_eval, ens.n_models),

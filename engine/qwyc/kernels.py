@@ -174,7 +174,7 @@ if AVAILABLE:  # LLVM inlines it into the compiled loops: not cached (a cached c
 
 
 def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus: np.ndarray, bias: float,
-               threshold: float):
+               threshold: float, pool=None, parts: int = 1):
     """A policy on a contribution matrix, row by row: (decisions, models evaluated).
 
     Parameters
@@ -185,16 +185,27 @@ def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus
         The policy's order and thresholds.
     bias, threshold : float
         Constant of the score and β.
+    pool, parts : optional
+        :func:`worker_pool` threads and the number of row ranges run at once (each row is independent).
 
     Returns
     -------
     (numpy.ndarray of bool, numpy.ndarray of int64)
         Decisions and models evaluated, shape (N,) each.
     """
-    n, steps = f.shape[0], order.size
+    n = f.shape[0]
     decision = np.zeros(n, dtype=np.bool_)
-    n_eval = np.full(n, steps, dtype=np.int64)
-    for i in range(n):
+    n_eval = np.full(n, order.size, dtype=np.int64)
+    cuts = np.linspace(0, n, parts + 1).astype(np.int64)
+    in_parts(pool, parts, lambda p: _policy_rows(f, order, eps_minus, eps_plus, bias, threshold, decision, n_eval,
+                                                 cuts[p], cuts[p + 1]))
+    return decision, n_eval
+
+
+def _policy_rows(f, order, eps_minus, eps_plus, bias, threshold, decision, n_eval, first, stop):
+    """:func:`run_policy` on the rows ``first <= i < stop``."""
+    steps = order.size
+    for i in range(first, stop):
         g = bias
         for r in range(steps):
             g += f[i, order[r]]
@@ -203,9 +214,8 @@ def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus
                 decision[i] = out == 1
                 n_eval[i] = r + 1
                 break
-    return decision, n_eval
 
 
 if AVAILABLE:
     sorted_exits = njit(cache=True)(sorted_exits)
-    run_policy = njit(cache=True, nogil=True)(run_policy)
+    _policy_rows = njit(cache=True, nogil=True)(_policy_rows)

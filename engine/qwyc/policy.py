@@ -51,6 +51,9 @@ __all__ = ["EarlyExitPolicy", "QwycStart", "qwyc_start", "START_ALPHAS", "start_
 
 ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
 
+#: rows from which :meth:`EarlyExitPolicy.predict` splits them over threads (fewer: waking them costs more)
+THREADED_ROWS = 8192
+
 
 def _midpoint(a: float, b: float) -> float:
     """A threshold strictly between a < b, falling back to the ends when they are adjacent floats."""
@@ -231,13 +234,16 @@ class EarlyExitPolicy:
         up = g > self.eps_plus[r]
         return up, (g < self.eps_minus[r]) & ~up
 
-    def predict(self, f_matrix) -> tuple[np.ndarray, np.ndarray]:
+    def predict(self, f_matrix, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(decisions, number of models evaluated) for every row of F.
 
         Parameters
         ----------
         f_matrix : array_like of float, shape (N, T)
             Contributions of the T base models to the score of N examples (finite).
+        workers : int, optional
+            Threads the rows are split over (from :data:`THREADED_ROWS` rows on); the cores this process may
+            use when None. The result is the same for any number.
 
         Returns
         -------
@@ -245,9 +251,11 @@ class EarlyExitPolicy:
             Decisions and models evaluated per example, both shape (N,).
         """
         f_matrix = np.ascontiguousarray(f_matrix, dtype=np.float64)
-        return run_policy(f_matrix, np.asarray(self.order, dtype=np.int64),
-                          np.asarray(self.eps_minus, dtype=np.float64), np.asarray(self.eps_plus, dtype=np.float64),
-                          float(self.bias), float(self.threshold))
+        parts = resolve_workers(workers) if f_matrix.shape[0] >= THREADED_ROWS else 1
+        with worker_pool(parts) as pool:
+            return run_policy(f_matrix, np.asarray(self.order, dtype=np.int64),
+                              np.asarray(self.eps_minus, dtype=np.float64), np.asarray(self.eps_plus, dtype=np.float64),
+                              float(self.bias), float(self.threshold), pool, parts)
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
@@ -274,7 +282,7 @@ class EarlyExitPolicy:
         return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
                                 lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
 
-    def evaluate(self, f_matrix, labels=None, *, full=None) -> dict:
+    def evaluate(self, f_matrix, labels=None, *, full=None, predicted=None) -> dict:
         """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels.
 
         Parameters
@@ -286,6 +294,8 @@ class EarlyExitPolicy:
         full : numpy.ndarray of bool, shape (N,), optional
             The full ensemble's decisions ``bias + F.sum(1) >= threshold`` when the caller
             already has them (sweeps evaluate many policies on the same F).
+        predicted : (numpy.ndarray of bool, numpy.ndarray of int), optional
+            :meth:`predict` of this policy on ``f_matrix`` when the caller already has it.
 
         Returns
         -------
@@ -294,7 +304,7 @@ class EarlyExitPolicy:
             ``accuracy`` and ``full_accuracy``.
         """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        decision, n_eval = self.predict(f_matrix)
+        decision, n_eval = self.predict(f_matrix) if predicted is None else predicted
         if full is None:
             full = full_decisions(f_matrix, self.bias, self.threshold)
         cum_cost = np.cumsum(self.costs[self.order])

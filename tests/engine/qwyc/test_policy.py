@@ -271,3 +271,19 @@ def test_a_start_of_another_f_threshold_or_bias_is_refused():
         qwyc_start(f, max_alpha=1.0)
     with pytest.raises(InputError, match="infinite"):
         qwyc_start(np.full((3, 2), np.inf))
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_predict_splits_rows_over_threads_with_the_same_result(workers):
+    from engine.qwyc.kernels import run_policy
+    from engine.qwyc.policy import THREADED_ROWS
+
+    rng = np.random.default_rng(workers)
+    f = rng.normal(size=(THREADED_ROWS + 37, 12)) * 0.3
+    y = rng.random(f.shape[0]) < 0.4
+    policy = fit_qwyc(f, alpha=0.02, bias=0.1)
+    expected = run_policy(f, policy.order, policy.eps_minus, policy.eps_plus, 0.1, 0.0)  # one range, no threads
+    got = policy.predict(f, workers=workers)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    assert policy.evaluate(f, y, predicted=got) == policy.evaluate(f, y)
