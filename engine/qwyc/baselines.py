@@ -21,6 +21,7 @@ from .policy import (
     fit_qwyc,
     fixed_order_sweep,
     order_permutation,
+    qwyc_start,
     validate_contributions,
 )
 
@@ -306,6 +307,10 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     full_fit = full_decisions(f_fit, bias, threshold)  # the full decisions, once for every policy
     full_test = full_decisions(f_test, bias, threshold)
     rows, swept = [], {}
+    qwyc_alphas = [a for o, a in jobs if o == "qwyc"]
+    # QWYC*'s first step for every alpha of the sweep counted once (the same policies as fits without it)
+    start = (qwyc_start(f_fit, threshold=threshold, bias=bias, max_alpha=max(qwyc_alphas))
+             if len(qwyc_alphas) > 1 and 0 <= min(qwyc_alphas) and max(qwyc_alphas) < 1 else None)
     for i, (method, param) in enumerate(jobs):
         if method == "fan":  # the bins' statistics do not depend on gamma: fitted once, gamma swapped
             if "fan" not in swept:
@@ -315,7 +320,8 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
         elif method == "smaller":
             policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
         elif method == "qwyc":
-            policy = fit_qwyc(f_fit, threshold=threshold, alpha=param, neg_only=neg_only, costs=costs, bias=bias)
+            policy = fit_qwyc(start.f if start is not None else f_fit, threshold=threshold, alpha=param,
+                              neg_only=neg_only, costs=costs, bias=bias, start=start)
         else:  # every alpha of a fixed order at once: each step's running sums sorted once
             if method not in swept:
                 swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,

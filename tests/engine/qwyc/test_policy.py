@@ -287,3 +287,20 @@ def test_predict_splits_rows_over_threads_with_the_same_result(workers):
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
     assert policy.evaluate(f, y, predicted=got) == policy.evaluate(f, y)
+
+
+@pytest.mark.parametrize("neg_only", [False, True])
+def test_tradeoff_curves_give_each_alphas_own_qwyc_fit(adult_contributions, neg_only):
+    """The sweep counts QWYC*'s first step once for all α: its rows are those of a fit per α without it."""
+    f, bias = adult_contributions
+    f_fit, f_test = f[:4000], f[4000:]
+    alphas = (0.0, 0.0025, 0.01, 0.02)
+    table = tradeoff_curves(f_fit, f_test, bias=bias, neg_only=neg_only, alphas=alphas, orders=("qwyc",), gammas=(),
+                            ks=[5])
+    got = table[table["method"] == "qwyc"].set_index("parameter")
+    full_fit, full_test = bias + f_fit.sum(axis=1) >= 0, bias + f_test.sum(axis=1) >= 0
+    for alpha in alphas:
+        policy = fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only)
+        expected = {**{f"fit_{k}": v for k, v in policy.evaluate(f_fit, full=full_fit).items()},
+                    **{f"test_{k}": v for k, v in policy.evaluate(f_test, full=full_test).items()}}
+        assert {k: got.loc[alpha, k] for k in expected} == expected
