@@ -5,6 +5,7 @@
     python benchmarks/bench_qwyc.py --fit        # QWYC* fit against the compiled scan of commit 178950a
     python benchmarks/bench_qwyc.py --page       # the Early exit page's engine work, this tree against 178950a
     python benchmarks/bench_qwyc.py --threads    # QWYC* fit and contributions in one thread against all cores
+    python benchmarks/bench_qwyc.py --start      # QWYC* fits at neighbouring α with and without a shared qwyc_start
 
 ``--fit``: the QWYC* fit on the 32,561 Adult training rows (500 trees, depth 5) at several
 settings, and in the same run the implementation of an earlier commit (``--fit 113aa85``: the
@@ -231,6 +232,44 @@ def threads_race(repeats: int = 3):
               f"{np.array_equal(one, many)!s:>5s} {os.getloadavg()[0]:5.1f}", flush=True)
 
 
+def start_race(repeats: int = 3):
+    """The Early exit page's α steps: QWYC* fits at neighbouring α from F alone against fits sharing one
+    ``qwyc_start`` (its tier of α, as the page keeps it), alternated, default threads; then the trade-off sweep."""
+    from engine.qwyc import adult_gbt_sample, fit_qwyc, qwyc_start, start_alpha
+
+    print(f"# {platform.platform()} | {os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: "
+          "compare rows of one run)")
+    trained = adult_gbt_sample()
+    f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
+    f_test = trained.ensemble.contributions(trained.x_test)
+    small = np.ascontiguousarray(f_fit[:3000, :60])
+    fit_qwyc(small, alpha=0.005, bias=bias, start=qwyc_start(small, bias=bias))  # compiled or read from the cache
+
+    def timed(fn):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        return out, time.perf_counter() - t0, time.process_time() - c0
+
+    starts = {}
+    for tier in (0.01, 0.02, 0.05):
+        starts[tier], s, c = timed(lambda: qwyc_start(f_fit, bias=bias, max_alpha=tier))
+        print(f"qwyc_start up to alpha {100 * tier:.0f} %: {s:.3f} s ({c:.2f} CPU), {starts[tier].nbytes / 1e6:.1f} MB, "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'alpha':>7s} {'from F s (CPU)':>16s} {'with start s (CPU)':>19s} {'same':>5s} {'load':>5s}")
+    for _ in range(repeats):
+        for alpha in (0.0055, 0.006, 0.0065, 0.0045, 0.015):
+            plain, s1, c1 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias))
+            start = starts[start_alpha(alpha)]
+            shared, s2, c2 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, start=start))
+            same = (all(np.array_equal(getattr(plain, k), getattr(shared, k)) for k in ("order", "eps_minus", "eps_plus"))
+                    and plain.fit_disagreements == shared.fit_disagreements)
+            print(f"{100 * alpha:6.2f}% {s1:8.3f} ({c1:5.2f}) {s2:10.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}",
+                  flush=True)
+    _, s, c = timed(lambda: tradeoff_curves(f_fit, f_test, labels_fit=trained.y_train, labels_test=trained.y_test,
+                                            bias=bias, alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02)))
+    print(f"trade-off curves (6 alpha, 42 policies): {s:.2f} s ({c:.2f} CPU), load {os.getloadavg()[0]:.1f}")
+
+
 PAGE_STEPS = """
 import os, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
@@ -281,6 +320,8 @@ if __name__ == "__main__":
         page_race(*rest[:1])
     elif "--threads" in sys.argv[1:]:
         threads_race()
+    elif "--start" in sys.argv[1:]:
+        start_race()
     elif "--fit" in sys.argv[1:]:
         rest = sys.argv[sys.argv.index("--fit") + 1:]
         fit_race(*rest[:1])
