@@ -584,7 +584,27 @@ class QwycStart:
 
     def validated(self, f_matrix, costs, alpha: float, bias: float, threshold: float):
         """(F, costs, bias) as :func:`validate_contributions` for a fit with this start, which must be of the same F,
-        threshold and bias (F's own checks are not repeated when it is the start's array)."""
+        threshold and bias (F's own checks are not repeated when it is the start's array).
+
+        Parameters
+        ----------
+        f_matrix : array_like of float, shape (N, T)
+            The F being fitted: the start's own array, or one equal to it.
+        costs : array_like of float, shape (T,), optional
+            Positive cost of each model; 1 each when None.
+        alpha, bias, threshold : float
+            The fit's α, constant of the score and β.
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray, float)
+            The start's F, the costs and the bias, checked.
+
+        Raises
+        ------
+        InputError
+            Another F, bias or threshold than the start's; invalid costs or α.
+        """
         f = np.asarray(f_matrix, dtype=np.float64)
         if f is not self.f and not (f.shape == self.f.shape and np.array_equal(f, self.f)):
             raise InputError("the QWYC* start was made on another contribution matrix F: make it with qwyc_start(F) "
