@@ -35,6 +35,36 @@ except ImportError:  # pragma: no cover - exercised only without numba
 
 AVAILABLE = njit is not None
 
+
+def _no_prefetch(values: np.ndarray, i: int) -> None:
+    """Plain Python's :func:`prefetch`: nothing."""
+
+
+#: ``prefetch(values, i)`` asks the processor for the cache line of ``values[i]`` in compiled loops (LLVM's
+#: prefetch: a hint, no effect on results)
+prefetch = _no_prefetch
+
+if AVAILABLE:
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def prefetch(typingctx, values, i):  # noqa: F811 - the compiled form of the hint
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            pointer = builder.bitcast(cgutils.get_item_pointer(context, builder, array_type, array, [args[1]]),
+                                      ir.IntType(8).as_pointer())
+            int32 = ir.IntType(32)
+            hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                ir.VoidType(), [ir.IntType(8).as_pointer(), int32, int32, int32]), "llvm.prefetch.p0i8")
+            builder.call(hint, [pointer, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
+            return context.get_dummy_value()
+
+        return types.void(values, i), codegen
+
 #: most threads one compiled loop is split over (beyond this the memory bus, not the cores, is the limit)
 MAX_WORKERS = 8
 

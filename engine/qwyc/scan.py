@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, in_parts, njit
+from .kernels import AVAILABLE, in_parts, njit, prefetch
 
 __all__ = ["BLOCK", "Layout", "build", "dense_pick", "dense_tables", "table_pick", "scan_pick", "split", "add_and_split", "drop_exited",
            "thresholds_along"]
@@ -265,8 +265,14 @@ def _block_stats(lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax):
             premax[b] = run
 
 
+def _prefetch_block(values, first, stop):
+    """Ask for the cache lines of ``values[first:stop]`` ahead of reading them."""
+    for i in range(first, stop, 8):
+        prefetch(values, i)
+
+
 def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, neg_only,
-                 total):
+                 total, listed):
     """Budget 0: negatives below every positive plus positives above every negative."""
     nb = bstart.size - 1
     m = INF  # smallest positive sum
@@ -278,6 +284,7 @@ def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, 
         for i in range(bstart[b], bstart[b + 1]):
             m = min(m, lo[i] + fj[i])
     exits = 0
+    todo = 0  # the blocks to read, listed (and their rows prefetched) before any is read: their misses overlap
     for b in range(nbp, nb):
         if sufmin[b] + cmin >= m:
             break
@@ -286,6 +293,11 @@ def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, 
         if bgmax[b] + bmax[b] < m:
             exits += bcnt[b]
             continue
+        _prefetch_block(fj, bstart[b], bstart[b + 1])
+        listed[todo] = b
+        todo += 1
+    for q in range(todo):
+        b = listed[q]
         for i in range(bstart[b], bstart[b + 1]):
             exits += lo[i] + fj[i] < m
     if neg_only:
@@ -298,6 +310,7 @@ def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, 
             continue
         for i in range(bstart[b], bstart[b + 1]):
             big = max(big, hi[i] + fj[i])
+    todo = 0
     for b in range(nbp - 1, -1, -1):
         if premax[b] + cmax <= big:
             break
@@ -306,6 +319,11 @@ def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, 
         if bgmin[b] + bmin[b] > big:
             exits += bcnt[b]
             continue
+        _prefetch_block(fj, bstart[b], bstart[b + 1])
+        listed[todo] = b
+        todo += 1
+    for q in range(todo):
+        b = listed[q]
         for i in range(bstart[b], bstart[b + 1]):
             exits += hi[i] + fj[i] > big
     return min(exits, total)
@@ -561,13 +579,14 @@ def _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgma
     hist = np.empty(k + 1, dtype=np.int64)
     neg_exits = np.empty(k, dtype=np.int64)
     pos_exits = np.empty(k, dtype=np.int64)
+    listed = np.empty(bcnt.size, dtype=np.int64)
     for j in range(first, slots.size, stride):
         s = slots[j]
         if total == 0:
             exits[j] = 0
         elif budget == 0:
             exits[j] = _spent_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
-                                    bcnt, sufmin, premax, neg_only, total)
+                                    bcnt, sufmin, premax, neg_only, total, listed)
         else:
             exits[j] = _budget_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
                                      bcnt, sufmin, premax, budget, neg_only, total, x, hist, neg_exits, pos_exits)
@@ -764,6 +783,7 @@ if AVAILABLE:
     _count_below = njit(inline="always", cache=True)(_count_below)
     _gather = njit(cache=True, nogil=True)(_gather)
     _block_stats = njit(cache=True, nogil=True)(_block_stats)
+    _prefetch_block = njit(inline="always", cache=True)(_prefetch_block)
     _spent_exits = njit(cache=True)(_spent_exits)
     _select_low = njit(cache=True)(_select_low)
     _select_high = njit(cache=True)(_select_high)

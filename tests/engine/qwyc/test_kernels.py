@@ -132,3 +132,19 @@ def test_workers_must_be_a_whole_number_of_threads(workers):
 def test_default_workers_are_the_cores_this_process_may_use():
     assert default_workers() == min(MAX_WORKERS, len(os.sched_getaffinity(0)))
     assert resolve_workers(None) == default_workers() and resolve_workers(3) == 3
+
+
+def test_prefetch_is_a_hint_that_compiles_and_changes_nothing():
+    from engine.qwyc.kernels import AVAILABLE, _no_prefetch, njit, prefetch
+
+    def total(values):
+        s = 0.0
+        for i in range(values.size):
+            prefetch(values, min(i + 8, values.size - 1))
+            s += values[i]
+        return s
+
+    values = np.arange(100.0)
+    assert _no_prefetch(values, 3) is None  # plain Python: the hint does nothing
+    if AVAILABLE:
+        assert njit(total)(values) == values.sum()
