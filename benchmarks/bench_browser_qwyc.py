@@ -16,7 +16,8 @@ warm or cold), opens the home page, then drives Debian's Chromium with Playwrigh
 - "Compute the trade-off curves" until its two charts are drawn, and "Compare with LightGBM's own early
   stopping" until its chart is drawn.
 
-``--policy-only`` stops after the α steps. The first visit and the α steps also give the time until the
+``--policy-only`` stops after the α steps; ``--home-seconds`` is how long the user stays on the home page first
+(with a cold Numba cache, e.g. ``NUMBA_CACHE_DIR`` set to an empty folder, the server's warm-up compiles meanwhile). The first visit and the α steps also give the time until the
 server's last message of the rerun arrived (the rest is the browser drawing), from the WebSocket's frames.
 
 Each measurement records the load average (``os.getloadavg()``, 1 min) when it ended. Targets (issue 25):
@@ -178,6 +179,9 @@ def main() -> None:
     ap.add_argument("--alpha-steps", type=int, default=4)
     ap.add_argument("--d-steps", type=int, default=3)
     ap.add_argument("--policy-only", action="store_true", help="stop after the α steps")
+    ap.add_argument("--home-seconds", type=float, default=1.0,
+                    help="seconds on the home page before the first visit (a user reading it while the server's "
+                         "warm-up fills a cold Numba cache)")
     args = ap.parse_args()
     cache = numba_cache()
     rows: list[tuple[str, str, str, float]] = []  # (what, time, target, load)
@@ -207,7 +211,7 @@ def measure(base: str, args, rows: list) -> int:
         page.goto(base)
         page.wait_for_selector('[data-testid="stSidebar"]', timeout=120_000)
         page.wait_for_function(IDLE, timeout=120_000)
-        page.wait_for_timeout(1000)
+        page.wait_for_timeout(1000 * max(1.0, args.home_seconds))
 
         step("first visit")
         # (a) first visit

@@ -258,7 +258,7 @@ LAYERS = (
     {"io", "record"},
     {"constraints", "qwyc", "setloss", "audit", "monitor"},
     {"backends", "sample_builders"},
-    {"cli"},
+    {"cli", "warmup"},
 )
 
 

@@ -21,11 +21,14 @@ import ctypes
 import gc
 import logging
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 __all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory",
-           "tune_allocator"]
+           "start_warmup", "tune_allocator"]
 
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
@@ -256,8 +259,32 @@ def tune_allocator() -> bool:
         return False
 
 
+def start_warmup() -> subprocess.Popen | None:
+    """Fill Numba's on-disk cache in a separate process at the lowest CPU priority (``python -m engine.warmup``).
+
+    A fresh install otherwise compiles the engine's kernels during the Early exit page's first visit (about 14 s).
+    A process, not a thread: compiling holds an interpreter, and it must not be the server's. Off when the
+    environment sets ``OPSTUDIO_WARMUP=0``. A thread waits for it so that it leaves no zombie.
+    """
+    if os.environ.get("OPSTUDIO_WARMUP", "1") == "0":
+        return None
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "engine.warmup"], cwd=Path(__file__).resolve().parent.parent,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:  # pragma: no cover - cannot start a process: the pages compile as before
+        _LOG.warning("could not start the kernel warm-up")
+        return None
+    try:
+        os.setpriority(os.PRIO_PROCESS, proc.pid, 19)  # the child lowers itself too; this covers its start-up
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX, or it has already ended
+        pass
+    threading.Thread(target=proc.wait, daemon=True, name="opstudio-warmup-wait").start()
+    return proc
+
+
 def start() -> None:
-    """Tune the allocator and start the janitor thread, once per server process (idempotent)."""
+    """Tune the allocator, start the janitor thread and the kernels' warm-up, once per server process (idempotent)."""
     if not any(t.name == "opstudio-housekeeping" for t in threading.enumerate()):
         tune_allocator()
         threading.Thread(target=_janitor, args=(PERIOD_SECONDS,), daemon=True, name="opstudio-housekeeping").start()
+        start_warmup()

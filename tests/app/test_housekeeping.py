@@ -109,3 +109,24 @@ def test_an_ended_sessions_background_job_is_cancelled_or_stops_at_its_next_prog
     with pytest.raises(CancelledError):
         running.update(2, 10)
     assert not Session._session_state._keys()
+
+
+def test_the_warm_up_runs_in_its_own_process_at_the_lowest_priority(monkeypatch):
+    from views import housekeeping
+
+    started = []
+    real_popen = subprocess.Popen
+
+    def popen(cmd, **kwargs):  # the warm-up's command, run as a child that only reports its niceness
+        started.append((cmd, kwargs["cwd"]))
+        return real_popen([sys.executable, "-c", "import os, time; time.sleep(0.5); print(os.nice(0))"],
+                          stdout=subprocess.PIPE, text=True)
+
+    monkeypatch.setattr(housekeeping.subprocess, "Popen", popen)
+    monkeypatch.setenv("OPSTUDIO_WARMUP", "0")
+    assert housekeeping.start_warmup() is None and not started  # switched off
+    monkeypatch.delenv("OPSTUDIO_WARMUP")
+    proc = housekeeping.start_warmup()
+    assert started == [([sys.executable, "-m", "engine.warmup"], ROOT)]
+    out, _ = proc.communicate(timeout=30)
+    assert int(out) == 19  # lowered by the server right after the start (the warm-up also lowers itself)
