@@ -67,7 +67,7 @@ def drawn(page, charts: int = 3) -> None:
 KEY_TIMER = """([shown, ready]) => {
   const isShown = new Function('return (' + shown + ')();');
   const isReady = new Function('return (' + ready + ')();');
-  window.__keyTimer = new Promise(resolve => {
+  window.__keyTimer = new Promise((resolve, reject) => {
     let tKey = null, tShown = null, done = false;
     const check = () => {
       if (tKey === null || done) return;
@@ -80,6 +80,9 @@ KEY_TIMER = """([shown, ready]) => {
     const observer = new MutationObserver(check);
     observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
     document.addEventListener('keydown', (e) => { tKey = e.timeStamp; check(); }, {once: true, capture: true});
+    setTimeout(() => { if (!done) { observer.disconnect(); reject(new Error(
+      `no redrawn page 60 s after the key (key seen: ${tKey !== null}, change shown: ${tShown !== null}, ` +
+      `ready: ${isReady()})`)); } }, 60000);
   });
 }"""
 

@@ -39,7 +39,7 @@ from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import background, md, memo, on_click
+from views.state import background, hold_background, md, memo, on_click
 from views.tables import show_table
 
 
@@ -163,6 +163,7 @@ _CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by
 @st.fragment
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
+    hold_background()  # the bootstrap pauses while this part is redrawn, in the server and in the browser (issue 25)
     hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
     c = st.columns([3, 2])
     with c[0]:

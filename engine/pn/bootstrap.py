@@ -280,7 +280,8 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     max_band_points : int, optional
         Most thresholds at which the marginal-precision band is kept.
     progress : callable, optional
-        ``progress(done, total)`` after each chunk of replicates.
+        ``progress(done, total)`` after each chunk of replicates, in the caller's thread; with ``workers=1`` the
+        next chunk starts when it returns (a caller can pause the work there).
     resample : {"multinomial", "poisson"}, optional
         Multinomial redraws (seeded generator) or hashed Poisson(1) counts.
     ids : array_like of int, shape (n,), optional

@@ -90,3 +90,96 @@ def test_a_bar_appears_after_the_delay_is_redrawn_at_most_every_tenth_of_a_secon
 
 def test_the_place_of_the_bar_is_emptied_when_the_work_ends():
     assert run_progress([0.0, 0.5, 0.6], 2, remove=True) == []
+
+
+class DrivenClock:
+    """time.monotonic and time.sleep of views.state on a clock the test drives: sleeping advances it."""
+
+    def __init__(self):
+        self.now, self.slept = 100.0, 0.0
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+        self.slept += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    import views.state as state
+
+    driven = DrivenClock()
+    monkeypatch.setattr(state.time, "monotonic", driven.monotonic)
+    monkeypatch.setattr(state.time, "sleep", driven.sleep)
+    monkeypatch.setattr(state, "_HELD_UNTIL", [0.0])
+    return driven
+
+
+def job():
+    from concurrent.futures import Future
+
+    from views.state import _Job
+
+    return _Job(Future(), "Bootstrapping")
+
+
+def test_background_work_goes_on_at_once_when_nothing_holds_it(clock):
+    j = job()
+    j.update(10, 200)
+    assert (j.done, j.total, clock.slept) == (10, 200, 0.0)
+
+
+def test_a_hold_pauses_background_work_at_its_next_report_until_the_hold_ends(clock):
+    from views.state import HOLD_SECONDS, hold_background
+
+    hold_background()
+    clock.now += 0.1  # the block in flight ends 0.1 s into the hold
+    j = job()
+    j.update(10, 200)
+    assert j.done == 10  # the progress is shown while the work waits
+    assert clock.slept == pytest.approx(HOLD_SECONDS - 0.1)
+    hold_background(0.2)
+    hold_background(0.05)  # a shorter hold never cuts a longer one
+    j.update(20, 200)
+    assert clock.slept == pytest.approx(HOLD_SECONDS - 0.1 + 0.2)
+
+
+def test_a_report_waits_at_most_the_longest_hold_so_the_work_finishes(clock):
+    from views.state import HOLD_MAX_SECONDS, hold_background
+
+    hold_background(3600)  # users moving controls for an hour
+    job().update(10, 200)
+    assert clock.slept == pytest.approx(HOLD_MAX_SECONDS)
+
+
+def test_work_held_for_an_ended_session_stops(clock, monkeypatch):
+    from concurrent.futures import CancelledError
+
+    import views.state as state
+
+    state.hold_background(1.0)
+    j = job()
+
+    def ended_meanwhile(seconds):
+        clock.sleep(seconds)
+        j.cancelled = True  # views.housekeeping cancels the job of a session that ended during the hold
+
+    monkeypatch.setattr(state.time, "sleep", ended_meanwhile)
+    with pytest.raises(CancelledError):
+        j.update(10, 200)
+    assert clock.slept == pytest.approx(0.02)
+
+
+def test_moving_the_target_slider_holds_the_background_work(app, monkeypatch):
+    import views.state as state
+
+    holds = []
+    monkeypatch.setattr(state, "hold_background", lambda *a: holds.append(a))
+    at = app(page="views/operating_point.py")
+    before = len(holds)
+    assert before >= 1
+    at.slider(key="target").set_value(0.4).run()
+    assert not at.exception
+    assert len(holds) == before + 1

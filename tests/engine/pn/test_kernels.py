@@ -133,6 +133,29 @@ def test_compiled_poisson_path_still_rejects_negative_ids():
         bootstrap([0.1, 0.2, 0.3], [0, 1, 0], n_boot=2, resample="poisson", ids=[0, -1, 2])
 
 
+def test_in_one_thread_the_next_block_starts_only_when_the_progress_report_returns(monkeypatch):
+    """The contract a caller pauses the work with (views.state.hold_background): start, report, start, report ..."""
+    import engine.pn.kernels as kernels
+
+    events = []
+    compiled = kernels._poisson_hulls
+
+    def block(*args):
+        events.append("start")
+        return compiled(*args)
+
+    monkeypatch.setattr(kernels, "_poisson_hulls", block)
+    rng = np.random.default_rng(3)
+    s, y = np.round(rng.random(3000), 3), (rng.random(3000) < 0.1).astype(int)
+    reference = bootstrap(s, y, n_boot=35, seed=4, resample="poisson")
+    events.clear()
+    paused = bootstrap(s, y, n_boot=35, seed=4, resample="poisson",
+                       progress=lambda done, total: events.append(("report", done)))
+    assert events == ["start", ("report", 10), "start", ("report", 20), "start", ("report", 30), "start",
+                      ("report", 35)]
+    np.testing.assert_array_equal(reference.mp_band, paused.mp_band)
+
+
 def test_poisson_bootstrap_in_two_threads_gives_the_same_replicates():
     rng = np.random.default_rng(2)
     s, y = np.round(rng.random(4000), 3), (rng.random(4000) < 0.1).astype(int)
@@ -140,7 +163,7 @@ def test_poisson_bootstrap_in_two_threads_gives_the_same_replicates():
     calls = []
     two = bootstrap(s, y, n_boot=60, seed=1, resample="poisson", workers=2,
                     progress=lambda done, total: calls.append((done, total)))
-    assert len(calls) == 3 and calls[-1] == (60, 60)  # blocks of 25, 25 and 10, in the order they finish
+    assert len(calls) == 6 and calls[-1] == (60, 60)  # blocks of 10, in the order they finish
     np.testing.assert_array_equal(one.mp_band, two.mp_band)
     for a, b in zip(one.replicates, two.replicates):
         for u, v in zip(a, b):
