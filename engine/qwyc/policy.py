@@ -651,12 +651,8 @@ def qwyc_start(f_matrix, *, threshold: float = 0.0, bias: float = 0.0, max_alpha
 
     Parameters
     ----------
-    f_matrix : array_like of float, shape (N, T)
-        Contributions of the T base models to the score of N examples (finite).
-    threshold : float, optional
-        β of the full decision ``bias + F.sum(1) >= threshold``.
-    bias : float, optional
-        Constant of the score.
+    f_matrix, threshold, bias
+        As for :func:`fit_qwyc` (the fits this start serves take the same three).
     max_alpha : float, optional
         Largest α, in [0, 1), the tables serve; fits beyond it (and rationed budgets beyond it) read F.
     workers : int, optional

@@ -14,6 +14,17 @@ PAGE = "views/early_exit.py"
 SOURCE = "A score matrix from the Data page"
 
 
+def page_on_score_matrix(at, name: str, matrix, fit_rows: int):
+    """The page on an uploaded score matrix (F, labels), its first ``fit_rows`` rows the fit split."""
+    f, y = matrix
+    buf = io.BytesIO()
+    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < fit_rows, "fit", "test"))
+    at = upload_input(at, name, buf.getvalue())
+    at.query_params["qwyc_source"] = SOURCE
+    at.switch_page(PAGE).run()
+    return at
+
+
 def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
@@ -225,11 +236,7 @@ def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, mo
     evaluate = EarlyExitPolicy.evaluate
     monkeypatch.setattr(EarlyExitPolicy, "evaluate", lambda self, *a, **k: calls.append(1) or evaluate(self, *a, **k))
     f, y = score_matrix(seed=5, n=600, t=20)
-    buf = io.BytesIO()
-    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < 420, "fit", "test"))
-    at = upload_input(app(), "steps.npz", buf.getvalue())
-    at.query_params["qwyc_source"] = SOURCE
-    at.switch_page(PAGE).run()
+    at = page_on_score_matrix(app(), "steps.npz", (f, y), fit_rows=420)
     assert not at.exception
 
     def shown_policy():
@@ -357,11 +364,7 @@ def test_alpha_steps_share_one_start_per_tier_and_fit_what_the_engine_fits(app, 
     start = engine.qwyc.qwyc_start
     monkeypatch.setattr(engine.qwyc, "qwyc_start", lambda *a, **k: made.append(k["max_alpha"]) or start(*a, **k))
     f, y = score_matrix(seed=7, n=900, t=25)
-    buf = io.BytesIO()
-    np.savez(buf, F=f, labels=y, split=np.where(np.arange(len(y)) < 600, "fit", "test"))
-    at = upload_input(app(), "tiers.npz", buf.getvalue())
-    at.query_params["qwyc_source"] = SOURCE
-    at.switch_page(PAGE).run()
+    at = page_on_score_matrix(app(), "tiers.npz", (f, y), fit_rows=600)
     for alpha_pct in (0.55, 0.6, 1.0, 1.5, 4.0, 0.3):
         at.slider(key="alpha_pct").set_value(alpha_pct).run()
         assert not at.exception
