@@ -27,9 +27,10 @@ from engine.qwyc import (
     model_rows,
     models_histogram_figure,
     policy_json,
+    PolicySummary,
     qwyc_start,
     start_alpha,
-    thresholds_figure,
+    summarise_policy,
     time_early_exit,
     timing_table,
     tradeoff_curves,
@@ -185,20 +186,6 @@ def policy_controls() -> Settings:
     return Settings(alpha_pct, neg_only, budget)
 
 
-@dataclass(frozen=True)
-class PolicyResult:
-    """A fitted policy and everything the policy part shows of it: computed once per ensemble and settings, so that a
-    step back to an α already fitted (or a rerun for another control) only draws."""
-
-    policy: EarlyExitPolicy
-    fit: dict  # EarlyExitPolicy.evaluate on the fit rows
-    test: dict  # ... and on the test rows
-    n_eval: object  # numpy array: models evaluated per test row
-    histogram: object  # plotly figures: models per row, order and thresholds
-    thresholds: object
-    policy_file: bytes  # the policy's JSON download
-
-
 def full_fit_test_decisions(ens: Ensemble, threshold: float):
     """The full ensemble's decisions on the fit and test rows: the same for every policy of this ensemble."""
     r = ens.rows
@@ -213,23 +200,18 @@ def fit_start(ens: Ensemble, alpha: float):
                                             lambda: qwyc_start(r.f_fit, bias=r.bias, max_alpha=tier))
 
 
-def fitted_policy(ens: Ensemble, settings: Settings) -> PolicyResult:
-    def fit() -> PolicyResult:
+def fitted_policy(ens: Ensemble, settings: Settings) -> PolicySummary:
+    def fit() -> PolicySummary:
         start = fit_start(ens, settings.alpha)
         bar, update = progress_callback(f"Fitting QWYC* over {ens.n_models} base models")
-        policy = fit_qwyc(ens.rows.f_fit, alpha=settings.alpha, bias=ens.rows.bias, neg_only=settings.neg_only,
+        r = ens.rows
+        policy = fit_qwyc(r.f_fit, alpha=settings.alpha, bias=r.bias, neg_only=settings.neg_only,
                           budget=settings.budget, progress=update, start=start)
         bar.empty()
-        r = ens.rows
         full_fit, full_test = full_fit_test_decisions(ens, policy.threshold)
-        fit_stats = policy.evaluate(r.f_fit, r.labels_fit, full=full_fit)
-        predicted = policy.predict(r.f_test)
-        test = policy.evaluate(r.f_test, r.labels_test, full=full_test, predicted=predicted)
-        n_eval = predicted[1]
-        fitted = FittedPolicy(policy, {**fit_stats, "neg_only": bool(settings.neg_only), "budget": settings.budget,
-                                       "test": test})
-        return PolicyResult(policy, fit_stats, test, n_eval, models_histogram_figure(n_eval, ens.n_models),
-                            thresholds_figure(policy), policy_json(fitted, ens.model).encode())
+        return summarise_policy(policy, r.f_fit, r.f_test, labels_fit=r.labels_fit, labels_test=r.labels_test,
+                                full_fit=full_fit, full_test=full_test, model=ens.model,
+                                fitted_with={"neg_only": bool(settings.neg_only), "budget": settings.budget})
 
     return shared(ens, ("qwyc", settings.alpha, settings.neg_only, settings.budget), fit)
 
@@ -326,7 +308,7 @@ def policy_view(ens: Ensemble) -> None:
     result = fitted_policy(ens, settings)
     policy, fit, test = result.policy, result.fit, result.test
     metric_cards(ens, settings, policy, fit, test)
-    record_button(ens, settings, fit, test, result.n_eval)
+    record_button(ens, settings, fit, test, result.n_evaluated)
     figs = st.columns(2)
     figs[0].plotly_chart(result.histogram, key="models_hist")
     figs[1].plotly_chart(result.thresholds, key="thresholds_chart")

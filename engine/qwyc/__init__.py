@@ -9,8 +9,8 @@ policy (:mod:`~engine.qwyc.policy`: Algorithm 1 order, Algorithm 2 thresholds),
 baselines and trade-off curves (:mod:`~engine.qwyc.baselines`), wall-clock
 timing (:mod:`~engine.qwyc.timing`), a promise on new rows
 (:mod:`~engine.qwyc.fidelity`), a user's model file (:mod:`~engine.qwyc.models`),
-policy files and their application (:mod:`~engine.qwyc.deployment`) and figures
-(:mod:`~engine.qwyc.figures`). Pages and the CLI import these names from here.
+policy files and their application (:mod:`~engine.qwyc.deployment`), a policy's statistics, figures and file
+in one call (:mod:`~engine.qwyc.summary`) and figures (:mod:`~engine.qwyc.figures`). Pages and the CLI import these names from here.
 """
 
 from .baselines import (
@@ -68,6 +68,7 @@ from .policy import (
     lightgbm_early_stop_policy,
     step_thresholds,
 )
+from .summary import PolicySummary, summarise_policy
 from .timing import EarlyExitTiming, time_early_exit, timing_table
 
 __all__ = [
@@ -82,6 +83,6 @@ __all__ = [
     "clopper_pearson",
     "ModelFile", "load_model",
     "ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy",
-    "decisions_frame", "POLICY_FORMAT",
+    "decisions_frame", "POLICY_FORMAT", "PolicySummary", "summarise_policy",
     "tradeoff_figure", "models_histogram_figure", "thresholds_figure", "fidelity_figure", "blank_figure",
 ]
