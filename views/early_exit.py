@@ -25,7 +25,6 @@ from engine.qwyc import (
     full_decisions,
     measured_row,
     model_rows,
-    models_histogram_figure,
     policy_json,
     PolicySummary,
     qwyc_start,
@@ -229,15 +228,15 @@ def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit
     m[4].metric("Fit time", f"{policy.fit_seconds:.1f} s")
 
 
-def record_button(ens: Ensemble, settings: Settings, fit: dict, test: dict, n_eval) -> None:
-    t_count = ens.n_models
+def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> None:
+    t_count, fit, test = ens.n_models, result.fit, result.test
     add_to_record(lambda: new_item(
         "early-exit policy", f"Early exit for a {t_count}-model ensemble (α = {settings.alpha_pct:.2f} %)",
         f"Evaluate {test['mean_models']:.1f} of {t_count} models per row on average "
         f"({t_count / test['mean_models']:.1f}× fewer); {test['disagreement_pct']:.2f} % of test rows "
         "decide unlike the full ensemble.", tables=[("Policy", pd.DataFrame([{**fit, "part": "fit"},
                                                                              {**test, "part": "test"}]))],
-        figures=[("Models evaluated per row", models_histogram_figure(n_eval, t_count))],
+        figures=[("Models evaluated per row", result.histogram)],
         data_fingerprint=ensemble_sha256(ens),
         settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
         link=current_link({"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget},
@@ -308,7 +307,7 @@ def policy_view(ens: Ensemble) -> None:
     result = fitted_policy(ens, settings)
     policy, fit, test = result.policy, result.fit, result.test
     metric_cards(ens, settings, policy, fit, test)
-    record_button(ens, settings, fit, test, result.n_evaluated)
+    record_button(ens, settings, result)
     figs = st.columns(2)
     figs[0].plotly_chart(result.histogram, key="models_hist")
     figs[1].plotly_chart(result.thresholds, key="thresholds_chart")
