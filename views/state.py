@@ -221,7 +221,7 @@ def hold_background(seconds: float = HOLD_SECONDS) -> None:
     """Pause every session's background work at its next progress report for ``seconds`` from now.
 
     A control whose redraw must not share the machine calls this when it runs: on 2 cores a bootstrap beside the
-    Operating point slider made each step about 90 ms slower (benchmarks/RESULTS.md), although it ran at a lower
+    Operating point slider made each step about 75 ms slower (benchmarks/RESULTS.md), although it ran at a lower
     priority, in compiled code that releases the GIL. The engine's long loops report progress between short blocks
     (a tenth of a second or less) and start the next block only when the report returns, so the pause begins within
     a block. A report waits at most :data:`HOLD_MAX_SECONDS`, so work always finishes.
