@@ -11,8 +11,9 @@ from views.state import md
 st.set_page_config(page_title="Operating Point Studio", page_icon=":material/tune:", layout="wide")
 housekeeping.start()  # closed tabs' sessions are shut down and their memory returned
 
-page = st.navigation([st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path, default=p.default)
-                      for p in PAGES])
+page = st.navigation(
+    [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path, default=p.default) for p in PAGES]
+)
 remember_page(page.url_path)  # the page's own links ("Reopen this view") are made from it
 
 with st.sidebar:

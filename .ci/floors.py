@@ -9,8 +9,9 @@ raised, never claimed.
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
 for requirement in project["dependencies"]:

@@ -30,8 +30,14 @@ from benchmarks.bench_engine import rare_event_data  # noqa: E402
 def csv_bytes(n: int) -> bytes:
     s, y = rare_event_data(n, 2, seed=1)
     buf = io.StringIO()
-    np.savetxt(buf, np.column_stack([s, y]), fmt=["%.6f", "%.6f", "%d"], delimiter=",",
-               header="score_a,score_b,label", comments="")
+    np.savetxt(
+        buf,
+        np.column_stack([s, y]),
+        fmt=["%.6f", "%.6f", "%d"],
+        delimiter=",",
+        header="score_a,score_b,label",
+        comments="",
+    )
     return buf.getvalue().encode()
 
 
@@ -70,18 +76,20 @@ def main():
         return a.slider(key="target").set_value(0.35)
 
     reference = timed_run(at, uncached)
-    rows.append(("operating point: slider move (median of %d)" % len(moves), "", statistics.median(moves), reference))
+    rows.append((f"operating point: slider move (median of {len(moves)})", "", statistics.median(moves), reference))
     rows.append(("operating point: slider move (slowest)", "", max(moves), None))
 
     at.switch_page("views/ensemble_paths.py")
     rows.append(("ensemble paths page, first render (100x100 grid + both paths)", "", timed_run(at), None))
     moves = [timed_run(at, lambda a, t=t: a.slider(key="target").set_value(float(t))) for t in targets]
     reference = timed_run(at, uncached)
-    rows.append(("ensemble paths: slider move (median of %d)" % len(moves), "", statistics.median(moves), reference))
+    rows.append((f"ensemble paths: slider move (median of {len(moves)})", "", statistics.median(moves), reference))
     rows.append(("ensemble paths: slider move (slowest)", "", max(moves), None))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # tracemalloc would slow every rerun
 
-    print(f"# {args.rows:,} rated rows, 2 classifiers; Streamlit AppTest server time; peak RSS of the process {peak:,.0f} MB (CSV bytes included)")
+    print(
+        f"# {args.rows:,} rated rows, 2 classifiers; Streamlit AppTest server time; peak RSS of the process {peak:,.0f} MB (CSV bytes included)"
+    )
     print(f"{'interaction':70s} {'size':>12s} {'seconds':>9s} {'target':>9s} {'uncached s':>11s} {'ratio':>7s}")
     for name, size, sec, ref in rows:
         target = "< 0.3 s" if "slider move" in name else ""

@@ -39,13 +39,19 @@ from engine.audit import (  # noqa: E402
     plan,
     simulate_coverage,
 )
-from engine.backends import open_population  # noqa: E402
 from engine.audit.population import PopulationColumns  # noqa: E402
+from engine.backends import open_population  # noqa: E402
 from engine.io.rated import rated_from_frame  # noqa: E402
 
 # ../shared beside the checkout (CI, a clone), or one level up (a worktree)
-SHARED = next((p / "shared" / "data" / "adbench" for p in (ROOT.parent, ROOT.parent.parent)
-               if (p / "shared" / "data" / "adbench").is_dir()), ROOT.parent / "shared" / "data" / "adbench")
+SHARED = next(
+    (
+        p / "shared" / "data" / "adbench"
+        for p in (ROOT.parent, ROOT.parent.parent)
+        if (p / "shared" / "data" / "adbench").is_dir()
+    ),
+    ROOT.parent / "shared" / "data" / "adbench",
+)
 
 
 def make_population(path: Path, rows: int) -> None:
@@ -62,16 +68,44 @@ def make_population(path: Path, rows: int) -> None:
 
 
 def run_plan(path: Path, out: Path, backend: str = "duckdb") -> dict:
-    argv = ["audit", "plan", str(path), "--backend", backend, "--score", "score", "--id", "id", "--below", "0.5",
-            "--budget", "10000", "--strata", "8", "--seed", "7", "--out", str(out), "--json"]
-    code = ("import json, resource, sys, time\n"
-            "from engine.cli import main\n"
-            "t = time.perf_counter()\n"
-            f"code = main({argv!r})\n"
-            "sys.stderr.write(json.dumps({'code': code, 'seconds': time.perf_counter() - t, "
-            "'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=7200, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    argv = [
+        "audit",
+        "plan",
+        str(path),
+        "--backend",
+        backend,
+        "--score",
+        "score",
+        "--id",
+        "id",
+        "--below",
+        "0.5",
+        "--budget",
+        "10000",
+        "--strata",
+        "8",
+        "--seed",
+        "7",
+        "--out",
+        str(out),
+        "--json",
+    ]
+    code = (
+        "import json, resource, sys, time\n"
+        "from engine.cli import main\n"
+        "t = time.perf_counter()\n"
+        f"code = main({argv!r})\n"
+        "sys.stderr.write(json.dumps({'code': code, 'seconds': time.perf_counter() - t, "
+        "'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=7200,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     stats = json.loads(done.stderr.strip().splitlines()[-1])
     design = json.loads(done.stdout) if stats["code"] == 0 else {}
     return {**stats, "below": design.get("below"), "strata": len(design.get("strata", []))}
@@ -87,8 +121,11 @@ def bench_plan(max_rows: int) -> None:
             path = Path(tmp) / f"population_{rows}.parquet"
             make_population(path, rows)
             r = run_plan(path, Path(tmp) / "plan.csv")
-            print(f"{rows:12,d} {path.stat().st_size / 2**20:8.0f} {r['seconds']:8.1f} {r['rss_mb']:12.0f} "
-                  f"{r['below'] or 0:12,d} {r['strata']:6d}", flush=True)
+            print(
+                f"{rows:12,d} {path.stat().st_size / 2**20:8.0f} {r['seconds']:8.1f} {r['rss_mb']:12.0f} "
+                f"{r['below'] or 0:12,d} {r['strata']:6d}",
+                flush=True,
+            )
             path.unlink()
 
 
@@ -104,11 +141,15 @@ def bench_backends(rows: int = 200_000) -> None:
         path = Path(tmp) / "population.parquet"
         frame.to_parquet(path)
         tables = {}
-        for name, population in (("memory", frame), ("duckdb", DuckSource(str(path))),
-                                 ("spark", SparkSource(str(path)))):
+        for name, population in (
+            ("memory", frame),
+            ("duckdb", DuckSource(str(path))),
+            ("spark", SparkSource(str(path))),
+        ):
             t0 = time.perf_counter()
-            scan = open_population(population, id="id", score="score", prior="prior",
-                                   backend="spark" if name == "spark" else "auto")
+            scan = open_population(
+                population, id="id", score="score", prior="prior", backend="spark" if name == "spark" else "auto"
+            )
             tables[name] = plan(scan, below=0.2, budget=2000, strata=8, seed=7, prior_column="prior").table()
             print(f"{name:>8s}: {time.perf_counter() - t0:6.1f} s, {len(tables[name]):,} documents")
     same = all(tables[k].equals(tables["memory"]) for k in tables)
@@ -121,16 +162,23 @@ def bench_estimate() -> None:
     rated = pd.DataFrame({"score": 0.5 + 0.5 * rng.random(1_000_000)})
     rated["label"] = (rng.random(rated.shape[0]) < rated["score"] - 0.45).astype(int)
     population = pd.DataFrame({"id": np.arange(20_000_000), "score": 0.5 * rng.random(20_000_000)})
-    audit = plan(memory_population(population.iloc[:2_000_000], PopulationColumns("id", "score")), below=0.5,
-                 budget=10_000, strata=8, seed=0).table()
+    audit = plan(
+        memory_population(population.iloc[:2_000_000], PopulationColumns("id", "score")),
+        below=0.5,
+        budget=10_000,
+        strata=8,
+        seed=0,
+    ).table()
     audit["label"] = (rng.random(len(audit)) < audit["score"] * 0.02).astype(int)
     data, reviewed = rated_from_frame(rated), audit_from_frame(audit)
     thresholds = list(np.linspace(0.05, 0.95, 10))
     estimate(data, reviewed, thresholds=thresholds)  # warm up
     t0 = time.perf_counter()
     result = estimate(data, reviewed, thresholds=thresholds)
-    print(f"estimate: {time.perf_counter() - t0:.3f} s (positives below {result.positives.estimate:,.0f} "
-          f"[{result.positives.lower:,.0f}, {result.positives.upper:,.0f}])")
+    print(
+        f"estimate: {time.perf_counter() - t0:.3f} s (positives below {result.positives.estimate:,.0f} "
+        f"[{result.positives.lower:,.0f}, {result.positives.upper:,.0f}])"
+    )
 
 
 def scored(name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -144,13 +192,19 @@ def scored(name: str) -> tuple[np.ndarray, np.ndarray]:
         x, y = data["X"], data["y"].astype(int)
     s = np.zeros(y.size)
     for train, test in StratifiedKFold(2, shuffle=True, random_state=0).split(x, y):
-        s[test] = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)).fit(x[train], y[train]) \
+        s[test] = (
+            make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+            .fit(x[train], y[train])
             .predict_proba(x[test])[:, 1]
+        )
     return s, y
 
 
-DESIGNS = (("simple random sampling", 1, "proportional"), ("6 strata, proportional", 6, "proportional"),
-           ("6 strata, Neyman (prior = score)", 6, "neyman"))
+DESIGNS = (
+    ("simple random sampling", 1, "proportional"),
+    ("6 strata, proportional", 6, "proportional"),
+    ("6 strata, Neyman (prior = score)", 6, "neyman"),
+)
 
 
 def bench_coverage(repetitions: int) -> None:
@@ -162,20 +216,35 @@ def bench_coverage(repetitions: int) -> None:
             continue
         s, y = scored(name)
         below = float(np.quantile(s, 0.97)) if line is None else line
-        print(f"\n{name}: line {line_text} ({below:.4g}): {int((s < below).sum()):,} documents below, "
-              f"{int(y[s < below].sum())} of {int(y.sum())} positives below the line; budget {budget}")
-        print(f"{'design':>34s} {'method':>9s} {'coverage':>9s} {'± s.e.':>7s} {'too low':>8s} {'too high':>9s} "
-              f"{'mean width':>11s} {'vs SRS':>7s} {'found':>6s}")
+        print(
+            f"\n{name}: line {line_text} ({below:.4g}): {int((s < below).sum()):,} documents below, "
+            f"{int(y[s < below].sum())} of {int(y.sum())} positives below the line; budget {budget}"
+        )
+        print(
+            f"{'design':>34s} {'method':>9s} {'coverage':>9s} {'± s.e.':>7s} {'too low':>8s} {'too high':>9s} "
+            f"{'mean width':>11s} {'vs SRS':>7s} {'found':>6s}"
+        )
         srs = {}
         for title, strata, allocation in DESIGNS:
             t0 = time.perf_counter()
-            results = simulate_coverage(s, y, below=below, budget=budget, strata=strata, allocation=allocation,
-                                        prior=s, methods=METHODS, repetitions=repetitions)
+            results = simulate_coverage(
+                s,
+                y,
+                below=below,
+                budget=budget,
+                strata=strata,
+                allocation=allocation,
+                prior=s,
+                methods=METHODS,
+                repetitions=repetitions,
+            )
             for r in results:
                 srs.setdefault(r.method, r.mean_width)
-                print(f"{title:>34s} {r.method:>9s} {r.coverage:9.3f} {r.standard_error:7.3f} {r.too_low:8.3f} "
-                      f"{r.too_high:9.3f} {r.mean_width:11.1f} {r.mean_width / srs[r.method]:7.2f} "
-                      f"{r.mean_found:6.1f}")
+                print(
+                    f"{title:>34s} {r.method:>9s} {r.coverage:9.3f} {r.standard_error:7.3f} {r.too_low:8.3f} "
+                    f"{r.too_high:9.3f} {r.mean_width:11.1f} {r.mean_width / srs[r.method]:7.2f} "
+                    f"{r.mean_found:6.1f}"
+                )
             print(f"{'':>34s} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 

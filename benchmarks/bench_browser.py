@@ -36,17 +36,25 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_engine import rare_event_data  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, FLAGS, metric, serve  # noqa: E402
 
-IDLE = ("() => !document.querySelector('[data-stale=\"true\"]') && (!document.querySelector("
-        "'[data-testid=\"stStatusWidget\"]') || !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        ".innerText.includes('Running'))")
+IDLE = (
+    "() => !document.querySelector('[data-stale=\"true\"]') && (!document.querySelector("
+    "'[data-testid=\"stStatusWidget\"]') || !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    ".innerText.includes('Running'))"
+)
 COST = "False positives paid per extra true positive"
 
 
 def write_csv(path: Path, rows: int) -> None:
     s, y = rare_event_data(rows, 2, seed=1)
     buf = io.StringIO()
-    np.savetxt(buf, np.column_stack([s, y]), fmt=["%.6f", "%.6f", "%d"], delimiter=",",
-               header="score_a,score_b,label", comments="")
+    np.savetxt(
+        buf,
+        np.column_stack([s, y]),
+        fmt=["%.6f", "%.6f", "%d"],
+        delimiter=",",
+        header="score_a,score_b,label",
+        comments="",
+    )
     path.write_text(buf.getvalue())
 
 
@@ -55,8 +63,11 @@ def cost_text(page) -> str:
 
 
 def drawn(page, charts: int = 3) -> None:
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}",
-                           timeout=120_000, polling="raf")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}",
+        timeout=120_000,
+        polling="raf",
+    )
     page.wait_for_function(IDLE, timeout=120_000, polling="raf")
 
 
@@ -101,8 +112,10 @@ def key_timer(page) -> tuple[float, float]:
 
 def charts_drawn(n: int) -> str:
     """JS ``() => bool``: at least ``n`` Plotly charts, every one drawn."""
-    return ("() => { const c = document.querySelectorAll('[data-testid=stPlotlyChart]'); "
-            f"return c.length >= {n} && [...c].every(e => e.querySelector('.main-svg')); }}")
+    return (
+        "() => { const c = document.querySelectorAll('[data-testid=stPlotlyChart]'); "
+        f"return c.length >= {n} && [...c].every(e => e.querySelector('.main-svg')); }}"
+    )
 
 
 MEANWHILE = "the page works meanwhile"
@@ -118,8 +131,7 @@ def step(page, thumb) -> tuple[float, float, float]:
     (:data:`KEY_TIMER`); and the harness's view of the second (from before Playwright presses the key until the page
     has answered)."""
     before = cost_text(page).split("\n")[0]
-    cost = ("[...document.querySelectorAll('[data-testid=stMetric]')]"
-            f".find(e => e.innerText.includes('{COST}'))")
+    cost = f"[...document.querySelectorAll('[data-testid=stMetric]')].find(e => e.innerText.includes('{COST}'))"
     shown = f"() => {{ const m = {cost}; return !!m && !m.innerText.includes({before!r}); }}"
     arm_key_timer(page, f"() => ({IDLE})() && ({charts_drawn(2)})()", shown)
     t0 = time.perf_counter()
@@ -161,8 +173,12 @@ def main() -> None:
         drawn(page)
         first_s = time.perf_counter() - t0
 
-        thumb = (page.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
-                 .locator('input[type="range"]').first)
+        thumb = (
+            page.locator('[data-testid="stSlider"]')
+            .filter(has_text="Target marginal precision")
+            .locator('input[type="range"]')
+            .first
+        )
         thumb.focus()
         # slider steps from the first render on, while the bootstrap of 1e6 rows runs in the background
         # (its progress fragment reruns every 0.5 s): a user moves the slider right away (issue 25)
@@ -183,21 +199,30 @@ def main() -> None:
         next(gen)
     except StopIteration:
         pass
+
     def ms(values) -> str:
         return f"{statistics.median(values) * 1e3:.0f} ms ({min(values) * 1e3:.0f}-{max(values) * 1e3:.0f})"
 
-    header = ("new target shown, median (min-max) | page redrawn and painted, median (min-max) | the same seen by "
-              "the harness (Playwright round trips included)")
+    header = (
+        "new target shown, median (min-max) | page redrawn and painted, median (min-max) | the same seen by "
+        "the harness (Playwright round trips included)"
+    )
     if during:
         shown, painted, harness = zip(*during)
-        print(f"slider steps while the bootstrap ran ({len(during)}), by the page's clock from the key event: "
-              f"| {header} |\n| {ms(shown)} | {ms(painted)} | {ms(harness)} |; load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"slider steps while the bootstrap ran ({len(during)}), by the page's clock from the key event: "
+            f"| {header} |\n| {ms(shown)} | {ms(painted)} | {ms(harness)} |; load average {os.getloadavg()[0]:.1f}"
+        )
     shown, painted, harness = zip(*steps)
-    print(f"| rows | upload until the sidebar names it | first render of Operating point | bootstrap intervals "
-          f"shown | slider steps after it ({args.steps}), by the page's clock from the key event: {header} | "
-          f"exceptions |\n|---|---|---|---|---|---|---|---|")
-    print(f"| {args.rows:,} | {upload_s:.1f} s | {first_s:.2f} s | {boot_s:.1f} s | {ms(shown)} | {ms(painted)} | "
-          f"{ms(harness)} | {exceptions} |")
+    print(
+        f"| rows | upload until the sidebar names it | first render of Operating point | bootstrap intervals "
+        f"shown | slider steps after it ({args.steps}), by the page's clock from the key event: {header} | "
+        f"exceptions |\n|---|---|---|---|---|---|---|---|"
+    )
+    print(
+        f"| {args.rows:,} | {upload_s:.1f} s | {first_s:.2f} s | {boot_s:.1f} s | {ms(shown)} | {ms(painted)} | "
+        f"{ms(harness)} | {exceptions} |"
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,10 @@ WATCH = """() => {
 
 def charts(n: int) -> str:
     """JS condition: at least ``n`` Plotly charts of the page have drawn their SVG."""
-    return (f"[...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-            f".filter(c => c.querySelector('.js-plotly-plot .main-svg')).length >= {n}")
+    return (
+        f"[...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        f".filter(c => c.querySelector('.js-plotly-plot .main-svg')).length >= {n}"
+    )
 
 
 def numba_cache() -> str:
@@ -95,10 +97,14 @@ def load() -> float:
 
 def changed_js(before: dict[str, str]) -> str:
     """JS condition: one of the metrics ``before`` (label: text) shows another value."""
-    return " || ".join(
-        f"(() => {{ const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
-        f".find(e => e.innerText.includes('{label}')); return m && !m.innerText.includes({value!r}); }})()"
-        for label, value in before.items()) or "false"
+    return (
+        " || ".join(
+            f"(() => {{ const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+            f".find(e => e.innerText.includes('{label}')); return m && !m.innerText.includes({value!r}); }})()"
+            for label, value in before.items()
+        )
+        or "false"
+    )
 
 
 def policy_metrics(page) -> dict[str, str]:
@@ -117,8 +123,10 @@ def alpha_step(page, thumb, key: str) -> tuple[float, float, float]:
     return painted, time.perf_counter() - t0, server_done(t0)
 
 
-PROMISE_SHOWN = ("[...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
-                 ".some(a => /Certified:|cannot certify/.test(a.innerText))")
+PROMISE_SHOWN = (
+    "[...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
+    ".some(a => /Certified:|cannot certify/.test(a.innerText))"
+)
 
 
 def fit_promise(page) -> None:
@@ -152,8 +160,11 @@ def button_until_drawn(page, name: str, done_text: str, new_charts: int) -> floa
     n = page.locator('[data-testid="stPlotlyChart"]').count()
     t0 = time.perf_counter()
     page.get_by_role("button", name=name).click()
-    page.wait_for_function(f"() => document.body.innerText.includes('{done_text}') && ({charts(n + new_charts)}) "
-                           f"&& ({IDLE})()", timeout=TIMEOUT, polling="raf")
+    page.wait_for_function(
+        f"() => document.body.innerText.includes('{done_text}') && ({charts(n + new_charts)}) && ({IDLE})()",
+        timeout=TIMEOUT,
+        polling="raf",
+    )
     drawn(page, n + new_charts)
     return time.perf_counter() - t0
 
@@ -168,10 +179,13 @@ def alpha_steps(page, thumb, keys: list[str], what: str) -> tuple:
         servers.append(server)
         loads.append(load())
         page.wait_for_timeout(300)
-    return (f"{what}, {len(totals)} steps: median, min–max)",
-            f"{statistics.median(totals):.2f} s ({min(totals):.2f}–{max(totals):.2f}); server's last message "
-            f"{statistics.median(servers):.2f} s; seen by the harness {statistics.median(harness):.2f} s", "≤ 1 s",
-            max(loads))
+    return (
+        f"{what}, {len(totals)} steps: median, min–max)",
+        f"{statistics.median(totals):.2f} s ({min(totals):.2f}–{max(totals):.2f}); server's last message "
+        f"{statistics.median(servers):.2f} s; seen by the harness {statistics.median(harness):.2f} s",
+        "≤ 1 s",
+        max(loads),
+    )
 
 
 def main() -> None:
@@ -179,9 +193,13 @@ def main() -> None:
     ap.add_argument("--alpha-steps", type=int, default=4)
     ap.add_argument("--d-steps", type=int, default=3)
     ap.add_argument("--policy-only", action="store_true", help="stop after the α steps")
-    ap.add_argument("--home-seconds", type=float, default=1.0,
-                    help="seconds on the home page before the first visit (a user reading it while the server's "
-                         "warm-up fills a cold Numba cache)")
+    ap.add_argument(
+        "--home-seconds",
+        type=float,
+        default=1.0,
+        help="seconds on the home page before the first visit (a user reading it while the server's "
+        "warm-up fills a cold Numba cache)",
+    )
     args = ap.parse_args()
     cache = numba_cache()
     rows: list[tuple[str, str, str, float]] = []  # (what, time, target, load)
@@ -191,8 +209,10 @@ def main() -> None:
         exceptions = measure(base, args, rows)
     finally:
         next(gen, None)  # stops the server, also when a wait timed out
-    print(f"Numba on-disk cache at start: {cache}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
-          f"page exceptions: {exceptions}")
+    print(
+        f"Numba on-disk cache at start: {cache}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
+        f"page exceptions: {exceptions}"
+    )
     print("| measurement | time | target | load average (1 min) at its end |\n|---|---|---|---|")
     for what, t, target, ld in rows:
         print(f"| {what} | {t} | {target} | {ld:.1f} |")
@@ -221,8 +241,14 @@ def measure(base: str, args, rows: list) -> int:
         page.wait_for_function(f"() => ({charts(2)}) && ({IDLE})()", timeout=TIMEOUT, polling="raf")
         drawn(page, 2)
         first = time.perf_counter() - t0
-        rows.append(("first visit (click in the sidebar → metrics and 2 charts drawn, idle)",
-                     f"{first:.1f} s (server's last message at {server_done(t0):.1f} s)", "≤ 5 s", load()))
+        rows.append(
+            (
+                "first visit (click in the sidebar → metrics and 2 charts drawn, idle)",
+                f"{first:.1f} s (server's last message at {server_done(t0):.1f} s)",
+                "≤ 5 s",
+                load(),
+            )
+        )
         page.wait_for_timeout(500)
 
         step("alpha steps")
@@ -241,8 +267,14 @@ def measure(base: str, args, rows: list) -> int:
         # the first promise at the default D, then D steps: '+' then 'Fit with this promise'
         t0 = time.perf_counter()
         fit_promise(page)
-        rows.append(("first 'Fit with this promise' (D = 0.30 %) until the result shows",
-                     f"{time.perf_counter() - t0:.2f} s", "", load()))
+        rows.append(
+            (
+                "first 'Fit with this promise' (D = 0.30 %) until the result shows",
+                f"{time.perf_counter() - t0:.2f} s",
+                "",
+                load(),
+            )
+        )
         page.wait_for_timeout(300)
         d_change, d_total, loads = [], [], []
         for _ in range(args.d_steps):
@@ -251,12 +283,22 @@ def measure(base: str, args, rows: list) -> int:
             d_total.append(t)
             loads.append(load())
             page.wait_for_timeout(300)
-        rows.append((f"D step ('+' on D, rerun idle; {len(d_change)} steps: median, min–max)",
-                     f"{statistics.median(d_change):.2f} s ({min(d_change):.2f}–{max(d_change):.2f})", "",
-                     max(loads)))
-        rows.append(("D step + 'Fit with this promise' until the result shows (median, min–max)",
-                     f"{statistics.median(d_total):.2f} s ({min(d_total):.2f}–{max(d_total):.2f})", "≤ 1 s",
-                     max(loads)))
+        rows.append(
+            (
+                f"D step ('+' on D, rerun idle; {len(d_change)} steps: median, min–max)",
+                f"{statistics.median(d_change):.2f} s ({min(d_change):.2f}–{max(d_change):.2f})",
+                "",
+                max(loads),
+            )
+        )
+        rows.append(
+            (
+                "D step + 'Fit with this promise' until the result shows (median, min–max)",
+                f"{statistics.median(d_total):.2f} s ({min(d_total):.2f}–{max(d_total):.2f})",
+                "≤ 1 s",
+                max(loads),
+            )
+        )
 
         step("trade-off curves")
         # (c) trade-off curves
@@ -267,8 +309,9 @@ def measure(base: str, args, rows: list) -> int:
         step("LightGBM comparison")
         # (d) LightGBM comparison
         compare = button_until_drawn(page, COMPARE, COMPARE_DONE, 1)
-        rows.append(("'Compare with LightGBM's own early stopping' → chart drawn, idle", f"{compare:.1f} s",
-                     "≤ 10 s", load()))
+        rows.append(
+            ("'Compare with LightGBM's own early stopping' → chart drawn, idle", f"{compare:.1f} s", "≤ 10 s", load())
+        )
         exceptions = page.locator('[data-testid="stException"]').count()
         browser.close()
     return exceptions

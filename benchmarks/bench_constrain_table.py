@@ -36,8 +36,9 @@ def mixed_table(n: int = 30_000, seed: int = 0) -> pd.DataFrame:
         frame[f"num_{j}"] = values.round(4)
     for j in range(7):  # categorical with 3..12 levels
         levels = np.array([f"c{j}_{k}" for k in range(3 + j)])
-        frame[f"cat_{j}"] = levels[np.clip((latent * (j % 3 + 1) + rng.normal(size=n) * 2).astype(int) % levels.size,
-                                           0, levels.size - 1)]
+        frame[f"cat_{j}"] = levels[
+            np.clip((latent * (j % 3 + 1) + rng.normal(size=n) * 2).astype(int) % levels.size, 0, levels.size - 1)
+        ]
     label = np.where(latent + rng.normal(size=n) > 0.8, "yes", "no").astype(object)
     label[rng.random(n) < 0.05] = ""
     frame["label"] = label
@@ -45,23 +46,31 @@ def mixed_table(n: int = 30_000, seed: int = 0) -> pd.DataFrame:
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     adult = read_table(sample_path("adult_table")).frame
     cases = {
-        "UCI Adult (48,842 rows, 14 features, split column)": (adult, TableSpec(
-            "income_over_50k", group="sex", group_value="Female", demographic_parity=0.8, split="split")),
-        "mixed table (30,000 rows, 20 columns, 5 % unlabelled)": (mixed_table(), TableSpec(
-            "label", group="group", group_value="A", demographic_parity=0.8)),
+        "UCI Adult (48,842 rows, 14 features, split column)": (
+            adult,
+            TableSpec("income_over_50k", group="sex", group_value="Female", demographic_parity=0.8, split="split"),
+        ),
+        "mixed table (30,000 rows, 20 columns, 5 % unlabelled)": (
+            mixed_table(),
+            TableSpec("label", group="group", group_value="A", demographic_parity=0.8),
+        ),
     }
     print(f"{'table':56s} {'seconds':>8s} {'features':>9s} {'train ratio':>12s} {'test error':>11s}")
     for name, (frame, spec) in cases.items():
         t0 = time.perf_counter()
         model = train_on_table(frame, spec)
         seconds = time.perf_counter() - t0
-        print(f"{name:56s} {seconds:8.1f} {len(model.preprocessing.feature_names):9d} "
-              f"{model.rates['train']['demographic_parity_ratio']:12.3f} {model.rates['test']['error']:11.4f}",
-              flush=True)
+        print(
+            f"{name:56s} {seconds:8.1f} {len(model.preprocessing.feature_names):9d} "
+            f"{model.rates['train']['demographic_parity_ratio']:12.3f} {model.rates['test']['error']:11.4f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -44,31 +44,38 @@ def page(repeats: int = 2) -> None:
     assert not at.exception, at.exception
     print(f"# {platform.platform()} | {os.cpu_count()} cores | code from {root}")
     for i in range(repeats):
-        for key, name in (("run_fair_sweep", "fairness sweep (8 kappa)"),
-                          ("run_churn_sweep", "churn sweep (5 targets)")):
+        for key, name in (
+            ("run_fair_sweep", "fairness sweep (8 kappa)"),
+            ("run_churn_sweep", "churn sweep (5 targets)"),
+        ):
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
             at.button(key=key).click().run()
             seconds = time.perf_counter() - t0
             assert not at.exception and not at.error, (at.exception, at.error)
-            print(f"{name}, click {i + 1}: {seconds:.2f} s (load average {load:.1f} -> {os.getloadavg()[0]:.1f})",
-                  flush=True)
+            print(
+                f"{name}, click {i + 1}: {seconds:.2f} s (load average {load:.1f} -> {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     data = adult_data()
     print(f"Adult: train {data.x_train.shape}, test {data.x_test.shape}")
     t0 = time.perf_counter()
-    model = fit_constrained(data.x_train, data.y_train,
-                            [DemographicParity(data.female_train, ~data.female_train, 0.8)])
+    model = fit_constrained(data.x_train, data.y_train, [DemographicParity(data.female_train, ~data.female_train, 0.8)])
     fit_s = time.perf_counter() - t0
     d_tr, d_te = model.predict(data.x_train), model.predict(data.x_test)
-    print(f"one fit (kappa = 0.8): {fit_s:.1f} s (target < 30 s), {len(model.trace_) - 1} MM iterations, "
-          f"{model.trace_[-1]['svm_solves']} inner solves; train error {np.mean(d_tr != data.y_train):.4f}, "
-          f"ratio {demographic_parity_ratio(d_tr, data.female_train, ~data.female_train):.3f}; test error "
-          f"{np.mean(d_te != data.y_test):.4f}, ratio {demographic_parity_ratio(d_te, data.female_test, ~data.female_test):.3f}")
+    print(
+        f"one fit (kappa = 0.8): {fit_s:.1f} s (target < 30 s), {len(model.trace_) - 1} MM iterations, "
+        f"{model.trace_[-1]['svm_solves']} inner solves; train error {np.mean(d_tr != data.y_train):.4f}, "
+        f"ratio {demographic_parity_ratio(d_tr, data.female_train, ~data.female_train):.3f}; test error "
+        f"{np.mean(d_te != data.y_test):.4f}, ratio {demographic_parity_ratio(d_te, data.female_test, ~data.female_test):.3f}"
+    )
 
     t0 = time.perf_counter()
     sweep = fairness_sweep(data)
@@ -91,18 +98,22 @@ def main():
         eg_s = time.perf_counter() - t0
         p_tr = eg.predict(xs_tr, random_state=0)
         p_te = eg.predict(xs_te, random_state=0)
-        print(f"\nfairlearn ExponentiatedGradient (DP difference <= 0.01, logistic regression): {eg_s:.1f} s; "
-              f"train error {np.mean(p_tr != data.y_train):.4f}, ratio "
-              f"{demographic_parity_ratio(p_tr, data.female_train, ~data.female_train):.3f}; test error "
-              f"{np.mean(p_te != data.y_test):.4f}, ratio "
-              f"{demographic_parity_ratio(p_te, data.female_test, ~data.female_test):.3f}")
+        print(
+            f"\nfairlearn ExponentiatedGradient (DP difference <= 0.01, logistic regression): {eg_s:.1f} s; "
+            f"train error {np.mean(p_tr != data.y_train):.4f}, ratio "
+            f"{demographic_parity_ratio(p_tr, data.female_train, ~data.female_train):.3f}; test error "
+            f"{np.mean(p_te != data.y_test):.4f}, ratio "
+            f"{demographic_parity_ratio(p_te, data.female_test, ~data.female_test):.3f}"
+        )
     except ImportError:
         print("\nfairlearn not installed: comparison skipped")
 
     t0 = time.perf_counter()
     churn = churn_sweep(data)
-    print(f"\nchurn sweep, 5 targets: {time.perf_counter() - t0:.0f} s; deployed recall "
-          f"{churn.attrs['deployed_recall']:.3f}, deployed test error {churn.attrs['deployed_test_error']:.4f}")
+    print(
+        f"\nchurn sweep, 5 targets: {time.perf_counter() - t0:.0f} s; deployed recall "
+        f"{churn.attrs['deployed_recall']:.3f}, deployed test error {churn.attrs['deployed_test_error']:.4f}"
+    )
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):
         print(churn.to_string(index=False))
 

@@ -56,14 +56,25 @@ def timed(fn, repeat: int = 3, number: int = 1):
 
 
 def record(case, size, seconds, peak_mb, target=None, ref_name=None, ref_seconds=None):
-    ROWS.append({"case": case, "size": size, "seconds": seconds, "peak_mb": peak_mb, "target": target,
-                 "reference": ref_name, "ref_seconds": ref_seconds})
+    ROWS.append(
+        {
+            "case": case,
+            "size": size,
+            "seconds": seconds,
+            "peak_mb": peak_mb,
+            "target": target,
+            "reference": ref_name,
+            "ref_seconds": ref_seconds,
+        }
+    )
     print_row(ROWS[-1])
 
 
 def print_header():
-    print(f"{'case':44s} {'size':>18s} {'seconds':>10s} {'peak MB':>9s} {'target':>9s} "
-          f"{'reference (same run)':>34s} {'ref s':>9s} {'speed-up':>9s}")
+    print(
+        f"{'case':44s} {'size':>18s} {'seconds':>10s} {'peak MB':>9s} {'target':>9s} "
+        f"{'reference (same run)':>34s} {'ref s':>9s} {'speed-up':>9s}"
+    )
 
 
 def print_row(r):
@@ -71,16 +82,20 @@ def print_row(r):
     ref_s = f"{r['ref_seconds']:.4g}" if r["ref_seconds"] is not None else ""
     ratio = f"{r['ref_seconds'] / r['seconds']:.0f}x" if r["ref_seconds"] else ""
     target = r["target"] or ""
-    print(f"{r['case']:44s} {r['size']:>18s} {r['seconds']:10.4g} {r['peak_mb']:9.1f} {target:>9s} "
-          f"{ref:>34s} {ref_s:>9s} {ratio:>9s}", flush=True)
+    print(
+        f"{r['case']:44s} {r['size']:>18s} {r['seconds']:10.4g} {r['peak_mb']:9.1f} {target:>9s} "
+        f"{ref:>34s} {ref_s:>9s} {ratio:>9s}",
+        flush=True,
+    )
 
 
 def rare_event_data(n: int, k: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.02).astype(np.int64)
     z = rng.standard_normal(n)
-    s = np.column_stack([np.round(1 / (1 + np.exp(-(2.5 * y + 0.7 * z + 0.7 * rng.standard_normal(n) - 3))), 6)
-                         for _ in range(k)])
+    s = np.column_stack(
+        [np.round(1 / (1 + np.exp(-(2.5 * y + 0.7 * z + 0.7 * rng.standard_normal(n) - 3))), 6) for _ in range(k)]
+    )
     return s, y
 
 
@@ -102,8 +117,15 @@ def bench_single(n: int):
 
     sec, peak, _ = timed(full)
     ref, _, _ = timed(reference, repeat=1)
-    record("PN curve + hull + operating point", f"n={n:,}", sec, peak, "< 1 s",
-           "sklearn roc_curve + IsotonicRegression", ref)
+    record(
+        "PN curve + hull + operating point",
+        f"n={n:,}",
+        sec,
+        peak,
+        "< 1 s",
+        "sklearn roc_curve + IsotonicRegression",
+        ref,
+    )
     hull = upper_hull(pn_curve(s, y))
     targets = np.linspace(0.01, 0.99, 1000)
     sec, peak, _ = timed(lambda: sweep(targets=targets, hull=hull))
@@ -122,12 +144,13 @@ def bench_bootstrap(n: int, reference: bool = True):
     rng = np.random.default_rng(0)
     uniform = np.round(rng.random(n), 6), (rng.random(n) < 0.02).astype(np.int64)
     bootstrap(s[:1000], y[:1000], n_boot=2, resample="poisson")  # compile once
-    for name, (scores, labels) in (("scores", (s, y)), ("uniform scores", uniform)):
+    for _name, (scores, labels) in (("scores", (s, y)), ("uniform scores", uniform)):
         distinct = np.unique(scores).size
         for resample, workers in (("poisson", 1), ("poisson", 2), ("multinomial", 1)):
             cpu = time.process_time()
-            sec, peak, _ = timed(lambda: bootstrap(scores, labels, n_boot=200, resample=resample, workers=workers),
-                                 repeat=1)
+            sec, peak, _ = timed(
+                lambda: bootstrap(scores, labels, n_boot=200, resample=resample, workers=workers), repeat=1
+            )
             cpu = (time.process_time() - cpu) / 2  # timed() runs it twice (timing, then memory)
             ref = None
             if reference and workers == 1:
@@ -136,8 +159,15 @@ def bench_bootstrap(n: int, reference: bool = True):
                     ref, _, _ = timed(lambda: bootstrap(scores, labels, n_boot=200, resample=resample), repeat=1)
                 finally:
                     module._COMPILED = True
-            record(f"bootstrap 200, {resample}, {workers} thread(s), CPU {cpu:.2f} s", f"n={n:,}, {distinct:,} dist.",
-                   sec, peak, "< 2 s", "numpy path (same draws)" if ref else None, ref)
+            record(
+                f"bootstrap 200, {resample}, {workers} thread(s), CPU {cpu:.2f} s",
+                f"n={n:,}, {distinct:,} dist.",
+                sec,
+                peak,
+                "< 2 s",
+                "numpy path (same draws)" if ref else None,
+                ref,
+            )
             print(f"    load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
@@ -159,8 +189,15 @@ def bench_grid(n: int, k: int, bins: int, target: str):
     ref, _, _ = timed(per_cell, repeat=1)
     cells_sub = int(np.prod([a.size for a in sub_axes]))
     ref_full = ref * grid.tp.size / cells_sub
-    record(f"grid counts k={k} (OR)", f"n={n:,}, {'x'.join(map(str, grid.shape))}", sec, peak, target,
-           f"per-cell masks ({cells_sub} cells, scaled)", ref_full)
+    record(
+        f"grid counts k={k} (OR)",
+        f"n={n:,}, {'x'.join(map(str, grid.shape))}",
+        sec,
+        peak,
+        target,
+        f"per-cell masks ({cells_sub} cells, scaled)",
+        ref_full,
+    )
     return grid
 
 
@@ -185,11 +222,20 @@ def bench_graph(grid_200, grid_100):
         return nx.bellman_ford_path(g, (0, 0), (m0 - 1, m1 - 1))
 
     ref, _, nodes = timed(bellman_ford, repeat=3)
-    area_nx = sum(0.5 * (grid_100.tp[a] + grid_100.tp[b]) * (grid_100.fp[a] - grid_100.fp[b])
-                  for a, b in zip(nodes[:-1], nodes[1:]))
+    area_nx = sum(
+        0.5 * (grid_100.tp[a] + grid_100.tp[b]) * (grid_100.fp[a] - grid_100.fp[b])
+        for a, b in zip(nodes[:-1], nodes[1:])
+    )
     assert abs(area_nx - path.auc) <= 1e-9 * path.auc, "networkx and the DP disagree"
-    record("graph path (DAG dynamic programme)", "100x100 grid", sec100, peak100, ">= 30x",
-           "networkx bellman_ford_path (search only)", ref)
+    record(
+        "graph path (DAG dynamic programme)",
+        "100x100 grid",
+        sec100,
+        peak100,
+        ">= 30x",
+        "networkx bellman_ford_path (search only)",
+        ref,
+    )
 
 
 def bench_nd_graph(grid_3d):
@@ -201,11 +247,20 @@ def bench_analytic(grid_100, grid_3d):
     gp = graph_path(grid_100)
     for family in ("power", "spline"):
         sec, peak, path = timed(lambda: analytic_path(grid_100, family), repeat=1)
-        record(f"analytic path ({family}); area {100 * path.auc / gp.auc:.2f} % of graph", "100x100 grid",
-               sec, peak, "< 2 s" if family == "power" else None)
+        record(
+            f"analytic path ({family}); area {100 * path.auc / gp.auc:.2f} % of graph",
+            "100x100 grid",
+            sec,
+            peak,
+            "< 2 s" if family == "power" else None,
+        )
     sec, peak, path = timed(lambda: analytic_path(grid_3d, "power"), repeat=1)
-    record(f"analytic path k=3 (power); area {100 * path.auc / graph_path(grid_3d).auc:.2f} % of graph",
-           "x".join(map(str, grid_3d.shape)) + " grid", sec, peak)
+    record(
+        f"analytic path k=3 (power); area {100 * path.auc / graph_path(grid_3d).auc:.2f} % of graph",
+        "x".join(map(str, grid_3d.shape)) + " grid",
+        sec,
+        peak,
+    )
 
 
 END_TO_END = r"""
@@ -237,12 +292,18 @@ print(t1 - t0, t2 - t1, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 102
 
 def bench_end_to_end(n: int):
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", END_TO_END, str(root), str(n)], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", END_TO_END, str(root), str(n)], capture_output=True, text=True, check=True
+    ).stdout.split()
     load_s, compute_s, rss_mb = map(float, out)
     record("end to end: CSV parse + validate", f"n={n:,}, k=2", load_s, float("nan"))
-    record("end to end: 2 op. points + 200^2 grid + paths", f"n={n:,}, k=2", compute_s, rss_mb,
-           "< 1 GB (peak RSS of the process, CSV bytes included)")
+    record(
+        "end to end: 2 op. points + 200^2 grid + paths",
+        f"n={n:,}, k=2",
+        compute_s,
+        rss_mb,
+        "< 1 GB (peak RSS of the process, CSV bytes included)",
+    )
 
 
 def main():
@@ -252,8 +313,10 @@ def main():
     ap.add_argument("--no-reference", action="store_true", help="without the numpy-path references")
     args = ap.parse_args()
     n = 100_000 if args.quick else 1_000_000
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     print_header()
     if args.bootstrap_only:
         bench_bootstrap(n, reference=not args.no_reference)

@@ -31,8 +31,11 @@ def adult_lightgbm():
     import lightgbm
 
     adult = load_public_dataset("adult")
-    cats = {c: sorted(adult.x[c].dropna().unique()) for c in adult.x.columns
-            if not pd.api.types.is_numeric_dtype(adult.x[c])}
+    cats = {
+        c: sorted(adult.x[c].dropna().unique())
+        for c in adult.x.columns
+        if not pd.api.types.is_numeric_dtype(adult.x[c])
+    }
 
     def encode(x):
         x = x.copy()
@@ -56,29 +59,41 @@ def timed(fn) -> float:
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     model, x_train, x_test = adult_lightgbm()
     loaded = load_model(model.booster_.model_to_string().encode(), name="adult.txt")
     f_fit = loaded.ensemble.contributions(loaded.features(x_train))
     f_test = loaded.ensemble.contributions(loaded.features(x_test))
     bias = loaded.ensemble.bias
-    curve = fidelity_curve(f_fit, f_test, bias=bias, disagreements=(0.0005, 0.001, 0.003, 0.01, 0.02),
-                           lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0),
-                           lightgbm_freqs=(1, 5, 10, 20))
+    curve = fidelity_curve(
+        f_fit,
+        f_test,
+        bias=bias,
+        disagreements=(0.0005, 0.001, 0.003, 0.01, 0.02),
+        lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0),
+        lightgbm_freqs=(1, 5, 10, 20),
+    )
     qwyc = curve[curve["method"] == "QWYC with fidelity promise"]
     lgb = curve[curve["method"] == "LightGBM pred_early_stop"]
-    print(f"\n{'D':>6s} {'fit s':>6s} {'trees':>7s} {'test disagree':>14s} {'95 % interval':>18s} "
-          f"{'best LightGBM at <= that':>26s} {'its trees':>9s}")
+    print(
+        f"\n{'D':>6s} {'fit s':>6s} {'trees':>7s} {'test disagree':>14s} {'95 % interval':>18s} "
+        f"{'best LightGBM at <= that':>26s} {'its trees':>9s}"
+    )
     for d in (0.001, 0.003, 0.01):
         fit_s = timed(lambda: fit_fidelity(f_fit, max_disagreement=d, bias=bias))
         row = qwyc[qwyc["promised D"] == d].iloc[0]
         peers = lgb[lgb["test disagreement"] <= row["test disagreement"]]
         peer = peers.sort_values("mean trees (test)").iloc[0] if len(peers) else None
-        print(f"{100 * d:5.2f}% {fit_s:6.1f} {row['mean trees (test)']:7.1f} {100 * row['test disagreement']:13.3f}% "
-              f"[{100 * row['interval low']:6.3f}, {100 * row['interval high']:6.3f}] % "
-              f"{(peer['setting'] if peer is not None else 'none'):>26s} "
-              f"{(peer['mean trees (test)'] if peer is not None else float('nan')):9.1f}", flush=True)
+        print(
+            f"{100 * d:5.2f}% {fit_s:6.1f} {row['mean trees (test)']:7.1f} {100 * row['test disagreement']:13.3f}% "
+            f"[{100 * row['interval low']:6.3f}, {100 * row['interval high']:6.3f}] % "
+            f"{(peer['setting'] if peer is not None else 'none'):>26s} "
+            f"{(peer['mean trees (test)'] if peer is not None else float('nan')):9.1f}",
+            flush=True,
+        )
     print("\nfull curve:")
     print(curve.to_string(index=False))
 
@@ -90,12 +105,13 @@ def main():
         "our traversal, all trees": lambda xs: loaded.ensemble.decision_function(xs),
         "LightGBM predict, all trees": lambda xs: booster.predict(xs, raw_score=True),
         "LightGBM pred_early_stop (margin 3, freq 10)": lambda xs: booster.predict(
-            xs, raw_score=True, pred_early_stop=True, pred_early_stop_freq=10, pred_early_stop_margin=3.0),
+            xs, raw_score=True, pred_early_stop=True, pred_early_stop_freq=10, pred_early_stop_margin=3.0
+        ),
     }
     print(f"\n{'evaluator':46s} {'16,281 rows s':>14s} {'one row ms':>11s}")
     for name, fn in rows.items():
         batch = best(lambda: timed(lambda: fn(x)))
-        single = best(lambda: timed(lambda: [fn(x[i:i + 1]) for i in range(200)])) / 200 * 1000
+        single = best(lambda: timed(lambda: [fn(x[i : i + 1]) for i in range(200)])) / 200 * 1000
         print(f"{name:46s} {batch:14.3f} {single:11.3f}", flush=True)
 
 

@@ -35,8 +35,10 @@ from engine.pages import PAGES  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, FLAGS, rss_mb, serve, streamlit_pid  # noqa: E402
 
 TTL_SECONDS, HOUSEKEEPING_SECONDS = 10, 5
-SERVER_ENV = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
-              "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS)}
+SERVER_ENV = {
+    "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
+    "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS),
+}
 
 #: page url path -> keys of the buttons pressed on it (in order), when the page shows them
 HEAVY = {
@@ -49,10 +51,12 @@ HEAVY = {
 VERBOSE = False
 RECORD = "Add to decision record"
 
-IDLE = ("() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-        " return document.querySelector('[data-testid=\"stSidebarNav\"]') && !document.querySelector("
-        "'[data-stale=\"true\"]') && !document.querySelector('[data-testid=\"stSpinner\"]')"
-        " && (!w || !/Running|Stop/.test(w.innerText)); }")
+IDLE = (
+    "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+    " return document.querySelector('[data-testid=\"stSidebarNav\"]') && !document.querySelector("
+    "'[data-stale=\"true\"]') && !document.querySelector('[data-testid=\"stSpinner\"]')"
+    " && (!w || !/Running|Stop/.test(w.innerText)); }"
+)
 
 
 def idle(page, timeout_s: float = 900) -> None:
@@ -172,14 +176,20 @@ def main() -> None:
         except StopIteration:
             pass
     load1 = os.getloadavg()
-    print(f"\n{args.sessions} sessions, every page and heavy button (skipped: {', '.join(args.skip) or 'none'}); "
-          f"{time.perf_counter() - t0:.0f} s; reconnect window {TTL_SECONDS} s, housekeeping every "
-          f"{HOUSEKEEPING_SECONDS} s; load average {load0[0]:.1f} at start, {load1[0]:.1f} at the end")
-    print("| RSS start | every page seen | warm baseline | peak | right after close | after reaping | delta vs warm "
-          "baseline | delta vs every page seen |")
+    print(
+        f"\n{args.sessions} sessions, every page and heavy button (skipped: {', '.join(args.skip) or 'none'}); "
+        f"{time.perf_counter() - t0:.0f} s; reconnect window {TTL_SECONDS} s, housekeeping every "
+        f"{HOUSEKEEPING_SECONDS} s; load average {load0[0]:.1f} at start, {load1[0]:.1f} at the end"
+    )
+    print(
+        "| RSS start | every page seen | warm baseline | peak | right after close | after reaping | delta vs warm "
+        "baseline | delta vs every page seen |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {start:.0f} MB | {light:.0f} MB | {baseline:.0f} MB | {peak.mb:.0f} MB | {closed:.0f} MB | "
-          f"{after:.0f} MB | {after - baseline:+.0f} MB | {after - light:+.0f} MB |")
+    print(
+        f"| {start:.0f} MB | {light:.0f} MB | {baseline:.0f} MB | {peak.mb:.0f} MB | {closed:.0f} MB | "
+        f"{after:.0f} MB | {after - baseline:+.0f} MB | {after - light:+.0f} MB |"
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def data(n: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, 10))
     x[rng.random(x.shape) < 0.05] = np.nan
-    y = (np.nan_to_num(x[:, 0]) + np.nan_to_num(x[:, 1]) * np.nan_to_num(x[:, 2]) + rng.normal(size=n) > 0)
+    y = np.nan_to_num(x[:, 0]) + np.nan_to_num(x[:, 1]) * np.nan_to_num(x[:, 2]) + rng.normal(size=n) > 0
     return pd.DataFrame(x, columns=[f"x{j}" for j in range(10)]), y.astype(int)
 
 
@@ -42,36 +42,46 @@ def models(frame, y, trees: int):
     xgb = xgboost.XGBClassifier(n_estimators=trees, max_depth=5).fit(frame, y)
     hgb = HistGradientBoostingClassifier(max_iter=trees, max_depth=5, early_stopping=False).fit(frame, y)
     return {
-        "LightGBM text": (lgb.booster_.model_to_string().encode(),
-                          lambda f: lgb.booster_.predict(f, raw_score=True)),
-        "XGBoost UBJSON": (bytes(xgb.get_booster().save_raw("ubj")),
-                           lambda f: xgb.get_booster().predict(xgboost.DMatrix(f), output_margin=True)),
+        "LightGBM text": (lgb.booster_.model_to_string().encode(), lambda f: lgb.booster_.predict(f, raw_score=True)),
+        "XGBoost UBJSON": (
+            bytes(xgb.get_booster().save_raw("ubj")),
+            lambda f: xgb.get_booster().predict(xgboost.DMatrix(f), output_margin=True),
+        ),
         "skops HistGradientBoosting": (skops.io.dumps(hgb), hgb.decision_function),
     }
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     frame, y = data(50_000)
-    print(f"{'format':28s} {'trees':>6s} {'rows':>7s} {'load s':>7s} {'F s':>7s} {'peak MB':>8s} "
-          f"{'library margin s':>17s} {'max |diff|':>11s}")
+    print(
+        f"{'format':28s} {'trees':>6s} {'rows':>7s} {'load s':>7s} {'F s':>7s} {'peak MB':>8s} "
+        f"{'library margin s':>17s} {'max |diff|':>11s}"
+    )
     for name, (raw, margin) in models(frame, y, 500).items():
         model, load_s, _ = timed(lambda: load_model(raw, name=name))
         x = model.features(frame)
         f, f_s, peak = timed(lambda: model.ensemble.contributions(x))
         ref, ref_s, _ = timed(lambda: margin(frame))
         diff = np.abs(model.ensemble.bias + f.sum(axis=1) - ref).max()
-        print(f"{name:28s} {model.n_trees:6d} {len(frame):7,} {load_s:7.2f} {f_s:7.2f} {peak:8.0f} {ref_s:17.3f} "
-              f"{diff:11.1e}", flush=True)
+        print(
+            f"{name:28s} {model.n_trees:6d} {len(frame):7,} {load_s:7.2f} {f_s:7.2f} {peak:8.0f} {ref_s:17.3f} "
+            f"{diff:11.1e}",
+            flush=True,
+        )
     small, y_small = data(10_000, seed=1)
     raw, _ = models(small, y_small, 300)["LightGBM text"]
     model = load_model(raw)
     f = model.ensemble.contributions(model.features(small))
     policy, fit_s, _ = timed(lambda: fit_qwyc(f, alpha=0.005, bias=model.ensemble.bias))
     stats = policy.evaluate(f)
-    print(f"\nQWYC* fit, 300 trees x 10,000 rows, alpha 0.5 %: {fit_s:.2f} s; mean trees {stats['mean_models']:.1f}; "
-          f"disagreement {stats['disagreement_pct']:.2f} %")
+    print(
+        f"\nQWYC* fit, 300 trees x 10,000 rows, alpha 0.5 %: {fit_s:.2f} s; mean trees {stats['mean_models']:.1f}; "
+        f"disagreement {stats['disagreement_pct']:.2f} %"
+    )
 
 
 if __name__ == "__main__":

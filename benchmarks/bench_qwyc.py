@@ -42,33 +42,55 @@ from engine.qwyc import fit_qwyc, time_early_exit, tradeoff_curves, train_adult_
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
     t0 = time.perf_counter()
     trained = train_adult_gbt()
     f_fit = trained.ensemble.contributions(trained.x_train)
     f_test = trained.ensemble.contributions(trained.x_test)
-    print(f"trained 500 trees in {trained.fit_seconds:.1f} s; F extracted in {time.perf_counter() - t0 - trained.fit_seconds:.1f} s; "
-          f"reconstruction error {np.abs(trained.ensemble.bias + f_test.sum(1) - trained.model.decision_function(trained.x_test)).max():.1e}")
+    print(
+        f"trained 500 trees in {trained.fit_seconds:.1f} s; F extracted in {time.perf_counter() - t0 - trained.fit_seconds:.1f} s; "
+        f"reconstruction error {np.abs(trained.ensemble.bias + f_test.sum(1) - trained.model.decision_function(trained.x_test)).max():.1e}"
+    )
     bias = trained.ensemble.bias
     policy = fit_qwyc(f_fit, alpha=0.005, bias=bias)
     fit_m = policy.evaluate(f_fit, trained.y_train)
     test_m = policy.evaluate(f_test, trained.y_test)
-    print(f"\nQWYC* alpha=0.5 %: fit time {policy.fit_seconds:.1f} s (target < 20 s); test mean trees "
-          f"{test_m['mean_models']:.1f} (target <= 60); test disagreement {test_m['disagreement_pct']:.2f} % "
-          f"(target <= 1 %); fit disagreement {fit_m['disagreement_pct']:.3f} %; test accuracy "
-          f"{test_m['accuracy']:.4f} (full {test_m['full_accuracy']:.4f})")
+    print(
+        f"\nQWYC* alpha=0.5 %: fit time {policy.fit_seconds:.1f} s (target < 20 s); test mean trees "
+        f"{test_m['mean_models']:.1f} (target <= 60); test disagreement {test_m['disagreement_pct']:.2f} % "
+        f"(target <= 1 %); fit disagreement {fit_m['disagreement_pct']:.3f} %; test accuracy "
+        f"{test_m['accuracy']:.4f} (full {test_m['full_accuracy']:.4f})"
+    )
     timing = time_early_exit(trained.ensemble, policy, trained.x_test, reference=trained.model.decision_function)
-    print(f"wall clock on {timing.rows:,} test rows: all trees (this engine) {timing.full_seconds * 1e3:.0f} ms, "
-          f"early exit {timing.early_seconds * 1e3:.0f} ms ({timing.speedup:.1f}x), scikit-learn decision_function "
-          f"{timing.reference_seconds * 1e3:.0f} ms ({timing.reference_seconds / timing.early_seconds:.1f}x); "
-          f"decisions identical to the policy: {timing.decisions_match_policy}")
+    print(
+        f"wall clock on {timing.rows:,} test rows: all trees (this engine) {timing.full_seconds * 1e3:.0f} ms, "
+        f"early exit {timing.early_seconds * 1e3:.0f} ms ({timing.speedup:.1f}x), scikit-learn decision_function "
+        f"{timing.reference_seconds * 1e3:.0f} ms ({timing.reference_seconds / timing.early_seconds:.1f}x); "
+        f"decisions identical to the policy: {timing.decisions_match_policy}"
+    )
     t0 = time.perf_counter()
-    table = tradeoff_curves(f_fit, f_test, labels_fit=trained.y_train, labels_test=trained.y_test, bias=bias,
-                            alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02))
+    table = tradeoff_curves(
+        f_fit,
+        f_test,
+        labels_fit=trained.y_train,
+        labels_test=trained.y_test,
+        bias=bias,
+        alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
+    )
     print(f"\ntrade-off sweep in {time.perf_counter() - t0:.0f} s")
-    cols = ["method", "parameter", "fit_mean_models", "fit_disagreement_pct", "test_mean_models",
-            "test_disagreement_pct", "test_accuracy", "pareto"]
+    cols = [
+        "method",
+        "parameter",
+        "fit_mean_models",
+        "fit_disagreement_pct",
+        "test_mean_models",
+        "test_disagreement_pct",
+        "test_accuracy",
+        "pareto",
+    ]
     with pd.option_context("display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format):
         print(table[cols].to_string(index=False))
     # where is QWYC* not on or below the other curves? compare inside the disagreement range QWYC* covers
@@ -89,8 +111,10 @@ def main():
         print(f"  {w[0]} ({w[1]}): {w[2]:.1f} trees at {w[3]:.2f} %, QWYC* needs {w[4]:.1f}")
     if not beaten:
         print("  none")
-    print(f"points outside the span (not comparable along the curve): {len(outside)}; those below {lo:.2f} % need "
-          f"at least {min([r.test_mean_models for r in outside if r.test_disagreement_pct < lo] or [np.nan]):.0f} trees")
+    print(
+        f"points outside the span (not comparable along the curve): {len(outside)}; those below {lo:.2f} % need "
+        f"at least {min([r.test_mean_models for r in outside if r.test_disagreement_pct < lo] or [np.nan]):.0f} trees"
+    )
 
 
 def best_of(fn, repeats: int = 5) -> float:
@@ -109,8 +133,10 @@ def evaluator_race(single_rows: int = 1000):
     from engine.qwyc import fit_fidelity, lightgbm_early_stop_policy, load_model
     from engine.qwyc.evaluator import flatten_ensemble
 
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)"
+    )
     model, x_train, x_test = adult_lightgbm()
     booster = model.booster_
     loaded = load_model(booster.model_to_string().encode(), name="adult.txt")
@@ -130,9 +156,11 @@ def evaluator_race(single_rows: int = 1000):
             d, n = lightgbm_early_stop_policy(t_count, freq, margin, bias=bias).predict(f_test)
             grid.append((float(np.mean(d != full)), float(n.mean()), margin, freq))
     matched = min((g for g in grid if g[0] <= ours_dis), key=lambda g: g[1], default=max(grid, key=lambda g: g[1]))
-    print(f"policy D = 0.3 % fitted in {fit_s:.1f} s: {ours_trees.mean():.1f} of {t_count} trees, test disagreement "
-          f"{100 * ours_dis:.3f} %; LightGBM pred_early_stop matched: margin {matched[2]:g}, freq {matched[3]}, "
-          f"{matched[1]:.1f} trees, {100 * matched[0]:.3f} %")
+    print(
+        f"policy D = 0.3 % fitted in {fit_s:.1f} s: {ours_trees.mean():.1f} of {t_count} trees, test disagreement "
+        f"{100 * ours_dis:.3f} %; LightGBM pred_early_stop matched: margin {matched[2]:g}, freq {matched[3]}, "
+        f"{matched[1]:.1f} trees, {100 * matched[0]:.3f} %"
+    )
     assert np.array_equal(flat.early_exit(policy, x)[0], ours_dec)
     one = dict(raw_score=True, num_threads=1)
     rows = {
@@ -140,13 +168,14 @@ def evaluator_race(single_rows: int = 1000):
         "ours: compiled traversal, all trees": lambda xs: flat.decision_function(xs),
         "LightGBM predict, all trees": lambda xs: booster.predict(xs, **one),
         f"LightGBM pred_early_stop (margin {matched[2]:g}, freq {matched[3]})": lambda xs: booster.predict(
-            xs, pred_early_stop=True, pred_early_stop_freq=matched[3], pred_early_stop_margin=matched[2], **one),
+            xs, pred_early_stop=True, pred_early_stop_freq=matched[3], pred_early_stop_margin=matched[2], **one
+        ),
     }
     print(f"\n{'evaluator (1 thread)':52s} {f'{x.shape[0]:,} rows s':>14s} {'one row ms':>11s}")
     for name, fn in rows.items():
         fn(x[:10])  # compiled on first use
         batch = best_of(lambda: fn(x))
-        single = best_of(lambda: [fn(x[i:i + 1]) for i in range(single_rows)], 3) / single_rows * 1e3
+        single = best_of(lambda: [fn(x[i : i + 1]) for i in range(single_rows)], 3) / single_rows * 1e3
         print(f"{name:52s} {batch:14.4f} {single:11.4f}", flush=True)
 
 
@@ -160,11 +189,16 @@ def reference_policy(commit: str):
     root.mkdir()
     (root / "__init__.py").write_text("")
     for name in ("policy", "kernels"):
-        source = subprocess.run(["git", "show", f"{commit}:engine/qwyc/{name}.py"], capture_output=True, text=True,
-                                cwd=Path(__file__).resolve().parent)
+        source = subprocess.run(
+            ["git", "show", f"{commit}:engine/qwyc/{name}.py"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+        )
         if source.returncode == 0:
-            (root / f"{name}.py").write_text(source.stdout.replace("from .evaluator import",
-                                                                   "from engine.qwyc.evaluator import"))
+            (root / f"{name}.py").write_text(
+                source.stdout.replace("from .evaluator import", "from engine.qwyc.evaluator import")
+            )
     sys.path.insert(0, str(root.parent))
     return importlib.import_module(f"{root.name}.policy")
 
@@ -173,13 +207,20 @@ def fit_race(commit: str = "178950a"):
     """QWYC* fits of this tree against ``commit``'s (default: the compiled scan before the blocked one)."""
     from engine.qwyc import adult_gbt_sample, fit_qwyc
 
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)"
+    )
     trained = adult_gbt_sample()  # the shipped file: train_adult_gbt()'s 500 trees
     f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
     reference = reference_policy(commit)
-    settings = ((0.005, False, "greedy"), (0.0, False, "greedy"), (0.02, False, "greedy"), (0.005, True, "greedy"),
-                (0.005, False, "rationed"))
+    settings = (
+        (0.005, False, "greedy"),
+        (0.0, False, "greedy"),
+        (0.02, False, "greedy"),
+        (0.005, True, "greedy"),
+        (0.005, False, "rationed"),
+    )
     for fit in (fit_qwyc, reference.fit_qwyc):  # every path compiled (or read from Numba's cache) before timing
         for alpha, neg_only, budget in settings:
             fit(np.ascontiguousarray(f_fit[:3000, :60]), alpha=alpha, bias=bias, neg_only=neg_only, budget=budget)
@@ -192,10 +233,17 @@ def fit_race(commit: str = "178950a"):
         t0, c0 = time.perf_counter(), time.process_time()
         old = reference.fit_qwyc(f_fit, **kwargs)
         old_s, old_c = time.perf_counter() - t0, time.process_time() - c0
-        same = (np.array_equal(new.order, old.order) and np.array_equal(new.eps_minus, old.eps_minus)
-                and np.array_equal(new.eps_plus, old.eps_plus) and new.fit_disagreements == old.fit_disagreements)
-        print(f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:8.2f} ({new_c:5.2f}) "
-              f"{old_s:10.2f} ({old_c:5.2f}) {same!s:>11s} {os.getloadavg()[0]:5.1f}", flush=True)
+        same = (
+            np.array_equal(new.order, old.order)
+            and np.array_equal(new.eps_minus, old.eps_minus)
+            and np.array_equal(new.eps_plus, old.eps_plus)
+            and new.fit_disagreements == old.fit_disagreements
+        )
+        print(
+            f"alpha {100 * alpha:.1f} %, neg_only {neg_only!s:5s}, {budget:8s} {new_s:8.2f} ({new_c:5.2f}) "
+            f"{old_s:10.2f} ({old_c:5.2f}) {same!s:>11s} {os.getloadavg()[0]:5.1f}",
+            flush=True,
+        )
 
 
 def threads_race(repeats: int = 3):
@@ -204,8 +252,10 @@ def threads_race(repeats: int = 3):
     from engine.qwyc.evaluator import flatten_ensemble
 
     cores = default_workers()
-    print(f"# {platform.platform()} | {os.cpu_count()} cores, default workers {cores} | load average "
-          f"{os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)")
+    print(
+        f"# {platform.platform()} | {os.cpu_count()} cores, default workers {cores} | load average "
+        f"{os.getloadavg()[0]:.1f} (shared machine: compare rows of one run)"
+    )
     trained = adult_gbt_sample()
     flat = flatten_ensemble(trained.ensemble)
     f_fit, bias = flat.contributions(trained.x_train), trained.ensemble.bias
@@ -222,14 +272,20 @@ def threads_race(repeats: int = 3):
             one, s1, c1 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, workers=1))
             many, s2, c2 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only, workers=cores))
             same = all(np.array_equal(getattr(one, k), getattr(many, k)) for k in ("order", "eps_minus", "eps_plus"))
-            print(f"{f'QWYC* fit, alpha {100 * alpha:.1f} %, neg_only {neg_only}':42s} {s1:8.3f} ({c1:5.2f}) "
-                  f"{s2:9.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}", flush=True)
+            print(
+                f"{f'QWYC* fit, alpha {100 * alpha:.1f} %, neg_only {neg_only}':42s} {s1:8.3f} ({c1:5.2f}) "
+                f"{s2:9.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}",
+                flush=True,
+            )
     x = np.vstack([trained.x_train, trained.x_test])
     for _ in range(repeats):
         one, s1, c1 = timed(lambda: flat.contributions(x, workers=1))
         many, s2, c2 = timed(lambda: flat.contributions(x, workers=cores))
-        print(f"{f'contributions, {x.shape[0]:,} rows x 500 trees':42s} {s1:8.3f} ({c1:5.2f}) {s2:9.3f} ({c2:5.2f}) "
-              f"{np.array_equal(one, many)!s:>5s} {os.getloadavg()[0]:5.1f}", flush=True)
+        print(
+            f"{f'contributions, {x.shape[0]:,} rows x 500 trees':42s} {s1:8.3f} ({c1:5.2f}) {s2:9.3f} ({c2:5.2f}) "
+            f"{np.array_equal(one, many)!s:>5s} {os.getloadavg()[0]:5.1f}",
+            flush=True,
+        )
 
 
 def start_race(repeats: int = 3):
@@ -237,8 +293,10 @@ def start_race(repeats: int = 3):
     ``qwyc_start`` (its tier of α, as the page keeps it), alternated, default threads; then the trade-off sweep."""
     from engine.qwyc import adult_gbt_sample, fit_qwyc, qwyc_start, start_alpha
 
-    print(f"# {platform.platform()} | {os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: "
-          "compare rows of one run)")
+    print(
+        f"# {platform.platform()} | {os.cpu_count()} cores | load average {os.getloadavg()[0]:.1f} (shared machine: "
+        "compare rows of one run)"
+    )
     trained = adult_gbt_sample()
     f_fit, bias = trained.ensemble.contributions(trained.x_train), trained.ensemble.bias
     f_test = trained.ensemble.contributions(trained.x_test)
@@ -253,20 +311,35 @@ def start_race(repeats: int = 3):
     starts = {}
     for tier in (0.01, 0.02, 0.05):
         starts[tier], s, c = timed(lambda: qwyc_start(f_fit, bias=bias, max_alpha=tier))
-        print(f"qwyc_start up to alpha {100 * tier:.0f} %: {s:.3f} s ({c:.2f} CPU), {starts[tier].nbytes / 1e6:.1f} MB, "
-              f"load {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"qwyc_start up to alpha {100 * tier:.0f} %: {s:.3f} s ({c:.2f} CPU), {starts[tier].nbytes / 1e6:.1f} MB, "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
     print(f"{'alpha':>7s} {'from F s (CPU)':>16s} {'with start s (CPU)':>19s} {'same':>5s} {'load':>5s}")
     for _ in range(repeats):
         for alpha in (0.0055, 0.006, 0.0065, 0.0045, 0.015):
             plain, s1, c1 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias))
             start = starts[start_alpha(alpha)]
             shared, s2, c2 = timed(lambda: fit_qwyc(f_fit, alpha=alpha, bias=bias, start=start))
-            same = (all(np.array_equal(getattr(plain, k), getattr(shared, k)) for k in ("order", "eps_minus", "eps_plus"))
-                    and plain.fit_disagreements == shared.fit_disagreements)
-            print(f"{100 * alpha:6.2f}% {s1:8.3f} ({c1:5.2f}) {s2:10.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}",
-                  flush=True)
-    _, s, c = timed(lambda: tradeoff_curves(f_fit, f_test, labels_fit=trained.y_train, labels_test=trained.y_test,
-                                            bias=bias, alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02)))
+            same = (
+                all(np.array_equal(getattr(plain, k), getattr(shared, k)) for k in ("order", "eps_minus", "eps_plus"))
+                and plain.fit_disagreements == shared.fit_disagreements
+            )
+            print(
+                f"{100 * alpha:6.2f}% {s1:8.3f} ({c1:5.2f}) {s2:10.3f} ({c2:5.2f}) {same!s:>5s} {os.getloadavg()[0]:5.1f}",
+                flush=True,
+            )
+    _, s, c = timed(
+        lambda: tradeoff_curves(
+            f_fit,
+            f_test,
+            labels_fit=trained.y_train,
+            labels_test=trained.y_test,
+            bias=bias,
+            alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02),
+        )
+    )
     print(f"trade-off curves (6 alpha, 42 policies): {s:.2f} s ({c:.2f} CPU), load {os.getloadavg()[0]:.1f}")
 
 
@@ -298,17 +371,25 @@ def page_race(commit: str = "178950a"):
     import subprocess
     import tempfile
 
-    print(f"# {platform.platform()} | {os.cpu_count()} cores | OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} "
-          f"| load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"# {platform.platform()} | {os.cpu_count()} cores | OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} "
+        f"| load average {os.getloadavg()[0]:.1f}"
+    )
     here = Path(__file__).resolve().parent.parent
     old = Path(tempfile.mkdtemp())
-    archive = subprocess.run(["git", "archive", commit, "engine", "sample_data"], capture_output=True, cwd=here,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", commit, "engine", "sample_data"], capture_output=True, cwd=here, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
     for name, tree in (("this tree", here), (commit, old)):
         for _ in range(2):  # the first run of a tree also fills Numba's cache
-            out = subprocess.run([sys.executable, "-c", PAGE_STEPS], capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree)
+            out = subprocess.run(
+                [sys.executable, "-c", PAGE_STEPS],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(tree)},
+                cwd=tree,
+            )
         print(f"{name}: {out.stdout.strip() or out.stderr.strip()[-300:]}", flush=True)
 
 
@@ -316,14 +397,14 @@ if __name__ == "__main__":
     if "--evaluator" in sys.argv[1:]:
         evaluator_race()
     elif "--page" in sys.argv[1:]:
-        rest = sys.argv[sys.argv.index("--page") + 1:]
+        rest = sys.argv[sys.argv.index("--page") + 1 :]
         page_race(*rest[:1])
     elif "--threads" in sys.argv[1:]:
         threads_race()
     elif "--start" in sys.argv[1:]:
         start_race()
     elif "--fit" in sys.argv[1:]:
-        rest = sys.argv[sys.argv.index("--fit") + 1:]
+        rest = sys.argv[sys.argv.index("--fit") + 1 :]
         fit_race(*rest[:1])
     else:
         main()

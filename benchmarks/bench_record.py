@@ -37,40 +37,91 @@ def meeting_items(n: int) -> list:
         kind = i % 4
         if kind == 0:
             x = np.sort(rng.random(5000)).cumsum()
-            items.append(new_item(
-                "operating point", f"Operating point {i}", "Flag scores ≥ 0.62: 856 true positives.",
-                tables=[("Sweep of target marginal precisions", pd.DataFrame(rng.random((20, 7)), columns=[
-                    "target_marginal_precision", "threshold", "tp", "fp", "precision", "marginal_precision_above",
-                    "fp_per_extra_tp"]))],
-                figures=[("PN curve", go.Figure(go.Scatter(x=x, y=x ** 0.5, mode="lines"))),
-                         ("Marginal precision", go.Figure(go.Scatter(x=x[::10], y=rng.random(500))))],
-                data_fingerprint="a" * 64, settings={"classifier": "score_image", "target": 0.3,
-                                                     "bootstrap_replicates": 200},
-                link="http://localhost:8501/operating-point?target=0.3"))
+            items.append(
+                new_item(
+                    "operating point",
+                    f"Operating point {i}",
+                    "Flag scores ≥ 0.62: 856 true positives.",
+                    tables=[
+                        (
+                            "Sweep of target marginal precisions",
+                            pd.DataFrame(
+                                rng.random((20, 7)),
+                                columns=[
+                                    "target_marginal_precision",
+                                    "threshold",
+                                    "tp",
+                                    "fp",
+                                    "precision",
+                                    "marginal_precision_above",
+                                    "fp_per_extra_tp",
+                                ],
+                            ),
+                        )
+                    ],
+                    figures=[
+                        ("PN curve", go.Figure(go.Scatter(x=x, y=x**0.5, mode="lines"))),
+                        ("Marginal precision", go.Figure(go.Scatter(x=x[::10], y=rng.random(500)))),
+                    ],
+                    data_fingerprint="a" * 64,
+                    settings={"classifier": "score_image", "target": 0.3, "bootstrap_replicates": 200},
+                    link="http://localhost:8501/operating-point?target=0.3",
+                )
+            )
         elif kind == 1:
-            items.append(new_item(
-                "joint thresholds", f"Joint thresholds {i}", "The graph path flags score_image ≥ 0.4.",
-                tables=[("Graph and analytic paths compared", pd.DataFrame(rng.random((6, 12)), columns=[
-                    f"objective_gap_to_column_{j}" for j in range(12)]))],
-                figures=[("Threshold space", go.Figure(go.Heatmap(z=rng.random((60, 60)))))],
-                data_fingerprint="b" * 64, settings={"classifiers": ["score_image", "score_text"], "rule": "or"},
-                link="http://localhost:8501/ensemble-paths"))
+            items.append(
+                new_item(
+                    "joint thresholds",
+                    f"Joint thresholds {i}",
+                    "The graph path flags score_image ≥ 0.4.",
+                    tables=[
+                        (
+                            "Graph and analytic paths compared",
+                            pd.DataFrame(
+                                rng.random((6, 12)), columns=[f"objective_gap_to_column_{j}" for j in range(12)]
+                            ),
+                        )
+                    ],
+                    figures=[("Threshold space", go.Figure(go.Heatmap(z=rng.random((60, 60)))))],
+                    data_fingerprint="b" * 64,
+                    settings={"classifiers": ["score_image", "score_text"], "rule": "or"},
+                    link="http://localhost:8501/ensemble-paths",
+                )
+            )
         elif kind == 2:
-            decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": rng.random(500),
-                                    "flag": rng.integers(0, 2, 500), "label": rng.integers(0, 2, 500)})
-            items.append(new_item(
-                "batch decision", f"Batch {i}", "Flag the 37 most probable items.",
-                tables=[("Decided items (most probable first)", decided)],
-                figures=[("Expected loss", go.Figure(go.Scatter(y=rng.random(500))))],
-                data_fingerprint="c" * 64, settings={"loss": "F2", "batch": "mon", "beta": 2.0},
-                link="http://localhost:8501/batch-decisions"))
+            decided = pd.DataFrame(
+                {
+                    "item_id": [f"A-{k}" for k in range(500)],
+                    "probability": rng.random(500),
+                    "flag": rng.integers(0, 2, 500),
+                    "label": rng.integers(0, 2, 500),
+                }
+            )
+            items.append(
+                new_item(
+                    "batch decision",
+                    f"Batch {i}",
+                    "Flag the 37 most probable items.",
+                    tables=[("Decided items (most probable first)", decided)],
+                    figures=[("Expected loss", go.Figure(go.Scatter(y=rng.random(500))))],
+                    data_fingerprint="c" * 64,
+                    settings={"loss": "F2", "batch": "mon", "beta": 2.0},
+                    link="http://localhost:8501/batch-decisions",
+                )
+            )
         else:
-            items.append(new_item(
-                "early-exit policy", f"Early exit {i}", "Evaluate 41.2 of 500 models per row on average.",
-                tables=[("Policy", pd.DataFrame(rng.random((2, 8))))],
-                figures=[("Models evaluated per row", go.Figure(go.Histogram(x=rng.integers(1, 500, 5000))))],
-                data_fingerprint="d" * 64, settings={"alpha": 0.006, "neg_only": False, "budget": "greedy"},
-                link="http://localhost:8501/early-exit"))
+            items.append(
+                new_item(
+                    "early-exit policy",
+                    f"Early exit {i}",
+                    "Evaluate 41.2 of 500 models per row on average.",
+                    tables=[("Policy", pd.DataFrame(rng.random((2, 8))))],
+                    figures=[("Models evaluated per row", go.Figure(go.Histogram(x=rng.integers(1, 500, 5000))))],
+                    data_fingerprint="d" * 64,
+                    settings={"alpha": 0.006, "neg_only": False, "budget": "greedy"},
+                    link="http://localhost:8501/early-exit",
+                )
+            )
     return items
 
 
@@ -108,8 +159,10 @@ def main() -> None:
     max_items = int(args[0]) if args else 100
     pdf = "--no-pdf" not in sys.argv and Path(CHROMIUM).exists()
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-    print("| items | JSON MB | HTML MB | JSON export s | JSON import s | HTML export s | PDF export s | "
-          "export total s | PDF CPU s (Chromium) | peak RSS MB |")
+    print(
+        "| items | JSON MB | HTML MB | JSON export s | JSON import s | HTML export s | PDF export s | "
+        "export total s | PDF CPU s (Chromium) | peak RSS MB |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ctx = mp.get_context("spawn")
     for n in (n for n in (10, 50, 100, 200) if n <= max_items):
@@ -119,9 +172,12 @@ def main() -> None:
         json_mb, html_mb, times, rss = parent.recv()
         proc.join()
         total = times["json export"] + times["html export"] + times.get("pdf export", 0.0)
-        print(f"| {n} | {json_mb:.1f} | {html_mb:.1f} | {times['json export']:.2f} | {times['json import']:.2f} | "
-              f"{times['html export']:.2f} | {times.get('pdf export', float('nan')):.2f} | {total:.2f} | "
-              f"{times.get('pdf cpu', float('nan')):.2f} | {rss:,.0f} |", flush=True)
+        print(
+            f"| {n} | {json_mb:.1f} | {html_mb:.1f} | {times['json export']:.2f} | {times['json import']:.2f} | "
+            f"{times['html export']:.2f} | {times.get('pdf export', float('nan')):.2f} | {total:.2f} | "
+            f"{times.get('pdf cpu', float('nan')):.2f} | {rss:,.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -38,15 +38,20 @@ def measure(fn):
 
 def probabilities(kind: str, n: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return {"rare (Beta(0.3, 3))": rng.beta(0.3, 3, n), "uniform": rng.random(n),
-            "all 0.5 (widest)": np.full(n, 0.5)}[kind]
+    return {"rare (Beta(0.3, 3))": rng.beta(0.3, 3, n), "uniform": rng.random(n), "all 0.5 (widest)": np.full(n, 0.5)}[
+        kind
+    ]
 
 
 def main():
-    print(f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} cores")
-    print(f"{'loss / path':34s} {'eta':>20s} {'n':>7s} {'seconds':>9s} {'peak MB':>8s} {'target':>8s} "
-          f"{'O(n^3) s':>9s} {'speed-up':>9s}")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} cores"
+    )
+    print(
+        f"{'loss / path':34s} {'eta':>20s} {'n':>7s} {'seconds':>9s} {'peak MB':>8s} {'target':>8s} "
+        f"{'O(n^3) s':>9s} {'speed-up':>9s}"
+    )
 
     def row(label, kind, n, method, loss, target="", ref=None):
         eta = probabilities(kind, n)
@@ -55,8 +60,9 @@ def main():
         if ref:
             r, _ = measure(lambda: expected_losses(eta, loss, method="reference"))
             ref_s, ratio = f"{r:.3f}", f"{r / sec:.0f}x"
-        print(f"{label:34s} {kind:>20s} {n:>7,} {sec:9.3f} {peak:8.1f} {target:>8s} {ref_s:>9s} {ratio:>9s}",
-              flush=True)
+        print(
+            f"{label:34s} {kind:>20s} {n:>7,} {sec:9.3f} {peak:8.1f} {target:>8s} {ref_s:>9s} {ratio:>9s}", flush=True
+        )
 
     for kind in ("rare (Beta(0.3, 3))", "uniform", "all 0.5 (widest)"):
         row("F1, O(n^2) linear-fractional", kind, 10_000, "auto", "f1", "< 1 s")
@@ -75,8 +81,10 @@ def worst_case_table():
     from engine.setloss import kernels
 
     eta = np.full(2_000, 0.5)
-    print(f"\n{'generic loss, all 0.5, n = 2,000':34s} {'compiled s':>10s} {'numpy s':>9s} {'speed-up':>9s} "
-          f"{'max |diff|':>11s}")
+    print(
+        f"\n{'generic loss, all 0.5, n = 2,000':34s} {'compiled s':>10s} {'numpy s':>9s} {'speed-up':>9s} "
+        f"{'max |diff|':>11s}"
+    )
     for loss in ("am", "gmean", "hmean", "gtppr", "auc"):
         fast_s, _ = measure(lambda: expected_losses(eta, loss, method="generic"))
         fast = expected_losses(eta, loss, method="generic")
@@ -86,8 +94,10 @@ def worst_case_table():
             slow = expected_losses(eta, loss, method="generic")
         finally:
             kernels.AVAILABLE = True
-        print(f"{loss:34s} {fast_s:10.3f} {slow_s:9.3f} {slow_s / fast_s:8.1f}x {np.abs(fast - slow).max():11.1e}",
-              flush=True)
+        print(
+            f"{loss:34s} {fast_s:10.3f} {slow_s:9.3f} {slow_s / fast_s:8.1f}x {np.abs(fast - slow).max():11.1e}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,13 @@ sys.stderr.write(json.dumps({'code': code, 'seconds': seconds, 'jvm_mb': jvm_pea
 
 def run(path: Path, backend: str, command: str) -> dict:
     argv = COMMANDS[command].format(path=str(path), backend=backend)
-    done = subprocess.run([sys.executable, "-c", CHILD.replace("ARGV", argv)], capture_output=True, text=True,
-                          timeout=3600, cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD.replace("ARGV", argv)],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     stats = json.loads(done.stderr.strip().splitlines()[-1])
     out = json.loads(done.stdout) if stats["code"] == 0 else {}
     if command == "paths":
@@ -63,8 +68,13 @@ def run(path: Path, backend: str, command: str) -> dict:
     else:
         point = out.get("operating_points", [{}])[0]
         threshold = point.get("threshold")
-    return {**stats, "counting": out.get("seconds"), "threshold": threshold, "tp": point.get("tp"),
-            "fp": point.get("fp")}
+    return {
+        **stats,
+        "counting": out.get("seconds"),
+        "threshold": threshold,
+        "tp": point.get("tp"),
+        "fp": point.get("fp"),
+    }
 
 
 def main():
@@ -73,10 +83,14 @@ def main():
     import duckdb
     import pyspark
 
-    print(f"# {platform.platform()} | Python {platform.python_version()} | pyspark {pyspark.__version__} | "
-          f"duckdb {duckdb.__version__} | {os.cpu_count()} cores | load {os.getloadavg()[0]:.1f}")
-    print(f"{'rows':>12s} {'command':>7s} {'backend':>8s} {'seconds':>8s} {'counting s':>10s} {'RSS MB':>7s} "
-          f"{'JVM MB':>7s} {'threshold':>22s} {'TP':>10s} {'FP':>6s}")
+    print(
+        f"# {platform.platform()} | Python {platform.python_version()} | pyspark {pyspark.__version__} | "
+        f"duckdb {duckdb.__version__} | {os.cpu_count()} cores | load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'rows':>12s} {'command':>7s} {'backend':>8s} {'seconds':>8s} {'counting s':>10s} {'RSS MB':>7s} "
+        f"{'JVM MB':>7s} {'threshold':>22s} {'TP':>10s} {'FP':>6s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"rated_{rows}.parquet"
         t0 = time.perf_counter()
@@ -86,9 +100,12 @@ def main():
             for backend in ("spark", "duckdb"):
                 r = run(path, backend, command)
                 counting = f"{r['counting']:.1f}" if r["counting"] is not None else "-"
-                print(f"{rows:>12,} {command:>7s} {backend:>8s} {r['seconds']:8.1f} {counting:>10s} "
-                      f"{r['rss_mb']:7.0f} {r['jvm_mb']:7.0f} {r['threshold']!s:>22s} {r['tp']!s:>10s} "
-                      f"{r['fp']!s:>6s}", flush=True)
+                print(
+                    f"{rows:>12,} {command:>7s} {backend:>8s} {r['seconds']:8.1f} {counting:>10s} "
+                    f"{r['rss_mb']:7.0f} {r['jvm_mb']:7.0f} {r['threshold']!s:>22s} {r['tp']!s:>10s} "
+                    f"{r['fp']!s:>6s}",
+                    flush=True,
+                )
         print(f"# load {os.getloadavg()[0]:.1f} at the end")
 
 

@@ -22,9 +22,17 @@ cols = ["score_profile", "score_campaign"]
 tune, test = frame[frame["split"] == "tune"], frame[frame["split"] == "test"]
 with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):
     for target in (0.3, 0.5):
-        table = evaluate_holdout(tune[cols], (tune["y"] == "yes").astype(int), test[cols],
-                                 (test["y"] == "yes").astype(int), target, rule="or", bins=100,
-                                 families=("power", "spline"), score_names=cols)
+        table = evaluate_holdout(
+            tune[cols],
+            (tune["y"] == "yes").astype(int),
+            test[cols],
+            (test["y"] == "yes").astype(int),
+            target,
+            rule="or",
+            bins=100,
+            families=("power", "spline"),
+            score_names=cols,
+        )
         print(f"target marginal precision {target}")
         print(table.to_string(index=False))
         print()

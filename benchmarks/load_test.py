@@ -15,20 +15,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.e2e.conftest import CHROMIUM, FLAGS, rss_mb, serve, settle, streamlit_pid
 from playwright.sync_api import sync_playwright
+
+from tests.e2e.conftest import CHROMIUM, FLAGS, rss_mb, serve, settle, streamlit_pid
 
 
 def session_file(tmp: Path, i: int, rows: int) -> Path:
     path = tmp / f"session_{i}.csv"
-    path.write_text(f"id,score_s{i},label\n" + "\n".join(
-        f"{r},{(r * (37 + i) % 1009) / 1009:.4f},{1 if r % (3 + i % 4) == 0 else 0}" for r in range(rows)))
+    path.write_text(
+        f"id,score_s{i},label\n"
+        + "\n".join(f"{r},{(r * (37 + i) % 1009) / 1009:.4f},{1 if r % (3 + i % 4) == 0 else 0}" for r in range(rows))
+    )
     return path
 
 
 TTL_SECONDS, HOUSEKEEPING_SECONDS = 10, 5
-SERVER_ENV = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
-              "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS)}
+SERVER_ENV = {
+    "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
+    "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS),
+}
 
 
 def run_sessions(browser, base: str, files: list, pid: int) -> tuple[int, int, float, float]:
@@ -54,8 +59,12 @@ def run_sessions(browser, base: str, files: list, pid: int) -> tuple[int, int, f
         pg.locator('[data-testid="stSidebar"]').get_by_text(files[i].name).first.wait_for(timeout=120_000)
         pg.get_by_role("link", name="Operating point").first.click()
         settle(pg, "Sweep of target marginal precisions")
-        thumb = (pg.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
-                 .locator('input[type="range"]').first)
+        thumb = (
+            pg.locator('[data-testid="stSlider"]')
+            .filter(has_text="Target marginal precision")
+            .locator('input[type="range"]')
+            .first
+        )
         thumb.focus()
         for _ in range(10):
             thumb.press("ArrowRight")
@@ -90,17 +99,21 @@ def main() -> None:
         run_sessions(browser, base, [session_file(tmp, 99, 1000)], pid)
         time.sleep(wait)
         baseline = rss_mb(pid)
-        print(f"server pid {pid}; RSS at start {start:.0f} MB, after a warm-up session ended {baseline:.0f} MB; "
-              f"{args.sessions} sessions, {args.rows:,} rows each")
+        print(
+            f"server pid {pid}; RSS at start {start:.0f} MB, after a warm-up session ended {baseline:.0f} MB; "
+            f"{args.sessions} sessions, {args.rows:,} rows each"
+        )
         exceptions, crosstalk, peak, busy = run_sessions(browser, base, files, pid)
         browser.close()
     after_close = rss_mb(pid)
     time.sleep(wait)
     after = rss_mb(pid)
     print(f"sessions done in {busy:.1f} s; exceptions {exceptions}; cross-talk {crosstalk}")
-    print(f"RSS peak {peak:.0f} MB; right after close {after_close:.0f} MB; {wait} s later {after:.0f} MB "
-          f"(reconnect window {TTL_SECONDS} s, housekeeping every {HOUSEKEEPING_SECONDS} s); released "
-          f"{(peak - after) / max(peak - baseline, 1e-9):.0%} of what the sessions added")
+    print(
+        f"RSS peak {peak:.0f} MB; right after close {after_close:.0f} MB; {wait} s later {after:.0f} MB "
+        f"(reconnect window {TTL_SECONDS} s, housekeeping every {HOUSEKEEPING_SECONDS} s); released "
+        f"{(peak - after) / max(peak - baseline, 1e-9):.0%} of what the sessions added"
+    )
     try:
         next(gen)
     except StopIteration:

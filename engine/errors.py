@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InputError", "RatedDataError", "BatchDataError", "InfeasibleConstraintsError", "describe_rows", "MAX_LISTED", "ROW_NOTE", "ROW_PROBLEMS",
-           "row_problem", "counted_rows"]
+__all__ = [
+    "InputError",
+    "RatedDataError",
+    "BatchDataError",
+    "InfeasibleConstraintsError",
+    "describe_rows",
+    "MAX_LISTED",
+    "ROW_NOTE",
+    "ROW_PROBLEMS",
+    "row_problem",
+    "counted_rows",
+]
 
 
 class InputError(ValueError):
@@ -58,14 +68,22 @@ def describe_rows(mask_or_index: np.ndarray) -> str:
 #: words for the problem and the fix. Only where they are differs: memory lists the rows (and values),
 #: the backends that count where the rows lie say how many (:func:`counted_rows`).
 ROW_PROBLEMS: dict[str, tuple[str, str]] = {
-    "label": ("unknown label values", "Use 1/0 (or, in any case, true/false, yes/no, y/n, tp/fp, pos/neg, "
-              "positive/negative); leave the cell empty for unrated rows."),
+    "label": (
+        "unknown label values",
+        "Use 1/0 (or, in any case, true/false, yes/no, y/n, tp/fp, pos/neg, "
+        "positive/negative); leave the cell empty for unrated rows.",
+    ),
     "not_number": ("non-numeric values", "Make every value a number (dot as decimal separator) or remove those rows."),
     "infinite": ("infinite values", "Replace them with finite scores or remove those rows."),
-    "missing_score": ("missing scores on rated rows", "Every rated document needs a score from every chosen "
-                      "classifier: fill them in, remove those rows, or leave their label empty to mark them unrated."),
-    "weight": ("negative, missing or non-finite weights", "Weights must be finite numbers >= 0 (the "
-               "number of documents a rating stands for)."),
+    "missing_score": (
+        "missing scores on rated rows",
+        "Every rated document needs a score from every chosen "
+        "classifier: fill them in, remove those rows, or leave their label empty to mark them unrated.",
+    ),
+    "weight": (
+        "negative, missing or non-finite weights",
+        "Weights must be finite numbers >= 0 (the number of documents a rating stands for).",
+    ),
     "no_rated": ("has no rated rows: every label is empty", "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...)."),
     "zero_weight": ("all rated rows have weight 0", "Give the rated documents positive weights."),
 }

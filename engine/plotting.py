@@ -8,16 +8,16 @@ report.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-__all__ = ["METHOD_COLOURS", "method_colour", "layout", "thin", "SCREEN_POINTS", "log_axis", "LOG_TICKS",
-           "FigureParts"]
+__all__ = ["METHOD_COLOURS", "method_colour", "layout", "thin", "SCREEN_POINTS", "log_axis", "LOG_TICKS", "FigureParts"]
 
 
 METHOD_COLOURS = {
@@ -44,10 +44,24 @@ def _studio_template() -> go.layout.Template:
     when a slider redraws two figures per step.
     """
     white = pio.templates["plotly_white"].layout
-    keys = ("plot_bgcolor", "paper_bgcolor", "colorway", "colorscale", "font", "hoverlabel", "xaxis", "yaxis",
-            "title", "coloraxis", "polar", "ternary", "scene")
-    return go.layout.Template(layout={k: white[k].to_plotly_json() if hasattr(white[k], "to_plotly_json")
-                                      else white[k] for k in keys})
+    keys = (
+        "plot_bgcolor",
+        "paper_bgcolor",
+        "colorway",
+        "colorscale",
+        "font",
+        "hoverlabel",
+        "xaxis",
+        "yaxis",
+        "title",
+        "coloraxis",
+        "polar",
+        "ternary",
+        "scene",
+    )
+    return go.layout.Template(
+        layout={k: white[k].to_plotly_json() if hasattr(white[k], "to_plotly_json") else white[k] for k in keys}
+    )
 
 
 STUDIO_TEMPLATE = _studio_template()
@@ -86,17 +100,24 @@ def layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     """
     # legend under the axis title so long legends never cover the figure title
     # Plotly renders a subset of HTML (links included) in titles: user-supplied names are escaped
-    fig.update_layout(title=escape(title), xaxis_title=escape(x), yaxis_title=escape(y), template=STUDIO_TEMPLATE,
-                      hovermode="closest",
-                      legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
-                      margin=dict(l=60, r=20, t=60, b=40), height=560)
+    fig.update_layout(
+        title=escape(title),
+        xaxis_title=escape(x),
+        yaxis_title=escape(y),
+        template=STUDIO_TEMPLATE,
+        hovermode="closest",
+        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+        margin=dict(l=60, r=20, t=60, b=40),
+        height=560,
+    )
     return fig
 
 
 #: a logarithmic axis for people: one label per power of ten written out in full ("0.001", "10,000"), never
 #: SI prefixes ("100μ", "10k") or labelled minor ticks ("5, 2, 1000, 5, 2"); unlabelled minor ticks between
-LOG_TICKS = dict(type="log", dtick=1, tickformat=",~g", exponentformat="none", minor=dict(ticks="inside", ticklen=3,
-                                                                                               showgrid=False))
+LOG_TICKS = dict(
+    type="log", dtick=1, tickformat=",~g", exponentformat="none", minor=dict(ticks="inside", ticklen=3, showgrid=False)
+)
 
 
 def log_axis(fig: go.Figure, axis: str = "y") -> go.Figure:
@@ -163,7 +184,7 @@ class FigureParts:
     still: dict
 
     @classmethod
-    def of(cls, figure: go.Figure) -> "FigureParts":
+    def of(cls, figure: go.Figure) -> FigureParts:
         """The still part of ``figure`` (a copy: later changes to ``figure`` do not reach it).
 
         Parameters
@@ -175,11 +196,16 @@ class FigureParts:
         -------
         FigureParts
         """
-        return cls({"data": [trace.to_plotly_json() for trace in figure.data],
-                    "layout": figure.layout.to_plotly_json()})
+        return cls(
+            {"data": [trace.to_plotly_json() for trace in figure.data], "layout": figure.layout.to_plotly_json()}
+        )
 
-    def draw(self, traces: Sequence[dict[str, Any]] = (), shapes: Sequence[dict[str, Any]] = (),
-             annotations: Sequence[dict[str, Any]] = ()) -> go.Figure:
+    def draw(
+        self,
+        traces: Sequence[dict[str, Any]] = (),
+        shapes: Sequence[dict[str, Any]] = (),
+        annotations: Sequence[dict[str, Any]] = (),
+    ) -> go.Figure:
         """The whole figure: the still part with ``traces`` drawn over it and ``shapes`` and ``annotations`` added.
 
         Parameters

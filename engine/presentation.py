@@ -20,13 +20,25 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["KINDS", "COLUMNS", "column_label", "column_kind", "format_value", "present_table", "is_raw_name",
-           "EMPTY", "WIDE_COLUMNS", "SHORT_LABELS", "BOUND_FORMAT", "format_bound"]
+__all__ = [
+    "KINDS",
+    "COLUMNS",
+    "column_label",
+    "column_kind",
+    "format_value",
+    "present_table",
+    "is_raw_name",
+    "EMPTY",
+    "WIDE_COLUMNS",
+    "SHORT_LABELS",
+    "BOUND_FORMAT",
+    "format_bound",
+]
 
 #: a table with more columns than this is shown one quantity per row (transposed) when it has a name column
 WIDE_COLUMNS = 8
@@ -115,16 +127,50 @@ COLUMNS: dict[str, tuple[str, str]] = {
 
 #: the short labels of a compact table (a wide one on a screen): the cards' and the README's abbreviations
 SHORT_LABELS: dict[str, str] = {
-    "target_marginal_precision": "Target m", "target": "Target m", "fp_per_extra_tp": "FP per extra TP",
-    "tp": "TP", "fp": "FP", "true_positives": "TP", "false_positives": "FP", "flagged_(reviews)": "Flagged",
-    "marginal_precision_above": "m just above", "marginal_precision_below": "m just below",
-    "mp_above": "m just above", "mp_below": "m just below", "rated_documents": "Rated", "unrated_documents": "Unrated",
+    "target_marginal_precision": "Target m",
+    "target": "Target m",
+    "fp_per_extra_tp": "FP per extra TP",
+    "tp": "TP",
+    "fp": "FP",
+    "true_positives": "TP",
+    "false_positives": "FP",
+    "flagged_(reviews)": "Flagged",
+    "marginal_precision_above": "m just above",
+    "marginal_precision_below": "m just below",
+    "mp_above": "m just above",
+    "mp_below": "m just below",
+    "rated_documents": "Rated",
+    "unrated_documents": "Unrated",
 }
 
-_SHARE_WORDS = ("precision", "rate", "share", "recall", "coverage", "accuracy", "disagreement", "churn", "prevalence",
-                "positive rate", "probability", "% ")
-_COUNT_WORDS = ("true positives", "false positives", "flagged", "documents", "reviews", "rows", "items", "count",
-                "positives", "negatives", "tp", "fp")
+_SHARE_WORDS = (
+    "precision",
+    "rate",
+    "share",
+    "recall",
+    "coverage",
+    "accuracy",
+    "disagreement",
+    "churn",
+    "prevalence",
+    "positive rate",
+    "probability",
+    "% ",
+)
+_COUNT_WORDS = (
+    "true positives",
+    "false positives",
+    "flagged",
+    "documents",
+    "reviews",
+    "rows",
+    "items",
+    "count",
+    "positives",
+    "negatives",
+    "tp",
+    "fp",
+)
 _RAW = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 
 
@@ -163,7 +209,7 @@ def column_label(name) -> str:
     if known is not None:
         return known[0]
     if text.startswith("threshold_") and len(text) > len("threshold_"):
-        return f"Threshold of {text[len('threshold_'):]}"
+        return f"Threshold of {text[len('threshold_') :]}"
     if is_raw_name(text):
         words = text.replace("_", " ")
         return words[0].upper() + words[1:]
@@ -213,8 +259,11 @@ def column_kind(name, values: pd.Series) -> str:
     if within_unit and any(w in lower for w in _SHARE_WORDS):
         return "share"
     words = set(re.split(r"[^a-z]+", lower))
-    if any(w in lower for w in _COUNT_WORDS if " " in w) or words & {w for w in _COUNT_WORDS if " " not in w} \
-            or words & {"n", "k"}:
+    if (
+        any(w in lower for w in _COUNT_WORDS if " " in w)
+        or words & {w for w in _COUNT_WORDS if " " not in w}
+        or words & {"n", "k"}
+    ):
         return "count"
     if finite.size and bool((finite == np.round(finite)).all()) and bool((np.abs(finite) >= 1).any()):
         return "count"
@@ -306,13 +355,20 @@ def _number(v: float) -> str:
 def _scientific(v: float) -> str:
     """``1.23 × 10^15``, ``2.5 × 10^−7``: powers of ten as people write them."""
     exponent = math.floor(math.log10(abs(v)))
-    mantissa = f"{v / 10 ** exponent:.3g}"
+    mantissa = f"{v / 10**exponent:.3g}"
     return f"{mantissa} × 10^{exponent}".replace("-", "−")
 
 
-def present_table(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
-                  kinds: Mapping[str, str] | None = None, row_kinds: str | None = None,
-                  empty: str = EMPTY, transpose_on: str | None = None, compact: bool = False) -> pd.DataFrame:
+def present_table(
+    frame: pd.DataFrame,
+    *,
+    labels: Mapping[str, str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    row_kinds: str | None = None,
+    empty: str = EMPTY,
+    transpose_on: str | None = None,
+    compact: bool = False,
+) -> pd.DataFrame:
     """The table people read: labels in words, every cell formatted text, no ``None``.
 
     Parameters

@@ -43,8 +43,21 @@ from .reporting import (
 )
 from .untrusted import parse_json
 
-__all__ = ["RecordItem", "new_item", "data_sha256", "record_json", "read_record_json", "record_html", "record_pdf",
-           "RECORD_FORMAT", "CHROMIUM", "MAX_RECORD_BYTES", "MAX_RECORD_ITEMS", "MAX_RECORD_CELLS", "FIGURE_TRACES"]
+__all__ = [
+    "RecordItem",
+    "new_item",
+    "data_sha256",
+    "record_json",
+    "read_record_json",
+    "record_html",
+    "record_pdf",
+    "RECORD_FORMAT",
+    "CHROMIUM",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_ITEMS",
+    "MAX_RECORD_CELLS",
+    "FIGURE_TRACES",
+]
 
 RECORD_FORMAT = "opstudio-decision-record/1"
 #: the browser that prints the PDF (Debian's package)
@@ -82,7 +95,7 @@ class RecordItem:
     provenance: dict = field(default_factory=dict)
     note: str = ""
 
-    def annotated(self, note: str) -> "RecordItem":
+    def annotated(self, note: str) -> RecordItem:
         """The same item with the user's annotation.
 
         Parameters
@@ -98,17 +111,37 @@ class RecordItem:
         return replace(self, note=str(note))
 
     def as_dict(self) -> dict:
-        return json_safe({
-            "kind": self.kind, "title": self.title, "sentence": self.sentence, "note": self.note,
-            "provenance": self.provenance,
-            "tables": [{"name": n, "columns": [str(c) for c in t.columns], "rows": t.astype(object).where(
-                t.notna(), None).values.tolist()} for n, t in self.tables],
-            "figures": [{"name": n, "plotly": json.loads(pio.to_json(f))} for n, f in self.figures],
-        })
+        return json_safe(
+            {
+                "kind": self.kind,
+                "title": self.title,
+                "sentence": self.sentence,
+                "note": self.note,
+                "provenance": self.provenance,
+                "tables": [
+                    {
+                        "name": n,
+                        "columns": [str(c) for c in t.columns],
+                        "rows": t.astype(object).where(t.notna(), None).values.tolist(),
+                    }
+                    for n, t in self.tables
+                ],
+                "figures": [{"name": n, "plotly": json.loads(pio.to_json(f))} for n, f in self.figures],
+            }
+        )
 
 
-def new_item(kind: str, title: str, sentence: str, *, tables=(), figures=(), data_fingerprint: str = "",
-             settings: dict | None = None, link: str = "") -> RecordItem:
+def new_item(
+    kind: str,
+    title: str,
+    sentence: str,
+    *,
+    tables=(),
+    figures=(),
+    data_fingerprint: str = "",
+    settings: dict | None = None,
+    link: str = "",
+) -> RecordItem:
     """A record item stamped with its provenance (engine version and the time, UTC).
 
     Parameters
@@ -131,9 +164,13 @@ def new_item(kind: str, title: str, sentence: str, *, tables=(), figures=(), dat
     RecordItem
         The item with ``provenance`` filled and no note.
     """
-    provenance = {"data_sha256": data_fingerprint, "settings": json_safe(settings or {}),
-                  "engine_version": ENGINE_VERSION,
-                  "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "link": link}
+    provenance = {
+        "data_sha256": data_fingerprint,
+        "settings": json_safe(settings or {}),
+        "engine_version": ENGINE_VERSION,
+        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "link": link,
+    }
     return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance)
 
 
@@ -177,8 +214,9 @@ def record_json(items) -> str:
         A JSON object with ``format`` (:data:`RECORD_FORMAT`), ``engine_version`` and
         ``items`` (each :meth:`RecordItem.as_dict`); inf and NaN are written as null.
     """
-    return json.dumps({"format": RECORD_FORMAT, "engine_version": ENGINE_VERSION,
-                       "items": [i.as_dict() for i in items]}, indent=1)
+    return json.dumps(
+        {"format": RECORD_FORMAT, "engine_version": ENGINE_VERSION, "items": [i.as_dict() for i in items]}, indent=1
+    )
 
 
 #: largest record file imported (a meeting's 100 items with their figures take about 8 MB)
@@ -198,8 +236,9 @@ APPENDIX_ROWS = 40
 #: be cut into syllables)
 LANDSCAPE_COLUMNS = 12
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
-FIGURE_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour",
-                           "box", "violin"})
+FIGURE_TRACES = frozenset(
+    {"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour", "box", "violin"}
+)
 #: layout parts of an imported figure that could load images or map styles from the network, or set them on a
 #: click (menus and sliders carry layout changes); maps load only for map traces, which are refused
 _FETCHING_LAYOUT = ("images", "mapbox", "map", "updatemenus", "sliders")
@@ -223,8 +262,15 @@ def _text(value, where: str, *, optional: bool = False) -> str:
 
 
 def _kind(value) -> str:
-    return {dict: "an object", list: "a list", str: "text", bool: "a boolean", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "text",
+        bool: "a boolean",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def _object(value, where: str) -> dict:
@@ -262,14 +308,19 @@ def _figure(d, where: str) -> tuple[str, go.Figure]:
     for j, trace in enumerate(data):
         kind = _object(trace, f"{where} trace {j + 1}").get("type", "scatter")
         if not isinstance(kind, str) or kind not in FIGURE_TRACES:
-            raise _Refused(f"{where} trace {j + 1} is of type {str(kind)[:40]!r}; a record's figures are "
-                           f"{', '.join(sorted(FIGURE_TRACES))}")
+            raise _Refused(
+                f"{where} trace {j + 1} is of type {str(kind)[:40]!r}; a record's figures are "
+                f"{', '.join(sorted(FIGURE_TRACES))}"
+            )
     layout = _safe_layout(_object(spec.get("layout", {}), f"{where} 'plotly.layout'"))
     template = layout.get("template")
     if isinstance(template, dict):  # a template's layout applies too; trace defaults only of the types allowed
-        layout["template"] = {"layout": _safe_layout(template["layout"]) if isinstance(template.get("layout"), dict)
-                              else {}, "data": {k: v for k, v in template["data"].items() if k in FIGURE_TRACES}
-                              if isinstance(template.get("data"), dict) else {}}
+        layout["template"] = {
+            "layout": _safe_layout(template["layout"]) if isinstance(template.get("layout"), dict) else {},
+            "data": {k: v for k, v in template["data"].items() if k in FIGURE_TRACES}
+            if isinstance(template.get("data"), dict)
+            else {},
+        }
     try:
         figure = go.Figure({"data": _clean_figure_text(data), "layout": _clean_figure_text(layout)})
     except (ValueError, TypeError, KeyError) as exc:
@@ -310,8 +361,10 @@ def _setting(value, where: str, depth: int = 0):
 
 def _provenance(d, where: str) -> dict:
     d = _object(d, where)
-    out = {key: _text(d.get(key), f"{where} {key!r}", optional=True)
-           for key in ("data_sha256", "engine_version", "time", "link")}
+    out = {
+        key: _text(d.get(key), f"{where} {key!r}", optional=True)
+        for key in ("data_sha256", "engine_version", "time", "link")
+    }
     if out["link"] and not safe_href(out["link"]):
         raise _Refused(f"{where} 'link' is not a web address of the studio (only http, https or /page links)")
     settings = _object(d.get("settings") if d.get("settings") is not None else {}, f"{where} 'settings'")
@@ -327,12 +380,19 @@ def _item_from_dict(d, number: int) -> tuple[RecordItem, int]:
         name, frame, n = _table(t, f"{where} table {k}")
         tables.append((name, frame))
         cells += n
-    figures = tuple(_figure(f, f"{where} figure {k}")
-                    for k, f in enumerate(_list(d.get("figures", []), f"{where} 'figures'"), start=1))
-    item = RecordItem(_text(d.get("kind"), f"{where} 'kind'"), _text(d.get("title"), f"{where} 'title'"),
-                      _text(d.get("sentence"), f"{where} 'sentence'"), tuple(tables), figures,
-                      _provenance(d.get("provenance", {}), f"{where} 'provenance'"),
-                      _text(d.get("note", ""), f"{where} 'note'", optional=True))
+    figures = tuple(
+        _figure(f, f"{where} figure {k}")
+        for k, f in enumerate(_list(d.get("figures", []), f"{where} 'figures'"), start=1)
+    )
+    item = RecordItem(
+        _text(d.get("kind"), f"{where} 'kind'"),
+        _text(d.get("title"), f"{where} 'title'"),
+        _text(d.get("sentence"), f"{where} 'sentence'"),
+        tuple(tables),
+        figures,
+        _provenance(d.get("provenance", {}), f"{where} 'provenance'"),
+        _text(d.get("note", ""), f"{where} 'note'", optional=True),
+    )
     return item, cells
 
 
@@ -368,8 +428,10 @@ def read_record_json(text: str | bytes, *, max_bytes: int = MAX_RECORD_BYTES) ->
         try:
             record = parse_json(text, what="file", max_bytes=max_bytes)
         except InputError as exc:  # too large, too deep, not UTF-8, not JSON: said the same way
-            raise _Refused(str(exc).replace(" It was not read.", "").rstrip(".")[:1].lower()
-                           + str(exc).replace(" It was not read.", "").rstrip(".")[1:]) from None
+            raise _Refused(
+                str(exc).replace(" It was not read.", "").rstrip(".")[:1].lower()
+                + str(exc).replace(" It was not read.", "").rstrip(".")[1:]
+            ) from None
         if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
             raise _Refused("its 'format' is not " + RECORD_FORMAT)
         entries = _list(record.get("items"), "'items'")
@@ -384,17 +446,31 @@ def read_record_json(text: str | bytes, *, max_bytes: int = MAX_RECORD_BYTES) ->
             items.append(item)
         return items
     except _Refused as exc:
-        raise InputError(f"This is not a decision record written by the studio (format {RECORD_FORMAT}): {exc}. "
-                         "Nothing was imported.") from None
+        raise InputError(
+            f"This is not a decision record written by the studio (format {RECORD_FORMAT}): {exc}. "
+            "Nothing was imported."
+        ) from None
 
 
-_SETTING_WORDS = {"alpha": "α (share of rows allowed to decide unlike the full ensemble)",
-                  "target": "target marginal precision", "capacity": "capacity (reviews)",
-                  "neg_only": "negative exits only", "bootstrap_replicates": "bootstrap replicates",
-                  "grid_size": "grid size (bins per classifier)", "beta": "β", "budget": "budget rule",
-                  "classifiers": "classifiers", "classifier": "classifier", "rule": "combination rule",
-                  "family": "path family", "loss": "loss", "batch": "batch", "source": "data",
-                  "segment": "segment column", "demographic_parity": "demographic parity bound"}
+_SETTING_WORDS = {
+    "alpha": "α (share of rows allowed to decide unlike the full ensemble)",
+    "target": "target marginal precision",
+    "capacity": "capacity (reviews)",
+    "neg_only": "negative exits only",
+    "bootstrap_replicates": "bootstrap replicates",
+    "grid_size": "grid size (bins per classifier)",
+    "beta": "β",
+    "budget": "budget rule",
+    "classifiers": "classifiers",
+    "classifier": "classifier",
+    "rule": "combination rule",
+    "family": "path family",
+    "loss": "loss",
+    "batch": "batch",
+    "source": "data",
+    "segment": "segment column",
+    "demographic_parity": "demographic parity bound",
+}
 _PERCENT_SETTINGS = frozenset({"alpha"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -418,15 +494,20 @@ def _provenance_facts(item: RecordItem) -> Facts:
     p = item.provenance if isinstance(item.provenance, dict) else {}
     sha = str(p.get("data_sha256") or "")
     link = str(p.get("link") or "")
-    rows = [("Decision", item.kind, ""),
-            ("Data (SHA-256)", sha if _SHA256.fullmatch(sha) else "not recorded", ""),
-            *((label, text, "") for label, text in (_setting_words(str(k), v)
-                                                   for k, v in (p.get("settings") or {}).items())),
-            ("Engine version", str(p.get("engine_version") or "not recorded"), ""),
-            ("Recorded", _time_words(str(p.get("time") or "")), "")]
+    rows = [
+        ("Decision", item.kind, ""),
+        ("Data (SHA-256)", sha if _SHA256.fullmatch(sha) else "not recorded", ""),
+        *(
+            (label, text, "")
+            for label, text in (_setting_words(str(k), v) for k, v in (p.get("settings") or {}).items())
+        ),
+        ("Engine version", str(p.get("engine_version") or "not recorded"), ""),
+        ("Recorded", _time_words(str(p.get("time") or "")), ""),
+    ]
     if safe_href(link):
-        rows.append(("Reopen this view", link if link.startswith("http") else f"{link} (on the studio's address)",
-                     link))
+        rows.append(
+            ("Reopen this view", link if link.startswith("http") else f"{link} (on the studio's address)", link)
+        )
     return Facts(tuple(rows))
 
 
@@ -462,16 +543,19 @@ def _appendix_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     if frame.shape[1] <= WIDE_COLUMNS:
         return frame, False
     if len(frame) <= 8:
-        text = pd.DataFrame({j: [_precise(v) for v in frame.iloc[:, j].astype(object).tolist()]
-                             for j in range(frame.shape[1])}).set_axis([str(c) for c in frame.columns], axis=1)
+        text = pd.DataFrame(
+            {j: [_precise(v) for v in frame.iloc[:, j].astype(object).tolist()] for j in range(frame.shape[1])}
+        ).set_axis([str(c) for c in frame.columns], axis=1)
         return _transposed(text, frame), False
     return frame, True
 
 
 def _attachment(name: str, frame: pd.DataFrame, file_name: str) -> str:
     data = base64.b64encode(csv_bytes(frame)).decode()
-    return (f"<p class='note'><a download='{html.escape(file_name, quote=True)}' "
-            f"href='data:text/csv;base64,{data}'>{html.escape(name)} (CSV, {len(frame):,} rows)</a></p>")
+    return (
+        f"<p class='note'><a download='{html.escape(file_name, quote=True)}' "
+        f"href='data:text/csv;base64,{data}'>{html.escape(name)} (CSV, {len(frame):,} rows)</a></p>"
+    )
 
 
 def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSection]:
@@ -481,8 +565,11 @@ def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSecti
         label = f"A{len(appendix) + 1}"
         appendix.append((label, f"{number}. {item.title}: {name}", table, number))
         rows = len(table)
-        note = (f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
-                if rows > BODY_ROWS else f"Full precision in Appendix {label}.")
+        note = (
+            f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
+            if rows > BODY_ROWS
+            else f"Full precision in Appendix {label}."
+        )
         shown = _body_table(table)
         sections.append(ReportSection(name, shown, note, level=3, landscape=shown.shape[1] > LANDSCAPE_COLUMNS))
     sections.append(ReportSection("Provenance", _provenance_facts(item), level=3))
@@ -492,21 +579,43 @@ def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSecti
 def _appendix_sections(appendix: list) -> list[ReportSection]:
     if not appendix:
         return []
-    out = [ReportSection("Appendix: the tables at full precision", "Every table of the record with its "
-                         "original column names and every digit; long tables are also attached as CSV files "
-                         "(in the HTML record) and are complete in the JSON record.", anchor="appendix",
-                         new_page=True)]
+    out = [
+        ReportSection(
+            "Appendix: the tables at full precision",
+            "Every table of the record with its "
+            "original column names and every digit; long tables are also attached as CSV files "
+            "(in the HTML record) and are complete in the JSON record.",
+            anchor="appendix",
+            new_page=True,
+        )
+    ]
     for label, heading, table, number in appendix:
         rows = len(table)
         attachment = _attachment(f"Download {heading}", table, f"item{number}_{label}.csv")
         if rows > APPENDIX_ROWS:  # not printed: hundreds of rows are read in a spreadsheet, not on paper
-            out.append(ReportSection(f"{label}. {heading}", f"{rows:,} rows of {table.shape[1]} columns: attached "
-                                     "as a CSV file to the HTML record, and complete in the JSON record.",
-                                     level=3, anchor=label, attachment=attachment))
+            out.append(
+                ReportSection(
+                    f"{label}. {heading}",
+                    f"{rows:,} rows of {table.shape[1]} columns: attached "
+                    "as a CSV file to the HTML record, and complete in the JSON record.",
+                    level=3,
+                    anchor=label,
+                    attachment=attachment,
+                )
+            )
         else:
             shown, landscape = _appendix_table(table)
-            out.append(ReportSection(f"{label}. {heading}", shown, level=3, full_precision=True, anchor=label,
-                                     attachment=attachment, landscape=landscape))
+            out.append(
+                ReportSection(
+                    f"{label}. {heading}",
+                    shown,
+                    level=3,
+                    full_precision=True,
+                    anchor=label,
+                    attachment=attachment,
+                    landscape=landscape,
+                )
+            )
     # the appendix's heading goes on the page of its first table (alone on a portrait page it would waste one)
     return [replace(out[0], landscape=out[1].landscape), *out[1:]]
 
@@ -543,8 +652,11 @@ def record_html(items, title: str = "Decision record", *, static: bool = False) 
     appendix: list = []
     sections = [s for n, item in enumerate(items, start=1) for s in _sections(item, n, appendix)]
     sections += _appendix_sections(appendix)
-    meta = {"items": len(items), "engine version": ENGINE_VERSION,
-            "written": _time_words(_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))}
+    meta = {
+        "items": len(items),
+        "engine version": ENGINE_VERSION,
+        "written": _time_words(_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")),
+    }
     return render_html(title, meta, sections, static=static)
 
 
@@ -571,15 +683,27 @@ def record_pdf(html_text: str, *, chromium: str = CHROMIUM, timeout: float = 120
         Chromium is not installed (``apt-get install chromium``) or failed.
     """
     if not Path(chromium).exists() and shutil.which("chromium") is None:
-        raise InputError("PDF export needs Chromium (apt-get install chromium); export the HTML and print it "
-                         "from a browser instead.")
+        raise InputError(
+            "PDF export needs Chromium (apt-get install chromium); export the HTML and print it from a browser instead."
+        )
     with tempfile.TemporaryDirectory() as tmp:  # the export's own files, removed at once
         page, pdf = Path(tmp) / "record.html", Path(tmp) / "record.pdf"
         page.write_text(html_text, encoding="utf-8")
-        cmd = [chromium if Path(chromium).exists() else "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-               "--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000",
-               f"--print-to-pdf={pdf}", "--no-pdf-header-footer", page.as_uri()]
+        cmd = [
+            chromium if Path(chromium).exists() else "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--run-all-compositor-stages-before-draw",
+            "--virtual-time-budget=10000",
+            f"--print-to-pdf={pdf}",
+            "--no-pdf-header-footer",
+            page.as_uri(),
+        ]
         try:
             subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:

@@ -12,17 +12,31 @@ import html
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["ReportSection", "Facts", "render_html", "to_json", "json_safe", "csv_bytes", "neutralise_formulas",
-           "format_number", "value_in_words", "column_in_words", "table_for_people", "safe_href", "ENGINE_VERSION",
-           "WIDE_COLUMNS"]
+__all__ = [
+    "ReportSection",
+    "Facts",
+    "render_html",
+    "to_json",
+    "json_safe",
+    "csv_bytes",
+    "neutralise_formulas",
+    "format_number",
+    "value_in_words",
+    "column_in_words",
+    "table_for_people",
+    "safe_href",
+    "ENGINE_VERSION",
+    "WIDE_COLUMNS",
+]
 
 ENGINE_VERSION = "0.1.0"
 
@@ -84,7 +98,7 @@ class ReportSection:
     """
 
     heading: str
-    content: "str | pd.DataFrame | go.Figure | Facts"
+    content: str | pd.DataFrame | go.Figure | Facts
     note: str = ""
     level: int = 2
     full_precision: bool = False
@@ -154,8 +168,12 @@ def to_json(kind: str, payload: dict) -> str:
         Indented JSON with ``kind``, ``engine_version``, ``generated_at`` (UTC, ISO 8601)
         and the payload.
     """
-    record = {"kind": kind, "engine_version": ENGINE_VERSION,
-              "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **payload}
+    record = {
+        "kind": kind,
+        "engine_version": ENGINE_VERSION,
+        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        **payload,
+    }
     return json.dumps(json_safe(record), indent=2)
 
 
@@ -179,9 +197,11 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
         The HTML document; it opens offline. Figures have no mode bar and are never split across
         printed pages; tables never grow wider than the page.
     """
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
-             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+    ]
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items())
     parts.append(f"<table class='meta'>{rows}</table>")
     plotly_included = False
@@ -235,14 +255,18 @@ def _printed(figure: go.Figure) -> go.Figure:
     """The figure as printed: the paper's width, a height that leaves room for a table, the title on lines that
     fit (a title or an axis wider than the figure is cut off at its edge, with no sign that anything is missing)."""
     title = figure.layout.title.text or ""
-    size = (figure.layout.title.font.size or 1.4 * (figure.layout.font.size or 12))
+    size = figure.layout.title.font.size or 1.4 * (figure.layout.font.size or 12)
     per_line = int(PRINT_FIGURE_WIDTH / (0.56 * size))
     wrapped = _wrapped(title, per_line) if "<br>" not in title and len(title) > per_line else title
     top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
     extra = wrapped.count("<br>") * int(1.3 * size)
-    return go.Figure(figure).update_layout(width=PRINT_FIGURE_WIDTH, autosize=False,
-                                           height=min(int(figure.layout.height or 340), PRINT_FIGURE_HEIGHT) + extra,
-                                           title_text=wrapped, margin_t=top + extra)
+    return go.Figure(figure).update_layout(
+        width=PRINT_FIGURE_WIDTH,
+        autosize=False,
+        height=min(int(figure.layout.height or 340), PRINT_FIGURE_HEIGHT) + extra,
+        title_text=wrapped,
+        margin_t=top + extra,
+    )
 
 
 def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str:
@@ -253,10 +277,14 @@ def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str
         if width is not None or (height is not None and height > 560):  # could run off the page: the page's width
             figure = go.Figure(figure).update_layout(width=None, autosize=True, height=min(int(height or 420), 560))
     height = figure.layout.height or 420
-    return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs, default_width="100%",
-                          default_height=f"{int(height)}px", validate=False,
-                          config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static),
-                                  "responsive": not static})
+    return figure.to_html(
+        full_html=False,
+        include_plotlyjs=include_plotlyjs,
+        default_width="100%",
+        default_height=f"{int(height)}px",
+        validate=False,
+        config={"displaylogo": False, "displayModeBar": False, "staticPlot": bool(static), "responsive": not static},
+    )
 
 
 def _full(x) -> str:
@@ -270,8 +298,14 @@ _SHORT_CELL = re.compile(r"<td>([^\s<]{1,12})</td>")
 
 def _table_html(frame: pd.DataFrame, full_precision: bool) -> str:
     classes = ("wide " if frame.shape[1] > WIDE_COLUMNS else "") + ("" if full_precision else "words")
-    table = frame.to_html(index=False, escape=True, na_rep="–", classes=classes.strip() or None, border=0,
-                          float_format=_full if full_precision else (lambda x: f"{x:.6g}"))
+    table = frame.to_html(
+        index=False,
+        escape=True,
+        na_rep="–",
+        classes=classes.strip() or None,
+        border=0,
+        float_format=_full if full_precision else (lambda x: f"{x:.6g}"),
+    )
     return table if full_precision else _SHORT_CELL.sub(r"<td class='n'>\1</td>", table)
 
 
@@ -411,10 +445,14 @@ def table_for_people(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
         Same rows, every cell a ``str``.
     """
     columns = [column_in_words(c) for c in frame.columns]
-    cells = [[format_number(v, digits) for v in frame.iloc[:, j].astype(object).tolist()]
-             for j in range(frame.shape[1])]
-    return pd.DataFrame(dict(zip(range(len(columns)), cells)), index=range(len(frame))).set_axis(columns, axis=1) \
-        if columns else pd.DataFrame(index=range(len(frame)))
+    cells = [
+        [format_number(v, digits) for v in frame.iloc[:, j].astype(object).tolist()] for j in range(frame.shape[1])
+    ]
+    return (
+        pd.DataFrame(dict(zip(range(len(columns)), cells)), index=range(len(frame))).set_axis(columns, axis=1)
+        if columns
+        else pd.DataFrame(index=range(len(frame)))
+    )
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -447,8 +485,11 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     out.columns = ["'" + c if _formula_like(c) else c for c in out.columns]
     for j in range(out.shape[1]):
         values = out.iloc[:, j]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values) \
-                or pd.api.types.is_timedelta64_dtype(values):
+        if (
+            pd.api.types.is_numeric_dtype(values)
+            or pd.api.types.is_datetime64_any_dtype(values)
+            or pd.api.types.is_timedelta64_dtype(values)
+        ):
             continue  # numbers (booleans included) and times are never text
         cells = values.to_numpy(dtype=object)
         text = np.fromiter((_formula_like(v) for v in cells), dtype=bool, count=cells.size)
@@ -478,7 +519,10 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
         The CSV file, neutralised by :func:`neutralise_formulas`.
     """
     out = neutralise_formulas(frame)
-    cells = [out.iloc[:, j].to_numpy(dtype=object) for j in range(out.shape[1])
-             if not pd.api.types.is_numeric_dtype(out.iloc[:, j])]
+    cells = [
+        out.iloc[:, j].to_numpy(dtype=object)
+        for j in range(out.shape[1])
+        if not pd.api.types.is_numeric_dtype(out.iloc[:, j])
+    ]
     carriage_return = any(isinstance(v, str) and "\r" in v for v in (*out.columns, *(v for c in cells for v in c)))
     return out.to_csv(index=False, lineterminator="\r\n" if carriage_return else "\n").encode()

@@ -29,8 +29,17 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["parse_json", "json_depth", "check_zip", "inflate_gzip", "MAX_JSON_BYTES", "MAX_JSON_DEPTH",
-           "MAX_ZIP_MEMBERS", "MAX_ZIP_MEMBER_BYTES", "MAX_ZIP_TOTAL_BYTES"]
+__all__ = [
+    "parse_json",
+    "json_depth",
+    "check_zip",
+    "inflate_gzip",
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_MEMBER_BYTES",
+    "MAX_ZIP_TOTAL_BYTES",
+]
 
 #: largest JSON document read (a policy, a model JSON, a decision record, an XGBoost model)
 MAX_JSON_BYTES = 64 * 1024 * 1024
@@ -70,8 +79,14 @@ def json_depth(raw: bytes) -> int:
     return int(np.cumsum(step).max(initial=0))
 
 
-def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
-               max_depth: int = MAX_JSON_DEPTH, allow_nan: bool = False) -> Any:
+def parse_json(
+    raw: bytes | str,
+    *,
+    what: str,
+    max_bytes: int = MAX_JSON_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+    allow_nan: bool = False,
+) -> Any:
     """Parse a JSON document after checking its size and nesting.
 
     Parameters
@@ -101,12 +116,15 @@ def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
     """
     data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
     if len(data) > max_bytes:
-        raise InputError(f"The {what} is {len(data) / 2**20:,.1f} MB; at most {max_bytes / 2**20:,.0f} MB of JSON "
-                         "is read. It was not read.")
+        raise InputError(
+            f"The {what} is {len(data) / 2**20:,.1f} MB; at most {max_bytes / 2**20:,.0f} MB of JSON "
+            "is read. It was not read."
+        )
     depth = json_depth(data)
     if depth > max_depth:
-        raise InputError(f"The {what} nests objects or arrays {depth} deep; at most {max_depth} levels are read. "
-                         "It was not read.")
+        raise InputError(
+            f"The {what} nests objects or arrays {depth} deep; at most {max_depth} levels are read. It was not read."
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -114,8 +132,9 @@ def parse_json(raw: bytes | str, *, what: str, max_bytes: int = MAX_JSON_BYTES,
     try:
         return json.loads(text) if allow_nan else json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise InputError(f"The {what} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).") \
-            from None
+        raise InputError(
+            f"The {what} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+        ) from None
     except ValueError as exc:  # a NaN / Infinity literal, or an integer too long to convert
         raise InputError(f"The {what} is not valid JSON ({str(exc)[:120]}).") from None
 
@@ -124,8 +143,14 @@ def _refuse_constant(name: str):
     raise InputError(f"{name} is not a JSON number; write the value as a string or leave it out")
 
 
-def check_zip(raw: bytes, *, what: str, max_members: int = MAX_ZIP_MEMBERS,
-              max_member_bytes: int = MAX_ZIP_MEMBER_BYTES, max_total_bytes: int = MAX_ZIP_TOTAL_BYTES) -> list[str]:
+def check_zip(
+    raw: bytes,
+    *,
+    what: str,
+    max_members: int = MAX_ZIP_MEMBERS,
+    max_member_bytes: int = MAX_ZIP_MEMBER_BYTES,
+    max_total_bytes: int = MAX_ZIP_TOTAL_BYTES,
+) -> list[str]:
     """Inflate every member of a zip archive in bounded chunks, counting the bytes actually produced.
 
     Call it before handing the archive to a library that would inflate members whole
@@ -158,8 +183,9 @@ def check_zip(raw: bytes, *, what: str, max_members: int = MAX_ZIP_MEMBERS,
     with archive:
         infos = archive.infolist()
         if len(infos) > max_members:
-            raise InputError(f"The {what} holds {len(infos):,} files; at most {max_members:,} are read. "
-                             "It was not read.")
+            raise InputError(
+                f"The {what} holds {len(infos):,} files; at most {max_members:,} are read. It was not read."
+            )
         total = 0
         for info in infos:
             member = 0
@@ -173,13 +199,22 @@ def check_zip(raw: bytes, *, what: str, max_members: int = MAX_ZIP_MEMBERS,
                                 f"The {what} inflates to more than "
                                 f"{min(max_member_bytes, max_total_bytes) / 2**20:,.0f} MB (member "
                                 f"{info.filename[:80]!r}): a compression bomb or a far too large model. "
-                                "It was not read.")
+                                "It was not read."
+                            )
             except InputError:
                 raise
-            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError,
-                    ValueError) as exc:
-                raise InputError(f"The {what} has a corrupt member {info.filename[:80]!r} "
-                                 f"({str(exc)[:120]}).") from None
+            except (
+                zipfile.BadZipFile,
+                zlib.error,
+                OSError,
+                EOFError,
+                NotImplementedError,
+                RuntimeError,
+                ValueError,
+            ) as exc:
+                raise InputError(
+                    f"The {what} has a corrupt member {info.filename[:80]!r} ({str(exc)[:120]})."
+                ) from None
         return [info.filename for info in infos]
 
 
@@ -213,8 +248,10 @@ def inflate_gzip(raw: bytes, *, what: str, max_bytes: int) -> bytes:
                 chunk = inflater.decompress(data, 16 * 1024 * 1024)
                 total += len(chunk)
                 if total > max_bytes:
-                    raise InputError(f"The {what} inflates to more than {max_bytes / 2**20:,.0f} MB "
-                                     "(a compression bomb or a far too large file); it was not read.")
+                    raise InputError(
+                        f"The {what} inflates to more than {max_bytes / 2**20:,.0f} MB "
+                        "(a compression bomb or a far too large file); it was not read."
+                    )
                 out.append(chunk)
                 data = inflater.unconsumed_tail
                 if inflater.eof:
@@ -223,6 +260,8 @@ def inflate_gzip(raw: bytes, *, what: str, max_bytes: int) -> bytes:
                 raise EOFError("the compressed stream ends early")
             data = inflater.unused_data.lstrip(b"\x00")
     except (zlib.error, EOFError) as exc:
-        raise InputError(f"The {what} looks gzip-compressed but cannot be decompressed ({exc}). "
-                         "Re-compress it or give the uncompressed file.") from None
+        raise InputError(
+            f"The {what} looks gzip-compressed but cannot be decompressed ({exc}). "
+            "Re-compress it or give the uncompressed file."
+        ) from None
     return b"".join(out)

@@ -42,7 +42,7 @@ def warm_kernels() -> float:
     """
     from .backends import rated_row_ids
     from .io.rated import load_rated
-    from .io.samples import samples_of_kind, sample_path
+    from .io.samples import sample_path, samples_of_kind
     from .pn import bootstrap
     from .qwyc import adult_gbt_sample, fit_qwyc, full_decisions, qwyc_start, start_alpha
 
@@ -61,8 +61,9 @@ def warm_kernels() -> float:
 
     rated = load_rated(sample_path(next(iter(samples_of_kind("rated")))))
     scores = rated.column(rated.score_names[0])
-    bootstrap(scores, rated.labels, rated.weights, n_boot=20, level=0.95, seed=0, resample="poisson",
-              ids=rated_row_ids(rated))
+    bootstrap(
+        scores, rated.labels, rated.weights, n_boot=20, level=0.95, seed=0, resample="poisson", ids=rated_row_ids(rated)
+    )
     return time.perf_counter() - t0
 
 

@@ -39,8 +39,12 @@ print(engine.__file__)
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp / "dist")],
-                   check=True, timeout=600, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp / "dist")],
+        check=True,
+        timeout=600,
+        capture_output=True,
+    )
     wheel = next((tmp / "dist").glob("*.whl"))
     venv = tmp / "venv"
     # the dependencies come from this environment; the package itself only from the wheel
@@ -48,12 +52,20 @@ def installed(tmp_path_factory):
     python = venv / "bin" / "python"
     # this environment may itself be a virtualenv (CI): let the new one see its packages through a plain path
     # line (no .pth files of ours are run there, so the checkout's editable install stays out of sight)
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     parents = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(site, "parent_environment.pth").write_text("\n".join(sorted(parents)) + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)], check=True, timeout=300,
-                   capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     return wheel, venv, elsewhere
@@ -64,8 +76,12 @@ def test_the_wheel_adds_only_engine_to_site_packages(installed):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"engine"}
-    for needed in ("engine/_dashboard/app.py", "engine/_dashboard/views/operating_point.py",
-                   "engine/_dashboard/views/forms/rated.py", "engine/_dashboard/sample_data/synthetic_rare_events.csv.gz"):
+    for needed in (
+        "engine/_dashboard/app.py",
+        "engine/_dashboard/views/operating_point.py",
+        "engine/_dashboard/views/forms/rated.py",
+        "engine/_dashboard/sample_data/synthetic_rare_events.csv.gz",
+    ):
         assert needed in names
 
 
@@ -82,24 +98,37 @@ def test_the_wheel_carries_every_package_of_the_checkout(installed):
     wheel, _, _ = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for init in sorted((ROOT / "engine").rglob("__init__.py")):
-        assert f"{init.relative_to(ROOT).as_posix()}" in names, f"{init.parent.relative_to(ROOT)} is not in pyproject.toml"
+        assert f"{init.relative_to(ROOT).as_posix()}" in names, (
+            f"{init.parent.relative_to(ROOT)} is not in pyproject.toml"
+        )
     for init in sorted((ROOT / "views").rglob("__init__.py")):
         assert f"engine/_dashboard/{init.relative_to(ROOT).as_posix()}" in names
 
 
 def test_every_page_renders_from_the_installed_wheel(installed):
     _, venv, elsewhere = installed
-    run = subprocess.run([str(venv / "bin" / "python"), "-c", PAGES_RENDER], cwd=elsewhere, capture_output=True,
-                         text=True, timeout=600, env={**os.environ, "PYTHONPATH": ""})
+    run = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", PAGES_RENDER],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert str(venv) in run.stdout  # the wheel's engine, not the checkout's
 
 
 def test_cli_finds_samples_by_name_from_another_directory(installed):
     _, venv, elsewhere = installed
-    run = subprocess.run([str(venv / "bin" / "opstudio"), "sweep", "--sample", "synthetic", "--target", "0.3",
-                          "--json"], cwd=elsewhere, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": ""})
+    run = subprocess.run(
+        [str(venv / "bin" / "opstudio"), "sweep", "--sample", "synthetic", "--target", "0.3", "--json"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["operating_points"][0]["threshold"] > 0
 
@@ -107,8 +136,13 @@ def test_cli_finds_samples_by_name_from_another_directory(installed):
 def test_opstudio_app_serves_from_another_directory(installed):
     _, venv, elsewhere = installed
     port = free_port()
-    proc = subprocess.Popen([str(venv / "bin" / "opstudio"), "app", "--headless", "--port", str(port)], cwd=elsewhere,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ""})
+    proc = subprocess.Popen(
+        [str(venv / "bin" / "opstudio"), "app", "--headless", "--port", str(port)],
+        cwd=elsewhere,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     try:
         if not wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=90):
             pytest.fail("the installed app did not become healthy")

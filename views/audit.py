@@ -21,8 +21,8 @@ from engine.audit import (
     thresholds_table,
 )
 from engine.errors import InputError
-from engine.pn import operating_point
 from engine.plotting import SCREEN_POINTS
+from engine.pn import operating_point
 from engine.record import new_item
 from views.audit_link import audit_estimate, companion_rated, remember_audit
 from views.audit_population import choose_population
@@ -54,31 +54,89 @@ class PlanSettings:
 def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
     line = audit.value.review_threshold if audit is not None else 0.5
     c = st.columns(4)
-    below = c[0].number_input("Review line (documents scoring below it are audited)", value=float(line),
-                              format="%.6g", key="audit_below", bind="query-params", persist_state="session")
-    by_budget = c[1].radio("Size the audit by", ["Budget", "Half-width"], key="audit_size_by", horizontal=True,
-                           bind="query-params", persist_state="session") == "Budget"
-    budget = c[2].number_input("Documents to review", 2, 1_000_000, 300, 10, key="audit_budget",
-                               disabled=not by_budget, bind="query-params", persist_state="session")
-    width = c[3].number_input("Wanted half-width (missed positives)", 0.1, 1e9, 25.0, 1.0, key="audit_half_width",
-                              disabled=by_budget, bind="query-params", persist_state="session",
-                              help="The smallest budget expected to give an interval of ±this many positives "
-                                   "(needs a prior column or a pilot audit).")
+    below = c[0].number_input(
+        "Review line (documents scoring below it are audited)",
+        value=float(line),
+        format="%.6g",
+        key="audit_below",
+        bind="query-params",
+        persist_state="session",
+    )
+    by_budget = (
+        c[1].radio(
+            "Size the audit by",
+            ["Budget", "Half-width"],
+            key="audit_size_by",
+            horizontal=True,
+            bind="query-params",
+            persist_state="session",
+        )
+        == "Budget"
+    )
+    budget = c[2].number_input(
+        "Documents to review",
+        2,
+        1_000_000,
+        300,
+        10,
+        key="audit_budget",
+        disabled=not by_budget,
+        bind="query-params",
+        persist_state="session",
+    )
+    width = c[3].number_input(
+        "Wanted half-width (missed positives)",
+        0.1,
+        1e9,
+        25.0,
+        1.0,
+        key="audit_half_width",
+        disabled=by_budget,
+        bind="query-params",
+        persist_state="session",
+        help="The smallest budget expected to give an interval of ±this many positives "
+        "(needs a prior column or a pilot audit).",
+    )
     d = st.columns(3)
-    strata = d[0].number_input("Score strata", 1, 50, 6, 1, key="audit_strata", bind="query-params",
-                               persist_state="session")
-    allocation = d[1].selectbox("Allocation", [AUTOMATIC, *ALLOCATIONS], key="audit_allocation", bind="query-params",
-                                persist_state="session",
-                                help="Automatic: Neyman with a prior column or a pilot audit, else proportional.")
-    seed = d[2].number_input("Seed", 0, 2**32 - 1, 0, 1, key="audit_seed", bind="query-params",
-                             persist_state="session", help="The same seed selects the same documents on every backend.")
+    strata = d[0].number_input(
+        "Score strata", 1, 50, 6, 1, key="audit_strata", bind="query-params", persist_state="session"
+    )
+    allocation = d[1].selectbox(
+        "Allocation",
+        [AUTOMATIC, *ALLOCATIONS],
+        key="audit_allocation",
+        bind="query-params",
+        persist_state="session",
+        help="Automatic: Neyman with a prior column or a pilot audit, else proportional.",
+    )
+    seed = d[2].number_input(
+        "Seed",
+        0,
+        2**32 - 1,
+        0,
+        1,
+        key="audit_seed",
+        bind="query-params",
+        persist_state="session",
+        help="The same seed selects the same documents on every backend.",
+    )
     # on its own line: a quarter of the row cut its label at 1,280 px
-    pilot = st.toggle("Use the reviewed audit below as a pilot", key="audit_pilot", disabled=audit is None or has_prior,
-                      help="Its prevalence in each stratum anticipates the new audit's (Neyman allocation). Not "
-                           "with a prior probability column, which anticipates them already.")
-    return PlanSettings(float(below), int(budget) if by_budget else None, None if by_budget else float(width),
-                        int(strata), None if allocation == AUTOMATIC else allocation, int(seed),
-                        bool(pilot and audit is not None and not has_prior))
+    pilot = st.toggle(
+        "Use the reviewed audit below as a pilot",
+        key="audit_pilot",
+        disabled=audit is None or has_prior,
+        help="Its prevalence in each stratum anticipates the new audit's (Neyman allocation). Not "
+        "with a prior probability column, which anticipates them already.",
+    )
+    return PlanSettings(
+        float(below),
+        int(budget) if by_budget else None,
+        None if by_budget else float(width),
+        int(strata),
+        None if allocation == AUTOMATIC else allocation,
+        int(seed),
+        bool(pilot and audit is not None and not has_prior),
+    )
 
 
 def show_plan(planned: AuditPlan, population: SessionInput) -> None:
@@ -86,23 +144,37 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
     m = st.columns(4)
     m[0].metric("Documents below the line", f"{planned.below:,}")
     m[1].metric("To review", f"{planned.budget:,}")
-    m[2].metric("Expected half-width", "–" if planned.expected_half_width is None
-                else f"±{planned.expected_half_width:,.1f}",
-                help="Of the interval of the missed positives, at this budget (needs a prior or a pilot).")
+    m[2].metric(
+        "Expected half-width",
+        "–" if planned.expected_half_width is None else f"±{planned.expected_half_width:,.1f}",
+        help="Of the interval of the missed positives, at this budget (needs a prior or a pilot).",
+    )
     m[3].metric("Population", f"{planned.population:,}", help=f"{planned.above:,} documents at or above the line.")
     for warning in planned.warnings:
         st.warning(md(warning))
     show_table(plan_table(planned))
-    st.download_button("Download the plan (plan.csv)", planned.csv(),
-                       file_name="plan.csv", mime="text/csv", key="plan_csv",
-                       help="One row per document to review; the reviewers fill in 'label' (1/0, yes/no ...).")
+    st.download_button(
+        "Download the plan (plan.csv)",
+        planned.csv(),
+        file_name="plan.csv",
+        mime="text/csv",
+        key="plan_csv",
+        help="One row per document to review; the reviewers fill in 'label' (1/0, yes/no ...).",
+    )
     with st.expander(f"The {planned.budget:,} documents to review"):
         st.dataframe(planned.table().head(1000), hide_index=True)
-    add_to_record(lambda: new_item(
-        "audit plan", f"Audit plan below the line {planned.review_threshold:.6g}", planned.sentence(),
-        tables=[("Strata", plan_table(planned))], data_fingerprint=population.fingerprint,
-        settings={**planned.as_dict(), "population": population.name},
-        link=current_link({"audit_below": planned.review_threshold}, data=population.fingerprint)), key="record_plan")
+    add_to_record(
+        lambda: new_item(
+            "audit plan",
+            f"Audit plan below the line {planned.review_threshold:.6g}",
+            planned.sentence(),
+            tables=[("Strata", plan_table(planned))],
+            data_fingerprint=population.fingerprint,
+            settings={**planned.as_dict(), "population": population.name},
+            link=current_link({"audit_below": planned.review_threshold}, data=population.fingerprint),
+        ),
+        key="record_plan",
+    )
 
 
 def plan_step(population: SessionInput | None, audit: SessionInput | None) -> AuditPlan | None:
@@ -113,10 +185,20 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
     pilot = audit.value if s.pilot else None
     try:
         with st.spinner("Planning the audit" + (" with DuckDB" if population.source == "server" else "")):
-            planned = memo(("audit_plan", *population.key, *astuple(s), audit.fingerprint if s.pilot else None),
-                           lambda: plan(population.value, below=s.below, budget=s.budget, half_width=s.half_width,
-                                        strata=s.strata, allocation=s.allocation, pilot=pilot,
-                                        prior_column=population.mapping.prior, seed=s.seed))
+            planned = memo(
+                ("audit_plan", *population.key, *astuple(s), audit.fingerprint if s.pilot else None),
+                lambda: plan(
+                    population.value,
+                    below=s.below,
+                    budget=s.budget,
+                    half_width=s.half_width,
+                    strata=s.strata,
+                    allocation=s.allocation,
+                    pilot=pilot,
+                    prior_column=population.mapping.prior,
+                    seed=s.seed,
+                ),
+            )
     except InputError as exc:
         st.error(f"**No plan.** {md(exc)}")
         return None
@@ -126,13 +208,25 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
 
 def estimate_settings(rated: SessionInput) -> tuple[str, float, float]:
     c = st.columns(3)
-    classifier = c[0].selectbox("Classifier (the score the audit was planned on)", rated.rated.score_names,
-                                key="audit_classifier", bind="query-params", persist_state="session")
-    level = c[1].select_slider("Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="audit_level",
-                               bind="query-params", persist_state="session")
-    threshold = c[2].number_input("Also at threshold", value=0.5, format="%.6g", key="audit_threshold",
-                                  bind="query-params", persist_state="session",
-                                  help="Any threshold, above or below the review line.")
+    classifier = c[0].selectbox(
+        "Classifier (the score the audit was planned on)",
+        rated.rated.score_names,
+        key="audit_classifier",
+        bind="query-params",
+        persist_state="session",
+    )
+    level = c[1].select_slider(
+        "Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="audit_level", bind="query-params", persist_state="session"
+    )
+    threshold = c[2].number_input(
+        "Also at threshold",
+        value=0.5,
+        format="%.6g",
+        key="audit_threshold",
+        bind="query-params",
+        persist_state="session",
+        help="Any threshold, above or below the review line.",
+    )
     return classifier, float(level), float(threshold)
 
 
@@ -154,24 +248,28 @@ def show_estimate(result: AuditEstimate) -> None:
     m[1].caption(f"{level}: {t.lower:,.1f} – {t.upper:,.1f}")
     m[2].metric("Recall at the review line", f"{r.estimate:.1%}")
     m[2].caption(f"{level}: {r.lower:.1%} – {r.upper:.1%}")
-    m[3].metric("Positives found", f"{result.positives_found:,}", help=f"{result.audited:,} of "
-                f"{result.documents_below:,} documents below the line reviewed ({result.method} interval).")
+    m[3].metric(
+        "Positives found",
+        f"{result.positives_found:,}",
+        help=f"{result.audited:,} of "
+        f"{result.documents_below:,} documents below the line reviewed ({result.method} interval).",
+    )
     for warning in result.warnings:
         st.warning(md(warning))
 
 
 def follow_up(result: AuditEstimate) -> None:
     left = result.documents_below - result.audited
-    extra = st.number_input("More audited documents", 0, max(left, 0), min(result.audited, left), 10,
-                            key="audit_more")
+    extra = st.number_input("More audited documents", 0, max(left, 0), min(result.audited, left), 10, key="audit_more")
     try:
         st.markdown(md(half_width_after(result, int(extra)).sentence()))
     except InputError as exc:
         st.error(md(exc))
 
 
-def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planned: AuditPlan | None,
-                  population: SessionInput | None) -> None:
+def estimate_step(
+    audit: SessionInput | None, rated: SessionInput | None, planned: AuditPlan | None, population: SessionInput | None
+) -> None:
     """Missed positives and recall with intervals, at the line, the operating point and any threshold."""
     if audit is None or rated is None:
         return
@@ -188,14 +286,21 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
         return
     remember_audit(rated, classifier, audit)
     show_estimate(result)
-    st.caption(f"At the Operating point page's threshold ({op_threshold:.6g}, target marginal precision "
-               f"{target:.3g}) and at {threshold:.6g}:")
+    st.caption(
+        f"At the Operating point page's threshold ({op_threshold:.6g}, target marginal precision "
+        f"{target:.3g}) and at {threshold:.6g}:"
+    )
     table = thresholds_table(result)
     show_table(table, transpose_on="threshold")  # one quantity per row: 14 columns do not fit 1,280 px
-    curve = memo(("audit_curve", audit.fingerprint, *rated.key, classifier, level),
-                 lambda: extended_curve(result, points=SCREEN_POINTS // 8))
-    figures = [("PN curve below the line", audit_pn_figure(result, curve)),
-               ("Precision and recall", audit_pr_figure(result, curve)), ("Strata", strata_figure(result))]
+    curve = memo(
+        ("audit_curve", audit.fingerprint, *rated.key, classifier, level),
+        lambda: extended_curve(result, points=SCREEN_POINTS // 8),
+    )
+    figures = [
+        ("PN curve below the line", audit_pn_figure(result, curve)),
+        ("Precision and recall", audit_pr_figure(result, curve)),
+        ("Strata", strata_figure(result)),
+    ]
     c = st.columns(2)
     c[0].plotly_chart(figures[0][1], key="audit_pn_chart")
     c[1].plotly_chart(figures[1][1], key="audit_pr_chart")
@@ -203,19 +308,33 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None, planne
     strata = strata_table(result)
     show_table(strata)
     follow_up(result)
-    add_to_record(lambda: new_item(
-        "audit", f"Below-the-line audit of {classifier} (review line {result.review_threshold:.6g})",
-        audit_sentence(result), tables=[("Strata", strata), ("Thresholds", table)], figures=figures,
-        data_fingerprint=audit.fingerprint, settings=audit_settings(
-            result, rated_sha256=rated.fingerprint, plan=planned, population=population.name if population else "",
-            population_sha256=population.fingerprint if population else ""),
-        link=current_link({"audit_classifier": classifier}, data=rated.fingerprint)), key="record_audit")
+    add_to_record(
+        lambda: new_item(
+            "audit",
+            f"Below-the-line audit of {classifier} (review line {result.review_threshold:.6g})",
+            audit_sentence(result),
+            tables=[("Strata", strata), ("Thresholds", table)],
+            figures=figures,
+            data_fingerprint=audit.fingerprint,
+            settings=audit_settings(
+                result,
+                rated_sha256=rated.fingerprint,
+                plan=planned,
+                population=population.name if population else "",
+                population_sha256=population.fingerprint if population else "",
+            ),
+            link=current_link({"audit_classifier": classifier}, data=rated.fingerprint),
+        ),
+        key="record_audit",
+    )
 
 
 st.title("Below the line")
-st.caption("How many positives does the review line miss? Plan a random sample of the unflagged documents, "
-           "stratified by score; the reviewers label it; the audit then estimates the missed positives and recall "
-           "with intervals (design-based, honest when an audit finds few or no positives).")
+st.caption(
+    "How many positives does the review line miss? Plan a random sample of the unflagged documents, "
+    "stratified by score; the reviewers label it; the audit then estimates the missed positives and recall "
+    "with intervals (design-based, honest when an audit finds few or no positives)."
+)
 companion_rated()  # a shipped audit opens with its shipped rated data
 st.header("1. Plan the audit")
 population = choose_population()

@@ -20,11 +20,14 @@ from views.state import memo
 _PAIRS = "_audit_pairs"  # (rated fingerprint, classifier) -> name of the audit input
 
 
-def audit_estimate(rated: SessionInput, audit: SessionInput, classifier: str, level: float,
-                   thresholds: tuple = ()) -> AuditEstimate:
+def audit_estimate(
+    rated: SessionInput, audit: SessionInput, classifier: str, level: float, thresholds: tuple = ()
+) -> AuditEstimate:
     """The estimate of an audit with rated data, once per session and settings (raises InputError)."""
-    return memo(("audit_estimate", audit.fingerprint, *rated.key, classifier, level, thresholds),
-                lambda: estimate(rated.rated, audit.value, classifier=classifier, level=level, thresholds=thresholds))
+    return memo(
+        ("audit_estimate", audit.fingerprint, *rated.key, classifier, level, thresholds),
+        lambda: estimate(rated.rated, audit.value, classifier=classifier, level=level, thresholds=thresholds),
+    )
 
 
 def remember_audit(rated: SessionInput, classifier: str, audit: SessionInput) -> None:
@@ -39,8 +42,7 @@ def paired_audit(rated: SessionInput, classifier: str) -> SessionInput | None:
     audits = session_inputs("audit")
     paired = next((i for i in audits if i.name == name), None)
     if paired is None and rated.source == "sample" and len(rated.rated.score_names) == 1:
-        paired = next((i for i in audits if i.sample_key and SAMPLES[i.sample_key].companion == rated.sample_key),
-                      None)
+        paired = next((i for i in audits if i.sample_key and SAMPLES[i.sample_key].companion == rated.sample_key), None)
     return paired
 
 
@@ -52,8 +54,10 @@ def audit_at(rated: SessionInput, classifier: str, level: float) -> AuditEstimat
     audit = paired_audit(rated, classifier) if rated.source != "server" else None
     if audit is None:
         if session_inputs("audit"):
-            st.caption("A reviewed audit is loaded: estimate it with this rated data and classifier on **Below the "
-                       "line**, and recall with its interval shows here.")
+            st.caption(
+                "A reviewed audit is loaded: estimate it with this rated data and classifier on **Below the "
+                "line**, and recall with its interval shows here."
+            )
         return None
     try:
         return audit_estimate(rated, audit, classifier, level)
@@ -66,8 +70,13 @@ def companion_rated() -> None:
     audit = active_input("audit")
     companion = SAMPLES[audit.sample_key].companion if audit is not None and audit.sample_key else None
     rated = active_input("rated")
-    if companion and rated is not None and rated.source == "sample" and rated.sample_key != companion \
-            and not st.session_state.get("_audit_companion_done"):
+    if (
+        companion
+        and rated is not None
+        and rated.source == "sample"
+        and rated.sample_key != companion
+        and not st.session_state.get("_audit_companion_done")
+    ):
         st.session_state["_audit_companion_done"] = True  # once per session: a later choice of the user stands
         load_sample(companion)
         st.rerun()  # the sidebar shows the rated data in use

@@ -33,21 +33,30 @@ def _columns(connected) -> PopulationColumns:
     optional = [NONE, *columns]
     c = st.columns(3)
     id_col = c[0].selectbox("Id column", columns, index=columns.index(guess.id) if guess else 0, key=f"spid_{tag}")
-    score = c[1].selectbox("Score column", columns, index=columns.index(guess.score) if guess else 0,
-                           key=f"spscore_{tag}")
-    prior = c[2].selectbox("Prior probability column", optional,
-                           index=optional.index(guess.prior) if guess and guess.prior else 0, key=f"spprior_{tag}")
+    score = c[1].selectbox(
+        "Score column", columns, index=columns.index(guess.score) if guess else 0, key=f"spscore_{tag}"
+    )
+    prior = c[2].selectbox(
+        "Prior probability column",
+        optional,
+        index=optional.index(guess.prior) if guess and guess.prior else 0,
+        key=f"spprior_{tag}",
+    )
     return PopulationColumns(id_col, score, None if prior == NONE else prior)
 
 
 def server_population() -> SessionInput | None:
     """Path or glob (and DuckDB table), Connect, the columns; the population as DuckDB reads it."""
     c = st.columns([5, 2, 1], vertical_alignment="bottom")
-    c[0].text_input("Population path or glob on the server", key="audit_pop_path",
-                    placeholder="/data/scored/*.parquet")
+    c[0].text_input("Population path or glob on the server", key="audit_pop_path", placeholder="/data/scored/*.parquet")
     c[1].text_input("DuckDB table", key="audit_pop_table", placeholder="only for a .duckdb file")
-    c[2].button("Connect", key="audit_pop_connect", type="primary", on_click=connect_clicked,
-                 args=("audit_pop_path", "audit_pop_table", _SOURCE, "_audit_pop_error"))
+    c[2].button(
+        "Connect",
+        key="audit_pop_connect",
+        type="primary",
+        on_click=connect_clicked,
+        args=("audit_pop_path", "audit_pop_table", _SOURCE, "_audit_pop_error"),
+    )
     if st.session_state.get("_audit_pop_error"):
         st.error(f"**Could not connect.** {md(st.session_state['_audit_pop_error'])}")
         return None
@@ -65,8 +74,13 @@ def server_population() -> SessionInput | None:
 
 def choose_population() -> SessionInput | None:
     """The population the plan samples: a loaded input, or rows on the server."""
-    where = st.radio("Population", [LOADED, SERVER], key="audit_population_source", horizontal=True,
-                     help="Every scored document, flagged or not: only the id and the score (and a prior) are read.")
+    where = st.radio(
+        "Population",
+        [LOADED, SERVER],
+        key="audit_population_source",
+        horizontal=True,
+        help="Every scored document, flagged or not: only the id and the score (and a prior) are read.",
+    )
     if where == SERVER:
         return server_population()
     return input_picker("population", key="audit_population", label="Population (every scored document)")

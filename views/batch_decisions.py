@@ -52,20 +52,32 @@ def _fmt(value: float) -> str:
 
 def pick_loss(column) -> SetLoss | None:
     """The loss chosen (β or the coefficients of a custom metric below it); None after showing what is wrong."""
-    key = column.selectbox("Loss", list(LOSSES), format_func=lambda k: LOSSES[k].title, key="loss",
-                           bind="query-params", persist_state="session")
+    key = column.selectbox(
+        "Loss",
+        list(LOSSES),
+        format_func=lambda k: LOSSES[k].title,
+        key="loss",
+        bind="query-params",
+        persist_state="session",
+    )
     if LOSSES[key].parameter:
         beta = st.number_input("β", 0.05, 20.0, 2.0, 0.05, key="beta", bind="query-params", persist_state="session")
         return build_loss(key, beta=float(beta))
     if LOSSES[key].coefficients:
-        st.markdown("Metric = (c0 + c_TP·TP + c_FP·FP + c_FN·FN + c_TN·TN) / (d0 + d_TP·TP + d_FP·FP + d_FN·FN + "
-                    "d_TN·TN); the loss is 1 − metric. The defaults spell out F1 = 2TP / (2TP + FP + FN).")
+        st.markdown(
+            "Metric = (c0 + c_TP·TP + c_FP·FP + c_FN·FN + c_TN·TN) / (d0 + d_TP·TP + d_FP·FP + d_FN·FN + "
+            "d_TN·TN); the loss is 1 − metric. The defaults spell out F1 = 2TP / (2TP + FP + FN)."
+        )
         terms = ["constant", "TP", "FP", "FN", "TN"]
         nums, dens = st.columns(5), st.columns(5)
-        num = [nums[i].number_input(f"numerator {t}", value=F1_COEFFICIENTS[0][i], key=f"num_{t}")
-               for i, t in enumerate(terms)]
-        den = [dens[i].number_input(f"denominator {t}", value=F1_COEFFICIENTS[1][i], key=f"den_{t}")
-               for i, t in enumerate(terms)]
+        num = [
+            nums[i].number_input(f"numerator {t}", value=F1_COEFFICIENTS[0][i], key=f"num_{t}")
+            for i, t in enumerate(terms)
+        ]
+        den = [
+            dens[i].number_input(f"denominator {t}", value=F1_COEFFICIENTS[1][i], key=f"den_{t}")
+            for i, t in enumerate(terms)
+        ]
         try:
             return build_loss(key, numerator=num, denominator=den)
         except InputError as exc:
@@ -77,8 +89,11 @@ def pick_loss(column) -> SetLoss | None:
 def loss_parameters() -> dict:
     """β of the chosen loss when it takes one (for the record's settings and its link)."""
     chosen = LOSSES.get(st.session_state.get("loss"))
-    return {"beta": float(st.session_state["beta"])} if chosen is not None and chosen.parameter \
-        and "beta" in st.session_state else {}
+    return (
+        {"beta": float(st.session_state["beta"])}
+        if chosen is not None and chosen.parameter and "beta" in st.session_state
+        else {}
+    )
 
 
 def own_batches() -> Probabilities:
@@ -96,22 +111,42 @@ def shared_split(name: str):
 
 def trained_batches() -> Probabilities:
     """Batches of a public data set's test items, scored by a logistic regression trained here."""
-    name = st.selectbox("Public data set", list(PUBLIC_DATASETS), format_func=PUBLIC_DATASETS.get,
-                        key="batch_dataset", bind="query-params", persist_state="session")
+    name = st.selectbox(
+        "Public data set",
+        list(PUBLIC_DATASETS),
+        format_func=PUBLIC_DATASETS.get,
+        key="batch_dataset",
+        bind="query-params",
+        persist_state="session",
+    )
     trained = st.session_state.get("_batch_trained", set())
-    if name not in trained and not st.button("Train a logistic regression", key="train_batch_model", type="primary",
-                                             help="Trains on the training split; probabilities on validation and "
-                                                  "test splits."):
+    if name not in trained and not st.button(
+        "Train a logistic regression",
+        key="train_batch_model",
+        type="primary",
+        help="Trains on the training split; probabilities on validation and test splits.",
+    ):
         st.info("Train the model to get calibrated probabilities for the test items.")
         st.stop()
     with st.spinner(f"Training a logistic regression on {PUBLIC_DATASETS[name]}"):
         split = shared_split(name)
     st.session_state["_batch_trained"] = trained | {name}
     n_test = split.eta_test.size
-    size = int(st.number_input("Batch size (items decided together)", 1, min(n_test, 10_000), min(500, n_test),
-                               key="batch_size", bind="query-params", persist_state="session"))
-    st.caption(f"{split.eta_val.size:,} validation and {n_test:,} test items; logistic regression (calibrated: "
-               "it minimises the log loss); test items shuffled and cut into batches of this size.")
+    size = int(
+        st.number_input(
+            "Batch size (items decided together)",
+            1,
+            min(n_test, 10_000),
+            min(500, n_test),
+            key="batch_size",
+            bind="query-params",
+            persist_state="session",
+        )
+    )
+    st.caption(
+        f"{split.eta_val.size:,} validation and {n_test:,} test items; logistic regression (calibrated: "
+        "it minimises the log loss); test items shuffled and cut into batches of this size."
+    )
     batches = memo(("trained_batches", name, size), lambda: batches_from_split(split, size))
     return Probabilities(("trained", name, size), batches, split, TRAINED)
 
@@ -121,12 +156,18 @@ def decision_cards(outcome, n_items: int) -> None:
     m = st.columns(4)
     m[0].metric("Items to flag (k)", f"{decision.k:,} of {n_items:,}")
     m[1].metric("Expected loss at k", _fmt(decision.value))
-    m[2].metric("Expected loss flagging η ≥ 0.5", _fmt(outcome.loss_threshold_half),
-                help=f"Top-k with k = {outcome.k_threshold_half}, the number of items with probability ≥ 0.5.")
-    m[3].metric("Paper's early stop", f"k = {outcome.early.k}",
-                help="First k with L_k ≤ L_{k+1}; not exact in general.",
-                delta=None if outcome.early.k == decision.k else f"{outcome.early.value - decision.value:+.4f} worse",
-                delta_color="inverse")
+    m[2].metric(
+        "Expected loss flagging η ≥ 0.5",
+        _fmt(outcome.loss_threshold_half),
+        help=f"Top-k with k = {outcome.k_threshold_half}, the number of items with probability ≥ 0.5.",
+    )
+    m[3].metric(
+        "Paper's early stop",
+        f"k = {outcome.early.k}",
+        help="First k with L_k ≤ L_{k+1}; not exact in general.",
+        delta=None if outcome.early.k == decision.k else f"{outcome.early.value - decision.value:+.4f} worse",
+        delta_color="inverse",
+    )
 
 
 def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, outcome) -> None:
@@ -134,25 +175,42 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
     figs = st.columns(2)
     figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
     figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
-    add_to_record(lambda: new_item(
-        "batch decision", f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)", outcome.sentence(batch),
-        tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
-        figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
-        data_fingerprint=str(src.key[1]) if src.key[0] == "input" else data_sha256(src.batches.probabilities,
-                                                                                     src.batches.batch_ids),
-        settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
-        link=current_link({"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()},
-                          data=str(src.key[1]) if src.key[0] == "input" else "")),
-        key="record_batch")
+    add_to_record(
+        lambda: new_item(
+            "batch decision",
+            f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)",
+            outcome.sentence(batch),
+            tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
+            figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
+            data_fingerprint=str(src.key[1])
+            if src.key[0] == "input"
+            else data_sha256(src.batches.probabilities, src.batches.batch_ids),
+            settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
+            link=current_link(
+                {"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()},
+                data=str(src.key[1]) if src.key[0] == "input" else "",
+            ),
+        ),
+        key="record_batch",
+    )
     st.subheader("Decided items")
     table = decided_items(batches, batch, decision)
     show_table(table, height=260)
-    st.download_button("Download this batch's decisions (CSV)", csv_bytes(table), file_name=f"decisions_{batch}.csv",
-                       mime="text/csv", key="decisions_csv")
+    st.download_button(
+        "Download this batch's decisions (CSV)",
+        csv_bytes(table),
+        file_name=f"decisions_{batch}.csv",
+        mime="text/csv",
+        key="decisions_csv",
+    )
     with st.expander("Monte Carlo check of the expected loss"):
         draws = st.number_input("Simulated label vectors", 1_000, 200_000, 20_000, 1_000, key="mc_draws")
-        check = on_click("_mc_result", (src.key, loss, batch), st.button("Simulate", key="run_mc"),
-                         lambda: monte_carlo_check(eta, decision, loss, draws=int(draws)))
+        check = on_click(
+            "_mc_result",
+            (src.key, loss, batch),
+            st.button("Simulate", key="run_mc"),
+            lambda: monte_carlo_check(eta, decision, loss, draws=int(draws)),
+        )
         if check is not None:
             st.write(check.sentence)
 
@@ -160,22 +218,35 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
 def every_batch_section(src: Probabilities, loss: SetLoss) -> None:
     batches = src.batches
     st.subheader("Every batch")
-    st.caption("Each batch decided on its own; the file has one row per input row, in input order, with its batch, "
-               "decision (0/1) and the batch's k.")
-    result = on_click("_all_batches", (src.key, loss),
-                      st.button(f"Decide all {len(batches.batch_names):,} batches", key="run_all_batches",
-                                type="primary"),
-                      lambda progress: decide_batches(batches, loss, progress=progress), progress="Deciding batches")
+    st.caption(
+        "Each batch decided on its own; the file has one row per input row, in input order, with its batch, "
+        "decision (0/1) and the batch's k."
+    )
+    result = on_click(
+        "_all_batches",
+        (src.key, loss),
+        st.button(f"Decide all {len(batches.batch_names):,} batches", key="run_all_batches", type="primary"),
+        lambda progress: decide_batches(batches, loss, progress=progress),
+        progress="Deciding batches",
+    )
     if result is None:
         return
     show_table(result.summary, height=260)
     d = st.columns(2)
-    d[0].download_button("Download every decision (CSV)", csv_bytes(result.decisions),
-                         file_name=f"{batches.name}_{loss.name}_decisions.csv".replace(" ", "_"), mime="text/csv",
-                         key="all_decisions_csv")
-    d[1].download_button("Download the per-batch summary (CSV)", csv_bytes(result.summary),
-                         file_name=f"{batches.name}_{loss.name}_summary.csv".replace(" ", "_"), mime="text/csv",
-                         key="batch_summary_csv")
+    d[0].download_button(
+        "Download every decision (CSV)",
+        csv_bytes(result.decisions),
+        file_name=f"{batches.name}_{loss.name}_decisions.csv".replace(" ", "_"),
+        mime="text/csv",
+        key="all_decisions_csv",
+    )
+    d[1].download_button(
+        "Download the per-batch summary (CSV)",
+        csv_bytes(result.summary),
+        file_name=f"{batches.name}_{loss.name}_summary.csv".replace(" ", "_"),
+        mime="text/csv",
+        key="batch_summary_csv",
+    )
 
 
 def baselines_section(src: Probabilities, loss: SetLoss, batch_size: int) -> None:
@@ -183,22 +254,35 @@ def baselines_section(src: Probabilities, loss: SetLoss, batch_size: int) -> Non
     if src.split is None and src.batches.n_labelled < 2:
         st.caption("The baselines need true labels: map a label column on the Data page.")
         return
-    st.caption("The paper's protocol: labelled items are split into validation and test halves; the test items are "
-               "cut into batches; each batch is decided by (a) threshold 0.5, (b) one threshold tuned on validation "
-               "batches for this loss, (c) the expected-loss-optimal top k, and scored against the true labels.")
-    split = src.split if src.split is not None else memo(("batch_split_input", *src.key),
-                                                         lambda: labelled_split(src.batches))
+    st.caption(
+        "The paper's protocol: labelled items are split into validation and test halves; the test items are "
+        "cut into batches; each batch is decided by (a) threshold 0.5, (b) one threshold tuned on validation "
+        "batches for this loss, (c) the expected-loss-optimal top k, and scored against the true labels."
+    )
+    split = (
+        src.split
+        if src.split is not None
+        else memo(("batch_split_input", *src.key), lambda: labelled_split(src.batches))
+    )
     size = int(min(batch_size, split.eta_test.size))
-    comparison = on_click("_baselines", (src.key, loss, size),
-                          st.button(f"Compare with the baselines (batches of {size:,})", key="run_baselines"),
-                          lambda progress: compare_baselines(split, loss, size, progress=progress),
-                          progress="Deciding test batches")
+    comparison = on_click(
+        "_baselines",
+        (src.key, loss, size),
+        st.button(f"Compare with the baselines (batches of {size:,})", key="run_baselines"),
+        lambda progress: compare_baselines(split, loss, size, progress=progress),
+        progress="Deciding test batches",
+    )
     if comparison is None:
         return
     b = st.columns([2, 3])
     show_table(comparison.summary, where=b[0])
-    b[0].download_button("Download per-batch losses (CSV)", csv_bytes(comparison.per_batch),
-                         file_name="baselines_per_batch.csv", mime="text/csv", key="baselines_csv")
+    b[0].download_button(
+        "Download per-batch losses (CSV)",
+        csv_bytes(comparison.per_batch),
+        file_name="baselines_per_batch.csv",
+        mime="text/csv",
+        key="baselines_csv",
+    )
     b[1].plotly_chart(baselines_figure(comparison.summary), key="baselines_chart")
 
 
@@ -223,8 +307,16 @@ def decisions_view(src: Probabilities) -> None:
 
 
 st.title("Batch decisions")
-st.caption("For a batch of items with calibrated probabilities, the decision that minimises the expected set "
-           "loss flags the k most probable items (Natarajan et al., ICML 2016). Independent labels assumed.")
-source = st.radio("Probabilities from", [OWN, TRAINED], horizontal=True, key="batch_source", bind="query-params",
-                  persist_state="session")
+st.caption(
+    "For a batch of items with calibrated probabilities, the decision that minimises the expected set "
+    "loss flags the k most probable items (Natarajan et al., ICML 2016). Independent labels assumed."
+)
+source = st.radio(
+    "Probabilities from",
+    [OWN, TRAINED],
+    horizontal=True,
+    key="batch_source",
+    bind="query-params",
+    persist_state="session",
+)
 decisions_view(own_batches() if source == OWN else trained_batches())

@@ -36,8 +36,12 @@ def group_choice(frame, roles: TrainingColumns):
         return None, None
     values = sorted(frame[roles.group].dropna().astype(str).str.strip().unique())
     c = st.columns(2)
-    protected = c[0].selectbox(f"Protected group: {roles.group} =", values, key="cons_protected",
-                               index=values.index("Female") if "Female" in values else 0)
+    protected = c[0].selectbox(
+        f"Protected group: {roles.group} =",
+        values,
+        key="cons_protected",
+        index=values.index("Female") if "Female" in values else 0,
+    )
     others = [EVERY_OTHER, *[v for v in values if v != protected]]
     reference = c[1].selectbox("Reference group", others, key="cons_reference")
     return protected, None if reference == EVERY_OTHER else reference
@@ -49,27 +53,38 @@ def constraint_form(protected, roles: TrainingColumns) -> dict:
     fair = protected is not None
     bounds = {}
     if c[0].checkbox("Demographic parity ratio", value=fair, key="dp_on", disabled=not fair):
-        bounds["demographic_parity"] = c[0].slider(f"positive rate({protected}) ≥ κ × positive rate(reference)",
-                                                   0.0, 1.0, 0.8, 0.05, key="dp_kappa", format=BOUND_FORMAT)
+        bounds["demographic_parity"] = c[0].slider(
+            f"positive rate({protected}) ≥ κ × positive rate(reference)",
+            0.0,
+            1.0,
+            0.8,
+            0.05,
+            key="dp_kappa",
+            format=BOUND_FORMAT,
+        )
     if c[0].checkbox("Equal opportunity ratio", key="eo_on", disabled=not fair):
-        bounds["equal_opportunity"] = c[0].slider("true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05,
-                                                  key="eo_kappa", format=BOUND_FORMAT)
+        bounds["equal_opportunity"] = c[0].slider(
+            "true positive rate ratio ≥ κ", 0.0, 1.0, 0.8, 0.05, key="eo_kappa", format=BOUND_FORMAT
+        )
     if c[1].checkbox("Maximum coverage", key="cov_max_on"):
-        bounds["max_coverage"] = c[1].slider("share flagged ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max",
-                                             format=BOUND_FORMAT)
+        bounds["max_coverage"] = c[1].slider("share flagged ≤", 0.0, 1.0, 0.2, 0.01, key="cov_max", format=BOUND_FORMAT)
     if c[1].checkbox("Minimum coverage", key="cov_min_on"):
-        bounds["min_coverage"] = c[1].slider("share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min",
-                                             format=BOUND_FORMAT)
+        bounds["min_coverage"] = c[1].slider(
+            "share flagged ≥", 0.0, 1.0, 0.05, 0.01, key="cov_min", format=BOUND_FORMAT
+        )
     if c[2].checkbox("Minimum recall", key="rec_on"):
         bounds["min_recall"] = c[2].slider("recall ≥", 0.0, 1.0, 0.6, 0.01, key="rec", format=BOUND_FORMAT)
-    if c[2].checkbox("Maximum churn", key="churn_on", disabled=roles.deployed is None,
-                     help="Share of decisions that differ from the deployed model's. Needs a deployed-decisions "
-                          "column (Data page)."):
-        bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn",
-                                          format=BOUND_FORMAT)
+    if c[2].checkbox(
+        "Maximum churn",
+        key="churn_on",
+        disabled=roles.deployed is None,
+        help="Share of decisions that differ from the deployed model's. Needs a deployed-decisions column (Data page).",
+    ):
+        bounds["max_churn"] = c[2].slider("decisions changed ≤", 0.0, 0.5, 0.05, 0.01, key="churn", format=BOUND_FORMAT)
     if roles.flag is not None and c[1].checkbox("Egregious examples", key="egr_on"):
-        bounds["min_egregious_correct"] = c[1].slider("flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9,
-                                                      0.01, key="egr", format=BOUND_FORMAT)
+        bounds["min_egregious_correct"] = c[1].slider(
+            "flagged egregious rows decided correctly ≥", 0.0, 1.0, 0.9, 0.01, key="egr", format=BOUND_FORMAT
+        )
     return bounds
 
 
@@ -85,8 +100,10 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     """Warnings, the rates table, the downloads and the record button of a fitted model."""
     frame = chosen.value.frame
     if model.flags_nobody:
-        st.warning("This model flags nobody on the training rows: every decision is negative. Loosen a bound "
-                   "or drop a constraint.")
+        st.warning(
+            "This model flags nobody on the training rows: every decision is negative. Loosen a bound "
+            "or drop a constraint."
+        )
     for unmet in model.rates.get("train", {}).get("constraints_unmet_by_decisions", []):
         st.warning(md(f"The model's decisions miss a bound on the training rows: {unmet}."))
     bounds = model.bounds_in_words() or model.constraints  # the sliders' values as they read, and what is met
@@ -94,17 +111,33 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
     show_table(rates_frame(model), row_kinds="measure")
     score, decision = model.decide(frame)
     d = st.columns(2)
-    d[0].download_button("Download the model (JSON)", model_json(model).encode(),
-                         file_name=f"constrained_model_{chosen.name}.json", mime="application/json",
-                         key="model_json")
-    d[1].download_button("Download predictions for every row (CSV)",
-                         csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
-                         file_name=f"predictions_{chosen.name}.csv", mime="text/csv", key="predictions_csv")
+    d[0].download_button(
+        "Download the model (JSON)",
+        model_json(model).encode(),
+        file_name=f"constrained_model_{chosen.name}.json",
+        mime="application/json",
+        key="model_json",
+    )
+    d[1].download_button(
+        "Download predictions for every row (CSV)",
+        csv_bytes(frame.assign(score=score, decision=decision)[["score", "decision"]]),
+        file_name=f"predictions_{chosen.name}.csv",
+        mime="text/csv",
+        key="predictions_csv",
+    )
     st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
-    add_to_record(lambda: new_item(
-        "constrained model", f"Constrained linear model on {chosen.name}", model.sentence(),
-        tables=[("Rates on training and test rows", rates_frame(model))], data_fingerprint=chosen.fingerprint,
-        settings=model.settings, link=current_link(data=chosen.fingerprint)), key="record_constraints")
+    add_to_record(
+        lambda: new_item(
+            "constrained model",
+            f"Constrained linear model on {chosen.name}",
+            model.sentence(),
+            tables=[("Rates on training and test rows", rates_frame(model))],
+            data_fingerprint=chosen.fingerprint,
+            settings=model.settings,
+            link=current_link(data=chosen.fingerprint),
+        ),
+        key="record_constraints",
+    )
 
 
 @st.fragment
@@ -113,22 +146,37 @@ def tuning(chosen: SessionInput) -> None:
     frame, roles = chosen.value.frame, chosen.mapping
     protected, reference = group_choice(frame, roles)
     st.subheader("Constraints")
-    spec = TableSpec(label=roles.label, group=roles.group if protected is not None else None,
-                     group_value=protected, reference_value=reference, deployed=roles.deployed, flag=roles.flag,
-                     split=roles.split, **constraint_form(protected, roles))
+    spec = TableSpec(
+        label=roles.label,
+        group=roles.group if protected is not None else None,
+        group_value=protected,
+        reference_value=reference,
+        deployed=roles.deployed,
+        flag=roles.flag,
+        split=roles.split,
+        **constraint_form(protected, roles),
+    )
     run_key = (chosen.key, spec)
     c = st.columns([1, 3])
     clicked = c[0].button("Train from scratch", key="train_constrained", type="primary")
-    live = c[1].toggle("Refit as the bounds move", value=True, key="cons_live",
-                       help="Each change refits from the current model (a warm start, about a second on Adult). "
-                            "'Train from scratch' gives the fit that does not depend on earlier settings.")
+    live = c[1].toggle(
+        "Refit as the bounds move",
+        value=True,
+        key="cons_live",
+        help="Each change refits from the current model (a warm start, about a second on Adult). "
+        "'Train from scratch' gives the fit that does not depend on earlier settings.",
+    )
     last = kept("_cons_model")
     refit = live and last is not None and last[0][0] == chosen.key and last[0] != run_key
     # a refit starts from the current model; after a failed fit there is none to start from: a cold fit
     warm = last[1] if refit and not clicked and not isinstance(last[1], str) else None
-    result = on_click("_cons_model", run_key, clicked or refit,
-                      lambda progress: model_or_message(frame, spec, warm, progress),
-                      progress="Majorization-minimization" + (" from the current model" if warm is not None else ""))
+    result = on_click(
+        "_cons_model",
+        run_key,
+        clicked or refit,
+        lambda progress: model_or_message(frame, spec, warm, progress),
+        progress="Majorization-minimization" + (" from the current model" if warm is not None else ""),
+    )
     if isinstance(result, str):
         st.error(md(result))
     elif result is not None:
@@ -150,34 +198,50 @@ def adult_sweeps() -> None:
     """The paper's fairness and churn experiments on Adult, each on click."""
     st.subheader("Trade-off curves on Adult (the paper's experiments)")
     t = st.columns(2)
-    fair = on_click("_fair_sweep", (), t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"),
-                    lambda progress: shared_sweep("fairness",
-                                                  lambda: fairness_sweep(shared_adult(), progress=progress)),
-                    progress="Training one constrained model per κ")
-    churn = on_click("_churn_sweep", (), t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"),
-                     lambda progress: shared_sweep("churn", lambda: churn_sweep(shared_adult(), progress=progress)),
-                     progress="Training one constrained model per churn target")
-    for column, sweep, figure, name in ((t[0], fair, fairness_tradeoff_figure, "fairness_sweep"),
-                                        (t[1], churn, churn_tradeoff_figure, "churn_sweep")):
+    fair = on_click(
+        "_fair_sweep",
+        (),
+        t[0].button("Fairness sweep (κ = 0.2 … 1.0)", key="run_fair_sweep"),
+        lambda progress: shared_sweep("fairness", lambda: fairness_sweep(shared_adult(), progress=progress)),
+        progress="Training one constrained model per κ",
+    )
+    churn = on_click(
+        "_churn_sweep",
+        (),
+        t[1].button("Churn sweep (targets 1 % … 8 %)", key="run_churn_sweep"),
+        lambda progress: shared_sweep("churn", lambda: churn_sweep(shared_adult(), progress=progress)),
+        progress="Training one constrained model per churn target",
+    )
+    for column, sweep, figure, name in (
+        (t[0], fair, fairness_tradeoff_figure, "fairness_sweep"),
+        (t[1], churn, churn_tradeoff_figure, "churn_sweep"),
+    ):
         if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
             show_table(sweep, where=column)
-            column.download_button("Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv",
-                                   mime="text/csv", key=f"{name}_csv")
+            column.download_button(
+                "Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv", mime="text/csv", key=f"{name}_csv"
+            )
 
 
 st.title("Constrained training")
-st.caption("Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "
-           "subject to rate constraints, with a ramp-loss majorization-minimization solver. Categorical columns are "
-           "one-hot encoded and numeric ones standardised; the preprocessing is part of the model you download. "
-           "Bounds are tightened until the model's own decisions (score ≥ 0) meet them.")
+st.caption(
+    "Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "
+    "subject to rate constraints, with a ramp-loss majorization-minimization solver. Categorical columns are "
+    "one-hot encoded and numeric ones standardised; the preprocessing is part of the model you download. "
+    "Bounds are tightened until the model's own decisions (score ≥ 0) meet them."
+)
 training = input_picker("training_table", key="cons_table", label="Training table")
 if training is None:
     st.stop()
 table_roles = training.mapping
-st.caption(md(f"{len(training.value.frame):,} rows; label '{table_roles.label}'; "
-              f"{'split by ' + table_roles.split if table_roles.split else 'a seeded 70/30 split'}; every column "
-              "except the label, deployed, flag and split columns is a feature."))
+st.caption(
+    md(
+        f"{len(training.value.frame):,} rows; label '{table_roles.label}'; "
+        f"{'split by ' + table_roles.split if table_roles.split else 'a seeded 70/30 split'}; every column "
+        "except the label, deployed, flag and split columns is a feature."
+    )
+)
 tuning(training)
 if training.sample_key == "adult_table":
     adult_sweeps()

@@ -31,13 +31,30 @@ def target_controls() -> float:
     # the default only for a new session: once the key is in Session State (the box writes it) a default as well
     # makes Streamlit log a warning with a stack trace; the value is not part of the slider's identity
     default = None if "target" in st.session_state else TARGET_DEFAULT
-    target = c1.slider("Target marginal precision", TARGET_MIN, TARGET_MAX, default, TARGET_STEP,
-                       key="target", bind="query-params", persist_state="session", format="%.3f",
-                       help="Share of true positives among the documents added by lowering the threshold at the "
-                            "operating point.")
-    c2.number_input("Exact value", TARGET_MIN, TARGET_MAX, value=None, step=TARGET_STEP, format="%.3f",
-                    placeholder=f"{target:.3f}", key="target_input", on_change=_typed_target_to_slider,
-                    help="Type a target and press Enter: the slider moves there.")
+    target = c1.slider(
+        "Target marginal precision",
+        TARGET_MIN,
+        TARGET_MAX,
+        default,
+        TARGET_STEP,
+        key="target",
+        bind="query-params",
+        persist_state="session",
+        format="%.3f",
+        help="Share of true positives among the documents added by lowering the threshold at the operating point.",
+    )
+    c2.number_input(
+        "Exact value",
+        TARGET_MIN,
+        TARGET_MAX,
+        value=None,
+        step=TARGET_STEP,
+        format="%.3f",
+        placeholder=f"{target:.3f}",
+        key="target_input",
+        on_change=_typed_target_to_slider,
+        help="Type a target and press Enter: the slider moves there.",
+    )
     return float(target)
 
 
@@ -52,30 +69,60 @@ class Money:
 def money_controls(key: str) -> Money:
     """A toggle that derives the target from money: cost per review C, value per caught positive V, cost per false
     positive F; the target is their break-even marginal precision (C + F) / (V + F) (engine.pn.Economics)."""
-    on = st.toggle("Set the target from money", key=f"{key}_money", bind="query-params", persist_state="session",
-                   help="Flag a document while its expected value exceeds its cost: the target marginal precision is "
-                        "the break-even m = (C + F) / (V + F).")
+    on = st.toggle(
+        "Set the target from money",
+        key=f"{key}_money",
+        bind="query-params",
+        persist_state="session",
+        help="Flag a document while its expected value exceeds its cost: the target marginal precision is "
+        "the break-even m = (C + F) / (V + F).",
+    )
     if not on:
         return Money(None, "")
     c = st.columns(4)
-    cost = c[0].number_input("Cost per review (C)", 0.0, None, 3.0, 0.5, key=f"{key}_review_cost",
-                             bind="query-params", persist_state="session",
-                             help="What reviewing one flagged document costs.")
-    value = c[1].number_input("Value per caught positive (V)", 0.0, None, 10.0, 1.0, key=f"{key}_value_per_positive",
-                              bind="query-params", persist_state="session",
-                              help="What one true positive caught is worth.")
-    fp_cost = c[2].number_input("Cost per false positive (F)", 0.0, None, 0.0, 0.5, key=f"{key}_cost_per_fp",
-                                bind="query-params", persist_state="session",
-                                help="What a false positive costs beyond its review (an annoyed customer ...).")
-    currency = c[3].text_input("Currency", "$", max_chars=4, key=f"{key}_currency",
-                               help="Written before every amount.")
+    cost = c[0].number_input(
+        "Cost per review (C)",
+        0.0,
+        None,
+        3.0,
+        0.5,
+        key=f"{key}_review_cost",
+        bind="query-params",
+        persist_state="session",
+        help="What reviewing one flagged document costs.",
+    )
+    value = c[1].number_input(
+        "Value per caught positive (V)",
+        0.0,
+        None,
+        10.0,
+        1.0,
+        key=f"{key}_value_per_positive",
+        bind="query-params",
+        persist_state="session",
+        help="What one true positive caught is worth.",
+    )
+    fp_cost = c[2].number_input(
+        "Cost per false positive (F)",
+        0.0,
+        None,
+        0.0,
+        0.5,
+        key=f"{key}_cost_per_fp",
+        bind="query-params",
+        persist_state="session",
+        help="What a false positive costs beyond its review (an annoyed customer ...).",
+    )
+    currency = c[3].text_input("Currency", "$", max_chars=4, key=f"{key}_currency", help="Written before every amount.")
     try:
         economics = Economics(cost, value, fp_cost)
     except InputError as exc:
         st.error(f"**No target from these amounts.** {md(exc)}")
         st.stop()
-    st.caption(f"Target marginal precision from money: m = (C + F) / (V + F) = ({cost:g} + {fp_cost:g}) / "
-               f"({value:g} + {fp_cost:g}) = {economics.target:.4g}.")
+    st.caption(
+        f"Target marginal precision from money: m = (C + F) / (V + F) = ({cost:g} + {fp_cost:g}) / "
+        f"({value:g} + {fp_cost:g}) = {economics.target:.4g}."
+    )
     return Money(economics, currency)
 
 
@@ -101,5 +148,9 @@ def money_settings(money: Money) -> dict:
     e = money.economics
     if e is None:
         return {}
-    return {"review_cost": e.review_cost, "value_per_positive": e.value_per_positive,
-            "cost_per_false_positive": e.cost_per_false_positive, "currency": money.currency}
+    return {
+        "review_cost": e.review_cost,
+        "value_per_positive": e.value_per_positive,
+        "cost_per_false_positive": e.cost_per_false_positive,
+        "currency": money.currency,
+    }

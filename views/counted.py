@@ -27,20 +27,24 @@ def counted_hull(inp: SessionInput, classifier: str):
     """(Hull, ScanStats) of one classifier of a rated input, counted once per session and mapping."""
     d = inp.rated
     where = data_source(d).counted_where
-    return _counted(("hull", *inp.key, classifier), lambda progress: pn_hull(d, classifier, progress=progress),
-                    f"Counting the PN curve of {classifier} {where} over {d.n_read:,} rows",
-                    f"Could not count {classifier} in {d.name} {where}.")
+    return _counted(
+        ("hull", *inp.key, classifier),
+        lambda progress: pn_hull(d, classifier, progress=progress),
+        f"Counting the PN curve of {classifier} {where} over {d.n_read:,} rows",
+        f"Could not count {classifier} in {d.name} {where}.",
+    )
 
 
 def counted_grid(inp: SessionInput, classifiers: tuple, *, bins: int, rule: str, spacing: str):
     """(ThresholdGrid, ScanStats) of a rated input, counted once per session and settings."""
     d = inp.rated
     where = data_source(d).counted_where
-    return _counted(("grid", *inp.key, classifiers, rule, int(bins), spacing),
-                    lambda progress: joint_grid(d, classifiers, bins=int(bins), rule=rule, spacing=spacing,
-                                                progress=progress),
-                    f"Counting the {' × '.join([str(int(bins))] * len(classifiers))} grid {where} over "
-                    f"{d.n_read:,} rows", f"Could not count the grid of {d.name} {where}.")
+    return _counted(
+        ("grid", *inp.key, classifiers, rule, int(bins), spacing),
+        lambda progress: joint_grid(d, classifiers, bins=int(bins), rule=rule, spacing=spacing, progress=progress),
+        f"Counting the {' × '.join([str(int(bins))] * len(classifiers))} grid {where} over {d.n_read:,} rows",
+        f"Could not count the grid of {d.name} {where}.",
+    )
 
 
 def count_caption(stats, what: str) -> None:

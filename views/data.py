@@ -31,18 +31,25 @@ def chosen_sample() -> None:
         inp = load_sample(st.session_state["sample_choice"])
         st.session_state["_shown_input"] = inp.name
 
-    choice = st.selectbox("Sample", keys, key="sample_choice", on_change=load_chosen_sample,
-                          format_func=lambda k: f"{SAMPLES[k].title} — {INPUT_KINDS[SAMPLES[k].kind].title}")
+    choice = st.selectbox(
+        "Sample",
+        keys,
+        key="sample_choice",
+        on_change=load_chosen_sample,
+        format_func=lambda k: f"{SAMPLES[k].title} — {INPUT_KINDS[SAMPLES[k].kind].title}",
+    )
     st.caption(md(SAMPLES[choice].description))
 
 
 def uploaded_input() -> SessionInput | None:
     """An upload: its kind (guessed, changeable), its column mapping, added once per mapping."""
-    st.caption(f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed), Parquet or NPZ, up to "
-               f"{st.get_option('server.maxUploadSize')} MB (the server's `server.maxUploadSize`: "
-               "`opstudio app` sets 200; with `streamlit run`, `--server.maxUploadSize N`). Larger data: connect to "
-               "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
-               "wrong.")
+    st.caption(
+        f"CSV (comma, semicolon, tab or pipe delimited, optionally gzip-compressed), Parquet or NPZ, up to "
+        f"{st.get_option('server.maxUploadSize')} MB (the server's `server.maxUploadSize`: "
+        "`opstudio app` sets 200; with `streamlit run`, `--server.maxUploadSize N`). Larger data: connect to "
+        "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
+        "wrong."
+    )
     upload = st.file_uploader("File", key="upload")
     if upload is None:
         st.session_state.pop("_upload_processed", None)  # the same file uploaded again is added again
@@ -58,8 +65,14 @@ def uploaded_input() -> SessionInput | None:
         except InputError:
             pass  # said below if the file is to be read as a table
     kinds = [k for k in INPUT_KINDS if k in FORMS]
-    kind = st.selectbox("Kind of input", kinds, index=kinds.index(guess), format_func=lambda k: INPUT_KINDS[k].title,
-                        key=f"kind_{tag}", help="What the file holds decides which pages can use it.")
+    kind = st.selectbox(
+        "Kind of input",
+        kinds,
+        index=kinds.index(guess),
+        format_func=lambda k: INPUT_KINDS[k].title,
+        key=f"kind_{tag}",
+        help="What the file holds decides which pages can use it.",
+    )
     st.caption(md(INPUT_KINDS[kind].what))
     if INPUT_KINDS[kind].tabular and table is None:
         try:
@@ -81,10 +94,13 @@ def uploaded_input() -> SessionInput | None:
 def inputs_table(inputs: list[SessionInput]) -> None:
     """One line per input (a sentence wraps; a five-column table cut "Operating point, Ensemble paths" at 1,280 px)."""
     st.subheader("Inputs in this session")
-    st.markdown("\n".join(
-        f"- **{md(i.name)}** — {md(i.kind_title.lower())}, {md(SOURCE_TITLES.get(i.source, i.source))}: "
-        f"{md(FORMS[i.kind].summary(i))}. Used by {md(', '.join(p.title for p in pages_using(i.kind)))}."
-        for i in inputs))
+    st.markdown(
+        "\n".join(
+            f"- **{md(i.name)}** — {md(i.kind_title.lower())}, {md(SOURCE_TITLES.get(i.source, i.source))}: "
+            f"{md(FORMS[i.kind].summary(i))}. Used by {md(', '.join(p.title for p in pages_using(i.kind)))}."
+            for i in inputs
+        )
+    )
 
 
 def report_view(inputs: list[SessionInput]) -> None:
@@ -98,10 +114,13 @@ def report_view(inputs: list[SessionInput]) -> None:
         st.session_state["_shown_input"] = st.session_state["report_of"]
 
     c = st.columns([3, 1])
-    shown_name = c[0].selectbox("Show the validation report of", names, key="report_of",
-                                on_change=show_chosen_report)
-    if c[1].button("Remove this input", key="remove_input", disabled=len(inputs) < 2,
-                   help="The page that used it falls back to another input of the same kind or to its sample."):
+    shown_name = c[0].selectbox("Show the validation report of", names, key="report_of", on_change=show_chosen_report)
+    if c[1].button(
+        "Remove this input",
+        key="remove_input",
+        disabled=len(inputs) < 2,
+        help="The page that used it falls back to another input of the same kind or to its sample.",
+    ):
         remove_input(shown_name)
         st.session_state.pop("_shown_input", None)
         st.rerun()
@@ -114,11 +133,13 @@ def report_view(inputs: list[SessionInput]) -> None:
 ADD = {SAMPLE: chosen_sample, UPLOAD: uploaded_input, CONNECT: connected_input}
 
 st.title("Data")
-st.caption("Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
-           "aggregated counts (Ensemble paths), score matrices (Early exit), a scored population and a reviewed "
-           "audit (Below the line) and more. Inputs stay in your "
-           "session and are never written to disk; rated data too large to upload can be connected where it lies "
-           "on the server and counted there by DuckDB.")
+st.caption(
+    "Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
+    "aggregated counts (Ensemble paths), score matrices (Early exit), a scored population and a reviewed "
+    "audit (Below the line) and more. Inputs stay in your "
+    "session and are never written to disk; rated data too large to upload can be connected where it lies "
+    "on the server and counted there by DuckDB."
+)
 current_dataset()  # the default rated sample is there from the first visit
 st.subheader("Add an input")
 source = st.radio("Source", list(ADD), horizontal=True, key="data_source")

@@ -58,25 +58,48 @@ def rated_grid() -> GridView:
     dataset = input_picker("rated", key="paths_rated", label="Rated data")
     d = dataset.rated
     if d.n_classifiers < 2:
-        st.info(f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
-                "more classifiers: load a file with several score columns on the Data page, or use aggregated "
-                "counts.")
+        st.info(
+            f"**{md(d.name)}** has one score column ({md(d.score_names[0])}). Joint thresholds need two or "
+            "more classifiers: load a file with several score columns on the Data page, or use aggregated "
+            "counts."
+        )
         go_to("data")
         st.stop()
     c = st.columns([3.8, 0.9, 1.5, 1.4, 1.4])  # room for two chips and for "quantile", "spline" at 1,280 px
     default_cols = list(d.score_names[:2])
     if any(name not in d.score_names for name in st.session_state.get("cols", [])):
         del st.session_state["cols"]  # a new data set: the old selection no longer applies, use the default
-    cols = c[0].multiselect("Classifiers (score columns)", d.score_names, default=default_cols, key="cols",
-                            bind="query-params", persist_state="session")
-    rule = c[1].radio("Rule", ["or", "and"], format_func=str.upper, key="rule", bind="query-params",
-                      persist_state="session", help="OR: flag if any score reaches its threshold; AND: if all do.")
-    bins = c[2].slider("Grid size per classifier", 10, 300, 100, 10, key="bins", bind="query-params",
-                       persist_state="session")
-    spacing = c[3].selectbox("Spacing", ["quantile", "uniform"], key="spacing", bind="query-params",
-                             persist_state="session", help="Quantile spacing resolves the rare top tail.")
-    family = c[4].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
-                            persist_state="session")
+    cols = c[0].multiselect(
+        "Classifiers (score columns)",
+        d.score_names,
+        default=default_cols,
+        key="cols",
+        bind="query-params",
+        persist_state="session",
+    )
+    rule = c[1].radio(
+        "Rule",
+        ["or", "and"],
+        format_func=str.upper,
+        key="rule",
+        bind="query-params",
+        persist_state="session",
+        help="OR: flag if any score reaches its threshold; AND: if all do.",
+    )
+    bins = c[2].slider(
+        "Grid size per classifier", 10, 300, 100, 10, key="bins", bind="query-params", persist_state="session"
+    )
+    spacing = c[3].selectbox(
+        "Spacing",
+        ["quantile", "uniform"],
+        key="spacing",
+        bind="query-params",
+        persist_state="session",
+        help="Quantile spacing resolves the rare top tail.",
+    )
+    family = c[4].selectbox(
+        "Analytic family", list(FAMILIES), key="family", bind="query-params", persist_state="session"
+    )
     if len(cols) < 2:
         st.warning("Choose at least two classifiers.")
         st.stop()
@@ -86,8 +109,19 @@ def rated_grid() -> GridView:
     count_caption(stats, "non-empty grid cells")
     rows_needed = resampling_note(d)
     in_memory = None if rows_needed else d
-    return GridView(grid, grid_key, cols, rule, int(bins), spacing, family, d.summary(), in_memory,
-                    None if rows_needed else d.columns(cols), rows_needed)
+    return GridView(
+        grid,
+        grid_key,
+        cols,
+        rule,
+        int(bins),
+        spacing,
+        family,
+        d.summary(),
+        in_memory,
+        None if rows_needed else d.columns(cols),
+        rows_needed,
+    )
 
 
 def counts_grid() -> GridView:
@@ -96,16 +130,27 @@ def counts_grid() -> GridView:
     if counts is None:
         st.stop()
     c = st.columns(2)
-    bins = c[0].slider("Grid size per threshold when the table is irregular", 10, 200, 50, 10, key="counts_bins",
-                       bind="query-params", persist_state="session")
-    family = c[1].selectbox("Analytic family", list(FAMILIES), key="family", bind="query-params",
-                            persist_state="session")
+    bins = c[0].slider(
+        "Grid size per threshold when the table is irregular",
+        10,
+        200,
+        50,
+        10,
+        key="counts_bins",
+        bind="query-params",
+        persist_state="session",
+    )
+    family = c[1].selectbox(
+        "Analytic family", list(FAMILIES), key="family", bind="query-params", persist_state="session"
+    )
 
     grid_key = ("counts", counts.fingerprint, int(bins))
     grid = grid_of(counts.raw, int(bins), counts.name)
     source_summary = {"name": counts.name, "fingerprint_sha256": counts.fingerprint, "format": "aggregated counts"}
-    st.caption("Counts are used as given (the combination rule is whatever produced them); the bootstrap needs "
-               "documents and is not available.")
+    st.caption(
+        "Counts are used as given (the combination rule is whatever produced them); the bootstrap needs "
+        "documents and is not available."
+    )
     return GridView(grid, grid_key, grid.names, "given", int(bins), "as uploaded", family, source_summary)
 
 
@@ -114,18 +159,22 @@ def graph_bootstrap(v: GridView):
     if v.rows_needed:
         st.caption(f"No bootstrap spread of the graph path on data counted on the server: {v.rows_needed}")
     if v.rated is None or not st.toggle(
-            "Add the bootstrap spread of the graph path", key="boot_paths", bind="query-params",
-            persist_state="session", help="Resample the documents, rebuild the grid counts, redo the graph "
-                                          "path: how much would the path move with other data?"):
+        "Add the bootstrap spread of the graph path",
+        key="boot_paths",
+        bind="query-params",
+        persist_state="session",
+        help="Resample the documents, rebuild the grid counts, redo the graph "
+        "path: how much would the path move with other data?",
+    ):
         return None
-    n_boot = st.number_input("Replicates", 10, 500, 30, 10, key="boot_paths_n", bind="query-params",
-                             persist_state="session")
+    n_boot = st.number_input(
+        "Replicates", 10, 500, 30, 10, key="boot_paths_n", bind="query-params", persist_state="session"
+    )
     d = v.rated
 
     def run_boot():
         bar, update = progress_callback(f"Bootstrapping the graph path ({int(n_boot)} replicates)")
-        result = bootstrap_graph_path(v.scores, d.labels, d.weights, grid=v.grid, n_boot=int(n_boot),
-                                      progress=update)
+        result = bootstrap_graph_path(v.scores, d.labels, d.weights, grid=v.grid, n_boot=int(n_boot), progress=update)
         bar.empty()
         return result
 
@@ -136,8 +185,15 @@ def figures(v: GridView, front, paths, points, boot):
     """The threshold space (a slice of it for k > 2) and the PN view, drawn side by side."""
     grid, cols = v.grid, v.cols
     c = st.columns([1, 1, 1, 3])
-    heat = c[0].radio("Heatmap of", ["tp", "precision"], format_func=lambda x: "TP" if x == "tp" else "precision",
-                      key="heat", bind="query-params", persist_state="session", horizontal=True)
+    heat = c[0].radio(
+        "Heatmap of",
+        ["tp", "precision"],
+        format_func=lambda x: "TP" if x == "tp" else "precision",
+        key="heat",
+        bind="query-params",
+        persist_state="session",
+        horizontal=True,
+    )
     dims, fixed = (0, 1), {}
     if grid.k > 2:
         a_name = c[1].selectbox("Vertical axis", cols, index=0, key="dim_a")
@@ -146,8 +202,7 @@ def figures(v: GridView, front, paths, points, boot):
         with c[3]:
             for j, name in enumerate(cols):
                 if j not in dims:
-                    fixed[j] = st.slider(f"Slice: threshold index of {name}", 0, grid.shape[j] - 1, 0,
-                                         key=f"fix_{j}")
+                    fixed[j] = st.slider(f"Slice: threshold index of {name}", 0, grid.shape[j] - 1, 0, key=f"fix_{j}")
             st.caption("Paths are projected onto the two shown axes.")
     figs = st.columns(2)
     space_fig = threshold_space_figure(grid, paths, points, value=heat, dims=dims, fixed=fixed, boot=boot)
@@ -159,21 +214,42 @@ def figures(v: GridView, front, paths, points, boot):
 
 def report_section(v: GridView, target: float, table, points: dict, figs, spread, boot, money: dict) -> None:
     st.subheader("Report")
-    settings = {"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "spacing": v.spacing,
-                "analytic_family": v.family, "target": target,
-                "graph_bootstrap_replicates": boot.n_boot if boot is not None else None, **money}
+    settings = {
+        "classifiers": list(v.cols),
+        "rule": v.rule,
+        "grid_size": v.bins,
+        "spacing": v.spacing,
+        "analytic_family": v.family,
+        "target": target,
+        "graph_bootstrap_replicates": boot.n_boot if boot is not None else None,
+        **money,
+    }
     report_key = (v.key, v.family, target, boot.n_boot if boot is not None else 0, tuple(sorted(money.items())))
-    built = on_click("paths_report", report_key, st.button("Build report", key="build_paths_report"),
-                     lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs,
-                                             bootstrap_summary=spread), spinner="Building the report")
+    built = on_click(
+        "paths_report",
+        report_key,
+        st.button("Build report", key="build_paths_report"),
+        lambda: ensemble_report(v.source_summary, settings, table, points, figures=figs, bootstrap_summary=spread),
+        spinner="Building the report",
+    )
     if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
         return
     r = st.columns(2)
-    r[0].download_button("Download report (HTML)", built[0].encode(), file_name="joint_thresholds.html",
-                         mime="text/html", key="paths_report_html")
-    r[1].download_button("Download joint thresholds (JSON)", built[1].encode(), file_name="joint_thresholds.json",
-                         mime="application/json", key="paths_report_json")
+    r[0].download_button(
+        "Download report (HTML)",
+        built[0].encode(),
+        file_name="joint_thresholds.html",
+        mime="text/html",
+        key="paths_report_html",
+    )
+    r[1].download_button(
+        "Download joint thresholds (JSON)",
+        built[1].encode(),
+        file_name="joint_thresholds.json",
+        mime="application/json",
+        key="paths_report_json",
+    )
 
 
 @st.fragment
@@ -209,23 +285,47 @@ def paths_view(v: GridView) -> None:
         spread = bootstrap_spread_table(boot, target)
         st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
         show_table(spread, row_kinds="quantity")
-    add_to_record(lambda: new_item(
-        "joint thresholds", f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision "
-                            f"{target:.3g}", " ".join(filter(None, [joint_thresholds_sentence(v.cols, ops, best,
-                                                                                              rule=v.rule),
-                                                                    in_money and f"Graph path — {in_money}"])),
-        tables=[("Graph and analytic paths compared", table)], figures=figs,
-        data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
-        settings={"classifiers": list(v.cols), "rule": v.rule, "grid_size": v.bins, "family": v.family,
-                  "target": target, **money_settings(money)},
-        link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", "")))),
-        key="record_paths")
+    add_to_record(
+        lambda: new_item(
+            "joint thresholds",
+            f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision {target:.3g}",
+            " ".join(
+                filter(
+                    None,
+                    [
+                        joint_thresholds_sentence(v.cols, ops, best, rule=v.rule),
+                        in_money and f"Graph path — {in_money}",
+                    ],
+                )
+            ),
+            tables=[("Graph and analytic paths compared", table)],
+            figures=figs,
+            data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
+            settings={
+                "classifiers": list(v.cols),
+                "rule": v.rule,
+                "grid_size": v.bins,
+                "family": v.family,
+                "target": target,
+                **money_settings(money),
+            },
+            link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", ""))),
+        ),
+        key="record_paths",
+    )
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
 st.title("Ensemble paths")
-grid_source = st.radio("Grid from", [RATED, COUNTS], horizontal=True, key="grid_source", bind="query-params",
-                       persist_state="session", help="Aggregated counts: one row per threshold tuple with the TP and "
-                                                     "FP counted there, like the paper's 4-column files.")
+grid_source = st.radio(
+    "Grid from",
+    [RATED, COUNTS],
+    horizontal=True,
+    key="grid_source",
+    bind="query-params",
+    persist_state="session",
+    help="Aggregated counts: one row per threshold tuple with the TP and "
+    "FP counted there, like the paper's 4-column files.",
+)
 view = rated_grid() if grid_source == RATED else counts_grid()
 paths_view(view)

@@ -10,7 +10,7 @@ CARDS = [p for p in PAGES if p.url_path != "home"]  # every other page, in navig
 def page_cards() -> None:
     """One card per page, three to a row: its question, the input it needs, a link."""
     for start in range(0, len(CARDS), 3):
-        for column, card in zip(st.columns(3), CARDS[start:start + 3]):
+        for column, card in zip(st.columns(3), CARDS[start : start + 3]):
             with column.container(border=True):
                 st.markdown(f"#### {card.title}")
                 st.markdown(card.question)
@@ -23,7 +23,8 @@ st.markdown(
     "Choose and defend the operating point of rare-event classifiers when only the **predicted positives** "
     "were rated: the **PN curve** (rated positives against rated negatives as the threshold falls) replaces the "
     "ROC curve, and the **target marginal precision** says how many false positives one more true positive may "
-    "cost.")
+    "cost."
+)
 
 page_cards()
 
@@ -32,7 +33,8 @@ st.markdown(
     "1. **Operating point** opens on the shipped synthetic sample: move the target slider and read the threshold.\n"
     "2. Press **Add to decision record** under the sweep.\n"
     "3. Open **Decision record**, write a note, and download the HTML or PDF.\n"
-    "4. Bring your own data on the **Data** page: every page says which input it uses.")
+    "4. Bring your own data on the **Data** page: every page says which input it uses."
+)
 with st.expander("Definitions"):
     st.markdown(
         "- **Marginal precision** *m* at a point: dTP / (dTP + dFP) of the documents added by lowering the "
@@ -42,4 +44,5 @@ with st.expander("Definitions"):
         "- On the upper concave hull of the PN curve the marginal precision never increases as the threshold "
         "falls; it equals the isotonic (PAV) fit of label on score.\n"
         "- The **operating point** for a target *m* maximises TP − λ·FP with λ = *m* / (1 − *m*); ties go to "
-        "the highest threshold.")
+        "the highest threshold."
+    )

@@ -27,8 +27,15 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["PERIOD_SECONDS", "drop_session_state", "memory_report", "reap_expired_sessions", "release_memory",
-           "start_warmup", "tune_allocator"]
+__all__ = [
+    "PERIOD_SECONDS",
+    "drop_session_state",
+    "memory_report",
+    "reap_expired_sessions",
+    "release_memory",
+    "start_warmup",
+    "tune_allocator",
+]
 
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
@@ -65,7 +72,7 @@ def drop_session_state(session) -> None:
     """
     state = getattr(session, "_session_state", None)
     if state is not None:
-        for job in (state["_jobs"].values() if "_jobs" in state else ()):  # views.state.background's queued work
+        for job in state["_jobs"].values() if "_jobs" in state else ():  # views.state.background's queued work
             job.future.cancel()
             job.cancelled = True  # a running one stops at its next progress report
         state.clear()
@@ -131,6 +138,7 @@ def memory_report() -> str:
     the NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data``
     caches. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
     """
+
     def is_array(obj) -> bool:  # a NumPy array, told by its type (this module imports no NumPy)
         return type(obj).__name__ == "ndarray" and hasattr(obj, "nbytes")
 
@@ -177,15 +185,17 @@ def memory_report() -> str:
                 todo.extend(gc.get_referents(obj))
     except Exception as exc:  # a diagnostic only
         return f"memory report failed: {exc!r}"
-    mb = 1024 ** 2
+    mb = 1024**2
     if os.environ.get("OPSTUDIO_MEMORY_REPORT") == "referrers":
         for session in (o for o in objects if type(o).__name__ == "AppSession"):
             _LOG.warning("AppSession %s held by:\n%s", getattr(session, "id", "?"), _referrers(session, objects))
         for array in sorted((a for i, a in every.items() if i not in cached), key=lambda a: -a.nbytes)[:2]:
             _LOG.warning("array of %.0f MB held by:\n%s", array.nbytes / mb, _referrers(array, objects, depth=9))
-    return (f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
-            f"session_state entries; NumPy arrays {sum(a.nbytes for a in every.values()) / mb:.0f} MB reachable, "
-            f"{sum(cached.values()) / mb:.0f} MB of them from st caches")
+    return (
+        f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
+        f"session_state entries; NumPy arrays {sum(a.nbytes for a in every.values()) / mb:.0f} MB reachable, "
+        f"{sum(cached.values()) / mb:.0f} MB of them from st caches"
+    )
 
 
 def _referrers(target, objects, depth: int = 7) -> str:
@@ -269,8 +279,13 @@ def start_warmup() -> subprocess.Popen | None:
     if os.environ.get("OPSTUDIO_WARMUP", "1") == "0":
         return None
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "engine.warmup"], cwd=Path(__file__).resolve().parent.parent,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "engine.warmup"],
+            cwd=Path(__file__).resolve().parent.parent,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError:  # pragma: no cover - cannot start a process: the pages compile as before
         _LOG.warning("could not start the kernel warm-up")
         return None

@@ -20,7 +20,7 @@ from views.forms import FORMS
 from views.navigation import DATA_PARAM, go_to
 from views.session_input import SOURCE_TITLES, SessionInput
 
-_STORE = "_inputs"         # name -> SessionInput, in the order they were added
+_STORE = "_inputs"  # name -> SessionInput, in the order they were added
 _ACTIVE = "_active_input"  # kind -> name of the input the pages use
 
 
@@ -137,9 +137,12 @@ def _linked_input(kind: str, key: str, loaded: dict) -> SessionInput | None:
         return match
     if any(i.fingerprint.startswith(wanted) for i in session_inputs()):
         return None  # the link's data is another kind of input on this page (the feature table of a model)
-    st.warning(f"This link was made on data whose SHA-256 begins with {wanted}; that data is not loaded in this "
-               "session. Add the same file on the Data page, then open the link again, or continue with the data "
-               "loaded here.", icon=":material/link_off:")
+    st.warning(
+        f"This link was made on data whose SHA-256 begins with {wanted}; that data is not loaded in this "
+        "session. Add the same file on the Data page, then open the link again, or continue with the data "
+        "loaded here.",
+        icon=":material/link_off:",
+    )
     go_to("data")
     if st.button("Continue with the data loaded here", key=f"{key}_ignore_link"):
         del st.query_params[DATA_PARAM]
@@ -153,8 +156,9 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
     kind_info = INPUT_KINDS[kind]
     current = active_input(kind) if kind != "rated" else current_dataset()
     loaded = {i.name: i for i in session_inputs(kind)}
-    options = list(loaded) + [f"sample:{k}" for k, s in samples_of_kind(kind).items()
-                              if all(i.sample_key != k for i in loaded.values())]
+    options = list(loaded) + [
+        f"sample:{k}" for k, s in samples_of_kind(kind).items() if all(i.sample_key != k for i in loaded.values())
+    ]
     if not options:
         st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
         go_to("data")
@@ -166,8 +170,11 @@ def input_picker(kind: str, *, key: str, label: str | None = None) -> SessionInp
         loaded[linked.name] = linked
         st.session_state[key] = linked.name
     synced = f"_picked_{key}"  # the active input this picker last showed
-    if current is not None and current.name in options and (st.session_state.get(synced) != current.name
-                                                             or st.session_state.get(key) not in options):
+    if (
+        current is not None
+        and current.name in options
+        and (st.session_state.get(synced) != current.name or st.session_state.get(key) not in options)
+    ):
         st.session_state[key] = current.name  # follow the active input chosen elsewhere (e.g. on the Data page)
 
     def show(option: str) -> str:

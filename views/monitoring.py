@@ -47,8 +47,16 @@ class Settings:
 
 
 #: the periods table's columns shown on screen (about 800 px wide at 1,280 px a window)
-SCREEN_COLUMNS = ("period start", "rated", "true positives", "false positives", "marginal precision at T",
-                  "re-solved threshold", "alert", "net value per day")
+SCREEN_COLUMNS = (
+    "period start",
+    "rated",
+    "true positives",
+    "false positives",
+    "marginal precision at T",
+    "re-solved threshold",
+    "alert",
+    "net value per day",
+)
 
 
 def deployed_default(dataset: SessionInput, baseline: float) -> None:
@@ -61,14 +69,24 @@ def deployed_default(dataset: SessionInput, baseline: float) -> None:
 
 def settings(dataset: SessionInput) -> Settings:
     c = st.columns([1, 3])
-    period = c[0].selectbox("Period", PERIODS, index=PERIODS.index("week"), key="mon_period", bind="query-params",
-                            persist_state="session")
+    period = c[0].selectbox(
+        "Period", PERIODS, index=PERIODS.index("week"), key="mon_period", bind="query-params", persist_state="session"
+    )
     with c[1]:
         money = money_controls("mon")
     if money.economics is None:
-        target = st.slider("Target marginal precision", 0.005, 0.995, 0.3, 0.005, key="mon_target",
-                           bind="query-params", persist_state="session", format="%.3f",
-                           help="The marginal precision the deployed threshold was chosen for.")
+        target = st.slider(
+            "Target marginal precision",
+            0.005,
+            0.995,
+            0.3,
+            0.005,
+            key="mon_target",
+            bind="query-params",
+            persist_state="session",
+            format="%.3f",
+            help="The marginal precision the deployed threshold was chosen for.",
+        )
     else:
         target = money.economics.target
     dated: DatedRated = dataset.value
@@ -77,25 +95,47 @@ def settings(dataset: SessionInput) -> Settings:
         baseline = float(dated.scores.max())
     deployed_default(dataset, baseline)
     c = st.columns([1, 1, 2])
-    threshold = c[0].number_input("Deployed threshold T", value=round(baseline, 6), step=0.001, format="%.4f",
-                                  key="mon_threshold", bind="query-params", persist_state="session",
-                                  help="Documents with score >= T are flagged for review.")
-    level = c[1].select_slider("Level", LEVELS, 0.95, key="mon_level", bind="query-params", persist_state="session",
-                               help="Level of every interval; false alarms stay below 1 - level however many "
-                                    "periods are checked.")
-    c[2].caption(f"The threshold chosen once: the operating point for the target on the first quarter of the data is "
-                 f"{baseline:.4g} (the default of T).")
-    c[2].button("Use the first quarter's threshold", key="mon_use_baseline", on_click=st.session_state.__setitem__,
-                args=("mon_threshold", round(baseline, 6)))
+    threshold = c[0].number_input(
+        "Deployed threshold T",
+        value=round(baseline, 6),
+        step=0.001,
+        format="%.4f",
+        key="mon_threshold",
+        bind="query-params",
+        persist_state="session",
+        help="Documents with score >= T are flagged for review.",
+    )
+    level = c[1].select_slider(
+        "Level",
+        LEVELS,
+        0.95,
+        key="mon_level",
+        bind="query-params",
+        persist_state="session",
+        help="Level of every interval; false alarms stay below 1 - level however many periods are checked.",
+    )
+    c[2].caption(
+        f"The threshold chosen once: the operating point for the target on the first quarter of the data is "
+        f"{baseline:.4g} (the default of T)."
+    )
+    c[2].button(
+        "Use the first quarter's threshold",
+        key="mon_use_baseline",
+        on_click=st.session_state.__setitem__,
+        args=("mon_threshold", round(baseline, 6)),
+    )
     return Settings(period, float(target), money, float(threshold), float(level))
 
 
 def monitoring_of(dataset: SessionInput, s: Settings) -> Monitoring:
     dated: DatedRated = dataset.value
     counts = memo(("mon_counts", *dataset.key, s.period), lambda: dated.counts(s.period))
-    return memo(("monitor", *dataset.key, s.period, s.target, s.money.economics, s.threshold, s.level),
-                lambda: monitor(counts, s.threshold, None if s.money.economics else s.target,
-                                economics=s.money.economics, level=s.level))
+    return memo(
+        ("monitor", *dataset.key, s.period, s.target, s.money.economics, s.threshold, s.level),
+        lambda: monitor(
+            counts, s.threshold, None if s.money.economics else s.target, economics=s.money.economics, level=s.level
+        ),
+    )
 
 
 def alerts_section(result: Monitoring) -> None:
@@ -111,38 +151,66 @@ def alerts_section(result: Monitoring) -> None:
         with st.expander(f"All {len(alerts)} alerts"):
             st.dataframe([{"period": a["period"], "reason": a["reason"]} for a in alerts], hide_index=True)
     else:
-        st.success(f"No alert: the evidence never said that T stopped meeting the target (false alarms at most "
-                   f"{1 - result.level:.0%} however many periods are checked).")
+        st.success(
+            f"No alert: the evidence never said that T stopped meeting the target (false alarms at most "
+            f"{1 - result.level:.0%} however many periods are checked)."
+        )
 
 
 def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] | None:
     """Reviewers per day against the flagged documents per day: the backlog T builds, the threshold that fits."""
-    if not st.toggle("Reviewers: the backlog this threshold builds", key="mon_reviewers_on", bind="query-params",
-                     persist_state="session"):
+    if not st.toggle(
+        "Reviewers: the backlog this threshold builds",
+        key="mon_reviewers_on",
+        bind="query-params",
+        persist_state="session",
+    ):
         return None
     c = st.columns(2)
-    reviewers = c[0].number_input("Reviewers", 0.5, None, 2.0, 0.5, key="mon_reviewers", bind="query-params",
-                                  persist_state="session")
-    per_day = c[1].number_input("Reviews per reviewer per day", 1.0, None, 40.0, 5.0, key="mon_reviews_per_day",
-                                bind="query-params", persist_state="session")
-    team = reviewer_plan(dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers,
-                         reviews_per_day=per_day)
+    reviewers = c[0].number_input(
+        "Reviewers", 0.5, None, 2.0, 0.5, key="mon_reviewers", bind="query-params", persist_state="session"
+    )
+    per_day = c[1].number_input(
+        "Reviews per reviewer per day",
+        1.0,
+        None,
+        40.0,
+        5.0,
+        key="mon_reviews_per_day",
+        bind="query-params",
+        persist_state="session",
+    )
+    team = reviewer_plan(
+        dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers, reviews_per_day=per_day
+    )
     capacity, queue, sentence = team.capacity, team.queue, team.sentence()
     st.markdown(md(sentence))
-    load = memo(("mon_flagged_per_day", dated.data.fingerprint, dated.mapping),
-                lambda: flagged_per_day(dated.scores, dated.dates))
-    figures = [("Review backlog", backlog_figure(queue)),
-               ("Flagged per day at every threshold", flagged_per_day_figure(load, capacity=capacity,
-                                                                             threshold=threshold))]
+    load = memo(
+        ("mon_flagged_per_day", dated.data.fingerprint, dated.mapping),
+        lambda: flagged_per_day(dated.scores, dated.dates),
+    )
+    figures = [
+        ("Review backlog", backlog_figure(queue)),
+        ("Flagged per day at every threshold", flagged_per_day_figure(load, capacity=capacity, threshold=threshold)),
+    ]
     charts = st.columns(2)
     charts[0].plotly_chart(figures[0][1], key="mon_backlog_chart")
     charts[1].plotly_chart(figures[1][1], key="mon_flagged_chart")
     if dated.data.groups is not None:
-        allocation = memo(("mon_segments", dated.data.fingerprint, dated.mapping, capacity), lambda: capacity_segments(
-            dated.scores, dated.data.labels, dated.dates, dated.data.groups, reviewers=reviewers,
-            reviews_per_day=per_day))
-        st.caption(f"The same capacity spent with one threshold per {dated.mapping.group_col} (all the days of the "
-                   "data):")
+        allocation = memo(
+            ("mon_segments", dated.data.fingerprint, dated.mapping, capacity),
+            lambda: capacity_segments(
+                dated.scores,
+                dated.data.labels,
+                dated.dates,
+                dated.data.groups,
+                reviewers=reviewers,
+                reviews_per_day=per_day,
+            ),
+        )
+        st.caption(
+            f"The same capacity spent with one threshold per {dated.mapping.group_col} (all the days of the data):"
+        )
         st.dataframe(allocation.table(), hide_index=True)
         st.markdown(md(allocation.sentence()))
         sentence += " " + allocation.sentence()
@@ -167,27 +235,49 @@ def results(dataset: SessionInput, s: Settings) -> None:
     table = result.table()
     # on screen the columns a meeting reads (intervals are in the charts); the CSV keeps every column
     show_table(table[[c for c in SCREEN_COLUMNS if c in table.columns]])
-    st.caption("The CSV adds the intervals, precision, flagged documents per day, the evidence (e-value), the "
-               "per-period test alone and, with money, the value per period.")
-    st.download_button("Download the periods (CSV)", csv_bytes(table), file_name=f"monitoring_{dated.classifier}.csv",
-                       mime="text/csv", key="mon_csv")
+    st.caption(
+        "The CSV adds the intervals, precision, flagged documents per day, the evidence (e-value), the "
+        "per-period test alone and, with money, the value per period."
+    )
+    st.download_button(
+        "Download the periods (CSV)",
+        csv_bytes(table),
+        file_name=f"monitoring_{dated.classifier}.csv",
+        mime="text/csv",
+        key="mon_csv",
+    )
     st.subheader("Reviewers")
     reviewers = reviewers_section(dated, s.threshold)
     if reviewers is not None:
         sentence, figures = f"{sentence} {reviewers[0]}", figures + reviewers[1]
-    add_to_record(lambda: new_item(
-        "monitoring", f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}", sentence,
-        tables=[("Periods", table)], figures=figures, data_fingerprint=dated.data.fingerprint,
-        settings={"classifier": dated.classifier, "period": s.period, "threshold": s.threshold, "target": s.target,
-                  "level": s.level, **money_settings(s.money)},
-        link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint)),
-        key="record_monitoring")
+    add_to_record(
+        lambda: new_item(
+            "monitoring",
+            f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}",
+            sentence,
+            tables=[("Periods", table)],
+            figures=figures,
+            data_fingerprint=dated.data.fingerprint,
+            settings={
+                "classifier": dated.classifier,
+                "period": s.period,
+                "threshold": s.threshold,
+                "target": s.target,
+                "level": s.level,
+                **money_settings(s.money),
+            },
+            link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint),
+        ),
+        key="record_monitoring",
+    )
 
 
 st.title("Monitoring")
-st.caption("The threshold chosen once, followed as rated documents keep arriving: its marginal precision each period "
-           "with intervals, the threshold the target would choose now, and alerts that stay trustworthy however "
-           "often you look.")
+st.caption(
+    "The threshold chosen once, followed as rated documents keep arriving: its marginal precision each period "
+    "with intervals, the threshold the target would choose now, and alerts that stay trustworthy however "
+    "often you look."
+)
 dataset = input_picker("dated", key="mon_dated", label="Dated ratings")
 if dataset is not None:
     try:

@@ -65,21 +65,24 @@ class Curve:
     rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
 
 
-BOOTSTRAP_SCHEME = ("Poisson bootstrap: in each replicate every rated row counts a Poisson(1) number of times, "
-                    "drawn from a hash of its position in the file, the replicate and the seed. These are the "
-                    "replicates of opstudio sweep --bootstrap on every backend (memory, DuckDB, Spark), so the "
-                    "intervals here equal the command line's.")
+BOOTSTRAP_SCHEME = (
+    "Poisson bootstrap: in each replicate every rated row counts a Poisson(1) number of times, "
+    "drawn from a hash of its position in the file, the replicate and the seed. These are the "
+    "replicates of opstudio sweep --bootstrap on every backend (memory, DuckDB, Spark), so the "
+    "intervals here equal the command line's."
+)
 
 
 def uncertainty_settings(rows_needed: str | None) -> Uncertainty:
     with st.expander("Uncertainty settings"):
         u = st.columns(3)
-        n_boot = u[0].number_input("Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params",
-                                   persist_state="session")
-        level = u[1].select_slider("Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="level",
-                                   bind="query-params", persist_state="session")
-        seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params",
-                                 persist_state="session")
+        n_boot = u[0].number_input(
+            "Bootstrap replicates", 20, 2000, 200, 20, key="n_boot", bind="query-params", persist_state="session"
+        )
+        level = u[1].select_slider(
+            "Interval level", [0.8, 0.9, 0.95, 0.99], 0.95, key="level", bind="query-params", persist_state="session"
+        )
+        seed = u[2].number_input("Seed", 0, 2**31 - 1, 0, 1, key="seed", bind="query-params", persist_state="session")
         if rows_needed:
             st.caption(f"No bootstrap intervals on data counted on the server: {rows_needed}")
         else:
@@ -99,10 +102,20 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
     boot = background(
         ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed),
         # hashed Poisson replicates of the rows' positions in the file: the CLI's (every backend's) intervals
-        lambda progress: bootstrap(scores, d.labels, d.weights, n_boot=u.n_boot, level=u.level, seed=u.seed,
-                                   resample="poisson", ids=rated_row_ids(d), progress=progress),
+        lambda progress: bootstrap(
+            scores,
+            d.labels,
+            d.weights,
+            n_boot=u.n_boot,
+            level=u.level,
+            seed=u.seed,
+            resample="poisson",
+            ids=rated_row_ids(d),
+            progress=progress,
+        ),
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
-        work=d.n_rated * u.n_boot)
+        work=d.n_rated * u.n_boot,
+    )
     return Curve(dataset, classifier, hull, boot, scores, u, None)
 
 
@@ -136,25 +149,51 @@ def record_sentence(classifier: str, op, ci, audit: AuditEstimate | None) -> str
 def show_report(curve: Curve, op, ci, second, table, figures, target: float, money: Money) -> None:
     st.subheader("Report")
     u, classifier = curve.uncertainty, curve.classifier
-    settings = {"target": target, "bootstrap_replicates": u.n_boot, "interval_level": u.level, "seed": u.seed,
-                "what_if_target": second.target if second else None, **money_settings(money)}
+    settings = {
+        "target": target,
+        "bootstrap_replicates": u.n_boot,
+        "interval_level": u.level,
+        "seed": u.seed,
+        "what_if_target": second.target if second else None,
+        **money_settings(money),
+    }
     report_key = (curve.dataset.key, classifier, tuple(sorted(settings.items())), ci is not None)
-    built = on_click("op_report", report_key,
-                     st.button("Build report", key="build_op_report",
-                               help="One HTML file (opens offline) and a JSON record."),
-                     lambda: operating_point_report(curve.dataset.rated, classifier, op, settings, ci=ci,
-                                                    what_if=second, sweep=table, figures=figures,
-                                                    economics=money.economics, currency=money.currency),
-                     spinner="Building the report")
+    built = on_click(
+        "op_report",
+        report_key,
+        st.button("Build report", key="build_op_report", help="One HTML file (opens offline) and a JSON record."),
+        lambda: operating_point_report(
+            curve.dataset.rated,
+            classifier,
+            op,
+            settings,
+            ci=ci,
+            what_if=second,
+            sweep=table,
+            figures=figures,
+            economics=money.economics,
+            currency=money.currency,
+        ),
+        spinner="Building the report",
+    )
     if built is None:
         st.caption("Build the report to download it; it records the data set fingerprint and every setting above.")
         return
     r = st.columns(2)
-    r[0].download_button("Download report (HTML)", built[0].encode(), file_name=f"operating_point_{classifier}.html",
-                         mime="text/html", key="op_report_html")
-    r[1].download_button("Download operating point (JSON)", built[1].encode(),
-                         file_name=f"operating_point_{classifier}.json", mime="application/json",
-                         key="op_report_json")
+    r[0].download_button(
+        "Download report (HTML)",
+        built[0].encode(),
+        file_name=f"operating_point_{classifier}.html",
+        mime="text/html",
+        key="op_report_html",
+    )
+    r[1].download_button(
+        "Download operating point (JSON)",
+        built[1].encode(),
+        file_name=f"operating_point_{classifier}.json",
+        mime="application/json",
+        key="op_report_json",
+    )
 
 
 _CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by the segments view
@@ -169,9 +208,12 @@ def operating_point_view(curve: Curve, table) -> None:
     with c[0]:
         target, money = chosen_target("op")
         st.session_state[_CHOSEN] = (target, money)
-    c[1].metric("False positives paid per extra true positive", f"{cost_per_true_positive(target):.3g}",
-                help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
-                     "fewer false positives than this.")
+    c[1].metric(
+        "False positives paid per extra true positive",
+        f"{cost_per_true_positive(target):.3g}",
+        help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
+        "fewer false positives than this.",
+    )
     op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
     show_cards(curve, op, ci)
@@ -181,44 +223,72 @@ def operating_point_view(curve: Curve, table) -> None:
     audit = audit_recall(curve, op)
 
     second = None
-    if st.toggle("What-if: compare with a second target", key="what_if_on", bind="query-params",
-                 persist_state="session"):
-        target2 = st.slider("Second target marginal precision", 0.005, 0.995, 0.5, 0.005, key="target2",
-                            bind="query-params", persist_state="session", format="%.3f")
+    if st.toggle(
+        "What-if: compare with a second target", key="what_if_on", bind="query-params", persist_state="session"
+    ):
+        target2 = st.slider(
+            "Second target marginal precision",
+            0.005,
+            0.995,
+            0.5,
+            0.005,
+            key="target2",
+            bind="query-params",
+            persist_state="session",
+            format="%.3f",
+        )
         second = operating_point(target=target2, hull=hull)
         show_table(what_if_table(op, second), row_kinds="quantity")
 
     figs = st.columns(2)
     # curves and band are built once per data, classifier and bootstrap; a step adds only its marks (issue 25)
     # half a screen wide: SCREEN_POINTS points per curve show every pixel column (reports draw more)
-    pn_parts = memo(("pn_parts", *curve.dataset.key, classifier),
-                    lambda: pn_figure_parts(hull.curve, hull, SCREEN_POINTS, f"PN curve of {classifier}"))
+    pn_parts = memo(
+        ("pn_parts", *curve.dataset.key, classifier),
+        lambda: pn_figure_parts(hull.curve, hull, SCREEN_POINTS, f"PN curve of {classifier}"),
+    )
     u = curve.uncertainty  # its fields, not the object: this script's classes are new on every full run
-    mp_parts = memo(("mp_parts", *curve.dataset.key, classifier, u.n_boot, u.level, u.seed, boot is not None),
-                    lambda: marginal_precision_parts(hull, boot, SCREEN_POINTS))
+    mp_parts = memo(
+        ("mp_parts", *curve.dataset.key, classifier, u.n_boot, u.level, u.seed, boot is not None),
+        lambda: marginal_precision_parts(hull, boot, SCREEN_POINTS),
+    )
     pn_fig = pn_parts.draw(**point_marks([("chosen", op)] + ([("what-if", second)] if second else [])))
     mp_fig = mp_parts.draw(**target_marks(target, op))
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
-    add_to_record(lambda: new_item(
-        "operating point", f"Operating point of {classifier} at marginal precision {target:.3g}",
-        " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
-        tables=[("Sweep of target marginal precisions", table)],
-        figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "target": target, "bootstrap_replicates": curve.uncertainty.n_boot,
-                  **money_settings(money),
-                  **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {})},
-        link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint)), key="record_op")
+    add_to_record(
+        lambda: new_item(
+            "operating point",
+            f"Operating point of {classifier} at marginal precision {target:.3g}",
+            " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
+            tables=[("Sweep of target marginal precisions", table)],
+            figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)],
+            data_fingerprint=d.fingerprint,
+            settings={
+                "classifier": classifier,
+                "target": target,
+                "bootstrap_replicates": curve.uncertainty.n_boot,
+                **money_settings(money),
+                **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {}),
+            },
+            link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint),
+        ),
+        key="record_op",
+    )
 
 
 def sweep_section(curve: Curve, table) -> None:
     """The sweep does not depend on the target: outside the fragment, it is not re-sent on every slider step."""
     st.subheader("Sweep of target marginal precisions")
     show_table(table)
-    st.download_button("Download the sweep (CSV)",
-                       memo(("sweep_csv", *curve.dataset.key, curve.classifier), lambda: csv_bytes(table)),
-                       file_name=f"sweep_{curve.classifier}.csv", mime="text/csv", key="sweep_csv")
+    st.download_button(
+        "Download the sweep (CSV)",
+        memo(("sweep_csv", *curve.dataset.key, curve.classifier), lambda: csv_bytes(table)),
+        file_name=f"sweep_{curve.classifier}.csv",
+        mime="text/csv",
+        key="sweep_csv",
+    )
 
 
 def allocation_of(curve: Curve, curves, by_capacity: bool, capacity: float, target: float):
@@ -230,9 +300,13 @@ def segment_table(allocation, classifier: str, by_capacity: bool):
     """The allocation's table, shown with its download."""
     table = allocation.table()
     show_table(table)
-    st.download_button("Download the segment table (CSV)", csv_bytes(table),
-                       file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
-                       mime="text/csv", key="segments_csv")
+    st.download_button(
+        "Download the segment table (CSV)",
+        csv_bytes(table),
+        file_name=f"segments_{classifier}_{'capacity' if by_capacity else 'target'}.csv",
+        mime="text/csv",
+        key="segments_csv",
+    )
     return table
 
 
@@ -242,32 +316,70 @@ BUDGETS = ("Review capacity", "Reviewers", "Target marginal precision")
 def budget_controls(c, total: float) -> tuple[bool, float, str]:
     """(by capacity, capacity in documents, the reviewers in words): a number of reviews, or R reviewers doing Q
     reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target."""
-    budget = c[0].radio("Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params",
-                        persist_state="session")
+    budget = c[0].radio(
+        "Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params", persist_state="session"
+    )
     if budget != "Reviewers":
-        capacity = float(c[1].number_input("Reviews available (documents flagged)", 0.0, total, min(2000.0, total),
-                                           step=100.0, key="capacity", bind="query-params", persist_state="session",
-                                           disabled=budget != "Review capacity"))
+        capacity = float(
+            c[1].number_input(
+                "Reviews available (documents flagged)",
+                0.0,
+                total,
+                min(2000.0, total),
+                step=100.0,
+                key="capacity",
+                bind="query-params",
+                persist_state="session",
+                disabled=budget != "Review capacity",
+            )
+        )
         return budget == "Review capacity", capacity, ""
     with c[1]:
         r = st.columns(3)
-        reviewers = r[0].number_input("Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params",
-                                      persist_state="session")
-        per_day = r[1].number_input("Reviews per day each", 1.0, None, 40.0, 5.0, key="op_reviews_per_day",
-                                    bind="query-params", persist_state="session")
-        days = r[2].number_input("Days the ratings cover", 1, None, 30, 1, key="op_rating_days", bind="query-params",
-                                 persist_state="session", help="The rated documents were flagged over this many days.")
+        reviewers = r[0].number_input(
+            "Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params", persist_state="session"
+        )
+        per_day = r[1].number_input(
+            "Reviews per day each",
+            1.0,
+            None,
+            40.0,
+            5.0,
+            key="op_reviews_per_day",
+            bind="query-params",
+            persist_state="session",
+        )
+        days = r[2].number_input(
+            "Days the ratings cover",
+            1,
+            None,
+            30,
+            1,
+            key="op_rating_days",
+            bind="query-params",
+            persist_state="session",
+            help="The rated documents were flagged over this many days.",
+        )
     per = capacity_per_day(reviewers, per_day)
-    return True, per * days, (f"Capacity: {reviewers:g} reviewers × {per_day:g} reviews a day × {days} days = "
-                              f"{per * days:,.0f} reviews ({per:,.0f} a day).")
+    return (
+        True,
+        per * days,
+        (
+            f"Capacity: {reviewers:g} reviewers × {per_day:g} reviews a day × {days} days = "
+            f"{per * days:,.0f} reviews ({per:,.0f} a day)."
+        ),
+    )
 
 
 def budget_link_settings(capacity: float) -> dict:
     """The budget's widgets for the link that reopens the segments (the URL leaves out values at their default)."""
     budget = st.session_state.get("segments_budget")
     reviewers = ("op_reviewers", "op_reviews_per_day", "op_rating_days") if budget == "Reviewers" else ()
-    return {"segments_budget": budget, **({"capacity": capacity} if budget == "Review capacity" else {}),
-            **{k: st.session_state.get(k) for k in reviewers}}
+    return {
+        "segments_budget": budget,
+        **({"capacity": capacity} if budget == "Review capacity" else {}),
+        **{k: st.session_state.get(k) for k in reviewers},
+    }
 
 
 @st.fragment
@@ -279,11 +391,15 @@ def segments_view(curve: Curve) -> None:
         st.info(f"Per-segment thresholds are not computed on data counted on the server: {curve.rows_needed}")
         return
     if d.groups is None:
-        st.info("Map a group column (market, language, product surface …) on the Data page to give every "
-                "segment its own threshold at one marginal precision.")
+        st.info(
+            "Map a group column (market, language, product surface …) on the Data page to give every "
+            "segment its own threshold at one marginal precision."
+        )
         return
-    curves = memo(("segments", *key, classifier), lambda: segment_curves(
-        curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups))
+    curves = memo(
+        ("segments", *key, classifier),
+        lambda: segment_curves(curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups),
+    )
     c = st.columns([2, 2, 3])
     by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
     target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
@@ -298,20 +414,38 @@ def segments_view(curve: Curve) -> None:
     table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
-    add_to_record(lambda: new_item(
-        "segments", f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
-        " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
-        tables=[("Segments", table)], figures=[("Segment hulls", figure)], data_fingerprint=d.fingerprint,
-        settings={"classifier": classifier, "segment": d.mapping.group_col,
-                  **({"capacity": capacity} if by_capacity else {"target": target}), **money_settings(money)},
-        link=current_link({"classifier": classifier, "target": target, **budget_link_settings(capacity)},
-                          data=d.fingerprint)),
-        key="record_segments")
+    add_to_record(
+        lambda: new_item(
+            "segments",
+            f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
+            " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
+            tables=[("Segments", table)],
+            figures=[("Segment hulls", figure)],
+            data_fingerprint=d.fingerprint,
+            settings={
+                "classifier": classifier,
+                "segment": d.mapping.group_col,
+                **({"capacity": capacity} if by_capacity else {"target": target}),
+                **money_settings(money),
+            },
+            link=current_link(
+                {"classifier": classifier, "target": target, **budget_link_settings(capacity)}, data=d.fingerprint
+            ),
+        ),
+        key="record_segments",
+    )
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
-    intervals = on_click("_segment_ci", (key, classifier),
-                         st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"),
-                         lambda: (mu, segment_intervals(curve.scores, d.labels, d.groups, d.weights,
-                                                        target=min(max(mu, 0.005), 0.995), n_boot=100)))
+    intervals = on_click(
+        "_segment_ci",
+        (key, classifier),
+        st.button("Bootstrap intervals per segment (100 replicates)", key="segment_boot"),
+        lambda: (
+            mu,
+            segment_intervals(
+                curve.scores, d.labels, d.groups, d.weights, target=min(max(mu, 0.005), 0.995), n_boot=100
+            ),
+        ),
+    )
     if intervals is not None:
         st.caption(f"Each segment's operating point at marginal precision {intervals[0]:.3g}, 95 % intervals.")
         show_table(intervals[1])
@@ -319,8 +453,9 @@ def segments_view(curve: Curve) -> None:
 
 st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
-classifier = st.selectbox("Classifier", dataset.rated.score_names, key="classifier", bind="query-params",
-                          persist_state="session")
+classifier = st.selectbox(
+    "Classifier", dataset.rated.score_names, key="classifier", bind="query-params", persist_state="session"
+)
 curve = counted_curve(dataset, classifier, uncertainty_settings(resampling_note(dataset.rated)))
 table = memo(("sweep", *dataset.key, classifier), lambda: sweep_table(curve.hull))
 operating_point_view(curve, table)

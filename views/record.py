@@ -10,9 +10,11 @@ from views.record_button import record_items, set_record_items
 from views.state import md
 
 st.title("Decision record")
-st.caption("Every page has **Add to decision record** for its current result. Order the items, annotate them, "
-           "remove what is not needed, and export one document: HTML (interactive figures, opens offline), "
-           "PDF, or JSON (which this page imports again).")
+st.caption(
+    "Every page has **Add to decision record** for its current result. Order the items, annotate them, "
+    "remove what is not needed, and export one document: HTML (interactive figures, opens offline), "
+    "PDF, or JSON (which this page imports again)."
+)
 
 items = record_items()
 with st.expander("Import a record (JSON)"):
@@ -25,8 +27,9 @@ with st.expander("Import a record (JSON)"):
             st.error(md(exc))
 
 if not items:
-    st.info("The record is empty. Open a page (for example **Operating point**), then press **Add to decision "
-            "record**.")
+    st.info(
+        "The record is empty. Open a page (for example **Operating point**), then press **Add to decision record**."
+    )
     go_to("operating-point")
     st.stop()
 
@@ -46,18 +49,26 @@ for i, item in enumerate(items):
         head = st.columns([6, 1, 1, 1])
         head[0].markdown(f"**{i + 1}. {md(item.title)}** · {md(item.kind)}")
         head[1].button("↑", key=f"up_{i}", on_click=move, args=(i, -1), disabled=i == 0, help="Move up")
-        head[2].button("↓", key=f"down_{i}", on_click=move, args=(i, 1), disabled=i == len(items) - 1,
-                       help="Move down")
+        head[2].button("↓", key=f"down_{i}", on_click=move, args=(i, 1), disabled=i == len(items) - 1, help="Move down")
         head[3].button("Remove", key=f"remove_{i}", on_click=remove, args=(i,))
         st.markdown(md(item.sentence))
-        note = st.text_area("Note", value=item.note, key=f"note_{i}_{id(item)}", height=68,
-                            placeholder="What was decided, by whom, and why")
+        note = st.text_area(
+            "Note",
+            value=item.note,
+            key=f"note_{i}_{id(item)}",
+            height=68,
+            placeholder="What was decided, by whom, and why",
+        )
         if note != item.note:
             items[i] = item.annotated(note)
         p = item.provenance if isinstance(item.provenance, dict) else {}
         sha = str(p.get("data_sha256") or "")
-        st.caption(md(f"Data SHA-256 {sha[:12] + '…' if sha else 'not recorded'} · engine "
-                      f"{p.get('engine_version') or 'not recorded'} · {p.get('time') or 'time not recorded'}"))
+        st.caption(
+            md(
+                f"Data SHA-256 {sha[:12] + '…' if sha else 'not recorded'} · engine "
+                f"{p.get('engine_version') or 'not recorded'} · {p.get('time') or 'time not recorded'}"
+            )
+        )
         link = safe_href(p.get("link"))
         if link:  # an http(s) address or one of our /page paths (imports are checked the same way)
             st.link_button("Reopen this view", link, key=f"reopen_{i}_{id(item)}")
@@ -78,10 +89,10 @@ def exports(title: str) -> tuple[bytes, bytes]:
 
 
 html_bytes, json_bytes = exports(title)
-e[0].download_button("Download HTML", html_bytes, file_name="decision_record.html", mime="text/html",
-                     key="record_html")
-e[1].download_button("Download JSON", json_bytes, file_name="decision_record.json",
-                     mime="application/json", key="record_json")
+e[0].download_button("Download HTML", html_bytes, file_name="decision_record.html", mime="text/html", key="record_html")
+e[1].download_button(
+    "Download JSON", json_bytes, file_name="decision_record.json", mime="application/json", key="record_json"
+)
 record_key = json_bytes
 if e[2].button("Prepare PDF", key="record_pdf_build"):
     with st.spinner("Printing the record with headless Chromium"):
@@ -91,5 +102,6 @@ if e[2].button("Prepare PDF", key="record_pdf_build"):
             st.error(md(exc))
 stored = st.session_state.get("_record_pdf")
 if stored and stored[0] == record_key:  # a PDF of exactly these items
-    e[2].download_button("Download PDF", stored[1], file_name="decision_record.pdf", mime="application/pdf",
-                         key="record_pdf")
+    e[2].download_button(
+        "Download PDF", stored[1], file_name="decision_record.pdf", mime="application/pdf", key="record_pdf"
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -23,11 +23,16 @@ def set_record_items(items: list[RecordItem]) -> None:
 
 def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
     """A button that adds the page's current result (built only when clicked) to the decision record."""
-    if st.button("Add to decision record", key=key, icon=":material/playlist_add:",
-                 help="Collect this result with the others of the meeting; export them together on the "
-                      "Decision record page."):
+    if st.button(
+        "Add to decision record",
+        key=key,
+        icon=":material/playlist_add:",
+        help="Collect this result with the others of the meeting; export them together on the Decision record page.",
+    ):
         item = build()
         record_items().append(item)
         n = len(record_items())
-        st.toast(f"Added to the decision record: {md(item.title)}. The record now holds {n:,} "
-                 f"{'decision' if n == 1 else 'decisions'}.")
+        st.toast(
+            f"Added to the decision record: {md(item.title)}. The record now holds {n:,} "
+            f"{'decision' if n == 1 else 'decisions'}."
+        )

@@ -14,9 +14,10 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -54,8 +55,10 @@ def check_key(key: Hashable) -> None:
         if isinstance(part, tuple):
             check_key(part)
         elif type(part).__module__ == "__main__":
-            raise TypeError(f"a memo key holds a {type(part).__qualname__}, a class of the page script, which is "
-                            "new on every run: key it by its fields (dataclasses.astuple)")
+            raise TypeError(
+                f"a memo key holds a {type(part).__qualname__}, a class of the page script, which is "
+                "new on every run: key it by its fields (dataclasses.astuple)"
+            )
 
 
 def memo(key: tuple, compute: Callable[[], Any]) -> Any:
@@ -143,8 +146,15 @@ def progress_callback(label: str, clock: Callable[[], float] = time.monotonic):
     return place, update
 
 
-def on_click(slot: str, inputs: Hashable, clicked: bool, compute: Callable[..., T], *, progress: str | None = None,
-             spinner: str | None = None) -> T | None:
+def on_click(
+    slot: str,
+    inputs: Hashable,
+    clicked: bool,
+    compute: Callable[..., T],
+    *,
+    progress: str | None = None,
+    spinner: str | None = None,
+) -> T | None:
     """Compute on click, keep the result for these inputs.
 
     Work a page does only when asked (a report, a simulation, a sweep): when
@@ -238,8 +248,9 @@ def _wait_while_held(job: _Job) -> None:
         time.sleep(min(wait, 0.02))
 
 
-def background(key: tuple, compute: Callable[[Callable[[int, int], None]], Any], *, label: str,
-               work: float = 0) -> Any | None:
+def background(
+    key: tuple, compute: Callable[[Callable[[int, int], None]], Any], *, label: str, work: float = 0
+) -> Any | None:
     """Memoised long work: the result if ready, else ``None`` while it runs in the background.
 
     ``compute(progress)`` runs once per key in a worker thread (it must not call

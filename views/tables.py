@@ -22,7 +22,9 @@ def show_table(frame, *, height=None, row_kinds=None, transpose_on=None, key=Non
     (where or st).dataframe(shown, hide_index=True, height=height or "auto", key=key)
     short = [label for label in ("TP", "FP", "m just above", "Target m") if label in shown.columns]
     if short:
-        (where or st).caption("TP, FP: true and false positives; m: marginal precision (the share of positives among "
-                              "the documents added by lowering the threshold)." if any(
-                                  label.startswith(("m ", "Target m")) for label in short)
-                              else "TP, FP: true and false positives.")
+        (where or st).caption(
+            "TP, FP: true and false positives; m: marginal precision (the share of positives among "
+            "the documents added by lowering the threshold)."
+            if any(label.startswith(("m ", "Target m")) for label in short)
+            else "TP, FP: true and false positives."
+        )

@@ -24,8 +24,18 @@ from .selection import id_texts
 __all__ = ["PLAN_COLUMNS", "AuditSample", "audit_from_frame", "load_audit"]
 
 #: the plan file's columns, in order
-PLAN_COLUMNS = ("id", "score", "stratum", "stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample",
-                "inclusion_probability", "weight", "label")
+PLAN_COLUMNS = (
+    "id",
+    "score",
+    "stratum",
+    "stratum_lower",
+    "stratum_upper",
+    "stratum_documents",
+    "stratum_sample",
+    "inclusion_probability",
+    "weight",
+    "label",
+)
 
 
 @dataclass(frozen=True)
@@ -97,33 +107,51 @@ def _numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
     values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
-        raise InputError(f"Column '{column}' of '{name}': missing or non-numeric values at {describe_rows(bad)}. "
-                         "Keep the plan's columns as the plan wrote them; fill in only 'label'.")
+        raise InputError(
+            f"Column '{column}' of '{name}': missing or non-numeric values at {describe_rows(bad)}. "
+            "Keep the plan's columns as the plan wrote them; fill in only 'label'."
+        )
     return values
 
 
 def _design(frame: pd.DataFrame, name: str) -> tuple:
     """Per stratum (ascending bounds): numbers, lowers, uppers, documents, planned; each row's stratum index."""
     numbers = _numbers(frame, "stratum", name)
-    table = pd.DataFrame({c: _numbers(frame, c, name) for c in
-                          ("stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample")})
+    table = pd.DataFrame(
+        {c: _numbers(frame, c, name) for c in ("stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample")}
+    )
     table["stratum"] = numbers
     per = table.groupby("stratum", sort=True).nunique()
     varying = per.columns[(per > 1).any()].tolist()
     if varying:
-        raise InputError(f"'{name}': column '{varying[0]}' differs within a stratum. Keep the plan's columns as the "
-                         "plan wrote them; fill in only 'label'.")
+        raise InputError(
+            f"'{name}': column '{varying[0]}' differs within a stratum. Keep the plan's columns as the "
+            "plan wrote them; fill in only 'label'."
+        )
     design = table.groupby("stratum", sort=True).first().sort_values("stratum_lower")
     lowers, uppers = design["stratum_lower"].to_numpy(), design["stratum_upper"].to_numpy()
     docs, planned = design["stratum_documents"].to_numpy(), design["stratum_sample"].to_numpy()
     whole = np.all(docs == np.round(docs)) and np.all(planned == np.round(planned))
-    if not (whole and np.all(planned >= 1) and np.all(planned <= docs) and np.all(lowers < uppers)
-            and np.all(uppers[:-1] <= lowers[1:])):
-        raise InputError(f"'{name}': the strata's bounds or sizes are inconsistent (each stratum needs lower < "
-                         "upper, non-overlapping bounds and 1 <= stratum_sample <= stratum_documents).")
+    if not (
+        whole
+        and np.all(planned >= 1)
+        and np.all(planned <= docs)
+        and np.all(lowers < uppers)
+        and np.all(uppers[:-1] <= lowers[1:])
+    ):
+        raise InputError(
+            f"'{name}': the strata's bounds or sizes are inconsistent (each stratum needs lower < "
+            "upper, non-overlapping bounds and 1 <= stratum_sample <= stratum_documents)."
+        )
     index = np.searchsorted(design.index.to_numpy(), numbers)
-    return (design.index.to_numpy().astype(np.int64), lowers, uppers, docs.astype(np.int64),
-            planned.astype(np.int64), index)
+    return (
+        design.index.to_numpy().astype(np.int64),
+        lowers,
+        uppers,
+        docs.astype(np.int64),
+        planned.astype(np.int64),
+        index,
+    )
 
 
 def _unreviewed_warnings(reviewed, planned, present, numbers) -> list[str]:
@@ -131,9 +159,11 @@ def _unreviewed_warnings(reviewed, planned, present, numbers) -> list[str]:
     for h in range(reviewed.size):
         if reviewed[h] < planned[h]:
             missing = "" if present[h] == planned[h] else f" ({planned[h] - present[h]:,} rows removed from the file)"
-            out.append(f"Stratum {numbers[h]}: {planned[h] - reviewed[h]:,} of its {planned[h]:,} planned documents "
-                       f"were not reviewed{missing}; its {reviewed[h]:,} reviewed documents stand for the whole "
-                       "stratum (weights adjusted), which assumes the unreviewed ones are like them.")
+            out.append(
+                f"Stratum {numbers[h]}: {planned[h] - reviewed[h]:,} of its {planned[h]:,} planned documents "
+                f"were not reviewed{missing}; its {reviewed[h]:,} reviewed documents stand for the whole "
+                "stratum (weights adjusted), which assumes the unreviewed ones are like them."
+            )
     return out
 
 
@@ -159,36 +189,55 @@ def audit_from_frame(frame: pd.DataFrame, *, name: str = "audit", fingerprint: s
     """
     absent = [c for c in PLAN_COLUMNS if c not in frame.columns]
     if absent:
-        raise InputError(f"'{name}' is not an audit plan: no column {', '.join(repr(c) for c in absent)}. Use the "
-                         "plan.csv of 'opstudio audit plan' with the 'label' column filled in.")
+        raise InputError(
+            f"'{name}' is not an audit plan: no column {', '.join(repr(c) for c in absent)}. Use the "
+            "plan.csv of 'opstudio audit plan' with the 'label' column filled in."
+        )
     if len(frame) == 0:
         raise InputError(f"'{name}' has no audited documents.")
     ids = id_texts(frame["id"].astype("string") if not pd.api.types.is_integer_dtype(frame["id"]) else frame["id"])
     dup = pd.Series(ids).duplicated().to_numpy()
     if dup.any():
-        raise InputError(f"Column 'id' of '{name}': ids repeated at {describe_rows(dup)}. Each audited document "
-                         "appears once.")
+        raise InputError(
+            f"Column 'id' of '{name}': ids repeated at {describe_rows(dup)}. Each audited document appears once."
+        )
     numbers, lowers, uppers, docs, planned, index = _design(frame, name)
     scores = _numbers(frame, "score", name)
     outside = (scores < lowers[index]) | (scores >= uppers[index])
     if outside.any():
-        raise InputError(f"Column 'score' of '{name}': scores outside their stratum's bounds at "
-                         f"{describe_rows(outside)}. Keep the plan's columns as the plan wrote them.")
+        raise InputError(
+            f"Column 'score' of '{name}': scores outside their stratum's bounds at "
+            f"{describe_rows(outside)}. Keep the plan's columns as the plan wrote them."
+        )
     labels, _ = parse_labels(frame["label"], "label")
     present = np.bincount(index, minlength=docs.size)
     if (present > planned).any():
         h = int(np.argmax(present > planned))
-        raise InputError(f"'{name}': stratum {numbers[h]} lists {present[h]:,} documents but its plan drew "
-                         f"{planned[h]:,}. Audit the plan's documents only.")
+        raise InputError(
+            f"'{name}': stratum {numbers[h]} lists {present[h]:,} documents but its plan drew "
+            f"{planned[h]:,}. Audit the plan's documents only."
+        )
     reviewed = np.bincount(index[labels >= 0], minlength=docs.size)
     if (reviewed == 0).any():
         h = int(np.argmin(reviewed))
-        raise InputError(f"Column 'label' of '{name}': stratum {numbers[h]} has no reviewed document, so nothing "
-                         "bounds its positives. Review some of its documents (1/0, yes/no, tp/fp ...).")
-    return AuditSample(ids=np.asarray(ids, dtype=object), scores=scores, strata=index.astype(np.int64),
-                       labels=labels, lowers=lowers, uppers=uppers, documents=docs, planned=planned,
-                       stratum_numbers=numbers, name=name, fingerprint=fingerprint,
-                       warnings=tuple(_unreviewed_warnings(reviewed, planned, present, numbers)))
+        raise InputError(
+            f"Column 'label' of '{name}': stratum {numbers[h]} has no reviewed document, so nothing "
+            "bounds its positives. Review some of its documents (1/0, yes/no, tp/fp ...)."
+        )
+    return AuditSample(
+        ids=np.asarray(ids, dtype=object),
+        scores=scores,
+        strata=index.astype(np.int64),
+        labels=labels,
+        lowers=lowers,
+        uppers=uppers,
+        documents=docs,
+        planned=planned,
+        stratum_numbers=numbers,
+        name=name,
+        fingerprint=fingerprint,
+        warnings=tuple(_unreviewed_warnings(reviewed, planned, present, numbers)),
+    )
 
 
 def load_audit(source: Source) -> AuditSample:

@@ -34,15 +34,25 @@ sampling without replacement, ``V = sum_h N_h^2 (N_h - n_h) / (N_h - 1) p_h q_h 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats
 
 from ..errors import InputError
 
-__all__ = ["SPACINGS", "ALLOCATIONS", "MIN_PER_STRATUM", "stratum_levels", "quantile_ranks", "strata_bounds",
-           "allocate", "expected_half_width", "budget_for_half_width", "pilot_prevalence"]
+__all__ = [
+    "SPACINGS",
+    "ALLOCATIONS",
+    "MIN_PER_STRATUM",
+    "stratum_levels",
+    "quantile_ranks",
+    "strata_bounds",
+    "allocate",
+    "expected_half_width",
+    "budget_for_half_width",
+    "pilot_prevalence",
+]
 
 SPACINGS = ("geometric", "quantile")
 ALLOCATIONS = ("proportional", "neyman", "equal")
@@ -76,7 +86,7 @@ def stratum_levels(strata: int, spacing: str = "geometric") -> np.ndarray:
     if not isinstance(strata, (int, np.integer)) or not 1 <= strata <= 40:
         raise InputError(f"--strata must be a whole number from 1 to 40, got {strata!r}")
     k = np.arange(1, int(strata))
-    return 1.0 - 2.0 ** -k if spacing == "geometric" else k / int(strata)
+    return 1.0 - 2.0**-k if spacing == "geometric" else k / int(strata)
 
 
 def quantile_ranks(n: int, levels) -> np.ndarray:
@@ -142,8 +152,15 @@ def _water_fill(budget: float, share: np.ndarray, lo: np.ndarray, hi: np.ndarray
     return np.clip(lam_hi * share, lo, hi)
 
 
-def allocate(budget: int, documents, allocation: str = "proportional", prevalence=None, *,
-             minimum: int = MIN_PER_STRATUM, reviewed=None) -> np.ndarray:
+def allocate(
+    budget: int,
+    documents,
+    allocation: str = "proportional",
+    prevalence=None,
+    *,
+    minimum: int = MIN_PER_STRATUM,
+    reviewed=None,
+) -> np.ndarray:
     """Documents to review in each stratum.
 
     Parameters
@@ -183,13 +200,17 @@ def allocate(budget: int, documents, allocation: str = "proportional", prevalenc
     if reviewed is not None:
         lo = np.maximum(lo, np.asarray(reviewed, dtype=np.int64))
     if not isinstance(budget, (int, np.integer)) or budget < lo.sum() or budget > hi.sum():
-        raise InputError(f"--budget must be a whole number from {int(lo.sum()):,} (at least {minimum} per stratum, "
-                         f"{big_n.size} strata) to {int(hi.sum()):,} (every document below the line), got "
-                         f"{budget!r}; lower --strata for a smaller budget.")
+        raise InputError(
+            f"--budget must be a whole number from {int(lo.sum()):,} (at least {minimum} per stratum, "
+            f"{big_n.size} strata) to {int(hi.sum()):,} (every document below the line), got "
+            f"{budget!r}; lower --strata for a smaller budget."
+        )
     if allocation == "neyman":
         if prevalence is None:
-            raise InputError("Neyman allocation needs an anticipated prevalence: a prior probability column "
-                             "(--prior COL) or a pilot audit (--pilot FILE).")
+            raise InputError(
+                "Neyman allocation needs an anticipated prevalence: a prior probability column "
+                "(--prior COL) or a pilot audit (--pilot FILE)."
+            )
         p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
         p = np.maximum(p, float(big_n @ p) / big_n.sum())  # no stratum below the average (module docstring)
         share = big_n * np.sqrt(p * (1 - p))
@@ -231,12 +252,20 @@ def expected_half_width(documents, sample, prevalence, *, level: float = 0.95) -
     big_n, n = np.asarray(documents, dtype=float), np.asarray(sample, dtype=float)
     p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
     fpc = np.where(big_n > 1, (big_n - n) / np.maximum(big_n - 1, 1), 0.0)
-    var = np.sum(big_n ** 2 * fpc * p * (1 - p) / np.maximum(n, 1))
+    var = np.sum(big_n**2 * fpc * p * (1 - p) / np.maximum(n, 1))
     return float(stats.norm.ppf(0.5 + level / 2) * math.sqrt(var))
 
 
-def budget_for_half_width(half_width: float, documents, allocation: str, prevalence, *, level: float = 0.95,
-                          minimum: int = MIN_PER_STRATUM, reviewed=None) -> int:
+def budget_for_half_width(
+    half_width: float,
+    documents,
+    allocation: str,
+    prevalence,
+    *,
+    level: float = 0.95,
+    minimum: int = MIN_PER_STRATUM,
+    reviewed=None,
+) -> int:
     """The smallest budget whose allocation has an expected half-width of at most ``half_width``.
 
     Parameters

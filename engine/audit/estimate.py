@@ -17,8 +17,8 @@ interval does too).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class AboveLine:
     classifier: str
 
     @classmethod
-    def from_rated(cls, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray, classifier: str) -> "AboveLine":
+    def from_rated(cls, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray, classifier: str) -> AboveLine:
         """Group rated rows by score (descending) and accumulate their weighted labels.
 
         Parameters
@@ -121,8 +121,14 @@ class StratumEstimate:
 
     def as_dict(self) -> dict:
         """JSON-ready values."""
-        return {"lower": self.lower, "upper": self.upper, "documents": self.documents, "audited": self.audited,
-                "positives_found": self.positives_found, "prevalence": self.prevalence.as_dict()}
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "documents": self.documents,
+            "audited": self.audited,
+            "positives_found": self.positives_found,
+            "prevalence": self.prevalence.as_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -148,8 +154,13 @@ class ThresholdEstimate:
 
     def as_dict(self) -> dict:
         """JSON-ready values."""
-        return {"threshold": self.threshold, "tp": self.tp.as_dict(), "fp": self.fp.as_dict(),
-                "precision": self.precision.as_dict(), "recall": self.recall.as_dict()}
+        return {
+            "threshold": self.threshold,
+            "tp": self.tp.as_dict(),
+            "fp": self.fp.as_dict(),
+            "precision": self.precision.as_dict(),
+            "recall": self.recall.as_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -214,13 +225,21 @@ class AuditEstimate:
 
     def as_dict(self) -> dict:
         """The estimate as ``opstudio audit estimate --json`` prints it."""
-        return {"review_threshold": self.review_threshold, "level": self.level,
-                "above": {"tp": self.above.tp, "fp": self.above.fp, "unrated": self.unrated},
-                "below": {"documents": self.documents_below, "audited": self.audited,
-                          "positives_found": self.positives_found, "positives": self.positives.as_dict(),
-                          "strata": [s.as_dict() for s in self.strata]},
-                "total_positives": self.total_positives.as_dict(), "recall": self.recall.as_dict(),
-                "thresholds": [t.as_dict() for t in self.thresholds]}
+        return {
+            "review_threshold": self.review_threshold,
+            "level": self.level,
+            "above": {"tp": self.above.tp, "fp": self.above.fp, "unrated": self.unrated},
+            "below": {
+                "documents": self.documents_below,
+                "audited": self.audited,
+                "positives_found": self.positives_found,
+                "positives": self.positives.as_dict(),
+                "strata": [s.as_dict() for s in self.strata],
+            },
+            "total_positives": self.total_positives.as_dict(),
+            "recall": self.recall.as_dict(),
+            "thresholds": [t.as_dict() for t in self.thresholds],
+        }
 
 
 def _above_line(rated: RatedData, classifier: str | None, threshold: float) -> tuple[AboveLine, list[str]]:
@@ -229,14 +248,20 @@ def _above_line(rated: RatedData, classifier: str | None, threshold: float) -> t
     at = scores >= threshold
     warnings = []
     if (~at).any():
-        warnings.append(f"{int((~at).sum()):,} rated rows score below the review threshold {threshold:.6g} on "
-                        f"'{name}': left out (the audit estimates everything below the line).")
+        warnings.append(
+            f"{int((~at).sum()):,} rated rows score below the review threshold {threshold:.6g} on "
+            f"'{name}': left out (the audit estimates everything below the line)."
+        )
     if not at.any():
-        raise InputError(f"No rated row of '{rated.name}' scores at or above the review threshold {threshold:.6g} on "
-                         f"'{name}'. Check --classifier: the audit's scores must be this classifier's.")
+        raise InputError(
+            f"No rated row of '{rated.name}' scores at or above the review threshold {threshold:.6g} on "
+            f"'{name}'. Check --classifier: the audit's scores must be this classifier's."
+        )
     if rated.n_unrated:
-        warnings.append(f"{rated.n_unrated:,} rows of the rated data are unrated: their positives are counted "
-                        "neither above nor below the line.")
+        warnings.append(
+            f"{rated.n_unrated:,} rows of the rated data are unrated: their positives are counted "
+            "neither above nor below the line."
+        )
     return AboveLine.from_rated(scores[at], rated.labels[at], rated.weights[at], name), warnings
 
 
@@ -249,8 +274,7 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den > 0 else math.nan
 
 
-def _domain_total(audit: AuditSample, strata: np.ndarray, hits: np.ndarray, level: float,
-                  method: str) -> Interval:
+def _domain_total(audit: AuditSample, strata: np.ndarray, hits: np.ndarray, level: float, method: str) -> Interval:
     """A stratified total of a 0/1 indicator over the given strata (0 with no stratum)."""
     if not strata.any():
         return Interval(0.0, 0.0, 0.0)
@@ -258,7 +282,7 @@ def _domain_total(audit: AuditSample, strata: np.ndarray, hits: np.ndarray, leve
     return total_interval(audit.documents[strata], audit.reviewed[strata], counts[strata], level=level, method=method)
 
 
-def _below_line_threshold(result: "AuditEstimate", t: float) -> ThresholdEstimate:
+def _below_line_threshold(result: AuditEstimate, t: float) -> ThresholdEstimate:
     """TP, FP, precision and recall at a threshold below the line (see the module docstring)."""
     audit, level, method = result.audit, result.level, result.method
     reviewed, high = audit.labels >= 0, audit.scores >= t
@@ -267,22 +291,33 @@ def _below_line_threshold(result: "AuditEstimate", t: float) -> ThresholdEstimat
     tp, fp = result.above.tp, result.above.fp
     joint = 1 - (1 - level) / 2
     a, c = (_domain_total(audit, reaches, hits, level, method) for hits in (pos & high, neg & high))
-    a2, c2, b2 = (_domain_total(audit, s, hits, joint, method) for s, hits in
-                  ((reaches, pos & high), (reaches, neg & high), (under, pos & ~high)))
-    precision = Interval(_ratio(tp + a.estimate, tp + a.estimate + fp + c.estimate),
-                         _ratio(tp + a2.lower, tp + a2.lower + fp + c2.upper),
-                         _ratio(tp + a2.upper, tp + a2.upper + fp + c2.lower))
-    recall = Interval(_ratio(tp + a.estimate, tp + a.estimate + b2.estimate),
-                      _ratio(tp + a2.lower, tp + a2.lower + b2.upper), _ratio(tp + a2.upper, tp + a2.upper + b2.lower))
+    a2, c2, b2 = (
+        _domain_total(audit, s, hits, joint, method)
+        for s, hits in ((reaches, pos & high), (reaches, neg & high), (under, pos & ~high))
+    )
+    precision = Interval(
+        _ratio(tp + a.estimate, tp + a.estimate + fp + c.estimate),
+        _ratio(tp + a2.lower, tp + a2.lower + fp + c2.upper),
+        _ratio(tp + a2.upper, tp + a2.upper + fp + c2.lower),
+    )
+    recall = Interval(
+        _ratio(tp + a.estimate, tp + a.estimate + b2.estimate),
+        _ratio(tp + a2.lower, tp + a2.lower + b2.upper),
+        _ratio(tp + a2.upper, tp + a2.upper + b2.lower),
+    )
     return ThresholdEstimate(float(t), a.map(lambda x: tp + x), c.map(lambda x: fp + x), precision, recall)
 
 
 def _above_line_threshold(above: AboveLine, below: Interval, t: float) -> ThresholdEstimate:
     """At or above the line TP, FP and precision are known; recall's denominator holds the positives below."""
     tp, fp = above.counts_at(t)
-    return ThresholdEstimate(float(t), Interval(tp, tp, tp), Interval(fp, fp, fp),
-                             Interval(*(3 * [_ratio(tp, tp + fp)])),
-                             below.map(lambda x: above.tp + x).map(lambda x: _ratio(tp, x)))
+    return ThresholdEstimate(
+        float(t),
+        Interval(tp, tp, tp),
+        Interval(fp, fp, fp),
+        Interval(*(3 * [_ratio(tp, tp + fp)])),
+        below.map(lambda x: above.tp + x).map(lambda x: _ratio(tp, x)),
+    )
 
 
 def at_thresholds(result: AuditEstimate, thresholds: Sequence[float]) -> tuple[ThresholdEstimate, ...]:
@@ -315,12 +350,23 @@ def at_thresholds(result: AuditEstimate, thresholds: Sequence[float]) -> tuple[T
             raise InputError(f"--threshold must be a number, got {t!r}") from None
     if not all(math.isfinite(t) for t in values):
         raise InputError("--threshold must be a finite number")
-    return tuple(_above_line_threshold(result.above, result.positives, t) if t >= result.review_threshold
-                 else _below_line_threshold(result, t) for t in values)
+    return tuple(
+        _above_line_threshold(result.above, result.positives, t)
+        if t >= result.review_threshold
+        else _below_line_threshold(result, t)
+        for t in values
+    )
 
 
-def estimate(rated: RatedData, audit: AuditSample, *, classifier: str | None = None, level: float = 0.95,
-             thresholds: Sequence[float] = (), method: str = "score") -> AuditEstimate:
+def estimate(
+    rated: RatedData,
+    audit: AuditSample,
+    *,
+    classifier: str | None = None,
+    level: float = 0.95,
+    thresholds: Sequence[float] = (),
+    method: str = "score",
+) -> AuditEstimate:
     """Positives missed below the review line, all positives and recall, with intervals.
 
     Parameters
@@ -358,10 +404,22 @@ def estimate(rated: RatedData, audit: AuditSample, *, classifier: str | None = N
     above, warnings = _above_line(rated, classifier, threshold)
     big_n, n, y = audit.documents, audit.reviewed, audit.positives
     positives = total_interval(big_n, n, y, level=level, method=method)
-    strata = tuple(StratumEstimate(float(audit.lowers[h]), float(audit.uppers[h]), int(big_n[h]), int(n[h]),
-                                   int(y[h]), p)
-                   for h, p in enumerate(prevalence_intervals(big_n, n, y, level=level, method=method)))
-    result = AuditEstimate(threshold, level, method, above, int(rated.n_unrated), strata, positives,
-                           positives.map(lambda x: above.tp + x), _recall(above.tp, positives), (), audit,
-                           tuple(list(audit.warnings) + warnings))
+    strata = tuple(
+        StratumEstimate(float(audit.lowers[h]), float(audit.uppers[h]), int(big_n[h]), int(n[h]), int(y[h]), p)
+        for h, p in enumerate(prevalence_intervals(big_n, n, y, level=level, method=method))
+    )
+    result = AuditEstimate(
+        threshold,
+        level,
+        method,
+        above,
+        int(rated.n_unrated),
+        strata,
+        positives,
+        positives.map(lambda x: above.tp + x),
+        _recall(above.tp, positives),
+        (),
+        audit,
+        tuple(list(audit.warnings) + warnings),
+    )
     return replace(result, thresholds=at_thresholds(result, thresholds)) if len(thresholds) else result

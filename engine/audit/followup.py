@@ -51,8 +51,10 @@ class FollowUp:
         """``"N more audited documents would shrink the interval to ±W."``"""
         if self.extra == 0:
             return f"The interval is already about ±{self.current_half_width:,.0f} positives."
-        return (f"{self.extra:,} more audited documents would shrink the {self.level * 100:g} % interval of the missed "
-                f"positives from about ±{self.current_half_width:,.0f} to about ±{self.half_width:,.0f}.")
+        return (
+            f"{self.extra:,} more audited documents would shrink the {self.level * 100:g} % interval of the missed "
+            f"positives from about ±{self.current_half_width:,.0f} to about ±{self.half_width:,.0f}."
+        )
 
 
 def _smoothed(result: AuditEstimate) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -94,8 +96,10 @@ def half_width_after(result: AuditEstimate, extra: int) -> FollowUp:
     docs, n, p = _smoothed(result)
     left = int(docs.sum() - n.sum())
     if not isinstance(extra, (int, np.integer)) or not 0 <= extra <= left:
-        raise InputError(f"more audited documents must be a whole number from 0 to {left:,} (the unreviewed "
-                         f"documents below the line), got {extra!r}")
+        raise InputError(
+            f"more audited documents must be a whole number from 0 to {left:,} (the unreviewed "
+            f"documents below the line), got {extra!r}"
+        )
     sizes = allocate(int(n.sum() + extra), docs, "neyman", p, minimum=0, reviewed=n)
     width = expected_half_width(docs, sizes, p, level=result.level) * _scale(result)
     return FollowUp(int(extra), tuple(int(v) for v in sizes), float(width), result.positives.half_width, result.level)
@@ -131,6 +135,7 @@ def audits_for_half_width(result: AuditEstimate, half_width: float) -> FollowUp:
     if result.positives.half_width <= half_width:
         return half_width_after(result, 0)
     docs, n, p = _smoothed(result)
-    budget = budget_for_half_width(half_width / _scale(result), docs, "neyman", p, level=result.level, minimum=0,
-                                   reviewed=n)
+    budget = budget_for_half_width(
+        half_width / _scale(result), docs, "neyman", p, level=result.level, minimum=0, reviewed=n
+    )
     return half_width_after(result, int(budget - n.sum()))

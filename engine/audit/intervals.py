@@ -51,8 +51,17 @@ from scipy.signal import fftconvolve
 
 from ..errors import InputError
 
-__all__ = ["Interval", "METHODS", "total_interval", "prevalence_intervals", "expansion_estimate",
-           "stratified_variance", "sum_distribution", "check_level", "LATTICE_POINTS"]
+__all__ = [
+    "Interval",
+    "METHODS",
+    "total_interval",
+    "prevalence_intervals",
+    "expansion_estimate",
+    "stratified_variance",
+    "sum_distribution",
+    "check_level",
+    "LATTICE_POINTS",
+]
 
 #: the interval methods, the default first
 METHODS = ("score", "jeffreys", "wilson", "wald", "exact")
@@ -89,7 +98,7 @@ class Interval:
         """Half the interval's width."""
         return (self.upper - self.lower) / 2
 
-    def map(self, func) -> "Interval":
+    def map(self, func) -> Interval:
         """The interval of ``func`` of the quantity, for a monotone ``func`` (bounds swapped when decreasing).
 
         Parameters
@@ -201,11 +210,11 @@ def _wald(big_n, n, y, level: float) -> tuple[float, float]:
 def _wilson(big_n, n, y, level: float) -> tuple[float, float]:
     total = float(big_n.sum())
     p = float(np.sum(big_n * y / n)) / total
-    v = stratified_variance(big_n, n, y) / total ** 2
+    v = stratified_variance(big_n, n, y) / total**2
     n_eff = float(n.sum()) if v <= 0 else min(float(n.sum()), p * (1 - p) / v)
     z = _z(level)
     centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
-    half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff ** 2))
+    half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
     return total * (centre - half), total * (centre + half)
 
 
@@ -255,7 +264,7 @@ def _score(big_n, n, y, level: float) -> tuple[float, float]:
     def at(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # (T0, S) at each multiplier
         p = _constrained_prevalence(m, n_f, y_f, lam[:, None])
         total = found + p @ m
-        var = (p * (1 - p)) @ (big_f ** 2 * fpc / n_f)
+        var = (p * (1 - p)) @ (big_f**2 * fpc / n_f)
         gap = (t_hat - total) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = np.where(var > 0, gap / var, np.inf)
@@ -278,6 +287,7 @@ def _score(big_n, n, y, level: float) -> tuple[float, float]:
 
 def _hypergeometric_bounds(big_n: int, n: int, y: int, alpha: float) -> tuple[int, int]:
     """Exact bounds on the positives M of one stratum: each tail at ``alpha / 2``."""
+
     def lower_ok(m):  # P(Y >= y | M = m) > alpha / 2: m not rejected from below
         return stats.hypergeom.sf(y - 1, big_n, m, n) > alpha / 2
 
@@ -422,8 +432,9 @@ def total_interval(documents, audited, positives, *, level: float = 0.95, method
     return Interval(estimate, min(lo, estimate), max(hi, estimate))
 
 
-def prevalence_intervals(documents, audited, positives, *, level: float = 0.95,
-                         method: str = "score") -> list[Interval]:
+def prevalence_intervals(
+    documents, audited, positives, *, level: float = 0.95, method: str = "score"
+) -> list[Interval]:
     """Each stratum's prevalence (its positives / its documents) with an interval.
 
     Parameters
@@ -445,5 +456,7 @@ def prevalence_intervals(documents, audited, positives, *, level: float = 0.95,
     Brown, Cai & DasGupta (2001) (Jeffreys); Ericson (1969) (finite population).
     """
     big_n, n, y = _counts(documents, audited, positives)
-    return [total_interval([a], [b], [c], level=level, method=method).map(lambda t, a=a: t / a)
-            for a, b, c in zip(big_n, n, y)]
+    return [
+        total_interval([a], [b], [c], level=level, method=method).map(lambda t, a=a: t / a)
+        for a, b, c in zip(big_n, n, y)
+    ]

@@ -67,9 +67,15 @@ class PlanStratum:
 
     def as_dict(self) -> dict:
         """The stratum as JSON-ready values (``anticipated_prevalence`` None when unknown)."""
-        return {"stratum": self.stratum, "lower": self.lower, "upper": self.upper, "documents": self.documents,
-                "sample": self.sample, "inclusion_probability": self.sample / self.documents,
-                "anticipated_prevalence": None if math.isnan(self.prevalence) else self.prevalence}
+        return {
+            "stratum": self.stratum,
+            "lower": self.lower,
+            "upper": self.upper,
+            "documents": self.documents,
+            "sample": self.sample,
+            "inclusion_probability": self.sample / self.documents,
+            "anticipated_prevalence": None if math.isnan(self.prevalence) else self.prevalence,
+        }
 
 
 @dataclass(frozen=True)
@@ -156,21 +162,37 @@ class AuditPlan:
 
     def as_dict(self) -> dict:
         """The design as JSON-ready values (what ``opstudio audit plan --json`` prints)."""
-        return {"review_threshold": self.review_threshold, "population": self.population, "above": self.above,
-                "below": self.below, "budget": self.budget, "seed": self.seed, "allocation": self.allocation,
-                "spacing": self.spacing, "level": self.level, "expected_half_width": self.expected_half_width,
-                "prevalence_source": self.prevalence_source, "strata": [s.as_dict() for s in self.strata],
-                "backend": self.backend, "seconds": self.seconds, "warnings": list(self.warnings)}
+        return {
+            "review_threshold": self.review_threshold,
+            "population": self.population,
+            "above": self.above,
+            "below": self.below,
+            "budget": self.budget,
+            "seed": self.seed,
+            "allocation": self.allocation,
+            "spacing": self.spacing,
+            "level": self.level,
+            "expected_half_width": self.expected_half_width,
+            "prevalence_source": self.prevalence_source,
+            "strata": [s.as_dict() for s in self.strata],
+            "backend": self.backend,
+            "seconds": self.seconds,
+            "warnings": list(self.warnings),
+        }
 
     def sentence(self) -> str:
         """The plan in one sentence."""
-        text = (f"Review {self.budget:,} of the {self.below:,} documents below the line (score < "
-                f"{self.review_threshold:.6g}), drawn at random in {len(self.strata)} score strata "
-                f"({self.allocation} allocation, seed {self.seed})")
+        text = (
+            f"Review {self.budget:,} of the {self.below:,} documents below the line (score < "
+            f"{self.review_threshold:.6g}), drawn at random in {len(self.strata)} score strata "
+            f"({self.allocation} allocation, seed {self.seed})"
+        )
         if self.expected_half_width is None:
             return text + "."
-        return (text + f"; the {self.level * 100:g} % interval of the missed positives is expected to be about "
-                       f"±{self.expected_half_width:,.0f}.")
+        return (
+            text + f"; the {self.level * 100:g} % interval of the missed positives is expected to be about "
+            f"±{self.expected_half_width:,.0f}."
+        )
 
 
 def _check_arguments(below, budget, half_width, allocation, level, seed) -> tuple[float, float, int]:
@@ -181,8 +203,9 @@ def _check_arguments(below, budget, half_width, allocation, level, seed) -> tupl
     if not math.isfinite(threshold):
         raise InputError(f"--below must be a finite number (the review threshold), got {below!r}")
     if (budget is None) == (half_width is None):
-        raise InputError("give either --budget N (documents to review) or --half-width W (the wanted precision), "
-                         "not both")
+        raise InputError(
+            "give either --budget N (documents to review) or --half-width W (the wanted precision), not both"
+        )
     if allocation is not None and allocation not in ALLOCATIONS:
         raise InputError(f"unknown allocation {allocation!r}; choose one of {', '.join(ALLOCATIONS)}")
     return threshold, check_level(level), check_seed(seed)
@@ -197,13 +220,16 @@ def _prevalence(scan_prior, docs, pilot: AuditSample | None, prior_column: str |
         return mean, f"prior column '{prior_column}'"
     if pilot is not None:
         done = pilot.labels >= 0
-        return (pilot_prevalence(pilot.scores[done], pilot.labels[done], pilot.weights[done], lowers, uppers),
-                f"pilot audit '{pilot.name}'")
+        return (
+            pilot_prevalence(pilot.scores[done], pilot.labels[done], pilot.weights[done], lowers, uppers),
+            f"pilot audit '{pilot.name}'",
+        )
     return None, None
 
 
-def _merged_cutoffs(found: np.ndarray, ranks: np.ndarray, lowers: np.ndarray, below: int,
-                    budget: int | None) -> list[str | None] | None:
+def _merged_cutoffs(
+    found: np.ndarray, ranks: np.ndarray, lowers: np.ndarray, below: int, budget: int | None
+) -> list[str | None] | None:
     """Cutoffs for the scan that counts the strata: each stratum may need up to the whole budget.
 
     The strata's sizes are not known yet, so they are approximated from the ranks of their lower
@@ -230,39 +256,59 @@ def _selection(scan: PopulationScan, lowers, threshold, docs, sizes, seed, found
             return chosen
         widen[short] *= 4
         found = None
-    raise InputError("the selection found fewer documents in a stratum than it holds; the population changed "
-                     "while it was read (plan again).")
+    raise InputError(
+        "the selection found fewer documents in a stratum than it holds; the population changed "
+        "while it was read (plan again)."
+    )
 
 
 def _rows(chosen: pd.DataFrame, strata: tuple[PlanStratum, ...]) -> pd.DataFrame:
     h = chosen["stratum"].to_numpy(dtype=np.int64)
     docs = np.array([s.documents for s in strata])[h]
     sizes = np.array([s.sample for s in strata])[h]
-    rows = pd.DataFrame({
-        "id": chosen["id"].to_numpy(dtype=object), "score": chosen["score"].to_numpy(dtype=np.float64),
-        "stratum": np.array([s.stratum for s in strata])[h],
-        "stratum_lower": np.array([s.lower for s in strata])[h],
-        "stratum_upper": np.array([s.upper for s in strata])[h],
-        "stratum_documents": docs, "stratum_sample": sizes, "inclusion_probability": sizes / docs,
-        "weight": docs / sizes, "label": ""})
+    rows = pd.DataFrame(
+        {
+            "id": chosen["id"].to_numpy(dtype=object),
+            "score": chosen["score"].to_numpy(dtype=np.float64),
+            "stratum": np.array([s.stratum for s in strata])[h],
+            "stratum_lower": np.array([s.lower for s in strata])[h],
+            "stratum_upper": np.array([s.upper for s in strata])[h],
+            "stratum_documents": docs,
+            "stratum_sample": sizes,
+            "inclusion_probability": sizes / docs,
+            "weight": docs / sizes,
+            "label": "",
+        }
+    )
     return rows.sort_values(["score", "id"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
 def _warnings(asked: int, strata: tuple[PlanStratum, ...]) -> list[str]:
     out = []
     if len(strata) < asked:
-        out.append(f"{asked} strata were asked for but tied scores leave {len(strata)} (strata bounds are distinct "
-                   "scores).")
+        out.append(
+            f"{asked} strata were asked for but tied scores leave {len(strata)} (strata bounds are distinct scores)."
+        )
     full = [s.stratum for s in strata if s.sample == s.documents]
     if full:
         out.append(f"Strata {', '.join(map(str, full))} are reviewed in full (every document).")
     return out
 
 
-def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_width: float | None = None,
-         strata: int = 6, allocation: str | None = None, spacing: str = "geometric",
-         pilot: AuditSample | None = None, prior_column: str | None = None, seed: int = 0,
-         level: float = 0.95) -> AuditPlan:
+def plan(
+    scan: PopulationScan,
+    *,
+    below: float,
+    budget: int | None = None,
+    half_width: float | None = None,
+    strata: int = 6,
+    allocation: str | None = None,
+    spacing: str = "geometric",
+    pilot: AuditSample | None = None,
+    prior_column: str | None = None,
+    seed: int = 0,
+    level: float = 0.95,
+) -> AuditPlan:
     """Plan a stratified random audit of the documents below the review line.
 
     Parameters
@@ -313,8 +359,10 @@ def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_
     with scan:
         summary = scan.summary(threshold)
         if summary.below == 0:
-            raise InputError(f"No document of the population scores below {threshold:.6g}: nothing to audit. Check "
-                             "--below (the review threshold) and --score.")
+            raise InputError(
+                f"No document of the population scores below {threshold:.6g}: nothing to audit. Check "
+                "--below (the review threshold) and --score."
+            )
         ranks = quantile_ranks(summary.below, levels)
         found = scan.order_statistics(ranks, threshold, summary.low, summary.high)
         lowers, uppers = strata_bounds(found, summary.low, threshold)
@@ -324,15 +372,32 @@ def plan(scan: PopulationScan, *, below: float, budget: int | None = None, half_
         allocation = allocation or ("neyman" if prevalence is not None else "proportional")
         if half_width is not None:
             if prevalence is None:
-                raise InputError("--half-width needs an anticipated prevalence: a prior probability column (--prior "
-                                 "COL) or a pilot audit (--pilot FILE).")
+                raise InputError(
+                    "--half-width needs an anticipated prevalence: a prior probability column (--prior "
+                    "COL) or a pilot audit (--pilot FILE)."
+                )
             budget = budget_for_half_width(half_width, docs, allocation, prevalence, level=level)
         sizes = allocate(budget, docs, allocation, prevalence)
         chosen = _selection(scan, lowers, threshold, docs, sizes, seed, candidates)
     prev = prevalence if prevalence is not None else np.full(docs.size, np.nan)
-    plan_strata = tuple(PlanStratum(h + 1, float(lowers[h]), float(uppers[h]), int(docs[h]), int(sizes[h]),
-                                    float(prev[h])) for h in range(docs.size))
+    plan_strata = tuple(
+        PlanStratum(h + 1, float(lowers[h]), float(uppers[h]), int(docs[h]), int(sizes[h]), float(prev[h]))
+        for h in range(docs.size)
+    )
     expected = None if prevalence is None else expected_half_width(docs, sizes, prevalence, level=level)
-    return AuditPlan(threshold, plan_strata, _rows(chosen, plan_strata), seed, allocation, spacing, level, expected,
-                     source, summary.rows, summary.above, scan.backend, time.perf_counter() - started,
-                     tuple(_warnings(strata, plan_strata)))
+    return AuditPlan(
+        threshold,
+        plan_strata,
+        _rows(chosen, plan_strata),
+        seed,
+        allocation,
+        spacing,
+        level,
+        expected,
+        source,
+        summary.rows,
+        summary.above,
+        scan.backend,
+        time.perf_counter() - started,
+        tuple(_warnings(strata, plan_strata)),
+    )

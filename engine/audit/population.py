@@ -16,8 +16,9 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, Sequence
+from typing import ClassVar, Protocol
 
 import numpy as np
 import pandas as pd
@@ -25,8 +26,17 @@ import pandas as pd
 from ..errors import InputError
 from .selection import cutoff_limits, id_texts, selection_keys
 
-__all__ = ["PopulationColumns", "PopulationSummary", "PopulationScan", "MemoryPopulation", "check_counts",
-           "memory_population", "read_population", "stratum_index", "detect_population_columns"]
+__all__ = [
+    "PopulationColumns",
+    "PopulationSummary",
+    "PopulationScan",
+    "MemoryPopulation",
+    "check_counts",
+    "memory_population",
+    "read_population",
+    "stratum_index",
+    "detect_population_columns",
+]
 
 #: column names taken for the document id (``doc_id``, ``id``, anything ending in ``_id``)
 _ID_NAME = re.compile(r"^(id|doc|doc_id|document|document_id|uid|key|row_id)$|_id$", re.IGNORECASE)
@@ -82,8 +92,16 @@ class PopulationSummary:
     high: float
 
 
-def check_counts(where: str, columns: PopulationColumns, *, missing_id: int = 0, non_numeric: int = 0,
-                 missing_score: int = 0, infinite: int = 0, bad_prior: int = 0) -> None:
+def check_counts(
+    where: str,
+    columns: PopulationColumns,
+    *,
+    missing_id: int = 0,
+    non_numeric: int = 0,
+    missing_score: int = 0,
+    infinite: int = 0,
+    bad_prior: int = 0,
+) -> None:
     """Refuse a population with bad rows: the column, how many rows, and the fix (the same on every backend).
 
     Parameters
@@ -102,20 +120,29 @@ def check_counts(where: str, columns: PopulationColumns, *, missing_id: int = 0,
         Any count above zero.
     """
     if missing_id:
-        raise InputError(f"Id column '{columns.id}' of {where}: {missing_id:,} rows have no id. Every document "
-                         "needs a unique id.")
+        raise InputError(
+            f"Id column '{columns.id}' of {where}: {missing_id:,} rows have no id. Every document needs a unique id."
+        )
     if non_numeric:
-        raise InputError(f"Score column '{columns.score}' of {where}: {non_numeric:,} rows hold non-numeric values. "
-                         "Make every score a number (dot as decimal separator).")
+        raise InputError(
+            f"Score column '{columns.score}' of {where}: {non_numeric:,} rows hold non-numeric values. "
+            "Make every score a number (dot as decimal separator)."
+        )
     if missing_score:
-        raise InputError(f"Score column '{columns.score}' of {where}: {missing_score:,} rows have no score. The "
-                         "population is every scored document: score them or leave them out.")
+        raise InputError(
+            f"Score column '{columns.score}' of {where}: {missing_score:,} rows have no score. The "
+            "population is every scored document: score them or leave them out."
+        )
     if infinite:
-        raise InputError(f"Score column '{columns.score}' of {where}: {infinite:,} rows have infinite scores. "
-                         "Replace them with finite scores.")
+        raise InputError(
+            f"Score column '{columns.score}' of {where}: {infinite:,} rows have infinite scores. "
+            "Replace them with finite scores."
+        )
     if bad_prior:
-        raise InputError(f"Prior column '{columns.prior}' of {where}: {bad_prior:,} rows have a prior that is "
-                         "missing, not a number, or outside [0, 1]. Priors are probabilities.")
+        raise InputError(
+            f"Prior column '{columns.prior}' of {where}: {bad_prior:,} rows have a prior that is "
+            "missing, not a number, or outside [0, 1]. Priors are probabilities."
+        )
 
 
 def stratum_index(scores: np.ndarray, lowers: np.ndarray) -> np.ndarray:
@@ -144,11 +171,13 @@ class PopulationScan(Protocol):
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray: ...
 
-    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]: ...
+    def strata(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]: ...
 
-    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
-                   seed: int) -> pd.DataFrame: ...
+    def candidates(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
+    ) -> pd.DataFrame: ...
 
 
 @dataclass(frozen=True)
@@ -176,7 +205,7 @@ class MemoryPopulation:
     id_column: str = "id"
     backend: ClassVar[str] = "memory"
 
-    def __enter__(self) -> "MemoryPopulation":
+    def __enter__(self) -> MemoryPopulation:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -195,9 +224,13 @@ class MemoryPopulation:
         PopulationSummary
         """
         below = self.scores[self.scores < threshold]
-        return PopulationSummary(int(self.scores.size), int(self.scores.size - below.size), int(below.size),
-                                 float(below.min()) if below.size else float("nan"),
-                                 float(below.max()) if below.size else float("nan"))
+        return PopulationSummary(
+            int(self.scores.size),
+            int(self.scores.size - below.size),
+            int(below.size),
+            float(below.min()) if below.size else float("nan"),
+            float(below.max()) if below.size else float("nan"),
+        )
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
         """The below-line scores at 0-based ranks (ascending order).
@@ -217,8 +250,9 @@ class MemoryPopulation:
         ranks = np.asarray(ranks, dtype=np.int64)
         return np.partition(below, ranks)[ranks] if ranks.size else np.zeros(0)
 
-    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+    def strata(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
         """Documents per stratum, the prior's sum over each, and (with ``cutoffs``) the candidates.
 
         Parameters
@@ -247,8 +281,9 @@ class MemoryPopulation:
         found = None if cutoffs is None else self.candidates(lowers, threshold, cutoffs, seed)
         return docs, prior, found
 
-    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
-                   seed: int) -> pd.DataFrame:
+    def candidates(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
+    ) -> pd.DataFrame:
         """Every below-line document whose selection key is under its stratum's cutoff.
 
         Parameters
@@ -269,8 +304,9 @@ class MemoryPopulation:
         keys = selection_keys(self.ids[below], seed)
         limit = np.array(cutoff_limits(cutoffs), dtype=object)[h]
         keep = keys < limit
-        return pd.DataFrame({"id": self.ids[below][keep], "score": self.scores[below][keep], "stratum": h[keep],
-                             "key": keys[keep]})
+        return pd.DataFrame(
+            {"id": self.ids[below][keep], "score": self.scores[below][keep], "stratum": h[keep], "key": keys[keep]}
+        )
 
 
 def _numbers(column: pd.Series, name: str) -> tuple[np.ndarray, int]:
@@ -309,8 +345,10 @@ def memory_population(frame: pd.DataFrame, columns: PopulationColumns, name: str
     """
     absent = [c for c in columns.names() if c not in frame.columns]
     if absent:
-        raise InputError(f"{name} has no column {', '.join(repr(c) for c in absent)}; its columns are "
-                         f"{', '.join(map(str, frame.columns))}.")
+        raise InputError(
+            f"{name} has no column {', '.join(repr(c) for c in absent)}; its columns are "
+            f"{', '.join(map(str, frame.columns))}."
+        )
     missing = frame[columns.id].isna().to_numpy()
     ids = np.full(len(frame), None, dtype=object)  # a missing id is refused if its document is below the line
     ids[~missing] = id_texts(frame[columns.id][~missing], columns.id)
@@ -320,8 +358,14 @@ def memory_population(frame: pd.DataFrame, columns: PopulationColumns, name: str
     if columns.prior:
         prior, text = _numbers(frame[columns.prior], columns.prior)
         bad_prior = text + int(np.sum(~((prior >= 0) & (prior <= 1))))
-    check_counts(name, columns, non_numeric=non_numeric, missing_score=int(np.isnan(scores).sum()) - non_numeric,
-                 infinite=int(np.isinf(scores).sum()), bad_prior=bad_prior)
+    check_counts(
+        name,
+        columns,
+        non_numeric=non_numeric,
+        missing_score=int(np.isnan(scores).sum()) - non_numeric,
+        infinite=int(np.isinf(scores).sum()),
+        bad_prior=bad_prior,
+    )
     return MemoryPopulation(ids, scores, prior, name, columns.id)
 
 
@@ -359,16 +403,25 @@ def read_population(path: str, columns: PopulationColumns) -> MemoryPopulation:
                 names = pq.read_schema(f).names
                 table = pq.read_table(f, columns=[c for c in columns.names() if c in names])
                 # integers stay integers when some are missing (not floats): ids are hashed as their decimal text
-                frames.append(table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if pa.types.is_integer(t)
-                                              else None))
+                frames.append(
+                    table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if pa.types.is_integer(t) else None)
+                )
             elif lower.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
-                frames.append(pd.read_csv(f, sep="\t" if lower.endswith(".tsv") else ",", dtype={columns.id: str},
-                                          usecols=lambda c: c in columns.names(), keep_default_na=False,
-                                          na_values={columns.score: [""], **({columns.prior: [""]} if columns.prior
-                                                                             else {})}))
+                frames.append(
+                    pd.read_csv(
+                        f,
+                        sep="\t" if lower.endswith(".tsv") else ",",
+                        dtype={columns.id: str},
+                        usecols=lambda c: c in columns.names(),
+                        keep_default_na=False,
+                        na_values={columns.score: [""], **({columns.prior: [""]} if columns.prior else {})},
+                    )
+                )
             else:
-                raise InputError(f"'{f}': the memory backend reads .parquet and .csv(.gz) files; for a DuckDB "
-                                 "database use --backend duckdb --table NAME.")
+                raise InputError(
+                    f"'{f}': the memory backend reads .parquet and .csv(.gz) files; for a DuckDB "
+                    "database use --backend duckdb --table NAME."
+                )
         except InputError:
             raise
         except (OSError, ValueError) as exc:  # pyarrow / pandas parse errors
@@ -390,8 +443,9 @@ def _numeric_share(column: pd.Series) -> float:
     return float(values.notna().mean()) if len(column) else 0.0
 
 
-def detect_population_columns(frame: pd.DataFrame, *, id: str | None = None, score: str | None = None,
-                              prior: str | None = None) -> PopulationColumns:
+def detect_population_columns(
+    frame: pd.DataFrame, *, id: str | None = None, score: str | None = None, prior: str | None = None
+) -> PopulationColumns:
     """Guess a population's id, score and prior columns; any column given explicitly is kept (and checked).
 
     Id: a column named ``id``, ``doc_id``, ``document`` … or ending in ``_id``. Score: a column
@@ -422,8 +476,10 @@ def detect_population_columns(frame: pd.DataFrame, *, id: str | None = None, sco
     if id is None:
         id = next((c for c in cols if _ID_NAME.search(c)), None)
     if id is None:
-        raise InputError(f"No id column found (a column named id, doc_id or ending in _id); columns are "
-                         f"{', '.join(cols)}. Choose the column of unique document ids.")
+        raise InputError(
+            f"No id column found (a column named id, doc_id or ending in _id); columns are "
+            f"{', '.join(cols)}. Choose the column of unique document ids."
+        )
     if prior is None:
         prior = next((c for c in cols if _PRIOR_NAME.search(c) and c != id and c != score), None)
     if score is None:
@@ -431,6 +487,8 @@ def detect_population_columns(frame: pd.DataFrame, *, id: str | None = None, sco
         named = [c for c in free if "score" in c.lower()]
         score = next((c for c in named + free if _numeric_share(frame[c]) >= 0.9), None)
     if score is None:
-        raise InputError(f"No score column found (a numeric column other than the id, a prior or a label); columns "
-                         f"are {', '.join(cols)}. Choose the classifier's score column.")
+        raise InputError(
+            f"No score column found (a numeric column other than the id, a prior or a label); columns "
+            f"are {', '.join(cols)}. Choose the classifier's score column."
+        )
     return PopulationColumns(id, score, prior)

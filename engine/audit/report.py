@@ -12,8 +12,17 @@ from .estimate import AuditEstimate, at_thresholds
 from .intervals import Interval
 from .plan import AuditPlan
 
-__all__ = ["audit_sentence", "strata_table", "plan_table", "thresholds_table", "recall_at", "recall_card",
-           "recall_sentence", "plan_matches", "audit_settings"]
+__all__ = [
+    "audit_sentence",
+    "strata_table",
+    "plan_table",
+    "thresholds_table",
+    "recall_at",
+    "recall_card",
+    "recall_sentence",
+    "plan_matches",
+    "audit_settings",
+]
 
 
 def _count(x: float) -> str:
@@ -42,8 +51,10 @@ def audit_sentence(result: AuditEstimate) -> str:
     what = "no positives" if found == 0 else ("1 positive" if found == 1 else f"{found:,} positives")
     below, recall = result.positives, result.recall
     level = f"{result.level * 100:g} %"
-    text = (f"An audit of {result.audited:,} of the {result.documents_below:,} unflagged documents found {what}: "
-            f"between {_count(below.lower)} and {_count(below.upper)} positives ({level}) are missed below the line")
+    text = (
+        f"An audit of {result.audited:,} of the {result.documents_below:,} unflagged documents found {what}: "
+        f"between {_count(below.lower)} and {_count(below.upper)} positives ({level}) are missed below the line"
+    )
     if math.isnan(recall.lower):
         return text + "."
     return text + f"; recall at the review line is between {_share(recall.lower)} and {_share(recall.upper)}."
@@ -64,11 +75,17 @@ def strata_table(result: AuditEstimate) -> pd.DataFrame:
     rows = []
     for s in reversed(result.strata):
         p = s.prevalence
-        rows.append({"scores": f"{s.lower:.4g} – {s.upper:.4g}", "documents": f"{s.documents:,}",
-                     "reviewed": f"{s.audited:,}", "positives found": f"{s.positives_found:,}",
-                     "estimated positives": _count(p.estimate * s.documents),
-                     f"{result.level * 100:g} % interval": f"{_count(p.lower * s.documents)} – "
-                                                            f"{_count(p.upper * s.documents)}"})
+        rows.append(
+            {
+                "scores": f"{s.lower:.4g} – {s.upper:.4g}",
+                "documents": f"{s.documents:,}",
+                "reviewed": f"{s.audited:,}",
+                "positives found": f"{s.positives_found:,}",
+                "estimated positives": _count(p.estimate * s.documents),
+                f"{result.level * 100:g} % interval": f"{_count(p.lower * s.documents)} – "
+                f"{_count(p.upper * s.documents)}",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -86,11 +103,17 @@ def plan_table(result: AuditPlan) -> pd.DataFrame:
         ``inclusion probability`` and ``anticipated prevalence`` (NaN without a prior or pilot).
     """
     strata = list(reversed(result.strata))
-    return pd.DataFrame({"stratum": [s.stratum for s in strata], "scores from": [s.lower for s in strata],
-                         "scores below": [s.upper for s in strata], "documents": [s.documents for s in strata],
-                         "to review": [s.sample for s in strata],
-                         "inclusion probability": [s.sample / s.documents for s in strata],
-                         "anticipated prevalence": [s.prevalence for s in strata]})
+    return pd.DataFrame(
+        {
+            "stratum": [s.stratum for s in strata],
+            "scores from": [s.lower for s in strata],
+            "scores below": [s.upper for s in strata],
+            "documents": [s.documents for s in strata],
+            "to review": [s.sample for s in strata],
+            "inclusion probability": [s.sample / s.documents for s in strata],
+            "anticipated prevalence": [s.prevalence for s in strata],
+        }
+    )
 
 
 def thresholds_table(result: AuditEstimate) -> pd.DataFrame:
@@ -109,8 +132,10 @@ def thresholds_table(result: AuditEstimate) -> pd.DataFrame:
     """
     rows = []
     for t in result.thresholds:
-        row = {"threshold": t.threshold,
-               "side": "at or above the line" if t.threshold >= result.review_threshold else "below the line"}
+        row = {
+            "threshold": t.threshold,
+            "side": "at or above the line" if t.threshold >= result.review_threshold else "below the line",
+        }
         for name in ("tp", "fp", "precision", "recall"):
             q = getattr(t, name)
             label = name.upper() if name in ("tp", "fp") else name
@@ -150,11 +175,14 @@ def recall_card(result: AuditEstimate, threshold: float) -> Card:
     Card
     """
     r = recall_at(result, threshold)
-    return Card("Recall (audit)", _share(r.estimate),
-                f"{result.level * 100:g} %: {_share(r.lower)} – {_share(r.upper)}",
-                f"Share of all positives flagged at this threshold. The positives below the review line "
-                f"{result.review_threshold:.6g} are estimated from the audit '{result.audit.name}' ({result.audited:,} "
-                f"of {result.documents_below:,} documents reviewed, {result.method} interval).")
+    return Card(
+        "Recall (audit)",
+        _share(r.estimate),
+        f"{result.level * 100:g} %: {_share(r.lower)} – {_share(r.upper)}",
+        f"Share of all positives flagged at this threshold. The positives below the review line "
+        f"{result.review_threshold:.6g} are estimated from the audit '{result.audit.name}' ({result.audited:,} "
+        f"of {result.documents_below:,} documents reviewed, {result.method} interval).",
+    )
 
 
 def recall_sentence(result: AuditEstimate, threshold: float) -> str:
@@ -173,9 +201,11 @@ def recall_sentence(result: AuditEstimate, threshold: float) -> str:
     """
     r = recall_at(result, threshold)
     where = "flagging nothing" if math.isinf(threshold) else f"threshold {threshold:.6g}"
-    return (f"Recall at {where} is between {_share(r.lower)} and {_share(r.upper)} ({result.level * 100:g} %; audit of "
-            f"{result.audited:,} of the {result.documents_below:,} documents below the review line "
-            f"{result.review_threshold:.6g}).")
+    return (
+        f"Recall at {where} is between {_share(r.lower)} and {_share(r.upper)} ({result.level * 100:g} %; audit of "
+        f"{result.audited:,} of the {result.documents_below:,} documents below the review line "
+        f"{result.review_threshold:.6g})."
+    )
 
 
 def plan_matches(result: AuditPlan, audit: AuditSample) -> bool:
@@ -195,8 +225,14 @@ def plan_matches(result: AuditPlan, audit: AuditSample) -> bool:
     return result.review_threshold == audit.review_threshold and mine == theirs
 
 
-def audit_settings(result: AuditEstimate, *, rated_sha256: str = "", plan: AuditPlan | None = None,
-                   population: str = "", population_sha256: str = "") -> dict:
+def audit_settings(
+    result: AuditEstimate,
+    *,
+    rated_sha256: str = "",
+    plan: AuditPlan | None = None,
+    population: str = "",
+    population_sha256: str = "",
+) -> dict:
     """The audit's design and provenance for the decision record.
 
     Parameters
@@ -221,16 +257,38 @@ def audit_settings(result: AuditEstimate, *, rated_sha256: str = "", plan: Audit
         ``population_rows`` and ``population_sha256``.
     """
     audit = result.audit
-    settings = {"review_threshold": result.review_threshold, "level": result.level, "method": result.method,
-                "classifier": result.above.classifier, "audit_file": audit.name, "audit_sha256": audit.fingerprint,
-                "rated_sha256": rated_sha256, "documents_below": result.documents_below, "audited": result.audited,
-                "positives_found": result.positives_found,
-                "strata": [{"lower": float(audit.lowers[h]), "upper": float(audit.uppers[h]),
-                            "documents": int(audit.documents[h]), "planned": int(audit.planned[h]),
-                            "reviewed": int(audit.reviewed[h]), "positives_found": int(audit.positives[h])}
-                           for h in range(audit.documents.size)]}
+    settings = {
+        "review_threshold": result.review_threshold,
+        "level": result.level,
+        "method": result.method,
+        "classifier": result.above.classifier,
+        "audit_file": audit.name,
+        "audit_sha256": audit.fingerprint,
+        "rated_sha256": rated_sha256,
+        "documents_below": result.documents_below,
+        "audited": result.audited,
+        "positives_found": result.positives_found,
+        "strata": [
+            {
+                "lower": float(audit.lowers[h]),
+                "upper": float(audit.uppers[h]),
+                "documents": int(audit.documents[h]),
+                "planned": int(audit.planned[h]),
+                "reviewed": int(audit.reviewed[h]),
+                "positives_found": int(audit.positives[h]),
+            }
+            for h in range(audit.documents.size)
+        ],
+    }
     if plan is not None and plan_matches(plan, audit):
-        settings.update({"seed": plan.seed, "allocation": plan.allocation, "spacing": plan.spacing,
-                         "population": population, "population_rows": plan.population,
-                         "population_sha256": population_sha256})
+        settings.update(
+            {
+                "seed": plan.seed,
+                "allocation": plan.allocation,
+                "spacing": plan.spacing,
+                "population": population,
+                "population_rows": plan.population,
+                "population_sha256": population_sha256,
+            }
+        )
     return settings

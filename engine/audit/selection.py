@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select",
-           "check_seed"]
+__all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select", "check_seed"]
 
 #: hex digits of the MD5 digest kept as the selection key (64 bits)
 KEY_DIGITS = 16
@@ -90,8 +89,7 @@ def selection_keys(ids: Sequence[str], seed: int) -> np.ndarray:
         16 lowercase hex digits per id.
     """
     prefix = key_prefix(seed)
-    return np.array([hashlib.md5((prefix + i).encode("utf-8")).hexdigest()[:KEY_DIGITS] for i in ids],
-                    dtype=object)
+    return np.array([hashlib.md5((prefix + i).encode("utf-8")).hexdigest()[:KEY_DIGITS] for i in ids], dtype=object)
 
 
 def id_texts(values, column: str = "id") -> np.ndarray:
@@ -115,8 +113,10 @@ def id_texts(values, column: str = "id") -> np.ndarray:
     """
     s = pd.Series(values)
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_float_dtype(s):
-        raise InputError(f"Id column '{column}' holds {'true/false' if pd.api.types.is_bool_dtype(s) else 'decimal'} "
-                         "values: ids must be whole numbers or text (their text is hashed to select documents).")
+        raise InputError(
+            f"Id column '{column}' holds {'true/false' if pd.api.types.is_bool_dtype(s) else 'decimal'} "
+            "values: ids must be whole numbers or text (their text is hashed to select documents)."
+        )
     missing = s.isna().to_numpy()
     if missing.any():
         raise InputError(f"Id column '{column}': {int(missing.sum()):,} rows have no id. Every document needs an id.")
@@ -124,8 +124,10 @@ def id_texts(values, column: str = "id") -> np.ndarray:
         return s.astype(np.int64).astype(str).to_numpy(dtype=object)
     kinds = {type(v) for v in s.to_numpy()}
     if not kinds <= {str}:
-        raise InputError(f"Id column '{column}' mixes text with {', '.join(sorted(k.__name__ for k in kinds - {str}))} "
-                         "values: ids must be whole numbers or text.")
+        raise InputError(
+            f"Id column '{column}' mixes text with {', '.join(sorted(k.__name__ for k in kinds - {str}))} "
+            "values: ids must be whole numbers or text."
+        )
     return s.to_numpy(dtype=object)
 
 
@@ -147,7 +149,7 @@ def cutoffs(documents, sample, widen: int = 1) -> list[str | None]:
     out = []
     for big_n, n in zip(np.asarray(documents, dtype=np.int64), np.asarray(sample, dtype=np.int64)):
         want = widen * (n + 4 * math.sqrt(n) + 16)
-        out.append(None if want >= big_n else format(min(int(want / big_n * 2.0 ** 64), (1 << 64) - 1), "016x"))
+        out.append(None if want >= big_n else format(min(int(want / big_n * 2.0**64), (1 << 64) - 1), "016x"))
     return out
 
 
@@ -192,8 +194,10 @@ def select(candidates: pd.DataFrame, sample) -> tuple[pd.DataFrame, list[int]]:
     n = np.asarray(sample, dtype=np.int64)
     repeated = candidates["id"][candidates["id"].duplicated()]
     if len(repeated):  # two documents with one id share their key: both are candidates together
-        raise InputError(f"Id {repeated.iloc[0]!r} belongs to more than one document of the population: ids must be "
-                         "unique (each selected document is looked up by its id).")
+        raise InputError(
+            f"Id {repeated.iloc[0]!r} belongs to more than one document of the population: ids must be "
+            "unique (each selected document is looked up by its id)."
+        )
     ordered = candidates.sort_values(["stratum", "key", "id"], kind="stable")
     strata = ordered["stratum"].to_numpy(dtype=np.int64)
     short = [h for h in range(n.size) if int(np.sum(strata == h)) < n[h]]

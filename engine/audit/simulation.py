@@ -12,8 +12,8 @@ sampling of the same budget (one stratum).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,9 +73,21 @@ class CoverageResult:
         return {**self.__dict__, "standard_error": self.standard_error}
 
 
-def simulate_coverage(scores, labels, *, below: float, budget: int, strata: int = 6, allocation: str | None = None,
-                      spacing: str = "geometric", prior=None, methods: Sequence[str] = METHODS,
-                      repetitions: int = 200, level: float = 0.95, first_seed: int = 0) -> list[CoverageResult]:
+def simulate_coverage(
+    scores,
+    labels,
+    *,
+    below: float,
+    budget: int,
+    strata: int = 6,
+    allocation: str | None = None,
+    spacing: str = "geometric",
+    prior=None,
+    methods: Sequence[str] = METHODS,
+    repetitions: int = 200,
+    level: float = 0.95,
+    first_seed: int = 0,
+) -> list[CoverageResult]:
     """Simulate audits of a population with known labels and score each interval method.
 
     Parameters
@@ -121,8 +133,16 @@ def simulate_coverage(scores, labels, *, below: float, budget: int, strata: int 
     found = []
     design = ""
     for r in range(repetitions):
-        p = plan(population, below=below, budget=budget, strata=strata, allocation=allocation, spacing=spacing,
-                 seed=first_seed + r, level=level)
+        p = plan(
+            population,
+            below=below,
+            budget=budget,
+            strata=strata,
+            allocation=allocation,
+            spacing=spacing,
+            seed=first_seed + r,
+            level=level,
+        )
         design = f"{len(p.strata)} strata, {p.allocation}"
         hits = y[p.rows["id"].to_numpy(dtype=np.int64)]
         index = p.rows["stratum"].to_numpy() - 1
@@ -135,7 +155,18 @@ def simulate_coverage(scores, labels, *, below: float, budget: int, strata: int 
     out = []
     for m in methods:
         b = pd.DataFrame(rows[m], columns=["lo", "hi"])
-        out.append(CoverageResult(m, design, repetitions, level, truth,
-                                  float(((b.lo <= truth) & (truth <= b.hi)).mean()), float((b.hi < truth).mean()),
-                                  float((b.lo > truth).mean()), float((b.hi - b.lo).mean()), float(np.mean(found))))
+        out.append(
+            CoverageResult(
+                m,
+                design,
+                repetitions,
+                level,
+                truth,
+                float(((b.lo <= truth) & (truth <= b.hi)).mean()),
+                float((b.hi < truth).mean()),
+                float((b.lo > truth).mean()),
+                float((b.hi - b.lo).mean()),
+                float(np.mean(found)),
+            )
+        )
     return out

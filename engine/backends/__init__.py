@@ -15,13 +15,12 @@ call per result whatever holds the rows (:func:`pn_hull`, :func:`sweep_points`, 
 :func:`bootstrap_points`): pages and the CLI never branch on the backend.
 """
 
+from .confine import ROOTS_VARIABLE, data_roots
+from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, connected_grid, connected_hull, map_columns
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows
 from .duckdb_bootstrap import duckdb_bootstrap_points
 from .duckdb_grid import duckdb_threshold_grid
 from .duckdb_monitor import duckdb_period_counts
-from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, connected_grid, connected_hull, map_columns
-from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
-from .spark_bootstrap import spark_bootstrap_points, spark_replicate_counts
 from .sources import (
     AUTO_DUCKDB_BYTES,
     BACKENDS,
@@ -32,25 +31,65 @@ from .sources import (
     DatedCounts,
     bootstrap_points,
     choose_backend,
-    dated_counts,
-    open_population,
-    period_backends,
     data_source,
+    dated_counts,
     joint_grid,
+    open_population,
     open_rows,
+    period_backends,
     pn_hull,
     rated_row_ids,
     resampling_note,
     scan_sentence,
     sweep_points,
 )
-from .confine import ROOTS_VARIABLE, data_roots
+from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
+from .spark_bootstrap import spark_bootstrap_points, spark_replicate_counts
 
-__all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "duckdb_period_counts", "duckdb_threshold_grid", "duckdb_bootstrap_points",
-           "connect", "map_columns", "connected_hull", "connected_grid", "ConnectedSource", "ConnectedData",
-           "ScanProgress", "SparkSource", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
-           "spark_replicate_counts", "spark_bootstrap_points", "spark_sample_rows",
-           "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
-           "joint_grid", "bootstrap_points", "rated_row_ids", "resampling_note", "scan_sentence", "open_population",
-           "DatedCounts", "dated_counts", "period_backends", "ROWS_NEEDED", "data_roots", "ROOTS_VARIABLE"]
+__all__ = [
+    "DuckSource",
+    "ScanStats",
+    "duckdb_pn_curve",
+    "duckdb_operating_points",
+    "sample_rows",
+    "DISTINCT_CAP",
+    "choose_backend",
+    "AUTO_DUCKDB_BYTES",
+    "BACKENDS",
+    "duckdb_period_counts",
+    "duckdb_threshold_grid",
+    "duckdb_bootstrap_points",
+    "connect",
+    "map_columns",
+    "connected_hull",
+    "connected_grid",
+    "ConnectedSource",
+    "ConnectedData",
+    "ScanProgress",
+    "SparkSource",
+    "spark_pn_curve",
+    "spark_operating_points",
+    "spark_threshold_grid",
+    "spark_replicate_counts",
+    "spark_bootstrap_points",
+    "spark_sample_rows",
+    "DataSource",
+    "DATA_SOURCES",
+    "CountedRows",
+    "data_source",
+    "open_rows",
+    "pn_hull",
+    "sweep_points",
+    "joint_grid",
+    "bootstrap_points",
+    "rated_row_ids",
+    "resampling_note",
+    "scan_sentence",
+    "open_population",
+    "DatedCounts",
+    "dated_counts",
+    "period_backends",
+    "ROWS_NEEDED",
+    "data_roots",
+    "ROOTS_VARIABLE",
+]

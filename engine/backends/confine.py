@@ -26,12 +26,23 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import InputError
 
-__all__ = ["MAX_GLOB_FILES", "MAX_GLOB_DEPTH", "MAX_GLOB_ENTRIES", "GLOB_CHARS", "matched_files", "checked_files",
-           "lock_down", "duckdb_message", "outside_message", "ROOTS_VARIABLE", "data_roots"]
+__all__ = [
+    "MAX_GLOB_FILES",
+    "MAX_GLOB_DEPTH",
+    "MAX_GLOB_ENTRIES",
+    "GLOB_CHARS",
+    "matched_files",
+    "checked_files",
+    "lock_down",
+    "duckdb_message",
+    "outside_message",
+    "ROOTS_VARIABLE",
+    "data_roots",
+]
 
 #: environment variable: the folders (separated by os.pathsep) the dashboard's connections may read
 ROOTS_VARIABLE = "OPSTUDIO_DATA_ROOTS"
@@ -47,6 +58,7 @@ def data_roots() -> list[str] | None:
     """
     roots = [r for r in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if r]
     return roots or None
+
 
 #: most files a glob may match
 MAX_GLOB_FILES = 10_000
@@ -66,8 +78,9 @@ def _real_roots(roots: Sequence[str] | None) -> list[str] | None:
 
 def _inside(real: str, roots: list[str] | None) -> bool:
     """Whether the real path ``real`` is one of the real ``roots`` or lies below one."""
-    return roots is None or any(real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep)
-                                for root in roots)
+    return roots is None or any(
+        real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep) for root in roots
+    )
 
 
 def outside_message(shown: str, roots: Sequence[str]) -> str:
@@ -85,8 +98,10 @@ def outside_message(shown: str, roots: Sequence[str]) -> str:
     str
     """
     listed = ", ".join(str(r) for r in roots if str(r).strip()) or "none"
-    return (f"'{shown}' is outside the folders this dashboard may read ({listed}), or links out of them. "
-            "Choose files inside them.")
+    return (
+        f"'{shown}' is outside the folders this dashboard may read ({listed}), or links out of them. "
+        "Choose files inside them."
+    )
 
 
 def matched_files(path: str, roots: Sequence[str] | None = None) -> list[tuple[str, str]]:
@@ -117,19 +132,24 @@ def matched_files(path: str, roots: Sequence[str] | None = None) -> list[tuple[s
         if not _inside(real, real_roots):
             raise InputError(outside_message(path, roots))
         if os.path.isdir(real):
-            raise InputError(f"'{path}' is a folder. Give a file or a glob of its files, e.g. "
-                             f"{path.rstrip('/')}/*.parquet.")
+            raise InputError(
+                f"'{path}' is a folder. Give a file or a glob of its files, e.g. {path.rstrip('/')}/*.parquet."
+            )
         if not os.path.isfile(real):
-            raise InputError(f"No file matches '{path}': it does not exist on the server. Check the path (it is read "
-                             "on the machine running the dashboard, relative to its working folder unless absolute).")
+            raise InputError(
+                f"No file matches '{path}': it does not exist on the server. Check the path (it is read "
+                "on the machine running the dashboard, relative to its working folder unless absolute)."
+            )
         files = [(path, real)]
     else:
         files = _Walk(path, roots, real_roots).run()
     unreadable = [shown for shown, real in files if not os.access(real, os.R_OK)]
     if unreadable:
-        raise InputError(f"'{unreadable[0]}' cannot be read: permission denied"
-                         f"{f' ({len(unreadable)} files)' if len(unreadable) > 1 else ''}. Give the dashboard's "
-                         "user read access or choose other files.")
+        raise InputError(
+            f"'{unreadable[0]}' cannot be read: permission denied"
+            f"{f' ({len(unreadable)} files)' if len(unreadable) > 1 else ''}. Give the dashboard's "
+            "user read access or choose other files."
+        )
     return files
 
 
@@ -153,13 +173,17 @@ class _Walk:
         if os.path.isdir(real):
             self._descend(self.base, real, 0, 0, frozenset())
         if not self.found:
-            raise InputError(f"No file matches the glob '{self.pattern}' on the server. Check the folder and the "
-                             "pattern (e.g. /data/ratings/*.parquet).")
+            raise InputError(
+                f"No file matches the glob '{self.pattern}' on the server. Check the folder and the "
+                "pattern (e.g. /data/ratings/*.parquet)."
+            )
         return sorted(self.found)
 
     def _too_much(self, what: str) -> InputError:
-        return InputError(f"The glob '{self.pattern}' {what}. Narrow the pattern (fewer folders or files), or "
-                          "combine the files into fewer, larger ones.")
+        return InputError(
+            f"The glob '{self.pattern}' {what}. Narrow the pattern (fewer folders or files), or "
+            "combine the files into fewer, larger ones."
+        )
 
     def _listing(self, shown: str, real: str) -> list[tuple[str, os.DirEntry]]:
         try:
@@ -179,8 +203,10 @@ class _Walk:
         info = os.stat(real)
         key = (info.st_dev, info.st_ino)
         if key in parents:
-            raise InputError(f"The glob '{self.pattern}' runs into a folder that links back to one of its parents "
-                             f"('{shown}'). Remove the link or narrow the pattern.")
+            raise InputError(
+                f"The glob '{self.pattern}' runs into a folder that links back to one of its parents "
+                f"('{shown}'). Remove the link or narrow the pattern."
+            )
         self._folder(shown, real, index, depth, parents | {key})
 
     def _folder(self, shown: str, real: str, index: int, depth: int, parents: frozenset) -> None:
@@ -212,8 +238,9 @@ class _Walk:
         elif os.path.isdir(real):
             self._descend(name, real, index + 1, depth + 1, parents)
 
-    def _entry(self, name: str, entry: os.DirEntry, index: int, depth: int, parents: frozenset, *, recurse: bool,
-               last: bool) -> None:
+    def _entry(
+        self, name: str, entry: os.DirEntry, index: int, depth: int, parents: frozenset, *, recurse: bool, last: bool
+    ) -> None:
         try:
             mode = entry.stat().st_mode  # links followed
         except OSError:
@@ -297,6 +324,8 @@ def duckdb_message(exc: BaseException) -> str:
     """
     text = str(exc)
     if type(exc).__name__ == "PermissionException" or text.startswith("Permission Error"):
-        return ("it reads a file the connection may not read (a view or macro of the database that reads files, or "
-                "a file outside the checked ones). Connect the files themselves, or a table holding the rows")
+        return (
+            "it reads a file the connection may not read (a view or macro of the database that reads files, or "
+            "a file outside the checked ones). Connect the files themselves, or a table holding the rows"
+        )
     return text.splitlines()[0] if text else type(exc).__name__

@@ -20,9 +20,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
@@ -34,8 +34,17 @@ from .confine import GLOB_CHARS, matched_files
 from .duckdb import DuckSource, ScanStats, configure_session, duckdb_pn_curve, duckdb_problem, sample_rows
 from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view
 
-__all__ = ["ScanProgress", "ConnectedSource", "ConnectedData", "connect", "map_columns", "connected_hull",
-           "connected_grid", "SAMPLE_ROWS", "FILE_FORMATS"]
+__all__ = [
+    "ScanProgress",
+    "ConnectedSource",
+    "ConnectedData",
+    "connect",
+    "map_columns",
+    "connected_hull",
+    "connected_grid",
+    "SAMPLE_ROWS",
+    "FILE_FORMATS",
+]
 
 #: rows read to show a sample and guess the column roles
 SAMPLE_ROWS = 2_000
@@ -204,8 +213,13 @@ class ConnectedSource:
             roles[self.guess.label_col] = "label"
             if self.guess.weight_col:
                 roles[self.guess.weight_col] = "weight"
-        return pd.DataFrame({"column": self.columns, "type": [t for _, t in self.schema],
-                             "guessed role": [roles.get(c, "") for c in self.columns]})
+        return pd.DataFrame(
+            {
+                "column": self.columns,
+                "type": [t for _, t in self.schema],
+                "guessed role": [roles.get(c, "") for c in self.columns],
+            }
+        )
 
 
 def _file_format(path: str, table: str | None) -> str:
@@ -216,8 +230,10 @@ def _file_format(path: str, table: str | None) -> str:
     if table is not None:
         return "DuckDB"  # a database file may have any name when a table is given
     accepted = ", ".join(e for endings in FILE_FORMATS.values() for e in endings)
-    raise InputError(f"'{path}' is not a file this connection reads. Give a Parquet or CSV path or glob, or a "
-                     f"DuckDB database file (names ending in {accepted}).")
+    raise InputError(
+        f"'{path}' is not a file this connection reads. Give a Parquet or CSV path or glob, or a "
+        f"DuckDB database file (names ending in {accepted})."
+    )
 
 
 def _database_table(source: DuckSource) -> str:
@@ -232,8 +248,9 @@ def _database_table(source: DuckSource) -> str:
     if table == "":
         if len(tables) == 1:
             return tables[0]
-        raise InputError(f"DuckDB database '{path}' holds {len(tables)} tables; give the table to read "
-                         f"(tables: {listed}).")
+        raise InputError(
+            f"DuckDB database '{path}' holds {len(tables)} tables; give the table to read (tables: {listed})."
+        )
     if table not in tables:
         raise InputError(f"No table '{table}' in the DuckDB database '{path}'. Give one of its tables: {listed}.")
     return table
@@ -260,8 +277,9 @@ def _schema(source: DuckSource) -> tuple[tuple[str, str], ...]:
     return tuple((str(name), str(kind)) for name, kind, *_ in rows)
 
 
-def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_ROWS,
-            roots: Sequence[str] | None = None) -> ConnectedSource:
+def connect(
+    path: str, table: str | None = None, *, sample_size: int = SAMPLE_ROWS, roots: Sequence[str] | None = None
+) -> ConnectedSource:
     """Check a path or glob (or a DuckDB database file and table) on the server and preview its rows.
 
     Parameters
@@ -291,8 +309,9 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     path = os.path.expanduser(str(path or "").strip())
     table = str(table).strip() if table is not None and str(table).strip() else None
     if not path:
-        raise InputError("Give the path of Parquet or CSV files (or a glob) or of a DuckDB database file on the "
-                         "server.")
+        raise InputError(
+            "Give the path of Parquet or CSV files (or a glob) or of a DuckDB database file on the server."
+        )
     fmt = _file_format(path, table)
     if table is not None and fmt != "DuckDB":
         raise InputError(f"A table is read from a DuckDB database file; '{path}' is {fmt}. Leave the table empty.")
@@ -316,8 +335,19 @@ def connect(path: str, table: str | None = None, *, sample_size: int = SAMPLE_RO
     name = Path(path).name + (f":{table}" if table else "")
     if GLOB_CHARS & set(name) and Path(path).parent.name:
         name = f"{Path(path).parent.name}/{name}"  # '*.parquet' alone says little
-    return ConnectedSource(source, name, fmt, tuple(files), sum(os.path.getsize(f) for f in files), schema, sample,
-                           guess, problem, _fingerprint(files, table), time.perf_counter() - started)
+    return ConnectedSource(
+        source,
+        name,
+        fmt,
+        tuple(files),
+        sum(os.path.getsize(f) for f in files),
+        schema,
+        sample,
+        guess,
+        problem,
+        _fingerprint(files, table),
+        time.perf_counter() - started,
+    )
 
 
 @dataclass(frozen=True)
@@ -400,22 +430,33 @@ class ConnectedData:
             Name, fingerprint, row counts, columns, weighted positives, prevalence, backend and path.
         """
         return {
-            "name": self.name, "fingerprint_sha256": self.fingerprint, "rows_read": self.n_read,
-            "rated_rows": self.n_rated, "unrated_rows": self.n_unrated, "score_columns": list(self.score_names),
-            "label_column": self.mapping.label_col, "weight_column": self.mapping.weight_col, "group_column": None,
-            "rated_positives_weighted": self.positives, "prevalence_among_rated": self.prevalence_among_rated,
-            "backend": "duckdb", "path": self.source.path, "table": self.source.table,
+            "name": self.name,
+            "fingerprint_sha256": self.fingerprint,
+            "rows_read": self.n_read,
+            "rated_rows": self.n_rated,
+            "unrated_rows": self.n_unrated,
+            "score_columns": list(self.score_names),
+            "label_column": self.mapping.label_col,
+            "weight_column": self.mapping.weight_col,
+            "group_column": None,
+            "rated_positives_weighted": self.positives,
+            "prevalence_among_rated": self.prevalence_among_rated,
+            "backend": "duckdb",
+            "path": self.source.path,
+            "table": self.source.table,
         }
 
 
-def _check_mapping(connected: ConnectedSource, score_cols: Sequence[str], label_col: str,
-                   weight_col: str | None) -> ColumnMapping:
+def _check_mapping(
+    connected: ConnectedSource, score_cols: Sequence[str], label_col: str, weight_col: str | None
+) -> ColumnMapping:
     columns = connected.columns
     listed = ", ".join(columns[:30]) + (" ..." if len(columns) > 30 else "")
     score_cols = tuple(str(c) for c in score_cols)
     if not score_cols:
-        raise InputError(f"Choose at least one score column of '{connected.name}': each classifier needs a column "
-                         "of numeric scores.")
+        raise InputError(
+            f"Choose at least one score column of '{connected.name}': each classifier needs a column of numeric scores."
+        )
     if not label_col:
         raise InputError(f"Choose the label column of '{connected.name}' (the raters' verdicts: 1/0, yes/no, tp/fp).")
     for role, name in [*(("score", c) for c in score_cols), ("label", label_col), ("weight", weight_col)]:
@@ -424,13 +465,21 @@ def _check_mapping(connected: ConnectedSource, score_cols: Sequence[str], label_
     roles = [*score_cols, label_col] + ([weight_col] if weight_col else [])
     twice = sorted({c for c in roles if roles.count(c) > 1})
     if twice:
-        raise InputError(f"Column '{twice[0]}' of '{connected.name}' is given two roles (score, label or weight). "
-                         "Give each column one role.")
+        raise InputError(
+            f"Column '{twice[0]}' of '{connected.name}' is given two roles (score, label or weight). "
+            "Give each column one role."
+        )
     return ColumnMapping(score_cols, label_col, weight_col or None)
 
 
-def map_columns(connected: ConnectedSource, score_cols: Sequence[str], label_col: str, weight_col: str | None = None,
-                *, progress: ScanProgress | None = None) -> ConnectedData:
+def map_columns(
+    connected: ConnectedSource,
+    score_cols: Sequence[str],
+    label_col: str,
+    weight_col: str | None = None,
+    *,
+    progress: ScanProgress | None = None,
+) -> ConnectedData:
     """Validate a column mapping over every row in DuckDB (one scan; only counts come back).
 
     Parameters
@@ -463,32 +512,47 @@ def map_columns(connected: ConnectedSource, score_cols: Sequence[str], label_col
     con = source.connect()
     try:
         grid_view(con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col)
-        rows, rated, unrated, lows, highs = check_grid_rows(con, connected.source, mapping.score_cols,
-                                                            mapping.label_col, mapping.weight_col)
-        positives, negatives = con.execute("SELECT coalesce(sum(w * y), 0), coalesce(sum(w * (1 - y)), 0) FROM "
-                                           "grid_rows WHERE y IS NOT NULL").fetchall()[0]
+        rows, rated, unrated, lows, highs = check_grid_rows(
+            con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col
+        )
+        positives, negatives = con.execute(
+            "SELECT coalesce(sum(w * y), 0), coalesce(sum(w * (1 - y)), 0) FROM grid_rows WHERE y IS NOT NULL"
+        ).fetchall()[0]
     finally:
         con.close()
     warnings = []
     if unrated:
         warnings.append(f"{unrated:,} rows have no label (unrated): they are left out of every count.")
     if positives == 0 or negatives == 0:
-        warnings.append(f"Every rated row of column '{mapping.label_col}' is {'negative' if positives == 0 else 'positive'}"
-                        ": the PN curve has one class only.")
-    return ConnectedData(connected, mapping, int(rows), int(unrated), float(positives), float(negatives),
-                         tuple(float(v) for v in lows), tuple(float(v) for v in highs), time.perf_counter() - started,
-                         tuple(warnings))
+        warnings.append(
+            f"Every rated row of column '{mapping.label_col}' is {'negative' if positives == 0 else 'positive'}"
+            ": the PN curve has one class only."
+        )
+    return ConnectedData(
+        connected,
+        mapping,
+        int(rows),
+        int(unrated),
+        float(positives),
+        float(negatives),
+        tuple(float(v) for v in lows),
+        tuple(float(v) for v in highs),
+        time.perf_counter() - started,
+        tuple(warnings),
+    )
 
 
 def _check_classifier(data: ConnectedData, names: Sequence[str]) -> None:
     for name in names:
         if name not in data.score_names:
-            raise InputError(f"No classifier named '{name}' in '{data.name}'; choose one of "
-                             f"{', '.join(data.score_names)}.")
+            raise InputError(
+                f"No classifier named '{name}' in '{data.name}'; choose one of {', '.join(data.score_names)}."
+            )
 
 
-def connected_hull(data: ConnectedData, classifier: str, *,
-                   progress: ScanProgress | None = None) -> tuple[Hull, ScanStats]:
+def connected_hull(
+    data: ConnectedData, classifier: str, *, progress: ScanProgress | None = None
+) -> tuple[Hull, ScanStats]:
     """The upper hull of one classifier's PN curve, the curve counted by DuckDB where the rows are.
 
     Parameters
@@ -518,14 +582,21 @@ def connected_hull(data: ConnectedData, classifier: str, *,
     """
     _check_classifier(data, [classifier])
     source = progress.source(data.source) if progress is not None else data.source
-    curve, stats = duckdb_pn_curve(source, score=classifier, label=data.mapping.label_col,
-                                   weight=data.mapping.weight_col)
+    curve, stats = duckdb_pn_curve(
+        source, score=classifier, label=data.mapping.label_col, weight=data.mapping.weight_col
+    )
     return upper_hull(curve), stats
 
 
-def connected_grid(data: ConnectedData, classifiers: Sequence[str], *, bins: int = 100, rule: str = "or",
-                   spacing: str = "quantile",
-                   progress: ScanProgress | None = None) -> tuple[ThresholdGrid, ScanStats]:
+def connected_grid(
+    data: ConnectedData,
+    classifiers: Sequence[str],
+    *,
+    bins: int = 100,
+    rule: str = "or",
+    spacing: str = "quantile",
+    progress: ScanProgress | None = None,
+) -> tuple[ThresholdGrid, ScanStats]:
     """The joint threshold grid of several classifiers, counted by DuckDB where the rows are.
 
     Parameters
@@ -559,5 +630,12 @@ def connected_grid(data: ConnectedData, classifiers: Sequence[str], *, bins: int
     """
     _check_classifier(data, classifiers)
     source = progress.source(data.source) if progress is not None else data.source
-    return duckdb_threshold_grid(source, scores=list(classifiers), label=data.mapping.label_col,
-                                 weight=data.mapping.weight_col, bins=int(bins), rule=rule, spacing=spacing)
+    return duckdb_threshold_grid(
+        source,
+        scores=list(classifiers),
+        label=data.mapping.label_col,
+        weight=data.mapping.weight_col,
+        bins=int(bins),
+        rule=rule,
+        spacing=spacing,
+    )

@@ -19,7 +19,7 @@ they count; the arithmetic on the counts they return lives here, once:
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,8 +29,17 @@ from ..pn.curve import check_target, tie_tolerance
 from ..pn.grid import RULES
 from ..pn.operating_point import OperatingPoint
 
-__all__ = ["check_counted_rows", "edge_objective", "binned_point", "pick_ranks", "select_order_statistics", "FineBins", "ReadValues",
-           "check_grid_arguments", "replicate_points"]
+__all__ = [
+    "check_counted_rows",
+    "edge_objective",
+    "binned_point",
+    "pick_ranks",
+    "select_order_statistics",
+    "FineBins",
+    "ReadValues",
+    "check_grid_arguments",
+    "replicate_points",
+]
 
 #: ``fine_bins(low, high)`` -> None (range too narrow) or (params, sorted [(bin, count, min, max), ...])
 FineBins = Callable[[float, float], "tuple[dict, list[tuple[int, int, float, float]]] | None"]
@@ -103,9 +112,16 @@ def binned_point(target: float, edge_terms: tuple, per_bin: dict) -> OperatingPo
     th, tp, fp = (np.asarray(v)[order] for v in (thresholds, tps, fps))
     objective = tp - lam * fp
     i = int(np.flatnonzero(objective >= objective.max() - tol)[0])  # ties: the highest threshold
-    return OperatingPoint(float(target), float(th[i]), float(tp[i]), float(fp[i]),
-                          float(tp[i] / (tp[i] + fp[i])) if tp[i] + fp[i] > 0 else math.nan, math.nan, math.nan,
-                          float(1 / lam))
+    return OperatingPoint(
+        float(target),
+        float(th[i]),
+        float(tp[i]),
+        float(fp[i]),
+        float(tp[i] / (tp[i] + fp[i])) if tp[i] + fp[i] > 0 else math.nan,
+        math.nan,
+        math.nan,
+        float(1 / lam),
+    )
 
 
 def pick_ranks(values: np.ndarray, counts: np.ndarray, below: int, ranks: np.ndarray) -> dict[int, float]:
@@ -129,9 +145,18 @@ def pick_ranks(values: np.ndarray, counts: np.ndarray, below: int, ranks: np.nda
     return {int(r): float(values[np.searchsorted(ends, r, side="right")]) for r in ranks}
 
 
-def select_order_statistics(fine_bins: FineBins, read_values: ReadValues, ranks: np.ndarray, *, low: float,
-                            high: float, fetch_rows: int, max_depth: int, below: int = 0,
-                            depth: int = 0) -> dict[int, float]:
+def select_order_statistics(
+    fine_bins: FineBins,
+    read_values: ReadValues,
+    ranks: np.ndarray,
+    *,
+    low: float,
+    high: float,
+    fetch_rows: int,
+    max_depth: int,
+    below: int = 0,
+    depth: int = 0,
+) -> dict[int, float]:
     """Exact order statistics by counting: equal-width bins, refined only where a wanted rank falls.
 
     Parameters
@@ -183,8 +208,19 @@ def select_order_statistics(fine_bins: FineBins, read_values: ReadValues, ranks:
         elif c <= fetch_rows:
             fetch[b] = (int(ends[i] - c), lo, hi, mine)
         else:
-            found.update(select_order_statistics(fine_bins, read_values, mine, low=lo, high=hi, fetch_rows=fetch_rows,
-                                                 max_depth=max_depth, below=int(ends[i] - c), depth=depth + 1))
+            found.update(
+                select_order_statistics(
+                    fine_bins,
+                    read_values,
+                    mine,
+                    low=lo,
+                    high=hi,
+                    fetch_rows=fetch_rows,
+                    max_depth=max_depth,
+                    below=int(ends[i] - c),
+                    depth=depth + 1,
+                )
+            )
     if fetch:
         values, counts = read_values(params, sorted(fetch))
         for start, lo, hi, mine in fetch.values():  # the bins are disjoint intervals of values
@@ -229,8 +265,9 @@ def check_grid_arguments(scores, bins, rule: str, spacing: str) -> tuple[list, l
     return scores, bins_list, rule
 
 
-def replicate_points(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, targets,
-                     level: float) -> list[BootstrapPoint]:
+def replicate_points(
+    thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray, targets, level: float
+) -> list[BootstrapPoint]:
     """Bootstrap operating points from per-replicate counts at each distinct score.
 
     Parameters
@@ -265,8 +302,9 @@ def replicate_points(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray,
     return [points_at(replicates, float(t), level) for t in targets]
 
 
-def check_counted_rows(values, *, where: str, scores, label: str, weight: str | None,
-                       positive_weight: bool = True) -> tuple[int, int, int, list, list]:
+def check_counted_rows(
+    values, *, where: str, scores, label: str, weight: str | None, positive_weight: bool = True
+) -> tuple[int, int, int, list, list]:
     """Refuse counted rows the in-memory engine refuses, with one message set for every backend.
 
     Parameters
@@ -305,13 +343,13 @@ def check_counted_rows(values, *, where: str, scores, label: str, weight: str | 
         raise InputError(row_problem("label", label, counted_rows(bad_label), where=where))
     lows, highs = [], []
     for j, name in enumerate(scores):
-        not_number, infinite, missing, low, high = values[3 + 5 * j: 8 + 5 * j]
+        not_number, infinite, missing, low, high = values[3 + 5 * j : 8 + 5 * j]
         for kind, n in (("not_number", not_number), ("infinite", infinite), ("missing_score", missing)):
             if n:
                 raise InputError(row_problem(kind, name, counted_rows(n), role="score", where=where))
         lows.append(low)
         highs.append(high)
-    w_not_number, w_bad, w_total = values[3 + 5 * len(scores): 6 + 5 * len(scores)]
+    w_not_number, w_bad, w_total = values[3 + 5 * len(scores) : 6 + 5 * len(scores)]
     for kind, n in (("not_number", w_not_number), ("weight", w_bad)):
         if n:
             raise InputError(row_problem(kind, weight, counted_rows(n), role="weight", where=where))

@@ -28,8 +28,8 @@ import math
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -41,10 +41,29 @@ from ..pn.operating_point import OperatingPoint, sweep
 from .confine import checked_files, duckdb_message, lock_down
 from .counting import binned_point, check_counted_rows, edge_objective
 
-__all__ = ["DuckSource", "ScanStats", "duckdb_pn_curve", "duckdb_operating_points", "sample_rows", "DISTINCT_CAP",
-           "BINS", "quote_identifier", "label_expression", "check_rows", "rated_view", "grid_view", "check_grid_rows",
-           "NUMERIC_TYPES", "csv_relation", "csv_header", "csv_problem", "duckdb_problem", "configure_session",
-           "CSV_ENDINGS", "PARQUET_ENDINGS"]
+__all__ = [
+    "DuckSource",
+    "ScanStats",
+    "duckdb_pn_curve",
+    "duckdb_operating_points",
+    "sample_rows",
+    "DISTINCT_CAP",
+    "BINS",
+    "quote_identifier",
+    "label_expression",
+    "check_rows",
+    "rated_view",
+    "grid_view",
+    "check_grid_rows",
+    "NUMERIC_TYPES",
+    "csv_relation",
+    "csv_header",
+    "csv_problem",
+    "duckdb_problem",
+    "configure_session",
+    "CSV_ENDINGS",
+    "PARQUET_ENDINGS",
+]
 
 #: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
 DISTINCT_CAP = 2_000_000
@@ -95,8 +114,10 @@ class DuckSource:
             return "Parquet"
         if lower.endswith(CSV_ENDINGS):
             return "CSV"
-        raise InputError(f"'{self.path}': the DuckDB backend reads .parquet and .csv(.gz) paths or globs, or "
-                         "a DuckDB database file with --table.")
+        raise InputError(
+            f"'{self.path}': the DuckDB backend reads .parquet and .csv(.gz) paths or globs, or "
+            "a DuckDB database file with --table."
+        )
 
     def files(self) -> tuple[str, ...]:
         """The real paths of the files read, checked against ``roots`` now.
@@ -111,7 +132,7 @@ class DuckSource:
         InputError
             As :func:`engine.backends.confine.matched_files`; a glob matching several database files.
         """
-        self.file_format  # an unknown format is refused before the walk
+        _ = self.file_format  # an unknown format is refused before the walk
         files = checked_files(self.path, self.roots)
         if self.table is not None and len(files) > 1:
             raise InputError(f"The glob '{self.path}' matches {len(files)} database files; give one DuckDB file.")
@@ -175,8 +196,9 @@ class DuckSource:
             try:
                 con = duckdb.connect(files[0], read_only=True)
             except Exception as exc:  # duckdb's own error types
-                raise InputError(f"'{self.path}' could not be opened as a DuckDB database: "
-                                 f"{duckdb_message(exc)}") from None
+                raise InputError(
+                    f"'{self.path}' could not be opened as a DuckDB database: {duckdb_message(exc)}"
+                ) from None
             allowed = []
         else:
             con = duckdb.connect()
@@ -272,9 +294,11 @@ def csv_relation(files, *, text: bool = False) -> str:
     """
     delimiter, _ = csv_header(files[0])
     delim = "'" + delimiter.replace("'", "''") + "'"
-    return (f"read_csv({_list_literal(files)}, header = true, skip = 0, delim = {delim}, quote = '\"', "
-            f"escape = '\"', strict_mode = true, null_padding = false, ignore_errors = false"
-            f"{', all_varchar = true' if text else ''})")
+    return (
+        f"read_csv({_list_literal(files)}, header = true, skip = 0, delim = {delim}, quote = '\"', "
+        f"escape = '\"', strict_mode = true, null_padding = false, ignore_errors = false"
+        f"{', all_varchar = true' if text else ''})"
+    )
 
 
 #: rows and characters per line the diagnosis of a CSV file DuckDB refused looks at
@@ -314,10 +338,15 @@ def csv_problem(files, duckdb_text: str = "") -> str | None:
     if found:
         line, expected, got = (int(g) for g in found.groups())
         where = _DUCK_CSV_FILE.search(duckdb_text)
-        name = where.group(1).strip() if where and where.group(1).strip() in files else (files[0] if len(files) == 1
-                                                                                       else "one of the files")
-        return (f"'{name}' line {line:,} has {got} fields where its header has {expected}. Check for a missing or "
-                "extra delimiter, or an unquoted text containing the delimiter.")
+        name = (
+            where.group(1).strip()
+            if where and where.group(1).strip() in files
+            else (files[0] if len(files) == 1 else "one of the files")
+        )
+        return (
+            f"'{name}' line {line:,} has {got} fields where its header has {expected}. Check for a missing or "
+            "extra delimiter, or an unquoted text containing the delimiter."
+        )
     seen = 0
     for path in files:
         delimiter, header = csv_header(path)
@@ -328,15 +357,19 @@ def csv_problem(files, duckdb_text: str = "") -> str | None:
                 for row in reader:
                     seen += 1
                     if len(row) != len(header):
-                        return (f"'{path}' line {reader.line_num:,} (blank lines not counted) has {len(row)} fields "
-                                f"where its header has {len(header)} ('{delimiter}'-delimited). Check for a missing "
-                                "or extra delimiter, or an unquoted text containing the delimiter.")
+                        return (
+                            f"'{path}' line {reader.line_num:,} (blank lines not counted) has {len(row)} fields "
+                            f"where its header has {len(header)} ('{delimiter}'-delimited). Check for a missing "
+                            "or extra delimiter, or an unquoted text containing the delimiter."
+                        )
                     if seen >= CSV_CHECK_ROWS:
                         return None
             except (csv.Error, OSError, EOFError):
-                return (f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
-                        f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "
-                        f"{CSV_CHECK_LINE:,} characters?).")
+                return (
+                    f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
+                    f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "
+                    f"{CSV_CHECK_LINE:,} characters?)."
+                )
     return None
 
 
@@ -359,8 +392,11 @@ def duckdb_problem(source: DuckSource, exc: BaseException) -> str:
     if isinstance(exc, InputError):
         return str(exc)
     message = duckdb_message(exc)
-    if source.table is None and source.path.lower().endswith(CSV_ENDINGS) and \
-            type(exc).__name__ != "PermissionException":
+    if (
+        source.table is None
+        and source.path.lower().endswith(CSV_ENDINGS)
+        and type(exc).__name__ != "PermissionException"
+    ):
         try:
             problem = csv_problem(source.files(), str(exc))
         except InputError as err:
@@ -381,8 +417,10 @@ def _check_csv_columns(con, source: DuckSource, files) -> None:
     except Exception as exc:  # duckdb's own error types
         raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
     if len(described) != len(header):
-        raise InputError(f"DuckDB reads {len(described)} columns from '{source.path}' where the header line of "
-                         f"'{files[0]}' has {len(header)}. Check the delimiter and the header line.")
+        raise InputError(
+            f"DuckDB reads {len(described)} columns from '{source.path}' where the header line of "
+            f"'{files[0]}' has {len(header)}. Check the delimiter and the header line."
+        )
 
 
 def quote_identifier(name: str) -> str:
@@ -429,12 +467,22 @@ def label_expression(column: str) -> str:
     text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    return (f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
-            f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END")
+    return (
+        f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
+        f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END"
+    )
 
 
-def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
-              relation: str | None = None, extra: Sequence[str] = ()) -> None:
+def grid_view(
+    con,
+    source: DuckSource,
+    scores: Sequence[str],
+    label: str,
+    weight: str | None,
+    *,
+    relation: str | None = None,
+    extra: Sequence[str] = (),
+) -> None:
     """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight.
 
     ``relation`` replaces the source's relation (a row-numbered read); ``extra`` adds SQL expressions."""
@@ -446,17 +494,34 @@ def grid_view(con, source: DuckSource, scores: Sequence[str], label: str, weight
     else:
         cols += [f"{quote_identifier(weight)} AS rw", f"TRY_CAST({quote_identifier(weight)} AS DOUBLE) AS w"]
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join([*cols, *extra])}, "
-                    f"{label_expression(label)} AS y FROM {relation or source.relation()}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT {', '.join([*cols, *extra])}, "
+            f"{label_expression(label)} AS y FROM {relation or source.relation()}"
+        )
         con.execute("SELECT * FROM grid_rows LIMIT 0")
     except Exception as exc:  # duckdb raises its own error types (binder, IO, conversion)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
-                         f"{duckdb_problem(source, exc)}") from None
+        raise InputError(
+            f"DuckDB could not read the columns from '{source.path}': {duckdb_problem(source, exc)}"
+        ) from None
 
 
 #: DuckDB column types whose values always convert to DOUBLE (no text to check)
-NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                 "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "NULL")
+NUMERIC_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+    "NULL",
+)
 
 
 def _not_a_number(raw: str, num: str, types: dict[str, str]) -> str:
@@ -470,18 +535,24 @@ def _check_sql(k: int, types: dict[str, str]) -> str:
     """One scan: row counts, per-classifier problems and rated min / max, weight problems."""
     parts = ["count(*)", "count(*) FILTER (WHERE y IS NULL)", "count(*) FILTER (WHERE y = -1)"]
     for j in range(k):
-        parts += [f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
-                  f"count(*) FILTER (WHERE isinf(s{j}))",
-                  f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
-                  f"min(s{j}) FILTER (WHERE y IS NOT NULL)", f"max(s{j}) FILTER (WHERE y IS NOT NULL)"]
-    parts += [f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
-              "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
-              "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)"]
+        parts += [
+            f"count(*) FILTER (WHERE {_not_a_number(f'r{j}', f's{j}', types)})",
+            f"count(*) FILTER (WHERE isinf(s{j}))",
+            f"count(*) FILTER (WHERE y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
+            f"min(s{j}) FILTER (WHERE y IS NOT NULL)",
+            f"max(s{j}) FILTER (WHERE y IS NOT NULL)",
+        ]
+    parts += [
+        f"count(*) FILTER (WHERE {_not_a_number('rw', 'w', types)})",
+        "count(*) FILTER (WHERE y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0))",
+        "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)",
+    ]
     return f"SELECT {', '.join(parts)} FROM grid_rows"
 
 
-def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *,
-                    positive_weight: bool = True):
+def check_grid_rows(
+    con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *, positive_weight: bool = True
+):
     """(rows, rated, unrated, lows, highs) of view ``grid_rows`` after refusing what the memory engine refuses.
 
     One scan; the messages are :func:`engine.backends.counting.check_counted_rows`', the same on every backend.
@@ -491,17 +562,27 @@ def check_grid_rows(con, source: DuckSource, scores: Sequence[str], label: str, 
         values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
     except Exception as exc:  # duckdb's own error types: a CSV row past the sniffed sample, a refused file
         raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-    return check_counted_rows(values, where=f"'{source.path}'", scores=scores, label=label, weight=weight,
-                              positive_weight=positive_weight)
+    return check_counted_rows(
+        values, where=f"'{source.path}'", scores=scores, label=label, weight=weight, positive_weight=positive_weight
+    )
 
 
-def rated_view(con, source: DuckSource, score: str, label: str, weight: str | None, *,
-                relation: str | None = None, extra: Sequence[str] = ()) -> None:
+def rated_view(
+    con,
+    source: DuckSource,
+    score: str,
+    label: str,
+    weight: str | None,
+    *,
+    relation: str | None = None,
+    extra: Sequence[str] = (),
+) -> None:
     """View ``rows`` (s, y, w and ``extra``'s columns) over :func:`grid_view` of one score column."""
     grid_view(con, source, [score], label, weight, relation=relation, extra=extra)
     names = ", ".join(e.rsplit(" AS ", 1)[1] for e in extra)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} "
-                "FROM grid_rows")
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} FROM grid_rows"
+    )
 
 
 def check_rows(con, source: DuckSource, label: str, weight: str | None, score: str) -> tuple[int, int, int]:
@@ -542,8 +623,10 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
         rows, rated, unrated = check_rows(con, source, label, weight, score)
         distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
         if distinct > DISTINCT_CAP:
-            raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
-                             "curve; operating points are still exact (quantile bins with exact refinement).")
+            raise InputError(
+                f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
+                "curve; operating points are still exact (quantile bins with exact refinement)."
+            )
         s, tp, fp = _grouped(con, "y IS NOT NULL")
     finally:
         con.close()
@@ -553,14 +636,23 @@ def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str |
 
 def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct scores (descending) with their weighted positive and negative counts."""
-    out = con.execute(f"SELECT s, sum(w * y), sum(w * (1 - y)) FROM rows WHERE {where} GROUP BY s "
-                      "ORDER BY s DESC").fetchnumpy()
+    out = con.execute(
+        f"SELECT s, sum(w * y), sum(w * (1 - y)) FROM rows WHERE {where} GROUP BY s ORDER BY s DESC"
+    ).fetchnumpy()
     keys = list(out)
     return tuple(np.asarray(out[k], dtype=np.float64) for k in keys)
 
 
-def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targets, weight: str | None = None,
-                            distinct_cap: int = DISTINCT_CAP, bins: int = BINS):
+def duckdb_operating_points(
+    source: DuckSource,
+    *,
+    score: str,
+    label: str,
+    targets,
+    weight: str | None = None,
+    distinct_cap: int = DISTINCT_CAP,
+    bins: int = BINS,
+):
     """Operating points for target marginal precisions, computed where the data lives.
 
     Parameters
@@ -607,22 +699,29 @@ def duckdb_operating_points(source: DuckSource, *, score: str, label: str, targe
             points = _binned_points(con, targets, bins)
     finally:
         con.close()
-    return points, ScanStats("duckdb", rows, rated, unrated, distinct, time.perf_counter() - started,
-                             distinct > distinct_cap)
+    return points, ScanStats(
+        "duckdb", rows, rated, unrated, distinct, time.perf_counter() - started, distinct > distinct_cap
+    )
 
 
 def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
     q = ", ".join(repr(float(x)) for x in np.linspace(0, 1, bins + 1)[:-1])
-    edges = np.unique(np.asarray(con.execute(
-        f"SELECT quantile_disc(s, [{q}]) FROM rows WHERE y IS NOT NULL").fetchall()[0][0], dtype=np.float64))
+    edges = np.unique(
+        np.asarray(
+            con.execute(f"SELECT quantile_disc(s, [{q}]) FROM rows WHERE y IS NOT NULL").fetchall()[0][0],
+            dtype=np.float64,
+        )
+    )
     top = con.execute("SELECT max(s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
     edges = np.r_[edges, np.nextafter(top, math.inf)]
     import pandas as pd
 
     # each rated row goes to the last edge at or below its score (an ASOF join: one sort, no per-edge work)
     con.register("edge_table", pd.DataFrame({"b": np.arange(edges.size - 1), "e": edges[:-1]}))
-    counts = con.execute("SELECT b, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
-                         "edge_table.e WHERE y IS NOT NULL GROUP BY b").fetchnumpy()
+    counts = con.execute(
+        "SELECT b, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
+        "edge_table.e WHERE y IS NOT NULL GROUP BY b"
+    ).fetchnumpy()
     keys = list(counts)
     b = np.asarray(counts[keys[0]], dtype=np.int64)
     tp_bin = np.bincount(b, weights=np.asarray(counts[keys[1]], dtype=float), minlength=edges.size - 1)
@@ -631,9 +730,11 @@ def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
     # the candidate bins of every target, re-read score by score in one scan
     wanted = sorted({int(c) for t in terms for c in t[4]})
     con.register("wanted_bins", pd.DataFrame({"b": np.asarray(wanted, dtype=np.int64)}))
-    rows = con.execute("SELECT b, s, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
-                       "edge_table.e WHERE y IS NOT NULL AND b IN (SELECT b FROM wanted_bins) GROUP BY b, s "
-                       "ORDER BY b, s DESC").fetchnumpy()
+    rows = con.execute(
+        "SELECT b, s, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
+        "edge_table.e WHERE y IS NOT NULL AND b IN (SELECT b FROM wanted_bins) GROUP BY b, s "
+        "ORDER BY b, s DESC"
+    ).fetchnumpy()
     cols = [np.asarray(rows[k]) for k in rows]
     per_bin = {}
     for bin_id in wanted:

@@ -22,8 +22,8 @@ come back to Python.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,18 @@ from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in
 __all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result"]
 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
-INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                 "UBIGINT", "UHUGEINT")
+INTEGER_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+)
 
 
 def _relation(source: DuckSource) -> str:
@@ -96,8 +106,11 @@ def strata_result(groups, size: int, name: str, columns: PopulationColumns, with
     for h, count, prior, _, found in groups:
         docs[int(h)], sums[int(h)] = int(count), float(prior or 0.0)
         rows += [(d["id"], d["s"], int(h), d["key"]) for d in (found or [])]
-    frame = candidate_frame({k: [r[i] for r in rows] for i, k in enumerate(("id", "s", "h", "key"))}) \
-        if with_candidates else None
+    frame = (
+        candidate_frame({k: [r[i] for r in rows] for i, k in enumerate(("id", "s", "h", "key"))})
+        if with_candidates
+        else None
+    )
     return docs, (sums if columns.prior else None), frame
 
 
@@ -114,8 +127,14 @@ def candidate_frame(out: dict) -> pd.DataFrame:
     pandas.DataFrame
         ``id`` (text), ``score``, ``stratum`` (0-based), ``key``.
     """
-    return pd.DataFrame({"id": np.asarray(out["id"], dtype=object), "score": np.asarray(out["s"], dtype=float),
-                         "stratum": np.asarray(out["h"], dtype=np.int64), "key": np.asarray(out["key"], dtype=object)})
+    return pd.DataFrame(
+        {
+            "id": np.asarray(out["id"], dtype=object),
+            "score": np.asarray(out["s"], dtype=float),
+            "stratum": np.asarray(out["h"], dtype=np.int64),
+            "key": np.asarray(out["key"], dtype=object),
+        }
+    )
 
 
 @dataclass
@@ -141,7 +160,7 @@ class DuckPopulation:
         """The source for messages."""
         return f"'{self.source.path}'" + (f" (table {self.source.table})" if self.source.table else "")
 
-    def __enter__(self) -> "DuckPopulation":
+    def __enter__(self) -> DuckPopulation:
         self._con = self.source.connect()
         try:
             self._view()
@@ -168,15 +187,18 @@ class DuckPopulation:
         cols = self.columns
         absent = [c for c in cols.names() if c not in types]
         if absent:
-            raise InputError(f"{self.name} has no column {', '.join(repr(c) for c in absent)}; its columns are "
-                             f"{', '.join(types)}.")
+            raise InputError(
+                f"{self.name} has no column {', '.join(repr(c) for c in absent)}; its columns are {', '.join(types)}."
+            )
         if types[cols.id] in INTEGER_TYPES:
             ident = f"CAST({quote_identifier(cols.id)} AS VARCHAR)"
         elif types[cols.id] == "VARCHAR":
             ident = f"nullif({quote_identifier(cols.id)}, '')"
         else:
-            raise InputError(f"Id column '{cols.id}' of {self.name} holds {types[cols.id]} values: ids must be whole "
-                             "numbers or text (their text is hashed to select documents).")
+            raise InputError(
+                f"Id column '{cols.id}' of {self.name} holds {types[cols.id]} values: ids must be whole "
+                "numbers or text (their text is hashed to select documents)."
+            )
         score = quote_identifier(cols.score)
         parts = [f"{ident} AS id", f"{score} AS rs", f"TRY_CAST({score} AS DOUBLE) AS s"]
         if cols.prior:
@@ -203,18 +225,29 @@ class DuckPopulation:
         """
         t = sql_double(threshold)
         text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS VARCHAR)) <> '')"
-        prior = ("count(*) FILTER (WHERE pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior
-                 else "0")
+        prior = "count(*) FILTER (WHERE pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
         row = self._query(
             f"SELECT count(*), count(*) FILTER (WHERE {text}), "
             "count(*) FILTER (WHERE s IS NULL OR isnan(s)), count(*) FILTER (WHERE isinf(s)), "
             f"{prior}, count(*) FILTER (WHERE s >= {t}), count(*) FILTER (WHERE s < {t}), "
-            f"min(s) FILTER (WHERE s < {t}), max(s) FILTER (WHERE s < {t}) FROM audit_population").fetchall()[0]
+            f"min(s) FILTER (WHERE s < {t}), max(s) FILTER (WHERE s < {t}) FROM audit_population"
+        ).fetchall()[0]
         rows, non_numeric, missing, infinite, bad_prior, above, below, low, high = row
-        check_counts(self.name, self.columns, non_numeric=non_numeric,
-                     missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
-        return PopulationSummary(int(rows), int(above), int(below), math.nan if low is None else float(low),
-                                 math.nan if high is None else float(high))
+        check_counts(
+            self.name,
+            self.columns,
+            non_numeric=non_numeric,
+            missing_score=missing - non_numeric,
+            infinite=infinite,
+            bad_prior=bad_prior,
+        )
+        return PopulationSummary(
+            int(rows),
+            int(above),
+            int(below),
+            math.nan if low is None else float(low),
+            math.nan if high is None else float(high),
+        )
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
         """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.duckdb_grid.order_statistics`).
@@ -232,13 +265,16 @@ class DuckPopulation:
         """
         if len(ranks) == 0:
             return np.zeros(0)
-        self._query(f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT s AS s0, 0 AS y FROM audit_population "
-                    f"WHERE s < {sql_double(threshold)}")
+        self._query(
+            f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT s AS s0, 0 AS y FROM audit_population "
+            f"WHERE s < {sql_double(threshold)}"
+        )
         found = order_statistics(self._con, "s0", np.asarray(ranks), low=low, high=high)
         return np.array([found[int(r)] for r in ranks])
 
-    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+    def strata(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
         """One GROUP BY: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
 
         Parameters
@@ -262,16 +298,22 @@ class DuckPopulation:
         key, found, params = "NULL AS digest", "NULL", None
         if cutoffs is not None:
             key = f"md5('{key_prefix(seed)}' || id) AS digest"
-            found = (f"list({{'id': id, 's': s, 'key': substr(digest, 1, {KEY_DIGITS})}}) FILTER (WHERE digest < "
-                     "$cut[h + 1])")
+            found = (
+                f"list({{'id': id, 's': s, 'key': substr(digest, 1, {KEY_DIGITS})}}) FILTER (WHERE digest < "
+                "$cut[h + 1])"
+            )
             params = {"cut": cutoff_limits(cutoffs)}
-        out = self._query(f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
-                          f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
-                          f"audit_population WHERE s < {sql_double(threshold)}) GROUP BY h", params).fetchall()
+        out = self._query(
+            f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
+            f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
+            f"audit_population WHERE s < {sql_double(threshold)}) GROUP BY h",
+            params,
+        ).fetchall()
         return strata_result(out, lowers.size, self.name, self.columns, cutoffs is not None)
 
-    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
-                   seed: int) -> pd.DataFrame:
+    def candidates(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
+    ) -> pd.DataFrame:
         """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
 
         Parameters
@@ -287,7 +329,9 @@ class DuckPopulation:
             ``id``, ``score``, ``stratum``, ``key``.
         """
         limits = cutoff_limits(cutoffs)
-        sql = (f"SELECT id, s, h, substr(digest, 1, {KEY_DIGITS}) AS key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, "
-               f"md5('{key_prefix(seed)}' || id) AS digest FROM audit_population WHERE s < {sql_double(threshold)}) "
-               "WHERE digest < $cut[h + 1]")
+        sql = (
+            f"SELECT id, s, h, substr(digest, 1, {KEY_DIGITS}) AS key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, "
+            f"md5('{key_prefix(seed)}' || id) AS digest FROM audit_population WHERE s < {sql_double(threshold)}) "
+            "WHERE digest < $cut[h + 1]"
+        )
         return candidate_frame(self._query(sql, {"cut": limits}).fetchnumpy())

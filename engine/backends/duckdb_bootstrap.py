@@ -18,7 +18,7 @@ Cost: rows x replicates hash evaluations (replicates are read in chunks of at mo
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -65,8 +65,10 @@ def poisson_sql(id_column: str, key_column: str) -> tuple[str, str]:
     z2 = f"xor(z1, z1 >> 27) * {_u128(MIX2)} % {_MOD}"
     h = "xor(z2, z2 >> 31)"
     p = " + ".join(f"CAST(h >= {_u128(t)} AS INTEGER)" for t in POISSON1_THRESHOLDS)
-    template = (f"(SELECT *, {p} AS p FROM (SELECT *, {h} AS h FROM (SELECT *, {z2} AS z2 FROM "
-                f"(SELECT *, {z1} AS z1 FROM (SELECT *, {z0} AS z0 FROM {{rel}})))))")
+    template = (
+        f"(SELECT *, {p} AS p FROM (SELECT *, {h} AS h FROM (SELECT *, {z2} AS z2 FROM "
+        f"(SELECT *, {z1} AS z1 FROM (SELECT *, {z0} AS z0 FROM {{rel}})))))"
+    )
     return template, h
 
 
@@ -76,8 +78,10 @@ def _relation(source: DuckSource, id_column: str | None) -> tuple[str, str]:
         return source.relation(), f"CAST({quote_identifier(id_column)} AS BIGINT)"
     if source.table is None and source.file_format == "Parquet" and not GLOB_CHARS & set(source.path):
         return source.relation(row_number=True), "file_row_number"
-    raise InputError(f"'{source.path}': bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
-                     "or use a single Parquet file (its row numbers are the ids).")
+    raise InputError(
+        f"'{source.path}': bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
+        "or use a single Parquet file (its row numbers are the ids)."
+    )
 
 
 def _boot_view(con, source: DuckSource, score: str, label: str, weight: str | None, id_column: str | None) -> None:
@@ -86,21 +90,28 @@ def _boot_view(con, source: DuckSource, score: str, label: str, weight: str | No
     try:
         bad = con.execute("SELECT count(*) FROM rows WHERE y IS NOT NULL AND (id IS NULL OR id < 0)").fetchall()[0][0]
     except Exception as exc:  # duckdb raises its own error types (an id that is not an integer)
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
-                         f"{duckdb_problem(source, exc)}") from None
+        raise InputError(
+            f"DuckDB could not read the columns from '{source.path}': {duckdb_problem(source, exc)}"
+        ) from None
     if bad:
-        raise InputError(f"Column '{id_column}' of '{source.path}': {bad:,} rated rows have a missing or negative "
-                         "id. Row ids must be integers >= 0.")
+        raise InputError(
+            f"Column '{id_column}' of '{source.path}': {bad:,} rated rows have a missing or negative "
+            "id. Row ids must be integers >= 0."
+        )
 
 
 def _chunk_counts(con, thresholds: np.ndarray, replicates: np.ndarray, seed: int):
     """(tp, fp) of shape (len(replicates), len(thresholds)) for one chunk of replicates: one scan."""
     template, _ = poisson_sql("id", "key")
     keys = [str(replicate_key(int(r), seed)) for r in replicates]
-    rel = ("(SELECT rows.*, reps.r, reps.key FROM rows, (SELECT unnest($r) AS r, CAST(unnest($keys) AS UHUGEINT) "
-           "AS key) AS reps WHERE rows.y IS NOT NULL)")
-    out = con.execute(f"SELECT r, s, sum(w * y * p), sum(w * (1 - y) * p) FROM {template.format(rel=rel)} "
-                      "GROUP BY r, s", {"r": [int(r) for r in replicates], "keys": keys}).fetchnumpy()
+    rel = (
+        "(SELECT rows.*, reps.r, reps.key FROM rows, (SELECT unnest($r) AS r, CAST(unnest($keys) AS UHUGEINT) "
+        "AS key) AS reps WHERE rows.y IS NOT NULL)"
+    )
+    out = con.execute(
+        f"SELECT r, s, sum(w * y * p), sum(w * (1 - y) * p) FROM {template.format(rel=rel)} GROUP BY r, s",
+        {"r": [int(r) for r in replicates], "keys": keys},
+    ).fetchnumpy()
     r, s, tp, fp = (np.asarray(out[k]) for k in out)
     row = np.searchsorted(replicates, r.astype(np.int64))
     col = np.searchsorted(-thresholds, -s.astype(np.float64))
@@ -110,8 +121,16 @@ def _chunk_counts(con, thresholds: np.ndarray, replicates: np.ndarray, seed: int
     return d_tp, d_fp
 
 
-def duckdb_replicate_counts(source: DuckSource, *, score: str, label: str, weight: str | None = None,
-                            id_column: str | None = None, n_boot: int = 200, seed: int = 0):
+def duckdb_replicate_counts(
+    source: DuckSource,
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+    id_column: str | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+):
     """Per replicate and distinct rated score, the weighted positives and negatives of the Poisson bootstrap.
 
     Parameters
@@ -142,11 +161,15 @@ def duckdb_replicate_counts(source: DuckSource, *, score: str, label: str, weigh
     try:
         _boot_view(con, source, score, label, weight, id_column)
         rows, rated, unrated = check_rows(con, source, label, weight, score)
-        thresholds = np.asarray(con.execute("SELECT DISTINCT s FROM rows WHERE y IS NOT NULL ORDER BY s DESC")
-                                .fetchnumpy()["s"], dtype=np.float64)
+        thresholds = np.asarray(
+            con.execute("SELECT DISTINCT s FROM rows WHERE y IS NOT NULL ORDER BY s DESC").fetchnumpy()["s"],
+            dtype=np.float64,
+        )
         chunk = max(1, MAX_REPLICATE_CELLS // thresholds.size)
-        parts = [_chunk_counts(con, thresholds, np.arange(start, min(n_boot, start + chunk)), seed)
-                 for start in range(0, n_boot, chunk)]
+        parts = [
+            _chunk_counts(con, thresholds, np.arange(start, min(n_boot, start + chunk)), seed)
+            for start in range(0, n_boot, chunk)
+        ]
     finally:
         con.close()
     d_tp, d_fp = np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
@@ -154,9 +177,18 @@ def duckdb_replicate_counts(source: DuckSource, *, score: str, label: str, weigh
     return thresholds, d_tp, d_fp, stats
 
 
-def duckdb_bootstrap_points(source: DuckSource, *, score: str, label: str, targets: Sequence[float],
-                            weight: str | None = None, id_column: str | None = None, n_boot: int = 200,
-                            level: float = 0.95, seed: int = 0) -> tuple[list[BootstrapPoint], ScanStats]:
+def duckdb_bootstrap_points(
+    source: DuckSource,
+    *,
+    score: str,
+    label: str,
+    targets: Sequence[float],
+    weight: str | None = None,
+    id_column: str | None = None,
+    n_boot: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[list[BootstrapPoint], ScanStats]:
     """Bootstrap distributions (and intervals) of the operating points, replicates counted in DuckDB.
 
     Parameters
@@ -183,6 +215,7 @@ def duckdb_bootstrap_points(source: DuckSource, *, score: str, label: str, targe
     if not 0 < level < 1:  # before the scan
         raise InputError("level must be in (0, 1)")
     check_target(targets)
-    thresholds, d_tp, d_fp, stats = duckdb_replicate_counts(source, score=score, label=label, weight=weight,
-                                        id_column=id_column, n_boot=n_boot, seed=seed)
+    thresholds, d_tp, d_fp, stats = duckdb_replicate_counts(
+        source, score=score, label=label, weight=weight, id_column=id_column, n_boot=n_boot, seed=seed
+    )
     return replicate_points(thresholds, d_tp, d_fp, targets, level), stats

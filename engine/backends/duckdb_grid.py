@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -70,8 +70,11 @@ def _fine_bins(con, col: str, low: float, high: float):
     if not math.isfinite(scale):
         return None
     params = {"low": low, "high": high, "scale": scale}
-    out = con.execute(f"SELECT {_bin_sql(col)} AS b, count(*), min({col}), max({col}) FROM grid_rows WHERE y IS NOT "
-                      f"NULL AND {col} BETWEEN $low AND $high GROUP BY b ORDER BY b", params).fetchall()
+    out = con.execute(
+        f"SELECT {_bin_sql(col)} AS b, count(*), min({col}), max({col}) FROM grid_rows WHERE y IS NOT "
+        f"NULL AND {col} BETWEEN $low AND $high GROUP BY b ORDER BY b",
+        params,
+    ).fetchall()
     return params, [(int(b), int(c), float(lo), float(hi)) for b, c, lo, hi in out]
 
 
@@ -81,14 +84,16 @@ def _values(con, col: str, params: dict, bin_ids: list[int] | None = None) -> tu
     if bin_ids is not None:
         where += f" AND list_contains($bins, {_bin_sql(col)})"
         params = {**params, "bins": [int(b) for b in bin_ids]}
-    out = con.execute(f"SELECT {col}, count(*) FROM grid_rows WHERE {where} GROUP BY {col} ORDER BY {col}",
-                      params).fetchnumpy()
+    out = con.execute(
+        f"SELECT {col}, count(*) FROM grid_rows WHERE {where} GROUP BY {col} ORDER BY {col}", params
+    ).fetchnumpy()
     keys = list(out)
     return np.asarray(out[keys[0]], dtype=np.float64), np.asarray(out[keys[1]], dtype=np.int64)
 
 
-def order_statistics(con, col: str, ranks: np.ndarray, *, low: float, high: float, below: int = 0,
-                     depth: int = 0) -> dict[int, float]:
+def order_statistics(
+    con, col: str, ranks: np.ndarray, *, low: float, high: float, below: int = 0, depth: int = 0
+) -> dict[int, float]:
     """Exact order statistics (0-based ``ranks`` among the rated scores of ``col``) by counting in DuckDB.
 
     Parameters
@@ -115,9 +120,17 @@ def order_statistics(con, col: str, ranks: np.ndarray, *, low: float, high: floa
     ----------
     Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
     """
-    return select_order_statistics(lambda lo, hi: _fine_bins(con, col, lo, hi),
-                                   lambda params, bin_ids: _values(con, col, params, bin_ids), ranks, low=low,
-                                   high=high, fetch_rows=FETCH_ROWS, max_depth=MAX_DEPTH, below=below, depth=depth)
+    return select_order_statistics(
+        lambda lo, hi: _fine_bins(con, col, lo, hi),
+        lambda params, bin_ids: _values(con, col, params, bin_ids),
+        ranks,
+        low=low,
+        high=high,
+        fetch_rows=FETCH_ROWS,
+        max_depth=MAX_DEPTH,
+        below=below,
+        depth=depth,
+    )
 
 
 def _levels(con, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:
@@ -137,12 +150,13 @@ def _bisect_sql(inner: str, col: str, levels: np.ndarray, name: str) -> tuple[st
     """
     size = 1 << int(levels.size).bit_length()  # > levels.size, a power of two
     padded = np.full(size, np.inf)
-    padded[:levels.size] = levels
+    padded[: levels.size] = levels
     sql, prev, step, i = f"(SELECT *, 0 AS {name}_0 FROM {inner})", f"{name}_0", size // 2, 0
     while step >= 1:
         i += 1
-        sql = (f"(SELECT *, {prev} + {step} * CAST({col} >= ${name}[{prev} + {step}] AS BIGINT) AS {name}_{i} "
-               f"FROM {sql})")
+        sql = (
+            f"(SELECT *, {prev} + {step} * CAST({col} >= ${name}[{prev} + {step}] AS BIGINT) AS {name}_{i} FROM {sql})"
+        )
         prev, step = f"{name}_{i}", step // 2
     return sql, prev, padded.tolist()
 
@@ -154,20 +168,28 @@ def _cell_counts(con, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndar
     for j, axis in enumerate(axes):
         sql, idx, params[f"e{j}"] = _bisect_sql(sql, f"s{j}", axis[:-1], f"e{j}")
         indices.append(idx)
-    out = con.execute(f"SELECT {', '.join(indices)}, sum(w * y), sum(w * (1 - y)) FROM {sql} GROUP BY ALL",
-                      params).fetchnumpy()
+    out = con.execute(
+        f"SELECT {', '.join(indices)}, sum(w * y), sum(w * (1 - y)) FROM {sql} GROUP BY ALL", params
+    ).fetchnumpy()
     cols = [np.asarray(out[key]) for key in out]
     shape = tuple(a.size + 1 for a in axes)
-    index = tuple(np.asarray(c, dtype=np.int64) for c in cols[:len(axes)])
+    index = tuple(np.asarray(c, dtype=np.int64) for c in cols[: len(axes)])
     hist_tp, hist_fp = np.zeros(shape), np.zeros(shape)
     hist_tp[index] = np.asarray(cols[-2], dtype=np.float64)
     hist_fp[index] = np.asarray(cols[-1], dtype=np.float64)
     return hist_tp, hist_fp, int(index[0].size)
 
 
-def duckdb_threshold_grid(source: DuckSource, *, scores: Sequence[str], label: str, weight: str | None = None,
-                          bins: int | Sequence[int] = 100, rule: str = "or",
-                          spacing: str = "quantile") -> tuple[ThresholdGrid, ScanStats]:
+def duckdb_threshold_grid(
+    source: DuckSource,
+    *,
+    scores: Sequence[str],
+    label: str,
+    weight: str | None = None,
+    bins: int | Sequence[int] = 100,
+    rule: str = "or",
+    spacing: str = "quantile",
+) -> tuple[ThresholdGrid, ScanStats]:
     """TP and FP on the joint threshold grid of k classifiers, counted where the rows are.
 
     Parameters
@@ -206,14 +228,21 @@ def duckdb_threshold_grid(source: DuckSource, *, scores: Sequence[str], label: s
     try:
         grid_view(con, source, scores, label, weight)
         rows, rated, unrated, lows, highs = check_grid_rows(con, source, scores, label, weight)
-        axes = tuple(axis_from_levels(_levels(con, j, rated, lows[j], highs[j], bins_list[j], spacing), lows[j],
-                                      highs[j]) for j in range(len(scores)))
+        axes = tuple(
+            axis_from_levels(_levels(con, j, rated, lows[j], highs[j], bins_list[j], spacing), lows[j], highs[j])
+            for j in range(len(scores))
+        )
         check_grid_size([a.size for a in axes])
         hist_tp, hist_fp, cells = _cell_counts(con, axes)
     finally:
         con.close()
     seconds = time.perf_counter() - started
-    grid = ThresholdGrid(axes=axes, tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
-                         fp=cumulative_counts(hist_fp, rule, hist_fp.sum()), rule=rule, score_names=tuple(scores),
-                         seconds=seconds)
+    grid = ThresholdGrid(
+        axes=axes,
+        tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
+        fp=cumulative_counts(hist_fp, rule, hist_fp.sum()),
+        rule=rule,
+        score_names=tuple(scores),
+        seconds=seconds,
+    )
     return grid, ScanStats("duckdb", rows, rated, unrated, cells, seconds)

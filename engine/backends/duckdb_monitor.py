@@ -38,17 +38,23 @@ def _date_expressions(con, source: DuckSource, date: str) -> tuple[str, str]:
     try:
         kind = con.execute(f"DESCRIBE SELECT {quote_identifier(date)} FROM {source.relation()}").fetchall()[0][1]
     except Exception as exc:  # duckdb's own error types (binder, IO)
-        raise InputError(f"DuckDB could not read the date column '{date}' from '{source.path}': "
-                         f"{duckdb_problem(source, exc)}") from None
+        raise InputError(
+            f"DuckDB could not read the date column '{date}' from '{source.path}': {duckdb_problem(source, exc)}"
+        ) from None
     col = quote_identifier(date)
     if kind.startswith(("DATE", "TIMESTAMP")):
         return f"CAST({col} AS DATE)", "CAST(NULL AS VARCHAR)"
     if kind == "VARCHAR":
         text = f"trim({col})"
-        return (f"CASE WHEN regexp_full_match({text}, '{DATE_TEXT_PATTERN}') THEN TRY_CAST(substr({text}, 1, 10) "
-                "AS DATE) END", text)
-    raise InputError(f"Date column '{date}' of '{source.path}' holds {kind} values, not dates. Write the day each "
-                     "document was rated as YYYY-MM-DD (e.g. 2025-01-06).")
+        return (
+            f"CASE WHEN regexp_full_match({text}, '{DATE_TEXT_PATTERN}') THEN TRY_CAST(substr({text}, 1, 10) "
+            "AS DATE) END",
+            text,
+        )
+    raise InputError(
+        f"Date column '{date}' of '{source.path}' holds {kind} values, not dates. Write the day each "
+        "document was rated as YYYY-MM-DD (e.g. 2025-01-06)."
+    )
 
 
 def _period_key(period: str) -> str:
@@ -62,32 +68,46 @@ def _view(con, source: DuckSource, score: str, label: str, date: str, period: st
     day, raw = _date_expressions(con, source, date)
     rated_view(con, source, score, label, None, extra=[f"{day} AS d", f"{raw} AS raw_date"])
     try:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "
-                    "FROM rows WHERE y IS NOT NULL")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "
+            "FROM rows WHERE y IS NOT NULL"
+        )
         con.execute("SELECT * FROM rows LIMIT 0")
     except Exception as exc:  # duckdb's own error types
-        raise InputError(f"DuckDB could not read the columns from '{source.path}': "
-                         f"{duckdb_problem(source, exc)}") from None
+        raise InputError(
+            f"DuckDB could not read the columns from '{source.path}': {duckdb_problem(source, exc)}"
+        ) from None
 
 
 def _grouped(con, source: DuckSource, date: str) -> tuple[int, int, int]:
     """Count every (period, score) of the rated rows into the temp table ``g`` in one scan, checking the dates
     on the way; (first day, last day as days since the epoch, groups)."""
-    con.execute("CREATE OR REPLACE TEMP TABLE g AS SELECT p, s, sum(y) AS pos, count(*) - sum(y) AS neg, "
-                f"min(d) - {_EPOCH} AS first_day, max(d) - {_EPOCH} AS last_day, "
-                "count(*) FILTER (WHERE d IS NULL AND raw_date <> '') AS bad, "
-                "count(*) FILTER (WHERE d IS NULL AND (raw_date IS NULL OR raw_date = '')) AS missing "
-                "FROM keyed GROUP BY p, s")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE g AS SELECT p, s, sum(y) AS pos, count(*) - sum(y) AS neg, "
+        f"min(d) - {_EPOCH} AS first_day, max(d) - {_EPOCH} AS last_day, "
+        "count(*) FILTER (WHERE d IS NULL AND raw_date <> '') AS bad, "
+        "count(*) FILTER (WHERE d IS NULL AND (raw_date IS NULL OR raw_date = '')) AS missing "
+        "FROM keyed GROUP BY p, s"
+    )
     bad, missing, first, last, groups = con.execute(
-        "SELECT sum(bad), sum(missing), min(first_day), max(last_day), count(*) FROM g").fetchall()[0]
+        "SELECT sum(bad), sum(missing), min(first_day), max(last_day), count(*) FROM g"
+    ).fetchall()[0]
     if bad:
-        shown = ", ".join(repr(v[0]) for v in con.execute(
-            "SELECT DISTINCT raw_date FROM rows WHERE y IS NOT NULL AND d IS NULL AND raw_date <> '' LIMIT 5").fetchall())
-        raise InputError(f"Date column '{date}' of '{source.path}': {bad:,} rated rows have values that are not dates "
-                         f"({shown}). Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30).")
+        shown = ", ".join(
+            repr(v[0])
+            for v in con.execute(
+                "SELECT DISTINCT raw_date FROM rows WHERE y IS NOT NULL AND d IS NULL AND raw_date <> '' LIMIT 5"
+            ).fetchall()
+        )
+        raise InputError(
+            f"Date column '{date}' of '{source.path}': {bad:,} rated rows have values that are not dates "
+            f"({shown}). Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30)."
+        )
     if missing:
-        raise InputError(f"Date column '{date}' of '{source.path}': {missing:,} rated rows have no date. Every rated "
-                         "document needs the day it was rated (YYYY-MM-DD).")
+        raise InputError(
+            f"Date column '{date}' of '{source.path}': {missing:,} rated rows have no date. Every rated "
+            "document needs the day it was rated (YYYY-MM-DD)."
+        )
     return int(first), int(last), int(groups)
 
 
@@ -100,13 +120,23 @@ def _binned_groups(con, threshold: float | None, bins: int):
     edges = np.unique(edges)
     con.register("edge_table", pd.DataFrame({"e": edges}))
     # each rated row goes to the last edge at or below its score; rows under the lowest edge keep their own score
-    return con.execute("SELECT p, coalesce(e, s) AS level, sum(y), count(*) - sum(y) FROM keyed ASOF LEFT JOIN "
-                       "edge_table ON keyed.s >= edge_table.e GROUP BY p, level").fetchnumpy()
+    return con.execute(
+        "SELECT p, coalesce(e, s) AS level, sum(y), count(*) - sum(y) FROM keyed ASOF LEFT JOIN "
+        "edge_table ON keyed.s >= edge_table.e GROUP BY p, level"
+    ).fetchnumpy()
 
 
-def duckdb_period_counts(source: DuckSource, *, score: str, label: str, date: str, period: str = "week",
-                         threshold: float | None = None, distinct_cap: int = DISTINCT_CAP,
-                         bins: int = BINS) -> tuple[PeriodCounts, ScanStats]:
+def duckdb_period_counts(
+    source: DuckSource,
+    *,
+    score: str,
+    label: str,
+    date: str,
+    period: str = "week",
+    threshold: float | None = None,
+    distinct_cap: int = DISTINCT_CAP,
+    bins: int = BINS,
+) -> tuple[PeriodCounts, ScanStats]:
     """Rated rows counted per (period, score) by DuckDB, equal to :func:`engine.monitor.period_counts`.
 
     Parameters
@@ -148,7 +178,16 @@ def duckdb_period_counts(source: DuckSource, *, score: str, label: str, date: st
     epoch = np.datetime64("1970-01-01", "D")
     cal = calendar(epoch + np.timedelta64(first, "D"), epoch + np.timedelta64(last, "D"), period)
     index = np.searchsorted(cal.starts, epoch + p_day.astype(np.int64).astype("timedelta64[D]"))
-    counts = counts_from_groups(cal, index, level.astype(np.float64), pos.astype(np.float64), neg.astype(np.float64),
-                                binned=binned, rows_scanned=rows, unrated=unrated)
-    return counts, ScanStats("duckdb", rows, rated, unrated, int(counts.scores.size), time.perf_counter() - started,
-                             binned)
+    counts = counts_from_groups(
+        cal,
+        index,
+        level.astype(np.float64),
+        pos.astype(np.float64),
+        neg.astype(np.float64),
+        binned=binned,
+        rows_scanned=rows,
+        unrated=unrated,
+    )
+    return counts, ScanStats(
+        "duckdb", rows, rated, unrated, int(counts.scores.size), time.perf_counter() - started, binned
+    )

@@ -26,8 +26,9 @@ from __future__ import annotations
 import glob
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,7 +49,7 @@ from ..pn import (
     threshold_grid,
     upper_hull,
 )
-from .connect import ConnectedData, ScanProgress, connected_grid, connected_hull
+from .connect import ScanProgress, connected_grid, connected_hull
 from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
 from .duckdb_audit import DuckPopulation
 from .duckdb_bootstrap import duckdb_bootstrap_points
@@ -57,13 +58,34 @@ from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sa
 from .spark_audit import SparkPopulation
 from .spark_bootstrap import spark_bootstrap_points
 
-__all__ = ["choose_backend", "AUTO_DUCKDB_BYTES", "BACKENDS", "DataSource", "DATA_SOURCES", "CountedRows", "data_source", "open_rows", "pn_hull", "sweep_points",
-           "joint_grid", "bootstrap_points", "rated_row_ids", "resampling_note", "scan_sentence",
-           "ROWS_NEEDED", "open_population", "DatedCounts", "dated_counts", "period_backends"]
+__all__ = [
+    "choose_backend",
+    "AUTO_DUCKDB_BYTES",
+    "BACKENDS",
+    "DataSource",
+    "DATA_SOURCES",
+    "CountedRows",
+    "data_source",
+    "open_rows",
+    "pn_hull",
+    "sweep_points",
+    "joint_grid",
+    "bootstrap_points",
+    "rated_row_ids",
+    "resampling_note",
+    "scan_sentence",
+    "ROWS_NEEDED",
+    "open_population",
+    "DatedCounts",
+    "dated_counts",
+    "period_backends",
+]
 
 #: why the results that resample or split rows need them in memory, and the way round
-ROWS_NEEDED = ("they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
-               "dashboard, or run `opstudio sweep PATH --backend duckdb --bootstrap N` on the server.")
+ROWS_NEEDED = (
+    "they resample or split the rows in memory. Upload the rows (or a sample of them) for the "
+    "dashboard, or run `opstudio sweep PATH --backend duckdb --bootstrap N` on the server."
+)
 
 
 @dataclass(frozen=True)
@@ -138,7 +160,7 @@ class DataSource:
     phrase: str = ""
     source_type: type | None = None
     population: Callable[..., PopulationScan] | None = None
-    periods: Callable[..., "DatedCounts"] | None = None
+    periods: Callable[..., DatedCounts] | None = None
 
     @property
     def counted_where(self) -> str:
@@ -150,8 +172,9 @@ class DataSource:
 
 
 def _memory_stats(data: RatedData, distinct: int, started: float) -> ScanStats:
-    return ScanStats("memory", int(data.n_read), int(data.n_rated), int(data.n_unrated), int(distinct),
-                     time.perf_counter() - started)
+    return ScanStats(
+        "memory", int(data.n_read), int(data.n_rated), int(data.n_unrated), int(distinct), time.perf_counter() - started
+    )
 
 
 def _memory_hull(data: RatedData, classifier: str, progress=None):
@@ -168,8 +191,9 @@ def _memory_points(data: RatedData, classifier: str, targets):
 def _memory_grid(data: RatedData, classifiers, bins, rule, spacing, progress=None):
     started = time.perf_counter()
     cols = list(classifiers)
-    grid = threshold_grid(data.columns(cols), data.labels, data.weights, bins=bins, rule=rule, spacing=spacing,
-                          score_names=cols)
+    grid = threshold_grid(
+        data.columns(cols), data.labels, data.weights, bins=bins, rule=rule, spacing=spacing, score_names=cols
+    )
     return grid, _memory_stats(data, 0, started)
 
 
@@ -209,14 +233,24 @@ def rated_row_ids(data: RatedData, id_column: str | None = None, path=None) -> n
     ids = pd.to_numeric(frame[id_column], errors="coerce").to_numpy(dtype=float)[rated]
     bad = ~np.isfinite(ids) | (ids < 0) | (ids != np.round(ids))
     if bad.any():
-        raise InputError(f"Column '{id_column}': {int(bad.sum()):,} rated rows have a missing, negative or "
-                         "non-integer id. Row ids must be integers >= 0.")
+        raise InputError(
+            f"Column '{id_column}': {int(bad.sum()):,} rated rows have a missing, negative or "
+            "non-integer id. Row ids must be integers >= 0."
+        )
     return ids.astype(np.int64)
 
 
 def _memory_boot(data: RatedData, classifier, targets, n_boot, level, seed, id_column, path):
-    boot = bootstrap(data.column(classifier), data.labels, data.weights, n_boot=n_boot, level=level, seed=seed,
-                     resample="poisson", ids=rated_row_ids(data, id_column, path))
+    boot = bootstrap(
+        data.column(classifier),
+        data.labels,
+        data.weights,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        resample="poisson",
+        ids=rated_row_ids(data, id_column, path),
+    )
     return [boot.at(t) for t in np.atleast_1d(check_target(targets))]
 
 
@@ -225,8 +259,9 @@ def _check_options(backend: str, table, remote, operand: str = "FILE") -> None:
     if remote is not None and backend != "spark":
         raise InputError("--spark-remote needs --backend spark")
     if table is not None and backend == "spark":
-        raise InputError(f"--table is for a DuckDB database file; with --backend spark give the table name as "
-                         f"{operand}")
+        raise InputError(
+            f"--table is for a DuckDB database file; with --backend spark give the table name as {operand}"
+        )
     if table is not None and backend != "duckdb":
         raise InputError("--table reads a DuckDB database file: use --backend duckdb (or auto)")
 
@@ -239,8 +274,9 @@ def _memory_population(where, columns: PopulationColumns, *, table=None, remote=
     return read_population(where, columns)
 
 
-def _memory_periods(path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None,
-                    group=None) -> "DatedCounts":
+def _memory_periods(
+    path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None, group=None
+) -> DatedCounts:
     dated = load_dated(path, classifier=classifier, date_col=date, label_col=label, group_col=group)
     return DatedCounts(dated.counts(period), dated.classifier, dated)
 
@@ -250,8 +286,10 @@ def _memory_periods(path, *, table=None, classifier=None, date=None, label=None,
 
 def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMapping:
     if {"tp", "fp"} <= {str(c).strip().lower() for c in sample.columns}:
-        raise InputError(f"'{getattr(source, 'path', None) or getattr(source, 'data', '')}' holds aggregated counts (columns "
-                         "tp, fp): they are read in memory; use --backend memory.")
+        raise InputError(
+            f"'{getattr(source, 'path', None) or getattr(source, 'data', '')}' holds aggregated counts (columns "
+            "tp, fp): they are read in memory; use --backend memory."
+        )
     return detect_columns(sample, label_col=label, score_cols=scores, weight_col=weight)
 
 
@@ -273,21 +311,26 @@ def _spark_population(where, columns: PopulationColumns, *, table=None, remote=N
     return SparkPopulation(where if isinstance(where, SparkSource) else SparkSource(where, remote=remote), columns)
 
 
-def _duck_periods(path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None,
-                  group=None) -> "DatedCounts":
+def _duck_periods(
+    path, *, table=None, classifier=None, date=None, label=None, period="week", threshold=None, group=None
+) -> DatedCounts:
     if group is not None:
         raise InputError("--by needs the rows in memory (per-segment thresholds); use --backend memory")
     source = DuckSource(path, table=table)
     sample = sample_rows(source)
     date = detect_date_column(sample, date)
-    mapping = detect_columns(sample.drop(columns=[date]), label_col=label,
-                             score_cols=[classifier] if classifier else None)
+    mapping = detect_columns(
+        sample.drop(columns=[date]), label_col=label, score_cols=[classifier] if classifier else None
+    )
     if mapping.weight_col is not None:
-        raise InputError(f"Column '{mapping.weight_col}' looks like a weight: monitoring counts every rated document "
-                         "once. Remove or rename the weight column.")
+        raise InputError(
+            f"Column '{mapping.weight_col}' looks like a weight: monitoring counts every rated document "
+            "once. Remove or rename the weight column."
+        )
     name = mapping.score_cols[0]
-    counts, _ = duckdb_period_counts(source, score=name, label=mapping.label_col, date=date, period=period,
-                                     threshold=threshold)
+    counts, _ = duckdb_period_counts(
+        source, score=name, label=mapping.label_col, date=date, period=period, threshold=threshold
+    )
     return DatedCounts(counts, name, None)
 
 
@@ -298,8 +341,9 @@ def _columns(data) -> dict:
 def _check_classifiers(data, names) -> None:
     for name in names:
         if name not in data.score_names:
-            raise InputError(f"No classifier named '{name}' in '{data.name}'; choose one of "
-                             f"{', '.join(data.score_names)}.")
+            raise InputError(
+                f"No classifier named '{name}' in '{data.name}'; choose one of {', '.join(data.score_names)}."
+            )
 
 
 def _spark_hull(data, classifier, progress=None):
@@ -310,41 +354,84 @@ def _spark_hull(data, classifier, progress=None):
 
 def _spark_grid(data, classifiers, bins, rule, spacing, progress=None):
     _check_classifiers(data, classifiers)
-    return spark_threshold_grid(data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing,
-                                **_columns(data))
+    return spark_threshold_grid(
+        data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data)
+    )
 
 
 def _counted_points(kernel):
     def points(data, classifier, targets):
         _check_classifiers(data, [classifier])
         return kernel(data.source, score=classifier, targets=targets, **_columns(data))
+
     return points
 
 
 def _counted_boot(kernel):
     def boot(data, classifier, targets, n_boot, level, seed, id_column, path):
         _check_classifiers(data, [classifier])
-        points, _ = kernel(data.source, score=classifier, targets=targets, id_column=id_column, n_boot=n_boot,
-                           level=level, seed=seed, **_columns(data))
+        points, _ = kernel(
+            data.source,
+            score=classifier,
+            targets=targets,
+            id_column=id_column,
+            n_boot=n_boot,
+            level=level,
+            seed=seed,
+            **_columns(data),
+        )
         return points
+
     return boot
 
 
 #: Every place rows can live, in ``--backend`` order: the one place a data source is added.
-DATA_SOURCES: dict[str, DataSource] = {s.name: s for s in (
-    DataSource("memory", "memory", lambda d: isinstance(d, RatedData), _memory_open, _memory_hull, _memory_points,
-               _memory_grid, _memory_boot, rows_in_memory=True, phrase="in memory", population=_memory_population,
-               periods=_memory_periods),
-    DataSource("duckdb", "DuckDB", lambda d: isinstance(getattr(d, "source", None), DuckSource), _duck_open,
-               lambda d, c, progress=None: connected_hull(d, c, progress=progress), _counted_points(duckdb_operating_points),
-               lambda d, c, bins, rule, spacing, progress=None: connected_grid(d, c, bins=bins, rule=rule,
-                                                                              spacing=spacing, progress=progress),
-               _counted_boot(duckdb_bootstrap_points), source_type=DuckSource, population=_duck_population,
-               periods=_duck_periods),
-    DataSource("spark", "Spark", lambda d: isinstance(getattr(d, "source", None), SparkSource), _spark_open,
-               _spark_hull, _counted_points(spark_operating_points), _spark_grid, _counted_boot(spark_bootstrap_points),
-               source_type=SparkSource, population=_spark_population),
-)}
+DATA_SOURCES: dict[str, DataSource] = {
+    s.name: s
+    for s in (
+        DataSource(
+            "memory",
+            "memory",
+            lambda d: isinstance(d, RatedData),
+            _memory_open,
+            _memory_hull,
+            _memory_points,
+            _memory_grid,
+            _memory_boot,
+            rows_in_memory=True,
+            phrase="in memory",
+            population=_memory_population,
+            periods=_memory_periods,
+        ),
+        DataSource(
+            "duckdb",
+            "DuckDB",
+            lambda d: isinstance(getattr(d, "source", None), DuckSource),
+            _duck_open,
+            lambda d, c, progress=None: connected_hull(d, c, progress=progress),
+            _counted_points(duckdb_operating_points),
+            lambda d, c, bins, rule, spacing, progress=None: connected_grid(
+                d, c, bins=bins, rule=rule, spacing=spacing, progress=progress
+            ),
+            _counted_boot(duckdb_bootstrap_points),
+            source_type=DuckSource,
+            population=_duck_population,
+            periods=_duck_periods,
+        ),
+        DataSource(
+            "spark",
+            "Spark",
+            lambda d: isinstance(getattr(d, "source", None), SparkSource),
+            _spark_open,
+            _spark_hull,
+            _counted_points(spark_operating_points),
+            _spark_grid,
+            _counted_boot(spark_bootstrap_points),
+            source_type=SparkSource,
+            population=_spark_population,
+        ),
+    )
+}
 
 
 #: the ``--backend`` choices: ``auto`` and every registered source
@@ -414,9 +501,18 @@ def data_source(data) -> DataSource:
     raise InputError(f"{type(data).__name__} is not rated rows of any data source ({', '.join(DATA_SOURCES)}).")
 
 
-def open_rows(path: str, backend: str = "auto", *, table: str | None = None, remote: str | None = None,
-              label: str | None = None, scores: Sequence[str] | None = None, weight: str | None = None,
-              group: str | None = None, needs_rows: str | None = None):
+def open_rows(
+    path: str,
+    backend: str = "auto",
+    *,
+    table: str | None = None,
+    remote: str | None = None,
+    label: str | None = None,
+    scores: Sequence[str] | None = None,
+    weight: str | None = None,
+    group: str | None = None,
+    needs_rows: str | None = None,
+):
     """Rated rows at a path (or glob, or table) on the source that counts them.
 
     Parameters
@@ -457,8 +553,15 @@ def open_rows(path: str, backend: str = "auto", *, table: str | None = None, rem
     source = DATA_SOURCES[name]
     if needs_rows is not None and not source.rows_in_memory:
         raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
-    return source.open(path, table=table, remote=remote, label=label, scores=list(scores) if scores else None,
-                       weight=weight, group=group)
+    return source.open(
+        path,
+        table=table,
+        remote=remote,
+        label=label,
+        scores=list(scores) if scores else None,
+        weight=weight,
+        group=group,
+    )
 
 
 def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> tuple[Hull, ScanStats]:
@@ -521,8 +624,15 @@ def sweep_points(data, classifier: str, targets=DEFAULT_SWEEP_TARGETS) -> tuple[
     return data_source(data).points(data, classifier, targets)
 
 
-def joint_grid(data, classifiers: Sequence[str], *, bins: int | Sequence[int] = 100, rule: str = "or",
-               spacing: str = "quantile", progress: ScanProgress | None = None) -> tuple[ThresholdGrid, ScanStats]:
+def joint_grid(
+    data,
+    classifiers: Sequence[str],
+    *,
+    bins: int | Sequence[int] = 100,
+    rule: str = "or",
+    spacing: str = "quantile",
+    progress: ScanProgress | None = None,
+) -> tuple[ThresholdGrid, ScanStats]:
     """TP and FP on the joint threshold grid of several classifiers, counted where the rows are.
 
     Parameters
@@ -557,8 +667,17 @@ def joint_grid(data, classifiers: Sequence[str], *, bins: int | Sequence[int] = 
     return data_source(data).grid(data, list(classifiers), bins, rule, spacing, progress)
 
 
-def bootstrap_points(data, classifier: str, *, targets=DEFAULT_SWEEP_TARGETS, n_boot: int = 200, level: float = 0.95,
-                     seed: int = 0, id_column: str | None = None, path=None) -> list:
+def bootstrap_points(
+    data,
+    classifier: str,
+    *,
+    targets=DEFAULT_SWEEP_TARGETS,
+    n_boot: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+    id_column: str | None = None,
+    path=None,
+) -> list:
     """Hashed Poisson bootstrap intervals of the operating points: the same replicates on every source.
 
     Parameters
@@ -629,13 +748,22 @@ def scan_sentence(stats: ScanStats, what: str) -> str:
     source = DATA_SOURCES.get(stats.backend)
     if source is None or source.rows_in_memory:
         return ""
-    return (f"Counted by {source.title} over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
-            f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard.")
+    return (
+        f"Counted by {source.title} over {stats.rows_scanned:,} rows ({stats.rated:,} rated, {stats.unrated:,} "
+        f"unrated) in {stats.seconds:.2f} s; only {stats.distinct_scores:,} {what} reached the dashboard."
+    )
 
 
-
-def open_population(population, *, id: str, score: str, prior: str | None = None, backend: str = "auto",
-                    table: str | None = None, spark_remote: str | None = None) -> PopulationScan:
+def open_population(
+    population,
+    *,
+    id: str,
+    score: str,
+    prior: str | None = None,
+    backend: str = "auto",
+    table: str | None = None,
+    spark_remote: str | None = None,
+) -> PopulationScan:
     """The population to plan an audit on (every scored document), read where it lives.
 
     Parameters
@@ -675,8 +803,10 @@ def open_population(population, *, id: str, score: str, prior: str | None = None
         return population
     if isinstance(population, pd.DataFrame):
         return memory_population(population, columns)
-    owner = next((s.name for s in DATA_SOURCES.values()
-                  if s.source_type is not None and isinstance(population, s.source_type)), None)
+    owner = next(
+        (s.name for s in DATA_SOURCES.values() if s.source_type is not None and isinstance(population, s.source_type)),
+        None,
+    )
     if owner is None and not isinstance(population, str):
         if backend != "spark":  # a Spark DataFrame is the one object named by its backend alone
             raise InputError(f"A population is a DataFrame or a path, not {type(population).__name__}.")
@@ -685,8 +815,10 @@ def open_population(population, *, id: str, score: str, prior: str | None = None
     _check_options(name, table, spark_remote, "POPULATION")
     source = DATA_SOURCES[name]
     if source.population is None:
-        raise InputError(f"Audit populations are not read with {source.title}; use --backend "
-                         f"{' or '.join(n for n, s in DATA_SOURCES.items() if s.population)}.")
+        raise InputError(
+            f"Audit populations are not read with {source.title}; use --backend "
+            f"{' or '.join(n for n, s in DATA_SOURCES.items() if s.population)}."
+        )
     return source.population(population, columns, table=table, remote=spark_remote)
 
 
@@ -709,9 +841,18 @@ class DatedCounts:
     dated: DatedRated | None = None
 
 
-def dated_counts(path: str, backend: str = "auto", *, table: str | None = None, classifier: str | None = None,
-                 date: str | None = None, label: str | None = None, period: str = "week",
-                 threshold: float | None = None, group: str | None = None) -> DatedCounts:
+def dated_counts(
+    path: str,
+    backend: str = "auto",
+    *,
+    table: str | None = None,
+    classifier: str | None = None,
+    date: str | None = None,
+    label: str | None = None,
+    period: str = "week",
+    threshold: float | None = None,
+    group: str | None = None,
+) -> DatedCounts:
     """Dated ratings at a path (or glob, or DuckDB table) counted per period where they are.
 
     Parameters
@@ -750,10 +891,19 @@ def dated_counts(path: str, backend: str = "auto", *, table: str | None = None, 
     _check_options(name, table, None)
     source = DATA_SOURCES[name]
     if source.periods is None:
-        raise InputError(f"Dated ratings are not counted with {source.title}; use --backend "
-                         f"{' or '.join(period_backends()[1:])}.")
-    return source.periods(path, table=table, classifier=classifier, date=date, label=label, period=period,
-                          threshold=threshold, group=group)
+        raise InputError(
+            f"Dated ratings are not counted with {source.title}; use --backend {' or '.join(period_backends()[1:])}."
+        )
+    return source.periods(
+        path,
+        table=table,
+        classifier=classifier,
+        date=date,
+        label=label,
+        period=period,
+        threshold=threshold,
+        group=group,
+    )
 
 
 def period_backends() -> tuple[str, ...]:

@@ -31,9 +31,10 @@ import math
 import os
 import socket
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,14 +46,30 @@ from ..pn.operating_point import OperatingPoint, sweep
 from .counting import binned_point, check_counted_rows, check_grid_arguments, edge_objective, select_order_statistics
 from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
-__all__ = ["SparkSource", "spark_session", "spark_pn_curve", "spark_operating_points", "spark_threshold_grid",
-           "spark_sample_rows", "spark_label_expression", "spark_errors", "collect_columns", "checked_rows",
-           "sql_double", "order_statistics", "INSTALL_HINT", "FINE_BINS", "FETCH_ROWS"]
+__all__ = [
+    "SparkSource",
+    "spark_session",
+    "spark_pn_curve",
+    "spark_operating_points",
+    "spark_threshold_grid",
+    "spark_sample_rows",
+    "spark_label_expression",
+    "spark_errors",
+    "collect_columns",
+    "checked_rows",
+    "sql_double",
+    "order_statistics",
+    "INSTALL_HINT",
+    "FINE_BINS",
+    "FETCH_ROWS",
+]
 
 #: what to install when pyspark (or Java) is missing
-INSTALL_HINT = ("The Spark backend needs pyspark and Java 17: pip install pyspark (>= 3.5; pip install "
-                "'pyspark[connect]' for --spark-remote), and a Java 17 runtime on PATH or in JAVA_HOME "
-                "(Debian: apt-get install openjdk-17-jre-headless).")
+INSTALL_HINT = (
+    "The Spark backend needs pyspark and Java 17: pip install pyspark (>= 3.5; pip install "
+    "'pyspark[connect]' for --spark-remote), and a Java 17 runtime on PATH or in JAVA_HOME "
+    "(Debian: apt-get install openjdk-17-jre-headless)."
+)
 #: equal-width bins per pass when order statistics are located by counting
 FINE_BINS = 1 << 16
 #: a bin with at most this many rated rows is read value by value; larger bins are subdivided
@@ -90,8 +107,10 @@ def _check_reachable(remote: str, timeout: float = 10.0) -> None:
     try:
         socket.create_connection((host, int(port or 15002)), timeout=timeout).close()
     except (OSError, ValueError) as exc:
-        raise InputError(f"Cannot reach a Spark Connect server at {host}:{port or 15002} ({exc}). Start one "
-                         "(sbin/start-connect-server.sh) or check --spark-remote (sc://host:15002).") from None
+        raise InputError(
+            f"Cannot reach a Spark Connect server at {host}:{port or 15002} ({exc}). Start one "
+            "(sbin/start-connect-server.sh) or check --spark-remote (sc://host:15002)."
+        ) from None
 
 
 def spark_session(remote: str | None = None):
@@ -121,9 +140,14 @@ def spark_session(remote: str | None = None):
         active = session_class.getActiveSession()
         if active is not None:
             return active
-        session = (session_class.builder.master("local[*]").appName("opstudio")
-                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1)))).getOrCreate())
+        session = (
+            session_class.builder.master("local[*]")
+            .appName("opstudio")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1))))
+            .getOrCreate()
+        )
         session.sparkContext.setLogLevel("ERROR")
         return session
     except InputError:
@@ -194,8 +218,9 @@ class SparkSource:
         """
         if not isinstance(self.data, str):
             if not (hasattr(self.data, "groupBy") and hasattr(self.data, "sparkSession")):
-                raise InputError("The Spark backend reads a Spark DataFrame or a name, not "
-                                 f"{type(self.data).__name__}.")
+                raise InputError(
+                    f"The Spark backend reads a Spark DataFrame or a name, not {type(self.data).__name__}."
+                )
             return self.data
         session = spark_session(self.remote)
         name = self.data
@@ -298,8 +323,10 @@ def spark_label_expression(column: str) -> str:
     text = f"lower(trim(CAST({col} AS STRING)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    return (f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
-            f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END")
+    return (
+        f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
+        f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END"
+    )
 
 
 def _columns(frame, scores: Sequence[str], label: str, weight: str | None, extra: Sequence[str] = ()):
@@ -327,19 +354,33 @@ def _check_exprs(frame, k: int, distinct: bool) -> list[str]:
     inf = "CAST('Infinity' AS DOUBLE)"
     parts = ["count(*)", "count_if(y IS NULL)", "count_if(y = -1)"]
     for j in range(k):
-        parts += [f"count_if({_not_a_number(frame, f'r{j}', f's{j}')})", f"count_if(abs(s{j}) = {inf})",
-                  f"count_if(y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
-                  f"min(CASE WHEN y IS NOT NULL THEN s{j} END)", f"max(CASE WHEN y IS NOT NULL THEN s{j} END)"]
-    parts += [f"count_if({_not_a_number(frame, 'rw', 'w')})",
-              f"count_if(y IS NOT NULL AND (w IS NULL OR isnan(w) OR abs(w) = {inf} OR w < 0))",
-              f"coalesce(sum(CASE WHEN y IS NOT NULL AND w >= 0 AND abs(w) < {inf} THEN w END), 0D)"]
+        parts += [
+            f"count_if({_not_a_number(frame, f'r{j}', f's{j}')})",
+            f"count_if(abs(s{j}) = {inf})",
+            f"count_if(y IS NOT NULL AND (s{j} IS NULL OR isnan(s{j})))",
+            f"min(CASE WHEN y IS NOT NULL THEN s{j} END)",
+            f"max(CASE WHEN y IS NOT NULL THEN s{j} END)",
+        ]
+    parts += [
+        f"count_if({_not_a_number(frame, 'rw', 'w')})",
+        f"count_if(y IS NOT NULL AND (w IS NULL OR isnan(w) OR abs(w) = {inf} OR w < 0))",
+        f"coalesce(sum(CASE WHEN y IS NOT NULL AND w >= 0 AND abs(w) < {inf} THEN w END), 0D)",
+    ]
     if distinct:  # HyperLogLog (one pass, no shuffle of the scores); the exact count comes from the scores read
         parts.append("approx_count_distinct(CASE WHEN y IS NOT NULL THEN s0 END, 0.02)")
     return [f"{p} AS c{i}" for i, p in enumerate(parts)]
 
 
-def checked_rows(frame, source: SparkSource, scores: Sequence[str], label: str, weight: str | None, *,
-                 distinct: bool = False, positive_weight: bool = True) -> dict:
+def checked_rows(
+    frame,
+    source: SparkSource,
+    scores: Sequence[str],
+    label: str,
+    weight: str | None,
+    *,
+    distinct: bool = False,
+    positive_weight: bool = True,
+) -> dict:
     """One scan of the checks the memory engine makes, refusing bad rows with the column and the count.
 
     Parameters
@@ -368,16 +409,27 @@ def checked_rows(frame, source: SparkSource, scores: Sequence[str], label: str, 
         Unknown labels, non-numeric / infinite / missing scores, bad weights, no rated rows.
     """
     values = list(frame.selectExpr(*_check_exprs(frame, len(scores), distinct)).collect()[0])
-    rows, rated, unrated, lows, highs = check_counted_rows(values, where=source.name, scores=scores, label=label,
-                                                           weight=weight, positive_weight=positive_weight)
-    return {"rows": rows, "rated": rated, "unrated": unrated, "lows": lows, "highs": highs,
-            "approx_distinct": values[-1] if distinct else None}
+    rows, rated, unrated, lows, highs = check_counted_rows(
+        values, where=source.name, scores=scores, label=label, weight=weight, positive_weight=positive_weight
+    )
+    return {
+        "rows": rows,
+        "rated": rated,
+        "unrated": unrated,
+        "lows": lows,
+        "highs": highs,
+        "approx_distinct": values[-1] if distinct else None,
+    }
 
 
 def _grouped(rated, col: str = "s0") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rated scores (descending) with their weighted positives and negatives."""
-    out = collect_columns(rated.selectExpr(f"{col} AS s", "w * y AS tp", "w * (1 - y) AS fp").groupBy("s")
-                          .sum("tp", "fp").toDF("s", "tp", "fp"))
+    out = collect_columns(
+        rated.selectExpr(f"{col} AS s", "w * y AS tp", "w * (1 - y) AS fp")
+        .groupBy("s")
+        .sum("tp", "fp")
+        .toDF("s", "tp", "fp")
+    )
     s = np.asarray(out["s"], dtype=np.float64)
     order = np.argsort(-s, kind="stable")
     return s[order], np.asarray(out["tp"], dtype=np.float64)[order], np.asarray(out["fp"], dtype=np.float64)[order]
@@ -433,16 +485,25 @@ def spark_pn_curve(source: SparkSource, *, score: str, label: str, weight: str |
         facts = checked_rows(rows, source, [score], label, weight, distinct=True, positive_weight=False)
         distinct, grouped = _distinct_scores(rows.where("y IS NOT NULL"), facts["approx_distinct"], DISTINCT_CAP)
         if grouped is None:
-            raise InputError(f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a "
-                             "whole curve; operating points are still exact (quantile bins with exact refinement).")
+            raise InputError(
+                f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a "
+                "whole curve; operating points are still exact (quantile bins with exact refinement)."
+            )
         s, tp, fp = grouped
-    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct,
-                      time.perf_counter() - started)
+    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct, time.perf_counter() - started)
     return PNCurve(s, np.cumsum(tp), np.cumsum(fp)), stats
 
 
-def spark_operating_points(source: SparkSource, *, score: str, label: str, targets, weight: str | None = None,
-                           distinct_cap: int = DISTINCT_CAP, bins: int = BINS):
+def spark_operating_points(
+    source: SparkSource,
+    *,
+    score: str,
+    label: str,
+    targets,
+    weight: str | None = None,
+    distinct_cap: int = DISTINCT_CAP,
+    bins: int = BINS,
+):
     """Operating points for target marginal precisions, counted by Spark where the rows are.
 
     Parameters
@@ -486,8 +547,15 @@ def spark_operating_points(source: SparkSource, *, score: str, label: str, targe
             points = sweep(targets=targets, hull=upper_hull(PNCurve(s, np.cumsum(tp), np.cumsum(fp))))
         else:
             points = _binned_points(rated, targets, bins, facts["lows"][0], facts["highs"][0])
-    return points, ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct,
-                             time.perf_counter() - started, grouped is None)
+    return points, ScanStats(
+        "spark",
+        facts["rows"],
+        facts["rated"],
+        facts["unrated"],
+        distinct,
+        time.perf_counter() - started,
+        grouped is None,
+    )
 
 
 def _with_level_index(frame, col: str, axis: np.ndarray, name: str):
@@ -495,13 +563,14 @@ def _with_level_index(frame, col: str, axis: np.ndarray, name: str):
     levels = axis[:-1]
     size = 1 << int(levels.size).bit_length()  # > levels.size, a power of two
     padded = np.full(size, axis[-1])  # above every score: never <= one
-    padded[:levels.size] = levels
+    padded[: levels.size] = levels
     array = "array(" + ", ".join(sql_double(v) for v in padded) + ")"
     frame = frame.selectExpr("*", f"0 AS {name}")
     step = size // 2
     while step >= 1:
-        frame = frame.withColumn(name, _expr(f"{name} + {step} * CAST({col} >= element_at({array}, {name} + {step}) "
-                                             "AS INT)"))
+        frame = frame.withColumn(
+            name, _expr(f"{name} + {step} * CAST({col} >= element_at({array}, {name} + {step}) AS INT)")
+        )
         step //= 2
     return frame
 
@@ -516,8 +585,9 @@ def _binned_points(rated, targets: np.ndarray, bins: int, low: float, high: floa
     approx = rated.selectExpr(f"percentile_approx(s0, array({q}), 10000) AS e").collect()[0][0]
     edges = np.unique(np.r_[low, np.asarray(approx, dtype=np.float64)])
     edges = np.r_[edges, np.nextafter(high, math.inf)]
-    binned = _with_level_index(rated, "s0", edges, "b").selectExpr("b - 1 AS b", "s0", "w * y AS tp",
-                                                                   "w * (1 - y) AS fp")
+    binned = _with_level_index(rated, "s0", edges, "b").selectExpr(
+        "b - 1 AS b", "s0", "w * y AS tp", "w * (1 - y) AS fp"
+    )
     counts = collect_columns(binned.groupBy("b").sum("tp", "fp").toDF("b", "tp", "fp"))
     b = np.asarray(counts["b"], dtype=np.int64)
     tp_bin = np.bincount(b, weights=np.asarray(counts["tp"], dtype=float), minlength=edges.size - 1)
@@ -537,8 +607,10 @@ def _binned_points(rated, targets: np.ndarray, bins: int, low: float, high: floa
 
 def _bin_sql(col: str, params: dict) -> str:
     """Equal-width bin of a score over [low, high] (monotone in the score: every bin is an interval)."""
-    return (f"least({FINE_BINS - 1}, CAST(floor(({col} * 0.5D - {sql_double(params['low'] * 0.5)}) * "
-            f"{sql_double(params['scale'])}) AS BIGINT))")
+    return (
+        f"least({FINE_BINS - 1}, CAST(floor(({col} * 0.5D - {sql_double(params['low'] * 0.5)}) * "
+        f"{sql_double(params['scale'])}) AS BIGINT))"
+    )
 
 
 def _between(col: str, params: dict) -> str:
@@ -552,8 +624,9 @@ def _fine_bins(rated, col: str, low: float, high: float):
         return None
     params = {"low": low, "high": high, "scale": scale}
     binned = rated.where(_between(col, params)).selectExpr(f"{_bin_sql(col, params)} AS b", f"{col} AS v")
-    out = collect_columns(binned.groupBy("b").agg(_expr("count(*)").alias("c"), _expr("min(v)").alias("lo"),
-                                                  _expr("max(v)").alias("hi")))
+    out = collect_columns(
+        binned.groupBy("b").agg(_expr("count(*)").alias("c"), _expr("min(v)").alias("lo"), _expr("max(v)").alias("hi"))
+    )
     order = np.argsort(out["b"])
     return params, [(int(out["b"][i]), int(out["c"][i]), float(out["lo"][i]), float(out["hi"][i])) for i in order]
 
@@ -600,9 +673,15 @@ def order_statistics(rows, col: str, ranks: np.ndarray, *, low: float, high: flo
     ----------
     Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
     """
-    return select_order_statistics(lambda lo, hi: _fine_bins(rows, col, lo, hi),
-                                   lambda params, ids: _values(rows, col, params, ids), ranks, low=low, high=high,
-                                   fetch_rows=FETCH_ROWS, max_depth=MAX_DEPTH)
+    return select_order_statistics(
+        lambda lo, hi: _fine_bins(rows, col, lo, hi),
+        lambda params, ids: _values(rows, col, params, ids),
+        ranks,
+        low=low,
+        high=high,
+        fetch_rows=FETCH_ROWS,
+        max_depth=MAX_DEPTH,
+    )
 
 
 def _cell_counts(rated, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -611,8 +690,12 @@ def _cell_counts(rated, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.nd
     for j, axis in enumerate(axes):
         frame = _with_level_index(frame, f"s{j}", axis, f"e{j}")
     names = [f"e{j}" for j in range(len(axes))]
-    out = collect_columns(frame.selectExpr(*names, "w * y AS tp", "w * (1 - y) AS fp").groupBy(*names)
-                          .sum("tp", "fp").toDF(*names, "tp", "fp"))
+    out = collect_columns(
+        frame.selectExpr(*names, "w * y AS tp", "w * (1 - y) AS fp")
+        .groupBy(*names)
+        .sum("tp", "fp")
+        .toDF(*names, "tp", "fp")
+    )
     shape = tuple(a.size + 1 for a in axes)
     index = tuple(np.asarray(out[n], dtype=np.int64) for n in names)
     hist_tp, hist_fp = np.zeros(shape), np.zeros(shape)
@@ -621,9 +704,16 @@ def _cell_counts(rated, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.nd
     return hist_tp, hist_fp, int(index[0].size)
 
 
-def spark_threshold_grid(source: SparkSource, *, scores: Sequence[str], label: str, weight: str | None = None,
-                         bins: int | Sequence[int] = 100, rule: str = "or",
-                         spacing: str = "quantile") -> tuple[ThresholdGrid, ScanStats]:
+def spark_threshold_grid(
+    source: SparkSource,
+    *,
+    scores: Sequence[str],
+    label: str,
+    weight: str | None = None,
+    bins: int | Sequence[int] = 100,
+    rule: str = "or",
+    spacing: str = "quantile",
+) -> tuple[ThresholdGrid, ScanStats]:
     """TP and FP on the joint threshold grid of k classifiers, counted by Spark.
 
     Parameters
@@ -664,12 +754,21 @@ def spark_threshold_grid(source: SparkSource, *, scores: Sequence[str], label: s
         facts = checked_rows(rows, source, scores, label, weight)
         rated = rows.where("y IS NOT NULL")
         lows, highs = facts["lows"], facts["highs"]
-        axes = tuple(axis_from_levels(_levels(rated, j, facts["rated"], lows[j], highs[j], bins_list[j], spacing),
-                                      lows[j], highs[j]) for j in range(len(scores)))
+        axes = tuple(
+            axis_from_levels(
+                _levels(rated, j, facts["rated"], lows[j], highs[j], bins_list[j], spacing), lows[j], highs[j]
+            )
+            for j in range(len(scores))
+        )
         check_grid_size([a.size for a in axes])
         hist_tp, hist_fp, cells = _cell_counts(rated, axes)
     seconds = time.perf_counter() - started
-    grid = ThresholdGrid(axes=axes, tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
-                         fp=cumulative_counts(hist_fp, rule, hist_fp.sum()), rule=rule, score_names=tuple(scores),
-                         seconds=seconds)
+    grid = ThresholdGrid(
+        axes=axes,
+        tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
+        fp=cumulative_counts(hist_fp, rule, hist_fp.sum()),
+        rule=rule,
+        score_names=tuple(scores),
+        seconds=seconds,
+    )
     return grid, ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], cells, seconds)

@@ -15,8 +15,8 @@ are collected to the driver.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,7 @@ class SparkPopulation:
     _rows: object = field(default=None, init=False, repr=False)
     _numeric_score: bool = field(default=True, init=False, repr=False)
 
-    def __enter__(self) -> "SparkPopulation":
+    def __enter__(self) -> SparkPopulation:
         from pyspark.sql.types import IntegralType, NumericType, StringType
 
         frame = self.source.frame()
@@ -67,15 +67,19 @@ class SparkPopulation:
         cols = self.columns
         absent = [c for c in cols.names() if c not in types]
         if absent:
-            raise InputError(f"{self.source.name} has no column {', '.join(repr(c) for c in absent)}; its columns "
-                             f"are {', '.join(types)}.")
+            raise InputError(
+                f"{self.source.name} has no column {', '.join(repr(c) for c in absent)}; its columns "
+                f"are {', '.join(types)}."
+            )
         if isinstance(types[cols.id], IntegralType):
             ident = f"CAST({_quote(cols.id)} AS STRING)"
         elif isinstance(types[cols.id], StringType):
             ident = f"nullif({_quote(cols.id)}, '')"
         else:
-            raise InputError(f"Id column '{cols.id}' of {self.source.name} holds {types[cols.id].simpleString()} "
-                             "values: ids must be whole numbers or text (their text is hashed to select documents).")
+            raise InputError(
+                f"Id column '{cols.id}' of {self.source.name} holds {types[cols.id].simpleString()} "
+                "values: ids must be whole numbers or text (their text is hashed to select documents)."
+            )
         score = _quote(cols.score)
         parts = [f"{ident} AS id", f"{score} AS rs", f"try_cast({score} AS DOUBLE) AS s"]
         if cols.prior:
@@ -103,16 +107,35 @@ class SparkPopulation:
         text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS STRING)) <> '')"
         prior = "count_if(pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
         below = f"(s < {t} AND NOT isnan(s))"  # Spark orders NaN above every number
-        parts = ["count(*)", f"count_if({text})", "count_if(s IS NULL OR isnan(s))",
-                 f"count_if(abs(s) = {inf})", prior, f"count_if(s >= {t} AND NOT isnan(s))", f"count_if({below})",
-                 f"min(CASE WHEN {below} THEN s END)", f"max(CASE WHEN {below} THEN s END)"]
+        parts = [
+            "count(*)",
+            f"count_if({text})",
+            "count_if(s IS NULL OR isnan(s))",
+            f"count_if(abs(s) = {inf})",
+            prior,
+            f"count_if(s >= {t} AND NOT isnan(s))",
+            f"count_if({below})",
+            f"min(CASE WHEN {below} THEN s END)",
+            f"max(CASE WHEN {below} THEN s END)",
+        ]
         with spark_errors(self.source):
             row = self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0]
         rows, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
-        check_counts(self.source.name, self.columns, non_numeric=non_numeric,
-                     missing_score=missing - non_numeric, infinite=infinite, bad_prior=bad_prior)
-        return PopulationSummary(int(rows), int(above), int(below_n), math.nan if low is None else float(low),
-                                 math.nan if high is None else float(high))
+        check_counts(
+            self.source.name,
+            self.columns,
+            non_numeric=non_numeric,
+            missing_score=missing - non_numeric,
+            infinite=infinite,
+            bad_prior=bad_prior,
+        )
+        return PopulationSummary(
+            int(rows),
+            int(above),
+            int(below_n),
+            math.nan if low is None else float(low),
+            math.nan if high is None else float(high),
+        )
 
     def _below(self, threshold: float):
         return self._rows.where(f"s < {sql_double(threshold)}")
@@ -136,8 +159,9 @@ class SparkPopulation:
             found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
         return np.array([found[int(r)] for r in ranks])
 
-    def strata(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+    def strata(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
         """One groupBy: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
 
         Parameters
@@ -158,21 +182,29 @@ class SparkPopulation:
             A document below the line without an id.
         """
         prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
-        aggregates = [_expr("count(*)").alias("c"), _expr("sum(p)").alias("p"),
-                      _expr("count_if(id IS NULL)").alias("no_id")]
+        aggregates = [
+            _expr("count(*)").alias("c"),
+            _expr("sum(p)").alias("p"),
+            _expr("count_if(id IS NULL)").alias("no_id"),
+        ]
         columns = ["id", "s", f"{stratum_sql(lowers)} AS h", f"{prior} AS p"]
         if cutoffs is not None:
             limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
             columns.append(f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
-            aggregates.append(_expr(f"collect_list(named_struct('id', id, 's', s, 'key', key)) FILTER (WHERE key < "
-                                    f"element_at({limits}, h + 1))").alias("found"))
+            aggregates.append(
+                _expr(
+                    f"collect_list(named_struct('id', id, 's', s, 'key', key)) FILTER (WHERE key < "
+                    f"element_at({limits}, h + 1))"
+                ).alias("found")
+            )
         with spark_errors(self.source):
             out = self._below(threshold).selectExpr(*columns).groupBy("h").agg(*aggregates).collect()
         groups = [(r["h"], r["c"], r["p"], r["no_id"], r["found"] if cutoffs is not None else None) for r in out]
         return strata_result(groups, lowers.size, self.source.name, self.columns, cutoffs is not None)
 
-    def candidates(self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None],
-                   seed: int) -> pd.DataFrame:
+    def candidates(
+        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
+    ) -> pd.DataFrame:
         """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
 
         Parameters
@@ -189,7 +221,10 @@ class SparkPopulation:
         """
         limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
         keyed = self._below(threshold).selectExpr(
-            "id", "s", f"{stratum_sql(lowers)} AS h",
-            f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key")
+            "id",
+            "s",
+            f"{stratum_sql(lowers)} AS h",
+            f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key",
+        )
         with spark_errors(self.source):
             return candidate_frame(collect_columns(keyed.where(f"key < element_at({limits}, h + 1)")))

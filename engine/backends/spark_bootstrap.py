@@ -21,7 +21,7 @@ file (``_metadata.row_index``: 0-based, unrated rows included).
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -33,8 +33,13 @@ from .counting import replicate_points
 from .duckdb import ScanStats
 from .spark import SparkSource, checked_rows, collect_columns, spark_errors, spark_label_expression
 
-__all__ = ["spark_replicate_counts", "spark_bootstrap_points", "poisson_steps", "with_poisson_counts",
-           "MAX_REPLICATE_CELLS"]
+__all__ = [
+    "spark_replicate_counts",
+    "spark_bootstrap_points",
+    "poisson_steps",
+    "with_poisson_counts",
+    "MAX_REPLICATE_CELLS",
+]
 
 #: most (replicate, distinct score) rows one scan returns
 MAX_REPLICATE_CELLS = 5_000_000
@@ -88,10 +93,16 @@ def poisson_steps(id_column: str, key_column: str) -> list[tuple[str, str]]:
     start = _mulmod(f"(({id_column} & {_LOW32}) + 1)", f"shiftrightunsigned({id_column}, 32)", GOLDEN)
     flip = "shiftleft(CAST(1 AS BIGINT), 63)"
     count = " + ".join(f"CAST((_h ^ {flip}) >= {t - (1 << 63)} AS INT)" for t in POISSON1_THRESHOLDS)
-    return [("_u", f"pmod({start} + {key_column}, {_decimal(1 << 64)})"), ("_z", _bits("_u")),
-            ("_z", "_z ^ shiftrightunsigned(_z, 30)"), *_times("_z", MIX1),
-            ("_z", "_z ^ shiftrightunsigned(_z, 27)"), *_times("_z", MIX2),
-            ("_h", "_z ^ shiftrightunsigned(_z, 31)"), ("_p", count)]
+    return [
+        ("_u", f"pmod({start} + {key_column}, {_decimal(1 << 64)})"),
+        ("_z", _bits("_u")),
+        ("_z", "_z ^ shiftrightunsigned(_z, 30)"),
+        *_times("_z", MIX1),
+        ("_z", "_z ^ shiftrightunsigned(_z, 27)"),
+        *_times("_z", MIX2),
+        ("_h", "_z ^ shiftrightunsigned(_z, 31)"),
+        ("_p", count),
+    ]
 
 
 def with_poisson_counts(frame, id_column: str, key_column: str):
@@ -124,23 +135,31 @@ def _boot_rows(source: SparkSource, score: str, label: str, weight: str | None, 
     elif source.is_single_parquet():
         ident, exact = "_metadata.row_index", "TRUE"
     else:
-        raise InputError(f"{source.name}: bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
-                         "or use a single Parquet file (its row numbers are the ids).")
+        raise InputError(
+            f"{source.name}: bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
+            "or use a single Parquet file (its row numbers are the ids)."
+        )
     col = f"`{score.replace('`', '``')}`"
     weight_sql = "CAST(1.0 AS DOUBLE)" if weight is None else f"try_cast(`{weight.replace('`', '``')}` AS DOUBLE)"
     raw_weight = "CAST(NULL AS STRING)" if weight is None else f"`{weight.replace('`', '``')}`"
-    return source.frame().selectExpr(f"{col} AS r0", f"try_cast({col} AS DOUBLE) AS s0", f"{raw_weight} AS rw",
-                                     f"{weight_sql} AS w", f"{spark_label_expression(label)} AS y",
-                                     f"{ident} AS id", f"{exact} AS id_exact")
+    return source.frame().selectExpr(
+        f"{col} AS r0",
+        f"try_cast({col} AS DOUBLE) AS s0",
+        f"{raw_weight} AS rw",
+        f"{weight_sql} AS w",
+        f"{spark_label_expression(label)} AS y",
+        f"{ident} AS id",
+        f"{exact} AS id_exact",
+    )
 
 
 def _chunk_counts(rated, thresholds: np.ndarray, replicates: np.ndarray, seed: int):
     """(tp, fp) of shape (len(replicates), len(thresholds)) for one chunk of replicates: one scan."""
-    reps = ", ".join(f"named_struct('r', {int(r)}, 'key', {_decimal(replicate_key(int(r), seed))})"
-                     for r in replicates)
+    reps = ", ".join(f"named_struct('r', {int(r)}, 'key', {_decimal(replicate_key(int(r), seed))})" for r in replicates)
     crossed = rated.selectExpr("s0", "w", "y", "id", f"inline(array({reps}))")
-    counted = with_poisson_counts(crossed, "id", "key").selectExpr("r", "s0", "w * y * _p AS tp",
-                                                                   "w * (1 - y) * _p AS fp")
+    counted = with_poisson_counts(crossed, "id", "key").selectExpr(
+        "r", "s0", "w * y * _p AS tp", "w * (1 - y) * _p AS fp"
+    )
     out = collect_columns(counted.groupBy("r", "s0").sum("tp", "fp").toDF("r", "s", "tp", "fp"))
     row = np.searchsorted(replicates, np.asarray(out["r"], dtype=np.int64))
     col = np.searchsorted(-thresholds, -np.asarray(out["s"], dtype=np.float64))
@@ -150,8 +169,16 @@ def _chunk_counts(rated, thresholds: np.ndarray, replicates: np.ndarray, seed: i
     return d_tp, d_fp
 
 
-def spark_replicate_counts(source: SparkSource, *, score: str, label: str, weight: str | None = None,
-                           id_column: str | None = None, n_boot: int = 200, seed: int = 0):
+def spark_replicate_counts(
+    source: SparkSource,
+    *,
+    score: str,
+    label: str,
+    weight: str | None = None,
+    id_column: str | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+):
     """Per replicate and distinct rated score, the weighted positives and negatives of the Poisson bootstrap.
 
     Parameters
@@ -190,22 +217,36 @@ def spark_replicate_counts(source: SparkSource, *, score: str, label: str, weigh
         facts = checked_rows(rows, source, [score], label, weight, positive_weight=False)
         bad = rows.selectExpr("count_if(y IS NOT NULL AND (id IS NULL OR id < 0 OR NOT id_exact))").collect()[0][0]
         if bad:
-            raise InputError(f"Column '{id_column}' of {source.name}: {bad:,} rated rows have a missing, negative or "
-                             "non-integer id. Row ids must be integers >= 0.")
+            raise InputError(
+                f"Column '{id_column}' of {source.name}: {bad:,} rated rows have a missing, negative or "
+                "non-integer id. Row ids must be integers >= 0."
+            )
         rated = rows.where("y IS NOT NULL")
         thresholds = -np.sort(-np.asarray(collect_columns(rated.select("s0").distinct())["s0"], dtype=np.float64))
         chunk = max(1, MAX_REPLICATE_CELLS // thresholds.size)
-        parts = [_chunk_counts(rated, thresholds, np.arange(start, min(n_boot, start + chunk)), seed)
-                 for start in range(0, n_boot, chunk)]
+        parts = [
+            _chunk_counts(rated, thresholds, np.arange(start, min(n_boot, start + chunk)), seed)
+            for start in range(0, n_boot, chunk)
+        ]
     d_tp, d_fp = np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
-    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], thresholds.size,
-                      time.perf_counter() - started)
+    stats = ScanStats(
+        "spark", facts["rows"], facts["rated"], facts["unrated"], thresholds.size, time.perf_counter() - started
+    )
     return thresholds, d_tp, d_fp, stats
 
 
-def spark_bootstrap_points(source: SparkSource, *, score: str, label: str, targets: Sequence[float],
-                           weight: str | None = None, id_column: str | None = None, n_boot: int = 200,
-                           level: float = 0.95, seed: int = 0) -> tuple[list[BootstrapPoint], ScanStats]:
+def spark_bootstrap_points(
+    source: SparkSource,
+    *,
+    score: str,
+    label: str,
+    targets: Sequence[float],
+    weight: str | None = None,
+    id_column: str | None = None,
+    n_boot: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[list[BootstrapPoint], ScanStats]:
     """Bootstrap distributions (and intervals) of the operating points, replicates counted by Spark.
 
     Parameters
@@ -234,6 +275,7 @@ def spark_bootstrap_points(source: SparkSource, *, score: str, label: str, targe
     if not 0 < level < 1:  # before the scan
         raise InputError("level must be in (0, 1)")
     check_target(targets)
-    thresholds, d_tp, d_fp, stats = spark_replicate_counts(source, score=score, label=label, weight=weight,
-                                        id_column=id_column, n_boot=n_boot, seed=seed)
+    thresholds, d_tp, d_fp, stats = spark_replicate_counts(
+        source, score=score, label=label, weight=weight, id_column=id_column, n_boot=n_boot, seed=seed
+    )
     return replicate_points(thresholds, d_tp, d_fp, targets, level), stats

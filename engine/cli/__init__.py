@@ -33,7 +33,8 @@ import errno
 import importlib
 import os
 import sys
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 __all__ = ["main", "COMMANDS", "Command"]
 
@@ -53,37 +54,65 @@ class Command(NamedTuple):
 
 #: every command, in the order ``opstudio --help`` lists them: the one registry of the command line
 COMMANDS = {
-    "samples": Command("samples", "list the shipped samples (names for --sample) and what each is for",
-                       "opstudio samples --json"),
+    "samples": Command(
+        "samples", "list the shipped samples (names for --sample) and what each is for", "opstudio samples --json"
+    ),
     "app": Command("app", "open the dashboard (shipped sample data loaded)", "opstudio app --port 8600 --headless"),
-    "sweep": Command("pn", "operating points of one classifier for target marginal precisions",
-                     "opstudio sweep --sample synthetic --target 0.3 --classifier score_text --json\n"
-                     "opstudio sweep --sample synthetic --classifier score_text --by region --capacity 2000"),
-    "paths": Command("pn", "joint thresholds of 2+ classifiers via graph and analytic paths",
-                     "opstudio paths --sample synthetic --target 0.3 --method both --rule or --bins 100\n"
-                     "opstudio paths --sample synthetic_counts --target 0.3"),
-    "batch": Command("setloss", "flag the expected-loss-optimal top k of every batch of calibrated probabilities",
-                     "opstudio batch --sample bank_batches --loss fbeta:2 --out decisions.csv"),
-    "qwyc": Command("qwyc", "early exit for a boosted model: fit a policy, apply it",
-                    "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --policy-out policy.json",
-                    {"fit": "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --label label --policy-out policy.json",
-                     "apply": "opstudio qwyc apply model.txt rows.csv --policy policy.json --out decisions.csv"}),
-    "constrain": Command("constraints", "train a linear classifier under fairness, churn, recall and coverage "
-                                        "constraints on a table",
-                         "opstudio constrain --sample adult_table --label income_over_50k --group sex=Female "
-                         "--demographic-parity 0.8 --model-out model.json --predictions-out pred.csv"),
-    "predict": Command("constraints", "apply a model written by 'opstudio constrain' to a table",
-                       "opstudio predict model.json --sample adult_table --out pred.csv"),
-    "monitor": Command("monitor", "the deployed threshold period by period: marginal precision, re-solved operating "
-                                  "point, anytime-valid alerts, money and reviewers",
-                       "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
-                       "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 "
-                       "--value-per-positive 10"),
-    "audit": Command("audit", "below-the-line audits: plan a stratified sample, estimate the missed positives",
-                     "opstudio audit estimate --rated satimage_rated --audit satimage_audit",
-                     {"plan": "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
-                              "--budget 300 --out plan.csv",
-                      "estimate": "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json"}),
+    "sweep": Command(
+        "pn",
+        "operating points of one classifier for target marginal precisions",
+        "opstudio sweep --sample synthetic --target 0.3 --classifier score_text --json\n"
+        "opstudio sweep --sample synthetic --classifier score_text --by region --capacity 2000",
+    ),
+    "paths": Command(
+        "pn",
+        "joint thresholds of 2+ classifiers via graph and analytic paths",
+        "opstudio paths --sample synthetic --target 0.3 --method both --rule or --bins 100\n"
+        "opstudio paths --sample synthetic_counts --target 0.3",
+    ),
+    "batch": Command(
+        "setloss",
+        "flag the expected-loss-optimal top k of every batch of calibrated probabilities",
+        "opstudio batch --sample bank_batches --loss fbeta:2 --out decisions.csv",
+    ),
+    "qwyc": Command(
+        "qwyc",
+        "early exit for a boosted model: fit a policy, apply it",
+        "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --policy-out policy.json",
+        {
+            "fit": "opstudio qwyc fit model.txt rows.csv --alpha 0.005 --label label --policy-out policy.json",
+            "apply": "opstudio qwyc apply model.txt rows.csv --policy policy.json --out decisions.csv",
+        },
+    ),
+    "constrain": Command(
+        "constraints",
+        "train a linear classifier under fairness, churn, recall and coverage constraints on a table",
+        "opstudio constrain --sample adult_table --label income_over_50k --group sex=Female "
+        "--demographic-parity 0.8 --model-out model.json --predictions-out pred.csv",
+    ),
+    "predict": Command(
+        "constraints",
+        "apply a model written by 'opstudio constrain' to a table",
+        "opstudio predict model.json --sample adult_table --out pred.csv",
+    ),
+    "monitor": Command(
+        "monitor",
+        "the deployed threshold period by period: marginal precision, re-solved operating "
+        "point, anytime-valid alerts, money and reviewers",
+        "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
+        "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 "
+        "--value-per-positive 10",
+    ),
+    "audit": Command(
+        "audit",
+        "below-the-line audits: plan a stratified sample, estimate the missed positives",
+        "opstudio audit estimate --rated satimage_rated --audit satimage_audit",
+        {
+            "plan": "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
+            "--budget 300 --out plan.csv",
+            "estimate": "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json",
+        },
+    ),
 }
 
 #: example command lines by command path (``()`` for the program, ``("qwyc", "fit")``), from :data:`COMMANDS`
@@ -133,8 +162,11 @@ def _parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
     from .common import OneLineParser, explain  # argparse and json only
 
     wanted = set(COMMANDS) if commands is None else set(commands)
-    p = OneLineParser(prog="opstudio", description="Operating Point Studio: choose and defend "
-                                "classifier operating points on predicted-positive rated data.")
+    p = OneLineParser(
+        prog="opstudio",
+        description="Operating Point Studio: choose and defend "
+        "classifier operating points on predicted-positive rated data.",
+    )
     p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():

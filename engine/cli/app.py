@@ -14,16 +14,27 @@ __all__ = ["add_parser", "APP_PATH"]
 APP_PATH = dashboard_dir() / "app.py"
 
 #: the dashboard's settings (.streamlit/config.toml only applies when started from the checkout's folder)
-SERVER_FLAGS = ["--server.maxUploadSize", "200", "--browser.gatherUsageStats", "false",
-                "--client.toolbarMode", "viewer", "--client.showErrorDetails", "none",
-                "--server.disconnectedSessionTTL", "60"]
+SERVER_FLAGS = [
+    "--server.maxUploadSize",
+    "200",
+    "--browser.gatherUsageStats",
+    "false",
+    "--client.toolbarMode",
+    "viewer",
+    "--client.showErrorDetails",
+    "none",
+    "--server.disconnectedSessionTTL",
+    "60",
+]
 
 
 def run(args) -> int:
     if not APP_PATH.exists():
-        print(f"error: the dashboard (app.py) is missing from the installation ({APP_PATH}). Reinstall "
-              "operating-point-studio (pip install operating-point-studio, or pip install -e . in a checkout).",
-              file=sys.stderr)
+        print(
+            f"error: the dashboard (app.py) is missing from the installation ({APP_PATH}). Reinstall "
+            "operating-point-studio (pip install operating-point-studio, or pip install -e . in a checkout).",
+            file=sys.stderr,
+        )
         return 2
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP_PATH), "--server.port", str(args.port), *SERVER_FLAGS]
     if args.headless:

@@ -45,11 +45,28 @@ def run_plan(args) -> int:
     if args.sample is not None and args.sample not in SAMPLES:
         raise InputError(f"unknown sample {args.sample!r}; samples: {', '.join(SAMPLES)}")
     pilot = load_audit(_file_or_sample(args.pilot)) if args.pilot else None
-    scan = open_population(source, id=args.id, score=args.score, prior=args.prior, backend=args.backend,
-                           table=args.table, spark_remote=args.spark_remote)
-    result = plan(scan, below=args.below, budget=args.budget, half_width=args.half_width, strata=args.strata,
-                  allocation=args.allocation, spacing=args.spacing, pilot=pilot, prior_column=args.prior,
-                  seed=args.seed, level=args.level)
+    scan = open_population(
+        source,
+        id=args.id,
+        score=args.score,
+        prior=args.prior,
+        backend=args.backend,
+        table=args.table,
+        spark_remote=args.spark_remote,
+    )
+    result = plan(
+        scan,
+        below=args.below,
+        budget=args.budget,
+        half_width=args.half_width,
+        strata=args.strata,
+        allocation=args.allocation,
+        spacing=args.spacing,
+        pilot=pilot,
+        prior_column=args.prior,
+        seed=args.seed,
+        level=args.level,
+    )
     Path(args.out).write_bytes(result.csv())
     if args.json:
         print_json({"out": str(args.out), **result.as_dict()})
@@ -67,8 +84,9 @@ def run_plan(args) -> int:
 def run_estimate(args) -> int:
     rated = load_rated(_file_or_sample(args.rated))
     audit = load_audit(_file_or_sample(args.audit))
-    result = estimate(rated, audit, classifier=args.classifier, level=args.level,
-                      thresholds=args.threshold or [], method=args.method)
+    result = estimate(
+        rated, audit, classifier=args.classifier, level=args.level, thresholds=args.threshold or [], method=args.method
+    )
     if args.json:
         print_json(result.as_dict())
         return 0
@@ -76,16 +94,22 @@ def run_estimate(args) -> int:
     b, t = result.positives, result.total_positives
     print(f"above the line: TP {result.above.tp:,.6g}, FP {result.above.fp:,.6g} ({result.unrated:,} unrated rows)")
     found = result.positives_found
-    print(f"below the line: {result.documents_below:,} documents, {result.audited:,} reviewed, {found:,} "
-          f"positive{'' if found == 1 else 's'} found; positives {b.estimate:,.1f} [{b.lower:,.1f}, {b.upper:,.1f}]")
-    print(f"all positives {t.estimate:,.1f} [{t.lower:,.1f}, {t.upper:,.1f}]; recall at the line "
-          f"{result.recall.estimate:.1%} [{result.recall.lower:.1%}, {result.recall.upper:.1%}] "
-          f"({result.level:.0%}, {result.method} interval)")
+    print(
+        f"below the line: {result.documents_below:,} documents, {result.audited:,} reviewed, {found:,} "
+        f"positive{'' if found == 1 else 's'} found; positives {b.estimate:,.1f} [{b.lower:,.1f}, {b.upper:,.1f}]"
+    )
+    print(
+        f"all positives {t.estimate:,.1f} [{t.lower:,.1f}, {t.upper:,.1f}]; recall at the line "
+        f"{result.recall.estimate:.1%} [{result.recall.lower:.1%}, {result.recall.upper:.1%}] "
+        f"({result.level:.0%}, {result.method} interval)"
+    )
     for th in result.thresholds:
-        print(f"threshold {th.threshold:.6g}: TP {th.tp.estimate:,.1f} [{th.tp.lower:,.1f}, {th.tp.upper:,.1f}], "
-              f"FP {th.fp.estimate:,.1f} [{th.fp.lower:,.1f}, {th.fp.upper:,.1f}], precision "
-              f"{th.precision.estimate:.1%} [{th.precision.lower:.1%}, {th.precision.upper:.1%}], recall "
-              f"{th.recall.estimate:.1%} [{th.recall.lower:.1%}, {th.recall.upper:.1%}]")
+        print(
+            f"threshold {th.threshold:.6g}: TP {th.tp.estimate:,.1f} [{th.tp.lower:,.1f}, {th.tp.upper:,.1f}], "
+            f"FP {th.fp.estimate:,.1f} [{th.fp.lower:,.1f}, {th.fp.upper:,.1f}], precision "
+            f"{th.precision.estimate:.1%} [{th.precision.lower:.1%}, {th.precision.upper:.1%}], recall "
+            f"{th.recall.estimate:.1%} [{th.recall.lower:.1%}, {th.recall.upper:.1%}]"
+        )
     if args.more is not None:
         print(half_width_after(result, args.more).sentence())
     if args.want_half_width is not None:
@@ -97,36 +121,70 @@ def run_estimate(args) -> int:
 
 def _add_plan(sub) -> None:
     p = sub.add_parser("plan", help="draw a stratified random sample of the documents below the review line")
-    p.add_argument("population", nargs="?", help="every scored document (flagged or not): a Parquet / CSV path or "
-                                                 "glob, a DuckDB database file (with --table), or a Spark catalog "
-                                                 "table (with --backend spark)")
+    p.add_argument(
+        "population",
+        nargs="?",
+        help="every scored document (flagged or not): a Parquet / CSV path or "
+        "glob, a DuckDB database file (with --table), or a Spark catalog "
+        "table (with --backend spark)",
+    )
     p.add_argument("--sample", help="use a shipped population sample instead (e.g. satimage_population)")
     p.add_argument("--score", required=True, help="score column (the review line is a threshold on it)")
     p.add_argument("--id", required=True, help="unique document id column (whole numbers or text)")
-    p.add_argument("--below", type=float, required=True, metavar="T",
-                   help="the review threshold: documents with score < T are audited")
+    p.add_argument(
+        "--below",
+        type=float,
+        required=True,
+        metavar="T",
+        help="the review threshold: documents with score < T are audited",
+    )
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--budget", type=int, metavar="N", help="documents to review")
-    size.add_argument("--half-width", type=float, metavar="W",
-                      help="instead of --budget: the smallest budget expected to give an interval of the missed "
-                           "positives of ±W (needs --prior or --pilot)")
+    size.add_argument(
+        "--half-width",
+        type=float,
+        metavar="W",
+        help="instead of --budget: the smallest budget expected to give an interval of the missed "
+        "positives of ±W (needs --prior or --pilot)",
+    )
     p.add_argument("--strata", type=int, default=6, metavar="K", help="score strata (default 6)")
-    p.add_argument("--allocation", choices=ALLOCATIONS,
-                   help="sample sizes per stratum (default: neyman with --prior or --pilot, else proportional)")
-    p.add_argument("--spacing", choices=SPACINGS, default="geometric",
-                   help="geometric: strata halve towards the line; quantile: equal-count strata (default geometric)")
-    p.add_argument("--prior", metavar="COL", help="prior probability column (anticipated prevalences for Neyman "
-                                                  "allocation and the expected half-width; default none)")
-    p.add_argument("--pilot", metavar="AUDIT", help="an earlier reviewed audit (its prevalences, like --prior; "
-                                                    "default none)")
-    p.add_argument("--seed", type=int, default=0, help="selection seed: the same seed selects the same documents on "
-                                                       "every backend (default 0)")
+    p.add_argument(
+        "--allocation",
+        choices=ALLOCATIONS,
+        help="sample sizes per stratum (default: neyman with --prior or --pilot, else proportional)",
+    )
+    p.add_argument(
+        "--spacing",
+        choices=SPACINGS,
+        default="geometric",
+        help="geometric: strata halve towards the line; quantile: equal-count strata (default geometric)",
+    )
+    p.add_argument(
+        "--prior",
+        metavar="COL",
+        help="prior probability column (anticipated prevalences for Neyman "
+        "allocation and the expected half-width; default none)",
+    )
+    p.add_argument(
+        "--pilot", metavar="AUDIT", help="an earlier reviewed audit (its prevalences, like --prior; default none)"
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="selection seed: the same seed selects the same documents on every backend (default 0)",
+    )
     p.add_argument("--level", type=float, default=0.95, help="level of the planned interval (default 0.95)")
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="where the population is read: memory, duckdb (out of core; paths, globs or --table), spark "
-                        "(local or --spark-remote), auto (duckdb for globs, tables and files over 100 MB; default)")
-    p.add_argument("--spark-remote", metavar="URL", help="with --backend spark: a Spark Connect URL (default: a "
-                                                         "local session)")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help="where the population is read: memory, duckdb (out of core; paths, globs or --table), spark "
+        "(local or --spark-remote), auto (duckdb for globs, tables and files over 100 MB; default)",
+    )
+    p.add_argument(
+        "--spark-remote", metavar="URL", help="with --backend spark: a Spark Connect URL (default: a local session)"
+    )
     p.add_argument("--table", help="with a DuckDB database file: the table holding the population (default none)")
     p.add_argument("--out", required=True, help="where to write the plan CSV (one row per document to review)")
     p.add_argument("--json", action="store_true", help="print the design as JSON (default: a summary)")
@@ -135,22 +193,38 @@ def _add_plan(sub) -> None:
 
 def _add_estimate(sub) -> None:
     e = sub.add_parser("estimate", help="positives missed below the line, all positives and recall, with intervals")
-    e.add_argument("--rated", required=True, help="rated data above the line (CSV, CSV.gz or Parquet; or a shipped "
-                                                  "sample's name)")
-    e.add_argument("--audit", required=True, help="the plan file with 'label' filled in (or a shipped sample's "
-                                                  "name)")
-    e.add_argument("--classifier", help="score column of the rated data the audit was planned on (default: the "
-                                        "first)")
+    e.add_argument(
+        "--rated", required=True, help="rated data above the line (CSV, CSV.gz or Parquet; or a shipped sample's name)"
+    )
+    e.add_argument("--audit", required=True, help="the plan file with 'label' filled in (or a shipped sample's name)")
+    e.add_argument("--classifier", help="score column of the rated data the audit was planned on (default: the first)")
     e.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
-    e.add_argument("--threshold", type=float, action="append", metavar="t",
-                   help="also estimate TP, FP, precision and recall at t (above or below the line); repeat for "
-                        "several (default none)")
-    e.add_argument("--method", choices=METHODS, default=METHODS[0],
-                   help=f"interval of the positives below the line (default {METHODS[0]})")
-    e.add_argument("--more", type=int, metavar="N", help="also say how far N more audited documents would shrink "
-                                                         "the interval (default none)")
-    e.add_argument("--want-half-width", type=float, metavar="W",
-                   help="also say how many more audited documents would bring the interval to ±W (default none)")
+    e.add_argument(
+        "--threshold",
+        type=float,
+        action="append",
+        metavar="t",
+        help="also estimate TP, FP, precision and recall at t (above or below the line); repeat for "
+        "several (default none)",
+    )
+    e.add_argument(
+        "--method",
+        choices=METHODS,
+        default=METHODS[0],
+        help=f"interval of the positives below the line (default {METHODS[0]})",
+    )
+    e.add_argument(
+        "--more",
+        type=int,
+        metavar="N",
+        help="also say how far N more audited documents would shrink the interval (default none)",
+    )
+    e.add_argument(
+        "--want-half-width",
+        type=float,
+        metavar="W",
+        help="also say how many more audited documents would bring the interval to ±W (default none)",
+    )
     e.add_argument("--json", action="store_true", help="print the estimate as JSON (default: sentences)")
     e.set_defaults(func=run_estimate)
 

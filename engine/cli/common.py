@@ -9,8 +9,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas is imported where a table is printed: `opstudio --help` must not import it
     import pandas as pd
 
-__all__ = ["print_json", "print_table", "add_source_arguments", "source_path", "HelpFormatter", "OneLineParser", "explain",
-           "sample_names", "sample_or_file", "add_money_arguments", "economics_of", "money_json"]
+__all__ = [
+    "print_json",
+    "print_table",
+    "add_source_arguments",
+    "source_path",
+    "HelpFormatter",
+    "OneLineParser",
+    "explain",
+    "sample_names",
+    "sample_or_file",
+    "add_money_arguments",
+    "economics_of",
+    "money_json",
+]
 
 
 def print_json(payload: dict) -> None:
@@ -39,8 +51,9 @@ def print_table(table: pd.DataFrame, transpose_on: str | None = None) -> None:
 def add_source_arguments(parser, what: str) -> None:
     """FILE, or ``--sample NAME`` for a shipped sample (found inside the installation)."""
     parser.add_argument("file", nargs="?", help=what + " (or --sample NAME)")
-    parser.add_argument("--sample", metavar="NAME",
-                        help="use a shipped sample instead of FILE (`opstudio samples` lists them)")
+    parser.add_argument(
+        "--sample", metavar="NAME", help="use a shipped sample instead of FILE (`opstudio samples` lists them)"
+    )
 
 
 def sample_names() -> str:
@@ -59,8 +72,9 @@ def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> 
         raise InputError(f"give either {what} or --sample NAME (samples: {sample_names()})")
     if sample is not None:
         if sample not in SAMPLES:
-            raise InputError(f"unknown sample {sample!r}; samples: {sample_names()} (`opstudio samples` says what "
-                             "each is for)")
+            raise InputError(
+                f"unknown sample {sample!r}; samples: {sample_names()} (`opstudio samples` says what each is for)"
+            )
         return str(sample_path(sample))
     return file
 
@@ -75,8 +89,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action):
         text = action.help or ""
         default = action.default
-        if default is argparse.SUPPRESS or action.required or "default" in text.lower() \
-                or not action.option_strings or isinstance(action, argparse._VersionAction):
+        if (
+            default is argparse.SUPPRESS
+            or action.required
+            or "default" in text.lower()
+            or not action.option_strings
+            or isinstance(action, argparse._VersionAction)
+        ):
             return text
         if default is None or default is False:
             return f"{text} (default: {'off' if default is False else 'none'})".strip()
@@ -123,13 +142,16 @@ def source_path(args) -> str:
 
 def add_money_arguments(parser) -> None:
     """``--review-cost C --value-per-positive V [--cost-per-false-positive F] [--currency S]``: a target from money."""
-    parser.add_argument("--review-cost", type=float, help="C: cost of reviewing one document (with "
-                                                          "--value-per-positive instead of --target; no default)")
+    parser.add_argument(
+        "--review-cost",
+        type=float,
+        help="C: cost of reviewing one document (with --value-per-positive instead of --target; no default)",
+    )
     parser.add_argument("--value-per-positive", type=float, help="V: value of one caught positive (no default)")
-    parser.add_argument("--cost-per-false-positive", type=float, help="F: cost of a false positive beyond its review "
-                                                                      "(default 0)")
-    parser.add_argument("--currency", default="", help="prefix of amounts in the text output, e.g. '$' "
-                                                       "(default none)")
+    parser.add_argument(
+        "--cost-per-false-positive", type=float, help="F: cost of a false positive beyond its review (default 0)"
+    )
+    parser.add_argument("--currency", default="", help="prefix of amounts in the text output, e.g. '$' (default none)")
 
 
 def economics_of(args, target_given: bool):
@@ -155,8 +177,10 @@ def economics_of(args, target_given: bool):
     if (money[0] is None) != (money[1] is None):
         raise InputError("give --review-cost and --value-per-positive together")
     if target_given and money[0] is not None:
-        raise InputError("give either --target M or --review-cost C --value-per-positive V (the target is then their "
-                         "break-even marginal precision (C + F) / (V + F)), not both")
+        raise InputError(
+            "give either --target M or --review-cost C --value-per-positive V (the target is then their "
+            "break-even marginal precision (C + F) / (V + F)), not both"
+        )
     if money[0] is None:
         return None
     return Economics(args.review_cost, args.value_per_positive, args.cost_per_false_positive or 0.0)
@@ -166,6 +190,10 @@ def money_json(economics, tp: float, fp: float, marginal_precision: float) -> di
     """The amounts, the break-even target and a point's money (value caught, costs, net, last document's value)."""
     from ..pn import money_statement
 
-    return {"review_cost": economics.review_cost, "value_per_positive": economics.value_per_positive,
-            "cost_per_false_positive": economics.cost_per_false_positive, "target": economics.target,
-            **money_statement(tp, fp, economics, marginal_precision=marginal_precision).as_dict()}
+    return {
+        "review_cost": economics.review_cost,
+        "value_per_positive": economics.value_per_positive,
+        "cost_per_false_positive": economics.cost_per_false_positive,
+        "target": economics.target,
+        **money_statement(tp, fp, economics, marginal_precision=marginal_precision).as_dict(),
+    }

@@ -42,18 +42,36 @@ def _predictions(score, decision) -> bytes:
 
 def run_constrain(args) -> int:
     group, value = _group(args.group)
-    spec = TableSpec(label=args.label, group=group, group_value=value, reference_value=args.reference,
-                     deployed=args.deployed, exclude=tuple(args.exclude or ()),
-                     demographic_parity=args.demographic_parity, equal_opportunity=args.equal_opportunity,
-                     max_churn=args.max_churn, min_recall=args.min_recall, max_coverage=args.max_coverage,
-                     min_coverage=args.min_coverage, test_fraction=args.test_fraction, seed=args.seed)
+    spec = TableSpec(
+        label=args.label,
+        group=group,
+        group_value=value,
+        reference_value=args.reference,
+        deployed=args.deployed,
+        exclude=tuple(args.exclude or ()),
+        demographic_parity=args.demographic_parity,
+        equal_opportunity=args.equal_opportunity,
+        max_churn=args.max_churn,
+        min_recall=args.min_recall,
+        max_coverage=args.max_coverage,
+        min_coverage=args.min_coverage,
+        test_fraction=args.test_fraction,
+        seed=args.seed,
+    )
     frame = read_table(sample_or_file(args.table, args.sample, "TABLE")).frame
     model = train_on_table(frame, spec)
     Path(args.model_out).write_text(model_json(model))
     Path(args.predictions_out).write_bytes(_predictions(*model.decide(frame)))
-    print_json({"model_out": args.model_out, "predictions_out": args.predictions_out,
-                "features": len(model.preprocessing.feature_names), "constraints": list(model.constraints),
-                "flags_nobody": model.flags_nobody, **model.rates})
+    print_json(
+        {
+            "model_out": args.model_out,
+            "predictions_out": args.predictions_out,
+            "features": len(model.preprocessing.feature_names),
+            "constraints": list(model.constraints),
+            "flags_nobody": model.flags_nobody,
+            **model.rates,
+        }
+    )
     return 0
 
 
@@ -72,35 +90,56 @@ def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
 
 
 def _constrain_arguments(c: argparse.ArgumentParser) -> None:
-    c.add_argument("table", nargs="?", help="CSV/Parquet: feature columns, a label column (empty = unlabelled); "
-                                            "or --sample NAME")
-    c.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; "
-                                                    "`opstudio samples` lists them)")
+    c.add_argument(
+        "table", nargs="?", help="CSV/Parquet: feature columns, a label column (empty = unlabelled); or --sample NAME"
+    )
+    c.add_argument(
+        "--sample",
+        metavar="NAME",
+        help="use a shipped sample as TABLE (e.g. adult_table; `opstudio samples` lists them)",
+    )
     c.add_argument("--label", required=True, metavar="COL", help="label column: 1/0, yes/no, >50K/<=50K ...")
     c.add_argument("--group", help="protected group as COL=VALUE")
     c.add_argument("--reference", help="reference group value (default: every other row)")
-    c.add_argument("--demographic-parity", type=float, metavar="K",
-                   help="positive rate(protected) >= K x positive rate(reference) on the training rows")
+    c.add_argument(
+        "--demographic-parity",
+        type=float,
+        metavar="K",
+        help="positive rate(protected) >= K x positive rate(reference) on the training rows",
+    )
     c.add_argument("--equal-opportunity", type=float, metavar="K", help="the same on true positive rates")
     c.add_argument("--max-churn", type=float, metavar="R", help="share of decisions differing from --deployed <= R")
     c.add_argument("--deployed", help="column of the deployed model's decisions (0/1)")
-    c.add_argument("--min-recall", type=float, metavar="R", help="recall (true positive rate) >= R on the "
-                                                                "training rows")
+    c.add_argument(
+        "--min-recall", type=float, metavar="R", help="recall (true positive rate) >= R on the training rows"
+    )
     c.add_argument("--max-coverage", type=float, metavar="R", help="share of rows flagged <= R")
     c.add_argument("--min-coverage", type=float, metavar="R", help="share of rows flagged >= R")
     c.add_argument("--exclude", nargs="+", metavar="COL", help="columns that are not features")
     c.add_argument("--test-fraction", type=float, default=0.3, help="held-out share (0: train on every row)")
     c.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
     c.add_argument("--model-out", required=True, metavar="PATH", help="model JSON to write (for 'opstudio predict')")
-    c.add_argument("--predictions-out", required=True, metavar="PATH",
-                   help="CSV to write: score and decision (0/1) for every row of TABLE, in order")
+    c.add_argument(
+        "--predictions-out",
+        required=True,
+        metavar="PATH",
+        help="CSV to write: score and decision (0/1) for every row of TABLE, in order",
+    )
     c.set_defaults(func=run_constrain)
 
 
 def _predict_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model JSON written by 'opstudio constrain --model-out'")
     p.add_argument("table", nargs="?", help="CSV/Parquet with the model's feature columns (or --sample NAME)")
-    p.add_argument("--sample", metavar="NAME", help="use a shipped sample as TABLE (e.g. adult_table; `opstudio samples` lists them)")
-    p.add_argument("--out", required=True, metavar="PATH",
-                   help="CSV to write: score and decision (0/1) for every row of TABLE, in order")
+    p.add_argument(
+        "--sample",
+        metavar="NAME",
+        help="use a shipped sample as TABLE (e.g. adult_table; `opstudio samples` lists them)",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="CSV to write: score and decision (0/1) for every row of TABLE, in order",
+    )
     p.set_defaults(func=run_predict)

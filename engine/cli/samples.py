@@ -1,6 +1,6 @@
 """``opstudio samples``: the shipped samples, one line each, with the commands that read them.
 
-    opstudio samples [--json]
+opstudio samples [--json]
 """
 
 from __future__ import annotations
@@ -27,9 +27,22 @@ def run(args) -> int:
     from ..io import SAMPLES, sample_path
 
     if args.json:
-        print_json({"samples": [{"name": key, "file": s.file, "kind": s.kind, "title": s.title,
-                                 "description": s.description, "used_by": COMMANDS_OF_KIND.get(s.kind, ""),
-                                 "path": str(sample_path(key))} for key, s in SAMPLES.items()]})
+        print_json(
+            {
+                "samples": [
+                    {
+                        "name": key,
+                        "file": s.file,
+                        "kind": s.kind,
+                        "title": s.title,
+                        "description": s.description,
+                        "used_by": COMMANDS_OF_KIND.get(s.kind, ""),
+                        "path": str(sample_path(key)),
+                    }
+                    for key, s in SAMPLES.items()
+                ]
+            }
+        )
         return 0
     width = max(map(len, SAMPLES))
     print("Shipped samples: give one as --sample NAME in place of a data file.")

@@ -21,17 +21,28 @@ __all__ = ["add_parser"]
 def run_batch(args) -> int:
     loss = get_loss(args.loss)
     args.file = source_path(args)
-    batches = load_batches(args.file, probability_col=args.prob, batch_col=args.batch, item_col=args.item,
-                           label_col=args.label)
+    batches = load_batches(
+        args.file, probability_col=args.prob, batch_col=args.batch, item_col=args.item, label_col=args.label
+    )
     result = decide_batches(batches, loss)
     Path(args.out).write_bytes(csv_bytes(result.decisions))
     if args.json:
-        print_json({"file": str(args.file), "loss": loss.name, "items": batches.n_items,
-                    "flagged": int(result.decisions["decision"].sum()), "out": str(args.out),
-                    "warnings": list(batches.warnings), "batches": result.summary.to_dict(orient="records")})
+        print_json(
+            {
+                "file": str(args.file),
+                "loss": loss.name,
+                "items": batches.n_items,
+                "flagged": int(result.decisions["decision"].sum()),
+                "out": str(args.out),
+                "warnings": list(batches.warnings),
+                "batches": result.summary.to_dict(orient="records"),
+            }
+        )
         return 0
-    print(f"{batches.name}: {batches.n_items:,} items in {len(batches.batch_names):,} batches; loss {loss.name}; "
-          f"{int(result.decisions['decision'].sum()):,} flagged; decisions written to {args.out}")
+    print(
+        f"{batches.name}: {batches.n_items:,} items in {len(batches.batch_names):,} batches; loss {loss.name}; "
+        f"{int(result.decisions['decision'].sum()):,} flagged; decisions written to {args.out}"
+    )
     for warning in batches.warnings:
         print(f"note: {warning}")
     print_table(result.summary)

@@ -25,8 +25,7 @@ import numpy as np
 
 from . import kernels
 
-__all__ = ["DenseDesign", "SplitDesign", "as_design", "standardised_design", "SPARSE_COLUMN_SHARE",
-           "SPARSE_MIN_GAIN"]
+__all__ = ["DenseDesign", "SplitDesign", "as_design", "standardised_design", "SPARSE_COLUMN_SHARE", "SPARSE_MIN_GAIN"]
 
 #: a raw column is kept sparse when at most this share of its rows is non-zero
 SPARSE_COLUMN_SHARE = 0.25
@@ -197,20 +196,21 @@ class SplitDesign:
         if kernels.AVAILABLE:
             a = self.sparse
             nd, nca, aca, nkc, u, total = kernels.split_hessian_sums(
-                self.dense, a.indptr, a.indices, a.data, np.asarray(rows, np.int64), curvature, self.sparse_cols.size)
+                self.dense, a.indptr, a.indices, a.data, np.asarray(rows, np.int64), curvature, self.sparse_cols.size
+            )
         else:
             rows = rows[curvature[rows] != 0]
             ck = curvature[rows]
             nk = self.dense[rows]
             ak = self.sparse[rows]
-            weighted = ak.multiply(ck[:, None]).tocsr()          # C A_K
-            nd = (nk * ck[:, None]).T @ nk                       # N_K^T C N_K
-            nca = (weighted.T @ nk).T                            # N_K^T C A_K
-            aca = (ak.T @ weighted).toarray()                    # A_K^T C A_K
+            weighted = ak.multiply(ck[:, None]).tocsr()  # C A_K
+            nd = (nk * ck[:, None]).T @ nk  # N_K^T C N_K
+            nca = (weighted.T @ nk).T  # N_K^T C A_K
+            aca = (ak.T @ weighted).toarray()  # A_K^T C A_K
             nkc, u, total = nk.T @ ck, ak.T @ ck, float(ck.sum())
         um = np.outer(u, m)
         ss = (aca - um - um.T + total * np.outer(m, m)) * np.outer(s, s)
-        ns = (nca - np.outer(nkc, m)) * s                        # N_K^T C X_s,K
+        ns = (nca - np.outer(nkc, m)) * s  # N_K^T C X_s,K
         dd = self.dense_cols.size
         block = np.empty((d + 1, d + 1))  # in the order dense columns, sparse columns, intercept
         block[:dd, :dd] = nd
@@ -224,7 +224,7 @@ class SplitDesign:
         return block[np.ix_(self.order, self.order)]
 
 
-def as_design(x) -> "DenseDesign | SplitDesign":
+def as_design(x) -> DenseDesign | SplitDesign:
     """A design object as is, a matrix as a :class:`DenseDesign`.
 
     Parameters
@@ -240,7 +240,7 @@ def as_design(x) -> "DenseDesign | SplitDesign":
     return DenseDesign(np.asarray(x, dtype=float))
 
 
-def standardised_design(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> "DenseDesign | SplitDesign":
+def standardised_design(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> DenseDesign | SplitDesign:
     """The features ``(x - mean) / scale``: split into sparse raw and dense standardised columns when that pays.
 
     Parameters
@@ -268,5 +268,12 @@ def standardised_design(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> "
     dense_cols, sparse_cols = np.flatnonzero(~is_sparse), np.flatnonzero(is_sparse)
     dense = np.ascontiguousarray((x[:, dense_cols] - mean[dense_cols]) / scale[dense_cols])
     order = np.r_[np.argsort(np.r_[dense_cols, sparse_cols]), d]
-    return SplitDesign(dense_cols, sparse_cols, dense, sparse.csr_matrix(x[:, sparse_cols]),
-                       np.asarray(mean[sparse_cols], float), 1.0 / np.asarray(scale[sparse_cols], float), order)
+    return SplitDesign(
+        dense_cols,
+        sparse_cols,
+        dense,
+        sparse.csr_matrix(x[:, sparse_cols]),
+        np.asarray(mean[sparse_cols], float),
+        1.0 / np.asarray(scale[sparse_cols], float),
+        order,
+    )

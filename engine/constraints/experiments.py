@@ -29,8 +29,17 @@ from .goals import DemographicParity, MaxChurn, MinRecall
 from .rates import churn_rate, demographic_parity_ratio, ramp
 from .solver import fit_sweep, linear_svm, one_blas_thread
 
-__all__ = ["AdultData", "adult_data", "shift_bias", "group_thresholds", "fairness_sweep",
-           "churn_sweep", "ThresholdedModel", "goal_values", "rate_table"]
+__all__ = [
+    "AdultData",
+    "adult_data",
+    "shift_bias",
+    "group_thresholds",
+    "fairness_sweep",
+    "churn_sweep",
+    "ThresholdedModel",
+    "goal_values",
+    "rate_table",
+]
 
 
 @dataclass(frozen=True)
@@ -89,8 +98,15 @@ def adult_data() -> AdultData:
     nums = [c for c in x.columns if c not in cats]
     fill = {c: "missing" for c in cats}
     xtr, xte, names = _one_hot(x.fillna(fill), xt.fillna(fill), nums, cats)
-    return AdultData(xtr, np.asarray(y), (x["sex"] == "Female").to_numpy(), xte, np.asarray(yt),
-                     (xt["sex"] == "Female").to_numpy(), names)
+    return AdultData(
+        xtr,
+        np.asarray(y),
+        (x["sex"] == "Female").to_numpy(),
+        xte,
+        np.asarray(yt),
+        (xt["sex"] == "Female").to_numpy(),
+        names,
+    )
 
 
 def _one_hot(train: pd.DataFrame, test: pd.DataFrame, nums: list, cats: list):
@@ -255,8 +271,7 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400, scores=None) 
     return ThresholdedModel(model.coef_, model.intercept_, float(grid[best]))
 
 
-def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120,
-                     scores=None) -> ThresholdedModel:
+def group_thresholds(model, x, y, protected, kappa: float, *, candidates: int = 120, scores=None) -> ThresholdedModel:
     """One threshold per group minimising training error s.t. sp(protected) >= kappa sp(reference).
 
     Each group's candidate thresholds are ``candidates`` quantiles of its training scores and
@@ -321,10 +336,15 @@ def _rate_and_errors(s, positive, thresholds):
 
 def _row(method, kappa, model_pred_train, model_pred_test, data: AdultData, **extra):
     d_tr, d_te = model_pred_train, model_pred_test
-    return {"method": method, "required_ratio": kappa,
-            "train_error": float(np.mean(d_tr != data.y_train)), "test_error": float(np.mean(d_te != data.y_test)),
-            "train_ratio": demographic_parity_ratio(d_tr, data.female_train, ~data.female_train),
-            "test_ratio": demographic_parity_ratio(d_te, data.female_test, ~data.female_test), **extra}
+    return {
+        "method": method,
+        "required_ratio": kappa,
+        "train_error": float(np.mean(d_tr != data.y_train)),
+        "test_error": float(np.mean(d_te != data.y_test)),
+        "train_ratio": demographic_parity_ratio(d_tr, data.female_train, ~data.female_train),
+        "test_ratio": demographic_parity_ratio(d_te, data.female_test, ~data.female_test),
+        **extra,
+    }
 
 
 def _expected(p, y, female):
@@ -333,8 +353,14 @@ def _expected(p, y, female):
     return err, float(p[female].mean() / p[~female].mean())
 
 
-def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0), *, lam: float = 0.01,
-                   progress=None, warm: bool = False) -> pd.DataFrame:
+def fairness_sweep(
+    data: AdultData,
+    kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0),
+    *,
+    lam: float = 0.01,
+    progress=None,
+    warm: bool = False,
+) -> pd.DataFrame:
     """Error against the female/male positive-rate ratio for each required ratio kappa.
 
     Methods: the constrained classifier (deterministic f >= 0 and randomised with
@@ -376,25 +402,56 @@ def fairness_sweep(data: AdultData, kappas=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1
         svm = linear_svm(data.x_train, data.y_train, lam=lam)
     rows = [_row("unconstrained SVM", np.nan, svm.predict(data.x_train), svm.predict(data.x_test), data)]
     svm_train, svm_test = svm.decision_function(data.x_train), svm.decision_function(data.x_test)
-    models = fit_sweep(data.x_train, data.y_train,
-                       [[DemographicParity(data.female_train, ~data.female_train, kappa)] for kappa in kappas],
-                       lam=lam, warm=warm, deterministic=False, progress=progress)  # the paper's method, as published
+    models = fit_sweep(
+        data.x_train,
+        data.y_train,
+        [[DemographicParity(data.female_train, ~data.female_train, kappa)] for kappa in kappas],
+        lam=lam,
+        warm=warm,
+        deterministic=False,
+        progress=progress,
+    )  # the paper's method, as published
     for kappa, model in zip(kappas, models):
         s_tr, s_te = model.decision_function(data.x_train), model.decision_function(data.x_test)
-        rows.append(_row("constrained (deterministic)", kappa, (s_tr >= 0).astype(int), (s_te >= 0).astype(int),
-                         data, fit_seconds=model.fit_seconds))
+        rows.append(
+            _row(
+                "constrained (deterministic)",
+                kappa,
+                (s_tr >= 0).astype(int),
+                (s_te >= 0).astype(int),
+                data,
+                fit_seconds=model.fit_seconds,
+            )
+        )
         e_tr, r_tr = _expected(ramp(s_tr), data.y_train, data.female_train)
         e_te, r_te = _expected(ramp(s_te), data.y_test, data.female_test)
-        rows.append({"method": "constrained (randomised, expected)", "required_ratio": kappa, "train_error": e_tr,
-                     "test_error": e_te, "train_ratio": r_tr, "test_ratio": r_te, "fit_seconds": model.fit_seconds})
+        rows.append(
+            {
+                "method": "constrained (randomised, expected)",
+                "required_ratio": kappa,
+                "train_error": e_tr,
+                "test_error": e_te,
+                "train_ratio": r_tr,
+                "test_ratio": r_te,
+                "fit_seconds": model.fit_seconds,
+            }
+        )
         post = group_thresholds(svm, data.x_train, data.y_train, data.female_train, kappa, scores=svm_train)
-        rows.append(_row("SVM + per-group thresholds", kappa, post.decide(svm_train, data.female_train),
-                         post.decide(svm_test, data.female_test), data))
+        rows.append(
+            _row(
+                "SVM + per-group thresholds",
+                kappa,
+                post.decide(svm_train, data.female_train),
+                post.decide(svm_test, data.female_test),
+                data,
+            )
+        )
     return pd.DataFrame(rows)
 
 
-def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam: float = 0.01, seed: int = 0,
-                progress=None) -> pd.DataFrame:
+def churn_sweep(
+    data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam: float = 0.01, seed: int = 0, progress=None
+) -> pd.DataFrame:
     """Churn and error against the churn target, for a new model replacing a deployed one.
 
     Deployed model: SVM on 10 % of the training rows and only the 6 numeric features. New model: all
@@ -447,19 +504,45 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
     svm_train, svm_test = svm.decision_function(data.x_train), svm.decision_function(data.x_test)
     for target, constraints, model in zip(targets, sets, models):
         s_tr, s_te = model.decision_function(data.x_train), model.decision_function(data.x_test)
-        rows.append(_churn_row("constrained (deterministic)", target, (s_tr >= 0).astype(int), (s_te >= 0).astype(int),
-                               dep_train, dep_test, data, model.fit_seconds))
+        rows.append(
+            _churn_row(
+                "constrained (deterministic)",
+                target,
+                (s_tr >= 0).astype(int),
+                (s_te >= 0).astype(int),
+                dep_train,
+                dep_test,
+                data,
+                model.fit_seconds,
+            )
+        )
         p_tr, p_te = ramp(s_tr), ramp(s_te)
-        rows.append({"method": "constrained (randomised, expected)", "churn_target": target,
-                     "train_churn": float(np.mean(np.where(dep_train == 1, 1 - p_tr, p_tr))),
-                     "test_churn": float(np.mean(np.where(dep_test == 1, 1 - p_te, p_te))),
-                     "train_error": float(np.mean(np.where(data.y_train == 1, 1 - p_tr, p_tr))),
-                     "test_error": float(np.mean(np.where(data.y_test == 1, 1 - p_te, p_te))),
-                     "train_recall": float(p_tr[data.y_train == 1].mean()), "fit_seconds": model.fit_seconds})
+        rows.append(
+            {
+                "method": "constrained (randomised, expected)",
+                "churn_target": target,
+                "train_churn": float(np.mean(np.where(dep_train == 1, 1 - p_tr, p_tr))),
+                "test_churn": float(np.mean(np.where(dep_test == 1, 1 - p_te, p_te))),
+                "train_error": float(np.mean(np.where(data.y_train == 1, 1 - p_tr, p_tr))),
+                "test_error": float(np.mean(np.where(data.y_test == 1, 1 - p_te, p_te))),
+                "train_recall": float(p_tr[data.y_train == 1].mean()),
+                "fit_seconds": model.fit_seconds,
+            }
+        )
         try:
             shifted = shift_bias(svm, data.x_train, data.y_train, constraints, scores=svm_train)
-            rows.append(_churn_row("SVM with shifted bias", target, shifted.decide(svm_train),
-                                   shifted.decide(svm_test), dep_train, dep_test, data, 0.0))
+            rows.append(
+                _churn_row(
+                    "SVM with shifted bias",
+                    target,
+                    shifted.decide(svm_train),
+                    shifted.decide(svm_test),
+                    dep_train,
+                    dep_test,
+                    data,
+                    0.0,
+                )
+            )
         except ValueError:
             rows.append({"method": "SVM with shifted bias", "churn_target": target, "note": "no threshold meets both"})
     frame = pd.DataFrame(rows)
@@ -469,10 +552,16 @@ def churn_sweep(data: AdultData, targets=(0.01, 0.02, 0.03, 0.05, 0.08), *, lam:
 
 
 def _churn_row(method, target, pred_tr, pred_te, dep_tr, dep_te, data, seconds):
-    return {"method": method, "churn_target": target, "train_churn": churn_rate(pred_tr, dep_tr),
-            "test_churn": churn_rate(pred_te, dep_te), "train_error": float(np.mean(pred_tr != data.y_train)),
-            "test_error": float(np.mean(pred_te != data.y_test)),
-            "train_recall": float(pred_tr[data.y_train == 1].mean()), "fit_seconds": seconds}
+    return {
+        "method": method,
+        "churn_target": target,
+        "train_churn": churn_rate(pred_tr, dep_tr),
+        "test_churn": churn_rate(pred_te, dep_te),
+        "train_error": float(np.mean(pred_tr != data.y_train)),
+        "test_error": float(np.mean(pred_te != data.y_test)),
+        "train_recall": float(pred_tr[data.y_train == 1].mean()),
+        "fit_seconds": seconds,
+    }
 
 
 def goal_values(kind: str, p, y, group=None, deployed=None) -> float:
@@ -555,13 +644,16 @@ def rate_table(model, goals, train: tuple, test: tuple) -> pd.DataFrame:
         A goal of unknown kind.
     """
     rows = []
-    for label, prob_fn in (("deterministic (f >= 0)", lambda x: model.predict(x).astype(float)),
-                           ("randomised (expected)", model.predict_proba_positive)):
+    for label, prob_fn in (
+        ("deterministic (f >= 0)", lambda x: model.predict(x).astype(float)),
+        ("randomised (expected)", model.predict_proba_positive),
+    ):
         p_tr, p_te = prob_fn(train[0]), prob_fn(test[0])
         for name, kind, bound, upper in list(goals) + [("error", "error", np.nan, None)]:
             v_tr = goal_values(kind, p_tr, train[1], train[2], train[3])
             v_te = goal_values(kind, p_te, test[1], test[2], test[3])
             met = None if upper is None else bool(v_tr <= bound + 1e-9 if upper else v_tr >= bound - 1e-9)
-            rows.append({"predictions": label, "goal": name, "bound": bound, "train": v_tr, "test": v_te,
-                         "met on train": met})
+            rows.append(
+                {"predictions": label, "goal": name, "bound": bound, "train": v_tr, "test": v_te, "met on train": met}
+            )
     return pd.DataFrame(rows)

@@ -39,16 +39,36 @@ def constraint_trace_figure(model) -> go.Figure:
     rows = model.trace_
     it = [r["iteration"] for r in rows]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=it, y=[r["objective"] for r in rows], mode="lines+markers", name="ramp objective",
-                             line=dict(color=METHOD_COLOURS["chosen"], width=3)))
-    fig.add_trace(go.Scatter(x=it, y=[r["error"] for r in rows], mode="lines+markers", name="training error (f ≥ 0)",
-                             line=dict(color=METHOD_COLOURS["curve"])))
+    fig.add_trace(
+        go.Scatter(
+            x=it,
+            y=[r["objective"] for r in rows],
+            mode="lines+markers",
+            name="ramp objective",
+            line=dict(color=METHOD_COLOURS["chosen"], width=3),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=it,
+            y=[r["error"] for r in rows],
+            mode="lines+markers",
+            name="training error (f ≥ 0)",
+            line=dict(color=METHOD_COLOURS["curve"]),
+        )
+    )
     for j, name in enumerate(model.constraint_names):
-        fig.add_trace(go.Scatter(x=it, y=[r["constraints"][j] for r in rows], mode="lines+markers",
-                                 name=escape(f"constraint {j + 1}: {name} (ramp value, ≤ 0 met)"), line=dict(dash="dot"),
-                                 customdata=[r["multipliers"][j] if j < len(r["multipliers"]) else None for r in rows],
-                                 hovertemplate="iteration %{x}<br>value %{y:.4f}<br>multiplier %{customdata:.4g}"
-                                               "<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=it,
+                y=[r["constraints"][j] for r in rows],
+                mode="lines+markers",
+                name=escape(f"constraint {j + 1}: {name} (ramp value, ≤ 0 met)"),
+                line=dict(dash="dot"),
+                customdata=[r["multipliers"][j] if j < len(r["multipliers"]) else None for r in rows],
+                hovertemplate="iteration %{x}<br>value %{y:.4f}<br>multiplier %{customdata:.4g}<extra></extra>",
+            )
+        )
     fig.add_hline(y=0, line=dict(color="black", width=1))
     return layout(fig, "Majorization-minimization trace", "iteration", "value")
 
@@ -72,17 +92,25 @@ def fairness_tradeoff_figure(table) -> go.Figure:
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Section 4.1 and Figure 2.
     """
     fig = go.Figure()
-    colours = {"constrained (deterministic)": METHOD_COLOURS["chosen"],
-               "constrained (randomised, expected)": METHOD_COLOURS["analytic-spline"],
-               "SVM + per-group thresholds": METHOD_COLOURS["analytic-power"],
-               "unconstrained SVM": METHOD_COLOURS["grid"]}
+    colours = {
+        "constrained (deterministic)": METHOD_COLOURS["chosen"],
+        "constrained (randomised, expected)": METHOD_COLOURS["analytic-spline"],
+        "SVM + per-group thresholds": METHOD_COLOURS["analytic-power"],
+        "unconstrained SVM": METHOD_COLOURS["grid"],
+    }
     for method, group in table.groupby("method", sort=False):
         for split, dash in (("test", "solid"), ("train", "dot")):
-            fig.add_trace(go.Scatter(x=group[f"{split}_ratio"], y=group[f"{split}_error"], mode="lines+markers",
-                                     name=f"{method} ({split})", line=dict(color=colours.get(method), dash=dash),
-                                     customdata=group["required_ratio"],
-                                     hovertemplate="required ratio %{customdata}<br>achieved %{x:.3f}<br>error "
-                                                   "%{y:.4f}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=group[f"{split}_ratio"],
+                    y=group[f"{split}_error"],
+                    mode="lines+markers",
+                    name=f"{method} ({split})",
+                    line=dict(color=colours.get(method), dash=dash),
+                    customdata=group["required_ratio"],
+                    hovertemplate="required ratio %{customdata}<br>achieved %{x:.3f}<br>error %{y:.4f}<extra></extra>",
+                )
+            )
     return layout(fig, "Error against fairness", "female / male positive-rate ratio", "error")
 
 
@@ -107,12 +135,19 @@ def churn_tradeoff_figure(table) -> go.Figure:
     fig = go.Figure()
     for method, group in table.dropna(subset=["train_churn"]).groupby("method", sort=False):
         for split, dash in (("test", "solid"), ("train", "dot")):
-            fig.add_trace(go.Scatter(x=group["churn_target"], y=group[f"{split}_churn"], mode="lines+markers",
-                                     name=f"{method}: churn ({split})", line=dict(dash=dash),
-                                     customdata=group["test_error"],
-                                     hovertemplate="target %{x:.3f}<br>churn %{y:.4f}<br>test error %{customdata:.4f}"
-                                                   "<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=group["churn_target"],
+                    y=group[f"{split}_churn"],
+                    mode="lines+markers",
+                    name=f"{method}: churn ({split})",
+                    line=dict(dash=dash),
+                    customdata=group["test_error"],
+                    hovertemplate="target %{x:.3f}<br>churn %{y:.4f}<br>test error %{customdata:.4f}<extra></extra>",
+                )
+            )
     lo, hi = float(table["churn_target"].min()), float(table["churn_target"].max())
-    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="churn = target",
-                             line=dict(color="black", width=1)))
+    fig.add_trace(
+        go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="churn = target", line=dict(color="black", width=1))
+    )
     return layout(fig, "Churn against its target", "churn target", "achieved churn")

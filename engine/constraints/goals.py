@@ -18,8 +18,7 @@ import numpy as np
 from ..errors import InputError
 from .rates import RateExpr, churn, row_mask, sn, sp
 
-__all__ = ["DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage",
-           "Egregious"]
+__all__ = ["DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage", "Egregious"]
 
 
 @dataclass(frozen=True)
@@ -119,8 +118,9 @@ class EqualOpportunity:
         """
         n = y.size
         pos = y == 1
-        return DemographicParity(row_mask(self.protected, n, "protected") & pos,
-                                 row_mask(self.reference, n, "reference") & pos, self.kappa).expression(y)
+        return DemographicParity(
+            row_mask(self.protected, n, "protected") & pos, row_mask(self.reference, n, "reference") & pos, self.kappa
+        ).expression(y)
 
     def describe(self) -> str:
         """The constraint in words.

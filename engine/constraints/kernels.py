@@ -15,8 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "csr_matvec_add", "csr_rmatvec", "split_hessian_sums", "hinge_slopes", "line_slope",
-           "hinge_curvature"]
+__all__ = [
+    "AVAILABLE",
+    "csr_matvec_add",
+    "csr_rmatvec",
+    "split_hessian_sums",
+    "hinge_slopes",
+    "line_slope",
+    "hinge_curvature",
+]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -71,8 +78,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
         for j in range(dd):
             xj = dense[i, j] * ci
             nc[j] += xj
-            for l in range(j, dd):
-                nn[j, l] += xj * dense[i, l]
+            for c in range(j, dd):
+                nn[j, c] += xj * dense[i, c]
             for k in range(indptr[i], indptr[i + 1]):
                 na[j, indices[k]] += xj * data[k]
         for k in range(indptr[i], indptr[i + 1]):
@@ -81,8 +88,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
             for q in range(indptr[i], indptr[i + 1]):
                 aa[indices[k], indices[q]] += ak * data[q]
     for j in range(dd):
-        for l in range(j + 1, dd):
-            nn[l, j] = nn[j, l]
+        for c in range(j + 1, dd):
+            nn[c, j] = nn[j, c]
     return nn, na, aa, nc, ac, total
 
 

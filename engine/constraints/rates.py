@@ -16,9 +16,25 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["ramp", "RateExpr", "row_mask", "sp", "sn", "coverage", "true_positives", "false_positives",
-           "false_negatives", "true_negatives", "error_rate", "recall", "churn", "positive_rate",
-           "demographic_parity_ratio", "equal_opportunity_ratio", "churn_rate"]
+__all__ = [
+    "ramp",
+    "RateExpr",
+    "row_mask",
+    "sp",
+    "sn",
+    "coverage",
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "true_negatives",
+    "error_rate",
+    "recall",
+    "churn",
+    "positive_rate",
+    "demographic_parity_ratio",
+    "equal_opportunity_ratio",
+    "churn_rate",
+]
 
 
 def ramp(z):
@@ -518,8 +534,9 @@ def equal_opportunity_ratio(decisions, y, protected, reference) -> float:
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Table 2, "Equal opportunity constraint".
     """
     y = np.asarray(y)
-    return demographic_parity_ratio(decisions, np.asarray(protected, bool) & (y == 1),
-                                    np.asarray(reference, bool) & (y == 1))
+    return demographic_parity_ratio(
+        decisions, np.asarray(protected, bool) & (y == 1), np.asarray(reference, bool) & (y == 1)
+    )
 
 
 def churn_rate(decisions, deployed, rows=None) -> float:

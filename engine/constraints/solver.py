@@ -28,19 +28,28 @@ from __future__ import annotations
 import hashlib
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import InfeasibleConstraintsError, InputError
-from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .design import as_design, standardised_design
+from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from .rates import RateExpr, error_rate, ramp
 from .weighted_hinge import HingeSolution, solve_weighted_hinge
 
-__all__ = ["ConstrainedModel", "InfeasibleConstraintsError", "ConstraintsMissedWarning", "fit_constrained",
-           "fit_sweep", "one_blas_thread", "linear_svm", "DETERMINISTIC_REFITS", "TIGHTEN_SLACK"]
+__all__ = [
+    "ConstrainedModel",
+    "InfeasibleConstraintsError",
+    "ConstraintsMissedWarning",
+    "fit_constrained",
+    "fit_sweep",
+    "one_blas_thread",
+    "linear_svm",
+    "DETERMINISTIC_REFITS",
+    "TIGHTEN_SLACK",
+]
 
 
 class ConstraintsMissedWarning(UserWarning):
@@ -155,14 +164,14 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: object                   # standardised features: a design (engine.constraints.design); a matrix is wrapped
+    x: object  # standardised features: a design (engine.constraints.design); a matrix is wrapped
     objective: RateExpr
-    constraints: list           # list of RateExpr, each <= 0
+    constraints: list  # list of RateExpr, each <= 0
     lam: float
     tol: float
     max_svm_iter: int
     stats: dict = field(default_factory=lambda: {"svm_solves": 0})
-    active_slack: float = 2e-3   # stop the multiplier search once the bound constraint is this close to active
+    active_slack: float = 2e-3  # stop the multiplier search once the bound constraint is this close to active
     max_bisect: int = 6
     # width of the smoothed hinge kink in the inner solver: a wide kink gives Newton curvature on many
     # rows (few steps); the MM step is still exact, as candidates are judged by the ramp values
@@ -174,7 +183,7 @@ class _Problem:
 
 def _majorize(expr: RateExpr, z_now: np.ndarray):
     """Hinge weights (on max(0, 1/2 + z), on max(0, 1/2 - z)) and constant of the bound tight at z_now."""
-    hinge_pos = z_now <= 0.5       # sigma(z) <= hinge(1/2 + z), tight where z <= 1/2
+    hinge_pos = z_now <= 0.5  # sigma(z) <= hinge(1/2 + z), tight where z <= 1/2
     hinge_neg = -z_now <= 0.5
     hp = np.where(hinge_pos, expr.pos, 0.0)
     hn = np.where(hinge_neg, expr.neg, 0.0)
@@ -198,8 +207,9 @@ def _smooth_hinge(t: np.ndarray, delta: float):
     return value, grad
 
 
-def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, prob: "_Problem",
-                  start=None) -> HingeSolution:
+def _weighted_svm(
+    x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, prob: _Problem, start=None
+) -> HingeSolution:
     """argmin_{w,b} sum hp_i max(0, 1/2 + z_i) + hn_i max(0, 1/2 - z_i) + lam/2 ||w||^2, z = x w - b.
 
     The weighted hinge SVM of a fixed multiplier vector (Problem 3's Lagrangian),
@@ -223,8 +233,7 @@ def _weighted_svm(x: np.ndarray, hp: np.ndarray, hn: np.ndarray, lam: float, pro
         if key in solved:
             return solved[key]
     prob.stats["svm_solves"] += 1
-    solution = solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start,
-                                    max_steps=prob.max_svm_iter)
+    solution = solve_weighted_hinge(x, hp, hn, lam, smoothing=prob.smoothing, start=start, max_steps=prob.max_svm_iter)
     if solved is not None:
         if len(solved) >= SOLVED_KEPT:
             del solved[next(iter(solved))]
@@ -353,8 +362,9 @@ def _cutting_plane(prob: _Problem, inner, m: int, v_prev) -> list:
         # maximise theta s.t. theta <= dual_s + g_s . (v - v_s), 0 <= v <= box
         a_ub = np.array([np.r_[-gs, 1.0] for _, gs, _ in cuts])
         b_ub = np.array([ds - gs @ vs for ds, gs, vs in cuts])
-        res = linprog(np.r_[np.zeros(m), -1.0], A_ub=a_ub, b_ub=b_ub,
-                      bounds=[(0, box)] * m + [(None, None)], method="highs")
+        res = linprog(
+            np.r_[np.zeros(m), -1.0], A_ub=a_ub, b_ub=b_ub, bounds=[(0, box)] * m + [(None, None)], method="highs"
+        )
         if not res.success:
             break
         upper = -res.fun
@@ -485,7 +495,8 @@ def _phase_one(prob: _Problem, names, max_iter: int):
         f"fit with {len(RAMP_FACTORS) * SHIFT_QUANTILES} shifted intercepts and ramp scales, the convex "
         "subproblem majorized at the unconstrained fit, and a phase-1 search minimising the weighted "
         "violation from each constraint's own best linear fit (for churn: imitating the deployed decisions). "
-        "Loosen a bound, drop a constraint, or check that the row selectors are right.")
+        "Loosen a bound, drop a constraint, or check that the row selectors are right."
+    )
 
 
 def _best_feasible(prob: _Problem, starts):
@@ -561,10 +572,21 @@ def _mm_iterations(prob: _Problem, w, b, max_iter: int, rel_improvement: float, 
     return w, b, trace
 
 
-def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = None, max_iter: int = 10,
-                    tol: float = 1e-4, max_svm_iter: int = 50, standardize: bool = True,
-                    rel_improvement: float = 1e-3, progress=None,
-                    warm_start: "ConstrainedModel | None" = None, deterministic: bool = True) -> ConstrainedModel:
+def fit_constrained(
+    x,
+    y,
+    constraints: Sequence = (),
+    *,
+    lam: float | None = None,
+    max_iter: int = 10,
+    tol: float = 1e-4,
+    max_svm_iter: int = 50,
+    standardize: bool = True,
+    rel_improvement: float = 1e-3,
+    progress=None,
+    warm_start: ConstrainedModel | None = None,
+    deterministic: bool = True,
+) -> ConstrainedModel:
     """Minimise the error rate on the labelled rows + lam/2 ||w||^2 subject to rate constraints.
 
     The paper's constraints hold for the randomised (ramp) classifier on the training rows
@@ -630,8 +652,15 @@ def fit_constrained(x, y, constraints: Sequence = (), *, lam: float | None = Non
     losses) and Problem 3 (the convex subproblem, solved through its Lagrangian).
     """
     x, y = _check_training_data(x, y)
-    options = dict(lam=lam, max_iter=max_iter, tol=tol, max_svm_iter=max_svm_iter, standardize=standardize,
-                   rel_improvement=rel_improvement, progress=progress)
+    options = dict(
+        lam=lam,
+        max_iter=max_iter,
+        tol=tol,
+        max_svm_iter=max_svm_iter,
+        standardize=standardize,
+        rel_improvement=rel_improvement,
+        progress=progress,
+    )
     return _fit_one(x, y, list(constraints), options, warm_start, deterministic)
 
 
@@ -659,9 +688,21 @@ def one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = None, max_iter: int = 10,
-              tol: float = 1e-4, max_svm_iter: int = 50, standardize: bool = True, rel_improvement: float = 1e-3,
-              progress=None, warm: bool = False, deterministic: bool = True) -> tuple[ConstrainedModel, ...]:
+def fit_sweep(
+    x,
+    y,
+    constraint_sets: Sequence[Sequence],
+    *,
+    lam: float | None = None,
+    max_iter: int = 10,
+    tol: float = 1e-4,
+    max_svm_iter: int = 50,
+    standardize: bool = True,
+    rel_improvement: float = 1e-3,
+    progress=None,
+    warm: bool = False,
+    deterministic: bool = True,
+) -> tuple[ConstrainedModel, ...]:
     """One constrained fit per constraint set on the same rows (a sweep over bounds), sharing the work.
 
     Each set gets the model :func:`fit_constrained` gives it alone (same options, no warm start):
@@ -704,8 +745,16 @@ def fit_sweep(x, y, constraint_sets: Sequence[Sequence], *, lam: float | None = 
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1 and Section 4 (the sweeps of Figures 2 and 3).
     """
     x, y = _check_training_data(x, y)
-    options = dict(lam=lam, max_iter=max_iter, tol=tol, max_svm_iter=max_svm_iter, standardize=standardize,
-                   rel_improvement=rel_improvement, progress=None, shared={})
+    options = dict(
+        lam=lam,
+        max_iter=max_iter,
+        tol=tol,
+        max_svm_iter=max_svm_iter,
+        standardize=standardize,
+        rel_improvement=rel_improvement,
+        progress=None,
+        shared={},
+    )
     models = []
     with one_blas_thread():
         for i, constraints in enumerate(constraint_sets):
@@ -762,19 +811,45 @@ def _meet_deterministically(x, y, constraints: list, fitted: ConstrainedModel, o
             break
         seconds += fitted.fit_seconds
     z = x @ fitted.coef_ + fitted.intercept_
-    unmet = tuple(f"{c.describe()}: missed by {v:.4f}" for c, v in
-                  zip(constraints, (e.value(z, deterministic=True) for e in exprs)) if v > 1e-12)
+    unmet = tuple(
+        f"{c.describe()}: missed by {v:.4f}"
+        for c, v in zip(constraints, (e.value(z, deterministic=True) for e in exprs))
+        if v > 1e-12
+    )
     if unmet:
-        warnings.warn(ConstraintsMissedWarning(
-            "The model's deterministic decisions (score >= 0) miss on the training rows: " + "; ".join(unmet)
-            + f" (after {DETERMINISTIC_REFITS} refits with tightened bounds). The randomised classifier meets "
-            "the bounds; loosen a bound or accept the miss."), stacklevel=3)
-    return replace(fitted, constraint_names=tuple(c.describe() for c in constraints), fit_seconds=seconds,
-                   unmet_=unmet, fitted_bounds_=fitted.constraint_names)
+        warnings.warn(
+            ConstraintsMissedWarning(
+                "The model's deterministic decisions (score >= 0) miss on the training rows: "
+                + "; ".join(unmet)
+                + f" (after {DETERMINISTIC_REFITS} refits with tightened bounds). The randomised classifier meets "
+                "the bounds; loosen a bound or accept the miss."
+            ),
+            stacklevel=3,
+        )
+    return replace(
+        fitted,
+        constraint_names=tuple(c.describe() for c in constraints),
+        fit_seconds=seconds,
+        unmet_=unmet,
+        fitted_bounds_=fitted.constraint_names,
+    )
 
 
-def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter, tol, max_svm_iter, standardize,
-              rel_improvement, progress, warm_start, shared: dict | None = None) -> ConstrainedModel:
+def _fit_ramp(
+    x: np.ndarray,
+    y: np.ndarray,
+    constraints: list,
+    *,
+    lam,
+    max_iter,
+    tol,
+    max_svm_iter,
+    standardize,
+    rel_improvement,
+    progress,
+    warm_start,
+    shared: dict | None = None,
+) -> ConstrainedModel:
     """One majorization-minimization fit: the constraints hold for the randomised (ramp) classifier.
 
     ``shared``: a dict kept across fits on the same (x, y) with the same options (:func:`fit_sweep`);
@@ -808,12 +883,17 @@ def _fit_ramp(x: np.ndarray, y: np.ndarray, constraints: list, *, lam, max_iter,
 
 
 def _trace_row(it, prob, w, b, z, obj, vals, v, accepted) -> dict:
-    return {"iteration": it, "objective": obj, "ramp_error": prob.objective.value(z),
-            "error": prob.objective.value(z, deterministic=True),
-            "constraints": [float(c) for c in vals],
-            "constraints_deterministic": [c.value(z, deterministic=True) for c in prob.constraints],
-            "multipliers": [float(m) for m in np.ravel(v)], "accepted": bool(accepted),
-            "svm_solves": prob.stats["svm_solves"]}
+    return {
+        "iteration": it,
+        "objective": obj,
+        "ramp_error": prob.objective.value(z),
+        "error": prob.objective.value(z, deterministic=True),
+        "constraints": [float(c) for c in vals],
+        "constraints_deterministic": [c.value(z, deterministic=True) for c in prob.constraints],
+        "multipliers": [float(m) for m in np.ravel(v)],
+        "accepted": bool(accepted),
+        "svm_solves": prob.stats["svm_solves"],
+    }
 
 
 def linear_svm(x, y, *, lam: float = 0.01) -> ConstrainedModel:

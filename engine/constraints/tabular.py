@@ -32,9 +32,23 @@ from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, Max
 from .rates import churn_rate, demographic_parity_ratio, equal_opportunity_ratio, positive_rate
 from .solver import ConstrainedModel, ConstraintsMissedWarning, fit_constrained
 
-__all__ = ["Preprocessing", "fit_preprocessing", "TableSpec", "TableModel", "train_on_table", "model_json",
-           "read_model_json", "MODEL_FORMAT", "TrainingColumns", "detect_training_columns", "rates_frame",
-           "MAX_CATEGORIES", "MAX_FEATURES", "MAX_DESIGN_CELLS", "MAX_COEFFICIENT"]
+__all__ = [
+    "Preprocessing",
+    "fit_preprocessing",
+    "TableSpec",
+    "TableModel",
+    "train_on_table",
+    "model_json",
+    "read_model_json",
+    "MODEL_FORMAT",
+    "TrainingColumns",
+    "detect_training_columns",
+    "rates_frame",
+    "MAX_CATEGORIES",
+    "MAX_FEATURES",
+    "MAX_DESIGN_CELLS",
+    "MAX_COEFFICIENT",
+]
 
 #: the ``format`` field of a model file written by :func:`model_json`
 MODEL_FORMAT = "opstudio-constrained-linear/1"
@@ -106,8 +120,10 @@ class Preprocessing:
         """
         missing = [c for c in (*self.numeric, *self.categorical) if c not in frame.columns]
         if missing:
-            raise InputError(f"The table has no column {missing[0]!r}, which the model uses"
-                             f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}.")
+            raise InputError(
+                f"The table has no column {missing[0]!r}, which the model uses"
+                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}."
+            )
         # one 0/1 per row and categorical column, written by index: no (rows x categories) comparison
         # table is ever built, so memory is the design matrix itself
         x = np.zeros((len(frame), len(self.feature_names)))
@@ -117,9 +133,11 @@ class Preprocessing:
                 x[:, j] = (np.where(np.isnan(values), mean, values) - mean) / scale
             overflow = ~np.isfinite(x[:, j])
             if overflow.any():
-                raise InputError(f"Numeric column '{c}': standardised with the model's mean {mean:g} and scale "
-                                 f"{scale:g}, the values at {describe_rows(overflow)} are not finite numbers. Check "
-                                 "the model's preprocessing for that column, or those values.")
+                raise InputError(
+                    f"Numeric column '{c}': standardised with the model's mean {mean:g} and scale "
+                    f"{scale:g}, the values at {describe_rows(overflow)} are not finite numbers. Check "
+                    "the model's preprocessing for that column, or those values."
+                )
         offset = len(self.numeric)
         for c, cats in zip(self.categorical, self.categories):
             codes = pd.Index(cats, dtype=object).get_indexer(_categories(frame[c]))
@@ -137,10 +155,10 @@ class Preprocessing:
             ``{"numeric": [{"column", "mean", "scale"}, ...], "categorical": [{"column",
             "categories"}, ...]}``.
         """
-        return {"numeric": [{"column": c, "mean": m, "scale": s} for c, m, s in zip(self.numeric, self.means,
-                                                                                   self.scales)],
-                "categorical": [{"column": c, "categories": list(v)} for c, v in zip(self.categorical,
-                                                                                    self.categories)]}
+        return {
+            "numeric": [{"column": c, "mean": m, "scale": s} for c, m, s in zip(self.numeric, self.means, self.scales)],
+            "categorical": [{"column": c, "categories": list(v)} for c, v in zip(self.categorical, self.categories)],
+        }
 
 
 def _numbers(values: pd.Series, column: str) -> np.ndarray:
@@ -150,14 +168,21 @@ def _numbers(values: pd.Series, column: str) -> np.ndarray:
         raise InputError(f"Numeric column '{column}': non-numeric values at {describe_rows(bad)}.")
     infinite = np.isinf(numbers)
     if infinite.any():
-        raise InputError(f"Numeric column '{column}': infinite values at {describe_rows(infinite)}. Replace them "
-                         "with finite numbers or leave them empty (a missing value counts as the column's mean).")
+        raise InputError(
+            f"Numeric column '{column}': infinite values at {describe_rows(infinite)}. Replace them "
+            "with finite numbers or leave them empty (a missing value counts as the column's mean)."
+        )
     return numbers
 
 
 def _categories(values: pd.Series) -> np.ndarray:
-    return values.astype("string").str.strip().fillna(MISSING_CATEGORY).replace("", MISSING_CATEGORY) \
+    return (
+        values.astype("string")
+        .str.strip()
+        .fillna(MISSING_CATEGORY)
+        .replace("", MISSING_CATEGORY)
         .to_numpy(dtype=object)
+    )
 
 
 def _is_numeric(values: pd.Series) -> bool:
@@ -206,9 +231,11 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
         mean = float(np.nanmean(v)) if np.isfinite(v).any() else 0.0
         scale = float(np.nanstd(v)) if np.isfinite(v).any() else 1.0
         if not (math.isfinite(mean) and math.isfinite(scale)):
-            raise InputError(f"Numeric column '{c}': its values are too large to standardise (their mean or "
-                             "standard deviation overflows). Rescale the column (for example to thousands) or "
-                             "exclude it.")
+            raise InputError(
+                f"Numeric column '{c}': its values are too large to standardise (their mean or "
+                "standard deviation overflows). Rescale the column (for example to thousands) or "
+                "exclude it."
+            )
         means.append(mean)
         scales.append(scale if scale > 0 else 1.0)
     cats = []
@@ -216,20 +243,24 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
         values = _categories(frame[c])
         distinct = pd.unique(values)
         if distinct.size > MAX_CATEGORIES:
-            raise InputError(f"Categorical column '{c}' has {distinct.size:,} distinct values in the {len(frame):,} "
-                             f"fitting rows; at most {MAX_CATEGORIES:,} categories per column are one-hot encoded "
-                             "(a column this varied is an identifier or free text, not a feature). Exclude it "
-                             f"(--exclude {c} / the page's excluded columns), drop it from the table, or bucket it "
-                             "into fewer categories.")
+            raise InputError(
+                f"Categorical column '{c}' has {distinct.size:,} distinct values in the {len(frame):,} "
+                f"fitting rows; at most {MAX_CATEGORIES:,} categories per column are one-hot encoded "
+                "(a column this varied is an identifier or free text, not a feature). Exclude it "
+                f"(--exclude {c} / the page's excluded columns), drop it from the table, or bucket it "
+                "into fewer categories."
+            )
         cats.append(tuple(sorted(str(v) for v in distinct)))
     prep = Preprocessing(tuple(numeric), tuple(means), tuple(scales), tuple(categorical), tuple(cats))
     width = len(prep.feature_names)
     if width > MAX_FEATURES:
         widest = sorted(zip(categorical, cats), key=lambda t: -len(t[1]))[:3]
-        raise InputError(f"The features would be {width:,} design columns (numeric columns plus one per category); "
-                         f"at most {MAX_FEATURES:,} are trained on. The widest categorical columns: "
-                         + ", ".join(f"'{c}' ({len(v):,} categories)" for c, v in widest)
-                         + ". Exclude, drop or bucket some of them.")
+        raise InputError(
+            f"The features would be {width:,} design columns (numeric columns plus one per category); "
+            f"at most {MAX_FEATURES:,} are trained on. The widest categorical columns: "
+            + ", ".join(f"'{c}' ({len(v):,} categories)" for c, v in widest)
+            + ". Exclude, drop or bucket some of them."
+        )
     return prep
 
 
@@ -311,9 +342,14 @@ class TableSpec:
 
 def _check_columns(frame: pd.DataFrame, spec: TableSpec) -> None:
     cols = [str(c) for c in frame.columns]
-    for role, c in (("label", spec.label), ("group", spec.group), ("deployed", spec.deployed), ("flag", spec.flag),
-                    ("split", spec.split),
-                    *(("excluded", c) for c in spec.exclude)):
+    for role, c in (
+        ("label", spec.label),
+        ("group", spec.group),
+        ("deployed", spec.deployed),
+        ("flag", spec.flag),
+        ("split", spec.split),
+        *(("excluded", c) for c in spec.exclude),
+    ):
         if c is not None and c not in cols:
             raise InputError(f"No {role} column {c!r} in the table; columns are {', '.join(cols[:15])}.")
     if (spec.demographic_parity or spec.equal_opportunity) and spec.group is None:
@@ -334,9 +370,11 @@ def _groups(frame: pd.DataFrame, spec: TableSpec) -> tuple[np.ndarray, np.ndarra
     reference = (text == str(spec.reference_value).strip()) if spec.reference_value is not None else ~protected
     for name, rows in (("protected", protected), ("reference", reference)):
         if not rows.any():
-            raise InputError(f"No row of column '{spec.group}' is in the {name} group "
-                             f"({spec.group_value if name == 'protected' else spec.reference_value!r}); values are "
-                             f"{', '.join(sorted(set(text))[:10])}.")
+            raise InputError(
+                f"No row of column '{spec.group}' is in the {name} group "
+                f"({spec.group_value if name == 'protected' else spec.reference_value!r}); values are "
+                f"{', '.join(sorted(set(text))[:10])}."
+            )
     return protected, reference
 
 
@@ -347,8 +385,9 @@ def _test_rows(frame: pd.DataFrame, spec: TableSpec) -> np.ndarray:
         lowered = np.char.lower(text.astype(str))
         unknown = sorted(set(lowered) - {"train", "fit", "test"})
         if unknown:
-            raise InputError(f"Split column '{spec.split}': values must be train (or fit) and test; found "
-                             f"{', '.join(unknown[:5])}.")
+            raise InputError(
+                f"Split column '{spec.split}': values must be train (or fit) and test; found {', '.join(unknown[:5])}."
+            )
         test = lowered == "test"
         if test.all():
             raise InputError(f"Split column '{spec.split}' marks every row 'test'; mark the training rows 'train'.")
@@ -388,9 +427,12 @@ def _constraints(spec: TableSpec, groups, deployed, flag, rows: np.ndarray) -> l
 
 def _rates(decision, labels, rows, groups, deployed) -> dict:
     labelled = rows & (labels >= 0)
-    out = {"rows": int(rows.sum()), "labelled_rows": int(labelled.sum()),
-           "error": float(np.mean(decision[labelled] != labels[labelled])) if labelled.any() else math.nan,
-           "positive_rate": positive_rate(decision, rows)}
+    out = {
+        "rows": int(rows.sum()),
+        "labelled_rows": int(labelled.sum()),
+        "error": float(np.mean(decision[labelled] != labels[labelled])) if labelled.any() else math.nan,
+        "positive_rate": positive_rate(decision, rows),
+    }
     if labelled.any() and (labels[labelled] == 1).any():
         out["recall"] = float(decision[labelled & (labels == 1)].mean())
     if groups is not None:
@@ -400,21 +442,23 @@ def _rates(decision, labels, rows, groups, deployed) -> dict:
         out["demographic_parity_ratio"] = demographic_parity_ratio(decision[rows], protected[rows], reference[rows])
         if labelled.any():
             out["equal_opportunity_ratio"] = equal_opportunity_ratio(
-                decision[labelled], labels[labelled], protected[labelled], reference[labelled])
+                decision[labelled], labels[labelled], protected[labelled], reference[labelled]
+            )
     if deployed is not None:
         out["churn"] = churn_rate(decision, deployed, rows)
     return out
 
 
 #: (setting, the bound in words as its slider names it, the training rate that meets it)
-_BOUNDS_IN_WORDS = (("demographic_parity", "demographic parity ratio (protected / reference) ≥ κ =",
-                     "demographic_parity_ratio"),
-                    ("equal_opportunity", "equal opportunity ratio ≥ κ =", "equal_opportunity_ratio"),
-                    ("max_coverage", "share flagged ≤", "positive_rate"),
-                    ("min_coverage", "share flagged ≥", "positive_rate"),
-                    ("min_recall", "recall ≥", "recall"),
-                    ("max_churn", "decisions changed ≤", "churn"),
-                    ("min_egregious_correct", "flagged egregious rows decided correctly ≥", ""))
+_BOUNDS_IN_WORDS = (
+    ("demographic_parity", "demographic parity ratio (protected / reference) ≥ κ =", "demographic_parity_ratio"),
+    ("equal_opportunity", "equal opportunity ratio ≥ κ =", "equal_opportunity_ratio"),
+    ("max_coverage", "share flagged ≤", "positive_rate"),
+    ("min_coverage", "share flagged ≥", "positive_rate"),
+    ("min_recall", "recall ≥", "recall"),
+    ("max_churn", "decisions changed ≤", "churn"),
+    ("min_egregious_correct", "flagged egregious rows decided correctly ≥", ""),
+)
 
 
 @dataclass(frozen=True)
@@ -468,8 +512,10 @@ class TableModel:
         """
         part = "test" if "test" in self.rates else "train"
         r = self.rates.get(part, {})
-        text = (f"A linear model over {len(self.preprocessing.feature_names)} features flags "
-                f"{r.get('positive_rate', math.nan):.1%} of the {part} rows with error rate {r.get('error', math.nan):.1%}")
+        text = (
+            f"A linear model over {len(self.preprocessing.feature_names)} features flags "
+            f"{r.get('positive_rate', math.nan):.1%} of the {part} rows with error rate {r.get('error', math.nan):.1%}"
+        )
         if "demographic_parity_ratio" in r:
             text += f", demographic parity ratio {r['demographic_parity_ratio']:.2f}"
         if "churn" in r:
@@ -522,18 +568,28 @@ class TableModel:
         width = max(len(self.preprocessing.feature_names), 1)
         step = max(TRANSFORM_CHUNK_CELLS // width, 1)  # rows at a time: memory bounded on any table
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
-            score = np.concatenate([self.preprocessing.transform(frame.iloc[i:i + step]) @ self.coef
-                                    for i in range(0, max(len(frame), 1), step)]) + self.intercept
+            score = (
+                np.concatenate(
+                    [
+                        self.preprocessing.transform(frame.iloc[i : i + step]) @ self.coef
+                        for i in range(0, max(len(frame), 1), step)
+                    ]
+                )
+                + self.intercept
+            )
         bad = ~np.isfinite(score)
         if bad.any():
-            raise InputError(f"The model's score is not a finite number at {describe_rows(bad)}: the model's "
-                             "coefficients, means or scales, or the table's values there, are too large. Check the "
-                             "model file and those rows.")
+            raise InputError(
+                f"The model's score is not a finite number at {describe_rows(bad)}: the model's "
+                "coefficients, means or scales, or the table's values there, are too large. Check the "
+                "model file and those rows."
+            )
         return score, (score >= 0).astype(np.int8)
 
 
-def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
-                   warm_start: TableModel | None = None) -> TableModel:
+def train_on_table(
+    frame: pd.DataFrame, spec: TableSpec, *, progress=None, warm_start: TableModel | None = None
+) -> TableModel:
     """Fit the constrained linear model on the table's training rows and measure it on train and test rows.
 
     The constraints hold for the randomised (ramp) classifier; the model file applies the
@@ -594,15 +650,24 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
     prep = fit_preprocessing(frame[train], features)
     cells = len(frame) * len(prep.feature_names)
     if cells > MAX_DESIGN_CELLS:
-        raise InputError(f"The design matrix would have {len(frame):,} rows x {len(prep.feature_names):,} features "
-                         f"({cells * 8 / 2**30:,.1f} GB); at most {MAX_DESIGN_CELLS:,} cells are trained on. Train "
-                         "on a sample of the rows, or exclude or bucket wide categorical columns.")
+        raise InputError(
+            f"The design matrix would have {len(frame):,} rows x {len(prep.feature_names):,} features "
+            f"({cells * 8 / 2**30:,.1f} GB); at most {MAX_DESIGN_CELLS:,} cells are trained on. Train "
+            "on a sample of the rows, or exclude or bucket wide categorical columns."
+        )
     x = prep.transform(frame)
-    constraints = _constraints(spec, None if groups is None else tuple(g[train] for g in groups),
-                               None if deployed is None else deployed[train], None if flag is None else flag[train],
-                               np.ones(int(train.sum()), dtype=bool))
-    warm = warm_start.fitted if warm_start is not None and \
-        warm_start.preprocessing.feature_names == prep.feature_names else None
+    constraints = _constraints(
+        spec,
+        None if groups is None else tuple(g[train] for g in groups),
+        None if deployed is None else deployed[train],
+        None if flag is None else flag[train],
+        np.ones(int(train.sum()), dtype=bool),
+    )
+    warm = (
+        warm_start.fitted
+        if warm_start is not None and warm_start.preprocessing.feature_names == prep.feature_names
+        else None
+    )
     with warnings.catch_warnings():  # a miss is reported in the rates (constraints_unmet_by_decisions)
         warnings.simplefilter("ignore", ConstraintsMissedWarning)
         fitted = fit_constrained(x[train], labels[train], constraints, progress=progress, warm_start=warm)
@@ -612,8 +677,15 @@ def train_on_table(frame: pd.DataFrame, spec: TableSpec, *, progress=None,
         rates["test"] = _rates(decision, labels, test, groups, deployed)
     rates["train"]["constraints_unmet_by_decisions"] = list(fitted.unmet_)
     settings = {k: v for k, v in spec.__dict__.items() if v not in (None, ())}
-    return TableModel(prep, np.asarray(fitted.coef_, dtype=float), float(fitted.intercept_),
-                      tuple(fitted.constraint_names), rates, settings, fitted)
+    return TableModel(
+        prep,
+        np.asarray(fitted.coef_, dtype=float),
+        float(fitted.intercept_),
+        tuple(fitted.constraint_names),
+        rates,
+        settings,
+        fitted,
+    )
 
 
 def model_json(model: TableModel) -> str:
@@ -643,23 +715,42 @@ def model_json(model: TableModel) -> str:
     prep = model.preprocessing
     numbers = np.r_[np.asarray(model.coef, dtype=float), model.intercept, prep.means, prep.scales]
     if not np.isfinite(numbers).all():
-        raise InputError("The model has a coefficient, intercept, mean or scale that is not a finite number; it "
-                         "cannot be written as a model file.")
-    record = {"format": MODEL_FORMAT, "engine_version": ENGINE_VERSION,
-              "feature_names": list(prep.feature_names),
-              "preprocessing": prep.as_dict(), "coefficients": [float(c) for c in model.coef],
-              "intercept": float(model.intercept),
-              "decision": "score = features @ coefficients + intercept; flag if >= 0",
-              "constraints": list(model.constraints), "rates": model.rates, "settings": model.settings,
-              "flags_nobody": model.flags_nobody}
+        raise InputError(
+            "The model has a coefficient, intercept, mean or scale that is not a finite number; it "
+            "cannot be written as a model file."
+        )
+    record = {
+        "format": MODEL_FORMAT,
+        "engine_version": ENGINE_VERSION,
+        "feature_names": list(prep.feature_names),
+        "preprocessing": prep.as_dict(),
+        "coefficients": [float(c) for c in model.coef],
+        "intercept": float(model.intercept),
+        "decision": "score = features @ coefficients + intercept; flag if >= 0",
+        "constraints": list(model.constraints),
+        "rates": model.rates,
+        "settings": model.settings,
+        "flags_nobody": model.flags_nobody,
+    }
     return json.dumps(json_safe(record), indent=2, allow_nan=False)
 
 
 #: largest |coefficient| and |intercept| a model file may hold (fitted ones are many orders smaller);
 #: beyond it a score overflows or loses every other feature's contribution
 MAX_COEFFICIENT = 1e12
-_MODEL_KEYS = {"format", "engine_version", "feature_names", "preprocessing", "coefficients", "intercept",
-               "decision", "constraints", "rates", "settings", "flags_nobody"}
+_MODEL_KEYS = {
+    "format",
+    "engine_version",
+    "feature_names",
+    "preprocessing",
+    "coefficients",
+    "intercept",
+    "decision",
+    "constraints",
+    "rates",
+    "settings",
+    "flags_nobody",
+}
 _MODEL_REQUIRED = ("format", "feature_names", "preprocessing", "coefficients", "intercept")
 
 
@@ -670,9 +761,11 @@ class _ModelFile:
         self.what = what
 
     def error(self, field_name: str, problem: str) -> InputError:
-        return InputError(f"The {self.what} is not a valid model file ({MODEL_FORMAT}): '{field_name}' {problem}. "
-                          "Write the model again with 'opstudio constrain --model-out' or the Constrained training "
-                          "page; do not edit it by hand.")
+        return InputError(
+            f"The {self.what} is not a valid model file ({MODEL_FORMAT}): '{field_name}' {problem}. "
+            "Write the model again with 'opstudio constrain --model-out' or the Constrained training "
+            "page; do not edit it by hand."
+        )
 
     def mapping(self, value, field_name: str, keys: set, required=()) -> dict:
         if not isinstance(value, dict):
@@ -712,28 +805,38 @@ class _ModelFile:
         except OverflowError:
             number = math.inf
         if not math.isfinite(number) or (bound is not None and abs(number) > bound):
-            raise self.error(field_name, f"is {str(value)[:40]}; it must be a finite number"
-                                         + (f" of magnitude at most {bound:g}" if bound is not None else ""))
+            raise self.error(
+                field_name,
+                f"is {str(value)[:40]}; it must be a finite number"
+                + (f" of magnitude at most {bound:g}" if bound is not None else ""),
+            )
         if positive and not number > 0:
             raise self.error(field_name, f"is {number:g}; a scale must be > 0")
         return number
 
     def preprocessing(self, value) -> Preprocessing:
         p = self.mapping(value, "preprocessing", {"numeric", "categorical"}, ("numeric", "categorical"))
-        numeric = [self.mapping(d, f"preprocessing.numeric[{i}]", {"column", "mean", "scale"},
-                                ("column", "mean", "scale"))
-                   for i, d in enumerate(self.array(p["numeric"], "preprocessing.numeric", MAX_FEATURES))]
-        categorical = [self.mapping(d, f"preprocessing.categorical[{i}]", {"column", "categories"},
-                                    ("column", "categories"))
-                       for i, d in enumerate(self.array(p["categorical"], "preprocessing.categorical", MAX_FEATURES))]
+        numeric = [
+            self.mapping(d, f"preprocessing.numeric[{i}]", {"column", "mean", "scale"}, ("column", "mean", "scale"))
+            for i, d in enumerate(self.array(p["numeric"], "preprocessing.numeric", MAX_FEATURES))
+        ]
+        categorical = [
+            self.mapping(d, f"preprocessing.categorical[{i}]", {"column", "categories"}, ("column", "categories"))
+            for i, d in enumerate(self.array(p["categorical"], "preprocessing.categorical", MAX_FEATURES))
+        ]
         prep = Preprocessing(
             tuple(self.text(d["column"], f"preprocessing.numeric[{i}].column") for i, d in enumerate(numeric)),
             tuple(self.number(d["mean"], f"preprocessing.numeric[{i}].mean") for i, d in enumerate(numeric)),
-            tuple(self.number(d["scale"], f"preprocessing.numeric[{i}].scale", positive=True)
-                  for i, d in enumerate(numeric)),
+            tuple(
+                self.number(d["scale"], f"preprocessing.numeric[{i}].scale", positive=True)
+                for i, d in enumerate(numeric)
+            ),
             tuple(self.text(d["column"], f"preprocessing.categorical[{i}].column") for i, d in enumerate(categorical)),
-            tuple(self.texts(d["categories"], f"preprocessing.categorical[{i}].categories", MAX_CATEGORIES, True)
-                  for i, d in enumerate(categorical)))
+            tuple(
+                self.texts(d["categories"], f"preprocessing.categorical[{i}].categories", MAX_CATEGORIES, True)
+                for i, d in enumerate(categorical)
+            ),
+        )
         columns = prep.numeric + prep.categorical
         if len(set(columns)) < len(columns):
             twice = next(c for i, c in enumerate(columns) if c in columns[:i])
@@ -775,7 +878,8 @@ class _ModelFile:
 
 def _json_type(value) -> str:
     return {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number")
+        type(value), "a number"
+    )
 
 
 def read_model_json(text: str | bytes, *, name: str = "model file") -> TableModel:
@@ -816,16 +920,27 @@ def read_model_json(text: str | bytes, *, name: str = "model file") -> TableMode
     prep = check.preprocessing(record["preprocessing"])
     names = check.texts(record["feature_names"], "feature_names", MAX_FEATURES)
     if names != prep.feature_names:
-        first = next((i for i, (a, b) in enumerate(zip(names, prep.feature_names)) if a != b),
-                     min(len(names), len(prep.feature_names)))
-        raise check.error("feature_names", f"do not match the preprocessing (entry {first}: the preprocessing makes "
-                          f"{len(prep.feature_names):,} features)")
-    coef = np.array([check.number(v, f"coefficients[{i}]", bound=MAX_COEFFICIENT)
-                     for i, v in enumerate(check.array(record["coefficients"], "coefficients", MAX_FEATURES))],
-                    dtype=float)
+        first = next(
+            (i for i, (a, b) in enumerate(zip(names, prep.feature_names)) if a != b),
+            min(len(names), len(prep.feature_names)),
+        )
+        raise check.error(
+            "feature_names",
+            f"do not match the preprocessing (entry {first}: the preprocessing makes "
+            f"{len(prep.feature_names):,} features)",
+        )
+    coef = np.array(
+        [
+            check.number(v, f"coefficients[{i}]", bound=MAX_COEFFICIENT)
+            for i, v in enumerate(check.array(record["coefficients"], "coefficients", MAX_FEATURES))
+        ],
+        dtype=float,
+    )
     if coef.size != len(names):
-        raise check.error("coefficients", f"has {coef.size:,} entries for {len(names):,} features; one coefficient "
-                          "per feature is needed")
+        raise check.error(
+            "coefficients",
+            f"has {coef.size:,} entries for {len(names):,} features; one coefficient per feature is needed",
+        )
     intercept = check.number(record["intercept"], "intercept", bound=MAX_COEFFICIENT)
     for key in ("engine_version", "decision"):
         if key in record:
@@ -833,8 +948,14 @@ def read_model_json(text: str | bytes, *, name: str = "model file") -> TableMode
     if "flags_nobody" in record and not isinstance(record["flags_nobody"], bool):
         raise check.error("flags_nobody", f"must be true or false, not {_json_type(record['flags_nobody'])}")
     constraints = check.texts(record.get("constraints", []), "constraints")
-    return TableModel(prep, coef, intercept, constraints, check.rates(record.get("rates", {})),
-                      check.settings(record.get("settings", {})))
+    return TableModel(
+        prep,
+        coef,
+        intercept,
+        constraints,
+        check.rates(record.get("rates", {})),
+        check.settings(record.get("settings", {})),
+    )
 
 
 @dataclass(frozen=True)
@@ -906,8 +1027,9 @@ def detect_training_columns(frame: pd.DataFrame) -> TrainingColumns:
                 found["label"] = str(c)
                 break
     if found["label"] is None:
-        raise InputError("No label column found: name it 'label' (values 1/0, yes/no ...; empty = unlabelled) or "
-                         "choose it.")
+        raise InputError(
+            "No label column found: name it 'label' (values 1/0, yes/no ...; empty = unlabelled) or choose it."
+        )
     return TrainingColumns(**found)
 
 
@@ -926,11 +1048,23 @@ def rates_frame(model: TableModel) -> pd.DataFrame:
         groups' shares flagged, the parity ratios, churn: those the model has), then one
         column per part of :attr:`TableModel.rates` (None where a part lacks the measure).
     """
-    names = {"rows": "rows", "labelled_rows": "labelled rows", "error": "error rate", "positive_rate":
-             "share flagged", "recall": "recall", "positive_rate_protected": "share flagged, protected group",
-             "positive_rate_reference": "share flagged, reference group",
-             "demographic_parity_ratio": "demographic parity ratio (protected / reference)",
-             "equal_opportunity_ratio": "equal opportunity ratio", "churn": "churn against the deployed model"}
+    names = {
+        "rows": "rows",
+        "labelled_rows": "labelled rows",
+        "error": "error rate",
+        "positive_rate": "share flagged",
+        "recall": "recall",
+        "positive_rate_protected": "share flagged, protected group",
+        "positive_rate_reference": "share flagged, reference group",
+        "demographic_parity_ratio": "demographic parity ratio (protected / reference)",
+        "equal_opportunity_ratio": "equal opportunity ratio",
+        "churn": "churn against the deployed model",
+    }
     parts = {part: values for part, values in model.rates.items()}
-    return pd.DataFrame([{"measure": label, **{part: values.get(key) for part, values in parts.items()}}
-                         for key, label in names.items() if any(key in v for v in parts.values())])
+    return pd.DataFrame(
+        [
+            {"measure": label, **{part: values.get(key) for part, values in parts.items()}}
+            for key, label in names.items()
+            if any(key in v for v in parts.values())
+        ]
+    )

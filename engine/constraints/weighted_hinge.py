@@ -186,10 +186,16 @@ def _exact_step(z, dz_line, w, pw, hp, hn, lam, smoothing) -> float:
     return hi if f_hi <= 0 else lo
 
 
-def solve_weighted_hinge(x: "np.ndarray | DenseDesign | SplitDesign", hp: np.ndarray, hn: np.ndarray, lam: float, *,
-                         smoothing: float,
-                         start: tuple[np.ndarray, float] | None = None,
-                         max_steps: int = NEWTON_MAX_STEPS) -> HingeSolution:
+def solve_weighted_hinge(
+    x: np.ndarray | DenseDesign | SplitDesign,
+    hp: np.ndarray,
+    hn: np.ndarray,
+    lam: float,
+    *,
+    smoothing: float,
+    start: tuple[np.ndarray, float] | None = None,
+    max_steps: int = NEWTON_MAX_STEPS,
+) -> HingeSolution:
     """Minimise the smoothed weighted hinge SVM objective (Problem 3 for fixed multipliers) by Newton's method.
 
     Parameters
@@ -226,7 +232,7 @@ def solve_weighted_hinge(x: "np.ndarray | DenseDesign | SplitDesign", hp: np.nda
     scale = max(_objective(z, w, hp, hn, lam, smoothing), 1e-300)
     steps = 0
     hessian = _Hessian(design, rows)
-    for steps in range(1, max_steps + 1):
+    for steps in range(1, max_steps + 1):  # noqa: B007 (the count is returned)
         dz = _slope_of_margins(z, hp, hn, smoothing)
         grad = np.r_[design.rmatvec(dz) + lam * w, -dz.sum()]
         p = _newton_direction(hessian.update(_curvature(z, hp, hn, smoothing)), grad, lam)

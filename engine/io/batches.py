@@ -12,8 +12,8 @@ column, the rows and the fix.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,16 +22,24 @@ from ..errors import BatchDataError, describe_rows
 from .rated import LABEL_VALUES, numeric_column, parse_labels
 from .tables import Source, read_table
 
-__all__ = ["BatchMapping", "ProbabilityBatches", "detect_batch_columns", "batch_columns", "batches_from_frame",
-           "load_batches", "MAX_BATCH_SIZE"]
+__all__ = [
+    "BatchMapping",
+    "ProbabilityBatches",
+    "detect_batch_columns",
+    "batch_columns",
+    "batches_from_frame",
+    "load_batches",
+    "MAX_BATCH_SIZE",
+]
 
 #: The largest batch decided at once: the exact expected losses of every top-k cost O(n^2).
 MAX_BATCH_SIZE = 20_000
 
 _PROBABILITY_PATTERN = re.compile(r"prob|eta|^p$|^p_|_p$|calibrated|likelihood|confidence|score", re.IGNORECASE)
 _BATCH_PATTERN = re.compile(r"batch|day|date|week|queue|run|shard", re.IGNORECASE)
-_ITEM_PATTERN = re.compile(r"^(id|item|item_id|doc|doc_id|document|document_id|row|row_id|key|uid)$|_id$",
-                           re.IGNORECASE)
+_ITEM_PATTERN = re.compile(
+    r"^(id|item|item_id|doc|doc_id|document|document_id|row|row_id|key|uid)$|_id$", re.IGNORECASE
+)
 _LABEL_NAMES = ("label", "labels", "y", "target", "outcome", "truth", "class", "verdict", "is_positive")
 
 
@@ -128,8 +136,13 @@ class ProbabilityBatches:
 
     def summary(self) -> dict:
         sizes = pd.Series(self.batch_ids).value_counts()
-        return {"items": self.n_items, "batches": int(sizes.size), "largest batch": int(sizes.max()),
-                "labelled items": self.n_labelled, "mean probability": float(self.probabilities.mean())}
+        return {
+            "items": self.n_items,
+            "batches": int(sizes.size),
+            "largest batch": int(sizes.max()),
+            "labelled items": self.n_labelled,
+            "mean probability": float(self.probabilities.mean()),
+        }
 
 
 def _label_like(col: pd.Series) -> bool:
@@ -145,8 +158,14 @@ def _in_unit_interval(col: pd.Series) -> bool:
     return len(present) > 0 and len(present) >= 0.99 * col.notna().sum() and present.between(0, 1).all()
 
 
-def detect_batch_columns(frame: pd.DataFrame, *, probability_col: str | None = None, batch_col: str | None = None,
-                         item_col: str | None = None, label_col: str | None = None) -> BatchMapping:
+def detect_batch_columns(
+    frame: pd.DataFrame,
+    *,
+    probability_col: str | None = None,
+    batch_col: str | None = None,
+    item_col: str | None = None,
+    label_col: str | None = None,
+) -> BatchMapping:
     """Guess the mapping of columns not given: a [0, 1] numeric column for the probability, names for the rest.
 
     Parameters
@@ -167,25 +186,42 @@ def detect_batch_columns(frame: pd.DataFrame, *, probability_col: str | None = N
         A named column is missing, or no column can hold probabilities.
     """
     columns = [str(c) for c in frame.columns]
-    for given, role in ((probability_col, "probability"), (batch_col, "batch"), (item_col, "item id"),
-                        (label_col, "label")):
+    for given, role in (
+        (probability_col, "probability"),
+        (batch_col, "batch"),
+        (item_col, "item id"),
+        (label_col, "label"),
+    ):
         if given is not None and given not in columns:
             raise BatchDataError(f"No column named {given!r} for the {role}; the columns are {', '.join(columns)}.")
     lowered = {c.strip().lower(): c for c in columns}
     if label_col is None:
         label_col = next((lowered[n] for n in _LABEL_NAMES if n in lowered), None)
     if label_col is None:
-        label_col = next((c for c in columns if c != probability_col and not _PROBABILITY_PATTERN.search(c)
-                          and _label_like(frame[c])), None)
+        label_col = next(
+            (
+                c
+                for c in columns
+                if c != probability_col and not _PROBABILITY_PATTERN.search(c) and _label_like(frame[c])
+            ),
+            None,
+        )
     if probability_col is None:
-        candidates = [c for c in columns if c != label_col and _in_unit_interval(frame[c])
-                      and not (_label_like(frame[c]) and not _PROBABILITY_PATTERN.search(c))]
+        candidates = [
+            c
+            for c in columns
+            if c != label_col
+            and _in_unit_interval(frame[c])
+            and not (_label_like(frame[c]) and not _PROBABILITY_PATTERN.search(c))
+        ]
         named = [c for c in candidates if _PROBABILITY_PATTERN.search(c)]
         # a column named like a probability but with bad values: take it, so the message names its rows
         named = named or [c for c in columns if c != label_col and _PROBABILITY_PATTERN.search(c)]
         if not candidates and not named:
-            raise BatchDataError("No column holds probabilities (numbers between 0 and 1). Add one column of "
-                                 "calibrated probabilities, one row per item, or choose the column by name.")
+            raise BatchDataError(
+                "No column holds probabilities (numbers between 0 and 1). Add one column of "
+                "calibrated probabilities, one row per item, or choose the column by name."
+            )
         probability_col = (named or candidates)[0]
     taken = {probability_col, label_col}
     if batch_col is None:
@@ -200,9 +236,11 @@ def _probabilities(frame: pd.DataFrame, column: str) -> np.ndarray:
     values = numeric_column(frame, column, "probability")
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
-        raise BatchDataError(f"Probability column '{column}': missing or out-of-range values at {describe_rows(bad)}. "
-                             "Every item needs a calibrated probability between 0 and 1: fill them in or remove "
-                             "those rows (raw scores must be calibrated first).")
+        raise BatchDataError(
+            f"Probability column '{column}': missing or out-of-range values at {describe_rows(bad)}. "
+            "Every item needs a calibrated probability between 0 and 1: fill them in or remove "
+            "those rows (raw scores must be calibrated first)."
+        )
     return values
 
 
@@ -212,13 +250,16 @@ def _batch_ids(frame: pd.DataFrame, column: str | None) -> np.ndarray:
     ids = frame[column].astype("string").str.strip()
     missing = (ids.isna() | (ids == "")).to_numpy(dtype=bool)
     if missing.any():
-        raise BatchDataError(f"Batch column '{column}': no batch id at {describe_rows(missing)}. Give every row "
-                             "its batch, or choose no batch column to decide all rows as one batch.")
+        raise BatchDataError(
+            f"Batch column '{column}': no batch id at {describe_rows(missing)}. Give every row "
+            "its batch, or choose no batch column to decide all rows as one batch."
+        )
     return ids.to_numpy(dtype=object)
 
 
-def batches_from_frame(frame: pd.DataFrame, mapping: BatchMapping | None = None, *, name: str = "batches",
-                       fingerprint: str = "") -> ProbabilityBatches:
+def batches_from_frame(
+    frame: pd.DataFrame, mapping: BatchMapping | None = None, *, name: str = "batches", fingerprint: str = ""
+) -> ProbabilityBatches:
     """Validate a frame under a mapping (detected when ``None``): probabilities in [0, 1], batch ids, labels.
 
     Parameters
@@ -247,30 +288,45 @@ def batches_from_frame(frame: pd.DataFrame, mapping: BatchMapping | None = None,
     if mapping is None:
         mapping = detect_batch_columns(frame)
     else:
-        mapping = detect_batch_columns(frame, probability_col=mapping.probability_col, batch_col=mapping.batch_col,
-                                       item_col=mapping.item_col, label_col=mapping.label_col)
+        mapping = detect_batch_columns(
+            frame,
+            probability_col=mapping.probability_col,
+            batch_col=mapping.batch_col,
+            item_col=mapping.item_col,
+            label_col=mapping.label_col,
+        )
     probabilities = _probabilities(frame, mapping.probability_col)
     batch_ids = _batch_ids(frame, mapping.batch_col)
     sizes = pd.Series(batch_ids).value_counts()
     too_big = sizes[sizes > MAX_BATCH_SIZE]
     if len(too_big):
         where = f"column '{mapping.batch_col}'" if mapping.batch_col else "the file (no batch column: one batch)"
-        raise BatchDataError(f"Batch {too_big.index[0]!r} of {where} has {int(too_big.iloc[0]):,} items; at most "
-                             f"{MAX_BATCH_SIZE:,} are decided together (exact expected losses cost O(n²)). "
-                             "Add or choose a batch column that splits the items into smaller batches.")
+        raise BatchDataError(
+            f"Batch {too_big.index[0]!r} of {where} has {int(too_big.iloc[0]):,} items; at most "
+            f"{MAX_BATCH_SIZE:,} are decided together (exact expected losses cost O(n²)). "
+            "Add or choose a batch column that splits the items into smaller batches."
+        )
     warnings = []
     labels = None
     if mapping.label_col is not None:
         labels, missing = parse_labels(frame[mapping.label_col], mapping.label_col)
         if missing.any():
-            warnings.append(f"{int(missing.sum())} items have no label ({describe_rows(missing)}); they are decided "
-                            "but left out of the comparisons with true labels.")
+            warnings.append(
+                f"{int(missing.sum())} items have no label ({describe_rows(missing)}); they are decided "
+                "but left out of the comparisons with true labels."
+            )
     items = None if mapping.item_col is None else frame[mapping.item_col].astype("string").to_numpy(dtype=object)
     return ProbabilityBatches(probabilities, batch_ids, items, labels, mapping, name, fingerprint, tuple(warnings))
 
 
-def load_batches(source: Source, *, probability_col: str | None = None, batch_col: str | None = None,
-                 item_col: str | None = None, label_col: str | None = None) -> ProbabilityBatches:
+def load_batches(
+    source: Source,
+    *,
+    probability_col: str | None = None,
+    batch_col: str | None = None,
+    item_col: str | None = None,
+    label_col: str | None = None,
+) -> ProbabilityBatches:
     """Read and validate probability batches from a path, bytes or file object (CSV, CSV.gz, Parquet).
 
     Parameters
@@ -292,8 +348,9 @@ def load_batches(source: Source, *, probability_col: str | None = None, batch_co
         or values are invalid (:class:`~engine.errors.BatchDataError`).
     """
     table = read_table(source)
-    mapping = detect_batch_columns(table.frame, probability_col=probability_col, batch_col=batch_col,
-                                   item_col=item_col, label_col=label_col)
+    mapping = detect_batch_columns(
+        table.frame, probability_col=probability_col, batch_col=batch_col, item_col=item_col, label_col=label_col
+    )
     return batches_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)
 
 
@@ -311,4 +368,3 @@ def batch_columns(frame: pd.DataFrame) -> Sequence[str]:
         Names of the columns whose values are all numbers in [0, 1], in table order.
     """
     return [str(c) for c in frame.columns if _in_unit_interval(frame[c])]
-

@@ -8,15 +8,14 @@ reads it back (exactly for a full Cartesian product, by regridding otherwise).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
-from .numbers import is_number
 from ..pn.grid import ThresholdGrid
-from .numbers import to_floats
+from .numbers import is_number, to_floats
 from .tables import Source, check_unique_columns, read_table
 
 __all__ = ["counts_table", "load_counts", "MAX_REGRID_CELLS", "MAX_REGRID_DIMENSIONS"]
@@ -69,8 +68,10 @@ def _counts_frame(source: Source | pd.DataFrame, name: str | None = None) -> tup
             pass
         elif first and all(is_number(x) for x in first):
             if frame.shape[1] < 3:
-                raise RatedDataError(f"'{name}' has {frame.shape[1]} column(s); aggregated counts need at least "
-                                     "three: one threshold column per classifier, then tp and fp.")
+                raise RatedDataError(
+                    f"'{name}' has {frame.shape[1]} column(s); aggregated counts need at least "
+                    "three: one threshold column per classifier, then tp and fp."
+                )
             frame.columns = [f"t{j + 1}" for j in range(frame.shape[1] - 2)] + ["tp", "fp"]
         else:
             check_unique_columns(first, name)
@@ -87,8 +88,10 @@ def _numeric(frame: pd.DataFrame, name: str, columns: Sequence[str], counts: Seq
         v = to_floats(frame[c])
         bad = ~np.isfinite(v)
         if bad.any():
-            raise RatedDataError(f"'{name}': column '{c}' has missing or non-numeric values at {describe_rows(bad)}. "
-                                 "Every cell must be a finite number.")
+            raise RatedDataError(
+                f"'{name}': column '{c}' has missing or non-numeric values at {describe_rows(bad)}. "
+                "Every cell must be a finite number."
+            )
         if c in counts and (v < 0).any():
             raise RatedDataError(f"'{name}': column '{c}' has negative counts at {describe_rows(v < 0)}.")
         numeric[c] = v
@@ -120,14 +123,18 @@ def _regrid(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, bins: int, name: str)
     if any(u.size < 2 for u in uniq):
         raise RatedDataError(f"'{name}': every threshold column needs at least two distinct values.")
     if k > MAX_REGRID_DIMENSIONS:
-        raise RatedDataError(f"'{name}': {k} threshold columns that are not a full grid (every combination of "
-                             f"their values once). Irregular tables are regridded for up to "
-                             f"{MAX_REGRID_DIMENSIONS} thresholds; write the counts on a full grid.")
+        raise RatedDataError(
+            f"'{name}': {k} threshold columns that are not a full grid (every combination of "
+            f"their values once). Irregular tables are regridded for up to "
+            f"{MAX_REGRID_DIMENSIONS} thresholds; write the counts on a full grid."
+        )
     if float(bins) ** k > MAX_REGRID_CELLS:
         fit = int(MAX_REGRID_CELLS ** (1 / k))
-        raise RatedDataError(f"'{name}': regridding {k} thresholds at {bins} values each needs {float(bins) ** k:,.0f} "
-                             f"cells; at most {MAX_REGRID_CELLS:,} fit in memory. Use at most {fit} values per "
-                             "threshold (the grid-size setting, --bins).")
+        raise RatedDataError(
+            f"'{name}': regridding {k} thresholds at {bins} values each needs {float(bins) ** k:,.0f} "
+            f"cells; at most {MAX_REGRID_CELLS:,} fit in memory. Use at most {fit} values per "
+            "threshold (the grid-size setting, --bins)."
+        )
     axes = tuple(np.linspace(u[0], u[-1], bins) for u in uniq)
     mesh = np.column_stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")])
     grids = []
@@ -140,16 +147,25 @@ def _regrid(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, bins: int, name: str)
                 lin = griddata(t, v, mesh, method="linear")
                 lin = np.where(np.isnan(lin), griddata(t, v, mesh, method="nearest"), lin)
         except (QhullError, ValueError) as exc:
-            raise RatedDataError(f"'{name}': the threshold tuples are too few or lie on a line or plane, so no grid "
-                                 f"can be interpolated ({str(exc).splitlines()[0][:80]}). Give at least {k + 1} rows "
-                                 "that span every threshold, ideally a full grid.") from None
+            raise RatedDataError(
+                f"'{name}': the threshold tuples are too few or lie on a line or plane, so no grid "
+                f"can be interpolated ({str(exc).splitlines()[0][:80]}). Give at least {k + 1} rows "
+                "that span every threshold, ideally a full grid."
+            ) from None
         grids.append(_enforce_monotone(lin.reshape(tuple(a.size for a in axes))))
     return axes, grids[0], grids[1]
 
 
-def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] | None = None,
-                tp_col: str | None = None, fp_col: str | None = None, bins: int = 50,
-                rule: str = "given", name: str | None = None) -> ThresholdGrid:
+def load_counts(
+    source: Source | pd.DataFrame,
+    *,
+    threshold_cols: Sequence[str] | None = None,
+    tp_col: str | None = None,
+    fp_col: str | None = None,
+    bins: int = 50,
+    rule: str = "given",
+    name: str | None = None,
+) -> ThresholdGrid:
     """Read the aggregated format (``t1..tk, tp, fp``; e.g. the paper's 4-column files).
 
     Parameters
@@ -193,8 +209,9 @@ def load_counts(source: Source | pd.DataFrame, *, threshold_cols: Sequence[str] 
     tp_col = tp_col or lower.get("tp")
     fp_col = fp_col or lower.get("fp")
     if tp_col is None or fp_col is None:
-        raise RatedDataError(f"'{name}': aggregated counts need columns named 'tp' and 'fp' "
-                             f"(columns seen: {', '.join(cols)}).")
+        raise RatedDataError(
+            f"'{name}': aggregated counts need columns named 'tp' and 'fp' (columns seen: {', '.join(cols)})."
+        )
     if threshold_cols is None:
         threshold_cols = [c for c in cols if c not in (tp_col, fp_col)]
     if len(threshold_cols) < 1:

@@ -13,11 +13,19 @@ line to :data:`MODEL_FORMATS` here, and its tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-__all__ = ["ModelFormat", "MODEL_FORMATS", "model_format", "model_format_by_key", "model_file_extensions",
-           "how_to_save_models", "model_formats_sentence", "model_file_example"]
+__all__ = [
+    "ModelFormat",
+    "MODEL_FORMATS",
+    "model_format",
+    "model_format_by_key",
+    "model_file_extensions",
+    "how_to_save_models",
+    "model_formats_sentence",
+    "model_file_example",
+]
 
 
 @dataclass(frozen=True)
@@ -66,16 +74,31 @@ def _is_xgboost(raw: bytes) -> bool:
 
 #: every model format, in the order they are tried
 MODEL_FORMATS: tuple[ModelFormat, ...] = (
-    ModelFormat("lightgbm", "LightGBM text", ("txt", "model"), _is_lightgbm,
-                "a LightGBM model with booster.save_model('model.txt')",
-                "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nobjective=binary sigmoid:1\n..."),
-    ModelFormat("skops", "scikit-learn skops", ("skops",), _is_skops,
-                "a scikit-learn GradientBoostingClassifier or HistGradientBoostingClassifier with "
-                "skops.io.dump(model, 'model.skops')",
-                "a zip archive: schema.json and .npy arrays"),
-    ModelFormat("xgboost", "XGBoost JSON/UBJSON", ("json", "ubj"), _is_xgboost,
-                "an XGBoost model with booster.save_model('model.json') (or 'model.ubj')",
-                '{"learner": {"objective": {"name": "binary:logistic"}, "gradient_booster": {"name": "gbtree", ...'),
+    ModelFormat(
+        "lightgbm",
+        "LightGBM text",
+        ("txt", "model"),
+        _is_lightgbm,
+        "a LightGBM model with booster.save_model('model.txt')",
+        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nobjective=binary sigmoid:1\n...",
+    ),
+    ModelFormat(
+        "skops",
+        "scikit-learn skops",
+        ("skops",),
+        _is_skops,
+        "a scikit-learn GradientBoostingClassifier or HistGradientBoostingClassifier with "
+        "skops.io.dump(model, 'model.skops')",
+        "a zip archive: schema.json and .npy arrays",
+    ),
+    ModelFormat(
+        "xgboost",
+        "XGBoost JSON/UBJSON",
+        ("json", "ubj"),
+        _is_xgboost,
+        "an XGBoost model with booster.save_model('model.json') (or 'model.ubj')",
+        '{"learner": {"objective": {"name": "binary:logistic"}, "gradient_booster": {"name": "gbtree", ...',
+    ),
 )
 
 

@@ -27,9 +27,23 @@ PUBLIC_DATASETS = {
     "adult": "UCI Adult (48,842 rows, 24 % earn >50K)",
 }
 
-ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
-                 "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country",
-                 "income")
+ADULT_COLUMNS = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education_num",
+    "marital_status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital_gain",
+    "capital_loss",
+    "hours_per_week",
+    "native_country",
+    "income",
+)
 
 
 @dataclass(frozen=True)
@@ -90,8 +104,9 @@ def load_public_dataset(name: str) -> PublicDataset:
         return PublicDataset(name, PUBLIC_DATASETS[name], data.data, (data.target.to_numpy() == 0).astype(int))
     if name == "bank":
         df = pd.read_csv(sample_path("bank_full"), sep=";")
-        return PublicDataset(name, PUBLIC_DATASETS[name], df.drop(columns=["y", "duration"]),
-                             (df["y"] == "yes").to_numpy().astype(int))
+        return PublicDataset(
+            name, PUBLIC_DATASETS[name], df.drop(columns=["y", "duration"]), (df["y"] == "yes").to_numpy().astype(int)
+        )
     if name == "adult":
         read = dict(header=None, names=list(ADULT_COLUMNS), skipinitialspace=True, na_values="?")
         train = pd.read_csv(sample_path("adult_train"), **read).dropna(how="all")

@@ -16,8 +16,8 @@ excluded, counted and listed, never an error.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,20 +26,61 @@ from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem
 from .numbers import to_floats
 from .tables import Source, read_table
 
-__all__ = ["LABEL_VALUES", "ColumnMapping", "RatedData", "detect_columns", "parse_labels", "numeric_column",
-           "rated_from_frame",
-           "load_rated", "DATE_NAMES", "DATE_TEXT_PATTERN", "detect_date_column", "parse_dates"]
+__all__ = [
+    "LABEL_VALUES",
+    "ColumnMapping",
+    "RatedData",
+    "detect_columns",
+    "parse_labels",
+    "numeric_column",
+    "rated_from_frame",
+    "load_rated",
+    "DATE_NAMES",
+    "DATE_TEXT_PATTERN",
+    "detect_date_column",
+    "parse_dates",
+]
 
 
 #: Accepted label spellings (compared after ``strip().lower()``).
 LABEL_VALUES: dict[str, int] = {
-    "1": 1, "1.0": 1, "true": 1, "yes": 1, "y": 1, "tp": 1, "pos": 1, "positive": 1, "t": 1,
-    "0": 0, "0.0": 0, "false": 0, "no": 0, "n": 0, "fp": 0, "neg": 0, "negative": 0, "f": 0,
+    "1": 1,
+    "1.0": 1,
+    "true": 1,
+    "yes": 1,
+    "y": 1,
+    "tp": 1,
+    "pos": 1,
+    "positive": 1,
+    "t": 1,
+    "0": 0,
+    "0.0": 0,
+    "false": 0,
+    "no": 0,
+    "n": 0,
+    "fp": 0,
+    "neg": 0,
+    "negative": 0,
+    "f": 0,
 }
 
 
-_LABEL_NAMES = ("label", "labels", "y", "rating", "rated_label", "verdict", "is_positive",
-                "target", "class", "outcome", "truth", "human_label", "rater_label", "tp_fp")
+_LABEL_NAMES = (
+    "label",
+    "labels",
+    "y",
+    "rating",
+    "rated_label",
+    "verdict",
+    "is_positive",
+    "target",
+    "class",
+    "outcome",
+    "truth",
+    "human_label",
+    "rater_label",
+    "tp_fp",
+)
 
 
 _WEIGHT_NAMES = ("weight", "weights", "w", "sample_weight", "doc_weight", "case_weight")
@@ -49,8 +90,19 @@ _GROUP_NAMES = ("group", "groups", "segment", "cohort", "region", "market", "cou
 
 
 #: names of a date column (the day a document was rated), compared in lower case
-DATE_NAMES = ("date", "day", "rated_on", "rated_at", "review_date", "reviewed_at", "rating_date", "timestamp",
-              "datetime", "created_at", "time")
+DATE_NAMES = (
+    "date",
+    "day",
+    "rated_on",
+    "rated_at",
+    "review_date",
+    "reviewed_at",
+    "rating_date",
+    "timestamp",
+    "datetime",
+    "created_at",
+    "time",
+)
 
 #: a date as text: ``YYYY-MM-DD``, optionally followed by a time (`` 10:00`` or ``T10:00:00Z``); the same
 #: pattern in Python and in DuckDB's ``regexp_full_match`` (RE2)
@@ -62,8 +114,9 @@ _DATE_TEXT = re.compile(f"^{DATE_TEXT_PATTERN}$")
 MAX_SCORE_COLUMNS = 50
 
 
-_ID_PATTERN = re.compile(r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|document|document_id|uid|key)$|(_id)$",
-                         re.IGNORECASE)
+_ID_PATTERN = re.compile(
+    r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|document|document_id|uid|key)$|(_id)$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -142,9 +195,14 @@ def likely_label_column(frame: pd.DataFrame) -> str | None:
     return best
 
 
-def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = None,
-                   label_col: str | None = None, weight_col: str | None = None,
-                   group_col: str | None = None) -> ColumnMapping:
+def detect_columns(
+    frame: pd.DataFrame,
+    *,
+    score_cols: Sequence[str] | None = None,
+    label_col: str | None = None,
+    weight_col: str | None = None,
+    group_col: str | None = None,
+) -> ColumnMapping:
     """Guess the column roles; any role given explicitly is kept (and checked to exist).
 
     Label: a conventional name (``label``, ``y``, ``rating``, ``verdict`` ...) or
@@ -186,8 +244,10 @@ def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = No
         excluded = set(score_cols or ())
         label_col = next((c for c in cols if c not in excluded and _looks_like_label(frame[c])), None)
     if label_col is None:
-        raise RatedDataError("No label column found. Name the column with the raters' verdicts 'label' "
-                             "(values such as 1/0, yes/no, tp/fp) or choose it explicitly.")
+        raise RatedDataError(
+            "No label column found. Name the column with the raters' verdicts 'label' "
+            "(values such as 1/0, yes/no, tp/fp) or choose it explicitly."
+        )
     if weight_col is None:
         weight_col = next((lower[n] for n in _WEIGHT_NAMES if n in lower and lower[n] != label_col), None)
     if group_col is None:
@@ -195,19 +255,26 @@ def detect_columns(frame: pd.DataFrame, *, score_cols: Sequence[str] | None = No
     taken = {label_col, weight_col, group_col} - {None}
     if score_cols is None:
         candidates = [c for c in cols if c not in taken and not _ID_PATTERN.search(c)]
-        score_cols = [c for c in candidates if _numeric_share(frame[c]) >= 0.9
-                      and not pd.api.types.is_bool_dtype(frame[c])]
+        score_cols = [
+            c for c in candidates if _numeric_share(frame[c]) >= 0.9 and not pd.api.types.is_bool_dtype(frame[c])
+        ]
         if not score_cols:
-            raise RatedDataError("No numeric score column found. Each classifier needs a column of numeric "
-                                 f"scores (columns seen: {', '.join(cols[:20])}{' ...' if len(cols) > 20 else ''}).")
+            raise RatedDataError(
+                "No numeric score column found. Each classifier needs a column of numeric "
+                f"scores (columns seen: {', '.join(cols[:20])}{' ...' if len(cols) > 20 else ''})."
+            )
         if len(score_cols) > MAX_SCORE_COLUMNS:
-            raise RatedDataError(f"{len(score_cols):,} numeric columns could be scores; at most {MAX_SCORE_COLUMNS} "
-                                 f"classifiers are used. Choose the score columns explicitly (first ones seen: "
-                                 f"{', '.join(score_cols[:5])} ...).")
+            raise RatedDataError(
+                f"{len(score_cols):,} numeric columns could be scores; at most {MAX_SCORE_COLUMNS} "
+                f"classifiers are used. Choose the score columns explicitly (first ones seen: "
+                f"{', '.join(score_cols[:5])} ...)."
+            )
     overlap = taken & set(score_cols)
     if overlap:
-        raise RatedDataError(f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "
-                             "Give each column one role.")
+        raise RatedDataError(
+            f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "
+            "Give each column one role."
+        )
     ignored = tuple(c for c in cols if c not in taken and c not in score_cols)
     return ColumnMapping(tuple(score_cols), label_col, weight_col, group_col, ignored)
 
@@ -344,7 +411,9 @@ class RatedData:
         try:
             return self.scores[:, self.score_names.index(name)]
         except ValueError:
-            raise RatedDataError(f"No classifier named {name!r}; choose one of {', '.join(self.score_names)}.") from None
+            raise RatedDataError(
+                f"No classifier named {name!r}; choose one of {', '.join(self.score_names)}."
+            ) from None
 
 
 def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple[np.ndarray, np.ndarray]:
@@ -404,8 +473,10 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     """
     col = frame[name]
     if pd.api.types.is_bool_dtype(col):
-        raise RatedDataError(f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
-                             f"Choose a numeric column as the {role}.")
+        raise RatedDataError(
+            f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
+            f"Choose a numeric column as the {role}."
+        )
     if pd.api.types.is_numeric_dtype(col):
         return col.to_numpy(dtype=np.float64, na_value=np.nan)
     text = col.astype("string").str.strip()
@@ -451,8 +522,10 @@ def _groups(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray, warn
     gmiss = g.isna().to_numpy() & rated
     all_groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)
     if gmiss.any():
-        warnings.append(f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
-                        f"they are grouped as '(missing)' ({describe_rows(gmiss)}).")
+        warnings.append(
+            f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "
+            f"they are grouped as '(missing)' ({describe_rows(gmiss)})."
+        )
     return all_groups[rated], all_groups[~rated]
 
 
@@ -461,14 +534,17 @@ def _class_warnings(labels_r: np.ndarray, weights_r: np.ndarray, mapping: Column
     neg_w = float(weights_r.sum() - pos_w)
     if pos_w == 0 or neg_w == 0:
         only = "negative" if pos_w == 0 else "positive"
-        warnings.append(f"All rated documents are {only}: marginal precision is degenerate "
-                        f"({'0' if pos_w == 0 else '1'} everywhere) and every target gives the same operating point.")
+        warnings.append(
+            f"All rated documents are {only}: marginal precision is degenerate "
+            f"({'0' if pos_w == 0 else '1'} everywhere) and every target gives the same operating point."
+        )
     if weights_r.sum() == 0:
         raise RatedDataError(row_problem("zero_weight", mapping.weight_col, role="weight"))
 
 
-def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data",
-                     fingerprint: str = "") -> RatedData:
+def rated_from_frame(
+    frame: pd.DataFrame, mapping: ColumnMapping | None = None, *, name: str = "data", fingerprint: str = ""
+) -> RatedData:
     """Validate a frame under a column mapping (detected when ``None``) and keep the rated rows.
 
     Parameters
@@ -493,8 +569,13 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
     if mapping is None:
         mapping = detect_columns(frame)
     else:
-        mapping = detect_columns(frame, score_cols=mapping.score_cols, label_col=mapping.label_col,
-                                 weight_col=mapping.weight_col, group_col=mapping.group_col)
+        mapping = detect_columns(
+            frame,
+            score_cols=mapping.score_cols,
+            label_col=mapping.label_col,
+            weight_col=mapping.weight_col,
+            group_col=mapping.group_col,
+        )
     n_read = len(frame)
     if n_read == 0:
         raise RatedDataError(f"'{name}' has no data rows. Add one row per rated document.")
@@ -510,18 +591,35 @@ def rated_from_frame(frame: pd.DataFrame, mapping: ColumnMapping | None = None, 
     _class_warnings(labels_r, weights_r, mapping, warnings)
     unrated_rows = np.flatnonzero(unrated)
     if len(unrated_rows):
-        warnings.append(f"{len(unrated_rows)} rows have no label and are excluded as unrated "
-                        f"({describe_rows(unrated_rows)}).")
+        warnings.append(
+            f"{len(unrated_rows)} rows have no label and are excluded as unrated ({describe_rows(unrated_rows)})."
+        )
     return RatedData(
-        scores=scores_r, labels=labels_r, weights=weights_r, score_names=tuple(mapping.score_cols),
-        groups=groups, n_read=n_read, n_unrated=int(len(unrated_rows)), unrated_rows=unrated_rows,
-        rating_floor=scores_r.min(axis=0), mapping=mapping, name=name, fingerprint=fingerprint,
-        warnings=tuple(warnings), unrated_groups=unrated_groups,
+        scores=scores_r,
+        labels=labels_r,
+        weights=weights_r,
+        score_names=tuple(mapping.score_cols),
+        groups=groups,
+        n_read=n_read,
+        n_unrated=int(len(unrated_rows)),
+        unrated_rows=unrated_rows,
+        rating_floor=scores_r.min(axis=0),
+        mapping=mapping,
+        name=name,
+        fingerprint=fingerprint,
+        warnings=tuple(warnings),
+        unrated_groups=unrated_groups,
     )
 
 
-def load_rated(source: Source, *, score_cols: Sequence[str] | None = None, label_col: str | None = None,
-               weight_col: str | None = None, group_col: str | None = None) -> RatedData:
+def load_rated(
+    source: Source,
+    *,
+    score_cols: Sequence[str] | None = None,
+    label_col: str | None = None,
+    weight_col: str | None = None,
+    group_col: str | None = None,
+) -> RatedData:
     """Read and validate rated data from a path, bytes or file object (CSV, CSV.gz, Parquet).
 
     Parameters
@@ -544,8 +642,9 @@ def load_rated(source: Source, *, score_cols: Sequence[str] | None = None, label
         The file cannot be read, or its columns or values are invalid.
     """
     table = read_table(source)
-    mapping = detect_columns(table.frame, score_cols=score_cols, label_col=label_col,
-                             weight_col=weight_col, group_col=group_col)
+    mapping = detect_columns(
+        table.frame, score_cols=score_cols, label_col=label_col, weight_col=weight_col, group_col=group_col
+    )
     return rated_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)
 
 
@@ -583,8 +682,10 @@ def detect_date_column(frame: pd.DataFrame, date_col: str | None = None) -> str:
     lower = {c.lower(): c for c in cols}
     found = next((lower[n] for n in DATE_NAMES if n in lower), None)
     if found is None:
-        raise RatedDataError("No date column found. Name the column with the day each document was rated 'date' "
-                             f"(values like 2025-01-06) or choose it explicitly (columns: {', '.join(cols[:20])}).")
+        raise RatedDataError(
+            "No date column found. Name the column with the day each document was rated 'date' "
+            f"(values like 2025-01-06) or choose it explicitly (columns: {', '.join(cols[:20])})."
+        )
     return found
 
 
@@ -618,8 +719,10 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
             s = s.dt.tz_convert("UTC").dt.tz_localize(None)
         return s.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
     if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-        raise RatedDataError(f"Date column '{column}' holds numbers, not dates. Write the day each document was "
-                             "rated as YYYY-MM-DD (e.g. 2025-01-06).")
+        raise RatedDataError(
+            f"Date column '{column}' holds numbers, not dates. Write the day each document was "
+            "rated as YYYY-MM-DD (e.g. 2025-01-06)."
+        )
     # each distinct value is parsed once (dates repeat: a year of ratings holds a few hundred distinct days)
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
     text = pd.Series(uniques, dtype=object).astype("string").str.strip()
@@ -633,8 +736,10 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     bad = (codes >= 0) & bad_unique[np.maximum(codes, 0)]
     if bad.any():
         shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
-        raise RatedDataError(f"Date column '{column}': values that are not dates {shown} at {describe_rows(bad)}. "
-                             "Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30).")
+        raise RatedDataError(
+            f"Date column '{column}': values that are not dates {shown} at {describe_rows(bad)}. "
+            "Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30)."
+        )
     out = np.full(len(s), np.datetime64("NaT"), dtype="datetime64[D]")
     known = codes >= 0
     out[known] = days[codes[known]]

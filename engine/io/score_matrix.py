@@ -50,8 +50,9 @@ class ScoreMatrix:
 def _check_length(values: np.ndarray, rows: int, what: str, name: str) -> np.ndarray:
     values = np.asarray(values)
     if values.ndim != 1 or values.size != rows:
-        raise RatedDataError(f"'{name}': '{what}' must be a 1-D array with one value per row of F ({rows}); got shape "
-                             f"{values.shape}.")
+        raise RatedDataError(
+            f"'{name}': '{what}' must be a 1-D array with one value per row of F ({rows}); got shape {values.shape}."
+        )
     return values
 
 
@@ -73,8 +74,7 @@ def _read_npz(raw: bytes, name: str):
                 if missing.any():
                     raise RatedDataError(f"'{name}': 'labels' has missing values at {describe_rows(missing)}.")
             if "split" in npz:
-                split = np.char.lower(np.char.strip(_check_length(npz["split"], f.shape[0], "split", name)
-                                                    .astype(str)))
+                split = np.char.lower(np.char.strip(_check_length(npz["split"], f.shape[0], "split", name).astype(str)))
             bias = 0.0
             if "bias" in npz:
                 b = np.asarray(npz["bias"])
@@ -98,16 +98,23 @@ def _read_table(raw: bytes, name: str):
     if label_col is not None:
         labels, missing = parse_labels(frame[label_col], str(label_col))
         if missing.any():
-            raise RatedDataError(f"'{name}': column '{label_col}' has empty labels at {describe_rows(missing)}; give "
-                                 "every row a label or drop the column.")
+            raise RatedDataError(
+                f"'{name}': column '{label_col}' has empty labels at {describe_rows(missing)}; give "
+                "every row a label or drop the column."
+            )
     if split_col is not None:
         split = frame[split_col].astype(str).str.strip().str.lower().to_numpy()
     model_cols = [c for c in frame.columns if c not in (label_col, split_col)]
-    non_numeric = [str(c) for c in model_cols if not pd.api.types.is_numeric_dtype(frame[c])
-                   or pd.api.types.is_bool_dtype(frame[c])]
+    non_numeric = [
+        str(c)
+        for c in model_cols
+        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])
+    ]
     if non_numeric:
-        raise RatedDataError(f"'{name}': columns {', '.join(non_numeric[:5])} are not numeric. Every column "
-                             "except 'label' and 'split' must hold one base model's contributions.")
+        raise RatedDataError(
+            f"'{name}': columns {', '.join(non_numeric[:5])} are not numeric. Every column "
+            "except 'label' and 'split' must hold one base model's contributions."
+        )
     return frame[model_cols].to_numpy(dtype=np.float64), labels, split, tuple(str(c) for c in model_cols)
 
 
@@ -159,11 +166,19 @@ def load_score_matrix(source, *, name: str = "upload", test_fraction: float = 0.
         is_test = split == "test"
         if is_test.all() or not is_test.any():
             missing = "fit" if is_test.all() else "test"
-            raise RatedDataError(f"'{name}': the split column has no '{missing}' rows. Mark some rows 'fit' (to fit "
-                                 "the policy) and some 'test' (to measure it), or drop the split column.")
+            raise RatedDataError(
+                f"'{name}': the split column has no '{missing}' rows. Mark some rows 'fit' (to fit "
+                "the policy) and some 'test' (to measure it), or drop the split column."
+            )
     else:
         is_test = np.zeros(f.shape[0], dtype=bool)
         is_test[np.random.default_rng(seed).permutation(f.shape[0])[: int(round(test_fraction * f.shape[0]))]] = True
     lab = None if labels is None else np.asarray(labels, dtype=np.int8)
-    return ScoreMatrix(f[~is_test], f[is_test], None if lab is None else lab[~is_test],
-                       None if lab is None else lab[is_test], bias, names)
+    return ScoreMatrix(
+        f[~is_test],
+        f[is_test],
+        None if lab is None else lab[~is_test],
+        None if lab is None else lab[is_test],
+        bias,
+        names,
+    )

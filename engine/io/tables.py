@@ -22,9 +22,10 @@ import io
 import os
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Sequence, Union
+from typing import IO, Union
 
 import numpy as np
 import pandas as pd
@@ -33,10 +34,20 @@ from ..errors import InputError, RatedDataError, describe_rows
 from ..untrusted import inflate_gzip
 from .numbers import EXACT_READ_CSV, is_number
 
-__all__ = ["Source", "Table", "read_table", "read_source", "check_unique_columns", "refuse_numeric_header",
-           "sniff_delimiter", "MAX_UPLOAD_BYTES", "MAX_TABLE_BYTES", "MAX_COLUMNS"]
+__all__ = [
+    "Source",
+    "Table",
+    "read_table",
+    "read_source",
+    "check_unique_columns",
+    "refuse_numeric_header",
+    "sniff_delimiter",
+    "MAX_UPLOAD_BYTES",
+    "MAX_TABLE_BYTES",
+    "MAX_COLUMNS",
+]
 
-Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str]]
+Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str]]  # noqa: UP007 (a runtime alias: | needs 3.10 types)
 
 #: largest file accepted as read (the dashboard's upload limit, enforced by the engine as well)
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -95,9 +106,11 @@ def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
         if not path.is_file():
             raise RatedDataError(f"File '{path}' does not exist. Check the path.")
         if path.stat().st_size > MAX_UPLOAD_BYTES:
-            raise RatedDataError(f"'{path.name}' is {path.stat().st_size / 2**20:,.0f} MB; at most "
-                                 f"{MAX_UPLOAD_BYTES / 2**20:,.0f} MB can be read. Aggregate it first (for example "
-                                 "into the t1..tk, tp, fp counts format) or use a DuckDB/Spark backend.")
+            raise RatedDataError(
+                f"'{path.name}' is {path.stat().st_size / 2**20:,.0f} MB; at most "
+                f"{MAX_UPLOAD_BYTES / 2**20:,.0f} MB can be read. Aggregate it first (for example "
+                "into the t1..tk, tp, fp counts format) or use a DuckDB/Spark backend."
+            )
         data, default = path.read_bytes(), path.name
     elif hasattr(source, "read"):
         data = source.read()
@@ -108,8 +121,10 @@ def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
         raise RatedDataError(f"Cannot read data from a {type(source).__name__}; give a path, bytes or a file object.")
     name = name or default
     if len(data) > MAX_UPLOAD_BYTES:
-        raise RatedDataError(f"'{name}' is {len(data) / 2**20:,.0f} MB; at most {MAX_UPLOAD_BYTES / 2**20:,.0f} MB "
-                             "can be uploaded. Upload a sample or aggregated counts instead.")
+        raise RatedDataError(
+            f"'{name}' is {len(data) / 2**20:,.0f} MB; at most {MAX_UPLOAD_BYTES / 2**20:,.0f} MB "
+            "can be uploaded. Upload a sample or aggregated counts instead."
+        )
     return data, name
 
 
@@ -123,11 +138,17 @@ def _gunzip(raw: bytes, name: str) -> bytes:
 
 def _refuse_other_formats(raw: bytes, name: str) -> None:
     if raw[:4] == b"PK\x03\x04":
-        kind = "an Excel workbook (.xlsx)" if b"xl/" in raw[:4096] or b"[Content_Types]" in raw[:4096] else \
-            "a zip archive"
-        raise RatedDataError(f"'{name}' is {kind}, not a CSV or Parquet table. "
-                             + ("Save the sheet as CSV (File > Save as > CSV UTF-8) and upload that."
-                                if "Excel" in kind else "Unzip it and upload the CSV or Parquet file inside."))
+        kind = (
+            "an Excel workbook (.xlsx)" if b"xl/" in raw[:4096] or b"[Content_Types]" in raw[:4096] else "a zip archive"
+        )
+        raise RatedDataError(
+            f"'{name}' is {kind}, not a CSV or Parquet table. "
+            + (
+                "Save the sheet as CSV (File > Save as > CSV UTF-8) and upload that."
+                if "Excel" in kind
+                else "Unzip it and upload the CSV or Parquet file inside."
+            )
+        )
     if raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         raise RatedDataError(f"'{name}' is an old Excel workbook (.xls). Save the sheet as CSV and upload that.")
 
@@ -138,16 +159,19 @@ def _decode(raw: bytes, name: str) -> str:
         try:
             return raw.decode("utf-16")
         except UnicodeDecodeError:
-            raise RatedDataError(f"'{name}' starts like UTF-16 text but is not valid UTF-16. Save it as UTF-8 CSV.") \
-                from None
+            raise RatedDataError(
+                f"'{name}' starts like UTF-16 text but is not valid UTF-16. Save it as UTF-8 CSV."
+            ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     head = text[:65536]
     if "\x00" in head or sum(ch < " " and ch not in "\t\r\n" for ch in head) > len(head) // 100 + 2:
-        raise RatedDataError(f"'{name}' is not a text table (it holds binary data). Upload a CSV (comma, semicolon, "
-                             "tab or | delimited) or a Parquet file.")
+        raise RatedDataError(
+            f"'{name}' is not a text table (it holds binary data). Upload a CSV (comma, semicolon, "
+            "tab or | delimited) or a Parquet file."
+        )
     return text
 
 
@@ -186,10 +210,13 @@ def _csv_rows(lines: list[str], delimiter: str, name: str) -> list[list[str]]:
                 f"'{name}': line {line:,} (blank lines not counted) holds a field longer than "
                 f"{csv.field_size_limit():,} characters, the most a CSV field may hold. This is usually a quote "
                 "that is never closed or a file that is not a table: close the quote, or shorten or drop that "
-                "column.") from None
-        raise RatedDataError(f"'{name}': line {line:,} (blank lines not counted) cannot be read as "
-                             f"'{delimiter}'-delimited text (a stray quote or line break inside a field?). Quote "
-                             "fields that contain the delimiter, quotes or line breaks.") from None
+                "column."
+            ) from None
+        raise RatedDataError(
+            f"'{name}': line {line:,} (blank lines not counted) cannot be read as "
+            f"'{delimiter}'-delimited text (a stray quote or line break inside a field?). Quote "
+            "fields that contain the delimiter, quotes or line breaks."
+        ) from None
 
 
 def _field_counts(lines: list[str], delimiter: str, name: str) -> np.ndarray:
@@ -221,19 +248,22 @@ def _layout(text: str, delimiter: str, name: str = "table") -> _Layout:
     anything else takes the line-by-line path (``splitlines``, ``csv`` for quoted fields).
     """
     data = np.frombuffer(text.encode("ascii"), np.uint8) if text.isascii() else None
-    if data is not None and delimiter != "\t" and not (data == ord('"')).any() and not \
-            ((data == 13) | ((data >= 11) & (data <= 12)) | ((data >= 28) & (data <= 30))).any():
+    if (
+        data is not None
+        and delimiter != "\t"
+        and not (data == ord('"')).any()
+        and not ((data == 13) | ((data >= 11) & (data <= 12)) | ((data >= 28) & (data <= 30))).any()
+    ):
         breaks = np.flatnonzero(data == 10)
         starts, ends = np.r_[0, breaks + 1], np.r_[breaks, data.size]
-        counts = np.bincount(np.searchsorted(breaks, np.flatnonzero(data == ord(delimiter))),
-                             minlength=starts.size) + 1
+        counts = np.bincount(np.searchsorted(breaks, np.flatnonzero(data == ord(delimiter))), minlength=starts.size) + 1
         candidates = np.flatnonzero(counts == 1)
         if candidates.size <= _MAX_BLANK_CANDIDATES:
-            blank = [i for i in candidates if not text[starts[i]:ends[i]].strip()]
+            blank = [i for i in candidates if not text[starts[i] : ends[i]].strip()]
             kept = np.delete(np.arange(starts.size), blank)
-            head = [text[starts[i]:ends[i]] for i in kept[:201]]
+            head = [text[starts[i] : ends[i]] for i in kept[:201]]
             trailing_newline_only = blank == [starts.size - 1] and starts[-1] == data.size
-            body = text if not blank or trailing_newline_only else "\n".join(text[starts[i]:ends[i]] for i in kept)
+            body = text if not blank or trailing_newline_only else "\n".join(text[starts[i] : ends[i]] for i in kept)
             return _Layout(head, counts[kept], body)
     lines = [line for line in text.splitlines() if line.strip()]
     return _Layout(lines[:201], _field_counts(lines, delimiter, name), "\n".join(lines))
@@ -268,17 +298,21 @@ def refuse_numeric_header(fields: Sequence[str], name: str) -> None:
         Every non-empty field is a number.
     """
     if any(f.strip() for f in fields) and all(is_number(f.strip()) for f in fields if f.strip()):
-        raise RatedDataError(f"'{name}' has no header row: its first line ({','.join(fields)[:60]!r}) holds only "
-                             "numbers, so it would be read as column names and lost as data. Add a header line "
-                             "naming the columns (for example 'score,label').")
+        raise RatedDataError(
+            f"'{name}' has no header row: its first line ({','.join(fields)[:60]!r}) holds only "
+            "numbers, so it would be read as column names and lost as data. Add a header line "
+            "naming the columns (for example 'score,label')."
+        )
 
 
 def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> None:
     counts, lines = layout.counts, layout.head
     expected = counts[0]
     if expected > MAX_COLUMNS:
-        raise RatedDataError(f"'{name}' has {expected:,} columns; at most {MAX_COLUMNS:,} are read. Keep the score, "
-                             "label, weight and group columns and drop the rest.")
+        raise RatedDataError(
+            f"'{name}' has {expected:,} columns; at most {MAX_COLUMNS:,} are read. Keep the score, "
+            "label, weight and group columns and drop the rest."
+        )
     bad = np.flatnonzero(counts[1:] != expected) if header else np.flatnonzero(counts != expected)
     if bad.size:
         first = bad[0] + (1 if header else 0)
@@ -287,7 +321,8 @@ def _check_shape(layout: _Layout, delimiter: str, name: str, header: bool) -> No
             f"'{name}': {describe_rows(bad)} {verb} {counts[first]} fields where the "
             f"{'header has' if header else 'first row has'} {expected} ('{delimiter}'-delimited). Check for a "
             f"decimal comma in a comma-separated file (use a dot, or ';' as the delimiter), a missing or extra "
-            "delimiter, or an unquoted text containing the delimiter.")
+            "delimiter, or an unquoted text containing the delimiter."
+        )
     if header:
         fields = _csv_rows([lines[0]], delimiter, name)[0]
         refuse_numeric_header(fields, name)
@@ -351,8 +386,9 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     if raw[:2] == b"\x1f\x8b":
         raw, fmt = _gunzip(raw, name), ".gz"
     if not raw.strip():
-        raise RatedDataError(f"'{name}' is empty. Upload a CSV or Parquet file with a header row "
-                             "and one row per rated document.")
+        raise RatedDataError(
+            f"'{name}' is empty. Upload a CSV or Parquet file with a header row and one row per rated document."
+        )
     if raw[:4] == b"PAR1":
         return _read_parquet(raw, name, fingerprint, fmt)
     _refuse_other_formats(raw, name)
@@ -367,12 +403,21 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(io.StringIO(layout.body), sep=delimiter, header=0 if header else None,
-                                index_col=False, skipinitialspace=True, low_memory=False,
-                                decimal=_decimal(layout.head, delimiter), **EXACT_READ_CSV)
+            frame = pd.read_csv(
+                io.StringIO(layout.body),
+                sep=delimiter,
+                header=0 if header else None,
+                index_col=False,
+                skipinitialspace=True,
+                low_memory=False,
+                decimal=_decimal(layout.head, delimiter),
+                **EXACT_READ_CSV,
+            )
     except (pd.errors.ParserError, pd.errors.ParserWarning, csv.Error) as exc:
-        raise RatedDataError(f"'{name}' could not be parsed as '{delimiter}'-delimited text ({exc}). "
-                             "Check that every row has the same number of fields.") from None
+        raise RatedDataError(
+            f"'{name}' could not be parsed as '{delimiter}'-delimited text ({exc}). "
+            "Check that every row has the same number of fields."
+        ) from None
     if header:
         frame.columns = [str(c).strip() for c in frame.columns]
     if len(frame) == 0:
@@ -404,5 +449,7 @@ def check_unique_columns(names: Sequence[str], file_name: str) -> None:
         else:
             seen[key] = n
     if dupes:
-        raise RatedDataError(f"'{file_name}' has duplicate column names (ignoring case and spaces): "
-                             f"{', '.join(dupes)}. Rename them so that every column name is unique.")
+        raise RatedDataError(
+            f"'{file_name}' has duplicate column names (ignoring case and spaces): "
+            f"{', '.join(dupes)}. Rename them so that every column name is unique."
+        )

@@ -61,8 +61,17 @@ from scipy.special import logsumexp
 
 from .windows import lower_bound_reaches, upper_bound_reaches
 
-__all__ = ["ODDS_RATIOS", "BAND_SIZES", "Evidence", "alternatives", "log_likelihood_ratios", "start_weights", "e_detector",
-           "naive_alarms", "SIDES"]
+__all__ = [
+    "ODDS_RATIOS",
+    "BAND_SIZES",
+    "Evidence",
+    "alternatives",
+    "log_likelihood_ratios",
+    "start_weights",
+    "e_detector",
+    "naive_alarms",
+    "SIDES",
+]
 
 #: odds ratios of the alternatives (below the target for the window above T, above it for the window below)
 ODDS_RATIOS = (1.25, 1.5, 2.0, 3.0, 5.0)
@@ -202,8 +211,13 @@ def e_detector(x_above, n_above, x_below, n_below, target: float, alpha: float) 
     log_e = np.logaddexp(low, high) - np.log(2.0)
     is_low = low >= high
     k = len(ODDS_RATIOS)
-    return Evidence(log_e, float(np.log(1 / alpha)), np.where(is_low, "low", "high"),
-                    np.where(is_low, low_start, high_start), np.where(is_low, low_c, high_c) // k)
+    return Evidence(
+        log_e,
+        float(np.log(1 / alpha)),
+        np.where(is_low, "low", "high"),
+        np.where(is_low, low_start, high_start),
+        np.where(is_low, low_c, high_c) // k,
+    )
 
 
 def naive_alarms(x_above, n_above, x_below, n_below, target: float, alpha: float) -> np.ndarray:
@@ -223,5 +237,6 @@ def naive_alarms(x_above, n_above, x_below, n_below, target: float, alpha: float
     numpy.ndarray of bool, shape (..., P)
         True where that period alone rejects; over many periods false alarms accumulate.
     """
-    return ~upper_bound_reaches(x_above, n_above, target, alpha / 2) | \
-        ~lower_bound_reaches(x_below, n_below, target, alpha / 2)
+    return ~upper_bound_reaches(x_above, n_above, target, alpha / 2) | ~lower_bound_reaches(
+        x_below, n_below, target, alpha / 2
+    )

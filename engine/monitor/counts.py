@@ -67,9 +67,17 @@ class PeriodCounts:
         return np.bincount(self.level_period, weights=self.pos + self.neg, minlength=self.n_periods)
 
 
-def counts_from_groups(cal: Calendar, period_index: np.ndarray, scores: np.ndarray, pos: np.ndarray,
-                       neg: np.ndarray, *, binned: bool = False, rows_scanned: int = 0,
-                       unrated: int = 0) -> PeriodCounts:
+def counts_from_groups(
+    cal: Calendar,
+    period_index: np.ndarray,
+    scores: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    *,
+    binned: bool = False,
+    rows_scanned: int = 0,
+    unrated: int = 0,
+) -> PeriodCounts:
     """Counts of distinct (period, score) groups in any order, sorted into :class:`PeriodCounts`.
 
     Parameters
@@ -90,13 +98,21 @@ def counts_from_groups(cal: Calendar, period_index: np.ndarray, scores: np.ndarr
     order = np.lexsort((-np.asarray(scores, dtype=np.float64), period_index))
     period_index = np.asarray(period_index, dtype=np.int64)[order]
     offsets = np.searchsorted(period_index, np.arange(cal.starts.size + 1), side="left").astype(np.int64)
-    return PeriodCounts(cal, offsets, np.asarray(scores, dtype=np.float64)[order],
-                        np.asarray(pos, dtype=np.float64)[order], np.asarray(neg, dtype=np.float64)[order],
-                        binned, int(rows_scanned), int(unrated))
+    return PeriodCounts(
+        cal,
+        offsets,
+        np.asarray(scores, dtype=np.float64)[order],
+        np.asarray(pos, dtype=np.float64)[order],
+        np.asarray(neg, dtype=np.float64)[order],
+        binned,
+        int(rows_scanned),
+        int(unrated),
+    )
 
 
-def period_counts(scores, labels, dates, period: str = "week", *, rows_scanned: int | None = None,
-                  unrated: int = 0) -> PeriodCounts:
+def period_counts(
+    scores, labels, dates, period: str = "week", *, rows_scanned: int | None = None, unrated: int = 0
+) -> PeriodCounts:
     """Count rated documents per (period, distinct score) in memory.
 
     Parameters
@@ -129,19 +145,23 @@ def period_counts(scores, labels, dates, period: str = "week", *, rows_scanned: 
     y = np.asarray(labels)
     d = np.asarray(dates, dtype="datetime64[D]")
     if s.ndim != 1 or s.shape != y.shape or s.shape != d.shape:
-        raise RatedDataError(f"scores, labels and dates must be 1-D of one length; got {s.shape}, {y.shape}, "
-                             f"{d.shape}.")
+        raise RatedDataError(
+            f"scores, labels and dates must be 1-D of one length; got {s.shape}, {y.shape}, {d.shape}."
+        )
     if s.size == 0:
         raise RatedDataError("No rated documents to monitor.")
     if not np.all(np.isfinite(s)):
-        raise RatedDataError("scores must be finite (rows "
-                             f"{', '.join(map(str, np.flatnonzero(~np.isfinite(s))[:5] + 1))}).")
+        raise RatedDataError(
+            f"scores must be finite (rows {', '.join(map(str, np.flatnonzero(~np.isfinite(s))[:5] + 1))})."
+        )
     if not np.all((y == 0) | (y == 1)):
         raise RatedDataError("labels must be 0/1.")
     if np.isnat(d).any():
-        raise RatedDataError(f"{int(np.isnat(d).sum()):,} rated documents have no date (rows "
-                             f"{', '.join(map(str, np.flatnonzero(np.isnat(d))[:5] + 1))}); every rated document "
-                             "needs the day it was rated.")
+        raise RatedDataError(
+            f"{int(np.isnat(d).sum()):,} rated documents have no date (rows "
+            f"{', '.join(map(str, np.flatnonzero(np.isnat(d))[:5] + 1))}); every rated document "
+            "needs the day it was rated."
+        )
     cal = calendar(d.min(), d.max(), period)
     p = cal.index_of(d)
     # scores descending (ties in any order: they are summed), then a stable sort by period: a radix sort on
@@ -154,8 +174,16 @@ def period_counts(scores, labels, dates, period: str = "week", *, rows_scanned: 
     pos = np.add.reduceat(y_s, first)
     total = np.diff(np.r_[first, s_s.size]).astype(np.float64)
     offsets = np.searchsorted(p_s[first], np.arange(cal.starts.size + 1), side="left").astype(np.int64)
-    return PeriodCounts(cal, offsets, s_s[first], pos, total - pos, False,
-                        s.size if rows_scanned is None else int(rows_scanned), int(unrated))
+    return PeriodCounts(
+        cal,
+        offsets,
+        s_s[first],
+        pos,
+        total - pos,
+        False,
+        s.size if rows_scanned is None else int(rows_scanned),
+        int(unrated),
+    )
 
 
 def check_threshold(threshold) -> float:
@@ -163,8 +191,9 @@ def check_threshold(threshold) -> float:
     try:
         t = float(threshold)
     except (TypeError, ValueError):
-        raise InputError(f"threshold must be a number (flag documents with score >= threshold), got {threshold!r}") \
-            from None
+        raise InputError(
+            f"threshold must be a number (flag documents with score >= threshold), got {threshold!r}"
+        ) from None
     if not np.isfinite(t):
         raise InputError(f"threshold must be finite, got {threshold!r}")
     return t

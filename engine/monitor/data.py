@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
@@ -14,8 +13,15 @@ from ..io.tables import Source, read_table
 from ..pn.operating_point import operating_point
 from .counts import PeriodCounts, period_counts
 
-__all__ = ["DatedMapping", "DatedRated", "detect_dated", "dated_from_frame", "load_dated", "baseline_threshold",
-           "BASELINE_DAYS"]
+__all__ = [
+    "DatedMapping",
+    "DatedRated",
+    "detect_dated",
+    "dated_from_frame",
+    "load_dated",
+    "baseline_threshold",
+    "BASELINE_DAYS",
+]
 
 #: days at the start of the data on which :func:`baseline_threshold` chooses the threshold (a quarter)
 BASELINE_DAYS = 91
@@ -92,12 +98,24 @@ class DatedRated:
         -------
         PeriodCounts
         """
-        return period_counts(self.data.scores[:, 0], self.data.labels, self.dates, period,
-                             rows_scanned=self.data.n_read, unrated=self.data.n_unrated)
+        return period_counts(
+            self.data.scores[:, 0],
+            self.data.labels,
+            self.dates,
+            period,
+            rows_scanned=self.data.n_read,
+            unrated=self.data.n_unrated,
+        )
 
 
-def detect_dated(frame: pd.DataFrame, *, classifier: str | None = None, date_col: str | None = None,
-                 label_col: str | None = None, group_col: str | None = None) -> DatedMapping:
+def detect_dated(
+    frame: pd.DataFrame,
+    *,
+    classifier: str | None = None,
+    date_col: str | None = None,
+    label_col: str | None = None,
+    group_col: str | None = None,
+) -> DatedMapping:
     """Column roles of dated rated data: the ones given, the others detected.
 
     Parameters
@@ -119,20 +137,28 @@ def detect_dated(frame: pd.DataFrame, *, classifier: str | None = None, date_col
         (monitoring counts each rated document once).
     """
     date_col = detect_date_column(frame, date_col)
-    guess = detect_columns(frame.drop(columns=[date_col]), score_cols=[classifier] if classifier else None,
-                           label_col=label_col, group_col=group_col)
+    guess = detect_columns(
+        frame.drop(columns=[date_col]),
+        score_cols=[classifier] if classifier else None,
+        label_col=label_col,
+        group_col=group_col,
+    )
     if classifier is None and date_col in guess.score_cols:
-        raise RatedDataError(f"Column '{date_col}' is both the date and a score; name the classifier with "
-                             "--classifier.")
+        raise RatedDataError(
+            f"Column '{date_col}' is both the date and a score; name the classifier with --classifier."
+        )
     if guess.weight_col is not None:
-        raise RatedDataError(f"Column '{guess.weight_col}' looks like a weight: monitoring counts every rated document "
-                             "once (its intervals and alerts are for documents, not weights). Remove or rename the "
-                             "weight column.")
+        raise RatedDataError(
+            f"Column '{guess.weight_col}' looks like a weight: monitoring counts every rated document "
+            "once (its intervals and alerts are for documents, not weights). Remove or rename the "
+            "weight column."
+        )
     return DatedMapping(guess.score_cols[0], date_col, guess.label_col, guess.group_col)
 
 
-def dated_from_frame(frame: pd.DataFrame, mapping: DatedMapping | None = None, *, name: str = "data",
-                     fingerprint: str = "") -> DatedRated:
+def dated_from_frame(
+    frame: pd.DataFrame, mapping: DatedMapping | None = None, *, name: str = "data", fingerprint: str = ""
+) -> DatedRated:
     """Validate a frame as dated rated data and keep the rated rows with their days.
 
     Parameters
@@ -159,25 +185,37 @@ def dated_from_frame(frame: pd.DataFrame, mapping: DatedMapping | None = None, *
     if mapping.date_col not in frame.columns:
         raise RatedDataError(f"The date column '{mapping.date_col}' is not in the file.")
     if mapping.date_col in (mapping.classifier, mapping.label_col, mapping.group_col):
-        raise RatedDataError(f"Column '{mapping.date_col}' cannot be both the date and another role; choose the "
-                             "day each document was rated as the date column.")
+        raise RatedDataError(
+            f"Column '{mapping.date_col}' cannot be both the date and another role; choose the "
+            "day each document was rated as the date column."
+        )
     columns = ColumnMapping((mapping.classifier,), mapping.label_col, None, mapping.group_col)
     data = rated_from_frame(frame.drop(columns=[mapping.date_col]), columns, name=name, fingerprint=fingerprint)
     if data.mapping.weight_col is not None:
-        raise RatedDataError(f"Column '{data.mapping.weight_col}' looks like a weight: monitoring counts every rated "
-                             "document once. Remove or rename the weight column.")
+        raise RatedDataError(
+            f"Column '{data.mapping.weight_col}' looks like a weight: monitoring counts every rated "
+            "document once. Remove or rename the weight column."
+        )
     all_days = parse_dates(frame[mapping.date_col], mapping.date_col)
     rated = np.ones(len(frame), dtype=bool)
     rated[data.unrated_rows] = False
     missing = rated & np.isnat(all_days)
     if missing.any():
-        raise RatedDataError(f"Date column '{mapping.date_col}': missing dates on rated {describe_rows(missing)}. "
-                             "Every rated document needs the day it was rated (YYYY-MM-DD).")
+        raise RatedDataError(
+            f"Date column '{mapping.date_col}': missing dates on rated {describe_rows(missing)}. "
+            "Every rated document needs the day it was rated (YYYY-MM-DD)."
+        )
     return DatedRated(data, all_days[rated], mapping.date_col)
 
 
-def load_dated(source: Source, *, classifier: str | None = None, date_col: str | None = None,
-               label_col: str | None = None, group_col: str | None = None) -> DatedRated:
+def load_dated(
+    source: Source,
+    *,
+    classifier: str | None = None,
+    date_col: str | None = None,
+    label_col: str | None = None,
+    group_col: str | None = None,
+) -> DatedRated:
     """Read rated data with a date column (CSV, CSV.gz or Parquet) for monitoring.
 
     Parameters
@@ -202,8 +240,9 @@ def load_dated(source: Source, *, classifier: str | None = None, date_col: str |
         rows (the rows are named); a weight column (monitoring counts each rated document once).
     """
     table = read_table(source)
-    mapping = detect_dated(table.frame, classifier=classifier, date_col=date_col, label_col=label_col,
-                           group_col=group_col)
+    mapping = detect_dated(
+        table.frame, classifier=classifier, date_col=date_col, label_col=label_col, group_col=group_col
+    )
     return dated_from_frame(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)
 
 

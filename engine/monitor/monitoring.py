@@ -108,14 +108,23 @@ class PeriodResult:
 
     def as_dict(self) -> dict:
         """The period as ``opstudio monitor --json`` prints it."""
+
         def est(e: Estimate, first: str = "estimate") -> dict:
             return {first: e.estimate, "lower": e.lower, "upper": e.upper}
 
-        return {"start": self.start, "end": self.end, "rated": self.rated, "tp": self.tp, "fp": self.fp,
-                "flagged_per_day": self.flagged_per_day, "precision": est(self.precision),
-                "marginal_precision": est(self.marginal_precision),
-                "operating_point": est(self.operating_point, "threshold"), "alert": self.alert,
-                "reason": self.reason}
+        return {
+            "start": self.start,
+            "end": self.end,
+            "rated": self.rated,
+            "tp": self.tp,
+            "fp": self.fp,
+            "flagged_per_day": self.flagged_per_day,
+            "precision": est(self.precision),
+            "marginal_precision": est(self.marginal_precision),
+            "operating_point": est(self.operating_point, "threshold"),
+            "alert": self.alert,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -166,8 +175,13 @@ class Monitoring:
 
     def as_dict(self) -> dict:
         """Exactly the ``opstudio monitor --json`` record."""
-        return {"threshold": self.threshold, "target": self.target, "level": self.level,
-                "periods": [p.as_dict() for p in self.periods], "alerts": self.alerts}
+        return {
+            "threshold": self.threshold,
+            "target": self.target,
+            "level": self.level,
+            "periods": [p.as_dict() for p in self.periods],
+            "alerts": self.alerts,
+        }
 
     def money(self) -> list[MoneyStatement]:
         """Every period in money (value caught, review cost, net value per day, last document's value).
@@ -179,26 +193,41 @@ class Monitoring:
         """
         if self.economics is None:
             return []
-        return [money_statement(p.tp, p.fp, self.economics, days=p.days,
-                                marginal_precision=p.marginal_precision.estimate) for p in self.periods]
+        return [
+            money_statement(p.tp, p.fp, self.economics, days=p.days, marginal_precision=p.marginal_precision.estimate)
+            for p in self.periods
+        ]
 
     def table(self) -> pd.DataFrame:
         """One row per period, columns in words (money columns when :attr:`economics` is set)."""
         rows = []
         for p, m in zip(self.periods, self.money() or [None] * len(self.periods)):
-            row = {"period start": p.start, "period end": p.end, "rated": p.rated, "true positives": p.tp,
-                   "false positives": p.fp, "flagged per day": p.flagged_per_day,
-                   "precision": p.precision.estimate, "marginal precision at T": p.marginal_precision.estimate,
-                   "marginal precision low": p.marginal_precision.lower,
-                   "marginal precision high": p.marginal_precision.upper,
-                   "re-solved threshold": p.operating_point.estimate,
-                   "re-solved threshold low": p.operating_point.lower,
-                   "re-solved threshold high": p.operating_point.upper,
-                   "evidence (e-value)": math.exp(min(p.log_evidence, 700.0)), "alert": p.alert,
-                   "per-period test alone": p.naive_alert}
+            row = {
+                "period start": p.start,
+                "period end": p.end,
+                "rated": p.rated,
+                "true positives": p.tp,
+                "false positives": p.fp,
+                "flagged per day": p.flagged_per_day,
+                "precision": p.precision.estimate,
+                "marginal precision at T": p.marginal_precision.estimate,
+                "marginal precision low": p.marginal_precision.lower,
+                "marginal precision high": p.marginal_precision.upper,
+                "re-solved threshold": p.operating_point.estimate,
+                "re-solved threshold low": p.operating_point.lower,
+                "re-solved threshold high": p.operating_point.upper,
+                "evidence (e-value)": math.exp(min(p.log_evidence, 700.0)),
+                "alert": p.alert,
+                "per-period test alone": p.naive_alert,
+            }
             if m is not None:
-                row.update({"net value": m.net_value, "net value per day": m.net_per_day,
-                            "last document value": m.last_document_value})
+                row.update(
+                    {
+                        "net value": m.net_value,
+                        "net value per day": m.net_per_day,
+                        "last document value": m.last_document_value,
+                    }
+                )
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -206,8 +235,10 @@ class Monitoring:
 def _check(threshold, target, economics, level, window) -> tuple[float, float, float, int]:
     t = check_threshold(threshold)
     if (target is None) == (economics is None):
-        raise InputError("give either a target marginal precision or the money (review cost and value per "
-                         "positive) that implies it, not both and not neither")
+        raise InputError(
+            "give either a target marginal precision or the money (review cost and value per "
+            "positive) that implies it, not both and not neither"
+        )
     m = economics.target if economics is not None else float(check_target(target)[0])
     if not (isinstance(level, (int, float)) and 0 < float(level) < 1):
         raise InputError(f"level must be in (0, 1) (e.g. 0.95), got {level!r}")
@@ -254,8 +285,15 @@ def _bands(window_of, C, P, cut, bound) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([c[0] for c in counted], axis=-1), np.stack([c[1] for c in counted], axis=-1)
 
 
-def monitor(counts: PeriodCounts, threshold: float, target: float | None = None, *,
-            economics: Economics | None = None, level: float = 0.95, window: int = DEFAULT_WINDOW) -> Monitoring:
+def monitor(
+    counts: PeriodCounts,
+    threshold: float,
+    target: float | None = None,
+    *,
+    economics: Economics | None = None,
+    level: float = 0.95,
+    window: int = DEFAULT_WINDOW,
+) -> Monitoring:
     """The deployed threshold period by period, with intervals and anytime-valid alerts.
 
     Parameters
@@ -311,33 +349,59 @@ def monitor(counts: PeriodCounts, threshold: float, target: float | None = None,
     results = []
     for j in range(counts.n_periods):
         empty = rated[j] == 0
-        mp = Estimate(fit_at_t[j], *((math.nan, math.nan) if empty or na[j] == 0 else
-                                     (min(mp_low[j], fit_at_t[j]), max(mp_high[j], fit_at_t[j]))))
-        op = Estimate(*((math.nan,) * 3 if empty else
-                        (point[j], min(th_low[j], point[j]), max(th_high[j], point[j]))))
+        mp = Estimate(
+            fit_at_t[j],
+            *(
+                (math.nan, math.nan)
+                if empty or na[j] == 0
+                else (min(mp_low[j], fit_at_t[j]), max(mp_high[j], fit_at_t[j]))
+            ),
+        )
+        op = Estimate(*((math.nan,) * 3 if empty else (point[j], min(th_low[j], point[j]), max(th_high[j], point[j]))))
         alert = bool(evidence.alarms[j])
-        results.append(PeriodResult(
-            str(cal.first[j]), str(cal.last[j]), int(cal.days[j]), int(rated[j]), float(tp[j]),
-            float(flagged[j] - tp[j]), float(flagged[j] / cal.days[j]),
-            Estimate(tp[j] / flagged[j] if flagged[j] else math.nan, float(p_low[j]), float(p_high[j])), mp, op,
-            (float(xa[j]), float(na[j])), (float(xb[j]), float(nb[j])), float(evidence.log_e[j]), bool(naive[j]),
-            alert, _reason(j, evidence, cal, t, m, ba, bb, alpha) if alert else None))
-    return Monitoring(t, m, level, cal.period, window, tuple(results), economics, counts.binned,
-                      counts.rows_scanned, counts.unrated)
+        results.append(
+            PeriodResult(
+                str(cal.first[j]),
+                str(cal.last[j]),
+                int(cal.days[j]),
+                int(rated[j]),
+                float(tp[j]),
+                float(flagged[j] - tp[j]),
+                float(flagged[j] / cal.days[j]),
+                Estimate(tp[j] / flagged[j] if flagged[j] else math.nan, float(p_low[j]), float(p_high[j])),
+                mp,
+                op,
+                (float(xa[j]), float(na[j])),
+                (float(xb[j]), float(nb[j])),
+                float(evidence.log_e[j]),
+                bool(naive[j]),
+                alert,
+                _reason(j, evidence, cal, t, m, ba, bb, alpha) if alert else None,
+            )
+        )
+    return Monitoring(
+        t, m, level, cal.period, window, tuple(results), economics, counts.binned, counts.rows_scanned, counts.unrated
+    )
 
 
 def _reason(j: int, evidence: Evidence, cal, t: float, m: float, above, below, alpha: float) -> str:
     """The alert of period j in one sentence: since when, which side, the band's pooled share against the target."""
     since, band = int(evidence.since[j]), int(evidence.band[j])
     starts, period = cal.first, cal.period
-    strength = (f"evidence {math.exp(min(evidence.log_e[j], 700.0)):,.0f} against a bar of {1 / alpha:,.0f}, so "
-                f"false alarms stay below {alpha:.0%} however many periods are checked")
+    strength = (
+        f"evidence {math.exp(min(evidence.log_e[j], 700.0)):,.0f} against a bar of {1 / alpha:,.0f}, so "
+        f"false alarms stay below {alpha:.0%} however many periods are checked"
+    )
     x_all, n_all = above if evidence.side[j] == "low" else below
-    x, n = x_all[since:j + 1, band].sum(), n_all[since:j + 1, band].sum()
+    x, n = x_all[since : j + 1, band].sum(), n_all[since : j + 1, band].sum()
     if evidence.side[j] == "low":
-        return (f"Since {starts[since]} the {BAND_SIZES[band]} documents flagged last each {period} (scores at or "
-                f"just above {t:.4g}) were positive {x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), below the target "
-                f"marginal precision {m:.1%}: the threshold is too low ({strength}).")
-    return (f"Since {starts[since]} the {BAND_SIZES[band]} documents just below {t:.4g} each {period} were positive "
-            f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), above the target marginal precision {m:.1%}: the "
-            f"threshold is too high and leaves documents worth reviewing unflagged ({strength}).")
+        return (
+            f"Since {starts[since]} the {BAND_SIZES[band]} documents flagged last each {period} (scores at or "
+            f"just above {t:.4g}) were positive {x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), below the target "
+            f"marginal precision {m:.1%}: the threshold is too low ({strength})."
+        )
+    return (
+        f"Since {starts[since]} the {BAND_SIZES[band]} documents just below {t:.4g} each {period} were positive "
+        f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), above the target marginal precision {m:.1%}: the "
+        f"threshold is too high and leaves documents worth reviewing unflagged ({strength})."
+    )

@@ -29,19 +29,28 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
     n = len(result.periods)
     flagged = sum(p.tp + p.fp for p in result.periods)
     days = sum(p.days for p in result.periods)
-    head = (f"{classifier} ≥ {result.threshold:.4g} was monitored over {n} {result.period}s "
-            f"({result.periods[0].start} to {result.periods[-1].end}), flagging {flagged / days:,.1f} rated documents "
-            f"a day at a target marginal precision of {result.target:.1%}")
+    head = (
+        f"{classifier} ≥ {result.threshold:.4g} was monitored over {n} {result.period}s "
+        f"({result.periods[0].start} to {result.periods[-1].end}), flagging {flagged / days:,.1f} rated documents "
+        f"a day at a target marginal precision of {result.target:.1%}"
+    )
     if result.economics is not None:
         e = result.economics
-        head += (f" (break-even for a review cost of {currency}{e.review_cost:,.4g} and {currency}"
-                 f"{e.value_per_positive:,.4g} per positive")
-        head += (f" plus {currency}{e.cost_per_false_positive:,.4g} per false positive)" if e.cost_per_false_positive
-                 else ")")
+        head += (
+            f" (break-even for a review cost of {currency}{e.review_cost:,.4g} and {currency}"
+            f"{e.value_per_positive:,.4g} per positive"
+        )
+        head += (
+            f" plus {currency}{e.cost_per_false_positive:,.4g} per false positive)"
+            if e.cost_per_false_positive
+            else ")"
+        )
     first = result.first_alert
     if first is None:
-        tail = (f". No alert: the evidence never said the threshold stopped meeting the target (false alarms at most "
-                f"{1 - result.level:.0%} however many periods are checked).")
+        tail = (
+            f". No alert: the evidence never said the threshold stopped meeting the target (false alarms at most "
+            f"{1 - result.level:.0%} however many periods are checked)."
+        )
     else:
         tail = f". Alert from the {result.period} of {first.start}: {first.reason}"
     money = result.money()
@@ -51,7 +60,9 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
         tail += f" Net value {'-' if net < 0 else ''}{currency}{abs(net):,.0f} ({currency}{net / days:,.0f} a day)"
         if last is not None and math.isfinite(last.marginal_precision.estimate):
             value = result.economics.document_value(last.marginal_precision.estimate)
-            tail += (f"; in the last {result.period} the last document reviewed was worth "
-                     f"{'-' if value < 0 else ''}{currency}{abs(value):,.2f}")
+            tail += (
+                f"; in the last {result.period} the last document reviewed was worth "
+                f"{'-' if value < 0 else ''}{currency}{abs(value):,.2f}"
+            )
         tail += "."
     return head + tail

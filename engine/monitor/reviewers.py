@@ -30,8 +30,18 @@ from ..errors import InputError
 from ..pn.budget import BudgetPoint, max_flagged_point
 from ..pn.segments import Allocation, allocate_capacity, segment_curves
 
-__all__ = ["capacity_per_day", "FlaggedPerDay", "flagged_per_day", "daily_flagged", "capacity_threshold",
-           "capacity_segments", "Backlog", "backlog", "ReviewerPlan", "reviewer_plan"]
+__all__ = [
+    "capacity_per_day",
+    "FlaggedPerDay",
+    "flagged_per_day",
+    "daily_flagged",
+    "capacity_threshold",
+    "capacity_segments",
+    "Backlog",
+    "backlog",
+    "ReviewerPlan",
+    "reviewer_plan",
+]
 
 
 def _positive(value, name: str) -> float:
@@ -200,8 +210,9 @@ def capacity_segments(scores, labels, dates, groups, *, reviewers: float, review
         :func:`engine.pn.segments.allocate_capacity` at capacity ``R·Q·D``.
     """
     _, days = _days(dates)
-    return allocate_capacity(segment_curves(scores, labels, groups),
-                             capacity_per_day(reviewers, reviews_per_day) * days)
+    return allocate_capacity(
+        segment_curves(scores, labels, groups), capacity_per_day(reviewers, reviews_per_day) * days
+    )
 
 
 @dataclass(frozen=True)
@@ -246,13 +257,18 @@ class Backlog:
         """The backlog in one sentence."""
         mean = self.flagged.mean()
         if self.peak <= 0:
-            return (f"{mean:,.1f} documents are flagged per day on average and the team reviews {self.capacity:,.0f}: "
-                    "no backlog builds.")
-        trend = (f"it grows by {self.growth_per_day:,.1f} a day" if self.growth_per_day > 0 else
-                 "it clears on quieter days")
-        return (f"{mean:,.1f} documents are flagged per day on average against a capacity of {self.capacity:,.0f}: "
-                f"{self.days_over_capacity} of {self.days.size} days exceed it, the backlog peaks at {self.peak:,.0f} "
-                f"documents and ends at {self.final:,.0f} ({trend}).")
+            return (
+                f"{mean:,.1f} documents are flagged per day on average and the team reviews {self.capacity:,.0f}: "
+                "no backlog builds."
+            )
+        trend = (
+            f"it grows by {self.growth_per_day:,.1f} a day" if self.growth_per_day > 0 else "it clears on quieter days"
+        )
+        return (
+            f"{mean:,.1f} documents are flagged per day on average against a capacity of {self.capacity:,.0f}: "
+            f"{self.days_over_capacity} of {self.days.size} days exceed it, the backlog peaks at {self.peak:,.0f} "
+            f"documents and ends at {self.final:,.0f} ({trend})."
+        )
 
 
 def backlog(scores, dates, threshold: float, capacity: float) -> Backlog:
@@ -313,15 +329,16 @@ class ReviewerPlan:
     def sentence(self) -> str:
         """The plan in words: the capacity, the backlog and the threshold that fits it."""
         r, q = self.reviewers, self.reviews_per_day
-        return (f"{r:g} reviewer{'' if r == 1 else 's'} × {q:g} reviews a day = {self.capacity:,.0f} reviews per day "
-                f"over {self.days:,} days; the deployed threshold flags {self.flagged_at_threshold:,.1f} a day. "
-                f"{self.queue.sentence()} The threshold that fits this capacity with the most true positives is "
-                f"{self.fitting.threshold:.4g} ({self.fitting.flagged / self.days:,.1f} flagged a day, "
-                f"{self.fitting.tp:,.0f} true positives).")
+        return (
+            f"{r:g} reviewer{'' if r == 1 else 's'} × {q:g} reviews a day = {self.capacity:,.0f} reviews per day "
+            f"over {self.days:,} days; the deployed threshold flags {self.flagged_at_threshold:,.1f} a day. "
+            f"{self.queue.sentence()} The threshold that fits this capacity with the most true positives is "
+            f"{self.fitting.threshold:.4g} ({self.fitting.flagged / self.days:,.1f} flagged a day, "
+            f"{self.fitting.tp:,.0f} true positives)."
+        )
 
 
-def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float,
-                  reviews_per_day: float) -> ReviewerPlan:
+def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float, reviews_per_day: float) -> ReviewerPlan:
     """What R reviewers doing Q reviews a day make of a deployed threshold.
 
     Parameters
@@ -354,7 +371,12 @@ def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float,
     """
     capacity = capacity_per_day(reviewers, reviews_per_day)
     load = flagged_per_day(scores, dates)
-    return ReviewerPlan(float(reviewers), float(reviews_per_day), capacity, load.days, load.at(threshold),
-                        backlog(scores, dates, threshold, capacity),
-                        capacity_threshold(scores, labels, dates, reviewers=reviewers,
-                                           reviews_per_day=reviews_per_day))
+    return ReviewerPlan(
+        float(reviewers),
+        float(reviews_per_day),
+        capacity,
+        load.days,
+        load.at(threshold),
+        backlog(scores, dates, threshold, capacity),
+        capacity_threshold(scores, labels, dates, reviewers=reviewers, reviews_per_day=reviews_per_day),
+    )

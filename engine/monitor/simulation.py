@@ -91,9 +91,20 @@ def _side(rng, b: int, periods: int, docs: int, logit_p: np.ndarray, sizes: np.n
     return cum[..., n], np.broadcast_to(n.astype(np.float64), (b, periods, n.size)), cum[..., min(window, docs)]
 
 
-def simulate_alerts(*, runs: int = 1000, periods: int = 52, docs: int = 200, target: float = 0.3,
-                    slope: float = 0.0, drift_at: int | None = None, drop: float = 0.7, window: int = 50,
-                    level: float = 0.95, seed: int = 0, chunk: int = 100) -> AlertSimulation:
+def simulate_alerts(
+    *,
+    runs: int = 1000,
+    periods: int = 52,
+    docs: int = 200,
+    target: float = 0.3,
+    slope: float = 0.0,
+    drift_at: int | None = None,
+    drop: float = 0.7,
+    window: int = 50,
+    level: float = 0.95,
+    seed: int = 0,
+    chunk: int = 100,
+) -> AlertSimulation:
     """Simulate monitoring runs and record the first alarm of each (model in the module docstring).
 
     Parameters

@@ -41,8 +41,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["clopper_pearson", "upper_bound_reaches", "lower_bound_reaches", "cumulative", "above_window",
-           "below_window"]
+__all__ = [
+    "clopper_pearson",
+    "upper_bound_reaches",
+    "lower_bound_reaches",
+    "cumulative",
+    "above_window",
+    "below_window",
+]
 
 
 def clopper_pearson(x, n, alpha: float, side: str = "both") -> tuple[np.ndarray, np.ndarray]:

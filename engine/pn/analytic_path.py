@@ -66,12 +66,25 @@ def _axis_path(grid: ThresholdGrid, family: str, sizes: np.ndarray, step: float,
     """One threshold: the axis itself is the only monotone path, nothing to optimise."""
     knots = _power_knots(np.zeros(1))
     frac = _sample_by_length(knots[0], knots[1], sizes, min(step, 0.25))
-    return path_from_frac(grid, frac, f"analytic-{family}", time.perf_counter() - t0,
-                          {"family": family, "note": "one threshold: the axis is the only monotone path"})
+    return path_from_frac(
+        grid,
+        frac,
+        f"analytic-{family}",
+        time.perf_counter() - t0,
+        {"family": family, "note": "one threshold: the axis is the only monotone path"},
+    )
 
 
-def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 3, starts: int = 5,
-                  step: float = 0.5, seed: int = 0, maxiter: int | None = None) -> ThresholdPath:
+def analytic_path(
+    grid: ThresholdGrid,
+    family: str = "power",
+    *,
+    n_knots: int = 3,
+    starts: int = 5,
+    step: float = 0.5,
+    seed: int = 0,
+    maxiter: int | None = None,
+) -> ThresholdPath:
     """Algorithm 2: optimise a parametric monotone path for PN area with Nelder-Mead.
 
     ``family="power"``: ``u_j(s) = s^{p_j}`` with ``p = exp(theta)`` (positive by
@@ -148,8 +161,9 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
     best = None
     n_eval = 0
     for x0 in inits:
-        res = minimize(power_obj, x0, method="Nelder-Mead",
-                       options={"xatol": 1e-4, "fatol": 1e-10, "maxiter": maxiter or 400 * k})
+        res = minimize(
+            power_obj, x0, method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-10, "maxiter": maxiter or 400 * k}
+        )
         n_eval += res.nfev
         if best is None or res.fun < best.fun:
             best = res
@@ -165,9 +179,12 @@ def analytic_path(grid: ThresholdGrid, family: str = "power", *, n_knots: int = 
         def spline_obj(z):
             return _energy_objective(energy_of(_spline_knots(z, k, n_knots), step=2 * step))
 
-        res = minimize(spline_obj, z0, method="Nelder-Mead",
-                       options={"xatol": 1e-4, "fatol": 1e-10, "maxiter": maxiter or 150 * z0.size,
-                                "adaptive": True})
+        res = minimize(
+            spline_obj,
+            z0,
+            method="Nelder-Mead",
+            options={"xatol": 1e-4, "fatol": 1e-10, "maxiter": maxiter or 150 * z0.size, "adaptive": True},
+        )
         spline_energy = energy_of(_spline_knots(res.x, k, n_knots))
         n_eval += res.nfev
         if _energy_objective(spline_energy) <= best.fun:

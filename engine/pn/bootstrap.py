@@ -236,9 +236,21 @@ def _drawn_hulls(n_boot: int, chunk: int, thresholds, band_index, progress, draw
     return replicates, np.vstack(fits)
 
 
-def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float = 0.95, seed: int = 0,
-              max_cells: int = 20_000_000, max_band_points: int = 2000, progress=None,
-              resample: str = "multinomial", ids=None, workers: int = 1) -> Bootstrap:
+def bootstrap(
+    scores,
+    labels,
+    weights=None,
+    *,
+    n_boot: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+    max_cells: int = 20_000_000,
+    max_band_points: int = 2000,
+    progress=None,
+    resample: str = "multinomial",
+    ids=None,
+    workers: int = 1,
+) -> Bootstrap:
     """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
     Each replicate redraws the n rated documents with replacement (multinomial
@@ -341,17 +353,36 @@ def bootstrap(scores, labels, weights=None, *, n_boot: int = 200, level: float =
     rng = np.random.default_rng(seed)
     n_units = 2 * n_groups if equal_weights and poisson is None else n
     chunk = max(1, min(n_boot, _MAX_CHUNK, max_cells // max(n_units, 1)))
-    band_index = np.unique(np.searchsorted(np.cumsum(docs_per_group),
-                                           np.linspace(1, n, min(max_band_points, n_groups)), side="left"))
+    band_index = np.unique(
+        np.searchsorted(np.cumsum(docs_per_group), np.linspace(1, n, min(max_band_points, n_groups)), side="left")
+    )
     if poisson is not None and _COMPILED:  # drawn, summed and fitted in one compiled pass (the same numbers)
         keys = np.array([replicate_key(r, seed) for r in range(n_boot)], dtype=np.uint64)
-        replicates, fits = poisson_hulls(*poisson[2:], keys, group_start, curve.thresholds, band_index,
-                                         workers=workers,
-                                         progress=None if progress is None else lambda done: progress(done, n_boot))
+        replicates, fits = poisson_hulls(
+            *poisson[2:],
+            keys,
+            group_start,
+            curve.thresholds,
+            band_index,
+            workers=workers,
+            progress=None if progress is None else lambda done: progress(done, n_boot),
+        )
     else:
-        replicates, fits = _drawn_hulls(n_boot, chunk, curve.thresholds, band_index, progress, lambda start, b: _draws(
-            rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson))
+        replicates, fits = _drawn_hulls(
+            n_boot,
+            chunk,
+            curve.thresholds,
+            band_index,
+            progress,
+            lambda start, b: _draws(rng, start, b, n, order, group_start, y, w, units, equal_weights, poisson),
+        )
     a = (1.0 - level) / 2
     mp_band = (np.nanquantile if np.isnan(fits).any() else np.quantile)(fits, [a, 0.5, 1 - a], axis=0)
-    return Bootstrap(level=level, curve=curve, band_thresholds=curve.thresholds[band_index], mp_band=mp_band,
-                     n_at_or_above=np.cumsum(docs_per_group)[band_index], replicates=tuple(replicates))
+    return Bootstrap(
+        level=level,
+        curve=curve,
+        band_thresholds=curve.thresholds[band_index],
+        mp_band=mp_band,
+        n_at_or_above=np.cumsum(docs_per_group)[band_index],
+        replicates=tuple(replicates),
+    )

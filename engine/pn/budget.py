@@ -47,8 +47,14 @@ class BudgetPoint(FlaggedCounts):
     fp: float
 
     def as_dict(self) -> dict:
-        return {"capacity": self.capacity, "threshold": self.threshold, "tp": self.tp, "fp": self.fp,
-                "flagged": self.flagged, "precision": self.precision}
+        return {
+            "capacity": self.capacity,
+            "threshold": self.threshold,
+            "tp": self.tp,
+            "fp": self.fp,
+            "flagged": self.flagged,
+            "precision": self.precision,
+        }
 
 
 def check_capacity(capacity) -> float:
@@ -62,8 +68,9 @@ def check_capacity(capacity) -> float:
     return value
 
 
-def max_flagged_point(scores=None, labels=None, weights=None, *, capacity: float,
-                      curve: PNCurve | None = None) -> BudgetPoint:
+def max_flagged_point(
+    scores=None, labels=None, weights=None, *, capacity: float, curve: PNCurve | None = None
+) -> BudgetPoint:
     """The threshold with the most true positives among those flagging at most ``capacity`` documents.
 
     Parameters

@@ -7,8 +7,8 @@ bootstrap answers the paper's worry that the graph path overfits single cells.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,8 +20,17 @@ from .grid import ThresholdGrid, threshold_grid
 from .operating_point import OperatingPoint, operating_point
 from .paths import ThresholdPath, grid_index_of, path_operating_point, trapezoid_area
 
-__all__ = ["Frontier", "frontier", "best_grid_point", "compare_paths", "GraphPathBootstrap", "bootstrap_graph_path",
-           "bootstrap_spread_table", "predict_joint", "evaluate_holdout"]
+__all__ = [
+    "Frontier",
+    "frontier",
+    "best_grid_point",
+    "compare_paths",
+    "GraphPathBootstrap",
+    "bootstrap_graph_path",
+    "bootstrap_spread_table",
+    "predict_joint",
+    "evaluate_holdout",
+]
 
 
 @dataclass(frozen=True)
@@ -130,17 +139,25 @@ def best_grid_point(grid: ThresholdGrid, target: float) -> OperatingPoint:
     pick = tied[np.lexsort((-idx_sum, fp))[0]]
     index = np.array(np.unravel_index(pick, grid.shape))
     tp_v, fp_v = float(grid.tp.ravel()[pick]), float(grid.fp.ravel()[pick])
-    return OperatingPoint(target=float(target), threshold=grid.thresholds_at(index), tp=tp_v, fp=fp_v,
-                          precision=tp_v / (tp_v + fp_v) if tp_v + fp_v > 0 else float("nan"),
-                          mp_above=float("nan"), mp_below=float("nan"), cost=cost_per_true_positive(target))
+    return OperatingPoint(
+        target=float(target),
+        threshold=grid.thresholds_at(index),
+        tp=tp_v,
+        fp=fp_v,
+        precision=tp_v / (tp_v + fp_v) if tp_v + fp_v > 0 else float("nan"),
+        mp_above=float("nan"),
+        mp_below=float("nan"),
+        cost=cost_per_true_positive(target),
+    )
 
 
 def _normalised_position(grid: ThresholdGrid, thresholds: np.ndarray) -> np.ndarray:
     return np.array([np.interp(thresholds[j], a, np.arange(a.size)) / (a.size - 1) for j, a in enumerate(grid.axes)])
 
 
-def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: float,
-                  front: Frontier | None = None) -> pd.DataFrame:
+def compare_paths(
+    grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: float, front: Frontier | None = None
+) -> pd.DataFrame:
     """One row per path: area (absolute and % of the frontier), operating point, distance to the best grid point.
 
     Parameters
@@ -169,25 +186,41 @@ def compare_paths(grid: ThresholdGrid, paths: Sequence[ThresholdPath], target: f
     rows = []
     for p in paths:
         op = path_operating_point(p, target)
-        rows.append({
-            "method": p.method,
-            "area": p.auc,
-            "area_pct_of_frontier": 100.0 * p.auc / front.area if front.area > 0 else float("nan"),
-            **{f"threshold_{name}": float(t) for name, t in zip(grid.names, op.threshold)},
-            "tp": op.tp, "fp": op.fp, "precision": op.precision,
-            "objective": op.objective,
-            "objective_gap_to_best_grid_point": best.objective - op.objective,
-            "position_distance_to_best_grid_point": float(np.linalg.norm(
-                _normalised_position(grid, op.threshold) - best_pos)),
-            "runtime_s": p.runtime_s,
-        })
-    rows.append({"method": "best grid point", "area": float("nan"), "area_pct_of_frontier": float("nan"),
-                 **{f"threshold_{name}": float(t) for name, t in zip(grid.names, best.threshold)},
-                 "tp": best.tp, "fp": best.fp, "precision": best.precision, "objective": best.objective,
-                 "objective_gap_to_best_grid_point": 0.0, "position_distance_to_best_grid_point": 0.0,
-                 "runtime_s": float("nan")})
-    rows.append({"method": "frontier (concave hull of all grid points)", "area": front.area,
-                 "area_pct_of_frontier": 100.0})
+        rows.append(
+            {
+                "method": p.method,
+                "area": p.auc,
+                "area_pct_of_frontier": 100.0 * p.auc / front.area if front.area > 0 else float("nan"),
+                **{f"threshold_{name}": float(t) for name, t in zip(grid.names, op.threshold)},
+                "tp": op.tp,
+                "fp": op.fp,
+                "precision": op.precision,
+                "objective": op.objective,
+                "objective_gap_to_best_grid_point": best.objective - op.objective,
+                "position_distance_to_best_grid_point": float(
+                    np.linalg.norm(_normalised_position(grid, op.threshold) - best_pos)
+                ),
+                "runtime_s": p.runtime_s,
+            }
+        )
+    rows.append(
+        {
+            "method": "best grid point",
+            "area": float("nan"),
+            "area_pct_of_frontier": float("nan"),
+            **{f"threshold_{name}": float(t) for name, t in zip(grid.names, best.threshold)},
+            "tp": best.tp,
+            "fp": best.fp,
+            "precision": best.precision,
+            "objective": best.objective,
+            "objective_gap_to_best_grid_point": 0.0,
+            "position_distance_to_best_grid_point": 0.0,
+            "runtime_s": float("nan"),
+        }
+    )
+    rows.append(
+        {"method": "frontier (concave hull of all grid points)", "area": front.area, "area_pct_of_frontier": 100.0}
+    )
     return pd.DataFrame(rows)
 
 
@@ -274,12 +307,17 @@ class GraphPathBootstrap:
         tied = obj >= obj.max(axis=1, keepdims=True) - tol[:, None]
         last = obj.shape[1] - 1 - np.argmax(tied[:, ::-1], axis=1)
         idx = self.index[np.arange(self.n_boot), last]
-        return {"thresholds": self.grid.thresholds_at(idx), "tp": self.grid.tp[tuple(idx.T)],
-                "fp": self.grid.fp[tuple(idx.T)], "index": idx}
+        return {
+            "thresholds": self.grid.thresholds_at(idx),
+            "tp": self.grid.tp[tuple(idx.T)],
+            "fp": self.grid.fp[tuple(idx.T)],
+            "index": idx,
+        }
 
 
-def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, n_boot: int = 50, seed: int = 0,
-                         progress=None) -> GraphPathBootstrap:
+def bootstrap_graph_path(
+    scores, labels, weights=None, *, grid: ThresholdGrid, n_boot: int = 50, seed: int = 0, progress=None
+) -> GraphPathBootstrap:
     """Resample documents (multinomial, seeded), rebuild the grid counts on the same axes, redo the graph path.
 
     Parameters
@@ -329,8 +367,14 @@ def bootstrap_graph_path(scores, labels, weights=None, *, grid: ThresholdGrid, n
         aucs.append(trapezoid_area(tp, fp))
         if progress is not None:
             progress(r + 1, n_boot)
-    return GraphPathBootstrap(grid=grid, index=np.stack(index), rep_tp=np.vstack(rep_tp), rep_fp=np.vstack(rep_fp),
-                              visit_frequency=visits / n_boot, auc=np.array(aucs))
+    return GraphPathBootstrap(
+        grid=grid,
+        index=np.stack(index),
+        rep_tp=np.vstack(rep_tp),
+        rep_fp=np.vstack(rep_fp),
+        visit_frequency=visits / n_boot,
+        auc=np.array(aucs),
+    )
 
 
 def bootstrap_spread_table(boot: GraphPathBootstrap, target: float, level: float = 0.9) -> pd.DataFrame:
@@ -400,9 +444,18 @@ def predict_joint(scores: np.ndarray, thresholds: np.ndarray, rule: str) -> np.n
     return passed.any(axis=1) if rule == "or" else passed.all(axis=1)
 
 
-def evaluate_holdout(train_scores, train_labels, test_scores, test_labels, target: float, *, rule: str = "or",
-                     bins: int = 100, families: Sequence[str] = ("power",),
-                     score_names: Sequence[str] = ()) -> pd.DataFrame:
+def evaluate_holdout(
+    train_scores,
+    train_labels,
+    test_scores,
+    test_labels,
+    target: float,
+    *,
+    rule: str = "or",
+    bins: int = 100,
+    families: Sequence[str] = ("power",),
+    score_names: Sequence[str] = (),
+) -> pd.DataFrame:
     """Precision / recall / F1 on a fully labelled test split (the paper's public-data experiment).
 
     Joint thresholds come from the graph and analytic paths on the training grid;
@@ -446,10 +499,14 @@ def evaluate_holdout(train_scores, train_labels, test_scores, test_labels, targe
     paths = [graph_path(grid)] + [analytic_path(grid, f) for f in families]
     for p in paths:
         op = path_operating_point(p, target)
-        rows.append({"method": p.method, "thresholds": tuple(float(t) for t in op.threshold),
-                     **_prf(predict_joint(te_s, op.threshold, rule), te_y)})
+        rows.append(
+            {
+                "method": p.method,
+                "thresholds": tuple(float(t) for t in op.threshold),
+                **_prf(predict_joint(te_s, op.threshold, rule), te_y),
+            }
+        )
     for j, name in enumerate(names):
         op = operating_point(tr_s[:, j], tr_y, target)
-        rows.append({"method": name, "thresholds": (float(op.threshold),),
-                     **_prf(te_s[:, j] >= op.threshold, te_y)})
+        rows.append({"method": name, "thresholds": (float(op.threshold),), **_prf(te_s[:, j] >= op.threshold, te_y)})
     return pd.DataFrame(rows)

@@ -55,7 +55,9 @@ def validate_rated_arrays(scores, labels, weights):
     if s.size == 0:
         raise RatedDataError("No rated documents: scores are empty.")
     if not np.all(np.isfinite(s)):
-        raise RatedDataError(f"scores contain NaN or infinite values at rows {np.flatnonzero(~np.isfinite(s))[:5] + 1}.")
+        raise RatedDataError(
+            f"scores contain NaN or infinite values at rows {np.flatnonzero(~np.isfinite(s))[:5] + 1}."
+        )
     if not np.all((y == 0) | (y == 1)):
         raise RatedDataError("labels must be 0/1.")
     y = y.astype(np.float64)
@@ -90,9 +92,11 @@ def check_target(target) -> np.ndarray:
     """
     t = np.atleast_1d(np.asarray(target, dtype=np.float64))
     if not np.all(np.isfinite(t)) or np.any(t <= 0) or np.any(t >= 1):
-        raise InputError("target marginal precision must be strictly between 0 and 1: 0.5 means 'one false "
-                         "positive per extra true positive', 0.1 means 'nine false positives per extra true "
-                         "positive'.")
+        raise InputError(
+            "target marginal precision must be strictly between 0 and 1: 0.5 means 'one false "
+            "positive per extra true positive', 0.1 means 'nine false positives per extra true "
+            "positive'."
+        )
     return t
 
 
@@ -346,6 +350,12 @@ def upper_hull(curve: PNCurve) -> Hull:
     d_tp = np.diff(curve.tp, prepend=0.0)
     d_fp = np.diff(curve.fp, prepend=0.0)
     ends, edge_mp, mp_fit = hull_from_increments(curve.thresholds, d_tp, d_fp)
-    return Hull(curve, vertex_index=np.r_[-1, ends], thresholds=np.r_[np.inf, curve.thresholds[ends]],
-                tp=np.r_[0.0, curve.tp[ends]], fp=np.r_[0.0, curve.fp[ends]], edge_mp=edge_mp,
-                mp_at_threshold=mp_fit)
+    return Hull(
+        curve,
+        vertex_index=np.r_[-1, ends],
+        thresholds=np.r_[np.inf, curve.thresholds[ends]],
+        tp=np.r_[0.0, curve.tp[ends]],
+        fp=np.r_[0.0, curve.fp[ends]],
+        edge_mp=edge_mp,
+        mp_at_threshold=mp_fit,
+    )

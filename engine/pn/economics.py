@@ -63,11 +63,15 @@ class Economics:
         v = _amount(self.value_per_positive, "value per positive")
         f = _amount(self.cost_per_false_positive, "cost per false positive")
         if v <= c:
-            raise InputError(f"value per positive ({v:g}) must exceed the review cost ({c:g}): otherwise no document "
-                             "repays its review and the best threshold flags nothing")
+            raise InputError(
+                f"value per positive ({v:g}) must exceed the review cost ({c:g}): otherwise no document "
+                "repays its review and the best threshold flags nothing"
+            )
         if c + f <= 0:
-            raise InputError("review cost plus cost per false positive is 0: every document repays its review "
-                             "and the best threshold flags everything; give a review cost > 0")
+            raise InputError(
+                "review cost plus cost per false positive is 0: every document repays its review "
+                "and the best threshold flags everything; give a review cost > 0"
+            )
         object.__setattr__(self, "review_cost", c)
         object.__setattr__(self, "value_per_positive", v)
         object.__setattr__(self, "cost_per_false_positive", f)
@@ -75,8 +79,9 @@ class Economics:
     @property
     def target(self) -> float:
         """The break-even marginal precision m = (C + F) / (V + F)."""
-        return (self.review_cost + self.cost_per_false_positive) / (self.value_per_positive
-                                                                    + self.cost_per_false_positive)
+        return (self.review_cost + self.cost_per_false_positive) / (
+            self.value_per_positive + self.cost_per_false_positive
+        )
 
     def document_value(self, marginal_precision: float) -> float:
         """Expected net value of flagging one document that is positive with probability ``marginal_precision``.
@@ -179,9 +184,14 @@ class MoneyStatement:
 
     def as_dict(self) -> dict:
         """The figures by name (for JSON and tables)."""
-        return {"value_caught": self.value_caught, "review_cost": self.review_cost,
-                "false_positive_cost": self.false_positive_cost, "net_value": self.net_value,
-                "net_per_day": self.net_per_day, "last_document_value": self.last_document_value}
+        return {
+            "value_caught": self.value_caught,
+            "review_cost": self.review_cost,
+            "false_positive_cost": self.false_positive_cost,
+            "net_value": self.net_value,
+            "net_per_day": self.net_per_day,
+            "last_document_value": self.last_document_value,
+        }
 
     def sentence(self, currency: str = "") -> str:
         """The statement in one sentence a stakeholder reads.
@@ -196,24 +206,30 @@ class MoneyStatement:
         str
             Value caught, costs, net value (per day when ``days`` is known) and the last document's value.
         """
+
         def money(x: float, decimals: int = 0) -> str:
             return "–" if not math.isfinite(x) else f"{'-' if x < 0 else ''}{currency}{abs(x):,.{decimals}f}"
 
-        text = (f"{self.tp:,.0f} true positives caught are worth {money(self.value_caught)}; reviewing "
-                f"{self.tp + self.fp:,.0f} documents costs {money(self.review_cost)}")
+        text = (
+            f"{self.tp:,.0f} true positives caught are worth {money(self.value_caught)}; reviewing "
+            f"{self.tp + self.fp:,.0f} documents costs {money(self.review_cost)}"
+        )
         if self.economics.cost_per_false_positive:
             text += f" and the {self.fp:,.0f} false positives {money(self.false_positive_cost)} more"
         text += f": net {money(self.net_value)}"
         if self.days:
             text += f" ({money(self.net_per_day)} per day over {self.days:,.0f} days)"
         if math.isfinite(self.last_document_value):
-            text += (f". The last document reviewed is worth {money(self.last_document_value, 2)} "
-                     f"(marginal precision {self.marginal_precision:.1%})")
+            text += (
+                f". The last document reviewed is worth {money(self.last_document_value, 2)} "
+                f"(marginal precision {self.marginal_precision:.1%})"
+            )
         return text + "."
 
 
-def money_statement(tp: float, fp: float, economics: Economics, *, days: float | None = None,
-                    marginal_precision: float = math.nan) -> MoneyStatement:
+def money_statement(
+    tp: float, fp: float, economics: Economics, *, days: float | None = None, marginal_precision: float = math.nan
+) -> MoneyStatement:
     """Value caught, review cost, net value (per day) and the last document's value of TP and FP flagged.
 
     Parameters

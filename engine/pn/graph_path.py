@@ -58,9 +58,9 @@ def _graph_path_2d(areas: list[np.ndarray], shape: tuple[int, int]) -> np.ndarra
     nodes = []
     i, j = m0 - 1, m1 - 1
     while i > 0:
-        l = int(entry[i - 1, j])
-        nodes.extend((i, c) for c in range(j, l - 1, -1))
-        i, j = i - 1, l
+        back = int(entry[i - 1, j])
+        nodes.extend((i, c) for c in range(j, back - 1, -1))
+        i, j = i - 1, back
     nodes.extend((0, c) for c in range(j, -1, -1))
     return np.array(nodes[::-1], dtype=np.int64)
 
@@ -70,7 +70,7 @@ def _graph_path_nd(areas: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarra
     k = len(shape)
     n = int(np.prod(shape))
     coords = np.indices(shape).reshape(k, n)
-    strides = np.array([int(np.prod(shape[j + 1:])) for j in range(k)])
+    strides = np.array([int(np.prod(shape[j + 1 :])) for j in range(k)])
     level = coords.sum(axis=0)
     order = np.argsort(level, kind="stable")
     bounds = np.searchsorted(level[order], np.arange(level.max() + 2))
@@ -84,7 +84,7 @@ def _graph_path_nd(areas: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarra
     choice = np.full(n, -1, dtype=np.int64)
     best[0] = 0.0
     for lv in range(1, level.max() + 1):
-        cells = order[bounds[lv]:bounds[lv + 1]]
+        cells = order[bounds[lv] : bounds[lv + 1]]
         cand = np.full((k, cells.size), -np.inf)
         for j in range(k):
             has = coords[j, cells] > 0

@@ -12,15 +12,24 @@ documents).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import InputError, RatedDataError
 
-__all__ = ["ThresholdGrid", "threshold_grid", "make_axes", "RULES", "MAX_GRID_CELLS", "inverted_cdf_ranks",
-           "axis_from_levels", "check_grid_size", "cumulative_counts"]
+__all__ = [
+    "ThresholdGrid",
+    "threshold_grid",
+    "make_axes",
+    "RULES",
+    "MAX_GRID_CELLS",
+    "inverted_cdf_ranks",
+    "axis_from_levels",
+    "check_grid_size",
+    "cumulative_counts",
+]
 
 RULES = ("or", "and")
 
@@ -239,9 +248,11 @@ def check_grid_size(sizes: Sequence[int]) -> None:
     cells = float(np.prod([m + 1 for m in sizes], dtype=float))
     if cells > MAX_GRID_CELLS:
         per_axis = int(MAX_GRID_CELLS ** (1 / k)) - 1
-        raise RatedDataError(f"A grid of {' x '.join(map(str, sizes))} thresholds for {k} classifiers has "
-                             f"{cells:,.0f} cells; at most {MAX_GRID_CELLS:,} fit in memory. Use fewer classifiers "
-                             f"or at most {per_axis} thresholds per classifier (the grid size, --bins).")
+        raise RatedDataError(
+            f"A grid of {' x '.join(map(str, sizes))} thresholds for {k} classifiers has "
+            f"{cells:,.0f} cells; at most {MAX_GRID_CELLS:,} fit in memory. Use fewer classifiers "
+            f"or at most {per_axis} thresholds per classifier (the grid size, --bins)."
+        )
 
 
 def cumulative_counts(hist: np.ndarray, rule: str, total: float) -> np.ndarray:
@@ -279,9 +290,17 @@ def cumulative_counts(hist: np.ndarray, rule: str, total: float) -> np.ndarray:
     return out
 
 
-def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 100, rule: str = "or",
-                   spacing: str = "quantile", axes: Sequence[np.ndarray] | None = None,
-                   score_names: Sequence[str] = ()) -> ThresholdGrid:
+def threshold_grid(
+    scores,
+    labels,
+    weights=None,
+    *,
+    bins: int | Sequence[int] = 100,
+    rule: str = "or",
+    spacing: str = "quantile",
+    axes: Sequence[np.ndarray] | None = None,
+    score_names: Sequence[str] = (),
+) -> ThresholdGrid:
     """Tabulate TP and FP on a k-dimensional threshold grid (any k >= 1).
 
     For document d let ``idx_j(d)`` = number of axis-j thresholds <= its score, so
@@ -358,5 +377,11 @@ def threshold_grid(scores, labels, weights=None, *, bins: int | Sequence[int] = 
     for key, wt in (("tp", w * y), ("fp", w * (1.0 - y))):
         hist = np.bincount(flat, weights=wt, minlength=n_cells).reshape(hist_shape)
         out[key] = cumulative_counts(hist, rule, wt.sum())
-    return ThresholdGrid(axes=axes, tp=out["tp"], fp=out["fp"], rule=rule, score_names=tuple(score_names),
-                         seconds=time.perf_counter() - started)
+    return ThresholdGrid(
+        axes=axes,
+        tp=out["tp"],
+        fp=out["fp"],
+        rule=rule,
+        score_names=tuple(score_names),
+        seconds=time.perf_counter() - started,
+    )

@@ -309,8 +309,29 @@ def _negatives_run(counts, row0, wn_int, last, lo, hi):  # pragma: no cover - co
     return total, n_kept
 
 
-def _replicate_chunk(r, s_lo, s_hi, q, row0, counts, data, wn_int, last, group_start, seg_start, seg_fast,
-                     band_index, exact, sf, si, st_f, st_i, band_below, d_all, rows):  # pragma: no cover - compiled
+def _replicate_chunk(
+    r,
+    s_lo,
+    s_hi,
+    q,
+    row0,
+    counts,
+    data,
+    wn_int,
+    last,
+    group_start,
+    seg_start,
+    seg_fast,
+    band_index,
+    exact,
+    sf,
+    si,
+    st_f,
+    st_i,
+    band_below,
+    d_all,
+    rows,
+):  # pragma: no cover - compiled
     """Segments ``s_lo .. s_hi - 1`` of replicate r, from the lowest score up; returns the band position left."""
     n, m = data.shape[1], group_start.size
     s_, w_, x_, u_tp, u_fp = st_f[r, 0], st_f[r, 1], st_f[r, 2], st_f[r, 3], st_f[r, 4]
@@ -321,8 +342,9 @@ def _replicate_chunk(r, s_lo, s_hi, q, row0, counts, data, wn_int, last, group_s
             band_below[r, q] = k
             q -= 1
         if seg_fast[seg] and b >= 0:  # negatives only, exact sums: the PAV only adds their mass to the open block
-            total, n_kept = _negatives_run(counts, row0, wn_int, last, group_start[g_lo],
-                                           group_start[g_hi] if g_hi < m else n)
+            total, n_kept = _negatives_run(
+                counts, row0, wn_int, last, group_start[g_lo], group_start[g_hi] if g_hi < m else n
+            )
             if n_kept > 0:
                 if not open_:
                     s_, w_, open_ = sf[r, b, _W] * sf[r, b, _X] + 0.0, sf[r, b, _W], True
@@ -332,8 +354,9 @@ def _replicate_chunk(r, s_lo, s_hi, q, row0, counts, data, wn_int, last, group_s
             u_fp += float(total)
             continue
         for g in range(g_hi - 1, g_lo - 1, -1):
-            d_tp, d_fp = _score_sums(counts, row0, data, group_start[g], group_start[g + 1] if g + 1 < m else n,
-                                     exact, rows)
+            d_tp, d_fp = _score_sums(
+                counts, row0, data, group_start[g], group_start[g + 1] if g + 1 < m else n, exact, rows
+            )
             if not exact:
                 d_all[r, g, 0], d_all[r, g, 1] = d_tp, d_fp
             mass = d_tp + d_fp
@@ -357,8 +380,9 @@ def _grow(a, size):  # pragma: no cover - compiled
     return out
 
 
-def _poisson_hulls(ids, data, wn_int, last, group_start, seg_start, seg_fast, chunk_start, keys, cdf, thresholds,
-                   band_index, exact):  # pragma: no cover - compiled
+def _poisson_hulls(
+    ids, data, wn_int, last, group_start, seg_start, seg_fast, chunk_start, keys, cdf, thresholds, band_index, exact
+):  # pragma: no cover - compiled
     """Hashed Poisson replicates' hulls in one pass over the scores, from the lowest up (see poisson_hulls)."""
     n, m, n_rep = ids.size, group_start.size, keys.size
     big = 1
@@ -392,8 +416,29 @@ def _poisson_hulls(ids, data, wn_int, last, group_start, seg_start, seg_fast, ch
         q_chunk = q
         for r in range(n_rep):
             _chunk_counts(ids, row0, row_end, keys[r], cdf, counts)
-            q = _replicate_chunk(r, s_lo, s_hi, q_chunk, row0, counts, data, wn_int, last, group_start, seg_start,
-                                 seg_fast, band_index, exact, sf, si, st_f, st_i, band_below, d_all, rows)
+            q = _replicate_chunk(
+                r,
+                s_lo,
+                s_hi,
+                q_chunk,
+                row0,
+                counts,
+                data,
+                wn_int,
+                last,
+                group_start,
+                seg_start,
+                seg_fast,
+                band_index,
+                exact,
+                sf,
+                si,
+                st_f,
+                st_i,
+                band_below,
+                d_all,
+                rows,
+            )
     for r in range(n_rep):
         if st_i[r, 1]:
             st_i[r, 0] = _close(sf, r, st_i[r, 0], st_f[r, 0], st_f[r, 1], st_f[r, 2])
@@ -406,7 +451,12 @@ def _vertices(sf, si, st_f, st_i, band_below, d_all, thresholds, exact):  # prag
     offsets = np.zeros(n_rep + 1, dtype=np.int64)
     for r in range(n_rep):
         offsets[r + 1] = offsets[r] + st_i[r, 0] + 2
-    edge_mp, tp, fp, th = np.empty(offsets[-1] - n_rep), np.empty(offsets[-1]), np.empty(offsets[-1]), np.empty(offsets[-1])
+    edge_mp, tp, fp, th = (
+        np.empty(offsets[-1] - n_rep),
+        np.empty(offsets[-1]),
+        np.empty(offsets[-1]),
+        np.empty(offsets[-1]),
+    )
     band = np.empty((n_rep, nb))
     for r in range(n_rep):
         at, top, kept = offsets[r], st_i[r, 0], st_i[r, 2]
@@ -479,14 +529,29 @@ def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarr
     Journal of Statistical Software 102 (Code Snippet 1) — the PAV SciPy implements.
     """
     edge_mp, tp, fp, th, band = _replicate_hull_band(
-        np.ascontiguousarray(thresholds, dtype=np.float64), np.ascontiguousarray(d_tp, dtype=np.float64),
-        np.ascontiguousarray(d_fp, dtype=np.float64), np.ascontiguousarray(band_index, dtype=np.int64))
+        np.ascontiguousarray(thresholds, dtype=np.float64),
+        np.ascontiguousarray(d_tp, dtype=np.float64),
+        np.ascontiguousarray(d_fp, dtype=np.float64),
+        np.ascontiguousarray(band_index, dtype=np.int64),
+    )
     return (edge_mp, tp, fp, th), band
 
 
-def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.ndarray, keys: np.ndarray,
-                  group_start: np.ndarray, thresholds: np.ndarray, band_index: np.ndarray, *, exact: bool | None = None,
-                  chunk: int = 16384, block: int = 10, workers: int = 1, progress=None):
+def poisson_hulls(
+    ids_sorted: np.ndarray,
+    wy_sorted: np.ndarray,
+    wn_sorted: np.ndarray,
+    keys: np.ndarray,
+    group_start: np.ndarray,
+    thresholds: np.ndarray,
+    band_index: np.ndarray,
+    *,
+    exact: bool | None = None,
+    chunk: int = 16384,
+    block: int = 10,
+    workers: int = 1,
+    progress=None,
+):
     """Hulls of hashed Poisson replicates, drawn, summed per score and fitted in one compiled pass (nogil).
 
     Equal bit for bit to the numpy reference — :func:`engine.pn.replicates.poisson_counts` summed per score
@@ -557,16 +622,23 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
     seg_start = seg_start[seg_start <= m].astype(np.int64)
     seg_fast = fast[seg_start[:-1]]
     chunk_start = np.unique(np.r_[np.searchsorted(seg_start, by_rows), seg_fast.size]).astype(np.int64)
-    args = (np.ascontiguousarray(ids_sorted).astype(np.uint64), np.vstack([wy, wn]),
-            wn.astype(np.int64) if exact else np.zeros(n, np.int64), last, group_start, seg_start, seg_fast,
-            chunk_start)
+    args = (
+        np.ascontiguousarray(ids_sorted).astype(np.uint64),
+        np.vstack([wy, wn]),
+        wn.astype(np.int64) if exact else np.zeros(n, np.int64),
+        last,
+        group_start,
+        seg_start,
+        seg_fast,
+        chunk_start,
+    )
     cdf = np.array(POISSON1_THRESHOLDS, dtype=np.uint64)
     thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.uint64)
     starts = range(0, keys.size, max(1, int(block)))
 
     def hulls(start):
-        return _poisson_hulls(*args, keys[start:start + block], cdf, thresholds, band_index, bool(exact))
+        return _poisson_hulls(*args, keys[start : start + block], cdf, thresholds, band_index, bool(exact))
 
     done, blocks = 0, {}
     if workers <= 1:  # in the caller's thread
@@ -586,7 +658,9 @@ def poisson_hulls(ids_sorted: np.ndarray, wy_sorted: np.ndarray, wn_sorted: np.n
     replicates, bands = [], []
     for start in starts:
         edge_mp, tp, fp, th, offsets, band = blocks[start]
-        replicates += [(edge_mp[a - r:b - r - 1], tp[a:b], fp[a:b], th[a:b])
-                       for r, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))]
+        replicates += [
+            (edge_mp[a - r : b - r - 1], tp[a:b], fp[a:b], th[a:b])
+            for r, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))
+        ]
         bands.append(band)
     return replicates, np.vstack(bands) if bands else np.empty((0, band_index.size))

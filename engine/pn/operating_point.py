@@ -81,10 +81,17 @@ class OperatingPoint:
         th = self.threshold
         th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
         flags_nothing = not np.all(np.isfinite(np.ravel(self.threshold)))
-        return {"target_marginal_precision": self.target, "threshold": th, "flags_nothing": flags_nothing,
-                "tp": self.tp, "fp": self.fp,
-                "precision": self.precision, "marginal_precision_above": self.mp_above,
-                "marginal_precision_below": self.mp_below, "fp_per_extra_tp": self.cost}
+        return {
+            "target_marginal_precision": self.target,
+            "threshold": th,
+            "flags_nothing": flags_nothing,
+            "tp": self.tp,
+            "fp": self.fp,
+            "precision": self.precision,
+            "marginal_precision_above": self.mp_above,
+            "marginal_precision_below": self.mp_below,
+            "fp_per_extra_tp": self.cost,
+        }
 
 
 @dataclass(frozen=True)
@@ -139,16 +146,22 @@ def operating_point_cards(op: OperatingPoint, ci=None, *, level: float | None = 
     threshold = float(np.ravel(op.threshold)[0])
     dash = "–"
     return [
-        Card("Threshold", "flag nothing" if not np.isfinite(threshold) else f"{threshold:.6g}",
-             _interval_caption(ci.threshold_ci if ci else None, ".4g", level),
-             "Flag documents with score ≥ threshold."),
+        Card(
+            "Threshold",
+            "flag nothing" if not np.isfinite(threshold) else f"{threshold:.6g}",
+            _interval_caption(ci.threshold_ci if ci else None, ".4g", level),
+            "Flag documents with score ≥ threshold.",
+        ),
         Card("True positives", f"{op.tp:,.6g}", _interval_caption(ci.tp_ci if ci else None, ",.6g", None)),
         Card("False positives", f"{op.fp:,.6g}", _interval_caption(ci.fp_ci if ci else None, ",.6g", None)),
         Card("Precision", dash if np.isnan(op.precision) else f"{op.precision:.3f}"),
-        Card("Marginal precision", dash if np.isnan(op.mp_above) else f"{op.mp_above:.3f}",
-             "just below: " + (dash if np.isnan(op.mp_below) else f"{op.mp_below:.3f}"),
-             "Of the documents just above the threshold (the hull segment ending at the point). The target lies "
-             "between this and the value just below."),
+        Card(
+            "Marginal precision",
+            dash if np.isnan(op.mp_above) else f"{op.mp_above:.3f}",
+            "just below: " + (dash if np.isnan(op.mp_below) else f"{op.mp_below:.3f}"),
+            "Of the documents just above the threshold (the hull segment ending at the point). The target lies "
+            "between this and the value just below.",
+        ),
         Card("FP per extra TP", f"{op.cost:.3g}"),
     ]
 
@@ -230,12 +243,18 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
     for target, lam in zip(t, t / (1.0 - t)):
         v = optimal_vertex(hull.edge_mp, hull.tp, hull.fp, target, lam)
         tp, fp = float(hull.tp[v]), float(hull.fp[v])
-        out.append(OperatingPoint(
-            target=float(target), threshold=float(hull.thresholds[v]), tp=tp, fp=fp,
-            precision=_precision(tp, fp),
-            mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
-            mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
-            cost=float(1.0 / lam)))
+        out.append(
+            OperatingPoint(
+                target=float(target),
+                threshold=float(hull.thresholds[v]),
+                tp=tp,
+                fp=fp,
+                precision=_precision(tp, fp),
+                mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
+                mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
+                cost=float(1.0 / lam),
+            )
+        )
     return out
 
 
@@ -261,16 +280,18 @@ def sweep_table(hull: Hull, targets=DEFAULT_SWEEP_TARGETS) -> pd.DataFrame:
         ``marginal_precision_below``; one row per target.
     """
     points = sweep(targets=targets, hull=hull)
-    return pd.DataFrame({
-        "target_marginal_precision": [p.target for p in points],
-        "fp_per_extra_tp": [p.cost for p in points],
-        "threshold": [p.threshold for p in points],
-        "tp": [p.tp for p in points],
-        "fp": [p.fp for p in points],
-        "precision": [p.precision for p in points],
-        "marginal_precision_above": [p.mp_above for p in points],
-        "marginal_precision_below": [p.mp_below for p in points],
-    })
+    return pd.DataFrame(
+        {
+            "target_marginal_precision": [p.target for p in points],
+            "fp_per_extra_tp": [p.cost for p in points],
+            "threshold": [p.threshold for p in points],
+            "tp": [p.tp for p in points],
+            "fp": [p.fp for p in points],
+            "precision": [p.precision for p in points],
+            "marginal_precision_above": [p.mp_above for p in points],
+            "marginal_precision_below": [p.mp_below for p in points],
+        }
+    )
 
 
 def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
@@ -290,16 +311,22 @@ def what_if_table(a: OperatingPoint, b: OperatingPoint) -> pd.DataFrame:
     th_a, th_b = np.ravel(a.threshold), np.ravel(b.threshold)
     names = ["threshold"] if th_a.size == 1 else [f"threshold {j + 1}" for j in range(th_a.size)]
     rows = [(n, x, y) for n, x, y in zip(names, th_a, th_b)]
-    rows += [("target marginal precision", a.target, b.target), ("FP per extra TP", a.cost, b.cost),
-             ("TP", a.tp, b.tp), ("FP", a.fp, b.fp), ("precision", a.precision, b.precision)]
+    rows += [
+        ("target marginal precision", a.target, b.target),
+        ("FP per extra TP", a.cost, b.cost),
+        ("TP", a.tp, b.tp),
+        ("FP", a.fp, b.fp),
+        ("precision", a.precision, b.precision),
+    ]
     frame = pd.DataFrame(rows, columns=["quantity", "A", "B"])
     with np.errstate(invalid="ignore"):
         frame["change (B - A)"] = frame["B"] - frame["A"]
     return frame
 
 
-def operating_point(scores=None, labels=None, target: float = 0.5, weights=None, *,
-                    hull: Hull | None = None) -> OperatingPoint:
+def operating_point(
+    scores=None, labels=None, target: float = 0.5, weights=None, *, hull: Hull | None = None
+) -> OperatingPoint:
     """Threshold maximising ``TP − λ·FP`` (``λ = target / (1 − target)``); ties -> highest threshold.
 
     Parameters

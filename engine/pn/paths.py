@@ -21,8 +21,15 @@ from .curve import cost_per_true_positive, target_slope, tie_tolerance
 from .grid import ThresholdGrid
 from .operating_point import OperatingPoint
 
-__all__ = ["ThresholdPath", "trapezoid_area", "interpolate_grid", "axis_values", "path_from_frac",
-           "path_operating_point", "grid_index_of"]
+__all__ = [
+    "ThresholdPath",
+    "trapezoid_area",
+    "interpolate_grid",
+    "axis_values",
+    "path_from_frac",
+    "path_operating_point",
+    "grid_index_of",
+]
 
 
 @dataclass(frozen=True)
@@ -106,14 +113,30 @@ def axis_values(grid: ThresholdGrid, frac_index: np.ndarray) -> np.ndarray:
     return np.column_stack([np.interp(frac_index[:, j], np.arange(a.size), a) for j, a in enumerate(grid.axes)])
 
 
-def path_from_frac(grid: ThresholdGrid, frac: np.ndarray, method: str, runtime: float, params: dict,
-                    tp: np.ndarray | None = None, fp: np.ndarray | None = None) -> ThresholdPath:
+def path_from_frac(
+    grid: ThresholdGrid,
+    frac: np.ndarray,
+    method: str,
+    runtime: float,
+    params: dict,
+    tp: np.ndarray | None = None,
+    fp: np.ndarray | None = None,
+) -> ThresholdPath:
     if tp is None:
         tp = interpolate_grid(grid.tp, frac)
         fp = interpolate_grid(grid.fp, frac)
     sizes = np.array(grid.shape) - 1
-    return ThresholdPath(thresholds=axis_values(grid, frac), positions=frac / sizes, tp=tp, fp=fp,
-                         auc=trapezoid_area(tp, fp), method=method, runtime_s=runtime, params=params, grid=grid)
+    return ThresholdPath(
+        thresholds=axis_values(grid, frac),
+        positions=frac / sizes,
+        tp=tp,
+        fp=fp,
+        auc=trapezoid_area(tp, fp),
+        method=method,
+        runtime_s=runtime,
+        params=params,
+        grid=grid,
+    )
 
 
 def grid_index_of(path: ThresholdPath) -> np.ndarray:
@@ -219,7 +242,13 @@ def path_operating_point(path: ThresholdPath, target: float) -> OperatingPoint:
         except (ValueError, RuntimeError):
             pass
     total = tp + fp
-    return OperatingPoint(target=float(target), threshold=np.asarray(threshold, dtype=float), tp=tp, fp=fp,
-                          precision=tp / total if total > 0 else float("nan"),
-                          mp_above=_segment_mp(path.tp, path.fp, v, +1),
-                          mp_below=_segment_mp(path.tp, path.fp, v, -1), cost=cost_per_true_positive(target))
+    return OperatingPoint(
+        target=float(target),
+        threshold=np.asarray(threshold, dtype=float),
+        tp=tp,
+        fp=fp,
+        precision=tp / total if total > 0 else float("nan"),
+        mp_above=_segment_mp(path.tp, path.fp, v, +1),
+        mp_below=_segment_mp(path.tp, path.fp, v, -1),
+        cost=cost_per_true_positive(target),
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,7 +12,15 @@ from ..reporting import ReportSection, render_html, to_json
 from .economics import money_statement
 from .operating_point import what_if_table
 
-__all__ = ["operating_point_sentence", "joint_thresholds_sentence", "sweep_for_people", "SWEEP_COLUMNS", "operating_point_report", "ensemble_report", "DEFINITIONS"]
+__all__ = [
+    "operating_point_sentence",
+    "joint_thresholds_sentence",
+    "sweep_for_people",
+    "SWEEP_COLUMNS",
+    "operating_point_report",
+    "ensemble_report",
+    "DEFINITIONS",
+]
 
 
 def _fmt_interval(lo: float, hi: float) -> str:
@@ -37,11 +45,15 @@ def operating_point_sentence(classifier: str, op, ci=None) -> str:
     """
     threshold = float(np.ravel(op.threshold)[0])
     if not np.isfinite(threshold):
-        return (f"Flag nothing with {classifier}: at a target marginal precision of {op.target:.0%} no threshold "
-                "finds true positives cheaply enough.")
-    sentence = (f"Flag documents with {classifier} ≥ {threshold:.4g}: {op.tp:,.0f} true positives and {op.fp:,.0f} "
-                f"false positives among the rated documents (precision {op.precision:.1%}); one more true positive "
-                f"would cost {op.cost:.2g} false positives.")
+        return (
+            f"Flag nothing with {classifier}: at a target marginal precision of {op.target:.0%} no threshold "
+            "finds true positives cheaply enough."
+        )
+    sentence = (
+        f"Flag documents with {classifier} ≥ {threshold:.4g}: {op.tp:,.0f} true positives and {op.fp:,.0f} "
+        f"false positives among the rated documents (precision {op.precision:.1%}); one more true positive "
+        f"would cost {op.cost:.2g} false positives."
+    )
     if ci is not None:
         lo, hi = ci.threshold_ci
         sentence += f" With {ci.level:.0%} confidence the threshold lies between {lo:.4g} and {hi:.4g}."
@@ -73,8 +85,10 @@ def joint_thresholds_sentence(names, points: dict, best, *, rule: str = "", chos
         For comparison: ..."``.
     """
     if not points:
-        return (f"No path reaches this target; the best single grid point finds {best.tp:,.0f} true and "
-                f"{best.fp:,.0f} false positives.")
+        return (
+            f"No path reaches this target; the best single grid point finds {best.tp:,.0f} true and "
+            f"{best.fp:,.0f} false positives."
+        )
     chosen = chosen if chosen in points else ("graph" if "graph" in points else next(iter(points)))
     joiner = {"or": " or ", "and": " and "}.get(str(rule).lower(), ", ")
 
@@ -82,21 +96,33 @@ def joint_thresholds_sentence(names, points: dict, best, *, rule: str = "", chos
         return joiner.join(f"{n} ≥ {t:.4g}" for n, t in zip(names, np.ravel(op.threshold)))
 
     op = points[chosen]
-    sentence = (f"Decision: flag a document when {pair(op)} (the {chosen} path's pair at this target): "
-                f"{op.tp:,.0f} true and {op.fp:,.0f} false positives.")
-    others = [f"the {method} path flags {pair(p)} ({p.tp:,.0f} true and {p.fp:,.0f} false positives)"
-              for method, p in points.items() if method != chosen]
-    others.append(f"the best single grid point finds {best.tp:,.0f} true and {best.fp:,.0f} false positives "
-                  "(chosen on these very counts, so optimistic for new data)")
+    sentence = (
+        f"Decision: flag a document when {pair(op)} (the {chosen} path's pair at this target): "
+        f"{op.tp:,.0f} true and {op.fp:,.0f} false positives."
+    )
+    others = [
+        f"the {method} path flags {pair(p)} ({p.tp:,.0f} true and {p.fp:,.0f} false positives)"
+        for method, p in points.items()
+        if method != chosen
+    ]
+    others.append(
+        f"the best single grid point finds {best.tp:,.0f} true and {best.fp:,.0f} false positives "
+        "(chosen on these very counts, so optimistic for new data)"
+    )
     return sentence + " For comparison: " + "; ".join(others) + "."
 
 
 #: the sweep table's columns in words, with units
-SWEEP_COLUMNS = {"target_marginal_precision": "target marginal precision", "fp_per_extra_tp":
-                 "false positives per extra true positive", "threshold": "threshold (flag score ≥)",
-                 "tp": "true positives", "fp": "false positives", "precision": "precision",
-                 "marginal_precision_above": "marginal precision just above", "marginal_precision_below":
-                 "marginal precision just below"}
+SWEEP_COLUMNS = {
+    "target_marginal_precision": "target marginal precision",
+    "fp_per_extra_tp": "false positives per extra true positive",
+    "threshold": "threshold (flag score ≥)",
+    "tp": "true positives",
+    "fp": "false positives",
+    "precision": "precision",
+    "marginal_precision_above": "marginal precision just above",
+    "marginal_precision_below": "marginal precision just below",
+}
 
 
 def _for_people(value, kind: str) -> str:
@@ -115,17 +141,37 @@ def _for_people(value, kind: str) -> str:
 def sweep_for_people(sweep: pd.DataFrame) -> pd.DataFrame:
     """The sweep with column names in words, readable numbers, and repeated operating points collapsed."""
     distinct = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])
-    kinds = {"tp": "count", "fp": "count", "precision": "share", "target_marginal_precision": "share",
-             "marginal_precision_above": "share", "marginal_precision_below": "share", "threshold": "score"}
-    out = pd.DataFrame({SWEEP_COLUMNS.get(c, c): [_for_people(v, kinds.get(c, "ratio")) for v in distinct[c]]
-                        for c in distinct.columns})
+    kinds = {
+        "tp": "count",
+        "fp": "count",
+        "precision": "share",
+        "target_marginal_precision": "share",
+        "marginal_precision_above": "share",
+        "marginal_precision_below": "share",
+        "threshold": "score",
+    }
+    out = pd.DataFrame(
+        {
+            SWEEP_COLUMNS.get(c, c): [_for_people(v, kinds.get(c, "ratio")) for v in distinct[c]]
+            for c in distinct.columns
+        }
+    )
     return out
 
 
-def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None, what_if=None,
-                           sweep: pd.DataFrame | None = None,
-                           figures: Sequence[tuple[str, go.Figure]] = (), economics=None,
-                           currency: str = "") -> tuple[str, str]:
+def operating_point_report(
+    data,
+    classifier: str,
+    op,
+    settings: dict,
+    *,
+    ci=None,
+    what_if=None,
+    sweep: pd.DataFrame | None = None,
+    figures: Sequence[tuple[str, go.Figure]] = (),
+    economics=None,
+    currency: str = "",
+) -> tuple[str, str]:
     """(HTML, JSON) for a single-classifier operating point.
 
     ``op`` is the chosen :class:`~engine.pn.OperatingPoint`, ``ci`` its
@@ -163,34 +209,57 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
     summary = data.summary()
     point = op.as_dict()
     record = {"dataset": summary, "settings": {"classifier": classifier, **settings}, "operating_point": point}
-    cards = {"threshold (flag score ≥)": _for_people(float(np.ravel(op.threshold)[0]), "score"),
-             "true positives": _for_people(op.tp, "count"), "false positives": _for_people(op.fp, "count"),
-             "precision": _for_people(op.precision, "share"),
-             "marginal precision just above": _for_people(op.mp_above, "share"),
-             "marginal precision just below": _for_people(op.mp_below, "share"),
-             "false positives paid per extra true positive": _for_people(op.cost, "ratio")}
+    cards = {
+        "threshold (flag score ≥)": _for_people(float(np.ravel(op.threshold)[0]), "score"),
+        "true positives": _for_people(op.tp, "count"),
+        "false positives": _for_people(op.fp, "count"),
+        "precision": _for_people(op.precision, "share"),
+        "marginal precision just above": _for_people(op.mp_above, "share"),
+        "marginal precision just below": _for_people(op.mp_below, "share"),
+        "false positives paid per extra true positive": _for_people(op.cost, "ratio"),
+    }
     table = pd.DataFrame({"quantity": list(cards), "value": list(cards.values())})
     if ci is not None:
         intervals = {"threshold": ci.threshold_ci, "tp": ci.tp_ci, "fp": ci.fp_ci}
-        record["confidence_intervals"] = {"level": ci.level, "replicates": int(ci.thresholds.size),
-                                          **{k: list(v) for k, v in intervals.items()}}
-        table["bootstrap interval"] = [_fmt_interval(*ci.threshold_ci), _fmt_interval(*ci.tp_ci),
-                                       _fmt_interval(*ci.fp_ci), "", "", "", ""]
+        record["confidence_intervals"] = {
+            "level": ci.level,
+            "replicates": int(ci.thresholds.size),
+            **{k: list(v) for k, v in intervals.items()},
+        }
+        table["bootstrap interval"] = [
+            _fmt_interval(*ci.threshold_ci),
+            _fmt_interval(*ci.tp_ci),
+            _fmt_interval(*ci.fp_ci),
+            "",
+            "",
+            "",
+            "",
+        ]
     flags_nothing = not np.all(np.isfinite(np.ravel(op.threshold)))
     decision = operating_point_sentence(classifier, op, ci)
     if economics is not None:
         statement = money_statement(op.tp, op.fp, economics, marginal_precision=op.mp_above)
-        record["money"] = {"review_cost": economics.review_cost, "value_per_positive": economics.value_per_positive,
-                           "cost_per_false_positive": economics.cost_per_false_positive,
-                           "target": economics.target, **statement.as_dict()}
-        decision += (f" The target is the break-even marginal precision (C + F) / (V + F) of a review cost of "
-                     f"{currency}{economics.review_cost:g}, {currency}{economics.value_per_positive:g} per caught "
-                     f"positive and {currency}{economics.cost_per_false_positive:g} per false positive: "
-                     + statement.sentence(currency))
-    sections = [ReportSection("Decision", decision),
-                ReportSection("Chosen operating point", table,
-                              "Threshold +inf means: flag nothing (no threshold beats the target)." if flags_nothing
-                              else "")]
+        record["money"] = {
+            "review_cost": economics.review_cost,
+            "value_per_positive": economics.value_per_positive,
+            "cost_per_false_positive": economics.cost_per_false_positive,
+            "target": economics.target,
+            **statement.as_dict(),
+        }
+        decision += (
+            f" The target is the break-even marginal precision (C + F) / (V + F) of a review cost of "
+            f"{currency}{economics.review_cost:g}, {currency}{economics.value_per_positive:g} per caught "
+            f"positive and {currency}{economics.cost_per_false_positive:g} per false positive: "
+            + statement.sentence(currency)
+        )
+    sections = [
+        ReportSection("Decision", decision),
+        ReportSection(
+            "Chosen operating point",
+            table,
+            "Threshold +inf means: flag nothing (no threshold beats the target)." if flags_nothing else "",
+        ),
+    ]
     if what_if is not None:
         record["what_if"] = what_if.as_dict()
         sections.append(ReportSection("What-if: a second target", what_if_table(op, what_if)))
@@ -198,21 +267,38 @@ def operating_point_report(data, classifier: str, op, settings: dict, *, ci=None
     if sweep is not None:
         record["sweep"] = sweep.to_dict(orient="records")
         readable = sweep_for_people(sweep)  # targets landing on the same threshold repeat one row: collapsed
-        sections.append(ReportSection("Other targets", readable,
-                                      f"{len(sweep) - len(readable)} targets giving the same threshold as a row "
-                                      "above are left out." if len(readable) < len(sweep) else ""))
+        sections.append(
+            ReportSection(
+                "Other targets",
+                readable,
+                f"{len(sweep) - len(readable)} targets giving the same threshold as a row above are left out."
+                if len(readable) < len(sweep)
+                else "",
+            )
+        )
         sections.append(ReportSection("Appendix: the full sweep (every target, full precision)", sweep))
     sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
-    meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
-            "rated rows": summary["rated_rows"], "unrated rows": summary["unrated_rows"], "classifier": classifier,
-            "target marginal precision": op.target, **{k: v for k, v in settings.items() if k != "target"}}
+    meta = {
+        "data set": summary["name"],
+        "fingerprint (SHA-256)": summary["fingerprint_sha256"],
+        "rated rows": summary["rated_rows"],
+        "unrated rows": summary["unrated_rows"],
+        "classifier": classifier,
+        "target marginal precision": op.target,
+        **{k: v for k, v in settings.items() if k != "target"},
+    }
     html_text = render_html("Operating point report", meta, sections)
     return html_text, to_json("operating_point", record)
 
 
-def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, points: dict,
-                    figures: Sequence[tuple[str, go.Figure]] = (), bootstrap_summary: pd.DataFrame | None = None
-                    ) -> tuple[str, str]:
+def ensemble_report(
+    source: dict,
+    settings: dict,
+    comparison: pd.DataFrame,
+    points: dict,
+    figures: Sequence[tuple[str, go.Figure]] = (),
+    bootstrap_summary: pd.DataFrame | None = None,
+) -> tuple[str, str]:
     """(HTML, JSON) for joint thresholds of 2+ classifiers: the path comparison and each method's point.
 
     ``source`` identifies the input: :meth:`~engine.io.rated.RatedData.summary` of rated data, or the name and
@@ -239,25 +325,44 @@ def ensemble_report(source: dict, settings: dict, comparison: pd.DataFrame, poin
         The HTML report (opens offline) and the JSON record.
     """
     summary = dict(source)
-    record = {"dataset": summary, "settings": settings, "operating_points": {k: v.as_dict() for k, v in points.items()},
-              "comparison": comparison.to_dict(orient="records")}
+    record = {
+        "dataset": summary,
+        "settings": settings,
+        "operating_points": {k: v.as_dict() for k, v in points.items()},
+        "comparison": comparison.to_dict(orient="records"),
+    }
     paths = {k: v for k, v in points.items() if k != "best grid point"}
     sections = []
     if "best grid point" in points and paths:
-        names = settings.get("classifiers") or [f"t{j + 1}" for j in range(np.size(next(iter(paths.values())).threshold))]
-        sections.append(ReportSection("Decision", joint_thresholds_sentence(names, paths, points["best grid point"],
-                                                                          rule=settings.get("rule", ""))))
-    sections += [ReportSection("Comparison of threshold paths", comparison,
-                              "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
-                              "under the concave hull of all grid points (the most any chain of grid points can "
-                              "reach).")]
+        names = settings.get("classifiers") or [
+            f"t{j + 1}" for j in range(np.size(next(iter(paths.values())).threshold))
+        ]
+        sections.append(
+            ReportSection(
+                "Decision",
+                joint_thresholds_sentence(names, paths, points["best grid point"], rule=settings.get("rule", "")),
+            )
+        )
+    sections += [
+        ReportSection(
+            "Comparison of threshold paths",
+            comparison,
+            "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
+            "under the concave hull of all grid points (the most any chain of grid points can "
+            "reach).",
+        )
+    ]
     if bootstrap_summary is not None:
         record["graph_path_bootstrap"] = bootstrap_summary.to_dict(orient="records")
         sections.append(ReportSection("Bootstrap spread of the graph path", bootstrap_summary))
     sections += [ReportSection(title, fig) for title, fig in figures]
     sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
-    meta = {"data set": summary["name"], "fingerprint (SHA-256)": summary["fingerprint_sha256"],
-            **({"rated rows": summary["rated_rows"]} if "rated_rows" in summary else {}), **settings}
+    meta = {
+        "data set": summary["name"],
+        "fingerprint (SHA-256)": summary["fingerprint_sha256"],
+        **({"rated rows": summary["rated_rows"]} if "rated_rows" in summary else {}),
+        **settings,
+    }
     return render_html("Joint thresholds report", meta, sections), to_json("ensemble_paths", record)
 
 

@@ -32,13 +32,22 @@ from .budget import FlaggedCounts, check_capacity, max_flagged_point
 from .curve import Hull, check_target, pn_curve, upper_hull
 from .operating_point import operating_point
 
-__all__ = ["SegmentedCurves", "segment_curves", "SegmentPoint", "Allocation", "allocate_capacity",
-           "allocate_target", "segment_intervals"]
+__all__ = [
+    "SegmentedCurves",
+    "segment_curves",
+    "SegmentPoint",
+    "Allocation",
+    "allocate_capacity",
+    "allocate_target",
+    "segment_intervals",
+]
 
 
 #: why a segment without rated documents gets no threshold (said in every result that lists it)
-NO_RATED_REASON = ("every document of this segment is unrated: without rated documents it has no PN curve, so no "
-                   "threshold can be chosen for it; rate some of its documents")
+NO_RATED_REASON = (
+    "every document of this segment is unrated: without rated documents it has no PN curve, so no "
+    "threshold can be chosen for it; rate some of its documents"
+)
 
 
 @dataclass(frozen=True)
@@ -106,18 +115,25 @@ def segment_curves(scores, labels, groups, weights=None, *, unrated_groups=None)
     bounds = np.searchsorted(codes[order], np.arange(names.size + 1))
     hulls = []
     for j, name in enumerate(names):
-        rows = order[bounds[j]:bounds[j + 1]]
+        rows = order[bounds[j] : bounds[j + 1]]
         if w[rows].sum() <= 0:
-            raise InputError(f"segment {name!r}: every rated document has weight 0; give them positive weights "
-                             "or leave the segment out")
+            raise InputError(
+                f"segment {name!r}: every rated document has weight 0; give them positive weights "
+                "or leave the segment out"
+            )
         hulls.append(upper_hull(pn_curve(s[rows], y[rows], w[rows])))
     unrated = pd.Series(np.asarray(unrated_groups if unrated_groups is not None else [], dtype=object))
     unrated_counts = unrated.astype("string").fillna("(missing)").value_counts()
     rated_names = {str(n) for n in names}
     without = tuple(sorted((str(n), int(c)) for n, c in unrated_counts.items() if str(n) not in rated_names))
-    return SegmentedCurves(tuple(str(n) for n in names), tuple(hulls), upper_hull(pn_curve(s, y, w)),
-                           tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:])),
-                           tuple(int(unrated_counts.get(n, 0)) for n in names), without)
+    return SegmentedCurves(
+        tuple(str(n) for n in names),
+        tuple(hulls),
+        upper_hull(pn_curve(s, y, w)),
+        tuple(int(b - a) for a, b in zip(bounds[:-1], bounds[1:])),
+        tuple(int(unrated_counts.get(n, 0)) for n in names),
+        without,
+    )
 
 
 @dataclass(frozen=True)
@@ -196,43 +212,91 @@ class Allocation:
 
     def as_dict(self) -> dict:
         """The ``opstudio sweep --by`` JSON record."""
-        return {"segments": [{"segment": p.segment, "threshold": p.threshold, "tp": p.tp, "fp": p.fp,
-                              "flagged": p.flagged, "marginal_precision_above": p.marginal_precision_above,
-                              "marginal_precision_below": p.marginal_precision_below} for p in self.segments],
-                "total": self.total, "global": dict(self.global_point),
-                "common_marginal_precision": self.common_marginal_precision, "capacity": self.capacity,
-                "target": self.target, "tp_gained": self.tp_gained, "method": self.method, "note": self.note,
-                "segments_without_threshold": [{"segment": name, "rated_documents": 0, "unrated_documents": n,
-                                                "reason": NO_RATED_REASON} for name, n in self.without_rated]}
+        return {
+            "segments": [
+                {
+                    "segment": p.segment,
+                    "threshold": p.threshold,
+                    "tp": p.tp,
+                    "fp": p.fp,
+                    "flagged": p.flagged,
+                    "marginal_precision_above": p.marginal_precision_above,
+                    "marginal_precision_below": p.marginal_precision_below,
+                }
+                for p in self.segments
+            ],
+            "total": self.total,
+            "global": dict(self.global_point),
+            "common_marginal_precision": self.common_marginal_precision,
+            "capacity": self.capacity,
+            "target": self.target,
+            "tp_gained": self.tp_gained,
+            "method": self.method,
+            "note": self.note,
+            "segments_without_threshold": [
+                {"segment": name, "rated_documents": 0, "unrated_documents": n, "reason": NO_RATED_REASON}
+                for name, n in self.without_rated
+            ],
+        }
 
     def table(self) -> pd.DataFrame:
         """One row per segment, in words with units, then the total and the global threshold."""
-        rows = [{"segment": p.segment, "threshold": p.threshold, "true positives": p.tp, "false positives": p.fp,
-                 "flagged (reviews)": p.flagged, "precision": p.precision,
-                 "marginal precision above": p.marginal_precision_above,
-                 "marginal precision below": p.marginal_precision_below, "rated documents": p.n_rated,
-                 "unrated documents": p.n_unrated} for p in self.segments]
-        rows += [{"segment": name, "rated documents": 0, "unrated documents": n, "note": NO_RATED_REASON}
-                 for name, n in self.without_rated]
+        rows = [
+            {
+                "segment": p.segment,
+                "threshold": p.threshold,
+                "true positives": p.tp,
+                "false positives": p.fp,
+                "flagged (reviews)": p.flagged,
+                "precision": p.precision,
+                "marginal precision above": p.marginal_precision_above,
+                "marginal precision below": p.marginal_precision_below,
+                "rated documents": p.n_rated,
+                "unrated documents": p.n_unrated,
+            }
+            for p in self.segments
+        ]
+        rows += [
+            {"segment": name, "rated documents": 0, "unrated documents": n, "note": NO_RATED_REASON}
+            for name, n in self.without_rated
+        ]
         total = self.total
-        rows.append({"segment": "total (per-segment thresholds)", "true positives": total["tp"],
-                     "false positives": total["fp"], "flagged (reviews)": total["flagged"],
-                     "precision": total["tp"] / total["flagged"] if total["flagged"] else math.nan,
-                     "rated documents": sum(p.n_rated for p in self.segments),
-                     "unrated documents": sum(p.n_unrated for p in self.segments)})
+        rows.append(
+            {
+                "segment": "total (per-segment thresholds)",
+                "true positives": total["tp"],
+                "false positives": total["fp"],
+                "flagged (reviews)": total["flagged"],
+                "precision": total["tp"] / total["flagged"] if total["flagged"] else math.nan,
+                "rated documents": sum(p.n_rated for p in self.segments),
+                "unrated documents": sum(p.n_unrated for p in self.segments),
+            }
+        )
         g = self.global_point
-        rows.append({"segment": "one global threshold", "threshold": g["threshold"], "true positives": g["tp"],
-                     "false positives": g["fp"], "flagged (reviews)": g["flagged"],
-                     "precision": g["tp"] / g["flagged"] if g["flagged"] else math.nan})
+        rows.append(
+            {
+                "segment": "one global threshold",
+                "threshold": g["threshold"],
+                "true positives": g["tp"],
+                "false positives": g["fp"],
+                "flagged (reviews)": g["flagged"],
+                "precision": g["tp"] / g["flagged"] if g["flagged"] else math.nan,
+            }
+        )
         return pd.DataFrame(rows)
 
     def sentence(self) -> str:
         """The comparison with one global threshold in words a stakeholder reads."""
         gained, total, g = self.tp_gained, self.total, self.global_point
-        budget = (f"the same budget of at most {self.capacity:,.0f} reviews" if self.capacity is not None
-                  else f"marginal precision {self.target:.3g}")
-        head = (f"Per-segment thresholds find {total['tp']:,.0f} true positives with {total['flagged']:,.0f} "
-                f"reviews; one global threshold finds {g['tp']:,.0f} with {g['flagged']:,.0f}")
+        budget = (
+            f"the same budget of at most {self.capacity:,.0f} reviews"
+            if self.capacity is not None
+            else f"marginal precision {self.target:.3g}"
+        )
+        head = (
+            f"Per-segment thresholds find {total['tp']:,.0f} true positives with {total['flagged']:,.0f} "
+            f"reviews; one global threshold finds {g['tp']:,.0f} with {g['flagged']:,.0f}"
+        )
         if self.capacity is None:
             return head + "."
         if gained > 0.5:
@@ -266,8 +330,14 @@ def allocate_target(curves: SegmentedCurves, target: float) -> Allocation:
     for name, hull, n, u in zip(curves.names, curves.hulls, curves.n_rated, curves.n_unrated):
         op = operating_point(target=m, hull=hull)
         points.append(SegmentPoint(name, float(op.threshold), op.tp, op.fp, op.mp_above, op.mp_below, n, u))
-    return Allocation(tuple(points), m, _global_point(curves, None, m), target=m, note=_without_rated_note(curves),
-                      without_rated=curves.without_rated)
+    return Allocation(
+        tuple(points),
+        m,
+        _global_point(curves, None, m),
+        target=m,
+        note=_without_rated_note(curves),
+        without_rated=curves.without_rated,
+    )
 
 
 def _without_rated_note(curves: SegmentedCurves) -> str:
@@ -335,12 +405,14 @@ def _point_at(name: str, hull: Hull, i: int, n_rated: int, n_unrated: int) -> Se
     """A segment's point at curve index i (-1 = flag nothing), with the hull's marginal precision around it."""
     fit = hull.mp_at_threshold
     if i < 0:
-        return SegmentPoint(name, math.inf, 0.0, 0.0, math.nan, float(fit[0]) if fit.size else math.nan,
-                            n_rated, n_unrated)
+        return SegmentPoint(
+            name, math.inf, 0.0, 0.0, math.nan, float(fit[0]) if fit.size else math.nan, n_rated, n_unrated
+        )
     below = float(fit[i + 1]) if i + 1 < fit.size else math.nan
     c = hull.curve
-    return SegmentPoint(name, float(c.thresholds[i]), float(c.tp[i]), float(c.fp[i]), float(fit[i]), below,
-                        n_rated, n_unrated)
+    return SegmentPoint(
+        name, float(c.thresholds[i]), float(c.tp[i]), float(c.fp[i]), float(fit[i]), below, n_rated, n_unrated
+    )
 
 
 def _best_step(curves: SegmentedCurves, at_vertices: list[int], left: float) -> list[int]:
@@ -350,11 +422,11 @@ def _best_step(curves: SegmentedCurves, at_vertices: list[int], left: float) -> 
         c = hull.curve
         base_tp = c.tp[i] if i >= 0 else 0.0
         base_flagged = c.tp[i] + c.fp[i] if i >= 0 else 0.0
-        extra = c.tp[i + 1:] + c.fp[i + 1:] - base_flagged
+        extra = c.tp[i + 1 :] + c.fp[i + 1 :] - base_flagged
         fits = int(np.searchsorted(extra, left * (1 + 1e-12) + 1e-9, side="right"))
         if fits and c.tp[i + fits] - base_tp > best_gain + 1e-12:
             top = c.tp[i + fits]  # the highest threshold with that TP has the fewest FP
-            best = (j, i + 1 + int(np.searchsorted(c.tp[i + 1:i + 1 + fits], top - 1e-12 * max(1.0, top))))
+            best = (j, i + 1 + int(np.searchsorted(c.tp[i + 1 : i + 1 + fits], top - 1e-12 * max(1.0, top))))
             best_gain = top - base_tp
     picks = list(at_vertices)
     if best is not None:
@@ -413,13 +485,23 @@ def allocate_capacity(curves: SegmentedCurves, capacity: float, *, window: int |
 
     if _no_worse(totals(at_vertices), totals(picks)):  # the vertices are optimal already: keep them
         picks = at_vertices
-    points = tuple(_point_at(name, hull, i, r, u) for name, hull, i, r, u in
-                   zip(curves.names, curves.hulls, picks, curves.n_rated, curves.n_unrated))
+    points = tuple(
+        _point_at(name, hull, i, r, u)
+        for name, hull, i, r, u in zip(curves.names, curves.hulls, picks, curves.n_rated, curves.n_unrated)
+    )
     global_point = _global_point(curves, n, None)
-    allocation = Allocation(points, common, global_point, capacity=n, method=method,
-                            note=_without_rated_note(curves), without_rated=curves.without_rated)
-    if not _no_worse((allocation.total["tp"], allocation.total["flagged"]),
-                     (global_point["tp"], global_point["flagged"])):
+    allocation = Allocation(
+        points,
+        common,
+        global_point,
+        capacity=n,
+        method=method,
+        note=_without_rated_note(curves),
+        without_rated=curves.without_rated,
+    )
+    if not _no_worse(
+        (allocation.total["tp"], allocation.total["flagged"]), (global_point["tp"], global_point["flagged"])
+    ):
         return _global_split(curves, n, global_point)
     return allocation
 
@@ -439,14 +521,29 @@ def _global_split(curves: SegmentedCurves, capacity: float, global_point: dict) 
         tp, fp, th = (0.0, 0.0, math.inf) if i < 0 else (float(c.tp[i]), float(c.fp[i]), float(c.thresholds[i]))
         mp = math.nan if i < 0 else float(hull.mp_at_threshold[i])
         points.append(SegmentPoint(name, th, tp, fp, mp, mp, r, u))
-    note = " ".join(filter(None, ("One global threshold spends this budget best here: it is used in every segment.",
-                                  _without_rated_note(curves))))
-    return Allocation(tuple(points), math.nan, global_point, capacity=capacity, method="one global threshold",
-                      note=note, without_rated=curves.without_rated)
+    note = " ".join(
+        filter(
+            None,
+            (
+                "One global threshold spends this budget best here: it is used in every segment.",
+                _without_rated_note(curves),
+            ),
+        )
+    )
+    return Allocation(
+        tuple(points),
+        math.nan,
+        global_point,
+        capacity=capacity,
+        method="one global threshold",
+        note=note,
+        without_rated=curves.without_rated,
+    )
 
 
-def segment_intervals(scores, labels, groups, weights=None, *, target: float, n_boot: int = 100,
-                      level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+def segment_intervals(
+    scores, labels, groups, weights=None, *, target: float, n_boot: int = 100, level: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
     """Bootstrap intervals of every segment's threshold, TP and FP at the target marginal precision.
 
     Each segment's rated documents are resampled on their own (:func:`~engine.pn.bootstrap`,
@@ -486,7 +583,15 @@ def segment_intervals(scores, labels, groups, weights=None, *, target: float, n_
     for name in sorted(set(g)):
         mask = g == name
         point = bootstrap(s[mask], y[mask], w[mask], n_boot=n_boot, level=level, seed=seed).at(target)
-        rows.append({"segment": str(name), "threshold low": point.threshold_ci[0],
-                     "threshold high": point.threshold_ci[1], "TP low": point.tp_ci[0], "TP high": point.tp_ci[1],
-                     "FP low": point.fp_ci[0], "FP high": point.fp_ci[1]})
+        rows.append(
+            {
+                "segment": str(name),
+                "threshold low": point.threshold_ci[0],
+                "threshold high": point.threshold_ci[1],
+                "TP low": point.tp_ci[0],
+                "TP high": point.tp_ci[1],
+                "FP low": point.fp_ci[0],
+                "FP high": point.fp_ci[1],
+            }
+        )
     return pd.DataFrame(rows)

@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -57,9 +57,9 @@ class FanPolicy:
     order: np.ndarray
     bin_width: float
     gamma: float
-    keys: tuple           # per step: sorted bin keys
-    mean: tuple           # per step: mean of f - g_r per bin
-    std: tuple            # per step: std of f - g_r per bin
+    keys: tuple  # per step: sorted bin keys
+    mean: tuple  # per step: mean of f - g_r per bin
+    std: tuple  # per step: std of f - g_r per bin
     threshold: float
     bias: float
     costs: np.ndarray
@@ -92,14 +92,23 @@ class FanPolicy:
             Decisions and models evaluated per example, both shape (N,).
         """
         f_matrix = np.asarray(f_matrix, dtype=np.float64)
-        return early_exit_loop(f_matrix.shape[0], self.order, self.bias, self.threshold,
-                                lambda active, t: f_matrix[active, t], self._exits)
+        return early_exit_loop(
+            f_matrix.shape[0], self.order, self.bias, self.threshold, lambda active, t: f_matrix[active, t], self._exits
+        )
 
     evaluate = EarlyExitPolicy.evaluate
 
 
-def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: float = 3.0, bin_width: float = 0.5,
-            threshold: float = 0.0, bias: float = 0.0, costs=None) -> FanPolicy:
+def fit_fan(
+    f_matrix,
+    *,
+    order: str | Sequence[int] = "individual_mse",
+    gamma: float = 3.0,
+    bin_width: float = 0.5,
+    threshold: float = 0.0,
+    bias: float = 0.0,
+    costs=None,
+) -> FanPolicy:
     """Fan et al. (2002): per-step bins ``round(g_r / bin_width)`` with mean/std of ``f - g_r`` on the fit data.
 
     Parameters
@@ -147,8 +156,9 @@ def fit_fan(f_matrix, *, order: str | Sequence[int] = "individual_mse", gamma: f
         keys.append(seen + low)
         means.append(mu)
         stds.append(np.sqrt(var))
-    return FanPolicy(perm, float(bin_width), float(gamma), tuple(keys), tuple(means), tuple(stds), float(threshold),
-                     bias, c)
+    return FanPolicy(
+        perm, float(bin_width), float(gamma), tuple(keys), tuple(means), tuple(stds), float(threshold), bias, c
+    )
 
 
 @dataclass(frozen=True)
@@ -255,10 +265,22 @@ def pareto_front(cost: np.ndarray, error: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=np.int64)
 
 
-def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, threshold: float = 0.0, bias: float = 0.0,
-                    alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05), orders=("qwyc", "natural", "random",
-                    "individual_mse", "greedy_mse"), gammas=(1.0, 2.0, 3.0, 4.0, 6.0), ks=None, neg_only=False,
-                    costs=None, progress=None):
+def tradeoff_curves(
+    f_fit,
+    f_test,
+    *,
+    labels_fit=None,
+    labels_test=None,
+    threshold: float = 0.0,
+    bias: float = 0.0,
+    alphas=(0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05),
+    orders=("qwyc", "natural", "random", "individual_mse", "greedy_mse"),
+    gammas=(1.0, 2.0, 3.0, 4.0, 6.0),
+    ks=None,
+    neg_only=False,
+    costs=None,
+    progress=None,
+):
     """Sweep alpha (QWYC* and each fixed order), gamma (Fan et al.) and k (smaller ensembles).
 
     Parameters
@@ -301,41 +323,66 @@ def tradeoff_curves(f_fit, f_test, *, labels_fit=None, labels_test=None, thresho
     jobs = [(o, a) for o in orders for a in alphas] + [("fan", gm) for gm in gammas] + [("smaller", k) for k in ks]
     # a fixed order depends on neither alpha nor gamma: computed once per order, shared by its whole sweep
     valid, _, _ = validate_contributions(f_fit, costs, 0.0, bias)
-    perms = {name: order_permutation(valid, name, bias=float(bias))[0]
-             for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())}
+    perms = {
+        name: order_permutation(valid, name, bias=float(bias))[0]
+        for name in {o for o in orders if o != "qwyc"} | ({"individual_mse"} if gammas else set())
+    }
     f_test = np.asarray(f_test, dtype=np.float64)
     full_fit = full_decisions(f_fit, bias, threshold)  # the full decisions, once for every policy
     full_test = full_decisions(f_test, bias, threshold)
     rows, swept = [], {}
     qwyc_alphas = [a for o, a in jobs if o == "qwyc"]
     # QWYC*'s first step for every alpha of the sweep counted once (the same policies as fits without it)
-    start = (qwyc_start(f_fit, threshold=threshold, bias=bias, max_alpha=max(qwyc_alphas))
-             if len(qwyc_alphas) > 1 and 0 <= min(qwyc_alphas) and max(qwyc_alphas) < 1 else None)
+    start = (
+        qwyc_start(f_fit, threshold=threshold, bias=bias, max_alpha=max(qwyc_alphas))
+        if len(qwyc_alphas) > 1 and min(qwyc_alphas) >= 0 and max(qwyc_alphas) < 1
+        else None
+    )
     for i, (method, param) in enumerate(jobs):
         if method == "fan":  # the bins' statistics do not depend on gamma: fitted once, gamma swapped
             if "fan" not in swept:
-                swept["fan"] = fit_fan(f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold,
-                                       bias=bias, costs=costs)
+                swept["fan"] = fit_fan(
+                    f_fit, order=perms["individual_mse"], gamma=param, threshold=threshold, bias=bias, costs=costs
+                )
             policy = replace(swept["fan"], gamma=float(param))
         elif method == "smaller":
             policy = smaller_ensemble(f_fit, param, threshold=threshold, bias=bias, costs=costs)
         elif method == "qwyc":
-            policy = fit_qwyc(start.f if start is not None else f_fit, threshold=threshold, alpha=param,
-                              neg_only=neg_only, costs=costs, bias=bias, start=start)
+            policy = fit_qwyc(
+                start.f if start is not None else f_fit,
+                threshold=threshold,
+                alpha=param,
+                neg_only=neg_only,
+                costs=costs,
+                bias=bias,
+                start=start,
+            )
         else:  # every alpha of a fixed order at once: each step's running sums sorted once
             if method not in swept:
-                swept[method] = dict(zip(alphas, fixed_order_sweep(f_fit, perms[method], alphas, threshold=threshold,
-                                                                   bias=bias, neg_only=neg_only, costs=costs)))
+                swept[method] = dict(
+                    zip(
+                        alphas,
+                        fixed_order_sweep(
+                            f_fit, perms[method], alphas, threshold=threshold, bias=bias, neg_only=neg_only, costs=costs
+                        ),
+                    )
+                )
             policy = swept[method][param]
         fit_m = policy.evaluate(f_fit, labels_fit, full=full_fit)
         test_m = policy.evaluate(f_test, labels_test, full=full_test)
-        rows.append({"method": method, "parameter": param,
-                     **{f"fit_{k}": v for k, v in fit_m.items()}, **{f"test_{k}": v for k, v in test_m.items()}})
+        rows.append(
+            {
+                "method": method,
+                "parameter": param,
+                **{f"fit_{k}": v for k, v in fit_m.items()},
+                **{f"test_{k}": v for k, v in test_m.items()},
+            }
+        )
         if progress is not None:
             progress(i + 1, len(jobs))
     table = pd.DataFrame(rows)
     table["pareto"] = False
-    for method, group in table.groupby("method"):
+    for _method, group in table.groupby("method"):
         idx = pareto_front(group["test_mean_models"].to_numpy(), group["test_disagreement_pct"].to_numpy())
         table.loc[group.index[idx], "pareto"] = True
     return table

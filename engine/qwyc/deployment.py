@@ -26,8 +26,17 @@ from .full_ensemble import full_decisions
 from .models import ModelFile
 from .policy import ORDERS, EarlyExitPolicy, fit_qwyc
 
-__all__ = ["ModelRows", "model_rows", "FittedPolicy", "fit_policy", "policy_json", "read_policy", "apply_policy", "decisions_frame",
-           "POLICY_FORMAT"]
+__all__ = [
+    "ModelRows",
+    "model_rows",
+    "FittedPolicy",
+    "fit_policy",
+    "policy_json",
+    "read_policy",
+    "apply_policy",
+    "decisions_frame",
+    "POLICY_FORMAT",
+]
 
 POLICY_FORMAT = "opstudio-qwyc-policy/1"
 
@@ -54,8 +63,9 @@ class ModelRows:
     x_test: np.ndarray
 
 
-def model_rows(model: ModelFile, frame: pd.DataFrame, *, label: str | None = None, test_fraction: float = 0.3,
-               seed: int = 0) -> ModelRows:
+def model_rows(
+    model: ModelFile, frame: pd.DataFrame, *, label: str | None = None, test_fraction: float = 0.3, seed: int = 0
+) -> ModelRows:
     """Contributions of every tree on every row, rows split at random (seeded) into fit and test parts.
 
     Labels, when a label column is given, must be known on every row (the accuracy is measured on all).
@@ -85,14 +95,19 @@ def model_rows(model: ModelFile, frame: pd.DataFrame, *, label: str | None = Non
     x = model.features(frame)
     labels = _labels(frame, label)
     if labels is not None and (labels < 0).any():
-        raise InputError(f"Label column '{label}': {int((labels < 0).sum())} rows have no label; give every row one "
-                         "or choose no label column.")
+        raise InputError(
+            f"Label column '{label}': {int((labels < 0).sum())} rows have no label; give every row one "
+            "or choose no label column."
+        )
     if len(frame) < 10:
         raise InputError(f"The table has {len(frame)} rows; early exit needs at least 10 (fit and test rows).")
     test = np.zeros(len(frame), dtype=bool)
     test[np.random.default_rng(seed).permutation(len(frame))[: int(round(test_fraction * len(frame)))]] = True
     f = model.ensemble.contributions(x)
-    pick = (lambda v, m: None if v is None else v[m])
+
+    def pick(v, m):
+        return None if v is None else v[m]
+
     return ModelRows(f[~test], f[test], pick(labels, ~test), pick(labels, test), x[~test], x[test])
 
 
@@ -116,13 +131,23 @@ def _labels(frame: pd.DataFrame, label: str | None) -> np.ndarray | None:
     if label is None:
         return None
     if label not in frame.columns:
-        raise InputError(f"No label column {label!r} in the data; columns are {', '.join(map(str, frame.columns[:10]))}.")
+        raise InputError(
+            f"No label column {label!r} in the data; columns are {', '.join(map(str, frame.columns[:10]))}."
+        )
     values, missing = parse_labels(frame[label], label)
     return np.where(missing, -1, values)
 
 
-def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = None, neg_only: bool = False,
-               label: str | None = None, max_disagreement: float | None = None, progress=None) -> FittedPolicy:
+def fit_policy(
+    model: ModelFile,
+    frame: pd.DataFrame,
+    *,
+    alpha: float | None = None,
+    neg_only: bool = False,
+    label: str | None = None,
+    max_disagreement: float | None = None,
+    progress=None,
+) -> FittedPolicy:
     """QWYC* on every row of ``frame``: disagreement with the full model on those rows at most α.
 
     Parameters
@@ -156,12 +181,15 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = N
     if alpha is not None and not 0 <= alpha < 1:
         raise InputError(f"alpha must be a fraction in [0, 1) (0.005 = 0.5 %); got {alpha}")
     if max_disagreement is not None and not 0 < max_disagreement < 1:
-        raise InputError(f"the maximum disagreement must be a fraction in (0, 1) (0.001 = 0.1 %); got {max_disagreement}")
+        raise InputError(
+            f"the maximum disagreement must be a fraction in (0, 1) (0.001 = 0.1 %); got {max_disagreement}"
+        )
     f = model.ensemble.contributions(model.features(frame))
     fidelity = None
     if max_disagreement is not None:
-        fidelity = fit_fidelity(f, max_disagreement=max_disagreement, neg_only=neg_only, bias=model.ensemble.bias,
-                                progress=progress)
+        fidelity = fit_fidelity(
+            f, max_disagreement=max_disagreement, neg_only=neg_only, bias=model.ensemble.bias, progress=progress
+        )
         policy = fidelity.policy
     else:
         policy = fit_qwyc(f, alpha=alpha, neg_only=neg_only, bias=model.ensemble.bias, progress=progress)
@@ -173,8 +201,13 @@ def fit_policy(model: ModelFile, frame: pd.DataFrame, *, alpha: float | None = N
     if labels is not None and known.any():
         decision, _ = policy.predict(f[known])
         full = full_decisions(f[known], model.ensemble.bias, 0.0)
-        stats.update({"labelled_rows": int(known.sum()), "accuracy": float(np.mean(decision == labels[known])),
-                      "full_model_accuracy": float(np.mean(full == labels[known]))})
+        stats.update(
+            {
+                "labelled_rows": int(known.sum()),
+                "accuracy": float(np.mean(decision == labels[known])),
+                "full_model_accuracy": float(np.mean(full == labels[known])),
+            }
+        )
     return FittedPolicy(policy, stats)
 
 
@@ -207,16 +240,33 @@ def policy_json(fitted: FittedPolicy, model: ModelFile | None = None) -> str:
     policy = fitted.policy.as_dict()
     policy["eps_minus"] = _encode_thresholds(fitted.policy.eps_minus, "minus")
     policy["eps_plus"] = _encode_thresholds(fitted.policy.eps_plus, "plus")
-    about = None if model is None else {"file": model.name, "sha256": model.fingerprint, "format": model.file_format,
-                                        "trees": model.n_trees, "features": list(model.feature_names)}
-    record = {"format": POLICY_FORMAT, "engine_version": ENGINE_VERSION, "model": about,
-              "policy": policy, "fit": fitted.stats}
+    about = (
+        None
+        if model is None
+        else {
+            "file": model.name,
+            "sha256": model.fingerprint,
+            "format": model.file_format,
+            "trees": model.n_trees,
+            "features": list(model.feature_names),
+        }
+    )
+    record = {
+        "format": POLICY_FORMAT,
+        "engine_version": ENGINE_VERSION,
+        "model": about,
+        "policy": policy,
+        "fit": fitted.stats,
+    }
     return json.dumps(record, indent=2, allow_nan=False, default=float)
 
 
 def _known_method(method: str) -> bool:
-    return (method in ORDERS or method in ("explicit", "lightgbm pred_early_stop")
-            or method.startswith("QWYC* with calibrated margin"))
+    return (
+        method in ORDERS
+        or method in ("explicit", "lightgbm pred_early_stop")
+        or method.startswith("QWYC* with calibrated margin")
+    )
 
 
 class _PolicyFields:
@@ -226,8 +276,10 @@ class _PolicyFields:
         self.what = what
 
     def bad(self, field: str, problem: str) -> InputError:
-        return InputError(f"The {self.what} cannot be applied: field '{field}' {problem}. Fit the policy again for "
-                          "this model ('opstudio qwyc fit' or the Early exit page); do not edit the file.")
+        return InputError(
+            f"The {self.what} cannot be applied: field '{field}' {problem}. Fit the policy again for "
+            "this model ('opstudio qwyc fit' or the Early exit page); do not edit the file."
+        )
 
     def get(self, obj: dict, key: str, field: str, kind, kind_name: str):
         if key not in obj:
@@ -261,8 +313,11 @@ class _PolicyFields:
             elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
                 out[r] = float(v)
             else:
-                raise self.bad(f"{field}[{r}]", f"is {_show(v)}; a threshold is a finite number, null (no exit) or "
-                                                '"all" (every undecided row exits)')
+                raise self.bad(
+                    f"{field}[{r}]",
+                    f"is {_show(v)}; a threshold is a finite number, null (no exit) or "
+                    '"all" (every undecided row exits)',
+                )
         return out
 
 
@@ -338,12 +393,25 @@ def read_policy(text: str | bytes, model: ModelFile, *, name: str = "policy file
     fit_seconds = fields.number(p, "fit_seconds", "policy.fit_seconds") if "fit_seconds" in p else 0.0
     if fit_seconds < 0:
         raise fields.bad("policy.fit_seconds", f"is {fit_seconds}, not a duration")
-    mistakes = fields.get(p, "fit_disagreements", "policy.fit_disagreements", int, "an integer") \
-        if "fit_disagreements" in p else 0
+    mistakes = (
+        fields.get(p, "fit_disagreements", "policy.fit_disagreements", int, "an integer")
+        if "fit_disagreements" in p
+        else 0
+    )
     if mistakes < 0:
         raise fields.bad("policy.fit_disagreements", f"is {mistakes}, not a count")
-    return EarlyExitPolicy(order, eps_minus, eps_plus, threshold, bias, np.asarray(costs, dtype=np.float64), alpha,
-                           method, fit_seconds, mistakes)
+    return EarlyExitPolicy(
+        order,
+        eps_minus,
+        eps_plus,
+        threshold,
+        bias,
+        np.asarray(costs, dtype=np.float64),
+        alpha,
+        method,
+        fit_seconds,
+        mistakes,
+    )
 
 
 def _check_model(record, model: ModelFile, fields: _PolicyFields) -> int:
@@ -352,13 +420,17 @@ def _check_model(record, model: ModelFile, fields: _PolicyFields) -> int:
         raise fields.bad("(the file)", "is not a JSON object; this is not a policy file written by 'opstudio qwyc fit'")
     fmt = record.get("format")
     if fmt != POLICY_FORMAT:
-        raise fields.bad("format", f"is {_show(fmt)}, not {POLICY_FORMAT!r}: this is not a policy file written by "
-                                   "'opstudio qwyc fit'")
+        raise fields.bad(
+            "format",
+            f"is {_show(fmt)}, not {POLICY_FORMAT!r}: this is not a policy file written by 'opstudio qwyc fit'",
+        )
     about = fields.get(record, "model", "model", dict, "an object")
     expected = fields.get(about, "sha256", "model.sha256", str, "a SHA-256")
     if expected != model.fingerprint:
-        raise InputError(f"The policy was fitted for another model (field 'model.sha256' is {_show(expected[:12])}…), not "
-                         f"'{model.name}' ({model.fingerprint[:12]}…). Fit a policy for this model.")
+        raise InputError(
+            f"The policy was fitted for another model (field 'model.sha256' is {_show(expected[:12])}…), not "
+            f"'{model.name}' ({model.fingerprint[:12]}…). Fit a policy for this model."
+        )
     trees = fields.get(about, "trees", "model.trees", int, "an integer")
     if trees != model.n_trees:
         raise fields.bad("model.trees", f"is {trees}, but '{model.name}' has {model.n_trees:,} trees")

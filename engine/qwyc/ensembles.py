@@ -21,8 +21,17 @@ from ..io.public_data import load_public_dataset
 from .evaluator import flatten_ensemble
 from .trees import Tree, tree_depth
 
-__all__ = ["Tree", "AdditiveEnsemble", "tree_depth", "from_sklearn", "from_lightgbm", "TrainedEnsemble", "train_adult_gbt",
-           "ADULT_GBT", "encoded_adult"]
+__all__ = [
+    "Tree",
+    "AdditiveEnsemble",
+    "tree_depth",
+    "from_sklearn",
+    "from_lightgbm",
+    "TrainedEnsemble",
+    "train_adult_gbt",
+    "ADULT_GBT",
+    "encoded_adult",
+]
 
 
 @dataclass(frozen=True)
@@ -108,9 +117,16 @@ def sklearn_tree(left, right, feature, threshold, value, missing_left) -> Tree:
     is_leaf = left == -1
     left = np.where(is_leaf, 0, left)
     right = np.where(is_leaf, 0, right)
-    return Tree(feature=np.maximum(feature, 0), threshold=threshold.astype(np.float64), left=left, right=right,
-                value=value, missing_left=missing_left.astype(bool), is_leaf=is_leaf,
-                depth=tree_depth(left, right, is_leaf))
+    return Tree(
+        feature=np.maximum(feature, 0),
+        threshold=threshold.astype(np.float64),
+        left=left,
+        right=right,
+        value=value,
+        missing_left=missing_left.astype(bool),
+        is_leaf=is_leaf,
+        depth=tree_depth(left, right, is_leaf),
+    )
 
 
 def hist_tree(nodes: np.ndarray) -> Tree:
@@ -132,21 +148,30 @@ def hist_tree(nodes: np.ndarray) -> Tree:
         A categorical split.
     """
     if np.any(nodes["is_categorical"]):
-        raise InputError("categorical splits are not supported: encode categories as numbers (e.g. OrdinalEncoder) "
-                         "and train without categorical_features")
+        raise InputError(
+            "categorical splits are not supported: encode categories as numbers (e.g. OrdinalEncoder) "
+            "and train without categorical_features"
+        )
     is_leaf = nodes["is_leaf"].astype(bool)
     left = nodes["left"].astype(np.int64)
     right = nodes["right"].astype(np.int64)
-    return Tree(feature=nodes["feature_idx"].astype(np.int64), threshold=nodes["num_threshold"].astype(np.float64),
-                left=left, right=right, value=nodes["value"].astype(np.float64),
-                missing_left=nodes["missing_go_to_left"].astype(bool), is_leaf=is_leaf,
-                depth=tree_depth(left, right, is_leaf))
+    return Tree(
+        feature=nodes["feature_idx"].astype(np.int64),
+        threshold=nodes["num_threshold"].astype(np.float64),
+        left=left,
+        right=right,
+        value=nodes["value"].astype(np.float64),
+        missing_left=nodes["missing_go_to_left"].astype(bool),
+        is_leaf=is_leaf,
+        depth=tree_depth(left, right, is_leaf),
+    )
 
 
 def _from_sklearn_tree(tree, scale: float) -> Tree:
     missing = getattr(tree, "missing_go_to_left", np.zeros(tree.children_left.size, dtype=np.uint8))
-    return sklearn_tree(tree.children_left, tree.children_right, tree.feature, tree.threshold,
-                        tree.value[:, 0, 0] * scale, missing)
+    return sklearn_tree(
+        tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.value[:, 0, 0] * scale, missing
+    )
 
 
 def from_sklearn(model) -> AdditiveEnsemble:
@@ -179,8 +204,9 @@ def from_sklearn(model) -> AdditiveEnsemble:
     for cls in (HistGradientBoostingClassifier, GradientBoostingClassifier):
         if isinstance(model, cls):
             return sklearn_ensemble(cls.__name__, model)
-    raise TypeError(f"unsupported model {type(model).__name__}; use GradientBoostingClassifier or "
-                    "HistGradientBoostingClassifier")
+    raise TypeError(
+        f"unsupported model {type(model).__name__}; use GradientBoostingClassifier or HistGradientBoostingClassifier"
+    )
 
 
 def sklearn_ensemble(kind: str, model) -> AdditiveEnsemble:
@@ -297,6 +323,7 @@ def ordinal_codes(train, other) -> tuple[np.ndarray, np.ndarray]:
         codes = categories.get_indexer(column.to_numpy(dtype=object)).astype(np.float64)  # -1: not a category
         codes[column.isna().to_numpy()] = np.nan
         return codes
+
     return encode(train), encode(other)
 
 
@@ -320,8 +347,15 @@ def encoded_adult():
     return xtr.to_numpy(dtype=float), y_train, xte.to_numpy(dtype=float), y_test
 
 
-def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: float = 0.1, seed: int = 0,
-                    progress=None, chunk: int = 50) -> TrainedEnsemble:
+def train_adult_gbt(
+    *,
+    max_iter: int = 500,
+    max_depth: int = 5,
+    learning_rate: float = 0.1,
+    seed: int = 0,
+    progress=None,
+    chunk: int = 50,
+) -> TrainedEnsemble:
     """``HistGradientBoostingClassifier`` on UCI Adult (train 32,561 / test 16,281 rows).
 
     Categorical columns are ordinal-encoded (numeric splits, missing values kept as
@@ -352,8 +386,14 @@ def train_adult_gbt(*, max_iter: int = 500, max_depth: int = 5, learning_rate: f
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     x_train, y_train, x_test, y_test = encoded_adult()
-    model = HistGradientBoostingClassifier(max_iter=0, max_depth=max_depth, learning_rate=learning_rate,
-                                           early_stopping=False, warm_start=True, random_state=seed)
+    model = HistGradientBoostingClassifier(
+        max_iter=0,
+        max_depth=max_depth,
+        learning_rate=learning_rate,
+        early_stopping=False,
+        warm_start=True,
+        random_state=seed,
+    )
     t0 = time.perf_counter()
     done = 0
     while done < max_iter:

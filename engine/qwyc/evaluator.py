@@ -74,8 +74,17 @@ class FlatEnsemble:
         return int(self.roots.size)
 
     def _nodes(self):
-        return (self.roots, self.feature, self.left, self.right, self.threshold, self.value, self.missing_left,
-                self.is_leaf, self.missing_rule)
+        return (
+            self.roots,
+            self.feature,
+            self.left,
+            self.right,
+            self.threshold,
+            self.value,
+            self.missing_left,
+            self.is_leaf,
+            self.missing_rule,
+        )
 
     def decision_function(self, x) -> np.ndarray:
         """The full score ``bias + Σ_t tree_t(x)`` of every row, trees in the model's order.
@@ -140,9 +149,15 @@ class FlatEnsemble:
         if len(policy.order) != self.n_models:
             raise InputError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
         x = np.ascontiguousarray(x, dtype=np.float64)
-        return _early_exit(x, *self._nodes(), np.asarray(policy.order, dtype=np.int64),
-                           np.asarray(policy.eps_minus, dtype=np.float64),
-                           np.asarray(policy.eps_plus, dtype=np.float64), float(policy.bias), float(policy.threshold))
+        return _early_exit(
+            x,
+            *self._nodes(),
+            np.asarray(policy.order, dtype=np.int64),
+            np.asarray(policy.eps_minus, dtype=np.float64),
+            np.asarray(policy.eps_plus, dtype=np.float64),
+            float(policy.bias),
+            float(policy.threshold),
+        )
 
 
 def _rule(tree: Tree) -> np.ndarray:
@@ -174,7 +189,8 @@ def flatten_ensemble(ensemble: TreeSum) -> FlatEnsemble | None:
     if hit is not None and hit[0]() is ensemble:
         return hit[1]
     flat = _flatten(ensemble)
-    _CACHE[id(ensemble)] = (weakref.ref(ensemble, lambda _, key=id(ensemble): _CACHE.pop(key, None)), flat)
+    key = id(ensemble)
+    _CACHE[key] = (weakref.ref(ensemble, lambda _: _CACHE.pop(key, None)), flat)
     return flat
 
 
@@ -193,9 +209,18 @@ def _flatten(ensemble: TreeSum) -> FlatEnsemble | None:
     # leaves keep child 0 in the readers; they are never followed
     left = np.where(is_leaf, 0, cat("left", np.int64) + offset)
     right = np.where(is_leaf, 0, cat("right", np.int64) + offset)
-    return FlatEnsemble(roots, cat("feature", np.int64), left, right, cat("threshold", np.float64),
-                        cat("value", np.float64), cat("missing_left", bool), is_leaf,
-                        np.concatenate([_rule(t) for t in trees]), float(ensemble.bias))
+    return FlatEnsemble(
+        roots,
+        cat("feature", np.int64),
+        left,
+        right,
+        cat("threshold", np.float64),
+        cat("value", np.float64),
+        cat("missing_left", bool),
+        is_leaf,
+        np.concatenate([_rule(t) for t in trees]),
+        float(ensemble.bias),
+    )
 
 
 def _leaf(x, i, node, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule):
@@ -203,7 +228,7 @@ def _leaf(x, i, node, feature, left, right, threshold, value, missing_left, is_l
         v = x[i, feature[node]]
         rule = missing_rule[node]
         if np.isnan(v):
-            go_left = 0.0 <= threshold[node] if rule == _NAN_AS_ZERO else missing_left[node]
+            go_left = threshold[node] >= 0.0 if rule == _NAN_AS_ZERO else missing_left[node]
         elif rule == _ZERO_DEFAULT and abs(v) <= _ZERO:
             go_left = missing_left[node]
         else:
@@ -212,8 +237,23 @@ def _leaf(x, i, node, feature, left, right, threshold, value, missing_left, is_l
     return value[node]
 
 
-def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule, order,
-                eps_minus, eps_plus, bias, beta):
+def _early_exit(
+    x,
+    roots,
+    feature,
+    left,
+    right,
+    threshold,
+    value,
+    missing_left,
+    is_leaf,
+    missing_rule,
+    order,
+    eps_minus,
+    eps_plus,
+    bias,
+    beta,
+):
     n, steps = x.shape[0], order.size
     decision = np.zeros(n, dtype=np.bool_)
     n_eval = np.full(n, steps, dtype=np.int64)
@@ -221,8 +261,9 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
     for i in range(n):
         g = bias
         for r in range(steps):
-            g += _leaf(x, i, roots[order[r]], feature, left, right, threshold, value, missing_left, is_leaf,
-                       missing_rule)
+            g += _leaf(
+                x, i, roots[order[r]], feature, left, right, threshold, value, missing_left, is_leaf, missing_rule
+            )
             out = step_exit(g, r == steps - 1, eps_minus[r], eps_plus[r], beta)  # run_policy's exit rule
             if out >= 0:
                 decision[i] = out == 1
@@ -236,8 +277,9 @@ def _early_exit(x, roots, feature, left, right, threshold, value, missing_left, 
 _BLOCK_ROWS = 256
 
 
-def _contributions(x, out, first, stride, roots, feature, left, right, threshold, value, missing_left, is_leaf,
-                   missing_rule):
+def _contributions(
+    x, out, first, stride, roots, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule
+):
     """Blocks ``first, first + stride, ...`` of rows of F into ``out``."""
     n = x.shape[0]
     for start in range(first * _BLOCK_ROWS, n, stride * _BLOCK_ROWS):
@@ -245,8 +287,9 @@ def _contributions(x, out, first, stride, roots, feature, left, right, threshold
         for t in range(roots.size):
             root = roots[t]
             for i in range(start, stop):
-                out[i, t] = _leaf(x, i, root, feature, left, right, threshold, value, missing_left, is_leaf,
-                                  missing_rule)
+                out[i, t] = _leaf(
+                    x, i, root, feature, left, right, threshold, value, missing_left, is_leaf, missing_rule
+                )
 
 
 if njit is not None:

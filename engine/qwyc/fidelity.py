@@ -29,8 +29,16 @@ from ..errors import InputError
 from .full_ensemble import full_decisions
 from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
-__all__ = ["clopper_pearson", "FidelityPolicy", "FidelityCalibration", "calibrate_fidelity", "fit_fidelity",
-           "fidelity_curve", "measured_row", "MARGINS"]
+__all__ = [
+    "clopper_pearson",
+    "FidelityPolicy",
+    "FidelityCalibration",
+    "calibrate_fidelity",
+    "fit_fidelity",
+    "fidelity_curve",
+    "measured_row",
+    "MARGINS",
+]
 
 #: margins tried, in units of each step's running-score spread (0 = QWYC*'s own thresholds)
 MARGINS = np.r_[0.0, np.geomspace(0.005, 20.0, 48)]
@@ -106,10 +114,15 @@ class FidelityPolicy:
         return _upper(self.calibration_disagreements, self.calibration_rows, self.confidence)
 
     def as_dict(self) -> dict:
-        return {"max_disagreement": self.max_disagreement, "confidence": self.confidence, "margin": self.margin,
-                "calibration_rows": self.calibration_rows,
-                "calibration_disagreements": self.calibration_disagreements,
-                "calibration_upper_bound": self.calibration_upper_bound, "certified": self.certified}
+        return {
+            "max_disagreement": self.max_disagreement,
+            "confidence": self.confidence,
+            "margin": self.margin,
+            "calibration_rows": self.calibration_rows,
+            "calibration_disagreements": self.calibration_disagreements,
+            "calibration_upper_bound": self.calibration_upper_bound,
+            "certified": self.certified,
+        }
 
 
 def _widened(policy: EarlyExitPolicy, spread: np.ndarray, margin: float) -> EarlyExitPolicy:
@@ -126,9 +139,18 @@ def _spread(f: np.ndarray, order: np.ndarray, bias: float) -> np.ndarray:
     return np.where(s > 0, s, 1.0)
 
 
-def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, calibration_share: float = 0.4,
-                 alpha: float | None = None, neg_only: bool = False, bias: float = 0.0, seed: int = 0,
-                 progress=None) -> FidelityPolicy:
+def fit_fidelity(
+    f_fit,
+    *,
+    max_disagreement: float,
+    confidence: float = 0.95,
+    calibration_share: float = 0.4,
+    alpha: float | None = None,
+    neg_only: bool = False,
+    bias: float = 0.0,
+    seed: int = 0,
+    progress=None,
+) -> FidelityPolicy:
     """QWYC* on part of the fit rows, exit margins calibrated on the rest for new-data disagreement <= D.
 
     Parameters
@@ -159,8 +181,15 @@ def fit_fidelity(f_fit, *, max_disagreement: float, confidence: float = 0.95, ca
     Candès, Jordan & Lei, *Learn then Test* (2021), fixed-sequence testing.
     """
     _check_promise(max_disagreement)
-    calibration = calibrate_fidelity(f_fit, calibration_share=calibration_share, alpha=alpha, neg_only=neg_only,
-                                     bias=bias, seed=seed, progress=progress)
+    calibration = calibrate_fidelity(
+        f_fit,
+        calibration_share=calibration_share,
+        alpha=alpha,
+        neg_only=neg_only,
+        bias=bias,
+        seed=seed,
+        progress=progress,
+    )
     return calibration.promise(max_disagreement, confidence)
 
 
@@ -222,14 +251,32 @@ class FidelityCalibration:
             if _upper(int(k), self.calibration_rows, confidence) > max_disagreement:
                 break
             chosen, chosen_k = float(margin), int(k)
-        policy = replace(_widened(self.base, self.spread, chosen),
-                         method=f"QWYC* with calibrated margin (D = {max_disagreement:g})", alpha=self.alpha)
-        return FidelityPolicy(policy, float(max_disagreement), float(confidence), chosen, self.calibration_rows,
-                              chosen_k, not math.isinf(chosen))
+        policy = replace(
+            _widened(self.base, self.spread, chosen),
+            method=f"QWYC* with calibrated margin (D = {max_disagreement:g})",
+            alpha=self.alpha,
+        )
+        return FidelityPolicy(
+            policy,
+            float(max_disagreement),
+            float(confidence),
+            chosen,
+            self.calibration_rows,
+            chosen_k,
+            not math.isinf(chosen),
+        )
 
 
-def calibrate_fidelity(f_fit, *, calibration_share: float = 0.4, alpha: float | None = None, neg_only: bool = False,
-                       bias: float = 0.0, seed: int = 0, progress=None) -> FidelityCalibration:
+def calibrate_fidelity(
+    f_fit,
+    *,
+    calibration_share: float = 0.4,
+    alpha: float | None = None,
+    neg_only: bool = False,
+    bias: float = 0.0,
+    seed: int = 0,
+    progress=None,
+) -> FidelityCalibration:
     """The part of :func:`fit_fidelity` that does not depend on D: QWYC* on some rows, margins measured on the rest.
 
     Parameters
@@ -256,11 +303,19 @@ def calibrate_fidelity(f_fit, *, calibration_share: float = 0.4, alpha: float | 
     return FidelityCalibration(base, spread, int(f_cal.shape[0]), disagreements, alpha)
 
 
-def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0.001, 0.002, 0.003, 0.005, 0.01,
-                                                                         0.02),
-                   lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0), lightgbm_freqs=(1, 5, 10, 20),
-                   confidence: float = 0.95, seed: int = 0, calibration: FidelityCalibration | None = None,
-                   progress=None) -> pd.DataFrame:
+def fidelity_curve(
+    f_fit,
+    f_test,
+    *,
+    bias: float = 0.0,
+    disagreements=(0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.02),
+    lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0),
+    lightgbm_freqs=(1, 5, 10, 20),
+    confidence: float = 0.95,
+    seed: int = 0,
+    calibration: FidelityCalibration | None = None,
+    progress=None,
+) -> pd.DataFrame:
     """Test disagreement against mean trees: QWYC with a fidelity promise per D, and LightGBM's own rule.
 
     LightGBM's ``pred_early_stop`` checks every ``freq`` trees whether the margin
@@ -299,25 +354,37 @@ def fidelity_curve(f_fit, f_test, *, bias: float = 0.0, disagreements=(0.0005, 0
     total = t_count + len(disagreements)
     # the QWYC* fit and the calibration at every margin do not depend on D: done once, shared by every promise
     if calibration is None:
-        calibration = calibrate_fidelity(f_fit, bias=bias, seed=seed,
-                                         progress=None if progress is None else lambda done, _: progress(done, total))
+        calibration = calibrate_fidelity(
+            f_fit, bias=bias, seed=seed, progress=None if progress is None else lambda done, _: progress(done, total)
+        )
     rows = []
     for i, d in enumerate(disagreements):
         fitted = calibration.promise(d, confidence)
-        rows.append(measured_row("QWYC with fidelity promise", f"D = {d:.2%}", fitted.policy, f_test, bias, d,
-                         fitted.certified))
+        rows.append(
+            measured_row("QWYC with fidelity promise", f"D = {d:.2%}", fitted.policy, f_test, bias, d, fitted.certified)
+        )
         if progress is not None:
             progress(t_count + i + 1, total)
     for margin in lightgbm_margins:
         for freq in lightgbm_freqs:
             policy = lightgbm_early_stop_policy(f_fit.shape[1], freq, margin, bias=bias)
-            rows.append(measured_row("LightGBM pred_early_stop", f"margin {margin:g}, freq {freq}", policy, f_test, bias,
-                             math.nan, None))
+            rows.append(
+                measured_row(
+                    "LightGBM pred_early_stop", f"margin {margin:g}, freq {freq}", policy, f_test, bias, math.nan, None
+                )
+            )
     return pd.DataFrame(rows)
 
 
-def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.ndarray, bias: float,
-                 promised: float, certified: bool | None) -> dict:
+def measured_row(
+    method: str,
+    setting: str,
+    policy: EarlyExitPolicy,
+    f_test: np.ndarray,
+    bias: float,
+    promised: float,
+    certified: bool | None,
+) -> dict:
     """Mean trees and disagreement with the full model on test rows, with its exact 95 % interval.
 
     Parameters
@@ -346,6 +413,13 @@ def measured_row(method: str, setting: str, policy: EarlyExitPolicy, f_test: np.
     full = full_decisions(f_test, bias, policy.threshold)
     k = int(np.sum(decision != full))
     lo, hi = clopper_pearson(k, f_test.shape[0])
-    return {"method": method, "setting": setting, "promised D": promised, "certified": certified,
-            "mean trees (test)": float(n_eval.mean()), "test disagreement": k / f_test.shape[0],
-            "interval low": lo, "interval high": hi}
+    return {
+        "method": method,
+        "setting": setting,
+        "promised D": promised,
+        "certified": certified,
+        "mean trees (test)": float(n_eval.mean()),
+        "test disagreement": k / f_test.shape[0],
+        "interval low": lo,
+        "interval high": hi,
+    }

@@ -46,8 +46,9 @@ def full_scores(f, bias) -> np.ndarray:
     """
     f = np.asarray(f)
     if f.ndim != 2 or f.dtype.kind not in "iuf":
-        raise InputError(f"the contributions F must be a (rows x models) matrix of numbers; got shape {f.shape} "
-                         f"of {f.dtype}")
+        raise InputError(
+            f"the contributions F must be a (rows x models) matrix of numbers; got shape {f.shape} of {f.dtype}"
+        )
     _number(bias, "bias")
     return bias + f.sum(axis=1)
 

@@ -25,8 +25,16 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["AVAILABLE", "sorted_exits", "step_exit", "run_policy", "default_workers", "resolve_workers",
-           "worker_pool", "in_parts"]
+__all__ = [
+    "AVAILABLE",
+    "sorted_exits",
+    "step_exit",
+    "run_policy",
+    "default_workers",
+    "resolve_workers",
+    "worker_pool",
+    "in_parts",
+]
 
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
@@ -55,15 +63,20 @@ if AVAILABLE:
         def codegen(context, builder, signature, args):
             array_type = signature.args[0]
             array = context.make_array(array_type)(context, builder, args[0])
-            pointer = builder.bitcast(cgutils.get_item_pointer(context, builder, array_type, array, [args[1]]),
-                                      ir.IntType(8).as_pointer())
+            pointer = builder.bitcast(
+                cgutils.get_item_pointer(context, builder, array_type, array, [args[1]]), ir.IntType(8).as_pointer()
+            )
             int32 = ir.IntType(32)
-            hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-                ir.VoidType(), [ir.IntType(8).as_pointer(), int32, int32, int32]), "llvm.prefetch.p0i8")
+            hint = cgutils.get_or_insert_function(
+                builder.module,
+                ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), int32, int32, int32]),
+                "llvm.prefetch.p0i8",
+            )
             builder.call(hint, [pointer, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
             return context.get_dummy_value()
 
         return types.void(values, i), codegen
+
 
 #: most threads one compiled loop is split over (beyond this the memory bus, not the cores, is the limit)
 MAX_WORKERS = 8
@@ -203,8 +216,16 @@ if AVAILABLE:  # LLVM inlines it into the compiled loops: not cached (a cached c
     step_exit = njit(step_exit)
 
 
-def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus: np.ndarray, bias: float,
-               threshold: float, pool=None, parts: int = 1):
+def run_policy(
+    f: np.ndarray,
+    order: np.ndarray,
+    eps_minus: np.ndarray,
+    eps_plus: np.ndarray,
+    bias: float,
+    threshold: float,
+    pool=None,
+    parts: int = 1,
+):
     """A policy on a contribution matrix, row by row: (decisions, models evaluated).
 
     Parameters
@@ -227,8 +248,11 @@ def run_policy(f: np.ndarray, order: np.ndarray, eps_minus: np.ndarray, eps_plus
     decision = np.zeros(n, dtype=np.bool_)
     n_eval = np.full(n, order.size, dtype=np.int64)
     cuts = np.linspace(0, n, parts + 1).astype(np.int64)
-    in_parts(pool, parts, lambda p: _policy_rows(f, order, eps_minus, eps_plus, bias, threshold, decision, n_eval,
-                                                 cuts[p], cuts[p + 1]))
+    in_parts(
+        pool,
+        parts,
+        lambda p: _policy_rows(f, order, eps_minus, eps_plus, bias, threshold, decision, n_eval, cuts[p], cuts[p + 1]),
+    )
     return decision, n_eval
 
 

@@ -80,16 +80,20 @@ class ModelFile:
         """
         missing = [c for c in self.feature_names if c not in frame.columns]
         if missing:
-            raise InputError(f"The data has no column {missing[0]!r}, which model '{self.name}' needs"
-                             f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}. The model's features "
-                             f"are {', '.join(self.feature_names[:8])}{' ...' if len(self.feature_names) > 8 else ''}.")
+            raise InputError(
+                f"The data has no column {missing[0]!r}, which model '{self.name}' needs"
+                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}. The model's features "
+                f"are {', '.join(self.feature_names[:8])}{' ...' if len(self.feature_names) > 8 else ''}."
+            )
         out = np.empty((len(frame), len(self.feature_names)))
         for j, c in enumerate(self.feature_names):
             values = to_floats(frame[c])
             bad = np.isnan(values) & frame[c].notna().to_numpy() & (frame[c].astype(str).str.strip() != "").to_numpy()
             if bad.any():
-                raise InputError(f"Feature column '{c}': non-numeric values at {describe_rows(bad)}. The model was "
-                                 "trained on numbers: encode categories as the training pipeline did.")
+                raise InputError(
+                    f"Feature column '{c}': non-numeric values at {describe_rows(bad)}. The model was "
+                    "trained on numbers: encode categories as the training pipeline did."
+                )
             out[:, j] = values
         if self.float32_inputs:  # XGBoost compares float32 features with float32 thresholds
             out = out.astype(np.float32).astype(np.float64)
@@ -119,9 +123,10 @@ def load_model(raw: bytes, *, name: str = "model") -> ModelFile:
     """
     kind = model_format(raw)
     if kind is None:
-        raise InputError(f"'{name}' is not a model file this studio reads ({model_formats_sentence()}): "
-                         f"{how_to_save_models()}.")
+        raise InputError(
+            f"'{name}' is not a model file this studio reads ({model_formats_sentence()}): {how_to_save_models()}."
+        )
     read = READERS[kind](raw, name)
-    return ModelFile(read.ensemble, read.feature_names, kind, hashlib.sha256(raw).hexdigest(), name,
-                     read.float32_inputs)
-
+    return ModelFile(
+        read.ensemble, read.feature_names, kind, hashlib.sha256(raw).hexdigest(), name, read.float32_inputs
+    )

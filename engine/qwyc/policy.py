@@ -35,19 +35,33 @@ get the full score.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import InputError
+from . import scan
 from .evaluator import flatten_ensemble
 from .full_ensemble import full_decisions, full_scores
-from . import scan
 from .kernels import resolve_workers, run_policy, worker_pool
 
-__all__ = ["EarlyExitPolicy", "QwycStart", "qwyc_start", "START_ALPHAS", "start_alpha", "step_thresholds", "fit_qwyc", "fixed_order", "fixed_order_sweep", "order_permutation",
-           "lightgbm_early_stop_policy", "early_exit_loop", "validate_contributions", "ORDERS"]
+__all__ = [
+    "EarlyExitPolicy",
+    "QwycStart",
+    "qwyc_start",
+    "START_ALPHAS",
+    "start_alpha",
+    "step_thresholds",
+    "fit_qwyc",
+    "fixed_order",
+    "fixed_order_sweep",
+    "order_permutation",
+    "lightgbm_early_stop_policy",
+    "early_exit_loop",
+    "validate_contributions",
+    "ORDERS",
+]
 
 ORDERS = ("qwyc", "natural", "random", "individual_mse", "greedy_mse")
 
@@ -223,12 +237,22 @@ class EarlyExitPolicy:
 
     def as_dict(self) -> dict:
         """JSON-ready record (infinite thresholds written as None: no exit at that step)."""
+
         def clean(values):
             return [float(v) if np.isfinite(v) else None for v in values]
-        return {"method": self.method, "order": [int(t) for t in self.order], "eps_minus": clean(self.eps_minus),
-                "eps_plus": clean(self.eps_plus), "threshold": self.threshold, "bias": self.bias,
-                "alpha": self.alpha, "costs": [float(c) for c in self.costs], "fit_seconds": self.fit_seconds,
-                "fit_disagreements": self.fit_disagreements}
+
+        return {
+            "method": self.method,
+            "order": [int(t) for t in self.order],
+            "eps_minus": clean(self.eps_minus),
+            "eps_plus": clean(self.eps_plus),
+            "threshold": self.threshold,
+            "bias": self.bias,
+            "alpha": self.alpha,
+            "costs": [float(c) for c in self.costs],
+            "fit_seconds": self.fit_seconds,
+            "fit_disagreements": self.fit_disagreements,
+        }
 
     def _exits(self, r: int, g: np.ndarray):
         up = g > self.eps_plus[r]
@@ -253,9 +277,16 @@ class EarlyExitPolicy:
         f_matrix = np.ascontiguousarray(f_matrix, dtype=np.float64)
         parts = resolve_workers(workers) if f_matrix.shape[0] >= THREADED_ROWS else 1
         with worker_pool(parts) as pool:
-            return run_policy(f_matrix, np.asarray(self.order, dtype=np.int64),
-                              np.asarray(self.eps_minus, dtype=np.float64), np.asarray(self.eps_plus, dtype=np.float64),
-                              float(self.bias), float(self.threshold), pool, parts)
+            return run_policy(
+                f_matrix,
+                np.asarray(self.order, dtype=np.int64),
+                np.asarray(self.eps_minus, dtype=np.float64),
+                np.asarray(self.eps_plus, dtype=np.float64),
+                float(self.bias),
+                float(self.threshold),
+                pool,
+                parts,
+            )
 
     def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
@@ -279,8 +310,14 @@ class EarlyExitPolicy:
         flat = flatten_ensemble(ensemble)
         if flat is not None:  # compiled: each row through the order, stopping at its first exit
             return flat.early_exit(self, x)[:2]
-        return early_exit_loop(x.shape[0], self.order, self.bias, self.threshold,
-                                lambda active, t: ensemble.trees[t].predict(x[active]), self._exits)
+        return early_exit_loop(
+            x.shape[0],
+            self.order,
+            self.bias,
+            self.threshold,
+            lambda active, t: ensemble.trees[t].predict(x[active]),
+            self._exits,
+        )
 
     def evaluate(self, f_matrix, labels=None, *, full=None, predicted=None) -> dict:
         """Mean cost, mean # models, % disagreement with the full ensemble, accuracy if labels.
@@ -308,8 +345,11 @@ class EarlyExitPolicy:
         if full is None:
             full = full_decisions(f_matrix, self.bias, self.threshold)
         cum_cost = np.cumsum(self.costs[self.order])
-        out = {"mean_cost": float(cum_cost[n_eval - 1].mean()), "mean_models": float(n_eval.mean()),
-               "disagreement_pct": 100.0 * float(np.mean(decision != full))}
+        out = {
+            "mean_cost": float(cum_cost[n_eval - 1].mean()),
+            "mean_models": float(n_eval.mean()),
+            "disagreement_pct": 100.0 * float(np.mean(decision != full)),
+        }
         if labels is not None:
             y = np.asarray(labels).astype(bool)
             out["accuracy"] = float(np.mean(decision == y))
@@ -340,8 +380,17 @@ def _allowance(alpha: float, n: int, step: int, steps: int, budget: str) -> int:
     raise InputError("budget must be 'greedy' or 'rationed'")
 
 
-def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, threshold: float, bias: float,
-                      alpha: float, neg_only: bool, budget: str, f_t: np.ndarray | None = None):
+def _thresholds_along(
+    f: np.ndarray,
+    order: Sequence[int],
+    full: np.ndarray,
+    threshold: float,
+    bias: float,
+    alpha: float,
+    neg_only: bool,
+    budget: str,
+    f_t: np.ndarray | None = None,
+):
     """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc.scan.thresholds_along`).
 
     ``f_t``: F transposed and contiguous, when the caller already has it (sweeps share it).
@@ -359,8 +408,9 @@ def _thresholds_along(f: np.ndarray, order: Sequence[int], full: np.ndarray, thr
     eps_plus = np.full(steps, np.inf)
     spent, r = 0, 0
     while r < steps:
-        r, n_active, spent = scan.thresholds_along(f_t, order, full, allowance, neg_only, r, g, active, n_active,
-                                                   eps_minus, eps_plus, spent)
+        r, n_active, spent = scan.thresholds_along(
+            f_t, order, full, allowance, neg_only, r, g, active, n_active, eps_minus, eps_plus, spent
+        )
         if r >= steps:
             break
         live = active[:n_active]  # every undecided row can exit at step r: the sorted formulation's cut
@@ -405,8 +455,11 @@ def order_permutation(f: np.ndarray, order, *, bias: float = 0.0, seed: int = 0,
     """
     t_count = f.shape[1]
     full_score = full_scores(f, bias)
-    target = full_score if labels is None else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(
-        full_score).mean()
+    target = (
+        full_score
+        if labels is None
+        else np.where(np.asarray(labels).astype(bool), 1.0, -1.0) * np.abs(full_score).mean()
+    )
     if isinstance(order, str):
         name = order
         if order == "natural":
@@ -452,9 +505,19 @@ def _greedy_mse_order(f: np.ndarray, resid: np.ndarray) -> np.ndarray:
     return perm
 
 
-def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0, bias: float = 0.0,
-                alpha: float = 0.005, neg_only: bool = False, costs=None, budget: str = "greedy", seed: int = 0,
-                labels=None) -> EarlyExitPolicy:
+def fixed_order(
+    f_matrix,
+    order: str | Sequence[int],
+    *,
+    threshold: float = 0.0,
+    bias: float = 0.0,
+    alpha: float = 0.005,
+    neg_only: bool = False,
+    costs=None,
+    budget: str = "greedy",
+    seed: int = 0,
+    labels=None,
+) -> EarlyExitPolicy:
     """Algorithm 2 thresholds along a given order: "natural", "random", "individual_mse",
     "greedy_mse" or an explicit permutation.
 
@@ -501,13 +564,21 @@ def fixed_order(f_matrix, order: str | Sequence[int], *, threshold: float = 0.0,
     perm, name = order_permutation(f, order, bias=bias, seed=seed, labels=labels)
     full = full_decisions(f, bias, threshold)
     lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, alpha, neg_only, budget)
-    return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name,
-                           time.perf_counter() - t0, spent)
+    return EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(alpha), name, time.perf_counter() - t0, spent)
 
 
-def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[float], *, threshold: float = 0.0,
-                      bias: float = 0.0, neg_only: bool = False, costs=None, budget: str = "greedy",
-                      seed: int = 0) -> list[EarlyExitPolicy]:
+def fixed_order_sweep(
+    f_matrix,
+    order: str | Sequence[int],
+    alphas: Sequence[float],
+    *,
+    threshold: float = 0.0,
+    bias: float = 0.0,
+    neg_only: bool = False,
+    costs=None,
+    budget: str = "greedy",
+    seed: int = 0,
+) -> list[EarlyExitPolicy]:
     """:func:`fixed_order` for several α at once, the order computed once for all of them.
 
     The order depends on neither α nor the budget; each α's thresholds then follow it in one
@@ -545,8 +616,9 @@ def fixed_order_sweep(f_matrix, order: str | Sequence[int], alphas: Sequence[flo
     for a in alphas:
         t1 = time.perf_counter()
         lo, hi, spent = _thresholds_along(f, perm, full, threshold, bias, a, neg_only, budget, f_t)
-        policies.append(EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(a), name,
-                                        time.perf_counter() - t1, spent))
+        policies.append(
+            EarlyExitPolicy(perm, lo, hi, float(threshold), bias, c, float(a), name, time.perf_counter() - t1, spent)
+        )
     return policies
 
 
@@ -607,11 +679,15 @@ class QwycStart:
         """
         f = np.asarray(f_matrix, dtype=np.float64)
         if f is not self.f and not (f.shape == self.f.shape and np.array_equal(f, self.f)):
-            raise InputError("the QWYC* start was made on another contribution matrix F: make it with qwyc_start(F) "
-                             "on the F being fitted")
+            raise InputError(
+                "the QWYC* start was made on another contribution matrix F: make it with qwyc_start(F) "
+                "on the F being fitted"
+            )
         if float(bias) != self.bias or float(threshold) != self.threshold:
-            raise InputError(f"the QWYC* start was made for bias {self.bias!r} and threshold {self.threshold!r}, not "
-                             f"bias {float(bias)!r} and threshold {float(threshold)!r}: make it with the fit's own")
+            raise InputError(
+                f"the QWYC* start was made for bias {self.bias!r} and threshold {self.threshold!r}, not "
+                f"bias {float(bias)!r} and threshold {float(threshold)!r}: make it with the fit's own"
+            )
         _, c, bias = validate_contributions(self.f[:1], costs, alpha, bias)
         return self.f, c, bias
 
@@ -637,8 +713,9 @@ def start_alpha(alpha: float) -> float | None:
     return next((a for a in START_ALPHAS if alpha <= a), None)
 
 
-def qwyc_start(f_matrix, *, threshold: float = 0.0, bias: float = 0.0, max_alpha: float = 0.05,
-               workers: int | None = None) -> QwycStart:
+def qwyc_start(
+    f_matrix, *, threshold: float = 0.0, bias: float = 0.0, max_alpha: float = 0.05, workers: int | None = None
+) -> QwycStart:
     """QWYC*'s work on F that no setting changes, done once: pass it to :func:`fit_qwyc` as ``start`` for each α.
 
     Algorithm 1's first step tries every model on every fit row, all undecided with running sum
@@ -679,9 +756,21 @@ def qwyc_start(f_matrix, *, threshold: float = 0.0, bias: float = 0.0, max_alpha
     return QwycStart(f, float(threshold), bias, float(max_alpha), neg_exits, pos_exits)
 
 
-def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=None, neg_only: bool = False,
-        costs=None, bias: float = 0.0, budget: str = "greedy", seed: int = 0, progress=None,
-        workers: int | None = None, start: "QwycStart | None" = None) -> EarlyExitPolicy:
+def fit_qwyc(
+    f_matrix,
+    *,
+    threshold: float = 0.0,
+    alpha: float = 0.005,
+    order=None,
+    neg_only: bool = False,
+    costs=None,
+    bias: float = 0.0,
+    budget: str = "greedy",
+    seed: int = 0,
+    progress=None,
+    workers: int | None = None,
+    start: QwycStart | None = None,
+) -> EarlyExitPolicy:
     """QWYC* (``order=None``, Algorithm 1) or Algorithm 2 thresholds along a fixed order.
 
     Algorithm 1: at each step every remaining model is tried as the next one; its
@@ -736,8 +825,17 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
        of Ensembles with Ordering Optimization.* arXiv:1806.11202: Algorithm 1 (QWYC*, the joint order) and Algorithm 2 (the thresholds of one step).
     """
     if order is not None:
-        return fixed_order(f_matrix, order, threshold=threshold, bias=bias, alpha=alpha, neg_only=neg_only,
-                           costs=costs, budget=budget, seed=seed)
+        return fixed_order(
+            f_matrix,
+            order,
+            threshold=threshold,
+            bias=bias,
+            alpha=alpha,
+            neg_only=neg_only,
+            costs=costs,
+            budget=budget,
+            seed=seed,
+        )
     t0 = time.perf_counter()
     if start is None:
         f, c, bias = validate_contributions(f_matrix, costs, alpha, bias)
@@ -746,10 +844,12 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
     parts = resolve_workers(workers)
     full = full_decisions(f, bias, threshold)
     with worker_pool(parts) as pool:
-        order, eps_minus, eps_plus, spent = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, progress,
-                                                       pool=pool, parts=parts, start=start)
-    return EarlyExitPolicy(order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc",
-                           time.perf_counter() - t0, spent)
+        order, eps_minus, eps_plus, spent = _qwyc_star(
+            f, c, full, bias, alpha, neg_only, budget, progress, pool=pool, parts=parts, start=start
+        )
+    return EarlyExitPolicy(
+        order, eps_minus, eps_plus, float(threshold), bias, c, float(alpha), "qwyc", time.perf_counter() - t0, spent
+    )
 
 
 #: undecided rows x candidates from which a step's scan is split over threads: below it (the late steps) waking
@@ -757,10 +857,23 @@ def fit_qwyc(f_matrix, *, threshold: float = 0.0, alpha: float = 0.005, order=No
 THREADED_SCAN = 400_000
 
 
-def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alpha: float, neg_only: bool,
-               budget: str, progress=None, block: int = scan.BLOCK, rebuild_share: float = 0.8,
-               rebuild_steps: int = 16, pool=None, parts: int = 1, threaded_scan: int = THREADED_SCAN,
-               start: "QwycStart | None" = None):
+def _qwyc_star(
+    f: np.ndarray,
+    c: np.ndarray,
+    full: np.ndarray,
+    bias: float,
+    alpha: float,
+    neg_only: bool,
+    budget: str,
+    progress=None,
+    block: int = scan.BLOCK,
+    rebuild_share: float = 0.8,
+    rebuild_steps: int = 16,
+    pool=None,
+    parts: int = 1,
+    threaded_scan: int = THREADED_SCAN,
+    start: QwycStart | None = None,
+):
     """Algorithm 1 on validated F: (order, eps_minus, eps_plus, mistakes spent).
 
     ``start``: :func:`qwyc_start` of this F, ``full`` and ``bias``; the first step is picked from its
@@ -789,29 +902,67 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
             break
         allowed = _allowance(alpha, n, r, t_count, budget) - spent
         if lay is None:  # the first step straight from F; the layout holds the rows it leaves undecided
-            t, lo, hi, mistakes, lay = _first_step(f, c, full, bias, allowed, neg_only, exits, block, pool, parts,
-                                                   start)
+            t, lo, hi, mistakes, lay = _first_step(
+                f, c, full, bias, allowed, neg_only, exits, block, pool, parts, start
+            )
             order[r], eps_minus[r], eps_plus[r] = t, lo, hi
             remaining = np.delete(remaining, t)
             spent += mistakes
             if progress is not None:
                 progress(r + 1, t_count)
             continue
-        if lay.n_active < rebuild_share * lay.rows.size or (r - built_at >= rebuild_steps
-                                                              and lay.n_active < lay.rows.size):
+        if lay.n_active < rebuild_share * lay.rows.size or (
+            r - built_at >= rebuild_steps and lay.n_active < lay.rows.size
+        ):
             cols = np.flatnonzero(lay.lo != np.inf)
-            lay, spare = scan.build(lay.ft, False, cols, lay.rows[cols], lay.lo[cols], cols < lay.n_pos, remaining,
-                                    lay.slot[remaining], t_count, block, spare, pool, parts), lay.buffer  # two buffers
+            lay, spare = (
+                scan.build(
+                    lay.ft,
+                    False,
+                    cols,
+                    lay.rows[cols],
+                    lay.lo[cols],
+                    cols < lay.n_pos,
+                    remaining,
+                    lay.slot[remaining],
+                    t_count,
+                    block,
+                    spare,
+                    pool,
+                    parts,
+                ),
+                lay.buffer,
+            )  # two buffers
             built_at = r
-        pick = scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart,
-                              lay.nbp, lay.bgmin, lay.bgmax, lay.bcnt, lay.sufmin, lay.premax,
-                              lay.slot[remaining], c[remaining], allowed, neg_only, exits, pool,
-                              parts if lay.n_active * remaining.size >= threaded_scan else 1)
+        pick = scan.scan_pick(
+            lay.ft,
+            lay.bfmin,
+            lay.bfmax,
+            lay.cfmin,
+            lay.cfmax,
+            lay.lo,
+            lay.hi,
+            lay.bstart,
+            lay.nbp,
+            lay.bgmin,
+            lay.bgmax,
+            lay.bcnt,
+            lay.sufmin,
+            lay.premax,
+            lay.slot[remaining],
+            c[remaining],
+            allowed,
+            neg_only,
+            exits,
+            pool,
+            parts if lay.n_active * remaining.size >= threaded_scan else 1,
+        )
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)
-        lo, hi, _, mistakes, everyone_exits = scan.add_and_split(lay.ft[lay.slot[t]], lay.lo, lay.hi, lay.n_pos,
-                                                                 allowed, neg_only)
+        lo, hi, _, mistakes, everyone_exits = scan.add_and_split(
+            lay.ft[lay.slot[t]], lay.lo, lay.hi, lay.n_pos, allowed, neg_only
+        )
         if everyone_exits:  # the sorted formulation's one-cut rule (at most once: nobody is left after it)
             _, g_left, d_left = lay.undecided()
             lo, hi, _, mistakes = step_thresholds(g_left, d_left, allowed, neg_only)
@@ -825,8 +976,19 @@ def _qwyc_star(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, alph
     return order, eps_minus, eps_plus, spent
 
 
-def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, allowed: int, neg_only: bool,
-                exits: np.ndarray, block: int, pool=None, parts: int = 1, start: "QwycStart | None" = None):
+def _first_step(
+    f: np.ndarray,
+    c: np.ndarray,
+    full: np.ndarray,
+    bias: float,
+    allowed: int,
+    neg_only: bool,
+    exits: np.ndarray,
+    block: int,
+    pool=None,
+    parts: int = 1,
+    start: QwycStart | None = None,
+):
     """QWYC*'s first step read straight from F (no copy of it), or picked from ``start``'s tables:
     (model, eps_minus, eps_plus, mistakes, layout)."""
     n, t_count = f.shape
@@ -841,8 +1003,7 @@ def _first_step(f: np.ndarray, c: np.ndarray, full: np.ndarray, bias: float, all
         lo, hi, _, mistakes = step_thresholds(g, full, allowed, neg_only)
     keep = np.flatnonzero(~((g > hi) | (g < lo)))
     models = np.delete(np.arange(t_count), t)
-    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block, pool=pool,
-                     parts=parts)
+    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block, pool=pool, parts=parts)
     return t, lo, hi, mistakes, lay
 
 
@@ -879,5 +1040,6 @@ def lightgbm_early_stop_policy(n_models: int, freq: int, margin: float, *, bias:
     check = steps % freq == 0
     eps_plus = np.where(check, margin / 2, np.inf)
     eps_minus = np.where(check, -margin / 2, -np.inf)
-    return EarlyExitPolicy(np.arange(n_models), eps_minus, eps_plus, 0.0, float(bias), np.ones(n_models), 0.0,
-                           "lightgbm pred_early_stop")
+    return EarlyExitPolicy(
+        np.arange(n_models), eps_minus, eps_plus, 0.0, float(bias), np.ones(n_models), 0.0, "lightgbm pred_early_stop"
+    )

@@ -34,8 +34,19 @@ import numpy as np
 
 from .kernels import AVAILABLE, in_parts, njit, prefetch
 
-__all__ = ["BLOCK", "Layout", "build", "dense_pick", "dense_tables", "table_pick", "scan_pick", "split", "add_and_split", "drop_exited",
-           "thresholds_along"]
+__all__ = [
+    "BLOCK",
+    "Layout",
+    "build",
+    "dense_pick",
+    "dense_tables",
+    "table_pick",
+    "scan_pick",
+    "split",
+    "add_and_split",
+    "drop_exited",
+    "thresholds_along",
+]
 
 BLOCK = 32  # rows per block: small enough to skip most of a candidate, large enough to keep the checks cheap
 
@@ -151,9 +162,21 @@ class Layout:
         return self.rows[keep], self.lo[keep], pos[keep]
 
 
-def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, g: np.ndarray, d: np.ndarray,
-          models: np.ndarray, source_slots: np.ndarray, t_count: int, block: int = BLOCK,
-          out: np.ndarray | None = None, pool=None, parts: int = 1) -> Layout:
+def build(
+    source: np.ndarray,
+    by_row: bool,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    g: np.ndarray,
+    d: np.ndarray,
+    models: np.ndarray,
+    source_slots: np.ndarray,
+    t_count: int,
+    block: int = BLOCK,
+    out: np.ndarray | None = None,
+    pool=None,
+    parts: int = 1,
+) -> Layout:
     """A :class:`Layout` of the given undecided rows and candidate models.
 
     Parameters
@@ -185,8 +208,9 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     Layout
         Its ``buffer`` attribute is the flat memory behind ``ft``.
     """
-    perm = np.concatenate([np.flatnonzero(d)[np.argsort(g[d], kind="stable")],
-                           np.flatnonzero(~d)[np.argsort(g[~d], kind="stable")]])
+    perm = np.concatenate(
+        [np.flatnonzero(d)[np.argsort(g[d], kind="stable")], np.flatnonzero(~d)[np.argsort(g[~d], kind="stable")]]
+    )
     n_pos = int(d.sum())
     n = perm.size
     bstart = np.unique(np.concatenate([np.arange(0, n_pos, block), np.arange(n_pos, n, block), [n_pos, n]]))
@@ -197,8 +221,11 @@ def build(source: np.ndarray, by_row: bool, cols: np.ndarray, rows: np.ndarray, 
     bfmin = np.empty((models.size, bstart.size - 1))
     bfmax = np.empty_like(bfmin)
     cols, cuts = cols[perm], np.linspace(0, models.size, parts + 1).astype(np.int64)
-    in_parts(pool, parts, lambda p: _gather(source, by_row, cols, source_slots, bstart, ft, bfmin, bfmax,
-                                            cuts[p], cuts[p + 1]))
+    in_parts(
+        pool,
+        parts,
+        lambda p: _gather(source, by_row, cols, source_slots, bstart, ft, bfmin, bfmax, cuts[p], cuts[p + 1]),
+    )
     cfmin = bfmin.min(axis=1) if bfmin.shape[1] else np.zeros(models.size)
     cfmax = bfmax.max(axis=1) if bfmax.shape[1] else np.zeros(models.size)
     lay = Layout(rows[perm], n_pos, bstart, nbp, ft, bfmin, bfmax, cfmin, cfmax, g[perm], models, t_count)
@@ -271,8 +298,9 @@ def _prefetch_block(values, first, stop):
         prefetch(values, i)
 
 
-def _spent_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, neg_only,
-                 total, listed):
+def _spent_exits(
+    fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, neg_only, total, listed
+):
     """Budget 0: negatives below every positive plus positives above every negative."""
     nb = bstart.size - 1
     m = INF  # smallest positive sum
@@ -405,8 +433,29 @@ def _side_totals(x, m, hist, k, total, exits):
             exits[b] = total
 
 
-def _budget_exits(fj, bmin, bmax, cmin, cmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, budget,
-                  neg_only, total, x, hist, neg_exits, pos_exits):
+def _budget_exits(
+    fj,
+    bmin,
+    bmax,
+    cmin,
+    cmax,
+    lo,
+    hi,
+    bstart,
+    nbp,
+    bgmin,
+    bgmax,
+    bcnt,
+    sufmin,
+    premax,
+    budget,
+    neg_only,
+    total,
+    x,
+    hist,
+    neg_exits,
+    pos_exits,
+):
     """Budget > 0: Algorithm 2's best exits from the selected order statistics, the rest counted."""
     nb = bstart.size - 1
     k = budget + 1
@@ -553,8 +602,29 @@ def _dense_sides(f, g0, full, k, neg_only, neg_tab, pos_tab, first, stop):
             _side_totals(y[c], my[c], hy[c], k, n, pos_tab[first + c])
 
 
-def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, costs,
-              budget, neg_only, exits, pool=None, parts=1):
+def scan_pick(
+    ft,
+    bfmin,
+    bfmax,
+    cfmin,
+    cfmax,
+    lo,
+    hi,
+    bstart,
+    nbp,
+    bgmin,
+    bgmax,
+    bcnt,
+    sufmin,
+    premax,
+    slots,
+    costs,
+    budget,
+    neg_only,
+    exits,
+    pool=None,
+    parts=1,
+):
     """Every candidate's best exits into ``exits``; returns the index of the one with the smallest cost / exits.
 
     Ties go to the first candidate; with no exits, to the first cheapest (as ``numpy.argmin``
@@ -563,13 +633,57 @@ def scan_pick(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
     some candidates far cheaper than others, and dealing them spreads those evenly.
     """
     _block_stats(lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax)
-    in_parts(pool, parts, lambda p: _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax,
-                                                bcnt, sufmin, premax, slots, budget, neg_only, exits, p, parts))
+    in_parts(
+        pool,
+        parts,
+        lambda p: _scan_exits(
+            ft,
+            bfmin,
+            bfmax,
+            cfmin,
+            cfmax,
+            lo,
+            hi,
+            bstart,
+            nbp,
+            bgmin,
+            bgmax,
+            bcnt,
+            sufmin,
+            premax,
+            slots,
+            budget,
+            neg_only,
+            exits,
+            p,
+            parts,
+        ),
+    )
     return int(_pick(exits[: slots.size], costs))
 
 
-def _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgmax, bcnt, sufmin, premax, slots, budget,
-                neg_only, exits, first, stride):
+def _scan_exits(
+    ft,
+    bfmin,
+    bfmax,
+    cfmin,
+    cfmax,
+    lo,
+    hi,
+    bstart,
+    nbp,
+    bgmin,
+    bgmax,
+    bcnt,
+    sufmin,
+    premax,
+    slots,
+    budget,
+    neg_only,
+    exits,
+    first,
+    stride,
+):
     """:func:`scan_pick`'s exits of the candidates ``first, first + stride, ...`` (block statistics already made)."""
     total = 0
     for b in range(bcnt.size):
@@ -585,11 +699,49 @@ def _scan_exits(ft, bfmin, bfmax, cfmin, cfmax, lo, hi, bstart, nbp, bgmin, bgma
         if total == 0:
             exits[j] = 0
         elif budget == 0:
-            exits[j] = _spent_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
-                                    bcnt, sufmin, premax, neg_only, total, listed)
+            exits[j] = _spent_exits(
+                ft[s],
+                bfmin[s],
+                bfmax[s],
+                cfmin[s],
+                cfmax[s],
+                lo,
+                hi,
+                bstart,
+                nbp,
+                bgmin,
+                bgmax,
+                bcnt,
+                sufmin,
+                premax,
+                neg_only,
+                total,
+                listed,
+            )
         else:
-            exits[j] = _budget_exits(ft[s], bfmin[s], bfmax[s], cfmin[s], cfmax[s], lo, hi, bstart, nbp, bgmin, bgmax,
-                                     bcnt, sufmin, premax, budget, neg_only, total, x, hist, neg_exits, pos_exits)
+            exits[j] = _budget_exits(
+                ft[s],
+                bfmin[s],
+                bfmax[s],
+                cfmin[s],
+                cfmax[s],
+                lo,
+                hi,
+                bstart,
+                nbp,
+                bgmin,
+                bgmax,
+                bcnt,
+                sufmin,
+                premax,
+                budget,
+                neg_only,
+                total,
+                x,
+                hist,
+                neg_exits,
+                pos_exits,
+            )
 
 
 def _midpoint(a, b):

@@ -43,7 +43,8 @@ def adult_gbt_sample(max_iter: int = 500) -> TrainedEnsemble:
     full = model.ensemble
     ensemble = AdditiveEnsemble(full.trees[:max_iter], full.bias, full.source)
     if max_iter < full.n_models:
-        model = type(model)(ensemble, model.feature_names, model.file_format, model.fingerprint, model.name,
-                            model.float32_inputs)
+        model = type(model)(
+            ensemble, model.feature_names, model.file_format, model.fingerprint, model.name, model.float32_inputs
+        )
     x_train, y_train, x_test, y_test = encoded_adult()
     return TrainedEnsemble(model, ensemble, x_train, y_train, x_test, y_test, 0.0)

@@ -51,8 +51,18 @@ class PolicySummary:
     policy_file: bytes
 
 
-def summarise_policy(policy: EarlyExitPolicy, f_fit, f_test, *, labels_fit=None, labels_test=None, full_fit=None,
-                     full_test=None, fitted_with: dict | None = None, model: ModelFile | None = None) -> PolicySummary:
+def summarise_policy(
+    policy: EarlyExitPolicy,
+    f_fit,
+    f_test,
+    *,
+    labels_fit=None,
+    labels_test=None,
+    full_fit=None,
+    full_test=None,
+    fitted_with: dict | None = None,
+    model: ModelFile | None = None,
+) -> PolicySummary:
     """Measure ``policy`` on its fit rows and on test rows, draw it and write its file.
 
     Parameters
@@ -89,5 +99,12 @@ def summarise_policy(policy: EarlyExitPolicy, f_fit, f_test, *, labels_fit=None,
     test = policy.evaluate(f_test, labels_test, full=full_test, predicted=predicted)
     n_evaluated = predicted[1]
     fitted = FittedPolicy(policy, {**fit, **(fitted_with or {}), "test": test})
-    return PolicySummary(policy, fit, test, n_evaluated, models_histogram_figure(n_evaluated, np.shape(f_test)[1]),
-                         thresholds_figure(policy), policy_json(fitted, model).encode())
+    return PolicySummary(
+        policy,
+        fit,
+        test,
+        n_evaluated,
+        models_histogram_figure(n_evaluated, np.shape(f_test)[1]),
+        thresholds_figure(policy),
+        policy_json(fitted, model).encode(),
+    )

@@ -84,9 +84,14 @@ def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, re
     ref_s = best(lambda: reference(x))[0] if reference is not None else None
     f = ensemble.contributions(x)
     expected, _ = policy.predict(f)
-    return EarlyExitTiming(rows=x.shape[0], full_seconds=full_s, early_seconds=early_s, reference_seconds=ref_s,
-                           mean_models=float(n_eval.mean()), decisions_match_policy=bool(np.array_equal(decisions,
-                                                                                                        expected)))
+    return EarlyExitTiming(
+        rows=x.shape[0],
+        full_seconds=full_s,
+        early_seconds=early_s,
+        reference_seconds=ref_s,
+        mean_models=float(n_eval.mean()),
+        decisions_match_policy=bool(np.array_equal(decisions, expected)),
+    )
 
 
 def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
@@ -106,12 +111,21 @@ def timing_table(timing: EarlyExitTiming, n_models: int) -> pd.DataFrame:
         was timed): ``evaluation``, ``seconds``, ``mean # trees`` and ``speed-up of early exit``
         (that evaluation's seconds over early exit's; NaN — no comparison — on early exit's own row).
     """
-    rows = [("all trees (this engine)", timing.full_seconds, n_models),
-            ("early exit (this engine, compiled: each row stops at its first exit)", timing.early_seconds,
-             timing.mean_models)]
+    rows = [
+        ("all trees (this engine)", timing.full_seconds, n_models),
+        (
+            "early exit (this engine, compiled: each row stops at its first exit)",
+            timing.early_seconds,
+            timing.mean_models,
+        ),
+    ]
     if timing.reference_seconds is not None:
         rows.append(("scikit-learn decision_function (compiled, all trees)", timing.reference_seconds, n_models))
-    return pd.DataFrame({"evaluation": [r[0] for r in rows], "seconds": [r[1] for r in rows],
-                         "mean # trees": [r[2] for r in rows],
-                         "speed-up of early exit": [math.nan if i == 1 else r[1] / timing.early_seconds
-                                                    for i, r in enumerate(rows)]})
+    return pd.DataFrame(
+        {
+            "evaluation": [r[0] for r in rows],
+            "seconds": [r[1] for r in rows],
+            "mean # trees": [r[2] for r in rows],
+            "speed-up of early exit": [math.nan if i == 1 else r[1] / timing.early_seconds for i, r in enumerate(rows)],
+        }
+    )

@@ -7,8 +7,9 @@ before anything walks them (Wang, Gupta & You, *Quit When You Can*, arXiv:1806.1
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -114,8 +115,10 @@ def tree_depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, *, unre
     children = np.concatenate([left[inner], right[inner]]).astype(np.int64)
     bad = (children < 0) | (children >= n)
     if bad.any():
-        raise InputError(f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
-                         f"outside the tree's {n} nodes")
+        raise InputError(
+            f"node {int(np.concatenate([inner, inner])[bad][0])} has child {int(children[bad][0])}, "
+            f"outside the tree's {n} nodes"
+        )
     # one parent per node and none for the root: then the walk from the root never meets a node twice
     parents = np.bincount(children, minlength=n)
     if parents[0] or (parents > 1).any():

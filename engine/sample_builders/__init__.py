@@ -11,9 +11,9 @@ line in :data:`BUILDERS` (a test checks that every shipped file has exactly one 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 import pandas as pd
 

@@ -73,9 +73,11 @@ def reproducible_skops(raw: bytes) -> bytes:
         ids.setdefault(match.group(1) or match.group(2), str(len(ids)))
 
     def rename(text: str) -> str:
-        return re.sub(r'("__id__": )(\d+)|"(\d+)(\.npy")',
-                      lambda m: f"{m.group(1)}{ids[m.group(2)]}" if m.group(1) else f'"{ids[m.group(3)]}{m.group(4)}',
-                      text)
+        return re.sub(
+            r'("__id__": )(\d+)|"(\d+)(\.npy")',
+            lambda m: f"{m.group(1)}{ids[m.group(2)]}" if m.group(1) else f'"{ids[m.group(3)]}{m.group(4)}',
+            text,
+        )
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as out:

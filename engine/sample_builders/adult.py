@@ -82,5 +82,7 @@ def build_raw(shared_dir: Path) -> dict[str, bytes]:
         The compressed files by sample key.
     """
     folder = Path(shared_dir) / "data" / "adult"
-    return {"adult_train": gzip_bytes((folder / "adult.data").read_bytes()),
-            "adult_test": gzip_bytes((folder / "adult.test").read_bytes())}
+    return {
+        "adult_train": gzip_bytes((folder / "adult.data").read_bytes()),
+        "adult_test": gzip_bytes((folder / "adult.test").read_bytes()),
+    }

@@ -43,10 +43,14 @@ def bank_marketing_scored(bank_full_path: str | Path, seed: int = 0) -> pd.DataF
     for name, cols in (("profile", _PROFILE), ("campaign", _CAMPAIGN)):
         cats = [c for c in cols if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
         enc = make_column_transformer(
-            (OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1), cats),
-            remainder="passthrough")
-        model = make_pipeline(enc, HistGradientBoostingClassifier(
-            max_iter=200, learning_rate=0.05, categorical_features=list(range(len(cats))), random_state=seed))
+            (OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1), cats), remainder="passthrough"
+        )
+        model = make_pipeline(
+            enc,
+            HistGradientBoostingClassifier(
+                max_iter=200, learning_rate=0.05, categorical_features=list(range(len(cats))), random_state=seed
+            ),
+        )
         model.fit(df.iloc[train][cols], y[train])
         out[f"score_{name}"] = np.round(model.predict_proba(df.iloc[scored][cols])[:, 1], 5)
     rng = np.random.default_rng(seed)
@@ -67,12 +71,14 @@ def bank_probability_batches(seed: int = 0) -> pd.DataFrame:
     """
     split = train_probabilities("bank", seed=seed)
     order = np.random.default_rng(seed).permutation(split.eta_test.size)
-    return pd.DataFrame({
-        "client_id": [f"test-{i + 1:05d}" for i in order],
-        "batch": [f"batch-{b + 1:02d}" for b in np.arange(order.size) // BATCH_SIZE],
-        "probability": np.round(split.eta_test[order], 6),
-        "subscribed": np.where(split.y_test[order] == 1, "yes", "no"),
-    })
+    return pd.DataFrame(
+        {
+            "client_id": [f"test-{i + 1:05d}" for i in order],
+            "batch": [f"batch-{b + 1:02d}" for b in np.arange(order.size) // BATCH_SIZE],
+            "probability": np.round(split.eta_test[order], 6),
+            "subscribed": np.where(split.y_test[order] == 1, "yes", "no"),
+        }
+    )
 
 
 def build_batches(shared_dir: Path | None = None) -> dict[str, pd.DataFrame]:
@@ -111,5 +117,8 @@ def build_scored(shared_dir: Path) -> dict[str, pd.DataFrame | bytes]:
     review = tune[["score_profile", "score_campaign"]].quantile(0.6)
     above = (tune["score_profile"] >= review["score_profile"]) | (tune["score_campaign"] >= review["score_campaign"])
     tune["label"] = np.where(above, tune["y"], "")
-    return {"bank_full": source.read_bytes(), "bank_holdout": bank,
-            "bank": tune[["row", "score_profile", "score_campaign", "label"]]}
+    return {
+        "bank_full": source.read_bytes(),
+        "bank_holdout": bank,
+        "bank": tune[["row", "score_profile", "score_campaign", "label"]],
+    }

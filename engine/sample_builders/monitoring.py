@@ -67,8 +67,9 @@ def monitoring_sample(seed: int = 20250106) -> pd.DataFrame:
     pending = (date > days[-4]) & (rng.random(date.size) < 0.3)
     label[pending] = ""
     region = rng.choice(np.array(["north", "south", "west"]), size=date.size, p=[0.5, 0.3, 0.2])
-    return pd.DataFrame({"doc_id": np.arange(date.size), "date": date.astype(str), "score": score, "label": label,
-                         "region": region})
+    return pd.DataFrame(
+        {"doc_id": np.arange(date.size), "date": date.astype(str), "score": score, "label": label, "region": region}
+    )
 
 
 def build(shared_dir: Path | None = None) -> dict[str, pd.DataFrame]:

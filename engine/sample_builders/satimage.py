@@ -76,10 +76,14 @@ def build(shared_dir: Path | None) -> dict[str, pd.DataFrame]:
     flagged = population["score"] >= REVIEW_THRESHOLD
     rated = population.loc[flagged, ["doc_id", "score", "known_label"]].rename(columns={"known_label": "label"})
     # the calibrated score is also the prior: Neyman allocation (floored at the below-line average)
-    audit = plan(memory_population(population, PopulationColumns("doc_id", "score", "score")),
-                 below=REVIEW_THRESHOLD, budget=AUDIT_BUDGET, strata=AUDIT_STRATA, seed=AUDIT_SEED,
-                 prior_column="score").table()
+    audit = plan(
+        memory_population(population, PopulationColumns("doc_id", "score", "score")),
+        below=REVIEW_THRESHOLD,
+        budget=AUDIT_BUDGET,
+        strata=AUDIT_STRATA,
+        seed=AUDIT_SEED,
+        prior_column="score",
+    ).table()
     truth = population.set_index(population["doc_id"].astype(str))["known_label"]
     audit = audit.assign(id=audit["id"].astype(np.int64), label=truth.loc[audit["id"]].to_numpy())
-    return {"satimage_population": population, "satimage_rated": rated.reset_index(drop=True),
-            "satimage_audit": audit}
+    return {"satimage_population": population, "satimage_rated": rated.reset_index(drop=True), "satimage_audit": audit}

@@ -21,9 +21,14 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def synthetic_rare_events(seed: int = 20200323, population: int = 2_000_000, prevalence: float = 0.001,
-                          review_share: float = 0.0055, unrated_share: float = 0.004,
-                          correlation: float = 0.55) -> pd.DataFrame:
+def synthetic_rare_events(
+    seed: int = 20200323,
+    population: int = 2_000_000,
+    prevalence: float = 0.001,
+    review_share: float = 0.0055,
+    unrated_share: float = 0.004,
+    correlation: float = 0.55,
+) -> pd.DataFrame:
     """Rated documents from a population with extremely rare positives.
 
     Scores: ``logit(s_j) = a_j * y + sqrt(rho) * z + sqrt(1 - rho) * e_j - b_j`` with
@@ -50,13 +55,15 @@ def synthetic_rare_events(seed: int = 20200323, population: int = 2_000_000, pre
     pending = rng.random(idx.size) < unrated_share
     labels[pending] = ""
     region = rng.choice(np.array(["north", "south", "west"]), size=idx.size, p=[0.5, 0.3, 0.2])
-    return pd.DataFrame({
-        "doc_id": idx.astype(np.int64),
-        "score_image": scores[idx, 0],
-        "score_text": scores[idx, 1],
-        "label": labels,
-        "region": region,
-    })
+    return pd.DataFrame(
+        {
+            "doc_id": idx.astype(np.int64),
+            "score_image": scores[idx, 0],
+            "score_text": scores[idx, 1],
+            "label": labels,
+            "region": region,
+        }
+    )
 
 
 def build(shared_dir: Path | None = None) -> dict[str, pd.DataFrame]:
@@ -74,6 +81,10 @@ def build(shared_dir: Path | None = None) -> dict[str, pd.DataFrame]:
     """
     synth = synthetic_rare_events()
     rated = synth[synth["label"] != ""]
-    grid = threshold_grid(rated[["score_image", "score_text"]].to_numpy(), rated["label"].astype(int).to_numpy(),
-                          bins=41, spacing="uniform")
+    grid = threshold_grid(
+        rated[["score_image", "score_text"]].to_numpy(),
+        rated["label"].astype(int).to_numpy(),
+        bins=41,
+        spacing="uniform",
+    )
     return {"synthetic": synth, "synthetic_counts": counts_table(grid)}

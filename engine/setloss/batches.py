@@ -11,8 +11,8 @@ realised loss of both decisions is reported too.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -24,9 +24,20 @@ from .expected import check_probabilities
 from .losses import SetLoss, get_loss
 from .protocol import ScoredSplit, batch_indices, scored_split_from_arrays
 
-__all__ = ["BatchOutcome", "decide_batch", "BatchDecisions", "decide_batches", "decided_items", "MonteCarloCheck",
-           "monte_carlo_check", "batches_from_split", "labelled_split", "small_batch_losses", "THRESHOLD_HALF",
-           "SMALL_BATCH"]
+__all__ = [
+    "BatchOutcome",
+    "decide_batch",
+    "BatchDecisions",
+    "decide_batches",
+    "decided_items",
+    "MonteCarloCheck",
+    "monte_carlo_check",
+    "batches_from_split",
+    "labelled_split",
+    "small_batch_losses",
+    "THRESHOLD_HALF",
+    "SMALL_BATCH",
+]
 
 #: the plug-in rule the optimal decision is compared with: flag items with eta >= 1/2
 THRESHOLD_HALF = 0.5
@@ -72,9 +83,11 @@ class BatchOutcome:
             k of n items, the expected loss, and the threshold-0.5 rule's k and expected loss.
         """
         n = self.decision.mask.size
-        return (f"Flag the {self.decision.k:,} most probable of the {n:,} items of {batch}: expected "
-                f"{self.decision.loss_name} loss {self.decision.value:.4f}, against {self.loss_threshold_half:.4f} "
-                f"when flagging the {self.k_threshold_half:,} items with probability ≥ 0.5.")
+        return (
+            f"Flag the {self.decision.k:,} most probable of the {n:,} items of {batch}: expected "
+            f"{self.decision.loss_name} loss {self.decision.value:.4f}, against {self.loss_threshold_half:.4f} "
+            f"when flagging the {self.k_threshold_half:,} items with probability ≥ 0.5."
+        )
 
 
 def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
@@ -160,7 +173,7 @@ def small_batch_losses(eta_sorted, loss: str | SetLoss) -> np.ndarray:
     b, n = e.shape
     suffix = [np.ones((b, 1))]  # suffix[j]: PMF of the positives among the last j items
     for k in range(n - 1, -1, -1):
-        suffix.append(_bernoulli_step(suffix[-1], e[:, k:k + 1]))
+        suffix.append(_bernoulli_step(suffix[-1], e[:, k : k + 1]))
     prefix = np.ones((b, 1))
     out = np.empty((b, n + 1))
     for k in range(n + 1):
@@ -170,7 +183,7 @@ def small_batch_losses(eta_sorted, loss: str | SetLoss) -> np.ndarray:
         # plain sums (no BLAS): each batch's value does not depend on how many batches share the call
         out[:, k] = ((prefix[:, :, None] * table[None, :, :]).sum(axis=1) * suffix[n - k]).sum(axis=1)
         if k < n:
-            prefix = _bernoulli_step(prefix, e[:, k:k + 1])
+            prefix = _bernoulli_step(prefix, e[:, k : k + 1])
     return out
 
 
@@ -196,8 +209,9 @@ class BatchDecisions:
     loss_name: str
 
 
-def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
-                   progress: Callable[[int, int], None] | None = None) -> BatchDecisions:
+def decide_batches(
+    batches: ProbabilityBatches, loss: str | SetLoss, *, progress: Callable[[int, int], None] | None = None
+) -> BatchDecisions:
     """Decide every batch optimally; rows in input order with ``decision`` (0/1), ``batch`` and ``k``.
 
     The summary gives per batch: items, k, the expected loss at k, the threshold-0.5
@@ -228,36 +242,51 @@ def decide_batches(batches: ProbabilityBatches, loss: str | SetLoss, *,
     rows = np.argsort(codes, kind="stable")  # every batch's rows, in input order, one batch after another
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     decision = np.zeros(batches.n_items, dtype=bool)
-    per_batch = {key: np.zeros(len(names), dtype=dtype) for key, dtype in
-                 (("k", np.int64), ("loss", float), ("k_half", np.int64), ("loss_half", float))}
+    per_batch = {
+        key: np.zeros(len(names), dtype=dtype)
+        for key, dtype in (("k", np.int64), ("loss", float), ("k_half", np.int64), ("loss_half", float))
+    }
     done = 0
     for size in np.unique(sizes):
         group = np.flatnonzero(sizes == size)
         chunk = max(1, _SMALL_CHUNK_CELLS // int(size + 1) ** 2) if size <= SMALL_BATCH else 1
         for lo in range(0, group.size, chunk):
-            part = group[lo:lo + chunk]
+            part = group[lo : lo + chunk]
             items = rows[starts[part][:, None] + np.arange(size)[None, :]]  # (batches, size), input order
             _decide_group(batches.probabilities[items], items, part, loss, decision, per_batch)
             done += part.size
             if progress is not None:
                 progress(done, len(names))
-    summary = {"batch": np.asarray(names, dtype=object), "items": sizes, "k": per_batch["k"],
-               "expected loss": per_batch["loss"], "k at η ≥ 0.5": per_batch["k_half"],
-               "expected loss at η ≥ 0.5": per_batch["loss_half"]}
+    summary = {
+        "batch": np.asarray(names, dtype=object),
+        "items": sizes,
+        "k": per_batch["k"],
+        "expected loss": per_batch["loss"],
+        "k at η ≥ 0.5": per_batch["k_half"],
+        "expected loss at η ≥ 0.5": per_batch["loss_half"],
+    }
     if batches.labels is not None:
         summary["realised loss"] = _realised_losses(decision, batches.labels, codes, len(names), loss)
-        summary["realised loss at η ≥ 0.5"] = _realised_losses(batches.probabilities >= THRESHOLD_HALF,
-                                                               batches.labels, codes, len(names), loss)
+        summary["realised loss at η ≥ 0.5"] = _realised_losses(
+            batches.probabilities >= THRESHOLD_HALF, batches.labels, codes, len(names), loss
+        )
     out = {}
     if batches.item_ids is not None:
         out[batches.mapping.item_col] = batches.item_ids
-    out.update({"batch": batches.batch_ids, "probability": batches.probabilities,
-                "decision": decision.astype(np.int8), "k": per_batch["k"][codes]})
+    out.update(
+        {
+            "batch": batches.batch_ids,
+            "probability": batches.probabilities,
+            "decision": decision.astype(np.int8),
+            "k": per_batch["k"][codes],
+        }
+    )
     return BatchDecisions(pd.DataFrame(out), pd.DataFrame(summary), loss.name)
 
 
-def _decide_group(eta: np.ndarray, items: np.ndarray, part: np.ndarray, loss: SetLoss, decision: np.ndarray,
-                  per_batch: dict) -> None:
+def _decide_group(
+    eta: np.ndarray, items: np.ndarray, part: np.ndarray, loss: SetLoss, decision: np.ndarray, per_batch: dict
+) -> None:
     """Decide batches of one size (rows of ``eta``): small ones together, a large one alone; results in place."""
     size = eta.shape[1]
     if size > SMALL_BATCH:
@@ -278,8 +307,9 @@ def _decide_group(eta: np.ndarray, items: np.ndarray, part: np.ndarray, loss: Se
     per_batch["loss_half"][part] = losses[np.arange(part.size), k_half]
 
 
-def _realised_losses(mask: np.ndarray, labels: np.ndarray, codes: np.ndarray, n_batches: int,
-                     loss: SetLoss) -> np.ndarray:
+def _realised_losses(
+    mask: np.ndarray, labels: np.ndarray, codes: np.ndarray, n_batches: int, loss: SetLoss
+) -> np.ndarray:
     """Every batch's loss of ``mask`` on its labelled items (NaN for a batch without one)."""
     known = labels >= 0
     y = labels == 1
@@ -344,12 +374,15 @@ class MonteCarloCheck:
     @property
     def sentence(self) -> str:
         verdict = "consistent" if self.consistent else "inconsistent"
-        return (f"Simulated mean loss {self.mean:.5f} ± {1.96 * self.standard_error:.5f} (95 %), exact "
-                f"{self.exact:.4f}: {verdict}.")
+        return (
+            f"Simulated mean loss {self.mean:.5f} ± {1.96 * self.standard_error:.5f} (95 %), exact "
+            f"{self.exact:.4f}: {verdict}."
+        )
 
 
-def monte_carlo_check(eta, decision: Decision, loss: str | SetLoss, *, draws: int = 20_000,
-                      seed: int = 0) -> MonteCarloCheck:
+def monte_carlo_check(
+    eta, decision: Decision, loss: str | SetLoss, *, draws: int = 20_000, seed: int = 0
+) -> MonteCarloCheck:
     """Simulate label vectors ``Y_i ~ Bernoulli(eta_i)`` and compare the mean loss with the exact one.
 
     Consistent when the two differ by at most three standard errors (a check of
@@ -405,9 +438,14 @@ def batches_from_split(split: ScoredSplit, batch_size: int, *, seed: int = 0) ->
         raise InputError(f"Batch size {batch_size:,} must be between 1 and the {split.eta_test.size:,} test items.")
     order = np.concatenate(batch_indices(split.eta_test.size, batch_size, seed))
     batch_ids = np.repeat([f"batch {i + 1}" for i in range(order.size // batch_size)], batch_size).astype(object)
-    return ProbabilityBatches(split.eta_test[order], batch_ids, (order + 1).astype(str).astype(object),
-                              split.y_test[order].astype(np.int8),
-                              BatchMapping("probability", "batch", "test item", "label"), name=split.name)
+    return ProbabilityBatches(
+        split.eta_test[order],
+        batch_ids,
+        (order + 1).astype(str).astype(object),
+        split.y_test[order].astype(np.int8),
+        BatchMapping("probability", "batch", "test item", "label"),
+        name=split.name,
+    )
 
 
 def labelled_split(batches: ProbabilityBatches, *, seed: int = 0) -> ScoredSplit:
@@ -431,7 +469,9 @@ def labelled_split(batches: ProbabilityBatches, *, seed: int = 0) -> ScoredSplit
         Fewer than two labelled items.
     """
     if batches.labels is None or batches.n_labelled < 2:
-        raise InputError(f"'{batches.name}' has {batches.n_labelled} labelled items; the baselines need at least two. "
-                         "Map a label column (1/0, yes/no ...) on the Data page.")
+        raise InputError(
+            f"'{batches.name}' has {batches.n_labelled} labelled items; the baselines need at least two. "
+            "Map a label column (1/0, yes/no ...) on the Data page."
+        )
     known = batches.labels >= 0
     return scored_split_from_arrays(batches.probabilities[known], batches.labels[known], name=batches.name, seed=seed)

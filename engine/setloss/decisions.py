@@ -17,8 +17,14 @@ from ..errors import InputError
 from .expected import check_probabilities, expected_losses, sorted_probabilities
 from .losses import SetLoss, get_loss
 
-__all__ = ["Decision", "optimal_decision", "top_k_decision", "early_stop_decision", "optimal_class_set",
-           "monte_carlo_loss"]
+__all__ = [
+    "Decision",
+    "optimal_decision",
+    "top_k_decision",
+    "early_stop_decision",
+    "optimal_class_set",
+    "monte_carlo_loss",
+]
 
 
 @dataclass(frozen=True)
@@ -96,8 +102,7 @@ def _early_stop_k(losses: np.ndarray) -> int:
     return int(rising[0]) if rising.size else losses.size - 1
 
 
-def top_k_decision(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str,
-                   early_stop: bool = False) -> Decision:
+def top_k_decision(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str, early_stop: bool = False) -> Decision:
     """The decision that flags the top k items, from the items' order and every ``L_k``.
 
     Parameters
@@ -120,8 +125,9 @@ def top_k_decision(k: int, order: np.ndarray, losses: np.ndarray, loss_name: str
     """
     mask = np.zeros(order.size, dtype=bool)
     mask[order[:k]] = True
-    return Decision(k=k, mask=mask, order=order, losses=losses, value=float(losses[k]), loss_name=loss_name,
-                    early_stop=early_stop)
+    return Decision(
+        k=k, mask=mask, order=order, losses=losses, value=float(losses[k]), loss_name=loss_name, early_stop=early_stop
+    )
 
 
 def early_stop_decision(decision: Decision) -> Decision:
@@ -185,8 +191,9 @@ def optimal_class_set(probs, loss: str | SetLoss = "f1") -> Decision:
     return Decision(best, mask, order, losses, float(losses[best]), loss.name, False)
 
 
-def monte_carlo_loss(eta, mask, loss: str | SetLoss, *, draws: int = 10_000, seed: int = 0,
-                     chunk: int = 2_000) -> tuple[float, float]:
+def monte_carlo_loss(
+    eta, mask, loss: str | SetLoss, *, draws: int = 10_000, seed: int = 0, chunk: int = 2_000
+) -> tuple[float, float]:
     """Mean loss of the decision ``mask`` over simulated label vectors, and its standard error.
 
     Parameters

@@ -50,8 +50,13 @@ from . import kernels
 from .kernels import expected_pair_loss, reciprocals
 from .losses import LinearFractional, SetLoss, get_loss
 
-__all__ = ["check_probabilities", "poisson_binomial", "sorted_probabilities", "expected_losses",
-           "expected_losses_reference"]
+__all__ = [
+    "check_probabilities",
+    "poisson_binomial",
+    "sorted_probabilities",
+    "expected_losses",
+    "expected_losses_reference",
+]
 
 _TRUNCATE = 1e-30
 # The compiled losses lie in [0, 1], so cutting at most _TAIL_MASS of probability from each end of
@@ -84,8 +89,10 @@ def check_probabilities(eta) -> np.ndarray:
     bad = ~np.isfinite(e) | (e < 0) | (e > 1)
     if bad.any():
         rows = ", ".join(str(i + 1) for i in np.flatnonzero(bad)[:5])
-        raise InputError(f"probabilities must be numbers in [0, 1]; {int(bad.sum())} are not (items {rows}"
-                         f"{' ...' if bad.sum() > 5 else ''}). Use calibrated probabilities, not raw scores.")
+        raise InputError(
+            f"probabilities must be numbers in [0, 1]; {int(bad.sum())} are not (items {rows}"
+            f"{' ...' if bad.sum() > 5 else ''}). Use calibrated probabilities, not raw scores."
+        )
     return e
 
 
@@ -227,7 +234,7 @@ def _fractional_path(lf: LinearFractional, n: int) -> str | None:
     """Which one-dimensional table suffices: 's', 's2', 's1', or None (generic)."""
     d = lf.denominator
     e_coef = d[1] - d[2] - d[3] + d[4]  # coefficient of S1 with S held fixed
-    f_coef = d[3] - d[4]                # coefficient of S
+    f_coef = d[3] - d[4]  # coefficient of S
     if e_coef == 0:
         return "s"
     if f_coef == 0:

@@ -37,8 +37,9 @@ def _metric(tpr: float, tnr: float, precision: float) -> float:  # pragma: no co
     raise NotImplementedError
 
 
-def _pair_sum(q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int, n: int,
-              reciprocal: np.ndarray) -> float:
+def _pair_sum(
+    q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int, n: int, reciprocal: np.ndarray
+) -> float:
     # rates as count * reciprocal[denominator]; a zero denominator means a zero count, and the
     # rate is then 1 by convention: "+ (denominator == 0)" adds it without a branch
     total = 0.0
@@ -83,8 +84,16 @@ def reciprocals(n: int) -> np.ndarray:
 KERNELS = {c.key: _compiled(c.key, c.rates) for c in LOSSES.values() if c.rates is not None} if AVAILABLE else {}
 
 
-def expected_pair_loss(kernel: str, q: np.ndarray, q_start: int, r: np.ndarray, r_start: int, k: int,
-                       n: int, reciprocal: np.ndarray | None = None) -> float:
+def expected_pair_loss(
+    kernel: str,
+    q: np.ndarray,
+    q_start: int,
+    r: np.ndarray,
+    r_start: int,
+    k: int,
+    n: int,
+    reciprocal: np.ndarray | None = None,
+) -> float:
     """``Σ_i Σ_j q[i] r[j] L(a, k - a, b, n - k - b)`` with ``a = q_start + i``, ``b = r_start + j``.
 
     Parameters
@@ -109,6 +118,14 @@ def expected_pair_loss(kernel: str, q: np.ndarray, q_start: int, r: np.ndarray, 
     ----------
     Natarajan, Koyejo, Ravikumar & Dhillon, ICML 2016, Algorithm 1 (the double sum for one k).
     """
-    return float(KERNELS[kernel](np.ascontiguousarray(q, dtype=float), int(q_start),
-                                 np.ascontiguousarray(r, dtype=float), int(r_start), int(k), int(n),
-                                 reciprocals(n) if reciprocal is None else reciprocal))
+    return float(
+        KERNELS[kernel](
+            np.ascontiguousarray(q, dtype=float),
+            int(q_start),
+            np.ascontiguousarray(r, dtype=float),
+            int(r_start),
+            int(k),
+            int(n),
+            reciprocals(n) if reciprocal is None else reciprocal,
+        )
+    )

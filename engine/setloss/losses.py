@@ -12,15 +12,25 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SetLoss", "LinearFractional", "LossChoice", "LOSSES", "LOSS_SPELLINGS", "F1_COEFFICIENTS", "build_loss",
-           "get_loss", "fbeta", "linear_fractional"]
+__all__ = [
+    "SetLoss",
+    "LinearFractional",
+    "LossChoice",
+    "LOSSES",
+    "LOSS_SPELLINGS",
+    "F1_COEFFICIENTS",
+    "build_loss",
+    "get_loss",
+    "fbeta",
+    "linear_fractional",
+]
 
 
 def _ratio(num, den):
@@ -83,8 +93,10 @@ class LinearFractional:
             ``(A, B, C)`` of the numerator and ``(D, E, F)`` of the denominator; A and D
             have the shape of ``k``, the others are floats.
         """
+
         def affine(c):
             return (c[0] + c[2] * k + c[4] * (n - k), c[1] - c[2] - c[3] + c[4], c[3] - c[4])
+
         return (*affine(self.numerator), *affine(self.denominator))
 
 
@@ -135,8 +147,9 @@ class SetLoss:
         numpy.ndarray of float
             The metric, elementwise; a ratio with denominator 0 counts as 1.
         """
-        return self.metric_fn(np.asarray(tp, float), np.asarray(fp, float), np.asarray(fn, float),
-                              np.asarray(tn, float))
+        return self.metric_fn(
+            np.asarray(tp, float), np.asarray(fp, float), np.asarray(fn, float), np.asarray(tn, float)
+        )
 
     def __call__(self, tp, fp, fn, tn) -> np.ndarray:
         return 1.0 - self.metric(tp, fp, fn, tn)
@@ -164,8 +177,12 @@ def _outside_unit_interval(num: tuple, den: tuple) -> str | None:
         if num[i] < 0:
             return f"its numerator becomes negative as {cell} grows"
         if den[i] < num[i]:
-            return (f"it exceeds 1 as {cell} grows (the denominator vanishes or turns negative while the numerator "
-                    "does not)" if den[i] < 0 else f"it exceeds 1 as {cell} grows")
+            return (
+                f"it exceeds 1 as {cell} grows (the denominator vanishes or turns negative while the numerator "
+                "does not)"
+                if den[i] < 0
+                else f"it exceeds 1 as {cell} grows"
+            )
     return None
 
 
@@ -216,10 +233,12 @@ def linear_fractional(numerator, denominator, name: str = "custom linear-fractio
     formula = f"({show(num)}) / ({show(den)})"
     problem = _outside_unit_interval(num, den)
     if problem is not None:
-        raise InputError(f"The {name} {formula} is not a score between 0 and 1: {problem}, so its expected loss "
-                         "1 − metric would leave [0, 1]. Choose coefficients with 0 ≤ numerator ≤ denominator for "
-                         "every count (for example all non-negative, each denominator coefficient at least the "
-                         "numerator's); where both are 0 the metric counts as 1.")
+        raise InputError(
+            f"The {name} {formula} is not a score between 0 and 1: {problem}, so its expected loss "
+            "1 − metric would leave [0, 1]. Choose coefficients with 0 ≤ numerator ≤ denominator for "
+            "every count (for example all non-negative, each denominator coefficient at least the "
+            "numerator's); where both are 0 the metric counts as 1."
+        )
     lf = LinearFractional(num, den)
     return SetLoss(name, f"1 - {formula}", "Koyejo et al. (2014) linear-fractional family", lf.metric, lf)
 
@@ -251,14 +270,21 @@ def fbeta(beta: float = 1.0) -> SetLoss:
     b2 = beta * beta
     lf = LinearFractional((0.0, 1 + b2, 0.0, 0.0, 0.0), (0.0, 1 + b2, 1.0, b2, 0.0))
     name = "F1" if beta == 1 else f"F-beta (beta={beta:g})"
-    return SetLoss(name, f"1 - (1+β²)TP / ((1+β²)TP + β²FN + FP), β = {beta:g}",
-                   "Lewis (1995); Natarajan et al. (2016) Table 1", lf.metric, lf)
+    return SetLoss(
+        name,
+        f"1 - (1+β²)TP / ((1+β²)TP + β²FN + FP), β = {beta:g}",
+        "Lewis (1995); Natarajan et al. (2016) Table 1",
+        lf.metric,
+        lf,
+    )
 
 
 def _rates_metric(rates: Callable) -> Callable:
     """``metric(tp, fp, fn, tn)`` on arrays from a metric of (TPR, TNR, precision)."""
+
     def metric(tp, fp, fn, tn):
         return rates(_ratio(tp, tp + fn), _ratio(tn, tn + fp), _ratio(tp, tp + fp))
+
     return metric
 
 
@@ -346,38 +372,79 @@ _TABLE1 = "Natarajan et al. (2016) Table 1"
 
 #: Every loss the studio offers, in menu order: the one place a loss is added. Pages, the CLI
 #: (``--loss`` help), :func:`get_loss`, the compiled kernels and the tests list from here.
-LOSSES: dict[str, LossChoice] = {c.key: c for c in (
-    LossChoice("f1", "F1", "1 - 2TP / (2TP + FP + FN)", "Lewis (1995); " + _TABLE1,
-               build=lambda **_: fbeta(1.0)),
-    LossChoice("fbeta", "F-beta", "1 - (1+β²)TP / ((1+β²)TP + β²FN + FP)", "Lewis (1995); " + _TABLE1,
-               build=lambda beta=1.0, **_: fbeta(beta), parameter="beta", aliases=("f",)),
-    LossChoice("jaccard", "Jaccard", "1 - TP / (TP + FP + FN)", _TABLE1,
-               fractional=LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0))),
-    LossChoice("am", "AM (balanced error)", "1 - (TPR + TNR) / 2", _TABLE1, name="AM",
-               rates=lambda tpr, tnr, precision: 0.5 * (tpr + tnr)),
-    LossChoice("gmean", "G-mean", "1 - sqrt(TPR · TNR)", _TABLE1,
-               rates=lambda tpr, tnr, precision: np.sqrt(tpr * tnr)),
-    # 2 / (1/TPR + 1/TNR) = 2·TPR·TNR / (TPR + TNR), 0 when both are 0 (the "+ (s == 0)" keeps it branch-free)
-    LossChoice("hmean", "H-mean", "1 - 2 / (1/TPR + 1/TNR)", _TABLE1,
-               rates=lambda tpr, tnr, precision: 2.0 * tpr * tnr / (tpr + tnr + (tpr + tnr == 0.0))),
-    LossChoice("gtppr", "G-TP/PR", "1 - sqrt(TPR · Precision)", _TABLE1,
-               rates=lambda tpr, tnr, precision: np.sqrt(tpr * precision)),
-    # AUC of binary predictions counts a (positive, negative) pair as misordered when the
-    # positive is missed and the negative flagged: loss = FN·FP / (P·N) = (1 - TPR)(1 - TNR)
-    LossChoice("auc", "binary AUC", "FP·FN / ((TP + FN)(FP + TN))", "Joachims (2005); " + _TABLE1,
-               rates=lambda tpr, tnr, precision: 1.0 - (1.0 - tpr) * (1.0 - tnr)),
-    LossChoice("custom", "Custom linear-fractional", "1 - (c0 + c·counts) / (d0 + d·counts)",
-               "Koyejo et al. (2014) linear-fractional family", coefficients=True,
-               build=lambda numerator=F1_COEFFICIENTS[0], denominator=F1_COEFFICIENTS[1], **_:
-               linear_fractional(numerator, denominator)),
-)}
+LOSSES: dict[str, LossChoice] = {
+    c.key: c
+    for c in (
+        LossChoice("f1", "F1", "1 - 2TP / (2TP + FP + FN)", "Lewis (1995); " + _TABLE1, build=lambda **_: fbeta(1.0)),
+        LossChoice(
+            "fbeta",
+            "F-beta",
+            "1 - (1+β²)TP / ((1+β²)TP + β²FN + FP)",
+            "Lewis (1995); " + _TABLE1,
+            build=lambda beta=1.0, **_: fbeta(beta),
+            parameter="beta",
+            aliases=("f",),
+        ),
+        LossChoice(
+            "jaccard",
+            "Jaccard",
+            "1 - TP / (TP + FP + FN)",
+            _TABLE1,
+            fractional=LinearFractional((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0, 0.0)),
+        ),
+        LossChoice(
+            "am",
+            "AM (balanced error)",
+            "1 - (TPR + TNR) / 2",
+            _TABLE1,
+            name="AM",
+            rates=lambda tpr, tnr, precision: 0.5 * (tpr + tnr),
+        ),
+        LossChoice(
+            "gmean", "G-mean", "1 - sqrt(TPR · TNR)", _TABLE1, rates=lambda tpr, tnr, precision: np.sqrt(tpr * tnr)
+        ),
+        # 2 / (1/TPR + 1/TNR) = 2·TPR·TNR / (TPR + TNR), 0 when both are 0 (the "+ (s == 0)" keeps it branch-free)
+        LossChoice(
+            "hmean",
+            "H-mean",
+            "1 - 2 / (1/TPR + 1/TNR)",
+            _TABLE1,
+            rates=lambda tpr, tnr, precision: 2.0 * tpr * tnr / (tpr + tnr + (tpr + tnr == 0.0)),
+        ),
+        LossChoice(
+            "gtppr",
+            "G-TP/PR",
+            "1 - sqrt(TPR · Precision)",
+            _TABLE1,
+            rates=lambda tpr, tnr, precision: np.sqrt(tpr * precision),
+        ),
+        # AUC of binary predictions counts a (positive, negative) pair as misordered when the
+        # positive is missed and the negative flagged: loss = FN·FP / (P·N) = (1 - TPR)(1 - TNR)
+        LossChoice(
+            "auc",
+            "binary AUC",
+            "FP·FN / ((TP + FN)(FP + TN))",
+            "Joachims (2005); " + _TABLE1,
+            rates=lambda tpr, tnr, precision: 1.0 - (1.0 - tpr) * (1.0 - tnr),
+        ),
+        LossChoice(
+            "custom",
+            "Custom linear-fractional",
+            "1 - (c0 + c·counts) / (d0 + d·counts)",
+            "Koyejo et al. (2014) linear-fractional family",
+            coefficients=True,
+            build=lambda numerator=F1_COEFFICIENTS[0], denominator=F1_COEFFICIENTS[1], **_: linear_fractional(
+                numerator, denominator
+            ),
+        ),
+    )
+}
 
 #: the names :func:`get_loss` accepts, for help and error texts
 LOSS_SPELLINGS: tuple[str, ...] = tuple(c.spelling for c in LOSSES.values() if not c.coefficients)
 
 
-def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0],
-               denominator=F1_COEFFICIENTS[1]) -> SetLoss:
+def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0], denominator=F1_COEFFICIENTS[1]) -> SetLoss:
     """The loss of a menu entry of :data:`LOSSES` with its parameter or coefficients.
 
     Parameters
@@ -446,5 +513,6 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
             match = re.fullmatch(rf"(?:{names})[:=]\s*{_NUMBER}", key)
             if match:
                 return choice.loss(**{choice.parameter: float(match.group(1))})
-    raise InputError(f"unknown loss {loss!r}; use one of {', '.join(LOSS_SPELLINGS)} "
-                     "or a SetLoss (see linear_fractional)")
+    raise InputError(
+        f"unknown loss {loss!r}; use one of {', '.join(LOSS_SPELLINGS)} or a SetLoss (see linear_fractional)"
+    )

@@ -27,8 +27,15 @@ from .decisions import optimal_decision
 from .expected import check_probabilities
 from .losses import SetLoss, get_loss
 
-__all__ = ["ScoredSplit", "batch_indices", "train_probabilities", "tune_threshold", "BaselineComparison", "compare_baselines",
-           "scored_split_from_arrays"]
+__all__ = [
+    "ScoredSplit",
+    "batch_indices",
+    "train_probabilities",
+    "tune_threshold",
+    "BaselineComparison",
+    "compare_baselines",
+    "scored_split_from_arrays",
+]
 
 
 @dataclass(frozen=True)
@@ -123,20 +130,28 @@ def train_probabilities(name: str, *, seed: int = 0) -> ScoredSplit:
     x, y, x_test, y_test = data.x, data.y, data.x_test, data.y_test
     if x_test is None:
         x_rest, x_test, y_rest, y_test = train_test_split(x, y, test_size=0.25, stratify=y, random_state=seed)
-        x_train, x_val, y_train, y_val = train_test_split(x_rest, y_rest, test_size=1 / 3, stratify=y_rest,
-                                                          random_state=seed)
+        x_train, x_val, y_train, y_val = train_test_split(
+            x_rest, y_rest, test_size=1 / 3, stratify=y_rest, random_state=seed
+        )
     else:
         x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.25, stratify=y, random_state=seed)
     categorical = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
     numeric = [c for c in x.columns if c not in categorical]
     prep = make_column_transformer(
         (make_pipeline(StandardScaler()), numeric),
-        (OneHotEncoder(handle_unknown="ignore", min_frequency=10), categorical))
+        (OneHotEncoder(handle_unknown="ignore", min_frequency=10), categorical),
+    )
     model = make_pipeline(prep, LogisticRegression(max_iter=2000, C=1.0))
     fill = {c: "missing" for c in categorical}
     model.fit(x_train.fillna(fill), y_train)
-    return ScoredSplit(name, model.predict_proba(x_val.fillna(fill))[:, 1], np.asarray(y_val),
-                       model.predict_proba(x_test.fillna(fill))[:, 1], np.asarray(y_test), PUBLIC_DATASETS[name])
+    return ScoredSplit(
+        name,
+        model.predict_proba(x_val.fillna(fill))[:, 1],
+        np.asarray(y_val),
+        model.predict_proba(x_test.fillna(fill))[:, 1],
+        np.asarray(y_test),
+        PUBLIC_DATASETS[name],
+    )
 
 
 def batch_indices(size: int, batch_size: int, seed: int) -> list[np.ndarray]:
@@ -158,7 +173,7 @@ def batch_indices(size: int, batch_size: int, seed: int) -> list[np.ndarray]:
     """
     perm = np.random.default_rng(seed).permutation(size)
     n_batches = size // batch_size
-    return [perm[i * batch_size:(i + 1) * batch_size] for i in range(n_batches)]
+    return [perm[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]
 
 
 def _batch_losses(pred: np.ndarray, y: np.ndarray, loss: SetLoss) -> np.ndarray:
@@ -170,8 +185,9 @@ def _batch_losses(pred: np.ndarray, y: np.ndarray, loss: SetLoss) -> np.ndarray:
     return loss(tp, fp, fn, tn)
 
 
-def tune_threshold(eta_val, y_val, loss: str | SetLoss, batch_size: int, *, seed: int = 0,
-                   candidates: int = 200) -> float:
+def tune_threshold(
+    eta_val, y_val, loss: str | SetLoss, batch_size: int, *, seed: int = 0, candidates: int = 200
+) -> float:
     """Threshold minimising the mean loss over validation batches of ``batch_size`` items.
 
     Parameters
@@ -230,8 +246,9 @@ class BaselineComparison:
     loss_name: str
 
 
-def compare_baselines(split: ScoredSplit, loss: str | SetLoss, batch_size: int, *, seed: int = 0,
-                      progress=None) -> BaselineComparison:
+def compare_baselines(
+    split: ScoredSplit, loss: str | SetLoss, batch_size: int, *, seed: int = 0, progress=None
+) -> BaselineComparison:
     """Run (a) threshold 0.5, (b) tuned plug-in threshold, (c) optimal top-k on test batches.
 
     Parameters
@@ -266,10 +283,14 @@ def compare_baselines(split: ScoredSplit, loss: str | SetLoss, batch_size: int, 
     for i, b in enumerate(batches):
         e, y = split.eta_test[b], split.y_test[b]
         decision = optimal_decision(e, loss)
-        for method, pred in (("threshold 0.5", e >= 0.5), (f"plug-in threshold {threshold:.3g}", e >= threshold),
-                             ("expected-loss-optimal top-k", decision.mask)):
-            rows.append({"batch": i, "method": method, "loss": float(_batch_losses(pred, y, loss)),
-                         "flagged": int(pred.sum())})
+        for method, pred in (
+            ("threshold 0.5", e >= 0.5),
+            (f"plug-in threshold {threshold:.3g}", e >= threshold),
+            ("expected-loss-optimal top-k", decision.mask),
+        ):
+            rows.append(
+                {"batch": i, "method": method, "loss": float(_batch_losses(pred, y, loss)), "flagged": int(pred.sum())}
+            )
         if progress is not None:
             progress(i + 1, len(batches))
     per_batch = pd.DataFrame(rows)

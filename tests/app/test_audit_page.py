@@ -149,10 +149,12 @@ def own_data():
     truth = rng.random(n) < score
     frame = pd.DataFrame({"account_id": np.arange(n) * 3 + 1, "risk_score": score, "truth": truth.astype(int)})
     rated = frame[score >= 0.5].rename(columns={"truth": "label"})[["account_id", "risk_score", "label"]]
-    p = plan(memory_population(frame, PopulationColumns("account_id", "risk_score")), below=0.5, budget=200,
-             strata=5, seed=2)
-    reviewed = p.table().assign(label=frame.set_index(frame["account_id"].astype(str))["truth"].loc[
-        p.table()["id"]].to_numpy())
+    p = plan(
+        memory_population(frame, PopulationColumns("account_id", "risk_score")), below=0.5, budget=200, strata=5, seed=2
+    )
+    reviewed = p.table().assign(
+        label=frame.set_index(frame["account_id"].astype(str))["truth"].loc[p.table()["id"]].to_numpy()
+    )
     return frame, rated, reviewed
 
 
@@ -191,8 +193,9 @@ def test_a_population_on_the_server_is_planned_by_duckdb_with_the_same_documents
     at.text_input(key="audit_pop_path").set_value(str(path)).run()
     at.button(key="audit_pop_connect").click().run()
     assert not at.exception and not at.error
-    expected = plan(memory_population(population, PopulationColumns("doc_id", "score")), below=0.9, budget=300,
-                    strata=6, seed=0)  # no prior column guessed: proportional
+    expected = plan(
+        memory_population(population, PopulationColumns("doc_id", "score")), below=0.9, budget=300, strata=6, seed=0
+    )  # no prior column guessed: proportional
     csv = served(download_buttons(at)["Download the plan (plan.csv)"])
     assert csv == expected.csv()
     at.button(key="record_plan").click().run()
@@ -217,16 +220,23 @@ def test_a_pilot_audit_anticipates_the_prevalences_of_a_population_without_a_pri
     assert at.toggle(key="audit_pilot").proto.disabled is False  # no prior column: the audit may be the pilot
     at.toggle(key="audit_pilot").set_value(True).run()
     assert not at.exception
-    expected = plan(memory_population(frame, PopulationColumns("doc_id", "score")), below=0.9, budget=300, strata=6,
-                    seed=0, pilot=audit)
+    expected = plan(
+        memory_population(frame, PopulationColumns("doc_id", "score")),
+        below=0.9,
+        budget=300,
+        strata=6,
+        seed=0,
+        pilot=audit,
+    )
     assert expected.allocation == "neyman" and expected.expected_half_width is not None
     assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
     at.selectbox(key="audit_population").set_value("sample:satimage_population").run()
     assert at.toggle(key="audit_pilot").proto.disabled is True  # the shipped population's prior column is the score
 
 
-@pytest.mark.parametrize("sample,metric,value", [("satimage_population", "Documents", "5,803"),
-                                                 ("satimage_audit", "Reviewed", "300 of 300")])
+@pytest.mark.parametrize(
+    "sample,metric,value", [("satimage_population", "Documents", "5,803"), ("satimage_audit", "Reviewed", "300 of 300")]
+)
 def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, metric, value):
     at = app(page="views/data.py")
     at.selectbox(key="sample_choice").set_value(sample).run()
@@ -242,7 +252,8 @@ def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its
     at.switch_page(OP_PAGE).run()  # the synthetic rated data: the audit is not its
     assert "Recall (audit)" not in metrics(at)
     assert "estimate it with this rated data and classifier on **Below the line**" in " ".join(
-        c.value for c in at.main.caption)
+        c.value for c in at.main.caption
+    )
     at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
     at.run()
     assert not at.exception and "Recall (audit)" in metrics(at)

@@ -60,8 +60,12 @@ def test_a_rerun_hits_the_memo_for_every_named_loss(app, monkeypatch):
 
 
 def test_own_file_without_batch_column_is_one_batch_with_labels(app, served):
-    rows = "\n".join(f"{i},{p:.3f},{y}" for i, (p, y) in enumerate(
-        [(0.9, "yes"), (0.8, "no"), (0.45, "yes"), (0.3, ""), (0.2, "no"), (0.65, "yes")] * 5))
+    rows = "\n".join(
+        f"{i},{p:.3f},{y}"
+        for i, (p, y) in enumerate(
+            [(0.9, "yes"), (0.8, "no"), (0.45, "yes"), (0.3, ""), (0.2, "no"), (0.65, "yes")] * 5
+        )
+    )
     at = upload_input(app(), "mine.csv", f"id,prob,outcome\n{rows}\n".encode(), kind="batches")
     assert not at.exception
     at.switch_page(PAGE).run()

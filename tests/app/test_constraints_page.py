@@ -20,8 +20,16 @@ def table_bytes(n: int = 800, seed: int = 5) -> tuple[bytes, pd.DataFrame]:
     latent = rng.normal(size=n) + 0.8 * (sex == "Male")
     label = np.where(latent + rng.normal(size=n) > 0.4, "yes", "no").astype(object)
     label[rng.random(n) < 0.1] = ""
-    frame = pd.DataFrame({"sex": sex, "hours": rng.integers(10, 60, n), "sector": rng.choice(["a", "b", "c"], n),
-                          "signal": latent.round(3), "deployed": (latent > 0.5).astype(int), "label": label})
+    frame = pd.DataFrame(
+        {
+            "sex": sex,
+            "hours": rng.integers(10, 60, n),
+            "sector": rng.choice(["a", "b", "c"], n),
+            "signal": latent.round(3),
+            "deployed": (latent > 0.5).astype(int),
+            "label": label,
+        }
+    )
     return frame.to_csv(index=False).encode(), frame
 
 

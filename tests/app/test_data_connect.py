@@ -1,5 +1,6 @@
 """Data page, Connect section: rows on the server counted by DuckDB for the Operating point and Ensemble paths pages."""
 
+import duckdb  # noqa: F401 (a declared dependency: fails, never skips)
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,7 +8,6 @@ import pytest
 from engine.pn import graph_path, operating_point, path_operating_point, threshold_grid
 from tests.app.conftest import DATA_PAGE, by_quantity, number, shown
 
-import duckdb  # noqa: F401 (a declared dependency: fails, never skips)
 OP_PAGE = "views/operating_point.py"
 PATHS_PAGE = "views/ensemble_paths.py"
 
@@ -17,8 +17,14 @@ def rated_frame(n: int = 4000) -> pd.DataFrame:
     y = rng.random(n) < 0.06
     labels = np.where(y, "tp", "fp").astype(object)
     labels[rng.random(n) < 0.03] = None
-    return pd.DataFrame({"doc_id": np.arange(n), "score_image": np.round(rng.random(n) * 0.7 + 0.3 * y, 4),
-                         "score_text": np.round(rng.random(n) * 0.6 + 0.4 * y, 4), "label": labels})
+    return pd.DataFrame(
+        {
+            "doc_id": np.arange(n),
+            "score_image": np.round(rng.random(n) * 0.7 + 0.3 * y, 4),
+            "score_text": np.round(rng.random(n) * 0.6 + 0.4 * y, 4),
+            "label": labels,
+        }
+    )
 
 
 def in_memory(frame: pd.DataFrame):
@@ -56,7 +62,10 @@ def test_connect_shows_schema_sample_mapping_and_becomes_the_data_set(app, parqu
     assert "Connected to **ratings.parquet**" in shown(at.success)
     schema = at.dataframe[0].value
     assert list(schema["Column"]) == list(frame.columns) and list(schema["Guessed role"])[1:4] == [
-        "score", "score", "label"]
+        "score",
+        "score",
+        "label",
+    ]
     assert len(at.dataframe[1].value) == 200  # the sample
     scores = next(m for m in at.multiselect if m.label.startswith("Score columns"))
     assert scores.value == ["score_image", "score_text"]
@@ -78,7 +87,8 @@ def test_operating_point_page_counts_with_duckdb_and_equals_the_memory_engine(ap
     at.selectbox(key="classifier").set_value("score_text").run()
     # DuckDB's scan ran in a status box (progress while it ran), collapsed when done
     assert [s.label.replace("\\", "").split(": done in")[0] for s in at.status] == [
-        "Counting the PN curve of score_text with DuckDB over 4,000 rows"]
+        "Counting the PN curve of score_text with DuckDB over 4,000 rows"
+    ]
     at.slider(key="target").set_value(target).run()
     assert not at.exception, at.exception
     rated, y = in_memory(frame)
@@ -102,15 +112,15 @@ def test_ensemble_paths_page_for_two_classifiers(app, parquet):
     grid = threshold_grid(rated[["score_image", "score_text"]].to_numpy(), y, bins=30, rule="or")
     op = path_operating_point(graph_path(grid), 0.3)
     graph = by_quantity(at.dataframe[0].value)["graph"]  # the comparison, one quantity per row
-    np.testing.assert_allclose([number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])],
-                               op.threshold, rtol=1e-5)
+    np.testing.assert_allclose(
+        [number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])], op.threshold, rtol=1e-5
+    )
     assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
     assert len(at.get("plotly_chart")) == 2
     assert not any(t.key == "boot_paths" for t in at.toggle)  # the bootstrap needs rows in memory
 
 
 def test_duckdb_table(app, tmp_path):
-    import duckdb
 
     frame = rated_frame(500)
     db = tmp_path / "lake.duckdb"
@@ -131,7 +141,6 @@ def test_errors_are_messages(app, tmp_path):
     connect_to(at, str(tmp_path / "missing.parquet"))
     assert "does not exist on the server" in shown(at.error)
     db = tmp_path / "lake.duckdb"
-    import duckdb
 
     con = duckdb.connect(str(db))
     con.execute("CREATE TABLE a AS SELECT 0.5 AS s, 1 AS label")

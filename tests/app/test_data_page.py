@@ -45,11 +45,14 @@ def test_upload_size_limit_is_stated(app):
     assert any("up to 200 MB" in c.value for c in at.caption)
 
 
-@pytest.mark.parametrize("name,transform", [
-    ("good.csv", lambda b: b),
-    ("good.csv.gz", gzip.compress),
-    ("good.tsv", lambda b: b.replace(b",", b"\t")),
-])
+@pytest.mark.parametrize(
+    "name,transform",
+    [
+        ("good.csv", lambda b: b),
+        ("good.csv.gz", gzip.compress),
+        ("good.tsv", lambda b: b.replace(b",", b"\t")),
+    ],
+)
 def test_upload_good_file(app, name, transform):
     at = upload(app(page="views/data.py"), name, transform(GOOD))
     assert not at.exception and not at.error
@@ -69,8 +72,9 @@ def test_upload_parquet(app):
 
 def test_upload_parquet_with_a_categorical_formula_column(app):
     """A Parquet categorical column holding '=1+1' crashed the preview (a categorical refused the neutralised text)."""
-    frame = pd.read_csv(io.BytesIO(GOOD)).assign(note=pd.Categorical(["=1+1", "a", "=1+1", "b", None]),
-                                                 region=pd.Categorical(["n", "s", "n", "w", "s"]))
+    frame = pd.read_csv(io.BytesIO(GOOD)).assign(
+        note=pd.Categorical(["=1+1", "a", "=1+1", "b", None]), region=pd.Categorical(["n", "s", "n", "w", "s"])
+    )
     buf = io.BytesIO()
     frame.to_parquet(buf)
     at = upload(app(page="views/data.py"), "cat.parquet", buf.getvalue())
@@ -80,18 +84,21 @@ def test_upload_parquet_with_a_categorical_formula_column(app):
     assert shown_preview["note"].tolist()[:2] == ["'=1+1", "a"]  # neutralised in the preview as in a CSV
 
 
-@pytest.mark.parametrize("content,expected", [
-    (b"", "is empty"),
-    (b"score,label\n", "no data rows"),
-    (b"a,b,a\n1,2,3\n", "duplicate column names"),
-    (b"score,label\n0.1,1\n0.2,maybe\n", "unknown label values 'maybe' at row 2"),
-    (b"score,label\n0.1,1\ninf,0\n", "infinite values at row 2"),
-    (b"score,label,weight\n0.1,1,-3\n0.2,0,1\n", "negative, missing or non-finite weights at row 1"),
-    (b"name,label\nx,1\n", "No numeric score column"),
-    (b"\x1f\x8b\x08broken", "gzip"),
-    (b"PAR1broken", "Parquet"),
-    (b"score,label\n0.1,\n0.2,\n", "no rated rows"),
-])
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        (b"", "is empty"),
+        (b"score,label\n", "no data rows"),
+        (b"a,b,a\n1,2,3\n", "duplicate column names"),
+        (b"score,label\n0.1,1\n0.2,maybe\n", "unknown label values 'maybe' at row 2"),
+        (b"score,label\n0.1,1\ninf,0\n", "infinite values at row 2"),
+        (b"score,label,weight\n0.1,1,-3\n0.2,0,1\n", "negative, missing or non-finite weights at row 1"),
+        (b"name,label\nx,1\n", "No numeric score column"),
+        (b"\x1f\x8b\x08broken", "gzip"),
+        (b"PAR1broken", "Parquet"),
+        (b"score,label\n0.1,\n0.2,\n", "no rated rows"),
+    ],
+)
 def test_malformed_uploads_show_an_error_not_an_exception(app, content, expected):
     at = app(page="views/data.py")
     before = shown(at.sidebar.markdown)

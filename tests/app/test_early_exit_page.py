@@ -112,11 +112,14 @@ def test_without_a_score_matrix_the_page_says_where_to_add_one(app):
     assert "No score matrix loaded yet" in shown(at.info)
 
 
-@pytest.mark.parametrize("content,expected", [
-    (b"a,b,label\n1,2,1\n", "at least 10 rows"),
-    (b"a,b\nx,1\n" + b"1,2\n" * 12, "not numeric"),
-    (b"PK\x03\x04broken", "NPZ"),
-])
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        (b"a,b,label\n1,2,1\n", "at least 10 rows"),
+        (b"a,b\nx,1\n" + b"1,2\n" * 12, "not numeric"),
+        (b"PK\x03\x04broken", "NPZ"),
+    ],
+)
 def test_bad_score_matrices_show_errors(app, content, expected):
     at = upload_input(app(), "bad.csv", content, kind="score_matrix")
     assert not at.exception
@@ -132,8 +135,12 @@ def test_a_users_model_file_and_feature_table(app, served):
     rng = np.random.default_rng(3)
     frame = pd.DataFrame(rng.normal(size=(600, 3)), columns=["x1", "x2", "x3"])
     y = (frame["x1"] + rng.normal(size=600) > 0).astype(int)
-    model_text = lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1).fit(frame, y) \
-        .booster_.model_to_string().encode()
+    model_text = (
+        lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1)
+        .fit(frame, y)
+        .booster_.model_to_string()
+        .encode()
+    )
     table = frame.assign(label=y, comment="c").to_csv(index=False).encode()
     at = upload_input(app(), "my_model.txt", model_text)
     assert not at.exception
@@ -183,8 +190,12 @@ def test_the_promised_policy_of_a_model_file_downloads_and_applies(app, served):
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(rng.normal(size=(1500, 3)), columns=["x1", "x2", "x3"])
     y = (frame["x1"] + rng.normal(size=1500) > 0).astype(int)
-    model_text = lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1).fit(frame, y) \
-        .booster_.model_to_string().encode()
+    model_text = (
+        lightgbm.LGBMClassifier(n_estimators=40, max_depth=3, verbose=-1)
+        .fit(frame, y)
+        .booster_.model_to_string()
+        .encode()
+    )
     at = upload_input(app(), "m.txt", model_text)
     at = upload_input(at, "rows.csv", frame.to_csv(index=False).encode(), kind="feature_table")
     at.query_params["qwyc_source"] = "Your model file and a feature table"
@@ -276,9 +287,10 @@ def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_a
 
 def test_the_fit_reports_its_progress_at_most_ten_times_a_second(app, monkeypatch):
     """QWYC* reports every step (500 for the shipped model); each report drawn is a message to the browser."""
+    from streamlit.delta_generator import DeltaGenerator
+
     import engine.qwyc
     import views.state
-    from streamlit.delta_generator import DeltaGenerator
 
     fit_qwyc = engine.qwyc.fit_qwyc
 
@@ -309,9 +321,10 @@ def test_no_full_garbage_collection_after_every_run(monkeypatch):
     of the server's interpreter); the housekeeping collects when sessions end instead."""
     import gc
     import threading
-    import tomllib
     from pathlib import Path
     from types import SimpleNamespace
+
+    import tomllib
 
     from views import housekeeping
 

@@ -32,8 +32,9 @@ def test_settings_from_the_url_and_graph_point_matches_engine(app):
     grid = threshold_grid(data.scores, data.labels, bins=40, rule="and")
     op = path_operating_point(graph_path(grid), 0.4)
     graph = by_quantity(table(at))["graph"]
-    np.testing.assert_allclose([number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])],
-                               op.threshold, rtol=1e-5)
+    np.testing.assert_allclose(
+        [number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])], op.threshold, rtol=1e-5
+    )
     assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
     assert list(table(at).columns)[2] == "analytic-spline"
 
@@ -73,7 +74,7 @@ def test_three_classifiers_show_a_slice(app):
     n = 3000
     y = (rng.random(n) < 0.05).astype(int)
     s = rng.normal(y[:, None] * np.array([1.5, 1.0, 0.8]), 1.0, size=(n, 3))
-    csv = "a,b,c,label\n" + "\n".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{l}" for r, l in zip(s, y))
+    csv = "a,b,c,label\n" + "\n".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{label}" for r, label in zip(s, y))
     at = app(page="views/data.py")
     at.radio(key="data_source").set_value("Upload a file").run()
     at.file_uploader(key="upload").set_value(("three.csv", csv.encode(), "text/csv")).run()
@@ -114,8 +115,9 @@ def test_aggregated_counts(app, served):
     grid = load_counts(content)
     op = path_operating_point(graph_path(grid), 0.3)
     graph = by_quantity(table(at))["graph"]
-    np.testing.assert_allclose([number(graph["Threshold of t1"]), number(graph["Threshold of t2"])], op.threshold,
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        [number(graph["Threshold of t1"]), number(graph["Threshold of t2"])], op.threshold, rtol=1e-5
+    )
     assert at.get("toggle") == [] or all(t.key != "boot_paths" for t in at.get("toggle"))
     at.button(key="build_paths_report").click().run()
     record = json.loads(served(download_buttons(at)["Download joint thresholds (JSON)"]))

@@ -74,8 +74,14 @@ CHECK = textwrap.dedent("""
 
 
 def test_streamlit_internals_used_by_housekeeping_are_present():
-    out = subprocess.run([sys.executable, "-c", CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
 
 
@@ -83,8 +89,9 @@ def test_the_allocator_is_tuned_unless_malloc_variables_are_set():
     check = "from views import housekeeping; print(housekeeping.tune_allocator())"
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     for extra, expected in (({}, "True"), ({"MALLOC_ARENA_MAX": "2"}, "False")):
-        out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                             env={**env, **extra})
+        out = subprocess.run(
+            [sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=120, env={**env, **extra}
+        )
         assert out.stdout.strip() == expected, (extra, out.stderr[-2000:])
 
 
@@ -119,8 +126,11 @@ def test_the_warm_up_runs_in_its_own_process_at_the_lowest_priority(monkeypatch)
 
     def popen(cmd, **kwargs):  # the warm-up's command, run as a child that only reports its niceness
         started.append((cmd, kwargs["cwd"]))
-        return real_popen([sys.executable, "-c", "import os, time; time.sleep(0.5); print(os.nice(0))"],
-                          stdout=subprocess.PIPE, text=True)
+        return real_popen(
+            [sys.executable, "-c", "import os, time; time.sleep(0.5); print(os.nice(0))"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     monkeypatch.setattr(housekeeping.subprocess, "Popen", popen)
     monkeypatch.setenv("OPSTUDIO_WARMUP", "0")

@@ -17,4 +17,3 @@ def test_two_sessions_share_the_sample_data_not_copies(app):
     assert key in a and key in b
     assert a[key].value is b[key].value and a[key].table is b[key].table  # one copy per server
     assert a[key].value is shared_sample(key).value
-

@@ -67,8 +67,9 @@ def test_reviewers_show_the_engines_backlog(app, sample):
     written = " ".join(m.value for m in at.main.markdown)
     assert queue.sentence().split(":")[0] in written.replace("\\", "")
     assert {"mon_backlog_chart", "mon_flagged_chart"} <= {c.key for c in at.get("plotly_chart")}
-    segments = capacity_segments(sample.scores, sample.data.labels, sample.dates, sample.data.groups, reviewers=1,
-                                 reviews_per_day=40)
+    segments = capacity_segments(
+        sample.scores, sample.data.labels, sample.dates, sample.data.groups, reviewers=1, reviews_per_day=40
+    )
     assert list(at.dataframe[-1].value["segment"])[:3] == ["north", "south", "west"]
     assert segments.sentence() in written.replace("\\", "")
     at.button(key="record_monitoring").click().run()
@@ -95,8 +96,13 @@ def test_an_uploaded_dated_file_with_other_column_names(app):
     rng = np.random.default_rng(7)
     days = np.datetime64("2024-03-01") + rng.integers(0, 120, 6000).astype("timedelta64[D]")
     score = rng.uniform(0, 1, days.size).round(3)
-    frame = pd.DataFrame({"rated_on": days.astype(str), "model_score": score,
-                          "verdict": np.where(rng.uniform(size=days.size) < score, "yes", "no")})
+    frame = pd.DataFrame(
+        {
+            "rated_on": days.astype(str),
+            "model_score": score,
+            "verdict": np.where(rng.uniform(size=days.size) < score, "yes", "no"),
+        }
+    )
     buf = io.BytesIO()
     frame.to_csv(buf, index=False)
     at = app(page=PAGE)  # the sample first: its threshold 0.568 must not stay for the upload

@@ -49,8 +49,16 @@ def test_number_input_moves_the_slider(app, caplog):
 
 def test_query_params_restore_state(app):
     data = load_rated(sample_path("bank"))
-    at = app(query={"sample": "bank", "target": "0.45", "classifier": "score_campaign", "what_if_on": "true",
-                    "target2": "0.2"}, page=PAGE)
+    at = app(
+        query={
+            "sample": "bank",
+            "target": "0.45",
+            "classifier": "score_campaign",
+            "what_if_on": "true",
+            "target2": "0.2",
+        },
+        page=PAGE,
+    )
     assert at.slider(key="target").value == pytest.approx(0.45)
     assert at.selectbox(key="classifier").value == "score_campaign"
     op = operating_point(data.column("score_campaign"), data.labels, 0.45)
@@ -138,7 +146,7 @@ def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
     data = load_rated(sample_path("synthetic"))
     at = app(page=PAGE)
     at.slider(key="target").set_value(0.4).run()
-    jobs = at.session_state["_jobs"] if "_jobs" in at.session_state else {}  # AppTest's state has no .get at the floor
+    jobs = at.session_state["_jobs"] if "_jobs" in at.session_state else {}  # noqa: SIM401 AppTest's state has no .get at the floor
     for job in list(jobs.values()):
         job.future.result(timeout=120)
     at.run()
@@ -147,7 +155,7 @@ def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
     expected = [c.caption for c in operating_point_cards(op, cli, level=0.95)[:3]]
     assert expected[0].startswith("95 % CI [") and all(caption.startswith("CI [") for caption in expected[1:])
     captions = [c.value for c in at.main.caption]
-    assert captions[captions.index(expected[0]):][:3] == expected
+    assert captions[captions.index(expected[0]) :][:3] == expected
 
 
 def test_segments_and_capacity_section(app, served):

@@ -48,8 +48,10 @@ def test_empty_record_says_what_to_do_and_import_works(app, served):
     assert not fresh.exception
     shown = titles(fresh)
     assert len(shown) == 1 and "Operating point of" in shown[0]
-    assert read_record_json(served(download_buttons(fresh)["Download JSON"]))[0].title == \
-        read_record_json(exported)[0].title
+    assert (
+        read_record_json(served(download_buttons(fresh)["Download JSON"]))[0].title
+        == read_record_json(exported)[0].title
+    )
 
 
 def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
@@ -77,17 +79,28 @@ def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
 
 
 def test_a_hostile_record_is_refused_in_one_message_and_markup_stays_text(app):
-    hostile = {"format": "opstudio-decision-record/1", "items": [
-        {"kind": "x", "title": "t", "sentence": "s", "provenance": ["not", "an", "object"]}]}
+    hostile = {
+        "format": "opstudio-decision-record/1",
+        "items": [{"kind": "x", "title": "t", "sentence": "s", "provenance": ["not", "an", "object"]}],
+    }
     at = app(page=RECORD)
     at.get("file_uploader")[0].set_value(("r.json", json.dumps(hostile).encode(), "application/json")).run()
     at.button(key="record_import").click().run()
     assert not at.exception
     assert [e.value for e in at.error] and "item 1 'provenance' is a list" in at.error[0].value.replace("\\", "")
     beacon = "![beacon](http://evil.example/b.png)"
-    markup = {"format": "opstudio-decision-record/1", "items": [
-        {"kind": beacon, "title": beacon, "sentence": beacon, "note": beacon,
-         "provenance": {"link": "http://localhost:8501/operating-point?target=0.3", "settings": {"a": beacon}}}]}
+    markup = {
+        "format": "opstudio-decision-record/1",
+        "items": [
+            {
+                "kind": beacon,
+                "title": beacon,
+                "sentence": beacon,
+                "note": beacon,
+                "provenance": {"link": "http://localhost:8501/operating-point?target=0.3", "settings": {"a": beacon}},
+            }
+        ],
+    }
     at.get("file_uploader")[0].set_value(("r.json", json.dumps(markup).encode(), "application/json")).run()
     at.button(key="record_import").click().run()
     assert not at.exception
@@ -101,6 +114,7 @@ def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
     at.button(key="record_op").click().run()
     at.switch_page(RECORD).run()
     from urllib.parse import parse_qs, urlsplit
+
     link = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]["provenance"]["link"]
     query = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
     reopened = app(query=query, page="views/operating_point.py")  # the sample's digest: opened as it was
@@ -137,7 +151,9 @@ def test_reopen_links_are_absolute_under_the_apps_base_path():
         fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old"}
         fake.session_state = {"_current_page": "batch-decisions"}
         fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
-        assert nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32) == \
-            "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
+        assert (
+            nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32)
+            == "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
+        )
         fake.context.url = None  # no browser (AppTest): the path alone
         assert nav.current_link() == "/batch-decisions?target=0.3"

@@ -27,13 +27,15 @@ pdfium = pytest.importorskip("pypdfium2")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium missing")
 
 #: every page that adds to the decision record, with the buttons that add (clicked in this order)
-RECORDING = (("views/operating_point.py", ("record_op", "record_segments")),
-             ("views/monitoring.py", ("record_monitoring",)),
-             ("views/ensemble_paths.py", ("record_paths",)),
-             ("views/batch_decisions.py", ("record_batch",)),
-             ("views/early_exit.py", ("record_qwyc",)),
-             ("views/constraints.py", ("train_constrained", "record_constraints")),
-             ("views/audit.py", ("record_plan", "record_audit")))
+RECORDING = (
+    ("views/operating_point.py", ("record_op", "record_segments")),
+    ("views/monitoring.py", ("record_monitoring",)),
+    ("views/ensemble_paths.py", ("record_paths",)),
+    ("views/batch_decisions.py", ("record_batch",)),
+    ("views/early_exit.py", ("record_qwyc",)),
+    ("views/constraints.py", ("train_constrained", "record_constraints")),
+    ("views/audit.py", ("record_plan", "record_audit")),
+)
 SCALE = 2  # pixels per point: 144 dpi, the frame's 0.75 pt line covers a pixel
 MARGIN = 12 / 25.4 * 72  # the record's left and right page margin, 12 mm, in points
 SLACK = 1.0  # points: anti-aliasing and a bold glyph's overhang
@@ -104,14 +106,14 @@ def frames(pages: list[Page]) -> tuple[list[tuple[int, float, float]], list[str]
     between them. A figure split across pages shows a left edge that meets the page's end without a bottom edge
     (and one on the next page that starts without a top edge).
     """
-    colour = np.array([int(FIGURE_FRAME[k:k + 2], 16) for k in (1, 3, 5)])
+    colour = np.array([int(FIGURE_FRAME[k : k + 2], 16) for k in (1, 3, 5)])
     whole, problems = [], []
     for number, page in enumerate(pages, start=1):
         mask = np.abs(page.image - colour).max(axis=2) <= 16
         text_width = (page.width - 2 * MARGIN) * SCALE
         edges = [(a + b) / 2 / SCALE for a, b in runs(mask.sum(axis=1) >= 0.9 * text_width)]
         left = int(round(MARGIN * SCALE))
-        column = mask[:, max(left - 3, 0):left + 4].any(axis=1)
+        column = mask[:, max(left - 3, 0) : left + 4].any(axis=1)
         for a, b in runs(column):
             top, bottom = a / SCALE, b / SCALE
             if bottom - top < 20:  # a horizontal edge crossing the column, not a side
@@ -121,9 +123,11 @@ def frames(pages: list[Page]) -> tuple[list[tuple[int, float, float]], list[str]
             if has_top and has_bottom:
                 whole.append((number, top, bottom))
             else:
-                problems.append(f"page {number}: a figure {'starts' if not has_top else 'ends'} without its "
-                                f"{'top' if not has_top else 'bottom'} edge at {top if not has_top else bottom:.0f} pt "
-                                "(split across pages)")
+                problems.append(
+                    f"page {number}: a figure {'starts' if not has_top else 'ends'} without its "
+                    f"{'top' if not has_top else 'bottom'} edge at {top if not has_top else bottom:.0f} pt "
+                    "(split across pages)"
+                )
     return whole, problems
 
 
@@ -136,8 +140,10 @@ def cut_at_the_edges(pages: list[Page]) -> list[str]:
         right, left = ink[:, hi:].any(), ink[:, :lo].any()
         if right or left:
             rows = np.flatnonzero(ink[:, hi:].any(axis=1) | ink[:, :lo].any(axis=1)) / SCALE
-            problems.append(f"page {number}: ink in the {'right' if right else 'left'} margin "
-                            f"({rows.min():.0f}–{rows.max():.0f} pt from the top)")
+            problems.append(
+                f"page {number}: ink in the {'right' if right else 'left'} margin "
+                f"({rows.min():.0f}–{rows.max():.0f} pt from the top)"
+            )
         b = page.boxes
         crossing = (b[:, 2] > page.width - MARGIN + SLACK) | (b[:, 0] < MARGIN - SLACK)
         if crossing.any():
@@ -164,8 +170,13 @@ def untold(items, pages: list[Page]) -> list[str]:
         wanted = [f"{number}. {item.title}", item.sentence]
         for name, figure in item.figures:
             layout = figure.layout
-            wanted += [name, layout.title.text or "", layout.xaxis.title.text or "", layout.yaxis.title.text or "",
-                       *legend_names(figure)]
+            wanted += [
+                name,
+                layout.title.text or "",
+                layout.xaxis.title.text or "",
+                layout.yaxis.title.text or "",
+                *legend_names(figure),
+            ]
         wanted += [name for name, _ in item.tables]
         missing += [f"item {number}: {w!r}" for w in wanted if w and squeezed(w) not in text]
     return missing
@@ -192,7 +203,7 @@ def test_nothing_is_cut_at_the_edges_and_no_column_is_lost(items, printed):
     assert cut_at_the_edges(printed) == []
     appendix = [k for k, p in enumerate(printed) if "Appendix: the tables at full precision" in p.text]
     assert len(appendix) == 1, appendix
-    after = squeezed("".join(p.text for p in printed[appendix[0]:]))
+    after = squeezed("".join(p.text for p in printed[appendix[0] :]))
     label = 0
     for number, item in enumerate(items, start=1):
         for name, table in item.tables:
@@ -217,18 +228,30 @@ def test_no_number_or_short_word_of_a_table_is_broken_across_lines(items, printe
 def test_the_appendix_comes_after_every_item_on_a_page_of_its_own(items, printed):
     starts = [k for k, p in enumerate(printed) if "Appendix: the tables at full precision" in p.text]
     assert len(starts) == 1
-    before = squeezed("".join(p.text for p in printed[:starts[0]]))
+    before = squeezed("".join(p.text for p in printed[: starts[0]]))
     assert squeezed(f"{len(items)}. {items[-1].title}") in before
     assert squeezed(printed[starts[0]].text).startswith(squeezed("Appendix: the tables at full precision"))
 
 
-@pytest.mark.parametrize("broken, static, check, says", [
-    (("break-inside:avoid;page-break-inside:avoid", ""), True, lambda items, pages: frames(pages)[1],
-     "split across pages"),
-    (("table.wide{width:100%;font-size:0.72em}", "table.wide{white-space:nowrap}"), True,
-     lambda items, pages: cut_at_the_edges(pages), "cut off"),
-    (None, False, lambda items, pages: untold(items, pages), "item"),
-], ids=["figures allowed to split", "wide tables unconstrained", "figures at the window's width"])
+@pytest.mark.parametrize(
+    "broken, static, check, says",
+    [
+        (
+            ("break-inside:avoid;page-break-inside:avoid", ""),
+            True,
+            lambda items, pages: frames(pages)[1],
+            "split across pages",
+        ),
+        (
+            ("table.wide{width:100%;font-size:0.72em}", "table.wide{white-space:nowrap}"),
+            True,
+            lambda items, pages: cut_at_the_edges(pages),
+            "cut off",
+        ),
+        (None, False, lambda items, pages: untold(items, pages), "item"),
+    ],
+    ids=["figures allowed to split", "wide tables unconstrained", "figures at the window's width"],
+)
 def test_the_checks_fail_on_a_record_broken_on_purpose(items, broken, static, check, says):
     problems = check(items, printed_pages(items, broken, static=static))
     assert problems and says in problems[0], problems

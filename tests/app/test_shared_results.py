@@ -49,8 +49,11 @@ def test_shared_results_are_cached_once_per_server(script, name):
     keywords = {k.arg: ast.literal_eval(k.value) for k in (call.keywords if call else [])}
     assert keywords.get("scope", "global") == "global" and "ttl" not in keywords, (script, name, keywords)
     # the session is never part of the key
-    args = next(f.args for f in ast.walk(ast.parse((VIEWS / script).read_text()))
-                if isinstance(f, ast.FunctionDef) and f.name == name)
+    args = next(
+        f.args
+        for f in ast.walk(ast.parse((VIEWS / script).read_text()))
+        if isinstance(f, ast.FunctionDef) and f.name == name
+    )
     assert not any("session" in a.arg for a in args.args), (script, name)
 
 

@@ -25,11 +25,14 @@ def test_an_instance_of_a_page_scripts_class_never_equals_the_next_runs():
     assert astuple(first_run(0.5, False)) == astuple(second_run(0.5, False))
 
 
-@pytest.mark.parametrize("key", [
-    ("qwyc", page_script_class()(0.5, False)),
-    ("a", ("nested", page_script_class()(0.5, True))),
-    page_script_class()(0.5, True),
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        ("qwyc", page_script_class()(0.5, False)),
+        ("a", ("nested", page_script_class()(0.5, True))),
+        page_script_class()(0.5, True),
+    ],
+)
 def test_keys_holding_a_page_scripts_instance_are_refused(key):
     with pytest.raises(TypeError, match="Settings, a class of the page script"):
         check_key(key)
@@ -70,15 +73,17 @@ def test_short_work_shows_no_progress_bar():
     assert run_progress([0.0] + [0.01 * k for k in range(1, 11)], 10) == []  # 0.1 s of work: under PROGRESS_AFTER
 
 
-def test_a_bar_appears_after_the_delay_is_redrawn_at_most_every_tenth_of_a_second_and_shows_the_last_step(
-        monkeypatch):
+def test_a_bar_appears_after_the_delay_is_redrawn_at_most_every_tenth_of_a_second_and_shows_the_last_step(monkeypatch):
     from streamlit.delta_generator import DeltaGenerator
 
     drawn = []
     draw = DeltaGenerator.progress
-    monkeypatch.setattr(DeltaGenerator, "progress",
-                        lambda self, value, text=None: drawn.append((round(value, 3), text)) or draw(self, value, text))
-    tick = 2.0 ** -9  # ~2 ms per step, exact in binary: the times compare without rounding
+    monkeypatch.setattr(
+        DeltaGenerator,
+        "progress",
+        lambda self, value, text=None: drawn.append((round(value, 3), text)) or draw(self, value, text),
+    )
+    tick = 2.0**-9  # ~2 ms per step, exact in binary: the times compare without rounding
     bars = run_progress([0.0] + [tick * k for k in range(1, 501)], 500)
     assert bars == [(100, "Fitting (500/500)")]  # one element, redrawn in place, ending at the last step
     steps = [int(text.split("(")[1].split("/")[0]) for _, text in drawn]

@@ -3,11 +3,10 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP
-
 from engine.io import SAMPLES, read_table, sample_path
 from engine.pages import PAGES
 from engine.presentation import is_raw_name
+from tests.app.conftest import APP
 
 #: buttons that bring more tables onto a page (clicked in order when the page has them)
 CLICKS = {
@@ -20,8 +19,12 @@ CLICKS = {
 QUERY = {"views/early_exit.py": {"qwyc_trees": "60", "qwyc_depth": "3"}}
 #: the columns of the shipped inputs: a table of only these is a preview of the user's rows (their own names,
 #: empty cells shown as a dash by the placeholder), not an engine table
-USER_COLUMNS = {str(c) for key, s in SAMPLES.items() if s.kind is not None and s.file.endswith((".csv", ".csv.gz"))
-                for c in read_table(str(sample_path(key))).frame.columns}
+USER_COLUMNS = {
+    str(c)
+    for key, s in SAMPLES.items()
+    if s.kind is not None and s.file.endswith((".csv", ".csv.gz"))
+    for c in read_table(str(sample_path(key))).frame.columns
+}
 
 MISSING = {"None", "none", "nan", "NaN", "<NA>", "NaT", "null"}
 
@@ -56,6 +59,10 @@ def test_no_page_table_shows_snake_case_or_none(page):
     shown = tables_of(at)
     if page in CLICKS:
         assert shown, f"{page} shows no table"
-    found = [f"{page} table {i}: {p}" for i, frame in enumerate(shown)
-             if not {str(c) for c in frame.columns} <= USER_COLUMNS for p in problems(frame)]
+    found = [
+        f"{page} table {i}: {p}"
+        for i, frame in enumerate(shown)
+        if not {str(c) for c in frame.columns} <= USER_COLUMNS
+        for p in problems(frame)
+    ]
     assert not found, "\n".join(found)

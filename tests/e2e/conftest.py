@@ -17,23 +17,35 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
-from playwright.sync_api import Page, expect, sync_playwright
 
 #: per page (engine.pages.PAGES): a query that keeps it quick, a text shown once it has drawn, its charts (every page
 #: is opened and checked in test_nothing_clipped's walk, at 1,280 and 1,920 px)
-EXPECTED = {"home": ("", "First time here?", 0), "data": ("", "Validation report", 2),
-            "operating-point": ("", "Sweep of target marginal precisions", 3),
-            "monitoring": ("", "Periods", 2),
-            "ensemble-paths": ("", "Comparison", 2), "batch-decisions": ("", "Decided items", 2),
-            "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2), "constraints": ("", "Train", 0),
-            "audit": ("", "Missed positives", 3), "record": ("", "The record is empty", 0)}
+EXPECTED = {
+    "home": ("", "First time here?", 0),
+    "data": ("", "Validation report", 2),
+    "operating-point": ("", "Sweep of target marginal precisions", 3),
+    "monitoring": ("", "Periods", 2),
+    "ensemble-paths": ("", "Comparison", 2),
+    "batch-decisions": ("", "Decided items", 2),
+    "early-exit": ("?qwyc_trees=100&qwyc_depth=3", "Trade-off curves", 2),
+    "constraints": ("", "Train", 0),
+    "audit": ("", "Missed positives", 3),
+    "record": ("", "The record is empty", 0),
+}
 #: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
 RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
 
@@ -94,11 +106,28 @@ def serve(env: dict | None = None):
     require_chromium()
     port = free_port()
     SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
-    log = open(SHOTS / f"streamlit-{port}.log", "w")
+    log = open(SHOTS / f"streamlit-{port}.log", "w")  # noqa: SIM115 (closed when the server stops)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
     base = f"http://127.0.0.1:{port}"
     if not wait_healthy(base, proc):
         proc.kill()
@@ -139,7 +168,8 @@ def settle(page: Page, text: str) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=60_000)
+        timeout=60_000,
+    )
     page.wait_for_timeout(500)
 
 
@@ -152,8 +182,9 @@ def assert_healthy(page: Page, charts: int) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(charts, timeout=30_000)
     # plotly really drew: every chart container holds a rendered plot
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}",
-                           timeout=30_000)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}", timeout=30_000
+    )
 
 
 def metric(page: Page, label: str) -> str:

@@ -54,7 +54,7 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     result = estimate(rated, load_audit(reviewed_path))
     assert metric(page, "Missed positives") == f"{result.positives.estimate:,.1f}"
     assert metric(page, "Recall at the review line") == f"{result.recall.estimate:.1%}"
-    expect(page.get_by_text(f"An audit of 300 of the 5,747 unflagged documents found")).to_be_visible()
+    expect(page.get_by_text("An audit of 300 of the 5,747 unflagged documents found")).to_be_visible()
     page.get_by_role("button", name="Add to decision record").last.click()
     expect(page.get_by_text("The record now holds 1 decision")).to_be_visible(timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -62,5 +62,6 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     # the Operating point page now shows recall at its threshold
     nav.get_by_text("Operating point", exact=True).click()
     settle(page, "Sweep of target marginal precisions")
-    expect(page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Recall (audit)", exact=True))
-           ).to_have_count(1, timeout=30_000)
+    expect(
+        page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Recall (audit)", exact=True))
+    ).to_have_count(1, timeout=30_000)

@@ -14,8 +14,12 @@ pytestmark = pytest.mark.e2e
 
 def test_upload_through_the_file_chooser(server, page, tmp_path):
     good = tmp_path / "analyst_upload.csv"
-    good.write_text("id,score_model,label\n" + "\n".join(
-        f"{i},{(i * 37 % 101) / 100:.2f},{'tp' if i % 7 == 0 else 'fp' if i % 11 else ''}" for i in range(1, 400)))
+    good.write_text(
+        "id,score_model,label\n"
+        + "\n".join(
+            f"{i},{(i * 37 % 101) / 100:.2f},{'tp' if i % 7 == 0 else 'fp' if i % 11 else ''}" for i in range(1, 400)
+        )
+    )
     page.goto(f"{server}/data")
     settle(page, "Validation report")
     page.get_by_text("Upload a file", exact=True).click()
@@ -36,7 +40,8 @@ def test_upload_through_the_file_chooser(server, page, tmp_path):
         page.get_by_role("button", name="Add files").click()
     chooser.value.set_files(str(bad))
     expect(page.locator('[data-testid="stAlertContentError"]').first).to_contain_text(
-        "unknown label values 'perhaps' at row 2", timeout=30_000)
+        "unknown label values 'perhaps' at row 2", timeout=30_000
+    )
     assert page.locator('[data-testid="stException"]').count() == 0
     shot(page, "upload_bad")
 
@@ -45,15 +50,22 @@ def test_slider_moves_the_operating_point_and_the_url(server, page):
     page.goto(f"{server}/operating-point")
     settle(page, "Sweep of target marginal precisions")
     before = metric(page, "Threshold")
-    thumb = (page.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
-             .locator('input[type="range"]').first)
+    thumb = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="Target marginal precision")
+        .locator('input[type="range"]')
+        .first
+    )
     thumb.focus()
     for _ in range(20):
         thumb.press("ArrowRight")
     page.wait_for_function("() => window.location.search.includes('target=')", timeout=30_000)
     settle(page, "Sweep of target marginal precisions")
-    expect(page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Threshold", exact=True)).first
-           .locator('[data-testid="stMetricValue"]')).not_to_have_text(before, timeout=30_000)
+    expect(
+        page.locator('[data-testid="stMetric"]')
+        .filter(has=page.get_by_text("Threshold", exact=True))
+        .first.locator('[data-testid="stMetricValue"]')
+    ).not_to_have_text(before, timeout=30_000)
     target = float(re.search(r"target=([0-9.]+)", page.url).group(1))
     assert target > 0.3
     assert_healthy(page, 3)
@@ -72,14 +84,17 @@ def test_no_key_press_on_the_target_slider_is_lost(server, page):
     for _ in range(5):
         page.goto(f"{server}/operating-point")
         settle(page, "Sweep of target marginal precisions")
-        thumb = (page.locator('[data-testid="stSlider"]').filter(has_text="Target marginal precision")
-                 .locator('input[type="range"]').first)
+        thumb = (
+            page.locator('[data-testid="stSlider"]')
+            .filter(has_text="Target marginal precision")
+            .locator('input[type="range"]')
+            .first
+        )
         before = float(thumb.input_value())
         thumb.focus()
         for _ in range(30):
             thumb.press("ArrowRight")
-        page.wait_for_function(f"() => window.location.search.includes('target={before + 0.15:.2f}')",
-                               timeout=30_000)
+        page.wait_for_function(f"() => window.location.search.includes('target={before + 0.15:.2f}')", timeout=30_000)
         settle(page, "Sweep of target marginal precisions")
         assert round((float(thumb.input_value()) - before) / 0.005) == 30
         assert page.locator('[data-testid="stException"]').count() == 0

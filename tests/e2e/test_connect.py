@@ -17,8 +17,7 @@ def test_connect_to_a_parquet_file_and_see_the_operating_point(server, page, tmp
     rng = np.random.default_rng(8)
     n = 5000
     y = rng.random(n) < 0.05
-    frame = pd.DataFrame({"score_model": np.round(rng.random(n) * 0.7 + 0.3 * y, 4),
-                          "label": np.where(y, "tp", "fp")})
+    frame = pd.DataFrame({"score_model": np.round(rng.random(n) * 0.7 + 0.3 * y, 4), "label": np.where(y, "tp", "fp")})
     path = tmp_path / "lake" / "ratings.parquet"
     path.parent.mkdir()
     frame.to_parquet(path)
@@ -33,8 +32,9 @@ def test_connect_to_a_parquet_file_and_see_the_operating_point(server, page, tmp
     settle(page, "Column mapping")
     expect(page.get_by_text("Connected to")).to_contain_text("lake/*.parquet: Parquet, 1 file", timeout=30_000)
     page.get_by_role("button", name="Count with DuckDB and use these columns").click()
-    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("on the server, counted by DuckDB",
-                                                                      timeout=60_000)
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+        "on the server, counted by DuckDB", timeout=60_000
+    )
     settle(page, "Validation report")
     assert metric(page, "Rows scanned") == "5,000"
     shot(page, "connect_data")
@@ -42,8 +42,9 @@ def test_connect_to_a_parquet_file_and_see_the_operating_point(server, page, tmp
     settle(page, "Sweep of target marginal precisions")
     expect(page.get_by_text("Counted by DuckDB over 5,000 rows")).to_be_visible(timeout=60_000)
     op = operating_point(frame["score_model"].to_numpy(), y.astype(int), 0.3)
-    expect(page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Threshold", exact=True)).first
-           ).to_contain_text(f"{op.threshold:.6g}", timeout=30_000)
+    expect(
+        page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Threshold", exact=True)).first
+    ).to_contain_text(f"{op.threshold:.6g}", timeout=30_000)
     assert metric(page, "True positives") == f"{op.tp:,.6g}"
     assert page.get_by_text("interval: computing").count() == 0  # no bootstrap on connected data
     assert page.locator('[data-testid="stException"]').count() == 0

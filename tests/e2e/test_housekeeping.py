@@ -16,8 +16,13 @@ TTL, PERIOD = 2, 1
 
 @pytest.fixture(scope="module")
 def short_lived_server():
-    yield from serve({"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL),
-                      "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD), "OPSTUDIO_MEMORY_REPORT": "1"})
+    yield from serve(
+        {
+            "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL),
+            "OPSTUDIO_HOUSEKEEPING_SECONDS": str(PERIOD),
+            "OPSTUDIO_MEMORY_REPORT": "1",
+        }
+    )
 
 
 def session(browser, base: str, csv: Path) -> None:
@@ -35,8 +40,9 @@ def session(browser, base: str, csv: Path) -> None:
 
 
 def rated_csv(path: Path, rows: int) -> Path:
-    path.write_text("score,label\n" + "\n".join(f"{(r * 7919 % 100_003) / 100_003:.6f},{int(r % 97 == 0)}"
-                                                 for r in range(rows)))
+    path.write_text(
+        "score,label\n" + "\n".join(f"{(r * 7919 % 100_003) / 100_003:.6f},{int(r % 97 == 0)}" for r in range(rows))
+    )
     return path
 
 

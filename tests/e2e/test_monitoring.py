@@ -36,10 +36,12 @@ def test_a_dated_upload(server, page, tmp_path):
     days = np.datetime64("2024-02-05") + rng.integers(0, 140, 5000).astype("timedelta64[D]")
     score = rng.uniform(size=days.size).round(3)
     drift = days >= np.datetime64("2024-04-15")
-    positive = rng.uniform(size=days.size) < np.where(drift, score ** 3, score)
+    positive = rng.uniform(size=days.size) < np.where(drift, score**3, score)
     f = tmp_path / "tickets.csv"
-    f.write_text("rated_on,risk,outcome\n" + "\n".join(
-        f"{d},{s},{'yes' if p else 'no'}" for d, s, p in zip(days.astype(str), score, positive)))
+    f.write_text(
+        "rated_on,risk,outcome\n"
+        + "\n".join(f"{d},{s},{'yes' if p else 'no'}" for d, s, p in zip(days.astype(str), score, positive))
+    )
     page.goto(f"{server}/data")
     settle(page, "Validation report")
     upload(page, f, "Dated ratings")
@@ -47,7 +49,8 @@ def test_a_dated_upload(server, page, tmp_path):
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Monitoring", exact=True).click()  # same session
     settle(page, "Periods")
     expect(page.get_by_role("combobox", name="Dated ratings")).to_have_value(
-        re.compile(r"tickets\.csv.*your upload"), timeout=30_000)  # the upload is the active dated input
+        re.compile(r"tickets\.csv.*your upload"), timeout=30_000
+    )  # the upload is the active dated input
     assert_healthy(page, 2)
     assert metric(page, "Periods") == "20"
     assert metric(page, "First alert") == "2024-04-22"  # the drift of 2024-04-15, caught in its second week

@@ -12,8 +12,10 @@ pytestmark = pytest.mark.e2e
 
 #: elements whose text must show whole (element scroll width <= client width): widget labels, metric labels and
 #: values, captions of checkboxes and radio options (select-box values and multiselect chips: CLIPPED)
-CLIPPABLE = ('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], '
-             '[data-testid="stCheckbox"] label p, [data-testid="stRadio"] label p')
+CLIPPABLE = (
+    '[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], '
+    '[data-testid="stCheckbox"] label p, [data-testid="stRadio"] label p'
+)
 
 #: pages that show a table as soon as they open
 TABLES = ("data", "operating-point", "ensemble-paths", "batch-decisions")
@@ -79,8 +81,11 @@ def test_every_page_renders_and_nothing_is_clipped(server, browser, width):
             assert RATED_SAMPLE.get(p.url_path, "synthetic_rare_events.csv.gz") in sidebar and "Rated rows" in sidebar
             # every element drawn (no skeleton left), the tables' grids too; they size their columns after drawing
             # (a table in a closed expander is never drawn: the drawn ones are checked)
-            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSkeleton\"]')]"
-                                   "  .every(e => e.offsetParent === null)", timeout=60_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('[data-testid=\"stSkeleton\"]')]"
+                "  .every(e => e.offsetParent === null)",
+                timeout=60_000,
+            )
             if p.url_path in TABLES:
                 page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller', timeout=60_000)
             page.wait_for_timeout(1500)

@@ -19,8 +19,15 @@ def test_upload_a_training_table_fit_and_download_the_model(server, page, tmp_pa
     n = 600
     sex = rng.choice(["Female", "Male"], n, p=[0.4, 0.6])
     latent = rng.normal(size=n) + 0.8 * (sex == "Male")
-    table = pd.DataFrame({"sex": sex, "hours": rng.integers(10, 60, n), "sector": rng.choice(["a", "b"], n),
-                          "signal": latent.round(3), "label": np.where(latent + rng.normal(size=n) > 0.4, "yes", "no")})
+    table = pd.DataFrame(
+        {
+            "sex": sex,
+            "hours": rng.integers(10, 60, n),
+            "sector": rng.choice(["a", "b"], n),
+            "signal": latent.round(3),
+            "label": np.where(latent + rng.normal(size=n) > 0.4, "yes", "no"),
+        }
+    )
     path = tmp_path / "people.csv"
     table.to_csv(path, index=False)
     page.goto(f"{server}/data")

@@ -62,7 +62,8 @@ def test_audit_on_mammography(server, page, tmp_path):
     flagged = score >= line
     rated_path = tmp_path / "mammography_rated.csv"
     pd.DataFrame({"doc_id": np.flatnonzero(flagged), "score": score[flagged], "label": y[flagged]}).to_csv(
-        rated_path, index=False)
+        rated_path, index=False
+    )
     page.goto(f"{server}/data")  # then navigate inside the app: a reload would start a new session
     settle(page, "Validation report")
     upload(page, population_path, "Scored population")
@@ -99,11 +100,14 @@ def test_audit_on_mammography(server, page, tmp_path):
     assert page.locator('[data-testid="stException"]').count() == 0
     # our uploads are the inputs estimated (not the shipped satimage audit)
     expect(page.get_by_role("combobox", name="Reviewed audit (the plan with 'label' filled in)")).to_have_value(
-        re.compile(r"mammography_reviewed\.csv.*your upload"), timeout=30_000)
+        re.compile(r"mammography_reviewed\.csv.*your upload"), timeout=30_000
+    )
     expect(page.get_by_role("combobox", name="Rated data above the line")).to_have_value(
-        re.compile(r"mammography_rated\.csv.*your upload"), timeout=30_000)
-    expect(page.get_by_text(f"An audit of 200 of the {int((~flagged).sum()):,} unflagged documents found")
-           ).to_be_visible()
+        re.compile(r"mammography_rated\.csv.*your upload"), timeout=30_000
+    )
+    expect(
+        page.get_by_text(f"An audit of 200 of the {int((~flagged).sum()):,} unflagged documents found")
+    ).to_be_visible()
     result = estimate(load_rated(rated_path), load_audit(reviewed_path))
     assert metric(page, "Missed positives") == f"{result.positives.estimate:,.1f}"
     assert metric(page, "Recall at the review line") == f"{result.recall.estimate:.1%}"
@@ -149,7 +153,8 @@ def test_monitoring_on_bank_marketing(server, page, tmp_path):
     page.wait_for_function("() => window.location.search.includes('mon_period=month')", timeout=30_000)
     settle(page, "Periods")
     expect(page.get_by_role("combobox", name="Dated ratings")).to_have_value(
-        re.compile(r"bank_dated\.csv.*your upload"), timeout=30_000)  # the upload is the active dated input
+        re.compile(r"bank_dated\.csv.*your upload"), timeout=30_000
+    )  # the upload is the active dated input
     assert page.locator('[data-testid="stException"]').count() == 0
     # the engine on the same file, with the page's defaults: target 0.3, T = the first quarter's threshold, 95 %
     dated = load_dated(dated_path)

@@ -16,9 +16,14 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
     page.goto(f"{server}/operating-point")  # then navigate inside the app: a reload would start a new session
     settle(page, "Sweep of target marginal precisions")
     nav = page.locator('[data-testid="stSidebarNav"]')
-    for count, (link, text) in enumerate((("Operating point", "Sweep of target marginal precisions"),
-                                          ("Ensemble paths", "Comparison"), ("Batch decisions", "Decided items")),
-                                         start=1):
+    for count, (link, text) in enumerate(
+        (
+            ("Operating point", "Sweep of target marginal precisions"),
+            ("Ensemble paths", "Comparison"),
+            ("Batch decisions", "Decided items"),
+        ),
+        start=1,
+    ):
         nav.get_by_text(link, exact=True).click()
         settle(page, text)
         button = page.get_by_role("button", name="Add to decision record").first
@@ -45,8 +50,7 @@ def test_record_from_three_pages_exported_and_rendered(server, page, tmp_path):
     viewer = page.context.new_page()
     viewer.set_viewport_size({"width": 1280, "height": 900})
     viewer.goto(html_path.as_uri())
-    viewer.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
-                             timeout=60_000)
+    viewer.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=60_000)
     assert viewer.locator("h2", has_text="1.").count() == 1 and viewer.locator("h2", has_text="3.").count() == 1
     # at 1,280 px the page does not scroll sideways and no table is wider than its box (the paths comparison was)
     widths = viewer.evaluate("""() => ({page: [document.scrollingElement.scrollWidth, window.innerWidth],

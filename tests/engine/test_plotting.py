@@ -14,8 +14,11 @@ def test_drawing_a_figure_never_changes_its_still_part():
     still.add_hline(y=2.0)
     parts = FigureParts.of(still)
     before = pio.to_json(go.Figure(parts.still))
-    first = parts.draw(traces=[dict(type="scatter", x=[1], y=[1], name="mark")],
-                       shapes=[dict(type="line", x0=0, x1=1, y0=0, y1=1)], annotations=[dict(text="a", x=0, y=0)])
+    first = parts.draw(
+        traces=[dict(type="scatter", x=[1], y=[1], name="mark")],
+        shapes=[dict(type="line", x0=0, x1=1, y0=0, y1=1)],
+        annotations=[dict(text="a", x=0, y=0)],
+    )
     assert [t.name for t in first.data] == ["curve", "mark"]
     assert len(first.layout.shapes) == 2 and len(first.layout.annotations) == 1
     # a caller changing what it was given (a report resizing a figure, say) must not reach the next step's figure

@@ -7,19 +7,48 @@ import pandas as pd
 import pytest
 
 from engine.io import load_rated, sample_path
-from engine.pn import (allocate_capacity, analytic_path, compare_paths, graph_path, operating_point, pn_curve,
-                       segment_curves, sweep_table, threshold_grid, upper_hull, what_if_table)
+from engine.pn import (
+    allocate_capacity,
+    analytic_path,
+    compare_paths,
+    graph_path,
+    operating_point,
+    pn_curve,
+    segment_curves,
+    sweep_table,
+    threshold_grid,
+    upper_hull,
+    what_if_table,
+)
 from engine.presentation import EMPTY, column_label, format_value, is_raw_name, present_table
 
 
-@pytest.mark.parametrize("value, kind, shown", [
-    (0.0522876, "share", "5.2 %"), (0.0005, "share", "0.05 %"), (1.0, "share", "100.0 %"), (0.0, "share", "0 %"),
-    (99.861939, "percent", "99.9 %"), (856.364, "count", "856"), (1387.0, "count", "1,387"),
-    (26618156.2, "number", "26,618,156"), (5.66667, "number", "5.667"), (0.4246123456, "threshold", "0.424612"),
-    (math.inf, "threshold", "∞ (flag nothing)"), (0.000267, "seconds", "0.27 ms"), (0.39, "seconds", "390 ms"),
-    (12.34, "seconds", "12.3 s"), (None, "count", EMPTY), (float("nan"), "share", EMPTY), (np.nan, "text", EMPTY),
-    (True, "flag", "yes"), (np.bool_(False), "flag", "no"), ("north", "text", "north"), (-0.0611, "threshold", "−0.0611"),
-])
+@pytest.mark.parametrize(
+    "value, kind, shown",
+    [
+        (0.0522876, "share", "5.2 %"),
+        (0.0005, "share", "0.05 %"),
+        (1.0, "share", "100.0 %"),
+        (0.0, "share", "0 %"),
+        (99.861939, "percent", "99.9 %"),
+        (856.364, "count", "856"),
+        (1387.0, "count", "1,387"),
+        (26618156.2, "number", "26,618,156"),
+        (5.66667, "number", "5.667"),
+        (0.4246123456, "threshold", "0.424612"),
+        (math.inf, "threshold", "∞ (flag nothing)"),
+        (0.000267, "seconds", "0.27 ms"),
+        (0.39, "seconds", "390 ms"),
+        (12.34, "seconds", "12.3 s"),
+        (None, "count", EMPTY),
+        (float("nan"), "share", EMPTY),
+        (np.nan, "text", EMPTY),
+        (True, "flag", "yes"),
+        (np.bool_(False), "flag", "no"),
+        ("north", "text", "north"),
+        (-0.0611, "threshold", "−0.0611"),
+    ],
+)
 def test_format_value(value, kind, shown):
     assert format_value(value, kind) == shown
 
@@ -38,11 +67,19 @@ def _tables():
     s = d.column("score_text")
     hull = upper_hull(pn_curve(s, d.labels, d.weights))
     curves = segment_curves(s, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups)
-    grid = threshold_grid(np.column_stack([d.column(c) for c in d.score_names]), d.labels, d.weights, bins=20,
-                          score_names=list(d.score_names))
-    return {"sweep": sweep_table(hull), "segments": allocate_capacity(curves, 2000).table(),
-            "paths": compare_paths(grid, [graph_path(grid), analytic_path(grid, "power")], 0.3),
-            "what-if": what_if_table(operating_point(target=0.3, hull=hull), operating_point(target=0.5, hull=hull))}
+    grid = threshold_grid(
+        np.column_stack([d.column(c) for c in d.score_names]),
+        d.labels,
+        d.weights,
+        bins=20,
+        score_names=list(d.score_names),
+    )
+    return {
+        "sweep": sweep_table(hull),
+        "segments": allocate_capacity(curves, 2000).table(),
+        "paths": compare_paths(grid, [graph_path(grid), analytic_path(grid, "power")], 0.3),
+        "what-if": what_if_table(operating_point(target=0.3, hull=hull), operating_point(target=0.5, hull=hull)),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +105,11 @@ def test_engine_tables_read_in_words(tables, name):
 
 def test_the_sweep_reads_as_the_issue_asks(tables):
     shown = present_table(tables["sweep"])
-    assert list(shown.columns)[:3] == ["Target marginal precision", "False positives per extra true positive",
-                                       "Threshold"]
+    assert list(shown.columns)[:3] == [
+        "Target marginal precision",
+        "False positives per extra true positive",
+        "Threshold",
+    ]
     assert shown.iloc[0, 0] == "5.0 %" and shown.iloc[2, 1] == "5.667"
 
 

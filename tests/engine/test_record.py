@@ -13,11 +13,16 @@ from engine.record import CHROMIUM, FIGURE_TRACES, new_item, read_record_json, r
 
 
 def item(title="Threshold for <b>score</b>"):
-    return new_item("operating point", title, "Flag documents with score ≥ 0.5: 10 true positives.",
-                    tables=[("Sweep", pd.DataFrame({"threshold": [0.5, None], "name": ["a", "<i>b</i>"]}))],
-                    figures=[("PN curve", go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 3, 4])))],
-                    data_fingerprint="f" * 64, settings={"target": 0.3, "classifier": "score"},
-                    link="/operating-point?target=0.3").annotated("<script>alert('x')</script> approved")
+    return new_item(
+        "operating point",
+        title,
+        "Flag documents with score ≥ 0.5: 10 true positives.",
+        tables=[("Sweep", pd.DataFrame({"threshold": [0.5, None], "name": ["a", "<i>b</i>"]}))],
+        figures=[("PN curve", go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 3, 4])))],
+        data_fingerprint="f" * 64,
+        settings={"target": 0.3, "classifier": "score"},
+        link="/operating-point?target=0.3",
+    ).annotated("<script>alert('x')</script> approved")
 
 
 def test_json_round_trip_keeps_everything():
@@ -60,30 +65,38 @@ def test_pdf_is_printed_by_chromium():
 
 # --- hostile imports (issue 21): one InputError naming item and field, nothing rendered as markup ---
 
+
 def exported_record(**changes) -> dict:
     record = json.loads(record_json([item()]))
     record["items"][0].update(changes)
     return record
 
 
-@pytest.mark.parametrize("changes, named", [
-    ({"provenance": ["a", "b"]}, "item 1 'provenance' is a list, not an object"),
-    ({"provenance": {"settings": "target=0.3"}}, "item 1 'provenance' 'settings' is text, not an object"),
-    ({"provenance": {"link": "javascript:alert(1)"}}, "item 1 'provenance' 'link' is not a web address"),
-    ({"provenance": {"link": "//evil.example/x"}}, "'link' is not a web address"),
-    ({"provenance": {"data_sha256": 500}}, "'data_sha256' is a number, not text"),
-    ({"title": None}, "item 1 'title' is null, not text"),
-    ({"note": {"x": 1}}, "item 1 'note' is an object, not text"),
-    ({"tables": {"name": "x"}}, "item 1 'tables' is an object, not a list"),
-    ({"tables": [{"name": "t", "columns": ["a"], "rows": [[1, 2]]}]}, "item 1 table 1 row 1 is not a list of 1"),
-    ({"tables": [{"name": "t", "columns": ["a"], "rows": [[{"x": 1}]]}]}, "has a cell that is an object"),
-    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "image", "source": "http://x/b.png"}]}}]},
-     "item 1 figure 1 trace 1 is of type 'image'"),
-    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "scattermapbox"}]}}]}, "type 'scattermapbox'"),
-    ({"figures": [{"name": "f", "plotly": {"data": [{"type": "scatter", "nonsense": 1}]}}]},
-     "item 1 figure 1 is not a plotly figure"),
-    ({"figures": "x"}, "item 1 'figures' is text, not a list"),
-])
+@pytest.mark.parametrize(
+    "changes, named",
+    [
+        ({"provenance": ["a", "b"]}, "item 1 'provenance' is a list, not an object"),
+        ({"provenance": {"settings": "target=0.3"}}, "item 1 'provenance' 'settings' is text, not an object"),
+        ({"provenance": {"link": "javascript:alert(1)"}}, "item 1 'provenance' 'link' is not a web address"),
+        ({"provenance": {"link": "//evil.example/x"}}, "'link' is not a web address"),
+        ({"provenance": {"data_sha256": 500}}, "'data_sha256' is a number, not text"),
+        ({"title": None}, "item 1 'title' is null, not text"),
+        ({"note": {"x": 1}}, "item 1 'note' is an object, not text"),
+        ({"tables": {"name": "x"}}, "item 1 'tables' is an object, not a list"),
+        ({"tables": [{"name": "t", "columns": ["a"], "rows": [[1, 2]]}]}, "item 1 table 1 row 1 is not a list of 1"),
+        ({"tables": [{"name": "t", "columns": ["a"], "rows": [[{"x": 1}]]}]}, "has a cell that is an object"),
+        (
+            {"figures": [{"name": "f", "plotly": {"data": [{"type": "image", "source": "http://x/b.png"}]}}]},
+            "item 1 figure 1 trace 1 is of type 'image'",
+        ),
+        ({"figures": [{"name": "f", "plotly": {"data": [{"type": "scattermapbox"}]}}]}, "type 'scattermapbox'"),
+        (
+            {"figures": [{"name": "f", "plotly": {"data": [{"type": "scatter", "nonsense": 1}]}}]},
+            "item 1 figure 1 is not a plotly figure",
+        ),
+        ({"figures": "x"}, "item 1 'figures' is text, not a list"),
+    ],
+)
 def test_items_of_the_wrong_shape_are_refused_with_one_message_naming_the_field(changes, named):
     with pytest.raises(InputError) as caught:
         read_record_json(json.dumps(exported_record(**changes)))
@@ -104,19 +117,41 @@ def test_size_items_and_nesting_limits_are_refused_clearly():
 
 def test_imported_markup_is_text_and_fetches_nothing():
     beacon = "![beacon](http://evil.example/b.png) <img src=http://evil.example/i.png> [x](javascript:alert(1))"
-    figure = {"data": [{"type": "scatter", "x": [0, 1], "y": [1, 2], "name": "<a href='http://evil.example'>t</a>",
-                        "hovertemplate": "x %{x}<br><span style='fill:url(http://evil.example/s)'>y</span>"}],
-              "layout": {"title": {"text": "<b>bold</b> <img src='http://evil.example/t.png'>"},
-                         "images": [{"source": "http://evil.example/layout.png"}],
-                         "mapbox": {"style": "http://evil.example/style.json"},
-                         "updatemenus": [{"buttons": [{"method": "relayout", "args": [
-                             {"images": [{"source": "http://evil.example/click.png"}]}]}]}],
-                         "template": {"layout": {"images": [{"source": "http://evil.example/template.png"}]},
-                                      "data": {"image": [{"source": "http://evil.example/d.png"}],
-                                               "scatter": [{"mode": "lines"}]}}}}
-    record = exported_record(title=beacon, sentence=beacon, note=beacon, kind=beacon,
-                             figures=[{"name": beacon, "plotly": figure}],
-                             provenance={"settings": {beacon: beacon}, "link": "http://localhost:8501/op?t=1"})
+    figure = {
+        "data": [
+            {
+                "type": "scatter",
+                "x": [0, 1],
+                "y": [1, 2],
+                "name": "<a href='http://evil.example'>t</a>",
+                "hovertemplate": "x %{x}<br><span style='fill:url(http://evil.example/s)'>y</span>",
+            }
+        ],
+        "layout": {
+            "title": {"text": "<b>bold</b> <img src='http://evil.example/t.png'>"},
+            "images": [{"source": "http://evil.example/layout.png"}],
+            "mapbox": {"style": "http://evil.example/style.json"},
+            "updatemenus": [
+                {
+                    "buttons": [
+                        {"method": "relayout", "args": [{"images": [{"source": "http://evil.example/click.png"}]}]}
+                    ]
+                }
+            ],
+            "template": {
+                "layout": {"images": [{"source": "http://evil.example/template.png"}]},
+                "data": {"image": [{"source": "http://evil.example/d.png"}], "scatter": [{"mode": "lines"}]},
+            },
+        },
+    }
+    record = exported_record(
+        title=beacon,
+        sentence=beacon,
+        note=beacon,
+        kind=beacon,
+        figures=[{"name": beacon, "plotly": figure}],
+        provenance={"settings": {beacon: beacon}, "link": "http://localhost:8501/op?t=1"},
+    )
     back = read_record_json(json.dumps(record))
     assert back[0].title == beacon and back[0].note == beacon  # kept as text, shown as text
     fig = back[0].figures[0][1]
@@ -125,6 +160,7 @@ def test_imported_markup_is_text_and_fetches_nothing():
     page = record_html(back)
     assert "evil.example" in page  # as escaped text ...
     import re
+
     assert "<img" not in page and "&lt;img src=http://evil.example/i.png&gt;" in page  # ... never as markup
     assert not re.search(r"<[^<>]*\b(href|src)\s*=\s*['\"]?\s*(javascript|http://evil)", page, re.IGNORECASE)
     assert "href='http://localhost:8501/op?t=1'" in page
@@ -137,6 +173,7 @@ def test_a_categorical_column_with_formulas_exports_and_is_neutralised():
     assert ">=1+1<" in page  # shown as it is on the page; the CSV attachment holds it neutralised
     import base64
     import re
+
     attached = base64.b64decode(re.search(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", page).group(1))
     assert attached.decode().splitlines() == ["segment,n", "'=1+1,1", "'@SUM(A1),2", "north,3"]
     assert read_record_json(record_json(record))[0].tables[0][1]["segment"].tolist() == ["=1+1", "@SUM(A1)", "north"]
@@ -144,15 +181,31 @@ def test_a_categorical_column_with_formulas_exports_and_is_neutralised():
 
 # --- print grade (issue 26) ---
 
+
 def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appendix():
-    wide = pd.DataFrame([[0.0522876 * k, 2.70982e7, 5.66667, "graph"] * 4 for k in range(3)],
-                        columns=[f"objective_gap_to_{j}" for j in range(16)])
+    wide = pd.DataFrame(
+        [[0.0522876 * k, 2.70982e7, 5.66667, "graph"] * 4 for k in range(3)],
+        columns=[f"objective_gap_to_{j}" for j in range(16)],
+    )
     long = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
-    items = [new_item("joint thresholds", "Joint", "The pair chosen.", tables=[("Compared", wide), ("Decided", long)],
-                      figures=[("F", go.Figure(go.Scatter(y=[1, 2])))], data_fingerprint="b" * 64,
-                      settings={"alpha": 0.006, "neg_only": False, "capacity": 2000.0, "target": None,
-                                "classifiers": ["score_image", "score_text"]},
-                      link="http://localhost:8501/early-exit?alpha_pct=0.6")]
+    items = [
+        new_item(
+            "joint thresholds",
+            "Joint",
+            "The pair chosen.",
+            tables=[("Compared", wide), ("Decided", long)],
+            figures=[("F", go.Figure(go.Scatter(y=[1, 2])))],
+            data_fingerprint="b" * 64,
+            settings={
+                "alpha": 0.006,
+                "neg_only": False,
+                "capacity": 2000.0,
+                "target": None,
+                "classifiers": ["score_image", "score_text"],
+            },
+            link="http://localhost:8501/early-exit?alpha_pct=0.6",
+        )
+    ]
     page = record_html(items)
     assert '"displayModeBar": false' in page and ".modebar" in page
     assert "break-inside:avoid" in page and "class='figure'" in page
@@ -190,7 +243,7 @@ def pdf_text(pdf: bytes) -> str:
         if not m:
             return b""
         data = m.group(1)
-        return zlib.decompress(data) if b"/FlateDecode" in body[:m.start()] else data
+        return zlib.decompress(data) if b"/FlateDecode" in body[: m.start()] else data
 
     def cmap(num: int) -> dict:
         text, out = stream(objects[num]), {}
@@ -210,7 +263,7 @@ def pdf_text(pdf: bytes) -> str:
         if m:
             fonts[num] = cmap(int(m.group(1)))
     pages = []
-    for num, body in objects.items():
+    for body in objects.values():
         if not re.search(rb"/Type\s*/Page\b", body):
             continue
         res = body
@@ -233,7 +286,7 @@ def pdf_text(pdf: bytes) -> str:
                 parts.append("\n")
             else:
                 h = token.group(2)
-                parts.append("".join(current.get(int(h[i:i + 4], 16), "") for i in range(0, len(h), 4)))
+                parts.append("".join(current.get(int(h[i : i + 4], 16), "") for i in range(0, len(h), 4)))
         pages.append("".join(parts))
     return unicodedata.normalize("NFKC", "\f".join(pages))  # ligatures (ﬁ) as letters
 
@@ -241,15 +294,30 @@ def pdf_text(pdf: bytes) -> str:
 @pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
 def test_the_printed_pdf_reads_in_words_with_an_appendix_and_without_the_batch_rows():
     decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
-    wide = pd.DataFrame({"method": ["graph", "analytic", "best grid point"],
-                         **{f"objective_gap_to_{j}": [0.0522876 * j, 2.70982e7, 856.364] for j in range(12)}})
-    items = [new_item("early-exit policy", "Early exit (α = 0.60 %)", "Evaluate 41.2 of 500 models per row.",
-                      tables=[("Decided items", decided), ("Compared", wide)],
-                      figures=[("Models evaluated", go.Figure(go.Histogram(x=[1, 2, 2, 3])))],
-                      data_fingerprint="d" * 64,
-                      settings={"alpha": 0.006, "neg_only": False, "capacity": 2000.0, "target": None,
-                                "classifiers": ["score_image", "score_text"]},
-                      link="http://localhost:8501/early-exit?alpha_pct=0.6")]
+    wide = pd.DataFrame(
+        {
+            "method": ["graph", "analytic", "best grid point"],
+            **{f"objective_gap_to_{j}": [0.0522876 * j, 2.70982e7, 856.364] for j in range(12)},
+        }
+    )
+    items = [
+        new_item(
+            "early-exit policy",
+            "Early exit (α = 0.60 %)",
+            "Evaluate 41.2 of 500 models per row.",
+            tables=[("Decided items", decided), ("Compared", wide)],
+            figures=[("Models evaluated", go.Figure(go.Histogram(x=[1, 2, 2, 3])))],
+            data_fingerprint="d" * 64,
+            settings={
+                "alpha": 0.006,
+                "neg_only": False,
+                "capacity": 2000.0,
+                "target": None,
+                "classifiers": ["score_image", "score_text"],
+            },
+            link="http://localhost:8501/early-exit?alpha_pct=0.6",
+        )
+    ]
     text = pdf_text(record_pdf(record_html(items, static=True)))
     body, appendix = text.split("Appendix: the tables at full precision")
     assert "0.60 %" in body and "score_image, score_text" in body and "2,000" in body and "not set" in body
@@ -265,20 +333,33 @@ def test_the_printed_pdf_reads_in_words_with_an_appendix_and_without_the_batch_r
 def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     import re
 
-    decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)],
-                            "flag": [k < 37 for k in range(500)]})
+    decided = pd.DataFrame(
+        {
+            "item_id": [f"A-{k}" for k in range(500)],
+            "probability": [k / 500 for k in range(500)],
+            "flag": [k < 37 for k in range(500)],
+        }
+    )
     wide = pd.DataFrame([[0.0522876 * k] * 16 for k in range(3)], columns=[f"objective_gap_to_{j}" for j in range(16)])
-    items = [new_item("batch decision", "Batch", "Flag the 37 most probable items.",
-                      tables=[("Decided items", decided), ("Compared", wide)],
-                      figures=[("Expected loss", go.Figure(go.Scatter(y=list(range(500)))))],
-                      data_fingerprint="c" * 64)]
+    items = [
+        new_item(
+            "batch decision",
+            "Batch",
+            "Flag the 37 most probable items.",
+            tables=[("Decided items", decided), ("Compared", wide)],
+            figures=[("Expected loss", go.Figure(go.Scatter(y=list(range(500)))))],
+            data_fingerprint="c" * 64,
+        )
+    ]
     pdf = record_pdf(record_html(items, static=True))
     pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
     assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
 
 
 def test_a_wide_table_of_many_rows_is_printed_across_a_landscape_page():
-    table = pd.DataFrame([[0.0522876 * k] * 12 for k in range(20)], columns=[f"objective_gap_to_{j}" for j in range(12)])
+    table = pd.DataFrame(
+        [[0.0522876 * k] * 12 for k in range(20)], columns=[f"objective_gap_to_{j}" for j in range(12)]
+    )
     page = record_html([new_item("k", "T", "s", tables=[("Wide", table)])])
     appendix = page.split("id='appendix'")[1]
     assert "<div class='landscape'>" in appendix and 'class="dataframe wide"' in appendix
@@ -288,8 +369,12 @@ def test_a_wide_table_of_many_rows_is_printed_across_a_landscape_page():
 
 
 def test_a_wide_comparison_of_few_rows_is_transposed_with_its_rows_named():
-    table = pd.DataFrame({"method": ["graph", "analytic (logistic)", "best grid point"],
-                          **{f"objective_gap_to_{j}": [0.5 * j, 1000.0 * j, 2.0] for j in range(10)}})
+    table = pd.DataFrame(
+        {
+            "method": ["graph", "analytic (logistic)", "best grid point"],
+            **{f"objective_gap_to_{j}": [0.5 * j, 1000.0 * j, 2.0] for j in range(10)},
+        }
+    )
     page = record_html([new_item("joint thresholds", "J", "Decision: flag ...", tables=[("Compared", table)])])
     body = page.split("id='appendix'")[0]
     assert "<th>graph</th>" in body and "<th>best grid point</th>" in body and "<td>objective gap to 9</td>" in body

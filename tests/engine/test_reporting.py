@@ -39,10 +39,16 @@ def test_text_columns_of_every_dtype_are_neutralised(dtype):
 
 
 def test_numbers_booleans_nullable_and_dates_are_left_alone():
-    frame = pd.DataFrame({"f": [-1.5, np.nan, 2.0], "i": [-1, 0, 3], "b": [True, False, True],
-                          "nb": pd.array([True, None, False], dtype="boolean"),
-                          "ni": pd.array([-4, None, 2], dtype="Int64"),
-                          "t": pd.to_datetime(["2020-01-01", None, "2021-02-03"])})
+    frame = pd.DataFrame(
+        {
+            "f": [-1.5, np.nan, 2.0],
+            "i": [-1, 0, 3],
+            "b": [True, False, True],
+            "nb": pd.array([True, None, False], dtype="boolean"),
+            "ni": pd.array([-4, None, 2], dtype="Int64"),
+            "t": pd.to_datetime(["2020-01-01", None, "2021-02-03"]),
+        }
+    )
     assert csv_bytes(frame) == frame.to_csv(index=False).encode()
     out = neutralise_formulas(frame)
     pd.testing.assert_frame_equal(out, frame)
@@ -64,9 +70,12 @@ def test_duplicate_column_names_and_a_categorical_keep_their_other_cells():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.none(), st.text(alphabet=st.sampled_from("=+-@\t\rab1 ,\""), max_size=6)),
-                min_size=1, max_size=12),
-       st.sampled_from(["object", "category", "string"]))
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(alphabet=st.sampled_from('=+-@\t\rab1 ,"'), max_size=6)), min_size=1, max_size=12
+    ),
+    st.sampled_from(["object", "category", "string"]),
+)
 def test_every_cell_of_a_text_column_against_the_cell_by_cell_rule(values, dtype):
     rows = exported(pd.DataFrame({"v": pd.Series(values, dtype=dtype)}))
     got = [r[0] if r else "" for r in rows[1:]]
@@ -87,10 +96,26 @@ def test_a_carriage_return_inside_a_cell_cannot_start_a_new_row():
 from engine.reporting import column_in_words, format_number, safe_href, table_for_people, value_in_words  # noqa: E402
 
 
-@pytest.mark.parametrize("value, text", [
-    (2000.0, "2,000"), (0.0522876, "0.0523"), (5.66667, "5.67"), (2.70982e7, "27,098,200"), (856.364, "856"),
-    (None, "–"), (float("nan"), "–"), (float("inf"), "∞"), (True, "yes"), (np.bool_(False), "no"),
-    (np.int64(1234567), "1,234,567"), (0.5, "0.5"), (-0.25, "-0.25"), (1e-7, "1e-07"), ("text", "text")])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (2000.0, "2,000"),
+        (0.0522876, "0.0523"),
+        (5.66667, "5.67"),
+        (2.70982e7, "27,098,200"),
+        (856.364, "856"),
+        (None, "–"),
+        (float("nan"), "–"),
+        (float("inf"), "∞"),
+        (True, "yes"),
+        (np.bool_(False), "no"),
+        (np.int64(1234567), "1,234,567"),
+        (0.5, "0.5"),
+        (-0.25, "-0.25"),
+        (1e-7, "1e-07"),
+        ("text", "text"),
+    ],
+)
 def test_format_number(value, text):
     assert format_number(value) == text
 
@@ -104,10 +129,24 @@ def test_values_and_columns_in_words():
     assert table.columns.tolist() == ["tp", "name"] and table["tp"].tolist() == ["856", "–"]
 
 
-@pytest.mark.parametrize("url, kept", [
-    ("http://localhost:8501/operating-point?target=0.3", True), ("https://studio.example/x", True),
-    ("/batch-decisions?beta=2", True), ("javascript:alert(1)", False), ("JaVaScRiPt:alert(1)", False),
-    ("//evil.example/x", False), ("data:text/html,x", False), ("http://a/b c", False), ("http://a/'x", False),
-    ("http:///nohost", False), ("", False), (None, False), (["http://a"], False), ("/x\n", False)])
+@pytest.mark.parametrize(
+    "url, kept",
+    [
+        ("http://localhost:8501/operating-point?target=0.3", True),
+        ("https://studio.example/x", True),
+        ("/batch-decisions?beta=2", True),
+        ("javascript:alert(1)", False),
+        ("JaVaScRiPt:alert(1)", False),
+        ("//evil.example/x", False),
+        ("data:text/html,x", False),
+        ("http://a/b c", False),
+        ("http://a/'x", False),
+        ("http:///nohost", False),
+        ("", False),
+        (None, False),
+        (["http://a"], False),
+        ("/x\n", False),
+    ],
+)
 def test_safe_href(url, kept):
     assert safe_href(url) == (url if kept else "")

@@ -28,7 +28,8 @@ print(json.dumps(counts))
 
 WARM_UP = "import engine.warmup\nassert engine.warmup.main() == 0\n" + COUNT
 
-PAGES = """
+PAGES = (
+    """
 from streamlit.testing.v1 import AppTest
 
 at = AppTest.from_file("app.py", default_timeout=600)
@@ -36,7 +37,9 @@ at.run()
 for page in ("views/early_exit.py", "views/operating_point.py"):
     at.switch_page(page).run()
     assert not at.exception, (page, at.exception)
-""" + COUNT
+"""
+    + COUNT
+)
 
 
 def run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
@@ -67,9 +70,11 @@ def test_after_the_warm_up_the_pages_compile_nothing(tmp_path):
 
 def test_a_failing_warm_up_says_so_in_one_line_and_exits_0(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    code = ("import engine.warmup as w, sys\n"
-            "def broken():\n    raise OSError('no space left on device')\n"
-            "w.warm_kernels = broken\nsys.exit(w.main())")
+    code = (
+        "import engine.warmup as w, sys\n"
+        "def broken():\n    raise OSError('no space left on device')\n"
+        "w.warm_kernels = broken\nsys.exit(w.main())"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
     assert out.stderr.strip().splitlines() == ["opstudio warm-up skipped: OSError('no space left on device')"]

@@ -28,11 +28,13 @@ def _rows(n: int = 20) -> pd.DataFrame:
 def _database(path: Path, outside: Path) -> None:
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE ratings AS SELECT range / 20.0 AS score, range % 2 AS label FROM range(20)")
-    con.execute(f"CREATE VIEW passwd AS SELECT * FROM read_csv('/etc/passwd')")
+    con.execute("CREATE VIEW passwd AS SELECT * FROM read_csv('/etc/passwd')")
     con.execute(f"CREATE VIEW secret AS SELECT * FROM read_csv('{outside / 'secret.csv'}')")
     con.execute(f"CREATE VIEW secret_parquet AS SELECT * FROM read_parquet('{outside / 'secret.parquet'}')")
     con.execute(f"CREATE VIEW secret_glob AS SELECT * FROM read_csv('{outside}/*.csv')")
-    con.execute(f"CREATE VIEW via_text AS SELECT content AS score, 1 AS label FROM read_text('{outside / 'secret.csv'}')")
+    con.execute(
+        f"CREATE VIEW via_text AS SELECT content AS score, 1 AS label FROM read_text('{outside / 'secret.csv'}')"
+    )
     con.execute(f"CREATE MACRO peek() AS TABLE SELECT * FROM read_csv('{outside / 'secret.csv'}')")
     con.execute("CREATE VIEW through_macro AS SELECT * FROM peek()")
     con.execute(f"CREATE MACRO path_of() AS '{outside / 'secret.csv'}'")
@@ -87,6 +89,16 @@ def build(tmp: Path) -> tuple[Path, list[tuple[str, str | None, str]]]:
         (str(lake / "secret_as.duckdb"), "ratings", "database name linked out"),
         (str(lake / "extra_field.csv"), None, "extra field in the last row"),
         (str(lake / "short_row.csv"), None, "short row"),
-    ] + [(str(lake / "views.duckdb"), view, f"view {view}") for view in
-         ("passwd", "secret", "secret_parquet", "secret_glob", "via_text", "through_macro", "through_scalar_macro")]
+    ] + [
+        (str(lake / "views.duckdb"), view, f"view {view}")
+        for view in (
+            "passwd",
+            "secret",
+            "secret_parquet",
+            "secret_glob",
+            "via_text",
+            "through_macro",
+            "through_scalar_macro",
+        )
+    ]
     return lake, cases

@@ -83,7 +83,7 @@ def corpus() -> dict[str, bytes]:
         "zero_weights.csv": b"score,label,weight\n0.9,1,0\n0.2,0,0\n",
         "huge_numbers.csv": b"score,label\n1e308,1\n-1e308,0\n1e-308,1\n",
         "bool_scores.csv": b"score,label\nTrue,1\nFalse,0\n",
-        "formula_cells.csv": b"score,label,note\n0.9,1,=HYPERLINK(\"http://x\")\n0.2,0,@SUM(A1)\n",
+        "formula_cells.csv": b'score,label,note\n0.9,1,=HYPERLINK("http://x")\n0.2,0,@SUM(A1)\n',
         "markdown_names.csv": b"[x](http://evil),label\n0.9,1\n0.2,0\n",
         "html_names.csv": b"<script>alert(1)</script>,label\n0.9,1\n0.2,0\n",
         "ids_only.csv": b"id,label\n1,1\n2,0\n",
@@ -101,16 +101,22 @@ def corpus() -> dict[str, bytes]:
         "gzip_bomb.csv.gz": gzip.compress(b"0" * (600 * 1024 * 1024), compresslevel=9),
         "gzip_of_binary.csv.gz": gzip.compress(bytes(rng.integers(0, 256, 2000, dtype=np.uint8))),
         # sizes and shapes
-        "wide_10000_columns.csv": (",".join(f"s{j}" for j in range(10_000)) + ",label\n"
-                                   + ",".join("0.5" for _ in range(10_000)) + ",1\n").encode(),
-        "sixty_score_columns.csv": (",".join(f"s{j}" for j in range(60)) + ",label\n"
-                                    + "\n".join(",".join(f"{v:.3f}" for v in rng.random(60)) + f",{i % 2}"
-                                                for i in range(20)) + "\n").encode(),
+        "wide_10000_columns.csv": (
+            ",".join(f"s{j}" for j in range(10_000)) + ",label\n" + ",".join("0.5" for _ in range(10_000)) + ",1\n"
+        ).encode(),
+        "sixty_score_columns.csv": (
+            ",".join(f"s{j}" for j in range(60))
+            + ",label\n"
+            + "\n".join(",".join(f"{v:.3f}" for v in rng.random(60)) + f",{i % 2}" for i in range(20))
+            + "\n"
+        ).encode(),
         "one_row.csv": b"score,label\n0.9,1\n",
-        "parquet_list_column.parquet": _parquet(pd.DataFrame({"score": [0.1, 0.9], "label": [0, 1],
-                                                               "tags": [[1], [2, 3]]})),
-        "parquet_zero_rows.parquet": _parquet(pd.DataFrame({"score": pd.Series([], dtype=float),
-                                                             "label": pd.Series([], dtype=float)})),
+        "parquet_list_column.parquet": _parquet(
+            pd.DataFrame({"score": [0.1, 0.9], "label": [0, 1], "tags": [[1], [2, 3]]})
+        ),
+        "parquet_zero_rows.parquet": _parquet(
+            pd.DataFrame({"score": pd.Series([], dtype=float), "label": pd.Series([], dtype=float)})
+        ),
         "parquet_good.parquet": _parquet(pd.DataFrame({"score": [0.9, 0.2, 0.5], "label": [1, 0, 1]})),
         # aggregated counts
         "counts_two_points.csv": b"t1,t2,tp,fp\n0.1,0.1,5,9\n0.5,0.5,2,3\n",
@@ -119,10 +125,16 @@ def corpus() -> dict[str, bytes]:
         "counts_numbers_column.csv": b"1\n2\n3\n",
         "counts_1d.csv": b"t1,tp,fp\n0.1,10,50\n0.5,6,20\n0.9,1,2\n",
         "counts_negative.csv": b"t1,t2,tp,fp\n0,0,-3,1\n0,1,1,1\n1,0,1,1\n1,1,0,0\n",
-        "counts_irregular_6d.csv": ("t1,t2,t3,t4,t5,t6,tp,fp\n" + "\n".join(
-            ",".join(f"{x:.3f}" for x in rng.random(6)) + f",{i},{2 * i}" for i in range(40)) + "\n").encode(),
-        "counts_irregular_4d.csv": ("t1,t2,t3,t4,tp,fp\n" + "\n".join(
-            ",".join(f"{x:.3f}" for x in rng.random(4)) + f",{i},{2 * i}" for i in range(40)) + "\n").encode(),
+        "counts_irregular_6d.csv": (
+            "t1,t2,t3,t4,t5,t6,tp,fp\n"
+            + "\n".join(",".join(f"{x:.3f}" for x in rng.random(6)) + f",{i},{2 * i}" for i in range(40))
+            + "\n"
+        ).encode(),
+        "counts_irregular_4d.csv": (
+            "t1,t2,t3,t4,tp,fp\n"
+            + "\n".join(",".join(f"{x:.3f}" for x in rng.random(4)) + f",{i},{2 * i}" for i in range(40))
+            + "\n"
+        ).encode(),
         # score matrices
         "npz_no_F.npz": _npz(G=np.zeros((20, 3))),
         "npz_bias_two.npz": _npz(F=rng.normal(size=(20, 3)), bias=np.array([1.0, 2.0])),

@@ -16,7 +16,7 @@ import io
 import json
 import re
 import zipfile
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -29,16 +29,20 @@ def _data(n=400, seed=0):
     return pd.DataFrame(x, columns=["a", "b", "c", "d"]), y
 
 
-@lru_cache(maxsize=None)
+@cache
 def lightgbm_text() -> bytes:
     import lightgbm
 
     frame, y = _data()
-    return lightgbm.LGBMClassifier(n_estimators=20, num_leaves=7, verbose=-1).fit(frame, y) \
-        .booster_.model_to_string().encode()
+    return (
+        lightgbm.LGBMClassifier(n_estimators=20, num_leaves=7, verbose=-1)
+        .fit(frame, y)
+        .booster_.model_to_string()
+        .encode()
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def xgboost_json() -> bytes:
     import xgboost
 
@@ -46,14 +50,17 @@ def xgboost_json() -> bytes:
     return bytes(xgboost.XGBClassifier(n_estimators=10, max_depth=3).fit(frame, y).get_booster().save_raw("json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def skops_file(kind: str = "hist") -> bytes:
     import skops.io as sio
     from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
     frame, y = _data()
-    model = (HistGradientBoostingClassifier(max_iter=5, early_stopping=False) if kind == "hist"
-             else GradientBoostingClassifier(n_estimators=5)).fit(frame, y)
+    model = (
+        HistGradientBoostingClassifier(max_iter=5, early_stopping=False)
+        if kind == "hist"
+        else GradientBoostingClassifier(n_estimators=5)
+    ).fit(frame, y)
     return sio.dumps(model)
 
 
@@ -92,6 +99,7 @@ _DROP = object()
 def set_at(path: list, value=_DROP):
     """An edit of a parsed JSON document: the value at ``path`` (keys and indices) becomes ``value``
     (without a value, the key is removed)."""
+
     def edit(doc):
         obj = doc
         for k in path[:-1]:
@@ -100,6 +108,7 @@ def set_at(path: list, value=_DROP):
             del obj[path[-1]]
         else:
             obj[path[-1]] = value
+
     return edit
 
 
@@ -134,11 +143,17 @@ def _tree(doc, i=0):
 
 def xgboost_crashers() -> dict[str, bytes]:
     """Edited XGBoost JSON models that crash XGBoost, raise a library error or are silently misread."""
+
     def tree_edit(key, i, value):
         return set_at(["learner", "gradient_booster", "model", "trees", 0, key, i], value)
 
-    inner = next(i for i, c in enumerate(json.loads(xgboost_json())["learner"]["gradient_booster"]["model"]["trees"][0]
-                                         ["left_children"]) if c > 0 and i > 0)
+    inner = next(
+        i
+        for i, c in enumerate(
+            json.loads(xgboost_json())["learner"]["gradient_booster"]["model"]["trees"][0]["left_children"]
+        )
+        if c > 0 and i > 0
+    )
     return {
         "split_index_negative.json": _learner_edit(tree_edit("split_indices", 0, -3)),
         "split_index_out_of_range.json": _learner_edit(tree_edit("split_indices", 0, 40)),
@@ -166,9 +181,15 @@ def xgboost_crashers() -> dict[str, bytes]:
 
 # --- skops -----------------------------------------------------------------------------------------------------------
 
+
 def _json_node(value) -> dict:
-    return {"__class__": "str", "__module__": "builtins", "__loader__": "JsonNode", "content": json.dumps(value),
-            "is_json": True}
+    return {
+        "__class__": "str",
+        "__module__": "builtins",
+        "__loader__": "JsonNode",
+        "content": json.dumps(value),
+        "is_json": True,
+    }
 
 
 def _tuple_node(*items) -> dict:
@@ -177,8 +198,12 @@ def _tuple_node(*items) -> dict:
 
 def _call(module: str, name: str, *args) -> dict:
     """skops' ConstructorFromReduceNode: loading it calls module.name(*args)."""
-    return {"__class__": name, "__module__": module, "__loader__": "ConstructorFromReduceNode",
-            "content": _tuple_node(*[a if isinstance(a, dict) else _json_node(a) for a in args])}
+    return {
+        "__class__": name,
+        "__module__": module,
+        "__loader__": "ConstructorFromReduceNode",
+        "content": _tuple_node(*[a if isinstance(a, dict) else _json_node(a) for a in args]),
+    }
 
 
 def _type(module: str, name: str) -> dict:
@@ -221,45 +246,128 @@ def skops_hostile(marker: str) -> dict[str, bytes]:
     header_only = npy.getvalue()[:128]
     files = {
         "getattr_chain.skops": with_node(base, _call("builtins", "getattr", _type("os", "system"), "__call__")),
-        "numpy_function.skops": with_node(base, {"__class__": "save", "__module__": "numpy",
-                                                 "__loader__": "FunctionNode"}),
-        "numpy_load_as_array.skops": with_node(base, {"__class__": "fromfile", "__module__": "numpy",
-                                                      "__loader__": "NdArrayNode", "type": "numpy",
-                                                      "file": "extra.npy"}, members={"extra.npy": npy.getvalue()}),
-        "method.skops": with_node(base, {"__class__": "dict", "__module__": "builtins", "__loader__": "MethodNode",
-                                         "content": {"func": "clear", "obj": {
-                                             "__class__": "dict", "__module__": "builtins", "__loader__": "DictNode",
-                                             "content": {}, "key_types": {"__class__": "list", "__module__": "builtins",
-                                                                          "__loader__": "ListNode", "content": []}}}}),
-        "partial.skops": with_node(base, {"__class__": "partial", "__module__": "functools",
-                                          "__loader__": "PartialNode",
-                                          "content": {"func": {"__class__": "system", "__module__": "os",
-                                                               "__loader__": "FunctionNode"},
-                                                      "args": _tuple_node(_json_node(f"touch {marker}")),
-                                                      "kwds": _json_node({}), "namespace": _json_node(None)}}),
-        "operator.skops": with_node(base, {"__class__": "attrgetter", "__module__": "operator",
-                                           "__loader__": "OperatorFuncNode", "attrs": _tuple_node(_json_node("x"))}),
+        "numpy_function.skops": with_node(
+            base, {"__class__": "save", "__module__": "numpy", "__loader__": "FunctionNode"}
+        ),
+        "numpy_load_as_array.skops": with_node(
+            base,
+            {
+                "__class__": "fromfile",
+                "__module__": "numpy",
+                "__loader__": "NdArrayNode",
+                "type": "numpy",
+                "file": "extra.npy",
+            },
+            members={"extra.npy": npy.getvalue()},
+        ),
+        "method.skops": with_node(
+            base,
+            {
+                "__class__": "dict",
+                "__module__": "builtins",
+                "__loader__": "MethodNode",
+                "content": {
+                    "func": "clear",
+                    "obj": {
+                        "__class__": "dict",
+                        "__module__": "builtins",
+                        "__loader__": "DictNode",
+                        "content": {},
+                        "key_types": {
+                            "__class__": "list",
+                            "__module__": "builtins",
+                            "__loader__": "ListNode",
+                            "content": [],
+                        },
+                    },
+                },
+            },
+        ),
+        "partial.skops": with_node(
+            base,
+            {
+                "__class__": "partial",
+                "__module__": "functools",
+                "__loader__": "PartialNode",
+                "content": {
+                    "func": {"__class__": "system", "__module__": "os", "__loader__": "FunctionNode"},
+                    "args": _tuple_node(_json_node(f"touch {marker}")),
+                    "kwds": _json_node({}),
+                    "namespace": _json_node(None),
+                },
+            },
+        ),
+        "operator.skops": with_node(
+            base,
+            {
+                "__class__": "attrgetter",
+                "__module__": "operator",
+                "__loader__": "OperatorFuncNode",
+                "attrs": _tuple_node(_json_node("x")),
+            },
+        ),
         "type_os.skops": with_node(base, _type("os", "system")),
-        "loss_exec.skops": with_node(base, {"__class__": "exec", "__module__": "builtins", "__loader__": "LossNode",
-                                            "__reduce__": {"args": _tuple_node(_json_node("1"))},
-                                            "content": _json_node({})}),
-        "object_subprocess.skops": with_node(base, {"__class__": "Popen", "__module__": "subprocess",
-                                                    "__loader__": "ObjectNode"}),
-        "sklearn_prefix_trick.skops": with_node(base, {"__class__": "load", "__module__": "sklearn.utils._joblib",
-                                                       "__loader__": "ObjectNode"}),
-        "object_array.skops": with_node(base, {"__class__": "ndarray", "__module__": "numpy",
-                                               "__loader__": "NdArrayNode", "type": "numpy", "file": "obj.npy"},
-                                        members={"obj.npy": header_only.replace(b"'<f8'", b"'|O' ")}),
-        "short_array.skops": with_node(base, {"__class__": "ndarray", "__module__": "numpy",
-                                              "__loader__": "NdArrayNode", "type": "numpy", "file": "short.npy"},
-                                       members={"short.npy": header_only}),
-        "missing_member.skops": with_node(base, {"__class__": "ndarray", "__module__": "numpy",
-                                                 "__loader__": "NdArrayNode", "type": "numpy", "file": "nope.npy"}),
-        "cycle.skops": with_node(base, {"__class__": "list", "__module__": "builtins", "__loader__": "ListNode",
-                                        "__id__": 7, "content": [{"__class__": "list", "__module__": "builtins",
-                                                                   "__loader__": "CachedNode", "__id__": 7}]}),
-        "cached_unknown.skops": with_node(base, {"__class__": "list", "__module__": "builtins",
-                                                 "__loader__": "CachedNode", "__id__": 123456}),
+        "loss_exec.skops": with_node(
+            base,
+            {
+                "__class__": "exec",
+                "__module__": "builtins",
+                "__loader__": "LossNode",
+                "__reduce__": {"args": _tuple_node(_json_node("1"))},
+                "content": _json_node({}),
+            },
+        ),
+        "object_subprocess.skops": with_node(
+            base, {"__class__": "Popen", "__module__": "subprocess", "__loader__": "ObjectNode"}
+        ),
+        "sklearn_prefix_trick.skops": with_node(
+            base, {"__class__": "load", "__module__": "sklearn.utils._joblib", "__loader__": "ObjectNode"}
+        ),
+        "object_array.skops": with_node(
+            base,
+            {
+                "__class__": "ndarray",
+                "__module__": "numpy",
+                "__loader__": "NdArrayNode",
+                "type": "numpy",
+                "file": "obj.npy",
+            },
+            members={"obj.npy": header_only.replace(b"'<f8'", b"'|O' ")},
+        ),
+        "short_array.skops": with_node(
+            base,
+            {
+                "__class__": "ndarray",
+                "__module__": "numpy",
+                "__loader__": "NdArrayNode",
+                "type": "numpy",
+                "file": "short.npy",
+            },
+            members={"short.npy": header_only},
+        ),
+        "missing_member.skops": with_node(
+            base,
+            {
+                "__class__": "ndarray",
+                "__module__": "numpy",
+                "__loader__": "NdArrayNode",
+                "type": "numpy",
+                "file": "nope.npy",
+            },
+        ),
+        "cycle.skops": with_node(
+            base,
+            {
+                "__class__": "list",
+                "__module__": "builtins",
+                "__loader__": "ListNode",
+                "__id__": 7,
+                "content": [{"__class__": "list", "__module__": "builtins", "__loader__": "CachedNode", "__id__": 7}],
+            },
+        ),
+        "cached_unknown.skops": with_node(
+            base, {"__class__": "list", "__module__": "builtins", "__loader__": "CachedNode", "__id__": 123456}
+        ),
         "root_exec.skops": _replace_schema(base, lambda s: s.update(__class__="exec", __module__="builtins")),
         "protocol_0.skops": _replace_schema(base, lambda s: s.update(protocol=0)),
         "protocol_true.skops": _replace_schema(base, lambda s: s.update(protocol=True)),
@@ -283,6 +391,7 @@ def _nodes(doc, loader: str) -> list[dict]:
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     walk(doc)
     return found
 
@@ -297,9 +406,13 @@ def _bit_generator_files(base: bytes) -> dict[str, bytes]:
         def edit(schema):
             node = _nodes(schema, "RandomGeneratorNode")[0]
             node["content"]["bit_generator"]["content"]["bit_generator"]["content"] = json.dumps(name)
+
         return edit
-    return {"bit_generator_seed.skops": _replace_schema(base, rename("seed")),
-            "bit_generator_set.skops": _replace_schema(base, rename("set_bit_generator"))}
+
+    return {
+        "bit_generator_seed.skops": _replace_schema(base, rename("seed")),
+        "bit_generator_set.skops": _replace_schema(base, rename("set_bit_generator")),
+    }
 
 
 def _replace_member(raw: bytes, member: str, data: bytes) -> bytes:
@@ -326,8 +439,10 @@ def skops_bombs(size: int = 300_000_000) -> dict[str, bytes]:
     The issue's files held 2.4 GB and 1.5 GB; a size over the member limit (128 MB) tests the same path.
     """
     base = skops_file()
-    return {"array_bomb.skops": _deflated(base, "bomb.npy", size),
-            "whitespace_bomb.skops": _deflated(base, "schema.json", size)}
+    return {
+        "array_bomb.skops": _deflated(base, "bomb.npy", size),
+        "whitespace_bomb.skops": _deflated(base, "schema.json", size),
+    }
 
 
 def _deflated(base: bytes, member: str, size: int) -> bytes:
@@ -342,6 +457,6 @@ def _deflated(base: bytes, member: str, size: int) -> bytes:
         with z.open(member, "w", force_zip64=True) as stream:
             left = size
             while left > 0:
-                stream.write(chunk[:min(left, len(chunk))])
+                stream.write(chunk[: min(left, len(chunk))])
                 left -= len(chunk)
     return out.getvalue()

@@ -22,24 +22,54 @@ from hypothesis import strategies as st
 from engine.constraints import Preprocessing, TableModel, model_json, read_model_json
 from engine.errors import InputError
 
-FRAME = pd.DataFrame({
-    "age": [30.0, None, 45.5, 60.0, 18.0, 33.0],
-    "income": [1.5, 2.0, -3.0, 0.0, 1e6, None],
-    "job": ["clerk", None, " tech ", "unseen", "", "clerk"],
-    "sex": ["F", "M", "F", "M", "X", "F"],
-    "label": [1, 0, 1, 0, 1, 0],
-})
-PREP = Preprocessing(("age", "income"), (40.0, 1.0), (12.0, 2.5), ("job", "sex"),
-                     (("(missing)", "clerk", "tech"), ("F", "M")))
-BASE = json.loads(model_json(TableModel(
-    PREP, np.array([0.8, -0.25, 0.3, -1.1, 0.45, 0.2, -0.2]), -0.05,
-    ("positive rate(protected) >= 0.8 x positive rate(reference)",),
-    {"train": {"rows": 6, "error": 0.25, "positive_rate": 0.5, "constraints_unmet_by_decisions": []},
-     "test": {"rows": 0, "error": math.nan}},
-    {"label": "label", "group": "sex", "group_value": "F", "demographic_parity": 0.8, "exclude": ("id",),
-     "test_fraction": 0.3, "seed": 0})))
-FIELDS = ("format", "engine_version", "feature_names", "preprocessing", "coefficients", "intercept", "decision",
-          "constraints", "rates", "settings", "flags_nobody")
+FRAME = pd.DataFrame(
+    {
+        "age": [30.0, None, 45.5, 60.0, 18.0, 33.0],
+        "income": [1.5, 2.0, -3.0, 0.0, 1e6, None],
+        "job": ["clerk", None, " tech ", "unseen", "", "clerk"],
+        "sex": ["F", "M", "F", "M", "X", "F"],
+        "label": [1, 0, 1, 0, 1, 0],
+    }
+)
+PREP = Preprocessing(
+    ("age", "income"), (40.0, 1.0), (12.0, 2.5), ("job", "sex"), (("(missing)", "clerk", "tech"), ("F", "M"))
+)
+BASE = json.loads(
+    model_json(
+        TableModel(
+            PREP,
+            np.array([0.8, -0.25, 0.3, -1.1, 0.45, 0.2, -0.2]),
+            -0.05,
+            ("positive rate(protected) >= 0.8 x positive rate(reference)",),
+            {
+                "train": {"rows": 6, "error": 0.25, "positive_rate": 0.5, "constraints_unmet_by_decisions": []},
+                "test": {"rows": 0, "error": math.nan},
+            },
+            {
+                "label": "label",
+                "group": "sex",
+                "group_value": "F",
+                "demographic_parity": 0.8,
+                "exclude": ("id",),
+                "test_fraction": 0.3,
+                "seed": 0,
+            },
+        )
+    )
+)
+FIELDS = (
+    "format",
+    "engine_version",
+    "feature_names",
+    "preprocessing",
+    "coefficients",
+    "intercept",
+    "decision",
+    "constraints",
+    "rates",
+    "settings",
+    "flags_nobody",
+)
 
 
 def reference_scores(record: dict, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -77,12 +107,20 @@ def paths(node, prefix=()):
 
 PATHS = [p for p in paths(BASE) if p]
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-    max_leaves=12)
-NUMBERS = st.floats(-1e3, 1e3, allow_nan=False) | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.integers(-10**4, 10**4) | st.sampled_from([0, 0.0, -0.0, 1e-300, 5e-324, 1e12, -1e12, 1e15, 10**400])
+    max_leaves=12,
+)
+NUMBERS = (
+    st.floats(-1e3, 1e3, allow_nan=False)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.integers(-(10**4), 10**4)
+    | st.sampled_from([0, 0.0, -0.0, 1e-300, 5e-324, 1e12, -1e12, 1e15, 10**400])
+)
 
 
 def at(record, path):
@@ -131,8 +169,11 @@ def mutate(record, data):
         return
     live = [p for p in paths(record) if p]
     if kind == "number":  # a number where a number is: most of these files stay valid
-        numeric = [p for p in live if isinstance(at(record, p)[p[-1]], (int, float))
-                   and not isinstance(at(record, p)[p[-1]], bool)]
+        numeric = [
+            p
+            for p in live
+            if isinstance(at(record, p)[p[-1]], (int, float)) and not isinstance(at(record, p)[p[-1]], bool)
+        ]
         live = numeric or live
     path = data.draw(st.sampled_from(live))
     parent = at(record, path)
@@ -145,8 +186,9 @@ def mutate(record, data):
         parent[path[-1]] = data.draw(NUMBERS if kind == "number" else JSON_VALUES)
 
 
-NAMED = re.compile(r"'(" + "|".join(FIELDS) + r"|extra|evil|format2|column|mean)([.\[][^']*)?'|column '[^']*'",
-                   re.IGNORECASE)
+NAMED = re.compile(
+    r"'(" + "|".join(FIELDS) + r"|extra|evil|format2|column|mean)([.\[][^']*)?'|column '[^']*'", re.IGNORECASE
+)
 
 
 def check(text: str) -> None:

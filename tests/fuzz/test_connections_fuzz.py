@@ -47,8 +47,13 @@ def test_every_hostile_connection_is_refused_without_showing_what_lies_outside(b
 def test_what_lies_inside_is_read(built):
     lake, _ = built
     sql_named = next(p for p in lake.iterdir() if "SELECT" in p.name)
-    for path, table in [(lake / "good.parquet", None), (lake / "good.csv", None), (sql_named, None),
-                        (lake / "views.duckdb", "ratings"), (lake / "db_link.duckdb", "ratings")]:
+    for path, table in [
+        (lake / "good.parquet", None),
+        (lake / "good.csv", None),
+        (sql_named, None),
+        (lake / "views.duckdb", "ratings"),
+        (lake / "db_link.duckdb", "ratings"),
+    ]:
         connected = connect(str(path), table, roots=[str(lake)])
         data = map_columns(connected, ["score"], "label")
         assert data.n_rated == 20 and SECRET not in connected.sample.to_string()

@@ -62,10 +62,16 @@ def test_no_misreads_on_the_files_that_load():
     assert load_rated(FILES["cr_only.csv"]).n_rated == 4
     assert load_rated(FILES["quoted_delimiters.csv"]).n_rated == 2
     assert load_counts(FILES["counts_1d.csv"]).shape == (3,)
-    for name, needle in (("comma_decimal_in_comma_csv.csv", "rows 1, 2, 3"), ("headerless.csv", "no header row"),
-                         ("case_duplicates.csv", "'Label' and 'label'"), ("zip_as_csv.csv", "zip archive"),
-                         ("xlsx_as_csv.csv", "Excel"), ("gzip_bomb.csv.gz", "inflates to more than"),
-                         ("ragged_short.csv", r"row 2 \(row 1 = first data row\) has 1 fields"), ("wide_10000_columns.csv", "10,001 columns")):
+    for name, needle in (
+        ("comma_decimal_in_comma_csv.csv", "rows 1, 2, 3"),
+        ("headerless.csv", "no header row"),
+        ("case_duplicates.csv", "'Label' and 'label'"),
+        ("zip_as_csv.csv", "zip archive"),
+        ("xlsx_as_csv.csv", "Excel"),
+        ("gzip_bomb.csv.gz", "inflates to more than"),
+        ("ragged_short.csv", r"row 2 \(row 1 = first data row\) has 1 fields"),
+        ("wide_10000_columns.csv", "10,001 columns"),
+    ):
         with pytest.raises(InputError, match=needle):
             load_rated(FILES[name])
 
@@ -80,12 +86,24 @@ def test_random_bytes(raw):
             pass
 
 
-TEXT_CELLS = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5),
-                       st.text(max_size=6), st.sampled_from(["1", "0", "yes", "no", "", " ", "tp", "fp"]))
+TEXT_CELLS = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-5, 5),
+    st.text(max_size=6),
+    st.sampled_from(["1", "0", "yes", "no", "", " ", "tp", "fp"]),
+)
 
 
-@given(data_frames([column("score", elements=TEXT_CELLS), column("label", elements=TEXT_CELLS),
-                    column("weight", elements=TEXT_CELLS)]))
+@given(
+    data_frames(
+        [
+            column("score", elements=TEXT_CELLS),
+            column("label", elements=TEXT_CELLS),
+            column("weight", elements=TEXT_CELLS),
+        ]
+    )
+)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_random_frames_as_rated_data_and_batches(frame):
     frame = frame.astype(object)
@@ -98,13 +116,18 @@ def test_random_frames_as_rated_data_and_batches(frame):
             assert np.isfinite(result.scores).all() and result.n_rated + result.n_unrated == len(frame)
 
 
-@given(st.lists(st.lists(st.one_of(st.floats(-1e6, 1e6), st.integers(-3, 3)), min_size=1, max_size=5),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.lists(st.one_of(st.floats(-1e6, 1e6), st.integers(-3, 3)), min_size=1, max_size=5), min_size=1, max_size=8
+    )
+)
 @settings(max_examples=100, deadline=None)
 def test_random_count_tables(rows):
     width = max(len(r) for r in rows)
     frame = pd.DataFrame([r + [0] * (width - len(r)) for r in rows])
-    frame.columns = [f"t{j}" for j in range(width - 2)] + ["tp", "fp"] if width >= 3 else [f"c{j}" for j in range(width)]
+    frame.columns = (
+        [f"t{j}" for j in range(width - 2)] + ["tp", "fp"] if width >= 3 else [f"c{j}" for j in range(width)]
+    )
     try:
         grid = load_counts(frame)
     except InputError:

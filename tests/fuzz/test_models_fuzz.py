@@ -25,7 +25,6 @@ from engine.qwyc.deployment import apply_policy, fit_policy, policy_json, read_p
 from engine.qwyc.models import load_model
 from tests.fuzz import model_corpus as mc
 
-
 _CACHE: dict = {}
 
 
@@ -43,12 +42,14 @@ def fitted():
 def interpret(record: dict, f: np.ndarray):
     """Decisions and trees evaluated as the file format documents them, one row at a time."""
     p = record["policy"]
+
     def threshold(v, side):
         if v is None:
             return -math.inf if side == "minus" else math.inf
         if v == "all":
             return math.inf if side == "minus" else -math.inf
         return float(v)
+
     decisions, counts = [], []
     for row in f:
         g = float(p["bias"])
@@ -69,14 +70,43 @@ def interpret(record: dict, f: np.ndarray):
     return np.array(decisions), np.array(counts)
 
 
-FIELDS = ["format", "model", "model.sha256", "model.trees", "model.file", "policy", "policy.order",
-          "policy.order[]", "policy.eps_minus", "policy.eps_minus[]", "policy.eps_plus[]", "policy.threshold",
-          "policy.bias", "policy.costs", "policy.costs[]", "policy.alpha", "policy.method", "policy.fit_seconds",
-          "policy.fit_disagreements", "fit", "engine_version"]
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 25), st.integers(-2**70, 2**70),
-                   st.floats(allow_nan=False, allow_infinity=False), st.floats(-3, 3), st.just("all"),
-                   st.text(max_size=4), st.lists(st.integers(0, 19), max_size=25), st.just({}),
-                   st.just(float("nan")), st.just(float("inf")))
+FIELDS = [
+    "format",
+    "model",
+    "model.sha256",
+    "model.trees",
+    "model.file",
+    "policy",
+    "policy.order",
+    "policy.order[]",
+    "policy.eps_minus",
+    "policy.eps_minus[]",
+    "policy.eps_plus[]",
+    "policy.threshold",
+    "policy.bias",
+    "policy.costs",
+    "policy.costs[]",
+    "policy.alpha",
+    "policy.method",
+    "policy.fit_seconds",
+    "policy.fit_disagreements",
+    "fit",
+    "engine_version",
+]
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 25),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(-3, 3),
+    st.just("all"),
+    st.text(max_size=4),
+    st.lists(st.integers(0, 19), max_size=25),
+    st.just({}),
+    st.just(float("nan")),
+    st.just(float("inf")),
+)
 
 
 @st.composite
@@ -130,8 +160,13 @@ def test_a_mutated_policy_is_refused_naming_the_field_or_applied_as_written(muta
         if odd:  # NaN / Infinity are not JSON: refused by the parser, which names the literal
             assert "not valid JSON" in message
         else:
-            names = {"eps_minus": ("eps_minus", "eps_plus"), "eps_plus": ("eps_plus", "eps_minus"),
-                     "model": ("model",), "policy": ("policy",), "format": ("format",)}.get(key, (key,))
+            names = {
+                "eps_minus": ("eps_minus", "eps_plus"),
+                "eps_plus": ("eps_plus", "eps_minus"),
+                "model": ("model",),
+                "policy": ("policy",),
+                "format": ("format",),
+            }.get(key, (key,))
             assert any(n in message for n in names), (key, message)
         return
     decision, n_eval = apply_policy(policy, state["model"], state["frame"])
@@ -176,7 +211,7 @@ def test_random_edits_of_real_model_files(name, data):
         if op == "flip":
             raw[i] ^= data.draw(st.integers(1, 255))
         elif op == "delete":
-            del raw[i:i + data.draw(st.integers(1, 64))]
+            del raw[i : i + data.draw(st.integers(1, 64))]
         elif op == "digit":
             raw[i] = ord(data.draw(st.sampled_from("0123456789-.e")))
         else:
@@ -192,7 +227,7 @@ def test_random_edits_of_real_model_files(name, data):
 @given(st.binary(max_size=400))
 @settings(max_examples=200, deadline=None)
 def test_random_bytes_with_a_model_signature(tail):
-    for head in (b"tree\nversion=v4\n", b"{\"learner\": ", b"{i\x07learner", b"PK\x03\x04schema.json"):
+    for head in (b"tree\nversion=v4\n", b'{"learner": ', b"{i\x07learner", b"PK\x03\x04schema.json"):
         try:
             load_model(head + tail, name="random")
         except InputError:

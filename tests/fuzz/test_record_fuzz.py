@@ -21,29 +21,72 @@ from hypothesis import strategies as st
 from engine.errors import InputError
 from engine.record import RECORD_FORMAT, new_item, read_record_json, record_html, record_json
 
-HOSTILE = ["![beacon](http://evil.example/b.png)", "<img src=http://evil.example/i.png>", "javascript:alert(1)",
-           "[x](javascript:alert(1))", "<script>alert(1)</script>", "</script><script>alert(2)</script>",
-           "=1+1", "@SUM(A1)", "'\"><svg onload=alert(3)>", "//evil.example/x", "http://evil.example/",
-           "data:text/html,<b>x</b>", "\u202e\u0000\r\n", "a" * 300]
+HOSTILE = [
+    "![beacon](http://evil.example/b.png)",
+    "<img src=http://evil.example/i.png>",
+    "javascript:alert(1)",
+    "[x](javascript:alert(1))",
+    "<script>alert(1)</script>",
+    "</script><script>alert(2)</script>",
+    "=1+1",
+    "@SUM(A1)",
+    "'\"><svg onload=alert(3)>",
+    "//evil.example/x",
+    "http://evil.example/",
+    "data:text/html,<b>x</b>",
+    "\u202e\u0000\r\n",
+    "a" * 300,
+]
 TEXT = st.sampled_from(HOSTILE) | st.text(max_size=12)
-SCALARS = st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False) \
-    | TEXT
-JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(TEXT, inner, max_size=3), max_leaves=10)
-LINKS = st.sampled_from(["http://localhost:8501/operating-point?target=0.3", "/batch-decisions?beta=2",
-                         "javascript:alert(1)", "//evil.example", "http://evil.example/x y", "data:,x", "",
-                         "https://studio.example/early-exit?alpha_pct=0.6"])
-TRACES = st.fixed_dictionaries({"type": st.sampled_from(["scatter", "bar", "heatmap", "histogram", "image",
-                                                         "scattermapbox", "scattergeo", "table", "unknown"]),
-                                "name": TEXT}, optional={"x": st.lists(st.integers(0, 9), max_size=3),
-                                                         "source": st.just("http://evil.example/img.png"),
-                                                         "hovertemplate": TEXT})
-FIGURES = st.fixed_dictionaries({"name": TEXT, "plotly": st.fixed_dictionaries(
-    {"data": st.lists(TRACES, max_size=2)},
-    optional={"layout": st.fixed_dictionaries({}, optional={
-        "title": st.fixed_dictionaries({"text": TEXT}),
-        "images": st.just([{"source": "http://evil.example/layout.png"}]),
-        "mapbox": st.just({"style": "http://evil.example/style.json"})})})})
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
+)
+JSON_VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3), max_leaves=10
+)
+LINKS = st.sampled_from(
+    [
+        "http://localhost:8501/operating-point?target=0.3",
+        "/batch-decisions?beta=2",
+        "javascript:alert(1)",
+        "//evil.example",
+        "http://evil.example/x y",
+        "data:,x",
+        "",
+        "https://studio.example/early-exit?alpha_pct=0.6",
+    ]
+)
+TRACES = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(
+            ["scatter", "bar", "heatmap", "histogram", "image", "scattermapbox", "scattergeo", "table", "unknown"]
+        ),
+        "name": TEXT,
+    },
+    optional={
+        "x": st.lists(st.integers(0, 9), max_size=3),
+        "source": st.just("http://evil.example/img.png"),
+        "hovertemplate": TEXT,
+    },
+)
+FIGURES = st.fixed_dictionaries(
+    {
+        "name": TEXT,
+        "plotly": st.fixed_dictionaries(
+            {"data": st.lists(TRACES, max_size=2)},
+            optional={
+                "layout": st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "title": st.fixed_dictionaries({"text": TEXT}),
+                        "images": st.just([{"source": "http://evil.example/layout.png"}]),
+                        "mapbox": st.just({"style": "http://evil.example/style.json"}),
+                    },
+                )
+            },
+        ),
+    }
+)
 
 
 @st.composite
@@ -55,22 +98,48 @@ def tables(draw):
 
 ITEMS = st.fixed_dictionaries(
     {"kind": TEXT, "title": TEXT, "sentence": TEXT},
-    optional={"note": TEXT, "tables": st.lists(tables(), max_size=2), "figures": st.lists(FIGURES, max_size=2),
-              "provenance": st.fixed_dictionaries({}, optional={
-                  "data_sha256": st.sampled_from(["f" * 64, "500", ""]) | TEXT, "settings": st.dictionaries(
-                      TEXT, JSON_VALUES, max_size=3), "engine_version": TEXT, "time": TEXT, "link": LINKS})})
-RECORDS = st.fixed_dictionaries({"format": st.sampled_from([RECORD_FORMAT, RECORD_FORMAT, "x", None]),
-                                 "items": st.lists(ITEMS, max_size=3)})
+    optional={
+        "note": TEXT,
+        "tables": st.lists(tables(), max_size=2),
+        "figures": st.lists(FIGURES, max_size=2),
+        "provenance": st.fixed_dictionaries(
+            {},
+            optional={
+                "data_sha256": st.sampled_from(["f" * 64, "500", ""]) | TEXT,
+                "settings": st.dictionaries(TEXT, JSON_VALUES, max_size=3),
+                "engine_version": TEXT,
+                "time": TEXT,
+                "link": LINKS,
+            },
+        ),
+    },
+)
+RECORDS = st.fixed_dictionaries(
+    {"format": st.sampled_from([RECORD_FORMAT, RECORD_FORMAT, "x", None]), "items": st.lists(ITEMS, max_size=3)}
+)
 
-BASE = json.loads(record_json([new_item(
-    "operating point", "Operating point of score", "Flag documents with score ≥ 0.5.",
-    tables=[("Sweep", pd.DataFrame({"threshold": [0.5, None], "name": ["a", "=1+1"]}))],
-    figures=[("PN curve", go.Figure(go.Scatter(x=[0, 1], y=[1, 2])))], data_fingerprint="f" * 64,
-    settings={"target": 0.3, "classifiers": ["a", "b"]}, link="http://localhost:8501/operating-point?target=0.3")]))
+BASE = json.loads(
+    record_json(
+        [
+            new_item(
+                "operating point",
+                "Operating point of score",
+                "Flag documents with score ≥ 0.5.",
+                tables=[("Sweep", pd.DataFrame({"threshold": [0.5, None], "name": ["a", "=1+1"]}))],
+                figures=[("PN curve", go.Figure(go.Scatter(x=[0, 1], y=[1, 2])))],
+                data_fingerprint="f" * 64,
+                settings={"target": 0.3, "classifiers": ["a", "b"]},
+                link="http://localhost:8501/operating-point?target=0.3",
+            )
+        ]
+    )
+)
 
 # markup the studio writes itself: its own tags and the links of provenance it checked
-OWN_LINK = re.compile(r"<a href='(https?://[^'\s<>\"]+|/[^/'][^'\s<>\"]*)'>|<a download='[^']*' "
-                      r"href='data:text/csv;base64,[A-Za-z0-9+/=]*'>")
+OWN_LINK = re.compile(
+    r"<a href='(https?://[^'\s<>\"]+|/[^/'][^'\s<>\"]*)'>|<a download='[^']*' "
+    r"href='data:text/csv;base64,[A-Za-z0-9+/=]*'>"
+)
 
 
 def paths(node, prefix=()):
@@ -113,9 +182,11 @@ def check(text: str) -> None:
         for _, figure in item.figures:
             spec = figure.to_plotly_json()
             assert not spec["layout"].get("images") and "mapbox" not in spec["layout"]
-            assert all(t.get("type", "scatter") in ("scatter", "scattergl", "bar", "heatmap", "histogram",
-                                                    "histogram2d", "contour", "box", "violin")
-                       for t in spec["data"])
+            assert all(
+                t.get("type", "scatter")
+                in ("scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour", "box", "violin")
+                for t in spec["data"]
+            )
             assert "evil.example/img.png" not in figure.to_json()
     again = read_record_json(record_json(items))
     assert [(i.title, i.sentence, i.note) for i in again] == [(i.title, i.sentence, i.note) for i in items]
@@ -145,13 +216,22 @@ def test_mutated_records_are_imported_as_text_or_refused_in_one_message(data):
     check(json.dumps(record))
 
 
-@pytest.mark.parametrize("text", [b"", b"[]", b"null", b"\xff\xfe", b'{"format": "opstudio-decision-record/1"}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [1]}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [[]]}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [{}]}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [{"kind": NaN}]}',
-                                  b'{"format": "opstudio-decision-record/1", "items": [{"kind": "k", "title": "t", '
-                                  b'"sentence": "s", "figures": [{"name": "f", "plotly": {"data": [{"type": []}]}}]}]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"[]",
+        b"null",
+        b"\xff\xfe",
+        b'{"format": "opstudio-decision-record/1"}',
+        b'{"format": "opstudio-decision-record/1", "items": [1]}',
+        b'{"format": "opstudio-decision-record/1", "items": [[]]}',
+        b'{"format": "opstudio-decision-record/1", "items": [{}]}',
+        b'{"format": "opstudio-decision-record/1", "items": [{"kind": NaN}]}',
+        b'{"format": "opstudio-decision-record/1", "items": [{"kind": "k", "title": "t", '
+        b'"sentence": "s", "figures": [{"name": "f", "plotly": {"data": [{"type": []}]}}]}]}',
+    ],
+)
 def test_corpus_of_broken_records(text):
     with pytest.raises(InputError, match="^This is not a decision record written by the studio"):
         read_record_json(text)

@@ -6,9 +6,28 @@ Each module handles one input kind (``engine.io.INPUT_KINDS``) and defines
 line for the inputs table) and ``report(inp)``.
 """
 
-from views.forms import (audit, batches, counts, dated, feature_table, model_file, population, rated, score_matrix,
-                         training)
+from views.forms import (
+    audit,
+    batches,
+    counts,
+    dated,
+    feature_table,
+    model_file,
+    population,
+    rated,
+    score_matrix,
+    training,
+)
 
-FORMS = {"rated": rated, "dated": dated, "counts": counts, "batches": batches, "score_matrix": score_matrix,
-         "model_file": model_file, "feature_table": feature_table, "training_table": training,
-         "population": population, "audit": audit}
+FORMS = {
+    "rated": rated,
+    "dated": dated,
+    "counts": counts,
+    "batches": batches,
+    "score_matrix": score_matrix,
+    "model_file": model_file,
+    "feature_table": feature_table,
+    "training_table": training,
+    "population": population,
+    "audit": audit,
+}

@@ -13,8 +13,10 @@ from views.state import md, memo
 
 
 def _input(table: Table, source: str, sample_key: str | None = None) -> SessionInput:
-    value = memo(("audit", table.fingerprint),
-                 lambda: audit_from_frame(table.frame, name=table.name, fingerprint=table.fingerprint))
+    value = memo(
+        ("audit", table.fingerprint),
+        lambda: audit_from_frame(table.frame, name=table.name, fingerprint=table.fingerprint),
+    )
     return SessionInput(table.name, "audit", source, table.fingerprint, value, None, sample_key, table)
 
 
@@ -24,8 +26,10 @@ def load_sample(key: str) -> SessionInput:
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
-    st.caption(f"The plan file as the Audit page or `opstudio audit plan` wrote it ({', '.join(PLAN_COLUMNS)}), "
-               "with 'label' filled in by the reviewers.")
+    st.caption(
+        f"The plan file as the Audit page or `opstudio audit plan` wrote it ({', '.join(PLAN_COLUMNS)}), "
+        "with 'label' filled in by the reviewers."
+    )
     try:
         return _input(table, "upload")
     except InputError as exc:
@@ -35,8 +39,10 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 def summary(inp: SessionInput) -> str:
     a = inp.value
-    return (f"{int(a.reviewed.sum()):,} of {a.ids.size:,} documents reviewed, {int(a.positives.sum()):,} positive; "
-            f"{a.documents.size} strata below the line {a.review_threshold:.6g}")
+    return (
+        f"{int(a.reviewed.sum()):,} of {a.ids.size:,} documents reviewed, {int(a.positives.sum()):,} positive; "
+        f"{a.documents.size} strata below the line {a.review_threshold:.6g}"
+    )
 
 
 def report(inp: SessionInput) -> None:

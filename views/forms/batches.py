@@ -43,15 +43,29 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         return options.index(value) if value in options else 0
 
     c = st.columns(4)
-    probability = c[0].selectbox("Probability column", probability_columns,
-                                 index=index(probability_columns, guess.probability_col if guess else None),
-                                 key=f"prob_{tag}")
-    batch = c[1].selectbox("Batch column", optional, index=index(optional, guess.batch_col if guess else None),
-                           key=f"batch_{tag}", help="Items decided together; none = every row is one batch.")
-    item = c[2].selectbox("Item id column", optional, index=index(optional, guess.item_col if guess else None),
-                          key=f"item_{tag}")
-    label = c[3].selectbox("Label column", optional, index=index(optional, guess.label_col if guess else None),
-                           key=f"blabel_{tag}", help="Optional: true outcomes, to score the decisions.")
+    probability = c[0].selectbox(
+        "Probability column",
+        probability_columns,
+        index=index(probability_columns, guess.probability_col if guess else None),
+        key=f"prob_{tag}",
+    )
+    batch = c[1].selectbox(
+        "Batch column",
+        optional,
+        index=index(optional, guess.batch_col if guess else None),
+        key=f"batch_{tag}",
+        help="Items decided together; none = every row is one batch.",
+    )
+    item = c[2].selectbox(
+        "Item id column", optional, index=index(optional, guess.item_col if guess else None), key=f"item_{tag}"
+    )
+    label = c[3].selectbox(
+        "Label column",
+        optional,
+        index=index(optional, guess.label_col if guess else None),
+        key=f"blabel_{tag}",
+        help="Optional: true outcomes, to score the decisions.",
+    )
     mapping = BatchMapping(probability, _choice(batch), _choice(item), _choice(label))
     try:
         batches = validate(table, mapping)
@@ -63,8 +77,9 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 def summary(inp: SessionInput) -> str:
     b = inp.value
-    return (f"{b.n_items:,} items in {len(b.batch_names):,} batches; probability '{b.mapping.probability_col}'"
-            + (f"; {b.n_labelled:,} labelled" if b.labels is not None else ""))
+    return f"{b.n_items:,} items in {len(b.batch_names):,} batches; probability '{b.mapping.probability_col}'" + (
+        f"; {b.n_labelled:,} labelled" if b.labels is not None else ""
+    )
 
 
 def report(inp: SessionInput) -> None:
@@ -74,8 +89,12 @@ def report(inp: SessionInput) -> None:
     for column, (label, value) in zip(m, facts.items()):
         column.metric(label.capitalize(), f"{value:,.3f}" if isinstance(value, float) else f"{value:,}")
     mapping = b.mapping
-    st.caption(md(f"Probability: {mapping.probability_col} · batch: {mapping.batch_col or 'none (one batch)'} · "
-                  f"item id: {mapping.item_col or 'none'} · label: {mapping.label_col or 'none'}"))
+    st.caption(
+        md(
+            f"Probability: {mapping.probability_col} · batch: {mapping.batch_col or 'none (one batch)'} · "
+            f"item id: {mapping.item_col or 'none'} · label: {mapping.label_col or 'none'}"
+        )
+    )
     for warning in b.warnings:
         st.warning(md(warning))
     st.subheader("Preview")

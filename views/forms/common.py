@@ -38,8 +38,10 @@ def preview(table: Table) -> None:
 
 def validated(kind: str, table: Table, mapping, build):
     """``build(frame, mapping, name=, fingerprint=)`` once per table and mapping (the engine validates)."""
-    return memo((kind, table.fingerprint, mapping),
-                lambda: build(table.frame, mapping, name=table.name, fingerprint=table.fingerprint))
+    return memo(
+        (kind, table.fingerprint, mapping),
+        lambda: build(table.frame, mapping, name=table.name, fingerprint=table.fingerprint),
+    )
 
 
 def table_input(kind: str, table: Table, value, source: str, sample_key: str | None = None) -> SessionInput:

@@ -30,8 +30,9 @@ def connect_clicked(path_key: str, table_key: str, source_key: str, error_key: s
     previewed within the allowed folders; the source under ``source_key`` or the message under ``error_key``."""
     st.session_state.pop(error_key, None)
     try:
-        st.session_state[source_key] = connect(st.session_state.get(path_key, ""),
-                                               st.session_state.get(table_key, "") or None, roots=data_roots())
+        st.session_state[source_key] = connect(
+            st.session_state.get(path_key, ""), st.session_state.get(table_key, "") or None, roots=data_roots()
+        )
     except InputError as exc:
         st.session_state.pop(source_key, None)
         st.session_state[error_key] = str(exc)
@@ -39,15 +40,26 @@ def connect_clicked(path_key: str, table_key: str, source_key: str, error_key: s
 
 def connect_section() -> SessionInput | None:
     """Path / glob and table, Connect, then schema, sample and column mapping; the input when the user adds it."""
-    st.caption("Parquet or CSV files (a path, or a glob such as `/data/ratings/2026-*/part-*.parquet`) or a table of "
-               "a DuckDB database file, **on the server** running this dashboard. DuckDB reads the rows where they "
-               "are, out of core; only counts reach the dashboard, and nothing is copied into your session.")
+    st.caption(
+        "Parquet or CSV files (a path, or a glob such as `/data/ratings/2026-*/part-*.parquet`) or a table of "
+        "a DuckDB database file, **on the server** running this dashboard. DuckDB reads the rows where they "
+        "are, out of core; only counts reach the dashboard, and nothing is copied into your session."
+    )
     c = st.columns([5, 2, 1], vertical_alignment="bottom")
     c[0].text_input("Path or glob on the server", key="connect_path", placeholder="/data/ratings/*.parquet")
-    c[1].text_input("DuckDB table", key="connect_table", placeholder="only for a .duckdb file",
-                    help="Leave empty for Parquet / CSV, or for a database holding one table.")
-    c[2].button("Connect", key="connect_button", type="primary", on_click=connect_clicked,
-                 args=("connect_path", "connect_table", _CONNECTED, "_connect_error"))
+    c[1].text_input(
+        "DuckDB table",
+        key="connect_table",
+        placeholder="only for a .duckdb file",
+        help="Leave empty for Parquet / CSV, or for a database holding one table.",
+    )
+    c[2].button(
+        "Connect",
+        key="connect_button",
+        type="primary",
+        on_click=connect_clicked,
+        args=("connect_path", "connect_table", _CONNECTED, "_connect_error"),
+    )
     if st.session_state.get("_connect_error"):
         st.error(f"**Could not connect.** {md(st.session_state['_connect_error'])}")
         return None
@@ -59,9 +71,11 @@ def connect_section() -> SessionInput | None:
     if mapping is None or not st.button("Count with DuckDB and use these columns", key="connect_use", type="primary"):
         return None
     try:
-        data = scan(("connected", connected.fingerprint, *mapping),
-                    lambda progress: map_columns(connected, *mapping, progress=progress),
-                    label=f"Validating {connected.name} with DuckDB")
+        data = scan(
+            ("connected", connected.fingerprint, *mapping),
+            lambda progress: map_columns(connected, *mapping, progress=progress),
+            label=f"Validating {connected.name} with DuckDB",
+        )
     except InputError as exc:
         st.error(f"**{md(connected.name)} is not valid rated data.** {md(exc)}")
         return None
@@ -70,9 +84,11 @@ def connect_section() -> SessionInput | None:
 
 def _show_source(connected: ConnectedSource) -> None:
     files = f"{len(connected.files):,} file{'s' if len(connected.files) > 1 else ''}"
-    st.success(f"Connected to **{md(connected.name)}**: {connected.file_format}, {files}, "
-               f"{_size(connected.total_bytes)} on disk, {len(connected.schema):,} columns "
-               f"(schema and {len(connected.sample):,} sample rows read in {connected.seconds:.2f} s).")
+    st.success(
+        f"Connected to **{md(connected.name)}**: {connected.file_format}, {files}, "
+        f"{_size(connected.total_bytes)} on disk, {len(connected.schema):,} columns "
+        f"(schema and {len(connected.sample):,} sample rows read in {connected.seconds:.2f} s)."
+    )
     c = st.columns([1, 2])
     with c[0]:
         st.caption("Schema")
@@ -97,14 +113,25 @@ def _mapping_form(connected: ConnectedSource) -> tuple | None:
     guess, columns, tag = connected.guess, connected.columns, connected.fingerprint[:12]
     optional = [NONE, *columns]
     c = st.columns([3, 2, 2])
-    scores = c[0].multiselect("Score columns (one per classifier)", columns,
-                              default=list(guess.score_cols) if guess else connected.numeric_columns,
-                              key=f"cscores_{tag}")
-    label = c[1].selectbox("Label column", columns, index=columns.index(guess.label_col) if guess else None,
-                           key=f"clabel_{tag}", placeholder="Choose the raters' verdicts")
-    weight = c[2].selectbox("Weight column", optional,
-                            index=optional.index(guess.weight_col) if guess and guess.weight_col else 0,
-                            key=f"cweight_{tag}")
+    scores = c[0].multiselect(
+        "Score columns (one per classifier)",
+        columns,
+        default=list(guess.score_cols) if guess else connected.numeric_columns,
+        key=f"cscores_{tag}",
+    )
+    label = c[1].selectbox(
+        "Label column",
+        columns,
+        index=columns.index(guess.label_col) if guess else None,
+        key=f"clabel_{tag}",
+        placeholder="Choose the raters' verdicts",
+    )
+    weight = c[2].selectbox(
+        "Weight column",
+        optional,
+        index=optional.index(guess.weight_col) if guess and guess.weight_col else 0,
+        key=f"cweight_{tag}",
+    )
     if not scores:
         st.error("Choose at least one score column: each classifier needs a column of numeric scores.")
         return None
@@ -116,8 +143,10 @@ def _mapping_form(connected: ConnectedSource) -> tuple | None:
 
 def summary(inp: SessionInput) -> str:
     d = inp.value
-    return (f"{d.n_rated:,} rated, {d.n_unrated:,} unrated; classifiers {', '.join(d.score_names)}; counted by "
-            f"DuckDB at {d.source.path}")
+    return (
+        f"{d.n_rated:,} rated, {d.n_unrated:,} unrated; classifiers {', '.join(d.score_names)}; counted by "
+        f"DuckDB at {d.source.path}"
+    )
 
 
 def report(inp: SessionInput) -> None:
@@ -128,13 +157,27 @@ def report(inp: SessionInput) -> None:
     m[2].metric("Unrated (excluded)", f"{d.n_unrated:,}")
     m[3].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
     m[4].metric("Seconds", f"{d.seconds:.2f}", help="Time DuckDB took to validate every row.")
-    show_table(pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
-                             "highest rated score": d.highest}))
-    st.caption(md(f"Path: {d.source.path}" + (f" · table: {d.source.table}" if d.source.table else "")
-                  + f" · scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
-                  f"{d.mapping.weight_col or 'none (1 per row)'}"))
-    st.caption("The rows stay on the server: the Operating point and Ensemble paths pages count them with DuckDB. "
-               f"Bootstrap intervals and segments are not offered: {ROWS_NEEDED}")
+    show_table(
+        pd.DataFrame(
+            {
+                "classifier": d.score_names,
+                "rating floor (lowest rated score)": d.rating_floor,
+                "highest rated score": d.highest,
+            }
+        )
+    )
+    st.caption(
+        md(
+            f"Path: {d.source.path}"
+            + (f" · table: {d.source.table}" if d.source.table else "")
+            + f" · scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
+            f"{d.mapping.weight_col or 'none (1 per row)'}"
+        )
+    )
+    st.caption(
+        "The rows stay on the server: the Operating point and Ensemble paths pages count them with DuckDB. "
+        f"Bootstrap intervals and segments are not offered: {ROWS_NEEDED}"
+    )
     for warning in d.warnings:
         st.warning(md(warning))
     st.subheader("Sample")

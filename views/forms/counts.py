@@ -29,8 +29,10 @@ def load_sample(key: str) -> SessionInput:
 
 
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
-    st.caption("Columns named tp and fp are the counts; every other column is a threshold. A file without a "
-               "header is read as thresholds followed by tp, fp.")
+    st.caption(
+        "Columns named tp and fp are the counts; every other column is a threshold. A file without a "
+        "header is read as thresholds followed by tp, fp."
+    )
     try:
         return _input(raw, name, "upload")
     except RatedDataError as exc:

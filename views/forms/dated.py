@@ -33,15 +33,22 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         return options.index(value) if value in options else 0
 
     c = st.columns(4)
-    classifier = c[0].selectbox("Score column (the classifier)", columns,
-                                index=index(columns, guess and guess.classifier), key=f"dated_score_{tag}")
-    date_col = c[1].selectbox("Date column (day rated)", columns, index=index(columns, guess and guess.date_col),
-                              key=f"dated_date_{tag}")
-    label_col = c[2].selectbox("Label column", columns, index=index(columns, guess and guess.label_col),
-                               key=f"dated_label_{tag}")
+    classifier = c[0].selectbox(
+        "Score column (the classifier)",
+        columns,
+        index=index(columns, guess and guess.classifier),
+        key=f"dated_score_{tag}",
+    )
+    date_col = c[1].selectbox(
+        "Date column (day rated)", columns, index=index(columns, guess and guess.date_col), key=f"dated_date_{tag}"
+    )
+    label_col = c[2].selectbox(
+        "Label column", columns, index=index(columns, guess and guess.label_col), key=f"dated_label_{tag}"
+    )
     optional = [NONE, *columns]
-    group_col = c[3].selectbox("Group column", optional, index=index(optional, guess and guess.group_col),
-                               key=f"dated_group_{tag}")
+    group_col = c[3].selectbox(
+        "Group column", optional, index=index(optional, guess and guess.group_col), key=f"dated_group_{tag}"
+    )
     mapping = DatedMapping(classifier, date_col, label_col, None if group_col == NONE else group_col)
     try:
         value = validated("dated", table, mapping, dated_from_frame)
@@ -53,8 +60,9 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 def summary(inp: SessionInput) -> str:
     d = inp.value
-    return (f"{d.data.n_rated:,} rated over {d.days:,} days ({d.dates.min()} to {d.dates.max()}); classifier "
-            f"{d.classifier}")
+    return (
+        f"{d.data.n_rated:,} rated over {d.days:,} days ({d.dates.min()} to {d.dates.max()}); classifier {d.classifier}"
+    )
 
 
 def report(inp: SessionInput) -> None:
@@ -66,8 +74,12 @@ def report(inp: SessionInput) -> None:
     m[3].metric("Days covered", f"{d.days:,}")
     m[4].metric("Prevalence among rated", f"{d.data.prevalence_among_rated:.2%}")
     mapping = d.mapping
-    st.caption(md(f"Score: {mapping.classifier} · date: {mapping.date_col} · label: {mapping.label_col} · group: "
-                  f"{mapping.group_col or 'none'} · from {d.dates.min()} to {d.dates.max()}"))
+    st.caption(
+        md(
+            f"Score: {mapping.classifier} · date: {mapping.date_col} · label: {mapping.label_col} · group: "
+            f"{mapping.group_col or 'none'} · from {d.dates.min()} to {d.dates.max()}"
+        )
+    )
     for warning in d.data.warnings:
         st.warning(md(warning))
     st.subheader("Preview")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.io import Table
-from views.forms.common import parse_table, preview
+from views.forms.common import preview
 from views.session_input import SessionInput
 from views.state import md
 
@@ -21,8 +21,13 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
     columns = [str(c) for c in table.frame.columns]
     guess = next((c for c in columns if c.strip().lower() in _LABEL_NAMES), NONE)
     options = [NONE, *columns]
-    label = st.selectbox("Label column (optional)", options, index=options.index(guess), key=f"ftlabel_{tag}",
-                         help="Every other column is available as a feature; the model picks its own by name.")
+    label = st.selectbox(
+        "Label column (optional)",
+        options,
+        index=options.index(guess),
+        key=f"ftlabel_{tag}",
+        help="Every other column is available as a feature; the model picks its own by name.",
+    )
     mapping = None if label == NONE else label
     return SessionInput(name, "feature_table", "upload", table.fingerprint, table, mapping, None, table, raw)
 

@@ -17,8 +17,10 @@ def load_sample(key: str) -> SessionInput:
 
 
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
-    st.caption(f"{model_formats_sentence()}: binary classifiers with numerical splits. Pickle and joblib are never "
-               "loaded, and nothing in a file is run.")
+    st.caption(
+        f"{model_formats_sentence()}: binary classifiers with numerical splits. Pickle and joblib are never "
+        "loaded, and nothing in a file is run."
+    )
     try:
         model = memo(("model_file", digest(raw)), lambda: load_model(raw, name=name))
     except InputError as exc:
@@ -38,6 +40,10 @@ def report(inp: SessionInput) -> None:
     c[0].metric("Format", m.file_format)
     c[1].metric("Trees", f"{m.n_trees:,}")
     c[2].metric("Features", f"{len(m.feature_names):,}")
-    st.caption(md(f"Features: {', '.join(m.feature_names[:30])}{' ...' if len(m.feature_names) > 30 else ''}. "
-                  f"Bias (initial score) {m.ensemble.bias:.6g}; decision: raw margin ≥ 0. SHA-256 "
-                  f"{m.fingerprint[:16]}…"))
+    st.caption(
+        md(
+            f"Features: {', '.join(m.feature_names[:30])}{' ...' if len(m.feature_names) > 30 else ''}. "
+            f"Bias (initial score) {m.ensemble.bias:.6g}; decision: raw margin ≥ 0. SHA-256 "
+            f"{m.fingerprint[:16]}…"
+        )
+    )

@@ -15,8 +15,10 @@ NONE = "(none)"
 
 
 def _input(table: Table, columns: PopulationColumns, source: str, sample_key: str | None = None) -> SessionInput:
-    value = memo(("population", table.fingerprint, columns),
-                 lambda: memory_population(table.frame, columns, name=f"'{table.name}'"))
+    value = memo(
+        ("population", table.fingerprint, columns),
+        lambda: memory_population(table.frame, columns, name=f"'{table.name}'"),
+    )
     return SessionInput(table.name, "population", source, table.fingerprint, value, columns, sample_key, table)
 
 
@@ -37,14 +39,28 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         guess = None
     optional = [NONE, *columns]
     c = st.columns(3)
-    id_col = c[0].selectbox("Id column", columns, index=columns.index(guess.id) if guess else 0, key=f"pid_{tag}",
-                            help="Unique document ids: the reviewers find the documents by them.")
-    score = c[1].selectbox("Score column", columns, index=columns.index(guess.score) if guess else 0,
-                           key=f"pscore_{tag}", help="The classifier's score; the review line is a threshold on it.")
-    prior = c[2].selectbox("Prior probability column", optional,
-                           index=optional.index(guess.prior) if guess and guess.prior else 0, key=f"pprior_{tag}",
-                           help="Optional: an anticipated probability of being positive (the score itself when it is "
-                                "calibrated). It allows Neyman allocation and an expected interval width.")
+    id_col = c[0].selectbox(
+        "Id column",
+        columns,
+        index=columns.index(guess.id) if guess else 0,
+        key=f"pid_{tag}",
+        help="Unique document ids: the reviewers find the documents by them.",
+    )
+    score = c[1].selectbox(
+        "Score column",
+        columns,
+        index=columns.index(guess.score) if guess else 0,
+        key=f"pscore_{tag}",
+        help="The classifier's score; the review line is a threshold on it.",
+    )
+    prior = c[2].selectbox(
+        "Prior probability column",
+        optional,
+        index=optional.index(guess.prior) if guess and guess.prior else 0,
+        key=f"pprior_{tag}",
+        help="Optional: an anticipated probability of being positive (the score itself when it is "
+        "calibrated). It allows Neyman allocation and an expected interval width.",
+    )
     try:
         return _input(table, PopulationColumns(id_col, score, None if prior == NONE else prior), "upload")
     except InputError as exc:
@@ -54,8 +70,9 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 def summary(inp: SessionInput) -> str:
     cols = inp.mapping
-    return (f"{inp.value.scores.size:,} documents; id '{cols.id}', score '{cols.score}'"
-            + (f", prior '{cols.prior}'" if cols.prior else ""))
+    return f"{inp.value.scores.size:,} documents; id '{cols.id}', score '{cols.score}'" + (
+        f", prior '{cols.prior}'" if cols.prior else ""
+    )
 
 
 def report(inp: SessionInput) -> None:
@@ -65,7 +82,9 @@ def report(inp: SessionInput) -> None:
     m[1].metric("Lowest score", f"{pop.scores.min():.4g}")
     m[2].metric("Highest score", f"{pop.scores.max():.4g}")
     m[3].metric("Prior", cols.prior or "none")
-    st.caption(md(f"Id: {cols.id} · score: {cols.score} · prior: {cols.prior or 'none'}") + ". The Audit page "
-               "plans a random sample of the documents below the review line.")
+    st.caption(
+        md(f"Id: {cols.id} · score: {cols.score} · prior: {cols.prior or 'none'}") + ". The Audit page "
+        "plans a random sample of the documents below the review line."
+    )
     st.subheader("Preview")
     preview(inp.table)

@@ -46,22 +46,37 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
             except RatedDataError:
                 guess = None
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2])
-    score_cols = c1.multiselect("Score columns (one per classifier)", columns,
-                                default=list(guess.score_cols) if guess else [], key=f"scores_{tag}")
-    label_col = c2.selectbox("Label column", columns, index=columns.index(guess.label_col) if guess else 0,
-                             key=f"label_{tag}")
+    score_cols = c1.multiselect(
+        "Score columns (one per classifier)",
+        columns,
+        default=list(guess.score_cols) if guess else [],
+        key=f"scores_{tag}",
+    )
+    label_col = c2.selectbox(
+        "Label column", columns, index=columns.index(guess.label_col) if guess else 0, key=f"label_{tag}"
+    )
     optional = [NONE, *columns]
-    weight_col = c3.selectbox("Weight column", optional,
-                              index=optional.index(guess.weight_col) if guess and guess.weight_col else 0,
-                              key=f"weight_{tag}")
-    group_col = c4.selectbox("Group column", optional,
-                             index=optional.index(guess.group_col) if guess and guess.group_col else 0,
-                             key=f"group_{tag}")
+    weight_col = c3.selectbox(
+        "Weight column",
+        optional,
+        index=optional.index(guess.weight_col) if guess and guess.weight_col else 0,
+        key=f"weight_{tag}",
+    )
+    group_col = c4.selectbox(
+        "Group column",
+        optional,
+        index=optional.index(guess.group_col) if guess and guess.group_col else 0,
+        key=f"group_{tag}",
+    )
     if not score_cols:
         st.error("Choose at least one score column: each classifier needs a column of numeric scores.")
         return None
-    mapping = ColumnMapping(tuple(score_cols), label_col, None if weight_col == NONE else weight_col,
-                            None if group_col == NONE else group_col)
+    mapping = ColumnMapping(
+        tuple(score_cols),
+        label_col,
+        None if weight_col == NONE else weight_col,
+        None if group_col == NONE else group_col,
+    )
     try:
         rated = validate(table, mapping)
     except RatedDataError as exc:
@@ -88,11 +103,18 @@ def report(inp: SessionInput) -> None:
     m[2].metric("Unrated (excluded)", f"{d.n_unrated:,}")
     m[3].metric("Rated positives", f"{d.positives:,.6g}")
     m[4].metric("Prevalence among rated", f"{d.prevalence_among_rated:.2%}")
-    floors = pd.DataFrame({"classifier": d.score_names, "rating floor (lowest rated score)": d.rating_floor,
-                           "highest rated score": d.scores.max(axis=0)})
+    floors = pd.DataFrame(
+        {
+            "classifier": d.score_names,
+            "rating floor (lowest rated score)": d.rating_floor,
+            "highest rated score": d.scores.max(axis=0),
+        }
+    )
     show_table(floors)
-    mapping_text = (f"Scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
-                    f"{d.mapping.weight_col or 'none (1 per row)'} · group: {d.mapping.group_col or 'none'}")
+    mapping_text = (
+        f"Scores: {', '.join(d.score_names)} · label: {d.mapping.label_col} · weight: "
+        f"{d.mapping.weight_col or 'none (1 per row)'} · group: {d.mapping.group_col or 'none'}"
+    )
     st.caption(md(mapping_text))
     if d.mapping.ignored_cols:
         st.caption(f"Columns not used: {md(', '.join(d.mapping.ignored_cols))}")
@@ -102,8 +124,9 @@ def report(inp: SessionInput) -> None:
         excluded = pd.DataFrame({"row (1 = first data row)": d.unrated_rows + 1, "reason": "no label (unrated)"})
         with st.expander(f"All {d.n_unrated:,} excluded rows"):
             show_table(excluded, height=240)
-            st.download_button("Download the excluded rows (CSV)", csv_bytes(excluded),
-                               file_name="excluded_rows.csv", mime="text/csv")
+            st.download_button(
+                "Download the excluded rows (CSV)", csv_bytes(excluded), file_name="excluded_rows.csv", mime="text/csv"
+            )
     st.subheader("Preview")
     preview(inp.table)
     st.subheader("Scores by rated label")

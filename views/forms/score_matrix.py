@@ -22,9 +22,11 @@ def load_sample(key: str) -> SessionInput:
 
 
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
-    st.caption("CSV / Parquet: one numeric column per base model (its contribution to the score), optional "
-               "`label` (1/0) and `split` (fit/test) columns. NPZ: array `F`, optional `labels`, `split`, `bias`. "
-               "Without a split, 30 % of the rows are held out for testing. The decision is score ≥ 0.")
+    st.caption(
+        "CSV / Parquet: one numeric column per base model (its contribution to the score), optional "
+        "`label` (1/0) and `split` (fit/test) columns. NPZ: array `F`, optional `labels`, `split`, `bias`. "
+        "Without a split, 30 % of the rows are held out for testing. The decision is score ≥ 0."
+    )
     try:
         return _input(raw, name, "upload")
     except RatedDataError as exc:

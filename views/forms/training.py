@@ -34,8 +34,13 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
     optional = [NONE, *columns]
 
     def pick(column, label: str, value, options, key: str, help_text: str = ""):
-        return column.selectbox(label, options, index=options.index(value) if value in options else 0,
-                                key=f"{key}_{tag}", help=help_text or None)
+        return column.selectbox(
+            label,
+            options,
+            index=options.index(value) if value in options else 0,
+            key=f"{key}_{tag}",
+            help=help_text or None,
+        )
 
     c = st.columns(5)
     label = pick(c[0], "Label column", guess.label, columns, "tlabel", "1/0, yes/no …; empty = unlabelled row")
@@ -53,8 +58,11 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
 
 def summary(inp: SessionInput) -> str:
     c = inp.mapping
-    return (f"{len(inp.value.frame):,} rows; label {c.label}" + (f"; group {c.group}" if c.group else "")
-            + (f"; split {c.split}" if c.split else ""))
+    return (
+        f"{len(inp.value.frame):,} rows; label {c.label}"
+        + (f"; group {c.group}" if c.group else "")
+        + (f"; split {c.split}" if c.split else "")
+    )
 
 
 def report(inp: SessionInput) -> None:
@@ -63,6 +71,10 @@ def report(inp: SessionInput) -> None:
     m[0].metric("Rows", f"{len(frame):,}")
     m[1].metric("Columns", f"{frame.shape[1]:,}")
     # a column name is the user's and can be long: a sentence shows it whole, a metric card would cut it
-    st.caption(md(f"Label: {c.label} · protected group: {c.group or 'none'} · deployed decisions: {c.deployed or 'none'} · egregious "
-                  f"flag: {c.flag or 'none'} · split: {c.split or 'seeded 70/30'}. Every other column is a feature."))
+    st.caption(
+        md(
+            f"Label: {c.label} · protected group: {c.group or 'none'} · deployed decisions: {c.deployed or 'none'} · egregious "
+            f"flag: {c.flag or 'none'} · split: {c.split or 'seeded 70/30'}. Every other column is a feature."
+        )
+    )
     preview(inp.value)

@@ -14,8 +14,8 @@ drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
-from typing import Callable
 
 from ...io.model_formats import MODEL_FORMATS
 from ._common import ReadModel
@@ -24,8 +24,16 @@ from .skops import SKOPS_ALLOWED, SKOPS_ALLOWED_TYPES, read_skops
 from .ubjson import decode_ubjson
 from .xgboost import read_xgboost
 
-__all__ = ["READERS", "ReadModel", "read_lightgbm", "read_xgboost", "read_skops", "decode_ubjson", "SKOPS_ALLOWED",
-           "SKOPS_ALLOWED_TYPES"]
+__all__ = [
+    "READERS",
+    "ReadModel",
+    "read_lightgbm",
+    "read_xgboost",
+    "read_skops",
+    "decode_ubjson",
+    "SKOPS_ALLOWED",
+    "SKOPS_ALLOWED_TYPES",
+]
 
 #: format key -> reader(raw, name) -> ReadModel: ``read_<key>`` of this package's module ``<key>``, for every
 #: registered format (a fixed module name derived from the code's own table, never from a file)

@@ -35,16 +35,21 @@ class ReadModel:
 
 def refuse(name: str, key: str, detail: str) -> InputError:
     """The error for a damaged or unsupported file: what is wrong, and how to save a file that works."""
-    return InputError(f"'{name}' is not a readable {model_format_by_key(key).title} model: {detail}. Save "
-                      f"{model_format_by_key(key).how_to_save} again (an unedited file), or see which models "
-                      "are supported in the Early exit help.")
+    return InputError(
+        f"'{name}' is not a readable {model_format_by_key(key).title} model: {detail}. Save "
+        f"{model_format_by_key(key).how_to_save} again (an unedited file), or see which models "
+        "are supported in the Early exit help."
+    )
 
 
 def check_size(raw: bytes, name: str, key: str) -> None:
     """Refuse a file over :data:`MAX_MODEL_BYTES`."""
     if len(raw) > MAX_MODEL_BYTES:
-        raise refuse(name, key, f"the file is {len(raw) / 2**20:,.0f} MB, over the {MAX_MODEL_BYTES / 2**20:,.0f} MB "
-                                "read for a model")
+        raise refuse(
+            name,
+            key,
+            f"the file is {len(raw) / 2**20:,.0f} MB, over the {MAX_MODEL_BYTES / 2**20:,.0f} MB read for a model",
+        )
 
 
 def check_counts(n_trees: int, nodes: int, n_features: int, name: str, key: str) -> None:
@@ -87,8 +92,10 @@ def checked_tree(tree: Tree, n_features: int, where: str) -> Tree:
     bad = (feature < 0) | (feature >= n_features)
     if bad.any():
         node = int(np.flatnonzero(inner)[bad][0])
-        raise InputError(f"{where}, node {node} splits on feature {int(tree.feature[node])}, but the model has "
-                         f"{n_features} features (0 to {n_features - 1})")
+        raise InputError(
+            f"{where}, node {node} splits on feature {int(tree.feature[node])}, but the model has "
+            f"{n_features} features (0 to {n_features - 1})"
+        )
     # ±inf is a real threshold (LightGBM writes 'inf' for a split that only separates missing values)
     if np.isnan(tree.threshold[inner]).any():
         node = int(np.flatnonzero(inner)[np.isnan(tree.threshold[inner])][0])

@@ -38,7 +38,7 @@ _MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _ZERO = 1e-35  # LightGBM's kZeroThreshold
 
 
-def _predict_with_missing(tree: "MissingAwareTree", x: np.ndarray) -> np.ndarray:
+def _predict_with_missing(tree: MissingAwareTree, x: np.ndarray) -> np.ndarray:
     node = np.zeros(x.shape[0], dtype=np.int64)
     rows = np.arange(x.shape[0])
     for _ in range(tree.depth):
@@ -101,8 +101,12 @@ def _array(fields: dict, key: str, size: int, dtype, where: str, name: str) -> n
     # thresholds may be ±inf (a split that only separates missing values); leaf values must be finite
     bad = (np.isnan(values) if key == "threshold" else ~np.isfinite(values)) if dtype is np.float64 else None
     if bad is not None and bad.any():
-        raise refuse(name, KEY, f"{where}: '{key}' holds {parts[int(np.flatnonzero(bad)[0])][:40]!r}, "
-                                f"not a {'number' if key == 'threshold' else 'finite number'}")
+        raise refuse(
+            name,
+            KEY,
+            f"{where}: '{key}' holds {parts[int(np.flatnonzero(bad)[0])][:40]!r}, "
+            f"not a {'number' if key == 'threshold' else 'finite number'}",
+        )
     return values
 
 
@@ -120,16 +124,28 @@ def _tree(fields: dict, index: int, n_features: int, name: str) -> MissingAwareT
     if not 1 <= leaves <= MAX_TREE_NODES // 2:
         raise refuse(name, KEY, f"{where}: num_leaves={leaves:,}; between 1 and {MAX_TREE_NODES // 2:,} are read")
     if _int(fields, "num_cat", where, name, "0") != 0:
-        raise InputError(f"'{name}' is a LightGBM model with categorical splits, which are not supported: train it "
-                         "with the categories encoded as numbers (no categorical_feature).")
+        raise InputError(
+            f"'{name}' is a LightGBM model with categorical splits, which are not supported: train it "
+            "with the categories encoded as numbers (no categorical_feature)."
+        )
     if fields.get("is_linear", "0") != "0":
-        raise InputError(f"'{name}' is a LightGBM linear_tree model (leaves are linear models), whose trees this "
-                         "evaluator cannot reproduce: train it without linear_tree.")
+        raise InputError(
+            f"'{name}' is a LightGBM linear_tree model (leaves are linear models), whose trees this "
+            "evaluator cannot reproduce: train it without linear_tree."
+        )
     value_at_leaves = _array(fields, "leaf_value", leaves, np.float64, where, name)
     if leaves == 1:
-        return MissingAwareTree(feature=np.zeros(1, np.int64), threshold=np.zeros(1), left=np.zeros(1, np.int64),
-                                right=np.zeros(1, np.int64), value=value_at_leaves, missing_left=np.zeros(1, bool),
-                                is_leaf=np.ones(1, bool), depth=0, missing_kind=np.zeros(1, np.int8))
+        return MissingAwareTree(
+            feature=np.zeros(1, np.int64),
+            threshold=np.zeros(1),
+            left=np.zeros(1, np.int64),
+            right=np.zeros(1, np.int64),
+            value=value_at_leaves,
+            missing_left=np.zeros(1, bool),
+            is_leaf=np.ones(1, bool),
+            depth=0,
+            missing_kind=np.zeros(1, np.int8),
+        )
     inner = leaves - 1
     split_feature = _array(fields, "split_feature", inner, np.int64, where, name)
     threshold = _array(fields, "threshold", inner, np.float64, where, name)
@@ -137,11 +153,16 @@ def _tree(fields: dict, index: int, n_features: int, name: str) -> MissingAwareT
     left_child = _array(fields, "left_child", inner, np.int64, where, name)
     right_child = _array(fields, "right_child", inner, np.int64, where, name)
     if ((decision < 0) | (decision > 15)).any():
-        raise refuse(name, KEY, f"{where}: decision_type {int(decision[(decision < 0) | (decision > 15)][0])} is not "
-                                "one LightGBM writes")
+        raise refuse(
+            name,
+            KEY,
+            f"{where}: decision_type {int(decision[(decision < 0) | (decision > 15)][0])} is not one LightGBM writes",
+        )
     if (decision & 1).any():
-        raise InputError(f"'{name}' is a LightGBM model with categorical splits, which are not supported: train it "
-                         "with the categories encoded as numbers (no categorical_feature).")
+        raise InputError(
+            f"'{name}' is a LightGBM model with categorical splits, which are not supported: train it "
+            "with the categories encoded as numbers (no categorical_feature)."
+        )
     missing = (decision >> 2) & 3
     if (missing == 3).any():
         raise refuse(name, KEY, f"{where}: a decision_type has missing type 3, which LightGBM does not define")
@@ -159,10 +180,16 @@ def _tree(fields: dict, index: int, n_features: int, name: str) -> MissingAwareT
     except ValueError as exc:
         raise refuse(name, KEY, f"{where}: the children do not form a tree ({exc})") from None
     tree = MissingAwareTree(
-        feature=np.r_[split_feature, np.zeros(leaves, np.int64)], threshold=np.r_[threshold, np.zeros(leaves)],
-        left=left, right=right, value=np.r_[np.zeros(inner), value_at_leaves],
-        missing_left=np.r_[(decision & 2).astype(bool), np.zeros(leaves, bool)], is_leaf=is_leaf, depth=depth,
-        missing_kind=np.r_[missing.astype(np.int8), np.zeros(leaves, np.int8)])
+        feature=np.r_[split_feature, np.zeros(leaves, np.int64)],
+        threshold=np.r_[threshold, np.zeros(leaves)],
+        left=left,
+        right=right,
+        value=np.r_[np.zeros(inner), value_at_leaves],
+        missing_left=np.r_[(decision & 2).astype(bool), np.zeros(leaves, bool)],
+        is_leaf=is_leaf,
+        depth=depth,
+        missing_kind=np.r_[missing.astype(np.int8), np.zeros(leaves, np.int8)],
+    )
     try:
         return checked_tree(tree, n_features, where)
     except ValueError as exc:
@@ -206,11 +233,15 @@ def read_lightgbm(raw: bytes, name: str) -> ReadModel:
     per_iteration = _int(header, "num_tree_per_iteration", "the header", name, "1")
     objective = header.get("objective", "").split(" ")[0]
     if classes != 1 or per_iteration != 1 or objective != "binary":
-        raise InputError(f"'{name}' is a LightGBM model with objective {objective or '?'!r} and {classes} classes; "
-                         "only binary classifiers (objective binary) are supported.")
+        raise InputError(
+            f"'{name}' is a LightGBM model with objective {objective or '?'!r} and {classes} classes; "
+            "only binary classifiers (objective binary) are supported."
+        )
     if "average_output" in header:
-        raise InputError(f"'{name}' is a LightGBM random forest (boosting rf averages its trees rather than "
-                         "summing them); only boosted models (gbdt, dart, goss) are supported.")
+        raise InputError(
+            f"'{name}' is a LightGBM random forest (boosting rf averages its trees rather than "
+            "summing them); only boosted models (gbdt, dart, goss) are supported."
+        )
     max_feature = _int(header, "max_feature_idx", "the header", name)
     if not 0 <= max_feature < MAX_FEATURES:
         raise refuse(name, KEY, f"max_feature_idx={max_feature:,} is outside 0..{MAX_FEATURES - 1:,}")
@@ -229,7 +260,10 @@ def read_lightgbm(raw: bytes, name: str) -> ReadModel:
     leaves = [_int(f, "num_leaves", f"tree {k}", name) for k, (_, f) in enumerate(blocks)]
     check_counts(len(blocks), sum(2 * max(v, 0) for v in leaves), n_features, name, KEY)
     if "tree_sizes" in header and len(header["tree_sizes"].split()) != len(blocks):
-        raise refuse(name, KEY, f"tree_sizes lists {len(header['tree_sizes'].split()):,} trees, but the file holds "
-                                f"{len(blocks):,}")
+        raise refuse(
+            name,
+            KEY,
+            f"tree_sizes lists {len(header['tree_sizes'].split()):,} trees, but the file holds {len(blocks):,}",
+        )
     trees = tuple(_tree(fields, k, n_features, name) for k, (_, fields) in enumerate(blocks))
     return ReadModel(AdditiveEnsemble(trees, 0.0, "lightgbm"), tuple(names), False)

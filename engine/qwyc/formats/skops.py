@@ -39,7 +39,7 @@ import numpy as np
 from ...errors import InputError
 from ...untrusted import check_zip, parse_json
 from ..ensembles import AdditiveEnsemble, sklearn_ensemble
-from ._common import MAX_FEATURES, ReadModel, checked_tree, check_size, refuse
+from ._common import MAX_FEATURES, ReadModel, check_size, checked_tree, refuse
 
 __all__ = ["read_skops", "SKOPS_ALLOWED", "SKOPS_ALLOWED_TYPES"]
 
@@ -50,17 +50,23 @@ _LOSSES = ("sklearn._loss._loss.CyHalfBinomialLoss", "sklearn._loss._loss.CyExpo
 
 #: the (loader, exact type) pairs a model file may contain; everything else is refused before loading
 SKOPS_ALLOWED: dict[str, frozenset[str]] = {
-    "ObjectNode": frozenset({
-        _GB, _HGB,
-        "sklearn.tree._classes.DecisionTreeRegressor",
-        "sklearn.dummy.DummyClassifier",
-        "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
-        "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
-        "sklearn.preprocessing._label.LabelEncoder",
-        "sklearn._loss.loss.HalfBinomialLoss", "sklearn._loss.loss.ExponentialLoss",
-        "sklearn._loss.link.LogitLink", "sklearn._loss.link.HalfLogitLink", "sklearn._loss.link.Interval",
-        *_LOSSES,  # skops 0.10 writes the Cython losses as objects, later versions with LossNode
-    }),
+    "ObjectNode": frozenset(
+        {
+            _GB,
+            _HGB,
+            "sklearn.tree._classes.DecisionTreeRegressor",
+            "sklearn.dummy.DummyClassifier",
+            "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+            "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+            "sklearn.preprocessing._label.LabelEncoder",
+            "sklearn._loss.loss.HalfBinomialLoss",
+            "sklearn._loss.loss.ExponentialLoss",
+            "sklearn._loss.link.LogitLink",
+            "sklearn._loss.link.HalfLogitLink",
+            "sklearn._loss.link.Interval",
+            *_LOSSES,  # skops 0.10 writes the Cython losses as objects, later versions with LossNode
+        }
+    ),
     "LossNode": frozenset(_LOSSES),
     "TreeNode": frozenset({"sklearn.tree._tree.Tree"}),
     "NdArrayNode": frozenset({"numpy.ndarray", "numpy.float64", "numpy.uint64"}),
@@ -79,17 +85,38 @@ _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _SEED_KEYS = {"entropy", "spawn_key", "pool_size", "n_children_spawned"}
 _PREDICTOR = "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor"
 #: ``sklearn.ensemble._hist_gradient_boosting.common.PREDICTOR_RECORD_DTYPE``: TreePredictor.__setstate__ casts to it
-_PREDICTOR_RECORD = np.dtype([
-    ("value", np.float64), ("count", np.uint32), ("feature_idx", np.intp), ("num_threshold", np.float64),
-    ("missing_go_to_left", np.uint8), ("left", np.uint32), ("right", np.uint32), ("gain", np.float64),
-    ("depth", np.uint32), ("is_leaf", np.uint8), ("bin_threshold", np.uint8), ("is_categorical", np.uint8),
-    ("bitset_idx", np.uint32)])
+_PREDICTOR_RECORD = np.dtype(
+    [
+        ("value", np.float64),
+        ("count", np.uint32),
+        ("feature_idx", np.intp),
+        ("num_threshold", np.float64),
+        ("missing_go_to_left", np.uint8),
+        ("left", np.uint32),
+        ("right", np.uint32),
+        ("gain", np.float64),
+        ("depth", np.uint32),
+        ("is_leaf", np.uint8),
+        ("bin_threshold", np.uint8),
+        ("is_categorical", np.uint8),
+        ("bitset_idx", np.uint32),
+    ]
+)
 #: ``sklearn.tree._tree.NODE_DTYPE`` (the C struct ``Node``): Tree.__setstate__ accepts it with the index fields
 #: in the other bitness and either byte order, and casts to it
-_TREE_NODE = np.dtype([
-    ("left_child", np.intp), ("right_child", np.intp), ("feature", np.intp), ("threshold", np.float64),
-    ("impurity", np.float64), ("n_node_samples", np.intp), ("weighted_n_node_samples", np.float64),
-    ("missing_go_to_left", np.uint8)], align=True)
+_TREE_NODE = np.dtype(
+    [
+        ("left_child", np.intp),
+        ("right_child", np.intp),
+        ("feature", np.intp),
+        ("threshold", np.float64),
+        ("impurity", np.float64),
+        ("n_node_samples", np.intp),
+        ("weighted_n_node_samples", np.float64),
+        ("missing_go_to_left", np.uint8),
+    ],
+    align=True,
+)
 _INDEX_FIELDS = ("left_child", "right_child", "feature", "n_node_samples")
 _SCALARS = {"numpy.float64": np.float64, "numpy.uint64": np.uint64}  # the scalar types an NdArrayNode may hold
 _MAX_NODES = 5_000_000
@@ -178,8 +205,9 @@ class _Audit:
     _TupleNode = _ListNode
 
     def _JsonNode(self, state, path):
-        parse_json(self._field(state, "content", path, str), what=f"skops value at {path}", max_bytes=1 << 20,
-                   max_depth=16)
+        parse_json(
+            self._field(state, "content", path, str), what=f"skops value at {path}", max_bytes=1 << 20, max_depth=16
+        )
 
     def _TypeNode(self, state, path):
         pass
@@ -209,8 +237,14 @@ class _Audit:
             raise _Refused(f"{path}: the tree's arguments are not (n_features, n_classes, n_outputs)")
         n_features, n_outputs = self.json(items[0]), self.json(items[2])
         n_classes = self.array_values(items[1], f"{path}.args[1]")
-        if not (isinstance(n_features, int) and 1 <= n_features <= MAX_FEATURES and n_outputs == 1
-                and n_classes.shape == (1,) and n_classes.dtype.kind in "iu" and n_classes[0] == 1):
+        if not (
+            isinstance(n_features, int)
+            and 1 <= n_features <= MAX_FEATURES
+            and n_outputs == 1
+            and n_classes.shape == (1,)
+            and n_classes.dtype.kind in "iu"
+            and n_classes[0] == 1
+        ):
             raise _Refused(f"{path}: the tree's arguments are not those of a regression tree with one output")
         content = self.resolve(state["content"])
         fields = content.get("content") if content.get("__loader__") == "DictNode" else None
@@ -230,8 +264,9 @@ class _Audit:
         bits = self.node(self._field(content, "bit_generator", path, dict), f"{path}.bit_generator")
         seed = self.node(self._field(content, "seed_seq", path, dict), f"{path}.seed_seq")
         # skops calls numpy.random.<name>(seed_seq) with the name stored in the state
-        name = self.json(bits.get("content", {}).get("bit_generator")) if isinstance(bits.get("content"), dict) \
-            else None
+        name = (
+            self.json(bits.get("content", {}).get("bit_generator")) if isinstance(bits.get("content"), dict) else None
+        )
         if name not in _BIT_GENERATORS:
             raise _Refused(f"{path}: bit generator {name!r:.40} is not one of NumPy's")
         seed_fields = seed.get("content") if seed.get("__loader__") == "DictNode" else None
@@ -239,8 +274,11 @@ class _Audit:
             raise _Refused(f"{path}: the seed sequence has unexpected fields")
         values = {k: self.json(v) for k, v in seed_fields.items() if k != "spawn_key"}
         entropy = values.get("entropy")
-        if values.get("pool_size", 4) != 4 or not isinstance(values.get("n_children_spawned", 0), int) \
-                or not (entropy is None or (isinstance(entropy, int) and 0 <= entropy < 2 ** 256)):
+        if (
+            values.get("pool_size", 4) != 4
+            or not isinstance(values.get("n_children_spawned", 0), int)
+            or not (entropy is None or (isinstance(entropy, int) and 0 <= entropy < 2**256))
+        ):
             raise _Refused(f"{path}: the seed sequence's pool size or entropy is not NumPy's")
 
     # values of already-audited nodes (to check arguments, and to read the model without constructing it)
@@ -326,26 +364,33 @@ class _Audit:
         length agree (read once; a header seen before is not parsed again)."""
         raw = self.archive.read(member)
         size = {b"\x93NUMPY\x01\x00": 2, b"\x93NUMPY\x02\x00": 4}.get(raw[:8])
-        key = raw[:10 + 2 * (size == 4) + int.from_bytes(raw[8:8 + size], "little")] if size else None
+        key = raw[: 10 + 2 * (size == 4) + int.from_bytes(raw[8 : 8 + size], "little")] if size else None
         if key not in self.headers:
             buffer = io.BytesIO(raw)
             try:
                 version = np.lib.format.read_magic(buffer)
-                read_header = {(1, 0): np.lib.format.read_array_header_1_0,
-                               (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+                read_header = {
+                    (1, 0): np.lib.format.read_array_header_1_0,
+                    (2, 0): np.lib.format.read_array_header_2_0,
+                }.get(version)
                 if read_header is None:
                     raise ValueError(f"NPY version {version}")
                 shape, fortran, dtype = read_header(buffer)
             except (ValueError, TypeError, SyntaxError, OverflowError) as exc:
                 raise _Refused(f"{path}: {member[:60]} is not a NumPy array file ({str(exc)[:80]})") from None
-            key = raw[:buffer.tell()]
+            key = raw[: buffer.tell()]
             self.headers[key] = (shape, fortran, dtype)
         shape, fortran, dtype = self.headers[key]
         data = len(raw) - len(key)
-        if dtype.hasobject or dtype.itemsize == 0 or any(d < 0 for d in shape) \
-                or int(np.prod(shape, dtype=object)) * dtype.itemsize != data:
-            raise _Refused(f"{path}: {member[:60]} holds {data:,} bytes, not an array of shape {shape} and "
-                           f"type {dtype}")
+        if (
+            dtype.hasobject
+            or dtype.itemsize == 0
+            or any(d < 0 for d in shape)
+            or int(np.prod(shape, dtype=object)) * dtype.itemsize != data
+        ):
+            raise _Refused(
+                f"{path}: {member[:60]} holds {data:,} bytes, not an array of shape {shape} and type {dtype}"
+            )
         return dtype, tuple(int(d) for d in shape), member, raw, len(key), fortran
 
 
@@ -390,8 +435,9 @@ def _other_bitness(fields: dict[str, str]) -> dict[str, str]:
 
 
 #: the node dtypes Tree.__setstate__ accepts (sklearn.tree._tree._all_compatible_dtype_dicts)
-_TREE_NODE_FIELDS = [f(d) for d in (_fields(_TREE_NODE), _fields(_TREE_NODE.newbyteorder()))
-                     for f in (lambda d: d, _other_bitness)]
+_TREE_NODE_FIELDS = [
+    f(d) for d in (_fields(_TREE_NODE), _fields(_TREE_NODE.newbyteorder())) for f in (lambda d: d, _other_bitness)
+]
 
 
 def _cast(array: np.ndarray, dtype: np.dtype, casting: str, path: str) -> np.ndarray:
@@ -414,8 +460,14 @@ def _tree_arrays(audit: _Audit, state: dict, path: str) -> _TreeArrays:
         raise _Refused(f"{path}.values has type {values.dtype}, not float64")
     nodes = _cast(nodes, _TREE_NODE, "same_kind", f"{path}.nodes")
     values = values.astype(np.float64, casting="equiv")
-    return _TreeArrays(nodes["left_child"], nodes["right_child"], nodes["feature"], nodes["threshold"], values,
-                       nodes["missing_go_to_left"])
+    return _TreeArrays(
+        nodes["left_child"],
+        nodes["right_child"],
+        nodes["feature"],
+        nodes["threshold"],
+        values,
+        nodes["missing_go_to_left"],
+    )
 
 
 def _audit(raw: bytes, name: str) -> tuple[_Audit, dict]:
@@ -430,22 +482,30 @@ def _audit(raw: bytes, name: str) -> tuple[_Audit, dict]:
             raise refuse(name, KEY, "schema.json is not an object")
         protocol = schema.get("protocol")
         if isinstance(protocol, bool) or protocol != _PROTOCOL:
-            raise refuse(name, KEY, f"it has skops protocol {protocol!r:.20}; files written by skops 0.10 or later "
-                                    f"(protocol {_PROTOCOL}) are read")
+            raise refuse(
+                name,
+                KEY,
+                f"it has skops protocol {protocol!r:.20}; files written by skops 0.10 or later "
+                f"(protocol {_PROTOCOL}) are read",
+            )
         root = f"{schema.get('__module__')}.{schema.get('__class__')}"
         if schema.get("__loader__") != "ObjectNode" or root not in (_GB, _HGB):
-            raise InputError(f"'{name}' holds {str(root)[:120]} (unsupported model {str(schema.get('__class__'))[:60]}),"
-                             " which is not trusted here: only scikit-learn GradientBoostingClassifier and "
-                             "HistGradientBoostingClassifier models are read. Nothing in the file was run.")
+            raise InputError(
+                f"'{name}' holds {str(root)[:120]} (unsupported model {str(schema.get('__class__'))[:60]}),"
+                " which is not trusted here: only scikit-learn GradientBoostingClassifier and "
+                "HistGradientBoostingClassifier models are read. Nothing in the file was run."
+            )
         audit = _Audit(archive)
         try:
             audit.node(schema, "model")
         except _Refused as exc:
             detail = exc.args[0]
             if len(exc.args) > 1:
-                raise InputError(f"'{name}' contains types that are not trusted here: {exc.args[1][:120]} "
-                                 f"({detail[:200]}). Nothing in the file was run; only scikit-learn gradient "
-                                 "boosting models with their usual parts are read.") from None
+                raise InputError(
+                    f"'{name}' contains types that are not trusted here: {exc.args[1][:120]} "
+                    f"({detail[:200]}). Nothing in the file was run; only scikit-learn gradient "
+                    "boosting models with their usual parts are read."
+                ) from None
             raise refuse(name, KEY, detail) from None
         except InputError as exc:  # a JSON value inside the schema
             raise refuse(name, KEY, str(exc).rstrip(".")) from None

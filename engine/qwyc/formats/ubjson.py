@@ -24,8 +24,15 @@ from ...errors import InputError
 
 __all__ = ["decode_ubjson"]
 
-_NUMERIC = {b"i": np.dtype(">i1"), b"U": np.dtype(">u1"), b"I": np.dtype(">i2"), b"l": np.dtype(">i4"),
-            b"L": np.dtype(">i8"), b"d": np.dtype(">f4"), b"D": np.dtype(">f8")}
+_NUMERIC = {
+    b"i": np.dtype(">i1"),
+    b"U": np.dtype(">u1"),
+    b"I": np.dtype(">i2"),
+    b"l": np.dtype(">i4"),
+    b"L": np.dtype(">i8"),
+    b"d": np.dtype(">f4"),
+    b"D": np.dtype(">f8"),
+}
 _INT_MARKERS = (b"i", b"U", b"I", b"l", b"L")
 
 
@@ -42,7 +49,7 @@ class _Reader:
     def take(self, n: int) -> memoryview:
         if n < 0 or self.pos + n > len(self.raw):
             raise _Error(f"the data ends early (byte {self.pos:,} needs {n:,} more)")
-        out = self.raw[self.pos:self.pos + n]
+        out = self.raw[self.pos : self.pos + n]
         self.pos += n
         return out
 

@@ -120,19 +120,31 @@ def _tree(tree, t: int, n_features: int) -> Tree:
     # x < c on float32  <=>  x <= the largest float32 below c
     below = np.nextafter(cond32, np.float32(-np.inf)).astype(np.float64)
     zero = np.zeros(n, np.int64)
-    built = Tree(feature=np.where(is_leaf, 0, index), threshold=np.where(is_leaf, 0.0, below),
-                 left=np.where(is_leaf, zero, left), right=np.where(is_leaf, zero, right),
-                 value=np.where(is_leaf, cond32.astype(np.float64), 0.0), missing_left=default_left,
-                 is_leaf=is_leaf, depth=depth)
+    built = Tree(
+        feature=np.where(is_leaf, 0, index),
+        threshold=np.where(is_leaf, 0.0, below),
+        left=np.where(is_leaf, zero, left),
+        right=np.where(is_leaf, zero, right),
+        value=np.where(is_leaf, cond32.astype(np.float64), 0.0),
+        missing_left=default_left,
+        is_leaf=is_leaf,
+        depth=depth,
+    )
     if deleted:  # only the nodes reachable from the root are checked and evaluated
         reach = np.zeros(n, bool)
         reach[0] = True
         for i in range(n):
             if reach[i] and not is_leaf[i]:
                 reach[left[i]] = reach[right[i]] = True
-        built = Tree(**{**built.__dict__, "is_leaf": built.is_leaf | ~reach,
-                        "value": np.where(reach, built.value, 0.0),
-                        "feature": np.where(reach, built.feature, 0), "threshold": np.where(reach, built.threshold, 0.0)})
+        built = Tree(
+            **{
+                **built.__dict__,
+                "is_leaf": built.is_leaf | ~reach,
+                "value": np.where(reach, built.value, 0.0),
+                "feature": np.where(reach, built.feature, 0),
+                "threshold": np.where(reach, built.threshold, 0.0),
+            }
+        )
     try:
         return checked_tree(built, n_features, f"tree {t}")
     except ValueError as exc:
@@ -155,8 +167,10 @@ def _base_margin(learner_param: dict, objective: str) -> float:
     if objective == "binary:logitraw":
         return float(np.float32(base))
     if not 0 < base < 1:
-        raise _Bad(f"'learner.learner_model_param.base_score' is {base:g}; objective {objective} needs a "
-                   "probability strictly between 0 and 1")
+        raise _Bad(
+            f"'learner.learner_model_param.base_score' is {base:g}; objective {objective} needs a "
+            "probability strictly between 0 and 1"
+        )
     return float(np.float32(math.log(base / (1 - base))))
 
 
@@ -164,14 +178,18 @@ def _schema(doc, name: str) -> ReadModel:
     learner = _get(doc, "learner", "")
     objective = _get(_get(learner, "objective", "learner"), "name", "learner.objective", str)
     if objective not in _OBJECTIVES:
-        raise InputError(f"'{name}' is an XGBoost model with objective {objective[:60]!r}; only binary classifiers "
-                         "(binary:logistic, binary:logitraw) are supported.")
+        raise InputError(
+            f"'{name}' is an XGBoost model with objective {objective[:60]!r}; only binary classifiers "
+            "(binary:logistic, binary:logitraw) are supported."
+        )
     param = _get(learner, "learner_model_param", "learner")
-    n_features = _int_text(_get(param, "num_feature", "learner.learner_model_param", None),
-                           "learner.learner_model_param.num_feature")
+    n_features = _int_text(
+        _get(param, "num_feature", "learner.learner_model_param", None), "learner.learner_model_param.num_feature"
+    )
     if not 1 <= n_features <= MAX_FEATURES:
-        raise _Bad(f"'learner.learner_model_param.num_feature' is {n_features:,}; between 1 and {MAX_FEATURES:,} "
-                   "are read")
+        raise _Bad(
+            f"'learner.learner_model_param.num_feature' is {n_features:,}; between 1 and {MAX_FEATURES:,} are read"
+        )
     if _int_text(param.get("num_class", "0"), "learner.learner_model_param.num_class") > 1:
         raise InputError("multi-class models")
     if _int_text(param.get("num_target", "1"), "learner.learner_model_param.num_target") > 1:
@@ -180,8 +198,10 @@ def _schema(doc, name: str) -> ReadModel:
     booster = _get(learner, "gradient_booster", "learner")
     kind = _get(booster, "name", "learner.gradient_booster", str)
     if kind in ("dart", "gblinear"):
-        raise InputError(f"{kind} boosters" + (" (weight_drop scales the trees at prediction)" if kind == "dart"
-                                              else " (a linear model, no trees)"))
+        raise InputError(
+            f"{kind} boosters"
+            + (" (weight_drop scales the trees at prediction)" if kind == "dart" else " (a linear model, no trees)")
+        )
     if kind != "gbtree":
         raise _Bad(f"'learner.gradient_booster.name' is {kind[:40]!r}, not gbtree")
     model = _get(booster, "model", "learner.gradient_booster")
@@ -245,5 +265,7 @@ def read_xgboost(raw: bytes, name: str) -> ReadModel:
     except InputError as exc:
         if str(exc).startswith("'"):
             raise
-        raise InputError(f"'{name}' is an XGBoost model with {exc}, which early exit does not support: train a "
-                         "binary gbtree model on numeric features.") from None
+        raise InputError(
+            f"'{name}' is an XGBoost model with {exc}, which early exit does not support: train a "
+            "binary gbtree model on numeric features."
+        ) from None

@@ -11,18 +11,20 @@ from engine.errors import InputError
 
 
 def reviewed_plan():
-    return pd.DataFrame({
-        "id": [1, 2, 3, 4, 5, 6],
-        "score": [0.05, 0.08, 0.2, 0.25, 0.4, 0.45],
-        "stratum": [1, 1, 2, 2, 3, 3],
-        "stratum_lower": [0.0, 0.0, 0.1, 0.1, 0.3, 0.3],
-        "stratum_upper": [0.1, 0.1, 0.3, 0.3, 0.5, 0.5],
-        "stratum_documents": [1000, 1000, 300, 300, 40, 40],
-        "stratum_sample": [2, 2, 2, 2, 2, 2],
-        "inclusion_probability": [0.002, 0.002, 2 / 300, 2 / 300, 0.05, 0.05],
-        "weight": [500, 500, 150, 150, 20, 20],
-        "label": ["no", "0", "tp", "", "1", "YES"],
-    })
+    return pd.DataFrame(
+        {
+            "id": [1, 2, 3, 4, 5, 6],
+            "score": [0.05, 0.08, 0.2, 0.25, 0.4, 0.45],
+            "stratum": [1, 1, 2, 2, 3, 3],
+            "stratum_lower": [0.0, 0.0, 0.1, 0.1, 0.3, 0.3],
+            "stratum_upper": [0.1, 0.1, 0.3, 0.3, 0.5, 0.5],
+            "stratum_documents": [1000, 1000, 300, 300, 40, 40],
+            "stratum_sample": [2, 2, 2, 2, 2, 2],
+            "inclusion_probability": [0.002, 0.002, 2 / 300, 2 / 300, 0.05, 0.05],
+            "weight": [500, 500, 150, 150, 20, 20],
+            "label": ["no", "0", "tp", "", "1", "YES"],
+        }
+    )
 
 
 def test_a_reviewed_plan_is_read_with_its_design():
@@ -42,17 +44,20 @@ def test_extra_columns_and_column_order_do_not_matter_and_csv_bytes_load():
     assert audit.positives.tolist() == [0, 1, 2]
 
 
-@pytest.mark.parametrize("edit,message", [
-    (lambda f: f.drop(columns="weight"), "no column 'weight'"),
-    (lambda f: f.assign(label=["no", "0", "maybe", "", "1", "1"]), "unknown label values"),
-    (lambda f: f.assign(id=[1, 1, 3, 4, 5, 6]), "ids repeated"),
-    (lambda f: f.assign(score=[0.05, 0.08, 0.2, 0.25, 0.4, 0.55]), "outside their stratum"),
-    (lambda f: f.assign(stratum_documents=[1000, 999, 300, 300, 40, 40]), "differs within a stratum"),
-    (lambda f: f.assign(stratum_sample=[1, 1, 2, 2, 2, 2]), "lists 2 documents but its plan drew 1"),
-    (lambda f: f.assign(label=["", "", "tp", "", "1", "1"]), "stratum 1 has no reviewed document"),
-    (lambda f: f.assign(stratum_lower=["0", "0", "x", "x", "0.3", "0.3"]), "non-numeric"),
-    (lambda f: f.iloc[:0], "no audited documents"),
-])
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (lambda f: f.drop(columns="weight"), "no column 'weight'"),
+        (lambda f: f.assign(label=["no", "0", "maybe", "", "1", "1"]), "unknown label values"),
+        (lambda f: f.assign(id=[1, 1, 3, 4, 5, 6]), "ids repeated"),
+        (lambda f: f.assign(score=[0.05, 0.08, 0.2, 0.25, 0.4, 0.55]), "outside their stratum"),
+        (lambda f: f.assign(stratum_documents=[1000, 999, 300, 300, 40, 40]), "differs within a stratum"),
+        (lambda f: f.assign(stratum_sample=[1, 1, 2, 2, 2, 2]), "lists 2 documents but its plan drew 1"),
+        (lambda f: f.assign(label=["", "", "tp", "", "1", "1"]), "stratum 1 has no reviewed document"),
+        (lambda f: f.assign(stratum_lower=["0", "0", "x", "x", "0.3", "0.3"]), "non-numeric"),
+        (lambda f: f.iloc[:0], "no audited documents"),
+    ],
+)
 def test_a_broken_audit_is_refused_with_the_column_and_the_fix(edit, message):
     with pytest.raises(InputError, match=message):
         audit_from_frame(edit(reviewed_plan()), name="audit.csv")

@@ -21,14 +21,16 @@ from engine.errors import InputError
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300), st.integers(1, 12),
-       st.sampled_from(["geometric", "quantile"]))
+@given(
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300),
+    st.integers(1, 12),
+    st.sampled_from(["geometric", "quantile"]),
+)
 def test_ranks_read_numpys_inverted_cdf_quantiles(values, strata, spacing):
     x = np.asarray(values)
     levels = stratum_levels(strata, spacing)
     if levels.size:
-        assert np.array_equal(np.sort(x)[quantile_ranks(x.size, levels)],
-                              np.quantile(x, levels, method="inverted_cdf"))
+        assert np.array_equal(np.sort(x)[quantile_ranks(x.size, levels)], np.quantile(x, levels, method="inverted_cdf"))
 
 
 def test_geometric_strata_halve_towards_the_line():
@@ -47,8 +49,12 @@ def test_every_stratum_holds_documents(values, strata):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(1, 5000), min_size=1, max_size=8), st.floats(0, 1), st.sampled_from(
-    ["proportional", "equal", "neyman"]), st.integers(0, 10**6))
+@given(
+    st.lists(st.integers(1, 5000), min_size=1, max_size=8),
+    st.floats(0, 1),
+    st.sampled_from(["proportional", "equal", "neyman"]),
+    st.integers(0, 10**6),
+)
 def test_allocation_sums_to_the_budget_within_each_strata_bounds(docs, share, allocation, seed):
     big_n = np.asarray(docs)
     low = int(np.minimum(big_n, 2).sum())
@@ -82,7 +88,7 @@ def test_allocation_refuses_what_it_cannot_do():
 
 def test_expected_half_width_is_cochrans_normal_approximation():
     big_n, n, p = np.array([5000, 500]), np.array([100, 50]), np.array([0.002, 0.05])
-    var = np.sum(big_n ** 2 * (big_n - n) / (big_n - 1) * p * (1 - p) / n)
+    var = np.sum(big_n**2 * (big_n - n) / (big_n - 1) * p * (1 - p) / n)
     assert expected_half_width(big_n, n, p) == pytest.approx(stats.norm.ppf(0.975) * math.sqrt(var))
     assert expected_half_width(big_n, big_n, p) == 0  # a census has no sampling error
 

@@ -25,8 +25,11 @@ from .test_audit_file import reviewed_plan
 
 @pytest.fixture()
 def rated():
-    return rated_from_frame(pd.DataFrame({"score": [0.5, 0.6, 0.6, 0.9, 0.95, 0.3],
-                                          "label": ["1", "0", "1", "1", "", "0"], "w": [1, 1, 2, 1, 1, 1]}))
+    return rated_from_frame(
+        pd.DataFrame(
+            {"score": [0.5, 0.6, 0.6, 0.9, 0.95, 0.3], "label": ["1", "0", "1", "1", "", "0"], "w": [1, 1, 2, 1, 1, 1]}
+        )
+    )
 
 
 @pytest.fixture()
@@ -41,13 +44,22 @@ def test_json_has_exactly_the_contracts_keys(rated, audit):
     assert list(out) == ["review_threshold", "level", "above", "below", "total_positives", "recall", "thresholds"]
     assert list(out["above"]) == ["tp", "fp", "unrated"]
     assert list(out["below"]) == ["documents", "audited", "positives_found", "positives", "strata"]
-    assert list(out["below"]["strata"][0]) == ["lower", "upper", "documents", "audited", "positives_found",
-                                               "prevalence"]
+    assert list(out["below"]["strata"][0]) == [
+        "lower",
+        "upper",
+        "documents",
+        "audited",
+        "positives_found",
+        "prevalence",
+    ]
     for key in ("positives",):
         assert list(out["below"][key]) == ["estimate", "lower", "upper"]
     assert list(out["thresholds"][0]) == ["threshold", "tp", "fp", "precision", "recall"]
-    assert all(list(t[k]) == ["estimate", "lower", "upper"] for t in out["thresholds"] for k in
-               ("tp", "fp", "precision", "recall"))
+    assert all(
+        list(t[k]) == ["estimate", "lower", "upper"]
+        for t in out["thresholds"]
+        for k in ("tp", "fp", "precision", "recall")
+    )
 
 
 def test_above_and_below_the_line_by_hand(rated, audit):
@@ -64,7 +76,7 @@ def test_above_and_below_the_line_by_hand(rated, audit):
 
 
 def test_above_line_counts_are_cumulative_by_score():
-    above = AboveLine.from_rated(np.array([0.9, 0.5, 0.9, 0.7]), np.array([1, 0, 0, 1]), np.array([1., 2, 3, 4]), "s")
+    above = AboveLine.from_rated(np.array([0.9, 0.5, 0.9, 0.7]), np.array([1, 0, 0, 1]), np.array([1.0, 2, 3, 4]), "s")
     assert above.counts_at(0.9) == (1.0, 3.0) and above.counts_at(0.6) == (5.0, 3.0)
     assert above.counts_at(0.1) == (5.0, 5.0) and above.counts_at(0.95) == (0.0, 0.0)
 
@@ -96,8 +108,10 @@ def test_sentence_and_strata_table(rated, audit):
     r = estimate(rated, audit)
     text = audit_sentence(r)
     assert text.startswith("An audit of 6 of the 1,340 unflagged documents found 3 positives: between ")
-    assert f"{r.positives.upper:,.0f} positives (95 %) are missed below the line; recall at the review line is " \
-           f"between {r.recall.lower * 100:.0f} % and {r.recall.upper * 100:.0f} %." in text
+    assert (
+        f"{r.positives.upper:,.0f} positives (95 %) are missed below the line; recall at the review line is "
+        f"between {r.recall.lower * 100:.0f} % and {r.recall.upper * 100:.0f} %." in text
+    )
     table = strata_table(r)
     assert len(table) == 3 and table.iloc[0]["documents"] == "40"
 

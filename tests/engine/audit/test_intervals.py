@@ -29,7 +29,7 @@ def wilson(y, n, z):
     return centre - half, centre + half
 
 
-@pytest.mark.parametrize("big_n,n,y", [(1000, 50, 3), (10 ** 9, 50, 0), (200, 20, 20), (5000, 400, 17), (31, 30, 1)])
+@pytest.mark.parametrize("big_n,n,y", [(1000, 50, 3), (10**9, 50, 0), (200, 20, 20), (5000, 400, 17), (31, 30, 1)])
 def test_score_interval_of_one_stratum_is_wilson_with_the_finite_population_correction(big_n, n, y):
     # one stratum: (m (p_hat - p))^2 <= z^2 N^2 (m / (N - 1)) p q / n is Wilson's inequality with
     # z'^2 = z^2 N^2 / (m (N - 1)), and the positives are y + m p
@@ -51,17 +51,28 @@ def _score_statistic_by_optimiser(big_n, n, y, total):
 
     cons = {"type": "eq", "fun": lambda p: y.sum() + m @ p - total}
     start = np.full(y.size, min(max((total - y.sum()) / m.sum(), 1e-6), 1 - 1e-6))
-    res = optimize.minimize(nll, start, constraints=[cons], bounds=[(1e-12, 1 - 1e-12)] * y.size, method="SLSQP",
-                            options={"ftol": 1e-14, "maxiter": 1000})
+    res = optimize.minimize(
+        nll,
+        start,
+        constraints=[cons],
+        bounds=[(1e-12, 1 - 1e-12)] * y.size,
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     p = res.x
     t_hat = y.sum() + m @ (y / n)
-    var = np.sum(big_n ** 2 * (m / (big_n - 1)) * p * (1 - p) / n)
+    var = np.sum(big_n**2 * (m / (big_n - 1)) * p * (1 - p) / n)
     return (t_hat - total) ** 2 / var
 
 
-@pytest.mark.parametrize("counts", [([500, 2000, 300], [50, 40, 30], [3, 0, 1]),
-                                    ([5000, 2500, 1250, 600, 300, 300], [20, 20, 30, 40, 60, 100], [0, 1, 1, 0, 2, 9]),
-                                    ([800, 90], [40, 30], [2, 12])])
+@pytest.mark.parametrize(
+    "counts",
+    [
+        ([500, 2000, 300], [50, 40, 30], [3, 0, 1]),
+        ([5000, 2500, 1250, 600, 300, 300], [20, 20, 30, 40, 60, 100], [0, 1, 1, 0, 2, 9]),
+        ([800, 90], [40, 30], [2, 12]),
+    ],
+)
 def test_score_bounds_are_where_the_score_statistic_reaches_z_squared(counts):
     iv = total_interval(*counts, method="score")
     for bound in (iv.lower, iv.upper):
@@ -78,8 +89,11 @@ def test_score_interval_is_symmetric_in_positives_and_negatives():
 
 
 def test_fully_reviewed_strata_are_known_exactly():
-    assert total_interval([100, 30], [100, 30], [0, 3], method="score").as_dict() == \
-        {"estimate": 3.0, "lower": 3.0, "upper": 3.0}
+    assert total_interval([100, 30], [100, 30], [0, 3], method="score").as_dict() == {
+        "estimate": 3.0,
+        "lower": 3.0,
+        "upper": 3.0,
+    }
     # a census stratum adds its positives and nothing else
     alone = total_interval([400], [40], [2], method="score")
     both = total_interval([400, 50], [40, 50], [2, 7], method="score")
@@ -105,7 +119,7 @@ def test_expansion_estimate_is_unbiased_over_every_possible_sample():
 def test_wald_is_cochrans_formula():
     big_n, n, y = np.array([500, 2000]), np.array([50, 40]), np.array([3, 2])
     p = y / n
-    var = np.sum(big_n ** 2 * (1 - n / big_n) * p * (1 - p) / (n - 1))
+    var = np.sum(big_n**2 * (1 - n / big_n) * p * (1 - p) / (n - 1))
     iv = total_interval(big_n, n, y, method="wald")
     assert iv.upper - iv.estimate == pytest.approx(Z * math.sqrt(var))
 
@@ -133,14 +147,19 @@ def test_exact_bounds_are_the_extreme_totals_not_rejected():
     big_n, n, y = 60, 12, 2
     iv = total_interval([big_n], [n], [y], method="exact")
     alpha = 0.05
-    kept = [m for m in range(y, big_n - (n - y) + 1)
-            if stats.hypergeom.sf(y - 1, big_n, m, n) > alpha / 2 and stats.hypergeom.cdf(y, big_n, m, n) > alpha / 2]
+    kept = [
+        m
+        for m in range(y, big_n - (n - y) + 1)
+        if stats.hypergeom.sf(y - 1, big_n, m, n) > alpha / 2 and stats.hypergeom.cdf(y, big_n, m, n) > alpha / 2
+    ]
     assert (iv.lower, iv.upper) == (min(kept), max(kept))
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(2, 3000), st.floats(0.01, 1), st.floats(0, 1)), min_size=1, max_size=5),
-       st.sampled_from(METHODS))
+@given(
+    st.lists(st.tuples(st.integers(2, 3000), st.floats(0.01, 1), st.floats(0, 1)), min_size=1, max_size=5),
+    st.sampled_from(METHODS),
+)
 def test_every_interval_holds_the_estimate_and_stays_possible(strata, method):
     big_n = np.array([s[0] for s in strata])
     n = np.maximum(1, np.round(big_n * np.array([s[1] for s in strata]))).astype(int)
@@ -156,8 +175,16 @@ def test_prevalence_intervals_are_each_strata_total_over_its_documents():
     assert out[0].upper == pytest.approx(one.upper / 400)
 
 
-@pytest.mark.parametrize("args,kwargs", [(([10], [0], [0]), {}), (([10], [5], [6]), {}), (([10, 4], [5], [1]), {}),
-                                         (([10], [5], [1]), {"level": 1.2}), (([10], [5], [1]), {"method": "bayes"})])
+@pytest.mark.parametrize(
+    "args,kwargs",
+    [
+        (([10], [0], [0]), {}),
+        (([10], [5], [6]), {}),
+        (([10, 4], [5], [1]), {}),
+        (([10], [5], [1]), {"level": 1.2}),
+        (([10], [5], [1]), {"method": "bayes"}),
+    ],
+)
 def test_bad_counts_and_arguments_are_input_errors(args, kwargs):
     with pytest.raises(InputError):
         total_interval(*args, **kwargs)

@@ -16,8 +16,9 @@ COLS = PopulationColumns("doc", "s", "p")
 def frame():
     rng = np.random.default_rng(3)
     n = 20_000
-    return pd.DataFrame({"doc": rng.permutation(n) * 7 + 11, "s": np.round(rng.beta(0.4, 6, n), 4),
-                         "p": rng.random(n) * 0.05})
+    return pd.DataFrame(
+        {"doc": rng.permutation(n) * 7 + 11, "s": np.round(rng.beta(0.4, 6, n), 4), "p": rng.random(n) * 0.05}
+    )
 
 
 def brute_force(frame, below, budget, strata, seed, allocation="proportional", prior=False):
@@ -33,16 +34,25 @@ def brute_force(frame, below, budget, strata, seed, allocation="proportional", p
     keys = selection_keys(ids, seed)
     chosen = set()
     for k in range(docs.size):
-        chosen |= {i for _, i in sorted(zip(keys[h == k], ids[h == k]))[:sizes[k]]}
+        chosen |= {i for _, i in sorted(zip(keys[h == k], ids[h == k]))[: sizes[k]]}
     return lowers, docs, sizes, chosen
 
 
-@pytest.mark.parametrize("strata,allocation,prior", [(6, "proportional", False), (4, "neyman", True),
-                                                     (1, "proportional", False), (8, "equal", False)])
+@pytest.mark.parametrize(
+    "strata,allocation,prior",
+    [(6, "proportional", False), (4, "neyman", True), (1, "proportional", False), (8, "equal", False)],
+)
 def test_memory_plan_equals_the_brute_force_oracle(frame, strata, allocation, prior):
     cols = COLS if prior else PopulationColumns("doc", "s")
-    result = plan(memory_population(frame, cols), below=0.3, budget=700, strata=strata, allocation=allocation,
-                  seed=5, prior_column="p" if prior else None)
+    result = plan(
+        memory_population(frame, cols),
+        below=0.3,
+        budget=700,
+        strata=strata,
+        allocation=allocation,
+        seed=5,
+        prior_column="p" if prior else None,
+    )
     lowers, docs, sizes, chosen = brute_force(frame, 0.3, 700, strata, 5, allocation, prior)
     assert [s.lower for s in result.strata] == list(lowers)
     assert [s.documents for s in result.strata] == list(docs) and [s.sample for s in result.strata] == list(sizes)
@@ -84,30 +94,39 @@ def test_ties_merge_strata_with_a_warning():
     assert any("tied scores" in w for w in result.warnings)
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"below": 0.3, "budget": 100, "half_width": 5}, "not both"),
-    ({"below": 0.3}, "not both"),
-    ({"below": float("nan"), "budget": 100}, "finite"),
-    ({"below": -1, "budget": 100}, "No document"),
-    ({"below": 0.3, "budget": 5, "strata": 6}, "at least 2 per stratum"),
-    ({"below": 0.3, "budget": 10**6}, "every document below the line"),
-    ({"below": 0.3, "half_width": 10}, "--half-width needs"),
-    ({"below": 0.3, "budget": 100, "allocation": "neyman"}, "prior"),
-    ({"below": 0.3, "budget": 100, "strata": 0}, "--strata"),
-    ({"below": 0.3, "budget": 100, "seed": -4}, "--seed"),
-    ({"below": 0.3, "budget": 100, "spacing": "log"}, "spacing"),
-    ({"below": 0.3, "budget": 100, "level": 95}, "level"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"below": 0.3, "budget": 100, "half_width": 5}, "not both"),
+        ({"below": 0.3}, "not both"),
+        ({"below": float("nan"), "budget": 100}, "finite"),
+        ({"below": -1, "budget": 100}, "No document"),
+        ({"below": 0.3, "budget": 5, "strata": 6}, "at least 2 per stratum"),
+        ({"below": 0.3, "budget": 10**6}, "every document below the line"),
+        ({"below": 0.3, "half_width": 10}, "--half-width needs"),
+        ({"below": 0.3, "budget": 100, "allocation": "neyman"}, "prior"),
+        ({"below": 0.3, "budget": 100, "strata": 0}, "--strata"),
+        ({"below": 0.3, "budget": 100, "seed": -4}, "--seed"),
+        ({"below": 0.3, "budget": 100, "spacing": "log"}, "spacing"),
+        ({"below": 0.3, "budget": 100, "level": 95}, "level"),
+    ],
+)
 def test_bad_arguments_are_input_errors(frame, kwargs, message):
     with pytest.raises(InputError, match=message):
         plan(memory_population(frame, PopulationColumns("doc", "s")), **kwargs)
 
 
-@pytest.mark.parametrize("column,values,message", [
-    ("s", ["0.1", "abc", "0.2"], "non-numeric"), ("s", [0.1, np.nan, 0.2], "no score"),
-    ("s", [0.1, np.inf, 0.2], "infinite"), ("doc", [1.5, 2.5, 3.5], "decimal"), ("doc", ["a", None, "c"], "no id"),
-    ("p", [0.1, 1.5, 0.2], "Prior column"),
-])
+@pytest.mark.parametrize(
+    "column,values,message",
+    [
+        ("s", ["0.1", "abc", "0.2"], "non-numeric"),
+        ("s", [0.1, np.nan, 0.2], "no score"),
+        ("s", [0.1, np.inf, 0.2], "infinite"),
+        ("doc", [1.5, 2.5, 3.5], "decimal"),
+        ("doc", ["a", None, "c"], "no id"),
+        ("p", [0.1, 1.5, 0.2], "Prior column"),
+    ],
+)
 def test_bad_rows_are_refused_with_the_column_and_the_count(column, values, message):
     frame = pd.DataFrame({"doc": ["a", "b", "c"], "s": [0.1, 0.2, 0.3], "p": [0.1, 0.1, 0.1]})
     frame[column] = values
@@ -122,11 +141,18 @@ def test_a_pilot_audit_gives_the_anticipated_prevalences():
 
     frame = pd.read_csv(sample_path("satimage_population"))
     pilot = load_audit(sample_path("satimage_audit"))
-    result = plan(memory_population(frame, PopulationColumns("doc_id", "score")), below=0.9, budget=200, strata=4,
-                  pilot=pilot, seed=1)
+    result = plan(
+        memory_population(frame, PopulationColumns("doc_id", "score")),
+        below=0.9,
+        budget=200,
+        strata=4,
+        pilot=pilot,
+        seed=1,
+    )
     assert result.allocation == "neyman" and result.prevalence_source == "pilot audit 'satimage_audit.csv'"
-    expected = pilot_prevalence(pilot.scores, pilot.labels, pilot.weights, [s.lower for s in result.strata],
-                                [s.upper for s in result.strata])
+    expected = pilot_prevalence(
+        pilot.scores, pilot.labels, pilot.weights, [s.lower for s in result.strata], [s.upper for s in result.strata]
+    )
     assert [s.prevalence for s in result.strata] == pytest.approx(list(expected))
     assert result.expected_half_width > 0
 
@@ -136,8 +162,13 @@ def test_the_plan_file_writes_integer_ids_as_numbers_and_neutralises_formulas():
     text = plan(memory_population(frame, PopulationColumns("doc", "s")), below=0.9, budget=4, strata=1).csv().decode()
     assert "'=HYPERLINK(1)" in text and "\n=HYPERLINK" not in text
     numbers = pd.DataFrame({"doc": [-5, 7, 9], "s": [0.1, 0.2, 0.3]})
-    written = pd.read_csv(pd.io.common.StringIO(plan(memory_population(numbers, PopulationColumns("doc", "s")),
-                                                     below=0.9, budget=3, strata=1).csv().decode()))
+    written = pd.read_csv(
+        pd.io.common.StringIO(
+            plan(memory_population(numbers, PopulationColumns("doc", "s")), below=0.9, budget=3, strata=1)
+            .csv()
+            .decode()
+        )
+    )
     assert sorted(written["id"]) == [-5, 7, 9]
 
 
@@ -148,8 +179,9 @@ def test_merged_and_separate_candidate_scans_and_widening_select_the_same_docume
 
     rng = np.random.default_rng(8)
     # 70 % of the documents tie at 0: the strata sizes guessed from ranks are far off, so strata fall short
-    frame = pd.DataFrame({"doc": np.arange(30_000), "s": np.where(rng.random(30_000) < 0.7, 0.0,
-                                                                  np.round(rng.random(30_000), 3))})
+    frame = pd.DataFrame(
+        {"doc": np.arange(30_000), "s": np.where(rng.random(30_000) < 0.7, 0.0, np.round(rng.random(30_000), 3))}
+    )
     pop = memory_population(frame, PopulationColumns("doc", "s"))
     merged = plan(pop, below=0.9, budget=900, strata=6, seed=2).table()
     monkeypatch.setattr(plan_module, "MERGED_CANDIDATES", 0)

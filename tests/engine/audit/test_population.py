@@ -8,12 +8,15 @@ from engine.errors import InputError
 from engine.io import Table, guess_kind, sample_path
 
 
-@pytest.mark.parametrize("columns,expected", [
-    (["doc_id", "score", "known_label"], PopulationColumns("doc_id", "score")),
-    (["id", "model_score", "prior"], PopulationColumns("id", "model_score", "prior")),
-    (["label", "account_id", "value"], PopulationColumns("account_id", "value")),   # a label is never the score
-    (["customer_id", "prob", "risk_score"], PopulationColumns("customer_id", "risk_score", "prob")),
-])
+@pytest.mark.parametrize(
+    "columns,expected",
+    [
+        (["doc_id", "score", "known_label"], PopulationColumns("doc_id", "score")),
+        (["id", "model_score", "prior"], PopulationColumns("id", "model_score", "prior")),
+        (["label", "account_id", "value"], PopulationColumns("account_id", "value")),  # a label is never the score
+        (["customer_id", "prob", "risk_score"], PopulationColumns("customer_id", "risk_score", "prob")),
+    ],
+)
 def test_the_id_score_and_prior_are_found_by_name(columns, expected):
     frame = pd.DataFrame({c: [1, 2, 3] if c.endswith("id") else [0.1, 0.5, 0.2] for c in columns})
     assert detect_population_columns(frame) == expected
@@ -31,10 +34,13 @@ def test_given_columns_are_kept_and_checked():
         detect_population_columns(frame, score="c")
 
 
-@pytest.mark.parametrize("frame,message", [
-    (pd.DataFrame({"score": [0.1], "x": [1]}), "No id column found"),
-    (pd.DataFrame({"doc_id": [1], "label": [1], "name": ["x"]}), "No score column found"),
-])
+@pytest.mark.parametrize(
+    "frame,message",
+    [
+        (pd.DataFrame({"score": [0.1], "x": [1]}), "No id column found"),
+        (pd.DataFrame({"doc_id": [1], "label": [1], "name": ["x"]}), "No score column found"),
+    ],
+)
 def test_missing_roles_are_input_errors(frame, message):
     with pytest.raises(InputError, match=message):
         detect_population_columns(frame)

@@ -27,8 +27,11 @@ from engine.io import load_rated, sample_path
 
 @pytest.fixture(scope="module")
 def shipped():
-    return estimate(load_rated(sample_path("satimage_rated")), load_audit(sample_path("satimage_audit")),
-                    thresholds=[0.95, 0.5, 0.001])
+    return estimate(
+        load_rated(sample_path("satimage_rated")),
+        load_audit(sample_path("satimage_audit")),
+        thresholds=[0.95, 0.5, 0.001],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +75,12 @@ def test_the_shipped_audit_is_the_plan_of_its_population(population, shipped):
     again = plan(population, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
     assert plan_matches(again, shipped.audit)
     assert set(again.table()["id"]) == set(shipped.audit.ids)
-    assert not plan_matches(plan(population, below=0.9, budget=300, strata=6, seed=0, allocation="proportional"),
-                            shipped.audit)
-    assert not plan_matches(plan(population, below=0.8, budget=300, strata=6, seed=0, prior_column="score"),
-                            shipped.audit)
+    assert not plan_matches(
+        plan(population, below=0.9, budget=300, strata=6, seed=0, allocation="proportional"), shipped.audit
+    )
+    assert not plan_matches(
+        plan(population, below=0.8, budget=300, strata=6, seed=0, prior_column="score"), shipped.audit
+    )
 
 
 def test_plan_table_lists_the_strata_highest_first(population):
@@ -101,8 +106,9 @@ def test_audit_settings_record_the_design_and_the_plan_only_when_it_drew_the_aud
     assert (s["seed"], s["population_rows"], s["population_sha256"], s["population"]) == (0, 5803, "p" * 64, "pop.csv")
     other = plan(population, below=0.9, budget=300, strata=6, seed=1, prior_column="score")
     assert plan_matches(other, shipped.audit)  # another seed, same design: the documents differ, the design not
-    assert "seed" not in audit_settings(shipped, plan=plan(population, below=0.9, budget=250, seed=0,
-                                                           prior_column="score"))
+    assert "seed" not in audit_settings(
+        shipped, plan=plan(population, below=0.9, budget=250, seed=0, prior_column="score")
+    )
 
 
 def test_plan_matches_compares_bounds_and_sizes():
@@ -120,10 +126,15 @@ def test_an_audit_record_item_round_trips_and_renders(shipped):
     from engine.audit import audit_pn_figure, audit_sentence, strata_table
     from engine.record import new_item, read_record_json, record_html, record_json
 
-    item = new_item("audit", "Below-the-line audit", audit_sentence(shipped),
-                    tables=[("Strata", strata_table(shipped)), ("Thresholds", thresholds_table(shipped))],
-                    figures=[("PN", audit_pn_figure(shipped))], data_fingerprint=shipped.audit.fingerprint,
-                    settings=audit_settings(shipped, rated_sha256="r" * 64))
+    item = new_item(
+        "audit",
+        "Below-the-line audit",
+        audit_sentence(shipped),
+        tables=[("Strata", strata_table(shipped)), ("Thresholds", thresholds_table(shipped))],
+        figures=[("PN", audit_pn_figure(shipped))],
+        data_fingerprint=shipped.audit.fingerprint,
+        settings=audit_settings(shipped, rated_sha256="r" * 64),
+    )
     again = read_record_json(record_json([item]))[0]
     assert again.sentence == item.sentence and again.provenance["settings"]["strata"][0]["planned"] == 132
     pd.testing.assert_frame_equal(again.tables[1][1], thresholds_table(shipped), check_dtype=False)

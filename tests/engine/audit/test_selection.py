@@ -47,7 +47,7 @@ def test_candidates_below_the_cutoffs_give_the_bottom_k_of_the_whole_stratum():
     chosen, short = select(candidates, sizes)
     assert short == []
     for h in range(3):  # oracle: sort the whole stratum by (key, id)
-        whole = sorted(zip(keys[stratum == h], ids[stratum == h]))[:sizes[h]]
+        whole = sorted(zip(keys[stratum == h], ids[stratum == h]))[: sizes[h]]
         assert list(chosen.loc[chosen["stratum"] == h, "id"]) == [i for _, i in whole]
 
 

@@ -21,10 +21,18 @@ def population():
 def test_score_interval_covers_at_the_nominal_level_and_stratification_narrows_it(population):
     scores, labels = population
     assert labels[scores < 0.9].sum() >= 0.2 * labels.sum()  # at least a fifth of the positives below the line
-    srs = {r.method: r for r in simulate_coverage(scores, labels, below=0.9, budget=300, strata=1,
-                                                  methods=("score", "wald"), repetitions=REPETITIONS)}
-    strat = {r.method: r for r in simulate_coverage(scores, labels, below=0.9, budget=300, strata=6,
-                                                    methods=("score", "wald"), repetitions=REPETITIONS)}
+    srs = {
+        r.method: r
+        for r in simulate_coverage(
+            scores, labels, below=0.9, budget=300, strata=1, methods=("score", "wald"), repetitions=REPETITIONS
+        )
+    }
+    strat = {
+        r.method: r
+        for r in simulate_coverage(
+            scores, labels, below=0.9, budget=300, strata=6, methods=("score", "wald"), repetitions=REPETITIONS
+        )
+    }
     for design in (srs, strat):
         score = design["score"]
         assert score.true_positives == 15 and score.repetitions == REPETITIONS

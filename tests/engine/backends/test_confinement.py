@@ -15,9 +15,15 @@ import pandas as pd
 import pytest
 
 from engine.audit import plan
-from engine.backends import open_population
-from engine.backends import DuckSource, connect, connected_hull, duckdb_operating_points, map_columns
-from engine.backends import confine
+from engine.backends import (
+    DuckSource,
+    confine,
+    connect,
+    connected_hull,
+    duckdb_operating_points,
+    map_columns,
+    open_population,
+)
 from engine.backends.confine import checked_files, matched_files
 from engine.backends.duckdb_monitor import duckdb_period_counts
 from engine.errors import InputError
@@ -43,11 +49,35 @@ def lake(tmp_path):
 
 # --- the glob walk -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern", ["*.csv", "*/*.csv", "**/*.csv", "**", "a/**/*.csv", "[ab]/?.csv", "a/*/c.csv",
-                                     "a/b/*.csv", ".*.csv", "a/.*/*.csv", "**/x*.csv"])
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "*.csv",
+        "*/*.csv",
+        "**/*.csv",
+        "**",
+        "a/**/*.csv",
+        "[ab]/?.csv",
+        "a/*/c.csv",
+        "a/b/*.csv",
+        ".*.csv",
+        "a/.*/*.csv",
+        "**/x*.csv",
+    ],
+)
 def test_the_walk_matches_python_glob(tmp_path, pattern):
-    for rel in ["x.csv", ".h.csv", "a/x.csv", "a/b/c.csv", "a/b/xd.csv", "a/.hid/x.csv", "b/y.csv", "b/z.txt",
-                "a/b/e/f/g.csv"]:
+    for rel in [
+        "x.csv",
+        ".h.csv",
+        "a/x.csv",
+        "a/b/c.csv",
+        "a/b/xd.csv",
+        "a/.hid/x.csv",
+        "b/y.csv",
+        "b/z.txt",
+        "a/b/e/f/g.csv",
+    ]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("score,label\n0.5,1\n")
     full = str(tmp_path / pattern)
@@ -103,14 +133,22 @@ def test_the_connection_is_locked_to_the_checked_files(lake):
     inside, outside = lake
     con = DuckSource(str(inside / "a.parquet"), roots=(str(inside),)).connect()
     try:
-        assert con.execute(f"SELECT count(*) FROM read_parquet('{(inside / 'a.parquet').resolve()}')").fetchone() \
-            == (30,)
-        for sql in [f"SELECT * FROM read_parquet('{outside / 'secret.parquet'}')", "SELECT * FROM read_csv('/etc/passwd')",
-                    f"ATTACH '{outside / 'x.duckdb'}'", f"COPY (SELECT 1) TO '{inside / 'out.csv'}'"]:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{(inside / 'a.parquet').resolve()}')").fetchone() == (
+            30,
+        )
+        for sql in [
+            f"SELECT * FROM read_parquet('{outside / 'secret.parquet'}')",
+            "SELECT * FROM read_csv('/etc/passwd')",
+            f"ATTACH '{outside / 'x.duckdb'}'",
+            f"COPY (SELECT 1) TO '{inside / 'out.csv'}'",
+        ]:
             with pytest.raises(duckdb.Error, match="Permission|disabled"):
                 con.execute(sql)
-        for sql in ["SET enable_external_access = true", "SET allowed_paths = ['/etc/passwd']",
-                    "RESET lock_configuration"]:
+        for sql in [
+            "SET enable_external_access = true",
+            "SET allowed_paths = ['/etc/passwd']",
+            "RESET lock_configuration",
+        ]:
             with pytest.raises(duckdb.Error, match="locked"):
                 con.execute(sql)
     finally:
@@ -118,6 +156,7 @@ def test_the_connection_is_locked_to_the_checked_files(lake):
 
 
 # --- databases whose views or macros read files --------------------------------------------------------------------
+
 
 def _database(path, outside):
     gone = outside / "gone.csv"
@@ -147,8 +186,9 @@ def test_a_database_view_over_an_outside_file_is_refused_without_naming_it(lake)
     assert messages[0] == messages[1] == messages[2]  # existing and missing outside files alike
     assert "may not read" in messages[0]
     with pytest.raises(InputError, match="may not read"):  # without roots (the CLI) too: only the database is read
-        duckdb_operating_points(DuckSource(str(inside / "r.duckdb"), "secret"), score="score", label="label",
-                                targets=[0.3])
+        duckdb_operating_points(
+            DuckSource(str(inside / "r.duckdb"), "secret"), score="score", label="label", targets=[0.3]
+        )
 
 
 def test_a_write_ahead_log_linked_out_of_the_roots_is_refused(lake):
@@ -160,6 +200,7 @@ def test_a_write_ahead_log_linked_out_of_the_roots_is_refused(lake):
 
 
 # --- links, checked at every scan; messages ---------------------------------------------------------------------------
+
 
 def test_a_file_replaced_by_a_link_after_connect_is_refused_at_the_scan(lake):
     inside, outside = lake
@@ -175,9 +216,11 @@ def test_outside_paths_get_one_message_whether_they_exist_or_not(lake):
     os.symlink(outside / "secret.parquet", inside / "link.parquet")
     os.symlink(outside / "nothing.parquet", inside / "dangling.parquet")
     roots = [str(inside)]
-    cases = {outside / "secret.parquet": outside / "nothing.parquet",
-             inside / "link.parquet": inside / "dangling.parquet",
-             inside / ".." / "private" / "secret.parquet": inside / ".." / "private" / "nothing.parquet"}
+    cases = {
+        outside / "secret.parquet": outside / "nothing.parquet",
+        inside / "link.parquet": inside / "dangling.parquet",
+        inside / ".." / "private" / "secret.parquet": inside / ".." / "private" / "nothing.parquet",
+    }
     for existing, missing in cases.items():
         with pytest.raises(InputError) as a:
             connect(str(existing), roots=roots)
@@ -194,6 +237,7 @@ def test_outside_paths_get_one_message_whether_they_exist_or_not(lake):
 
 
 # --- strict CSV on the DuckDB path ------------------------------------------------------------------------------------
+
 
 def _extra_field_csv(path):
     frame = rated(60, 3)
@@ -216,8 +260,7 @@ def test_a_csv_row_with_an_extra_field_is_refused_naming_the_row_as_in_memory(tm
 
 def test_a_bad_csv_row_past_the_sniffed_sample_is_refused_at_the_scan(tmp_path):
     n = 50_000
-    frame = pd.DataFrame({"score": np.linspace(0, 1, n), "label": np.arange(n) % 2,
-                          "date": ["2026-01-01"] * n})
+    frame = pd.DataFrame({"score": np.linspace(0, 1, n), "label": np.arange(n) % 2, "date": ["2026-01-01"] * n})
     path = tmp_path / "late.csv"
     path.write_text(frame.to_csv(index=False) + "0.5,1\n")
     with pytest.raises(InputError, match=f"line {n + 2:,} .*has 2 fields where its header has 3"):

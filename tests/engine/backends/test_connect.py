@@ -3,6 +3,7 @@
 import os
 import threading
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,17 +13,21 @@ from engine.errors import InputError
 from engine.io import detect_columns
 from engine.pn import operating_point, pn_curve, threshold_grid, upper_hull
 
-import duckdb
-
 
 def rated_frame(n: int = 3000, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.08
     labels = np.where(y, "yes", "no").astype(object)
     labels[rng.random(n) < 0.05] = None
-    return pd.DataFrame({"doc_id": np.arange(n), "score_a": np.round(rng.random(n) * 0.7 + 0.3 * y, 3),
-                         "score_b": np.round(rng.random(n) * 0.8 + 0.2 * y, 3), "verdict": labels,
-                         "weight": rng.integers(1, 4, n).astype(float)})
+    return pd.DataFrame(
+        {
+            "doc_id": np.arange(n),
+            "score_a": np.round(rng.random(n) * 0.7 + 0.3 * y, 3),
+            "score_b": np.round(rng.random(n) * 0.8 + 0.2 * y, 3),
+            "verdict": labels,
+            "weight": rng.integers(1, 4, n).astype(float),
+        }
+    )
 
 
 def memory(frame: pd.DataFrame):
@@ -100,18 +105,21 @@ def test_csv_glob_and_duckdb_table(tmp_path):
     assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
 
 
-@pytest.mark.parametrize("path,table,message", [
-    ("", None, "Give the path"),
-    ("{tmp}/missing.parquet", None, "does not exist on the server"),
-    ("{tmp}/none*.parquet", None, "No file matches the glob"),
-    ("{tmp}", None, "is not a file this connection reads"),
-    ("{tmp}/rows.xlsx", None, "is not a file this connection reads"),
-    ("{tmp}/rows.parquet", "t", "Leave the table empty"),
-    ("{tmp}/two.duckdb", None, "holds 2 tables; give the table"),
-    ("{tmp}/two.duckdb", "nope", "No table 'nope' in the DuckDB database"),
-    ("{tmp}/fake.duckdb", None, "could not be opened as a DuckDB database"),
-    ("{tmp}/broken.parquet", None, "DuckDB could not read"),
-])
+@pytest.mark.parametrize(
+    "path,table,message",
+    [
+        ("", None, "Give the path"),
+        ("{tmp}/missing.parquet", None, "does not exist on the server"),
+        ("{tmp}/none*.parquet", None, "No file matches the glob"),
+        ("{tmp}", None, "is not a file this connection reads"),
+        ("{tmp}/rows.xlsx", None, "is not a file this connection reads"),
+        ("{tmp}/rows.parquet", "t", "Leave the table empty"),
+        ("{tmp}/two.duckdb", None, "holds 2 tables; give the table"),
+        ("{tmp}/two.duckdb", "nope", "No table 'nope' in the DuckDB database"),
+        ("{tmp}/fake.duckdb", None, "could not be opened as a DuckDB database"),
+        ("{tmp}/broken.parquet", None, "DuckDB could not read"),
+    ],
+)
 def test_connect_errors_name_the_path_and_the_fix(tmp_path, path, table, message):
     rated_frame(50).to_parquet(tmp_path / "rows.parquet")
     (tmp_path / "rows.xlsx").write_bytes(b"x")
@@ -184,8 +192,9 @@ def test_progress_follows_the_scan_from_another_thread(parquet):
     progress = ScanProgress()
     seen = []
     result = {}
-    worker = threading.Thread(target=lambda: result.update(data=map_columns(c, ["score_a"], "verdict",
-                                                                            progress=progress)))
+    worker = threading.Thread(
+        target=lambda: result.update(data=map_columns(c, ["score_a"], "verdict", progress=progress))
+    )
     worker.start()
     while worker.is_alive():
         seen.append(progress.share())

@@ -1,5 +1,6 @@
 """The DuckDB counting kernel against the in-memory engine: the same operating points, exactly."""
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +11,6 @@ from engine.backends import DuckSource, duckdb_operating_points, duckdb_pn_curve
 from engine.errors import InputError
 from engine.pn import operating_point, pn_curve
 
-import duckdb
 TARGETS = [0.05, 0.2, 0.35, 0.5, 0.8, 0.95]
 
 
@@ -29,8 +29,13 @@ def memory_points(s, labels, w, targets):
     return [operating_point(s[rated], y, t, w[rated]) for t in targets]
 
 
-@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),
-                min_size=2, max_size=60))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),
+        min_size=2,
+        max_size=60,
+    )
+)
 @settings(max_examples=40, deadline=None)
 def test_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows):
     tmp = tmp_path_factory.mktemp("duck")
@@ -41,10 +46,10 @@ def test_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(tmp_pa
         return
     path = write(tmp, pd.DataFrame({"score": s, "label": labels, "w": w}))
     expected = memory_points(s, labels, w, TARGETS)
-    exact, stats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w",
-                                           targets=TARGETS)
-    binned, bstats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w",
-                                             targets=TARGETS, distinct_cap=0, bins=4)
+    exact, stats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w", targets=TARGETS)
+    binned, bstats = duckdb_operating_points(
+        DuckSource(path), score="score", label="label", weight="w", targets=TARGETS, distinct_cap=0, bins=4
+    )
     assert bstats.binned and not stats.binned
     assert stats.unrated == int((~pd.notna(labels)).sum()) and stats.rows_scanned == len(rows)
     for e, a, b in zip(expected, exact, binned):
@@ -63,8 +68,14 @@ def test_larger_case_csv_glob_and_database_table(tmp_path):
     for part in range(3):  # a glob over three CSV files
         write(tmp_path, frame.iloc[part::3], f"part{part}.csv")
     expected = memory_points(s, labels, np.ones(n), TARGETS)
-    points, stats = duckdb_operating_points(DuckSource(str(tmp_path / "part*.csv")), score="score", label="label",
-                                            targets=TARGETS, distinct_cap=500, bins=64)
+    points, stats = duckdb_operating_points(
+        DuckSource(str(tmp_path / "part*.csv")),
+        score="score",
+        label="label",
+        targets=TARGETS,
+        distinct_cap=500,
+        bins=64,
+    )
     assert stats.binned and stats.rows_scanned == n
     assert [(p.threshold, p.tp, p.fp) for p in points] == [(e.threshold, e.tp, e.fp) for e in expected]
     db = tmp_path / "rated.duckdb"
@@ -100,8 +111,9 @@ def test_cli_backends_agree(tmp_path, capsys):
     rng = np.random.default_rng(2)
     n = 5000
     y = rng.random(n) < 0.1
-    frame = pd.DataFrame({"doc_id": np.arange(n), "score": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
-                          "label": np.where(y, "1", "0")})
+    frame = pd.DataFrame(
+        {"doc_id": np.arange(n), "score": np.round(rng.random(n) * 0.6 + 0.3 * y, 3), "label": np.where(y, "1", "0")}
+    )
     path = write(tmp_path, frame)
     out = {}
     for backend in ("memory", "duckdb"):

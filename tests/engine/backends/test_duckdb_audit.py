@@ -7,8 +7,8 @@ import pytest
 
 import engine.backends.duckdb_grid as grid_module
 from engine.audit import plan, read_population
-from engine.backends import open_population
 from engine.audit.population import PopulationColumns
+from engine.backends import open_population
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation
 from engine.errors import InputError
@@ -19,8 +19,9 @@ COLS = PopulationColumns("doc", "score", "prior")
 def population(rows=6000, seed=0, text_ids=False):
     rng = np.random.default_rng(seed)
     ids = [f"{i:05d}" for i in range(rows)] if text_ids else rng.permutation(rows) * 3 + 1
-    return pd.DataFrame({"doc": ids, "score": np.round(rng.beta(0.4, 5, rows), 5),
-                         "prior": np.round(rng.random(rows) * 0.05, 6)})
+    return pd.DataFrame(
+        {"doc": ids, "score": np.round(rng.beta(0.4, 5, rows), 5), "prior": np.round(rng.random(rows) * 0.05, 6)}
+    )
 
 
 def plans_equal(frame_or_path, source, **kwargs):
@@ -81,14 +82,18 @@ def test_connections_are_opened_by_the_sources_own_entry_point(tmp_path, monkeyp
         plan(DuckPopulation(DuckSource(str(tmp_path / "pop.parquet")), COLS), **KW)
 
 
-@pytest.mark.parametrize("column,values,message", [
-    ("score", ["0.1", "x", "0.2", "0.4"], "non-numeric"), ("score", ["0.1", "", "0.2", "0.4"], "no score"),
-    ("score", ["0.1", "inf", "0.2", "0.4"], "infinite"), ("prior", ["0.1", "2", "0.2", "0.1"], "Prior column"),
-    ("doc", ["1", "", "3", "4"], "no id"),
-])
+@pytest.mark.parametrize(
+    "column,values,message",
+    [
+        ("score", ["0.1", "x", "0.2", "0.4"], "non-numeric"),
+        ("score", ["0.1", "", "0.2", "0.4"], "no score"),
+        ("score", ["0.1", "inf", "0.2", "0.4"], "infinite"),
+        ("prior", ["0.1", "2", "0.2", "0.1"], "Prior column"),
+        ("doc", ["1", "", "3", "4"], "no id"),
+    ],
+)
 def test_bad_csv_rows_are_refused_like_the_memory_backend(tmp_path, column, values, message):
-    frame = pd.DataFrame({"doc": ["1", "2", "3", "4"], "score": ["0.1", "0.15", "0.2", "0.4"],
-                          "prior": ["0.1"] * 4})
+    frame = pd.DataFrame({"doc": ["1", "2", "3", "4"], "score": ["0.1", "0.15", "0.2", "0.4"], "prior": ["0.1"] * 4})
     frame[column] = values
     path = tmp_path / "bad.csv"
     frame.to_csv(path, index=False)
@@ -104,8 +109,11 @@ def test_unusable_columns_are_refused(tmp_path):
     with pytest.raises(InputError, match="ids must be whole numbers or text"):
         plan(DuckPopulation(DuckSource(str(tmp_path / "float_ids.parquet")), COLS), **{**KW, "budget": 12})
     with pytest.raises(InputError, match="no column 'weight'"):
-        plan(DuckPopulation(DuckSource(str(tmp_path / "float_ids.parquet")),
-                            PopulationColumns("doc", "weight")), below=0.3, budget=10)
+        plan(
+            DuckPopulation(DuckSource(str(tmp_path / "float_ids.parquet")), PopulationColumns("doc", "weight")),
+            below=0.3,
+            budget=10,
+        )
     with pytest.raises(InputError, match="No file matches"):
         plan(DuckPopulation(DuckSource(str(tmp_path / "missing-*.parquet")), COLS), **KW)
 

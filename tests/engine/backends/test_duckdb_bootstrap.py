@@ -2,6 +2,7 @@
 
 from decimal import Decimal, getcontext
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,8 +14,6 @@ from engine.backends.duckdb_bootstrap import duckdb_bootstrap_points, duckdb_rep
 from engine.errors import InputError
 from engine.pn.bootstrap import bootstrap
 from engine.pn.replicates import POISSON1_THRESHOLDS, poisson_counts, replicate_key, row_hash
-
-import duckdb
 
 
 def test_poisson_table_is_the_poisson1_cdf_and_counts_look_poisson():
@@ -38,8 +37,9 @@ def test_sql_hash_and_counts_equal_numpy():
     con.register("ids", pd.DataFrame({"id": ids}))
     for r, seed in ((0, 0), (7, 0), (3, 12345)):
         rel = f"(SELECT id, {replicate_key(r, seed)}::UHUGEINT AS key FROM ids)"
-        out = con.execute(f"SELECT id, CAST(h AS VARCHAR) AS h, p FROM {template.format(rel=rel)} ORDER BY id") \
-            .fetchdf()
+        out = con.execute(
+            f"SELECT id, CAST(h AS VARCHAR) AS h, p FROM {template.format(rel=rel)} ORDER BY id"
+        ).fetchdf()
         order = np.argsort(ids)
         assert [int(v) for v in out["h"]] == [int(v) for v in row_hash(ids[order], r, seed)]
         assert np.array_equal(out["p"].to_numpy(), poisson_counts(ids[order], [r], seed)[0])
@@ -57,12 +57,17 @@ def grouped(ids, s, y, w, n_boot, seed):
     return thresholds, d_tp, d_fp
 
 
-@given(st.lists(st.tuples(st.integers(0, 12), st.sampled_from(["1", "0", None]), st.integers(0, 3)),
-                min_size=1, max_size=40), st.integers(0, 2**20))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.sampled_from(["1", "0", None]), st.integers(0, 3)), min_size=1, max_size=40
+    ),
+    st.integers(0, 2**20),
+)
 @settings(max_examples=25, deadline=None)
 def test_replicate_counts_and_intervals_equal_memory(tmp_path_factory, rows, seed):
-    frame = pd.DataFrame({"score": [r[0] / 12 for r in rows], "label": [r[1] for r in rows],
-                          "w": [float(r[2]) for r in rows]})
+    frame = pd.DataFrame(
+        {"score": [r[0] / 12 for r in rows], "label": [r[1] for r in rows], "w": [float(r[2]) for r in rows]}
+    )
     rated = frame["label"].notna().to_numpy()
     if not rated.any() or frame.loc[rated, "w"].sum() == 0:
         return
@@ -70,13 +75,15 @@ def test_replicate_counts_and_intervals_equal_memory(tmp_path_factory, rows, see
     frame.to_parquet(path)
     ids = np.flatnonzero(rated)  # positions in the file: the default ids of a Parquet file
     s, y, w = frame.score.to_numpy()[rated], (frame.label[rated] == "1").to_numpy().astype(float), frame.w[rated]
-    th, d_tp, d_fp, stats = duckdb_replicate_counts(DuckSource(path), score="score", label="label", weight="w",
-                                                    n_boot=15, seed=seed)
+    th, d_tp, d_fp, stats = duckdb_replicate_counts(
+        DuckSource(path), score="score", label="label", weight="w", n_boot=15, seed=seed
+    )
     e_th, e_tp, e_fp = grouped(ids, s, y, w.to_numpy(), 15, seed)
     assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp) and np.array_equal(d_fp, e_fp)
     assert stats.unrated == int((~rated).sum())
-    points, _ = duckdb_bootstrap_points(DuckSource(path), score="score", label="label", weight="w",
-                                        targets=[0.2, 0.6], n_boot=15, seed=seed)
+    points, _ = duckdb_bootstrap_points(
+        DuckSource(path), score="score", label="label", weight="w", targets=[0.2, 0.6], n_boot=15, seed=seed
+    )
     memory = bootstrap(s, y, w.to_numpy(), n_boot=15, seed=seed, resample="poisson", ids=ids)
     for p, t in zip(points, (0.2, 0.6)):
         m = memory.at(t)
@@ -89,12 +96,24 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     rng = np.random.default_rng(4)
     n = 4000
     y = rng.random(n) < 0.2
-    frame = pd.DataFrame({"doc": rng.permutation(n) * 3 + 10, "score": np.round(rng.random(n) + 0.4 * y, 2),
-                          "label": np.where(y, "tp", "fp")})
+    frame = pd.DataFrame(
+        {
+            "doc": rng.permutation(n) * 3 + 10,
+            "score": np.round(rng.random(n) + 0.4 * y, 2),
+            "label": np.where(y, "tp", "fp"),
+        }
+    )
     for part in range(2):
         frame.iloc[part::2].to_csv(tmp_path / f"p{part}.csv", index=False)
-    points, stats = duckdb_bootstrap_points(DuckSource(str(tmp_path / "p*.csv")), score="score", label="label",
-                                            id_column="doc", targets=[0.5], n_boot=30, seed=2)
+    points, stats = duckdb_bootstrap_points(
+        DuckSource(str(tmp_path / "p*.csv")),
+        score="score",
+        label="label",
+        id_column="doc",
+        targets=[0.5],
+        n_boot=30,
+        seed=2,
+    )
     memory = bootstrap(frame.score, y.astype(int), n_boot=30, seed=2, resample="poisson", ids=frame.doc).at(0.5)
     assert np.array_equal(points[0].thresholds, memory.thresholds) and np.array_equal(points[0].tp, memory.tp)
     assert stats.rows_scanned == n
@@ -103,8 +122,9 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     bad = frame.assign(doc=frame.doc - 20)
     bad.to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing or negative id"):
-        duckdb_bootstrap_points(DuckSource(str(tmp_path / "bad.csv")), score="score", label="label",
-                                id_column="doc", targets=[0.5])
+        duckdb_bootstrap_points(
+            DuckSource(str(tmp_path / "bad.csv")), score="score", label="label", id_column="doc", targets=[0.5]
+        )
 
 
 def test_cli_sweep_bootstrap_intervals_agree(tmp_path, capsys):
@@ -115,18 +135,29 @@ def test_cli_sweep_bootstrap_intervals_agree(tmp_path, capsys):
     rng = np.random.default_rng(8)
     n = 3000
     y = rng.random(n) < 0.15
-    frame = pd.DataFrame({"doc_id": np.arange(n) * 7 + 1, "score": np.round(rng.random(n) * 0.7 + 0.3 * y, 3),
-                          "label": np.where(y, "1", "0").astype(object), "weight": rng.integers(1, 3, n)})
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.arange(n) * 7 + 1,
+            "score": np.round(rng.random(n) * 0.7 + 0.3 * y, 3),
+            "label": np.where(y, "1", "0").astype(object),
+            "weight": rng.integers(1, 3, n),
+        }
+    )
     frame.loc[rng.random(n) < 0.04, "label"] = None
     parquet, csv = str(tmp_path / "rated.parquet"), str(tmp_path / "rated.csv")
     frame.to_parquet(parquet)
     frame.to_csv(csv, index=False)
     out = {}
-    for key, args in (("memory", [parquet, "--backend", "memory"]), ("duckdb", [parquet, "--backend", "duckdb"]),
-                      ("memory_id", [csv, "--backend", "memory", "--id", "doc_id"]),
-                      ("duckdb_id", [csv, "--backend", "duckdb", "--id", "doc_id"])):
-        assert main(["sweep", *args, "--target", "0.3", "--target", "0.7", "--bootstrap", "25", "--seed", "5",
-                     "--json"]) == 0
+    for key, args in (
+        ("memory", [parquet, "--backend", "memory"]),
+        ("duckdb", [parquet, "--backend", "duckdb"]),
+        ("memory_id", [csv, "--backend", "memory", "--id", "doc_id"]),
+        ("duckdb_id", [csv, "--backend", "duckdb", "--id", "doc_id"]),
+    ):
+        assert (
+            main(["sweep", *args, "--target", "0.3", "--target", "0.7", "--bootstrap", "25", "--seed", "5", "--json"])
+            == 0
+        )
         out[key] = json.loads(capsys.readouterr().out)
     assert out["memory"]["intervals"] == out["duckdb"]["intervals"]
     assert out["memory_id"]["intervals"] == out["duckdb_id"]["intervals"]

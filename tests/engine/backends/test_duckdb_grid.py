@@ -2,6 +2,7 @@
 
 import json
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,8 +13,6 @@ import engine.backends.duckdb_grid as duckdb_grid
 from engine.backends import DuckSource, duckdb_threshold_grid
 from engine.errors import InputError
 from engine.pn.grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
-
-import duckdb
 
 
 def write(path, frame: pd.DataFrame) -> str:
@@ -47,17 +46,32 @@ def test_ranks_are_numpys_inverted_cdf():
             assert np.array_equal(inverted_cdf_ranks(n, levels), expected.astype(int))
 
 
-row = st.tuples(st.lists(st.integers(-3, 12), min_size=3, max_size=3),
-                st.sampled_from(["1", "0", "yes", "no", "tp", None]), st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]))
+row = st.tuples(
+    st.lists(st.integers(-3, 12), min_size=3, max_size=3),
+    st.sampled_from(["1", "0", "yes", "no", "tp", None]),
+    st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
+)
 
 
-@given(rows=st.lists(row, min_size=1, max_size=50), k=st.integers(1, 3), rule=st.sampled_from(["or", "and"]),
-       bins=st.integers(2, 9), fine=st.sampled_from([2, 3, 1 << 16]), fetch=st.sampled_from([0, 1, 10**6]))
+@given(
+    rows=st.lists(row, min_size=1, max_size=50),
+    k=st.integers(1, 3),
+    rule=st.sampled_from(["or", "and"]),
+    bins=st.integers(2, 9),
+    fine=st.sampled_from([2, 3, 1 << 16]),
+    fetch=st.sampled_from([0, 1, 10**6]),
+)
 @settings(max_examples=60, deadline=None)
 def test_grid_equals_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows, k, rule, bins, fine, fetch):
-    frame = pd.DataFrame({"a": [r[0][0] / 4 for r in rows], "b": [r[0][1] / 8 for r in rows],
-                          "c": [float(r[0][2]) for r in rows], "label": [r[1] for r in rows],
-                          "w": [r[2] for r in rows]})
+    frame = pd.DataFrame(
+        {
+            "a": [r[0][0] / 4 for r in rows],
+            "b": [r[0][1] / 8 for r in rows],
+            "c": [float(r[0][2]) for r in rows],
+            "label": [r[1] for r in rows],
+            "w": [r[2] for r in rows],
+        }
+    )
     rated = frame["label"].notna()
     if not rated.any() or frame.loc[rated, "w"].sum() == 0:
         return
@@ -67,8 +81,9 @@ def test_grid_equals_memory_with_ties_weights_and_unrated_rows(tmp_path_factory,
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(duckdb_grid, "FINE_BINS", fine)
         patch.setattr(duckdb_grid, "FETCH_ROWS", fetch)
-        grid, stats = duckdb_threshold_grid(DuckSource(path), scores=cols, label="label", weight="w", bins=bins,
-                                            rule=rule)
+        grid, stats = duckdb_threshold_grid(
+            DuckSource(path), scores=cols, label="label", weight="w", bins=bins, rule=rule
+        )
     assert_same_grid(grid, memory_grid(frame, cols, bins=bins, rule=rule))
     assert stats.rows_scanned == len(rows) and stats.unrated == int((~rated).sum()) and stats.rated == rated.sum()
 
@@ -76,8 +91,9 @@ def test_grid_equals_memory_with_ties_weights_and_unrated_rows(tmp_path_factory,
 def test_order_statistics_of_continuous_and_clumped_scores(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
     n = 30_000
-    frame = pd.DataFrame({"a": np.r_[rng.normal(size=n - 5000), np.full(4000, 0.25), 1e-300 * np.arange(1000)],
-                          "label": "1"})
+    frame = pd.DataFrame(
+        {"a": np.r_[rng.normal(size=n - 5000), np.full(4000, 0.25), 1e-300 * np.arange(1000)], "label": "1"}
+    )
     path = write(tmp_path / "rows.parquet", frame)
     monkeypatch.setattr(duckdb_grid, "FINE_BINS", 64)
     monkeypatch.setattr(duckdb_grid, "FETCH_ROWS", 50)
@@ -93,18 +109,31 @@ def test_larger_case_csv_glob_three_classifiers(tmp_path):
     rng = np.random.default_rng(1)
     n = 120_000
     y = rng.random(n) < 0.04
-    frame = pd.DataFrame({"s1": np.round(rng.normal(0.3 + 0.2 * y, 0.15), 3), "s2": rng.random(n) + 0.1 * y,
-                          "s3": np.round(rng.exponential(1 + y), 2),
-                          "label": np.where(y, "tp", "fp").astype(object), "w": rng.integers(0, 5, n).astype(float)})
+    frame = pd.DataFrame(
+        {
+            "s1": np.round(rng.normal(0.3 + 0.2 * y, 0.15), 3),
+            "s2": rng.random(n) + 0.1 * y,
+            "s3": np.round(rng.exponential(1 + y), 2),
+            "label": np.where(y, "tp", "fp").astype(object),
+            "w": rng.integers(0, 5, n).astype(float),
+        }
+    )
     frame.loc[rng.random(n) < 0.03, "label"] = None
     frame.loc[frame["label"].isna() & (rng.random(n) < 0.5), "s2"] = np.nan  # unrated rows need no score
     for part in range(3):
         write(tmp_path / f"part{part}.csv", frame.iloc[part::3])
     for rule, bins in (("or", 60), ("and", 25)):
-        grid, stats = duckdb_threshold_grid(DuckSource(str(tmp_path / "part*.csv")), scores=["s1", "s2", "s3"],
-                                            label="label", weight="w", bins=bins, rule=rule)
-        expected = memory_grid(frame.assign(label=frame["label"].map({"tp": "1", "fp": "0"})), ["s1", "s2", "s3"],
-                               bins=bins, rule=rule)
+        grid, stats = duckdb_threshold_grid(
+            DuckSource(str(tmp_path / "part*.csv")),
+            scores=["s1", "s2", "s3"],
+            label="label",
+            weight="w",
+            bins=bins,
+            rule=rule,
+        )
+        expected = memory_grid(
+            frame.assign(label=frame["label"].map({"tp": "1", "fp": "0"})), ["s1", "s2", "s3"], bins=bins, rule=rule
+        )
         assert_same_grid(grid, expected)
         assert stats.rows_scanned == n and stats.unrated == int(frame["label"].isna().sum())
 
@@ -117,27 +146,31 @@ def test_database_table_and_uniform_spacing(tmp_path):
     con.register("f", frame)
     con.execute("CREATE TABLE rated AS SELECT * FROM f")
     con.close()
-    grid, _ = duckdb_threshold_grid(DuckSource(str(db), table="rated"), scores=["x", "z"], label="label", bins=17,
-                                    spacing="uniform")
-    expected = threshold_grid(frame[["x", "z"]].to_numpy(dtype=float), frame.label.to_numpy(), bins=17,
-                              spacing="uniform")
+    grid, _ = duckdb_threshold_grid(
+        DuckSource(str(db), table="rated"), scores=["x", "z"], label="label", bins=17, spacing="uniform"
+    )
+    expected = threshold_grid(
+        frame[["x", "z"]].to_numpy(dtype=float), frame.label.to_numpy(), bins=17, spacing="uniform"
+    )
     assert_same_grid(grid, expected)
 
 
 def test_errors_name_column_and_rows(tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
-    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
-             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
-             ({"b": ["", "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
-             ({"label": ["1", "maybe", ""]}, "Column 'label'.*unknown label values \\(1 row\\)"),
-             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
-             ({"w": ["0", "0", "1"]}, "all rated rows have weight 0"),
-             ({"label": ["", "", ""]}, "no rated rows")]
+    cases = [
+        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
+        ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
+        ({"b": ["", "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
+        ({"label": ["1", "maybe", ""]}, "Column 'label'.*unknown label values \\(1 row\\)"),
+        ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
+        ({"w": ["0", "0", "1"]}, "all rated rows have weight 0"),
+        ({"label": ["", "", ""]}, "no rated rows"),
+    ]
     for i, (change, message) in enumerate(cases):
         path = write(tmp_path / f"bad{i}.csv", pd.DataFrame({**base, **change}))
         with pytest.raises(InputError, match=message):
             duckdb_threshold_grid(DuckSource(path), scores=["a", "b"], label="label", weight="w")
-    b = 2 + int(MAX_GRID_CELLS ** 0.5)
+    b = 2 + int(MAX_GRID_CELLS**0.5)
     path = write(tmp_path / "ok.csv", pd.DataFrame({"a": np.arange(3 * b) / 7, "b": np.arange(3 * b) % b, "label": 1}))
     with pytest.raises(InputError, match="at most .* thresholds per classifier"):
         duckdb_threshold_grid(DuckSource(path), scores=["a", "b"], label="label", bins=b + 1)
@@ -149,20 +182,29 @@ def test_cli_paths_backends_agree(tmp_path, capsys):
     rng = np.random.default_rng(2)
     n = 6000
     y = rng.random(n) < 0.08
-    frame = pd.DataFrame({"doc_id": np.arange(n), "score_a": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
-                          "score_b": np.round(rng.random(n) * 0.7 + 0.2 * y, 2),
-                          "label": np.where(y, "1", "0").astype(object), "weight": rng.integers(1, 4, n)})
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.arange(n),
+            "score_a": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
+            "score_b": np.round(rng.random(n) * 0.7 + 0.2 * y, 2),
+            "label": np.where(y, "1", "0").astype(object),
+            "weight": rng.integers(1, 4, n),
+        }
+    )
     frame.loc[rng.random(n) < 0.05, "label"] = None
     path = write(tmp_path / "rated.parquet", frame)
     out = {}
     for backend in ("memory", "duckdb"):
-        assert main(["paths", path, "--backend", backend, "--target", "0.3", "--bins", "40", "--rule", "and",
-                     "--json"]) == 0
+        assert (
+            main(["paths", path, "--backend", backend, "--target", "0.3", "--bins", "40", "--rule", "and", "--json"])
+            == 0
+        )
         out[backend] = json.loads(capsys.readouterr().out)
     mem, duck = out["memory"], out["duckdb"]
     assert duck["backend"] == "duckdb" and mem["backend"] == "memory"
     assert duck["rows_scanned"] == mem["rows_scanned"] == n and duck["unrated"] == mem["unrated"] > 0
     assert duck["seconds"] >= 0 and mem["seconds"] >= 0
+
     def timeless(records):
         return [{k: v for k, v in r.items() if k != "runtime_s"} for r in records]
 

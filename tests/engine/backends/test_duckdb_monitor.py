@@ -20,8 +20,9 @@ def _frame(seed=0, n=5000):
 
 
 def _same(a, b):
-    return (all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("offsets", "scores", "pos", "neg"))
-            and all(np.array_equal(getattr(a.calendar, k), getattr(b.calendar, k)) for k in ("starts", "first", "last")))
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("offsets", "scores", "pos", "neg")) and all(
+        np.array_equal(getattr(a.calendar, k), getattr(b.calendar, k)) for k in ("starts", "first", "last")
+    )
 
 
 @pytest.mark.parametrize("period", ["day", "week", "month"])
@@ -39,6 +40,7 @@ def test_counts_equal_memory(tmp_path, period, kind):
         source = DuckSource(str(tmp_path / "r.parquet"))
     else:
         import duckdb
+
         con = duckdb.connect(str(tmp_path / "r.duckdb"))
         con.register("f", frame)
         con.execute("CREATE TABLE ratings AS SELECT * FROM f")
@@ -54,8 +56,15 @@ def test_binned_counts_equal_memory_on_the_same_edges(tmp_path):
     frame, s, y, d = _frame(1, 8000)
     frame["score"] = np.round(np.random.default_rng(2).random(len(frame)), 6)
     frame.to_parquet(tmp_path / "r.parquet")
-    counts, stats = duckdb_period_counts(DuckSource(str(tmp_path / "r.parquet")), score="score", label="label",
-                                         date="date", threshold=0.5, distinct_cap=100, bins=32)
+    counts, stats = duckdb_period_counts(
+        DuckSource(str(tmp_path / "r.parquet")),
+        score="score",
+        label="label",
+        date="date",
+        threshold=0.5,
+        distinct_cap=100,
+        bins=32,
+    )
     assert stats.binned and counts.binned
     rated = (frame["label"] != "").to_numpy()
     sr = frame["score"].to_numpy()[rated]
@@ -65,8 +74,9 @@ def test_binned_counts_equal_memory_on_the_same_edges(tmp_path):
     expected = period_counts(level, yr, d[rated], "week")
     assert _same(counts, expected)
     exact = period_counts(sr, yr, d[rated], "week")
-    assert [(p.tp, p.fp) for p in monitor(counts, 0.5, 0.3).periods] == \
-        [(p.tp, p.fp) for p in monitor(exact, 0.5, 0.3).periods]  # the threshold is an edge: TP, FP exact
+    assert [(p.tp, p.fp) for p in monitor(counts, 0.5, 0.3).periods] == [
+        (p.tp, p.fp) for p in monitor(exact, 0.5, 0.3).periods
+    ]  # the threshold is an edge: TP, FP exact
 
 
 def test_bad_dates_are_refused_with_counts(tmp_path):

@@ -22,16 +22,18 @@ from engine.backends import (
 )
 from engine.errors import ROW_PROBLEMS, InputError
 from engine.io import load_rated, sample_path
-from engine.pn import sweep, threshold_grid, upper_hull, pn_curve
+from engine.pn import pn_curve, sweep, threshold_grid, upper_hull
 
 #: bad rows of every kind: (change to a valid table, the problem of ROW_PROBLEMS, the column named)
-BAD_ROWS = [({"a": ["0.1", "oops", "0.3"]}, "not_number", "a"),
-            ({"b": ["1", "inf", "3"]}, "infinite", "b"),
-            ({"b": ["", "2", "3"]}, "missing_score", "b"),
-            ({"label": ["1", "maybe", ""]}, "label", "label"),
-            ({"w": ["1", "-2", "1"]}, "weight", "w"),
-            ({"w": ["0", "0", "1"]}, "zero_weight", "w"),
-            ({"label": ["", "", ""]}, "no_rated", "label")]
+BAD_ROWS = [
+    ({"a": ["0.1", "oops", "0.3"]}, "not_number", "a"),
+    ({"b": ["1", "inf", "3"]}, "infinite", "b"),
+    ({"b": ["", "2", "3"]}, "missing_score", "b"),
+    ({"label": ["1", "maybe", ""]}, "label", "label"),
+    ({"w": ["1", "-2", "1"]}, "weight", "w"),
+    ({"w": ["0", "0", "1"]}, "zero_weight", "w"),
+    ({"label": ["", "", ""]}, "no_rated", "label"),
+]
 BASE = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
 
 
@@ -72,20 +74,23 @@ def test_one_call_per_result_equals_the_memory_engine():
         assert np.array_equal(hull.curve.thresholds, expected.curve.thresholds) and stats.rated == d.n_rated
         points, _ = sweep_points(rows, name, [0.2, 0.6])
         assert [(p.threshold, p.tp, p.fp) for p in points] == [
-            (p.threshold, p.tp, p.fp) for p in sweep(targets=[0.2, 0.6], hull=expected)]
+            (p.threshold, p.tp, p.fp) for p in sweep(targets=[0.2, 0.6], hull=expected)
+        ]
         grid, _ = joint_grid(rows, d.score_names[:2], bins=12, rule="and")
         want = threshold_grid(d.columns(list(d.score_names[:2])), d.labels, d.weights, bins=12, rule="and")
         assert np.array_equal(grid.tp, want.tp) and np.array_equal(grid.fp, want.fp)
     assert resampling_note(memory) is None and "in memory" in resampling_note(duck)
-    assert BACKENDS == ("auto", *DATA_SOURCES)
+    assert ("auto", *DATA_SOURCES) == BACKENDS
 
 
 def test_bootstrap_points_are_the_same_replicates_in_memory_and_in_duckdb(tmp_path):
     frame = pd.read_csv(sample_path("synthetic")).head(3000)
     path = tmp_path / "rows.parquet"
     frame.to_parquet(path)
-    got = [bootstrap_points(open_rows(str(path), backend), "score_text", targets=[0.3], n_boot=15, seed=3)[0]
-           for backend in ("memory", "duckdb")]
+    got = [
+        bootstrap_points(open_rows(str(path), backend), "score_text", targets=[0.3], n_boot=15, seed=3)[0]
+        for backend in ("memory", "duckdb")
+    ]
     assert got[0].threshold_ci == got[1].threshold_ci and got[0].tp_ci == got[1].tp_ci
 
 
@@ -118,8 +123,9 @@ def test_dated_counts_are_the_same_counts_in_memory_and_in_duckdb(tmp_path, peri
     for backend in ("memory", "duckdb"):
         got = dated_counts(path, backend, period=period, threshold=0.5)
         assert got.classifier == "score"
-        assert all(np.array_equal(getattr(got.counts, k), getattr(expected, k))
-                   for k in ("offsets", "scores", "pos", "neg")), backend
+        assert all(
+            np.array_equal(getattr(got.counts, k), getattr(expected, k)) for k in ("offsets", "scores", "pos", "neg")
+        ), backend
         assert (got.dated is not None) == (backend == "memory")
 
 
@@ -158,7 +164,9 @@ def test_a_population_opens_on_the_source_that_holds_it(tmp_path):
     memory = open_population(frame, id="doc", score="score")
     duck = open_population(DuckSource(str(tmp_path / "p.parquet")), id="doc", score="score")
     assert (memory.backend, duck.backend) == ("memory", "duckdb")
-    assert open_population(memory_population(frame, PopulationColumns("doc", "score")), id="x", score="y") \
-        .backend == "memory"
+    assert (
+        open_population(memory_population(frame, PopulationColumns("doc", "score")), id="x", score="y").backend
+        == "memory"
+    )
     kwargs = dict(below=0.8, budget=40, strata=3, seed=1)
     assert plan(memory, **kwargs).table().equals(plan(duck, **kwargs).table())

@@ -55,12 +55,17 @@ def spark():
         pytest.skip(missing)
     from pyspark.sql import SparkSession
 
-    session = (SparkSession.builder.master("local[2]").appName("opstudio-tests")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "2")
-               .config("spark.driver.memory", "512m")
-               .config("spark.sql.adaptive.enabled", "false")  # tiny data: re-planning every stage only costs time
-               .getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("opstudio-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "512m")
+        .config("spark.sql.adaptive.enabled", "false")  # tiny data: re-planning every stage only costs time
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -70,8 +75,13 @@ def frame_of(spark, frame: pd.DataFrame):
     """A Spark DataFrame of the test rows (explicit schema: all-empty label columns included)."""
     cols = ["a", "b", "c", "label", "w", "doc"]
     full = frame.reindex(columns=cols)
-    records = [tuple(None if pd.isna(v) else (str(v) if c == "label" else (int(v) if c == "doc" else float(v)))
-                     for c, v in zip(cols, row)) for row in full.itertuples(index=False)]
+    records = [
+        tuple(
+            None if pd.isna(v) else (str(v) if c == "label" else (int(v) if c == "doc" else float(v)))
+            for c, v in zip(cols, row)
+        )
+        for row in full.itertuples(index=False)
+    ]
     return spark.createDataFrame(records, SCHEMA)
 
 
@@ -88,20 +98,27 @@ def assert_same_grid(a, b):
     assert a.rule == b.rule and np.array_equal(a.tp, b.tp) and np.array_equal(a.fp, b.fp)
 
 
-@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", "tp", None]),
-                          st.integers(1, 3)), min_size=2, max_size=60))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", "tp", None]), st.integers(1, 3)),
+        min_size=2,
+        max_size=60,
+    )
+)
 @settings(max_examples=12, deadline=None)
 def test_sweep_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(spark, rows):
-    frame = pd.DataFrame({"a": [r[0] / 30 for r in rows], "label": [r[1] for r in rows],
-                          "w": [float(r[2]) for r in rows]})
+    frame = pd.DataFrame(
+        {"a": [r[0] / 30 for r in rows], "label": [r[1] for r in rows], "w": [float(r[2]) for r in rows]}
+    )
     rated, s, y, w = rated_arrays(frame, "a")
     if not rated.any():
         return
     source = SparkSource(frame_of(spark, frame))
     expected = [operating_point(s, y, t, w) for t in TARGETS]
     exact, stats = spark_operating_points(source, score="a", label="label", weight="w", targets=TARGETS)
-    binned, bstats = spark_operating_points(source, score="a", label="label", weight="w", targets=TARGETS,
-                                            distinct_cap=0, bins=4)
+    binned, bstats = spark_operating_points(
+        source, score="a", label="label", weight="w", targets=TARGETS, distinct_cap=0, bins=4
+    )
     assert bstats.binned and not stats.binned and stats.backend == "spark"
     assert stats.unrated == int((~rated).sum()) and stats.rows_scanned == len(rows)
     assert stats.distinct_scores == np.unique(s).size
@@ -110,17 +127,32 @@ def test_sweep_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(
         assert (b.threshold, b.tp, b.fp) == (e.threshold, e.tp, e.fp)
 
 
-row = st.tuples(st.lists(st.integers(-3, 12), min_size=3, max_size=3),
-                st.sampled_from(["1", "0", "yes", "no", "tp", None]), st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]))
+row = st.tuples(
+    st.lists(st.integers(-3, 12), min_size=3, max_size=3),
+    st.sampled_from(["1", "0", "yes", "no", "tp", None]),
+    st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
+)
 
 
-@given(rows=st.lists(row, min_size=1, max_size=50), k=st.integers(1, 3), rule=st.sampled_from(["or", "and"]),
-       bins=st.integers(2, 9), fine=st.sampled_from([2, 3, 1 << 16]), fetch=st.sampled_from([0, 1, 10**6]))
+@given(
+    rows=st.lists(row, min_size=1, max_size=50),
+    k=st.integers(1, 3),
+    rule=st.sampled_from(["or", "and"]),
+    bins=st.integers(2, 9),
+    fine=st.sampled_from([2, 3, 1 << 16]),
+    fetch=st.sampled_from([0, 1, 10**6]),
+)
 @settings(max_examples=15, deadline=None)
 def test_grid_equals_memory_with_ties_weights_and_unrated_rows(spark, rows, k, rule, bins, fine, fetch):
-    frame = pd.DataFrame({"a": [r[0][0] / 4 for r in rows], "b": [r[0][1] / 8 for r in rows],
-                          "c": [float(r[0][2]) for r in rows], "label": [r[1] for r in rows],
-                          "w": [r[2] for r in rows]})
+    frame = pd.DataFrame(
+        {
+            "a": [r[0][0] / 4 for r in rows],
+            "b": [r[0][1] / 8 for r in rows],
+            "c": [float(r[0][2]) for r in rows],
+            "label": [r[1] for r in rows],
+            "w": [r[2] for r in rows],
+        }
+    )
     cols = ["a", "b", "c"][:k]
     rated, s, y, w = rated_arrays(frame, cols)
     if not rated.any() or w.sum() == 0:
@@ -129,8 +161,9 @@ def test_grid_equals_memory_with_ties_weights_and_unrated_rows(spark, rows, k, r
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(spark_backend, "FINE_BINS", fine)
         patch.setattr(spark_backend, "FETCH_ROWS", fetch)
-        grid, stats = spark_threshold_grid(SparkSource(frame_of(spark, frame)), scores=cols, label="label",
-                                           weight="w", bins=bins, rule=rule)
+        grid, stats = spark_threshold_grid(
+            SparkSource(frame_of(spark, frame)), scores=cols, label="label", weight="w", bins=bins, rule=rule
+        )
     assert_same_grid(grid, threshold_grid(s, y, w, bins=bins, rule=rule))
     assert stats.rows_scanned == len(rows) and stats.unrated == int((~rated).sum()) and stats.rated == rated.sum()
 
@@ -157,24 +190,36 @@ def grouped(ids, s, y, w, n_boot, seed):
     return thresholds, d_tp, d_fp
 
 
-@given(st.lists(st.tuples(st.integers(0, 12), st.sampled_from(["1", "0", None]), st.integers(0, 3)),
-                min_size=1, max_size=40), st.integers(0, 2**20))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.sampled_from(["1", "0", None]), st.integers(0, 3)), min_size=1, max_size=40
+    ),
+    st.integers(0, 2**20),
+)
 @settings(max_examples=8, deadline=None)
 def test_replicate_counts_and_intervals_equal_memory(spark, rows, seed):
-    frame = pd.DataFrame({"a": [r[0] / 12 for r in rows], "label": [r[1] for r in rows],
-                          "w": [float(r[2]) for r in rows], "doc": np.arange(len(rows)) * 5 + 2**40})
+    frame = pd.DataFrame(
+        {
+            "a": [r[0] / 12 for r in rows],
+            "label": [r[1] for r in rows],
+            "w": [float(r[2]) for r in rows],
+            "doc": np.arange(len(rows)) * 5 + 2**40,
+        }
+    )
     rated, s, y, w = rated_arrays(frame, "a")
     if not rated.any() or w.sum() == 0:
         return
     ids = frame["doc"].to_numpy()[rated]
     source = SparkSource(frame_of(spark, frame))
-    th, d_tp, d_fp, stats = spark_replicate_counts(source, score="a", label="label", weight="w", id_column="doc",
-                                                   n_boot=12, seed=seed)
+    th, d_tp, d_fp, stats = spark_replicate_counts(
+        source, score="a", label="label", weight="w", id_column="doc", n_boot=12, seed=seed
+    )
     e_th, e_tp, e_fp = grouped(ids, s, y, w, 12, seed)
     assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp) and np.array_equal(d_fp, e_fp)
     assert stats.unrated == int((~rated).sum())
-    points, _ = spark_bootstrap_points(source, score="a", label="label", weight="w", id_column="doc",
-                                       targets=[0.2, 0.6], n_boot=12, seed=seed)
+    points, _ = spark_bootstrap_points(
+        source, score="a", label="label", weight="w", id_column="doc", targets=[0.2, 0.6], n_boot=12, seed=seed
+    )
     memory = bootstrap(s, y, w, n_boot=12, seed=seed, resample="poisson", ids=ids)
     for p, t in zip(points, (0.2, 0.6)):
         m = memory.at(t)
@@ -194,8 +239,14 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
         frame.iloc[part::3].to_csv(tmp_path / f"part{part}.csv", index=False)
     rated = pd.notna(labels)
     expected = [operating_point(s[rated], (labels[rated] == "tp").astype(int), t) for t in TARGETS]
-    points, stats = spark_operating_points(SparkSource(str(tmp_path / "part*.csv")), score="score", label="label",
-                                           targets=TARGETS, distinct_cap=500, bins=64)
+    points, stats = spark_operating_points(
+        SparkSource(str(tmp_path / "part*.csv")),
+        score="score",
+        label="label",
+        targets=TARGETS,
+        distinct_cap=500,
+        bins=64,
+    )
     assert stats.binned and stats.rows_scanned == n
     assert [(p.threshold, p.tp, p.fp) for p in points] == [(e.threshold, e.tp, e.fp) for e in expected]
     parquet = str(tmp_path / "rated.parquet")
@@ -207,19 +258,22 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
     # default row ids of one Parquet file: positions in the file, unrated rows included
     th, d_tp, _, _ = spark_replicate_counts(SparkSource(parquet), score="score", label="label", n_boot=3, seed=1)
     keep = rated[:3000]
-    e_th, e_tp, _ = grouped(np.flatnonzero(keep), s[:3000][keep], (labels[:3000][keep] == "tp").astype(float),
-                            np.ones(keep.sum()), 3, 1)
+    e_th, e_tp, _ = grouped(
+        np.flatnonzero(keep), s[:3000][keep], (labels[:3000][keep] == "tp").astype(float), np.ones(keep.sum()), 3, 1
+    )
     assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp)
 
 
 def test_errors_name_column_and_rows(spark, tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", None], "w": ["1", "1", "1"]}
-    cases = [({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
-             ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
-             ({"b": [None, "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
-             ({"label": ["1", "maybe", None]}, "Column 'label'.*unknown label values \\(1 row\\)"),
-             ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
-             ({"label": [None, None, None]}, "no rated rows")]
+    cases = [
+        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
+        ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
+        ({"b": [None, "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
+        ({"label": ["1", "maybe", None]}, "Column 'label'.*unknown label values \\(1 row\\)"),
+        ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
+        ({"label": [None, None, None]}, "no rated rows"),
+    ]
     for change, message in cases:
         rows = {**base, **change}
         frame = spark.createDataFrame(list(zip(*rows.values())), "a string, b string, label string, w string")
@@ -248,19 +302,61 @@ def test_cli_sweep_and_paths_backends_agree(spark, tmp_path, capsys):
     rng = np.random.default_rng(2)
     n = 4000
     y = rng.random(n) < 0.1
-    frame = pd.DataFrame({"doc_id": np.arange(n), "score_a": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
-                          "score_b": np.round(rng.random(n) * 0.7 + 0.2 * y, 2),
-                          "label": np.where(y, "1", "0").astype(object), "weight": rng.integers(1, 4, n)})
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.arange(n),
+            "score_a": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
+            "score_b": np.round(rng.random(n) * 0.7 + 0.2 * y, 2),
+            "label": np.where(y, "1", "0").astype(object),
+            "weight": rng.integers(1, 4, n),
+        }
+    )
     frame.loc[rng.random(n) < 0.05, "label"] = None
     path = str(tmp_path / "rated.parquet")
     frame.to_parquet(path)
     out = {}
     for backend in ("memory", "spark"):
-        assert main(["sweep", path, "--backend", backend, "--classifier", "score_a", "--target", "0.2", "--target",
-                     "0.6", "--bootstrap", "5", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "sweep",
+                    path,
+                    "--backend",
+                    backend,
+                    "--classifier",
+                    "score_a",
+                    "--target",
+                    "0.2",
+                    "--target",
+                    "0.6",
+                    "--bootstrap",
+                    "5",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         out["sweep", backend] = json.loads(capsys.readouterr().out)
-        assert main(["paths", path, "--backend", backend, "--target", "0.3", "--bins", "30", "--rule", "and",
-                     "--method", "graph", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "paths",
+                    path,
+                    "--backend",
+                    backend,
+                    "--target",
+                    "0.3",
+                    "--bins",
+                    "30",
+                    "--rule",
+                    "and",
+                    "--method",
+                    "graph",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         out["paths", backend] = json.loads(capsys.readouterr().out)
     sweep_m, sweep_s = out["sweep", "memory"], out["sweep", "spark"]
     assert sweep_s["backend"] == "spark" and sweep_s["rows_scanned"] == n and sweep_s["seconds"] >= 0
@@ -285,8 +381,10 @@ def test_unreachable_spark_connect_fails_fast_with_exit_2(capsys):
     assert "Cannot reach a Spark Connect server at 127.0.0.1:1" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not os.environ.get("OPSTUDIO_SPARK_CONNECT_URL"),
-                    reason="set OPSTUDIO_SPARK_CONNECT_URL (sc://host:15002/;token=...) to test against Spark Connect")
+@pytest.mark.skipif(
+    not os.environ.get("OPSTUDIO_SPARK_CONNECT_URL"),
+    reason="set OPSTUDIO_SPARK_CONNECT_URL (sc://host:15002/;token=...) to test against Spark Connect",
+)
 def test_spark_connect_cli_equals_memory(tmp_path):
     """Against a running Connect server (in a subprocess: Connect and a classic session do not share a process)."""
     import subprocess
@@ -294,16 +392,40 @@ def test_spark_connect_cli_equals_memory(tmp_path):
     rng = np.random.default_rng(4)
     n = 3000
     y = rng.random(n) < 0.1
-    frame = pd.DataFrame({"score_a": np.round(rng.random(n) + 0.3 * y, 3), "score_b": np.round(rng.random(n), 2),
-                          "label": np.where(y, "1", "0")})
+    frame = pd.DataFrame(
+        {
+            "score_a": np.round(rng.random(n) + 0.3 * y, 3),
+            "score_b": np.round(rng.random(n), 2),
+            "label": np.where(y, "1", "0"),
+        }
+    )
     path = str(tmp_path / "rated.parquet")  # the server reads the same path (a local server, or shared storage)
     frame.to_parquet(path)
     out = {}
-    for extra in (["--backend", "memory"], ["--backend", "spark", "--spark-remote",
-                                            os.environ["OPSTUDIO_SPARK_CONNECT_URL"]]):
-        run = subprocess.run([sys.executable, "-m", "engine.cli", "sweep", path, "--classifier", "score_a",
-                              "--target", "0.3", "--bootstrap", "4", "--json", *extra], capture_output=True,
-                             text=True, timeout=300)
+    for extra in (
+        ["--backend", "memory"],
+        ["--backend", "spark", "--spark-remote", os.environ["OPSTUDIO_SPARK_CONNECT_URL"]],
+    ):
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "engine.cli",
+                "sweep",
+                path,
+                "--classifier",
+                "score_a",
+                "--target",
+                "0.3",
+                "--bootstrap",
+                "4",
+                "--json",
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert run.returncode == 0, run.stderr
         out[extra[1]] = json.loads(run.stdout)
     assert out["spark"]["operating_points"][0]["threshold"] == out["memory"]["operating_points"][0]["threshold"]

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from engine.audit import plan
-from engine.backends import open_population
 from engine.audit.population import PopulationColumns
+from engine.backends import open_population
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation
 from engine.backends.spark import SparkSource
@@ -25,8 +25,9 @@ KW = dict(below=0.3, budget=300, strata=6, seed=3, prior_column="prior")
 def population(rows=3000, seed=0):
     rng = np.random.default_rng(seed)
     ids = [f"{i:05d}" if i % 7 else f"é-{i}" for i in range(rows)]  # leading zeros and non-ASCII text
-    return pd.DataFrame({"doc": ids, "score": np.round(rng.beta(0.4, 5, rows), 5),
-                         "prior": np.round(rng.random(rows) * 0.05, 6)})
+    return pd.DataFrame(
+        {"doc": ids, "score": np.round(rng.beta(0.4, 5, rows), 5), "prior": np.round(rng.random(rows) * 0.05, 6)}
+    )
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
@@ -45,8 +46,9 @@ def test_spark_plans_the_same_documents_as_memory_and_duckdb(spark, tmp_path, ki
 def test_integer_ids_and_a_dataframe_source(spark, tmp_path):  # noqa: F811
     frame = population(seed=2).assign(doc=np.arange(3000) * 13 - 50)  # negative ids too
     memory = plan(open_population(frame, id="doc", score="score", prior="prior"), **KW).table()
-    result = plan(open_population(spark.createDataFrame(frame), id="doc", score="score", prior="prior",
-                                  backend="spark"), **KW).table()
+    result = plan(
+        open_population(spark.createDataFrame(frame), id="doc", score="score", prior="prior", backend="spark"), **KW
+    ).table()
     pd.testing.assert_frame_equal(result, memory)
 
 

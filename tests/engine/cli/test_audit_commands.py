@@ -15,17 +15,45 @@ from engine.io import load_rated, sample_path
 
 def test_plan_writes_the_plan_file_and_prints_the_design(capsys, tmp_path):
     out = tmp_path / "plan.csv"
-    assert main(["audit", "plan", "--sample", "satimage_population", "--score", "score", "--id", "doc_id",
-                 "--below", "0.9", "--budget", "200", "--prior", "score", "--seed", "4", "--out", str(out),
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "plan",
+                "--sample",
+                "satimage_population",
+                "--score",
+                "score",
+                "--id",
+                "doc_id",
+                "--below",
+                "0.9",
+                "--budget",
+                "200",
+                "--prior",
+                "score",
+                "--seed",
+                "4",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     design = json.loads(capsys.readouterr().out)
     assert design["budget"] == 200 and design["allocation"] == "neyman" and design["expected_half_width"] > 0
     assert [s["sample"] for s in design["strata"]] and design["strata"][-1]["upper"] == 0.9
     written = pd.read_csv(out, keep_default_na=False)
     assert list(written.columns) == list(PLAN_COLUMNS) and (written["label"] == "").all()
     frame = pd.read_csv(sample_path("satimage_population"))
-    engine_plan = plan(memory_population(frame, PopulationColumns("doc_id", "score", "score")), below=0.9,
-                       budget=200, seed=4, prior_column="score")
+    engine_plan = plan(
+        memory_population(frame, PopulationColumns("doc_id", "score", "score")),
+        below=0.9,
+        budget=200,
+        seed=4,
+        prior_column="score",
+    )
     assert written["id"].tolist() == engine_plan.table()["id"].astype(int).tolist()
 
 
@@ -33,17 +61,54 @@ def test_plan_on_duckdb_writes_the_same_file_as_memory(capsys, tmp_path):
     frame = pd.read_csv(sample_path("satimage_population"))
     frame.to_parquet(tmp_path / "pop.parquet")
     for backend in ("memory", "duckdb"):
-        assert main(["audit", "plan", str(tmp_path / "pop.parquet"), "--backend", backend, "--score", "score",
-                     "--id", "doc_id", "--below", "0.9", "--half-width", "40", "--prior", "score",
-                     "--out", str(tmp_path / f"{backend}.csv")]) == 0
+        assert (
+            main(
+                [
+                    "audit",
+                    "plan",
+                    str(tmp_path / "pop.parquet"),
+                    "--backend",
+                    backend,
+                    "--score",
+                    "score",
+                    "--id",
+                    "doc_id",
+                    "--below",
+                    "0.9",
+                    "--half-width",
+                    "40",
+                    "--prior",
+                    "score",
+                    "--out",
+                    str(tmp_path / f"{backend}.csv"),
+                ]
+            )
+            == 0
+        )
     text = capsys.readouterr().out
     assert "Review" in text and "plan written to" in text
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "duckdb.csv").read_bytes()
 
 
 def test_estimate_json_on_the_shipped_sample_covers_the_true_number(capsys):
-    assert main(["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_audit", "--threshold", "0.5",
-                 "--threshold", "0.95", "--json"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "estimate",
+                "--rated",
+                "satimage_rated",
+                "--audit",
+                "satimage_audit",
+                "--threshold",
+                "0.5",
+                "--threshold",
+                "0.95",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["review_threshold", "level", "above", "below", "total_positives", "recall", "thresholds"]
     population = pd.read_csv(sample_path("satimage_population"))
@@ -57,33 +122,140 @@ def test_estimate_json_on_the_shipped_sample_covers_the_true_number(capsys):
 
 
 def test_estimate_sentences(capsys):
-    assert main(["audit", "estimate", "--rated", str(sample_path("satimage_rated")), "--audit",
-                 str(sample_path("satimage_audit")), "--more", "300", "--want-half-width", "20"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "estimate",
+                "--rated",
+                str(sample_path("satimage_rated")),
+                "--audit",
+                str(sample_path("satimage_audit")),
+                "--more",
+                "300",
+                "--want-half-width",
+                "20",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("An audit of 300 of the 5,747 unflagged documents found")
     assert any(line.startswith("300 more audited documents would shrink") for line in lines)
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["audit", "plan", "missing.parquet", "--score", "s", "--id", "i", "--below", "0.5", "--budget", "10",
-      "--out", "x.csv"], "No file matches"),
-    (["audit", "plan", "--sample", "satimage_population", "--score", "nope", "--id", "doc_id", "--below", "0.5",
-      "--budget", "10", "--out", "{tmp}/x.csv"], "no column 'nope'"),
-    (["audit", "plan", "--sample", "satimage_population", "--score", "score", "--id", "doc_id", "--below", "0.5",
-      "--budget", "10", "--half-width", "3", "--out", "{tmp}/x.csv"], "not allowed with argument"),
-    (["audit", "plan", "--sample", "satimage_population", "--score", "score", "--id", "doc_id", "--below", "0.5",
-      "--budget", "ten", "--out", "{tmp}/x.csv"], "invalid int value"),
-    (["audit", "plan", "--sample", "satimage_population", "--score", "score", "--id", "doc_id", "--below", "0.5",
-      "--half-width", "3", "--out", "{tmp}/x.csv"], "--half-width needs"),
-    (["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_rated"], "is not an audit plan"),
-    (["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_audit", "--level", "2"], "level"),
-    (["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_audit", "--classifier", "x"],
-     "No classifier named"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (
+            [
+                "audit",
+                "plan",
+                "missing.parquet",
+                "--score",
+                "s",
+                "--id",
+                "i",
+                "--below",
+                "0.5",
+                "--budget",
+                "10",
+                "--out",
+                "x.csv",
+            ],
+            "No file matches",
+        ),
+        (
+            [
+                "audit",
+                "plan",
+                "--sample",
+                "satimage_population",
+                "--score",
+                "nope",
+                "--id",
+                "doc_id",
+                "--below",
+                "0.5",
+                "--budget",
+                "10",
+                "--out",
+                "{tmp}/x.csv",
+            ],
+            "no column 'nope'",
+        ),
+        (
+            [
+                "audit",
+                "plan",
+                "--sample",
+                "satimage_population",
+                "--score",
+                "score",
+                "--id",
+                "doc_id",
+                "--below",
+                "0.5",
+                "--budget",
+                "10",
+                "--half-width",
+                "3",
+                "--out",
+                "{tmp}/x.csv",
+            ],
+            "not allowed with argument",
+        ),
+        (
+            [
+                "audit",
+                "plan",
+                "--sample",
+                "satimage_population",
+                "--score",
+                "score",
+                "--id",
+                "doc_id",
+                "--below",
+                "0.5",
+                "--budget",
+                "ten",
+                "--out",
+                "{tmp}/x.csv",
+            ],
+            "invalid int value",
+        ),
+        (
+            [
+                "audit",
+                "plan",
+                "--sample",
+                "satimage_population",
+                "--score",
+                "score",
+                "--id",
+                "doc_id",
+                "--below",
+                "0.5",
+                "--half-width",
+                "3",
+                "--out",
+                "{tmp}/x.csv",
+            ],
+            "--half-width needs",
+        ),
+        (["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_rated"], "is not an audit plan"),
+        (["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_audit", "--level", "2"], "level"),
+        (
+            ["audit", "estimate", "--rated", "satimage_rated", "--audit", "satimage_audit", "--classifier", "x"],
+            "No classifier named",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_on_stderr_and_exit_status_2(tmp_path, argv, message):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    done = subprocess.run([sys.executable, "-m", "engine.cli", *argv], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", *argv], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert message in done.stderr

@@ -20,8 +20,11 @@ def _commands(parser, path=()):
 
 
 COMMANDS = dict(_commands(_parser()))
-LEAVES = [path for path, p in COMMANDS.items()
-          if path and not any(isinstance(a, argparse._SubParsersAction) for a in p._actions)]
+LEAVES = [
+    path
+    for path, p in COMMANDS.items()
+    if path and not any(isinstance(a, argparse._SubParsersAction) for a in p._actions)
+]
 
 
 @pytest.mark.parametrize("path", list(COMMANDS), ids=lambda p: " ".join(p) or "opstudio")
@@ -86,8 +89,24 @@ def test_unknown_sample_points_to_the_list(capsys):
 
 def test_sample_is_accepted_by_constrain_and_predict(tmp_path, capsys):
     model, pred, again = tmp_path / "m.json", tmp_path / "p.csv", tmp_path / "q.csv"
-    assert main(["constrain", "--sample", "adult_table", "--label", "income_over_50k",
-                 "--test-fraction", "0", "--model-out", str(model), "--predictions-out", str(pred)]) == 0
+    assert (
+        main(
+            [
+                "constrain",
+                "--sample",
+                "adult_table",
+                "--label",
+                "income_over_50k",
+                "--test-fraction",
+                "0",
+                "--model-out",
+                str(model),
+                "--predictions-out",
+                str(pred),
+            ]
+        )
+        == 0
+    )
     assert main(["predict", str(model), "--sample", "adult_table", "--out", str(again)]) == 0
     assert pred.read_bytes() == again.read_bytes()
     capsys.readouterr()
@@ -96,18 +115,28 @@ def test_sample_is_accepted_by_constrain_and_predict(tmp_path, capsys):
 
 
 def test_qwyc_takes_a_sample_as_data():
-    args = _parser().parse_args(["qwyc", "fit", "model.txt", "--sample", "adult_table", "--alpha", "0.01",
-                                 "--policy-out", "p.json"])
+    args = _parser().parse_args(
+        ["qwyc", "fit", "model.txt", "--sample", "adult_table", "--alpha", "0.01", "--policy-out", "p.json"]
+    )
     assert args.data is None and args.sample == "adult_table"
 
 
 def test_label_is_honoured_and_the_message_names_value_and_row(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("doc,score,answer\n1,0.9,yes\n2,0.8,no\n3,0.7,maybe\n4,0.6,no\n")
-    for command in (["sweep", str(bad), "--target", "0.3"], ["sweep", str(bad), "--target", "0.3", "--by", "doc"],
-                    ["paths", str(bad), "--target", "0.3", "--backend", "memory"]):
-        assert main([*command, "--label", "answer", "--backend", "memory"] if command[0] == "sweep" and "--by" not in command
-                    else [*command, "--label", "answer"]) == 2
+    for command in (
+        ["sweep", str(bad), "--target", "0.3"],
+        ["sweep", str(bad), "--target", "0.3", "--by", "doc"],
+        ["paths", str(bad), "--target", "0.3", "--backend", "memory"],
+    ):
+        assert (
+            main(
+                [*command, "--label", "answer", "--backend", "memory"]
+                if command[0] == "sweep" and "--by" not in command
+                else [*command, "--label", "answer"]
+            )
+            == 2
+        )
         err = capsys.readouterr().err
         assert "Column 'answer': unknown label values 'maybe' at row 3" in err, err
 
@@ -116,5 +145,7 @@ def test_classifier_is_honoured(tmp_path, capsys):
     assert main(["sweep", "--sample", "synthetic", "--classifier", "score_text", "--target", "0.3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     d = load_rated(sample_path("synthetic"))
-    assert out["operating_points"][0]["threshold"] == operating_point(d.column("score_text"), d.labels, 0.3,
-                                                                      d.weights).threshold
+    assert (
+        out["operating_points"][0]["threshold"]
+        == operating_point(d.column("score_text"), d.labels, 0.3, d.weights).threshold
+    )

@@ -18,11 +18,13 @@ COMMAND_MODULES = {f"engine.cli.{command.module}" for command in COMMANDS.values
 def _imports(*argv: str) -> tuple[int, set[str]]:
     """Exit status and modules imported by ``python -m engine.cli ARGV`` (run as ``-m`` does, in a fresh
     interpreter; ``-X importtime`` misses modules imported through importlib)."""
-    code = ("import runpy, sys\n"
-            f"sys.argv = ['opstudio', *{list(argv)!r}]\n"
-            "try:\n    runpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n"
-            "except SystemExit as exit_:\n    status = exit_.code\n"
-            "print('MODULES', status, ' '.join(sys.modules))\n")
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['opstudio', *{list(argv)!r}]\n"
+        "try:\n    runpy.run_module('engine.cli', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exit_:\n    status = exit_.code\n"
+        "print('MODULES', status, ' '.join(sys.modules))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     status, *modules = proc.stdout.rsplit("MODULES", 1)[1].split()
     assert "engine.cli" in modules, proc.stderr[-2000:]
@@ -33,8 +35,9 @@ def _heavy(modules: set[str]) -> set[str]:
     return {m for m in modules if m.split(".")[0] in HEAVY}
 
 
-@pytest.mark.parametrize("argv", [["--help"], [], ["--version"], ["nope"], ["app", "--help"]],
-                         ids=lambda a: " ".join(a) or "no command")
+@pytest.mark.parametrize(
+    "argv", [["--help"], [], ["--version"], ["nope"], ["app", "--help"]], ids=lambda a: " ".join(a) or "no command"
+)
 def test_program_help_version_and_argument_errors_import_no_command_and_no_heavy_library(argv):
     status, modules = _imports(*argv)
     assert status == (0 if argv and argv[-1] in ("--help", "--version") else 2)
@@ -61,16 +64,33 @@ def test_each_command_comes_from_its_module_with_the_registry_help():
     assert {a.dest: a.help for a in sub._choices_actions} == {name: c.help for name, c in COMMANDS.items()}
     for name, command in COMMANDS.items():
         child = sub.choices[name]
-        funcs = [child.get_default("func")] if child.get_default("func") else [
-            grandchild.get_default("func") for a in child._actions if isinstance(a, argparse._SubParsersAction)
-            for grandchild in a.choices.values()]
+        funcs = (
+            [child.get_default("func")]
+            if child.get_default("func")
+            else [
+                grandchild.get_default("func")
+                for a in child._actions
+                if isinstance(a, argparse._SubParsersAction)
+                for grandchild in a.choices.values()
+            ]
+        )
         assert funcs and all(f.__module__ == f"engine.cli.{command.module}" for f in funcs), name
         assert EXAMPLES[(name,)] == command.example
 
 
-@pytest.mark.parametrize("argv", [["nosuch"], ["sweep", "--backend", "oracle"], ["monitor", "--period", "year"],
-                                  ["audit", "plan", "--budget", "x"], ["qwyc", "fit", "--alpha"],
-                                  ["batch", "--loss"], ["constrain", "--min-recall", "high"], ["paths", "--bins", "a"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["nosuch"],
+        ["sweep", "--backend", "oracle"],
+        ["monitor", "--period", "year"],
+        ["audit", "plan", "--budget", "x"],
+        ["qwyc", "fit", "--alpha"],
+        ["batch", "--loss"],
+        ["constrain", "--min-recall", "high"],
+        ["paths", "--bins", "a"],
+    ],
+)
 def test_every_bad_argument_is_one_line_and_exit_2(argv, capsys):
     """argparse's own errors answer like the engine's: one line naming the command, no usage block."""
     from engine.cli import main

@@ -19,9 +19,17 @@ def table(tmp_path_factory):
     age[rng.random(n) < 0.05] = np.nan
     label = np.where(latent + rng.normal(size=n) > 0.5, "yes", "no").astype(object)
     label[rng.random(n) < 0.1] = ""  # unlabelled rows
-    frame = pd.DataFrame({"sex": sex, "age": age, "job": rng.choice(["clerk", "tech", "sales", None], n),
-                          "income": latent.round(3), "outcome": label, "deployed": (latent > 0.4).astype(int),
-                          "row_id": np.arange(n)})
+    frame = pd.DataFrame(
+        {
+            "sex": sex,
+            "age": age,
+            "job": rng.choice(["clerk", "tech", "sales", None], n),
+            "income": latent.round(3),
+            "outcome": label,
+            "deployed": (latent > 0.4).astype(int),
+            "row_id": np.arange(n),
+        }
+    )
     path = tmp_path_factory.mktemp("constrain") / "table.csv"
     frame.to_csv(path, index=False)
     return path, frame
@@ -29,9 +37,25 @@ def table(tmp_path_factory):
 
 def test_demographic_parity_model_and_predictions_round_trip(table, tmp_path, capsys):
     path, frame = table
-    args = ["constrain", str(path), "--label", "outcome", "--group", "sex=F", "--demographic-parity", "0.8",
-            "--exclude", "deployed", "row_id", "--test-fraction", "0", "--model-out", str(tmp_path / "m.json"),
-            "--predictions-out", str(tmp_path / "pred.csv")]
+    args = [
+        "constrain",
+        str(path),
+        "--label",
+        "outcome",
+        "--group",
+        "sex=F",
+        "--demographic-parity",
+        "0.8",
+        "--exclude",
+        "deployed",
+        "row_id",
+        "--test-fraction",
+        "0",
+        "--model-out",
+        str(tmp_path / "m.json"),
+        "--predictions-out",
+        str(tmp_path / "pred.csv"),
+    ]
     assert main(args) == 0
     summary = json.loads(capsys.readouterr().out)
     pred = pd.read_csv(tmp_path / "pred.csv")
@@ -46,8 +70,9 @@ def test_demographic_parity_model_and_predictions_round_trip(table, tmp_path, ca
     assert "job=(missing)" in record["feature_names"]
     # predict with the saved model reproduces constrain's decisions exactly, columns in any order
     frame[frame.columns[::-1]].assign(extra="x").to_csv(tmp_path / "again.csv", index=False)
-    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "again.csv"), "--out",
-                 str(tmp_path / "p2.csv")]) == 0
+    assert (
+        main(["predict", str(tmp_path / "m.json"), str(tmp_path / "again.csv"), "--out", str(tmp_path / "p2.csv")]) == 0
+    )
     again = pd.read_csv(tmp_path / "p2.csv")
     np.testing.assert_array_equal(again["decision"], pred["decision"])
     np.testing.assert_allclose(again["score"], pred["score"])
@@ -55,34 +80,81 @@ def test_demographic_parity_model_and_predictions_round_trip(table, tmp_path, ca
 
 def test_churn_against_the_deployed_model(table, tmp_path, capsys):
     path, frame = table
-    assert main(["constrain", str(path), "--label", "outcome", "--max-churn", "0.03", "--deployed", "deployed",
-                 "--exclude", "row_id", "--model-out", str(tmp_path / "c.json"),
-                 "--predictions-out", str(tmp_path / "c.csv")]) == 0
+    assert (
+        main(
+            [
+                "constrain",
+                str(path),
+                "--label",
+                "outcome",
+                "--max-churn",
+                "0.03",
+                "--deployed",
+                "deployed",
+                "--exclude",
+                "row_id",
+                "--model-out",
+                str(tmp_path / "c.json"),
+                "--predictions-out",
+                str(tmp_path / "c.csv"),
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["train"]["churn"] <= 0.03 + 1e-12
     assert summary["train"]["constraints_unmet_by_decisions"] == []
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--group", "sex"], "COL=VALUE"),
-    (["--group", "sex=X", "--demographic-parity", "0.8"], "protected group"),
-    (["--max-churn", "0.1"], "--deployed COL"),
-    (["--demographic-parity", "0.8"], "--group COL=VALUE"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--group", "sex"], "COL=VALUE"),
+        (["--group", "sex=X", "--demographic-parity", "0.8"], "protected group"),
+        (["--max-churn", "0.1"], "--deployed COL"),
+        (["--demographic-parity", "0.8"], "--group COL=VALUE"),
+    ],
+)
 def test_errors_exit_2(table, tmp_path, capsys, extra, message):
     path, _ = table
-    code = main(["constrain", str(path), "--label", "outcome", *extra, "--model-out", str(tmp_path / "x.json"),
-                 "--predictions-out", str(tmp_path / "x.csv")])
+    code = main(
+        [
+            "constrain",
+            str(path),
+            "--label",
+            "outcome",
+            *extra,
+            "--model-out",
+            str(tmp_path / "x.json"),
+            "--predictions-out",
+            str(tmp_path / "x.csv"),
+        ]
+    )
     assert code == 2 and message in capsys.readouterr().err
 
 
 def test_predict_needs_the_models_columns(table, tmp_path, capsys):
     path, frame = table
-    main(["constrain", str(path), "--label", "outcome", "--exclude", "deployed", "row_id", "--model-out",
-          str(tmp_path / "m.json"), "--predictions-out", str(tmp_path / "p.csv")])
+    main(
+        [
+            "constrain",
+            str(path),
+            "--label",
+            "outcome",
+            "--exclude",
+            "deployed",
+            "row_id",
+            "--model-out",
+            str(tmp_path / "m.json"),
+            "--predictions-out",
+            str(tmp_path / "p.csv"),
+        ]
+    )
     frame.drop(columns=["job"]).to_csv(tmp_path / "nojob.csv", index=False)
     capsys.readouterr()
-    assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "nojob.csv"), "--out", str(tmp_path / "o.csv")]) == 2
+    assert (
+        main(["predict", str(tmp_path / "m.json"), str(tmp_path / "nojob.csv"), "--out", str(tmp_path / "o.csv")]) == 2
+    )
     assert "no column 'job'" in capsys.readouterr().err
     assert main(["predict", str(path), str(path), "--out", str(tmp_path / "o.csv")]) == 2
 
@@ -91,8 +163,24 @@ def test_predict_needs_the_models_columns(table, tmp_path, capsys):
 def model_file(table, tmp_path_factory):
     path, _ = table
     folder = tmp_path_factory.mktemp("model")
-    assert main(["constrain", str(path), "--label", "outcome", "--exclude", "deployed", "row_id", "--model-out",
-                 str(folder / "m.json"), "--predictions-out", str(folder / "p.csv")]) == 0
+    assert (
+        main(
+            [
+                "constrain",
+                str(path),
+                "--label",
+                "outcome",
+                "--exclude",
+                "deployed",
+                "row_id",
+                "--model-out",
+                str(folder / "m.json"),
+                "--predictions-out",
+                str(folder / "p.csv"),
+            ]
+        )
+        == 0
+    )
     return json.loads((folder / "m.json").read_text())
 
 
@@ -102,16 +190,21 @@ def one_line_error(capsys) -> str:
     return err
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda r: r["coefficients"].__setitem__(0, 1e300), "'coefficients[0]'"),
-    (lambda r: r.__setitem__("coefficients", r["coefficients"][:-1]), "'coefficients'"),
-    (lambda r: r["preprocessing"]["numeric"][0].__setitem__("scale", 0.0), "'preprocessing.numeric[0].scale'"),
-    (lambda r: r["preprocessing"]["numeric"][0].pop("mean"), "'preprocessing.numeric[0].mean' is missing"),
-    (lambda r: r["preprocessing"]["categorical"][0].__setitem__("categories", "FM"),
-     "'preprocessing.categorical[0].categories' must be a list"),
-    (lambda r: r.pop("preprocessing"), "'preprocessing' is missing"),
-    (lambda r: r.__setitem__("intercept", {"value": 1}), "'intercept' must be a number"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda r: r["coefficients"].__setitem__(0, 1e300), "'coefficients[0]'"),
+        (lambda r: r.__setitem__("coefficients", r["coefficients"][:-1]), "'coefficients'"),
+        (lambda r: r["preprocessing"]["numeric"][0].__setitem__("scale", 0.0), "'preprocessing.numeric[0].scale'"),
+        (lambda r: r["preprocessing"]["numeric"][0].pop("mean"), "'preprocessing.numeric[0].mean' is missing"),
+        (
+            lambda r: r["preprocessing"]["categorical"][0].__setitem__("categories", "FM"),
+            "'preprocessing.categorical[0].categories' must be a list",
+        ),
+        (lambda r: r.pop("preprocessing"), "'preprocessing' is missing"),
+        (lambda r: r.__setitem__("intercept", {"value": 1}), "'intercept' must be a number"),
+    ],
+)
 def test_predict_with_a_broken_model_file_exits_2_naming_the_field(table, model_file, tmp_path, capsys, edit, field):
     record = json.loads(json.dumps(model_file))
     edit(record)
@@ -124,10 +217,13 @@ def test_predict_with_a_broken_model_file_exits_2_naming_the_field(table, model_
     assert not (tmp_path / "o.csv").exists()
 
 
-@pytest.mark.parametrize("text, says", [
-    ('{"intercept": NaN}', "NaN is not a JSON number"),
-    ("[" * 5000 + "]" * 5000, "nests objects or arrays 5000 deep"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ('{"intercept": NaN}', "NaN is not a JSON number"),
+        ("[" * 5000 + "]" * 5000, "nests objects or arrays 5000 deep"),
+    ],
+)
 def test_predict_with_a_file_that_is_not_json_exits_2(table, tmp_path, capsys, text, says):
     (tmp_path / "bad.json").write_text(text)
     assert main(["predict", str(tmp_path / "bad.json"), str(table[0]), "--out", str(tmp_path / "o.csv")]) == 2
@@ -137,10 +233,26 @@ def test_predict_with_a_file_that_is_not_json_exits_2(table, tmp_path, capsys, t
 def test_constrain_with_a_30000_category_column_exits_2_naming_it(tmp_path, capsys):
     n = 30_000
     rng = np.random.default_rng(1)
-    pd.DataFrame({"account": [f"a{i}" for i in range(n)], "x": rng.normal(size=n),
-                  "label": rng.integers(0, 2, n)}).to_csv(tmp_path / "wide.csv", index=False)
-    assert main(["constrain", str(tmp_path / "wide.csv"), "--label", "label", "--test-fraction", "0",
-                 "--model-out", str(tmp_path / "m.json"), "--predictions-out", str(tmp_path / "p.csv")]) == 2
+    pd.DataFrame(
+        {"account": [f"a{i}" for i in range(n)], "x": rng.normal(size=n), "label": rng.integers(0, 2, n)}
+    ).to_csv(tmp_path / "wide.csv", index=False)
+    assert (
+        main(
+            [
+                "constrain",
+                str(tmp_path / "wide.csv"),
+                "--label",
+                "label",
+                "--test-fraction",
+                "0",
+                "--model-out",
+                str(tmp_path / "m.json"),
+                "--predictions-out",
+                str(tmp_path / "p.csv"),
+            ]
+        )
+        == 2
+    )
     err = one_line_error(capsys)
     assert "'account' has 30,000 distinct values" in err and "--exclude account" in err
 

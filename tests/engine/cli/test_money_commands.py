@@ -41,10 +41,16 @@ def test_reviewers_are_the_capacity_of_their_days(capsys):
     assert days == 364
     reviewers = run(capsys, "sweep", MONITORING, "--reviewers", "2", "--reviews-per-day", "20")
     capacity = run(capsys, "sweep", MONITORING, "--capacity", str(2 * 20 * days))
-    assert {k: reviewers[k] for k in ("threshold", "tp", "fp", "flagged")} == \
-        {k: capacity[k] for k in ("threshold", "tp", "fp", "flagged")}
-    assert reviewers["reviewers"] == {"reviewers": 2, "reviews_per_day": 20, "capacity_per_day": 40, "days": 364,
-                                      "capacity": 2 * 20 * 364}
+    assert {k: reviewers[k] for k in ("threshold", "tp", "fp", "flagged")} == {
+        k: capacity[k] for k in ("threshold", "tp", "fp", "flagged")
+    }
+    assert reviewers["reviewers"] == {
+        "reviewers": 2,
+        "reviews_per_day": 20,
+        "capacity_per_day": 40,
+        "days": 364,
+        "capacity": 2 * 20 * 364,
+    }
     by = run(capsys, "sweep", MONITORING, "--reviewers", "2", "--reviews-per-day", "20", "--by", "region")
     assert by["segments"] == run(capsys, "sweep", MONITORING, "--capacity", "14560", "--by", "region")["segments"]
 
@@ -67,16 +73,19 @@ def test_text_output_states_the_money_and_the_reviewers(capsys):
     assert "2 reviewers × 20 reviews a day × 364 days the ratings cover = 14,560 reviews" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["sweep", SYNTHETIC, "--target", "0.3", *MONEY], "not both"),
-    (["sweep", SYNTHETIC, "--capacity", "100", *MONEY], "give one budget"),
-    (["sweep", MONITORING, "--reviewers", "2"], "--reviews-per-day Q together"),
-    (["sweep", MONITORING, "--date", "date"], "--date is for --reviewers"),
-    (["sweep", SYNTHETIC, "--reviewers", "2", "--reviews-per-day", "5"], "No date column"),
-    (["sweep", SYNTHETIC, "--review-cost", "5", "--value-per-positive", "4"], "must exceed the review cost"),
-    (["paths", SYNTHETIC], "either --target M or --review-cost"),
-    (["paths", SYNTHETIC, "--review-cost", "1"], "together"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["sweep", SYNTHETIC, "--target", "0.3", *MONEY], "not both"),
+        (["sweep", SYNTHETIC, "--capacity", "100", *MONEY], "give one budget"),
+        (["sweep", MONITORING, "--reviewers", "2"], "--reviews-per-day Q together"),
+        (["sweep", MONITORING, "--date", "date"], "--date is for --reviewers"),
+        (["sweep", SYNTHETIC, "--reviewers", "2", "--reviews-per-day", "5"], "No date column"),
+        (["sweep", SYNTHETIC, "--review-cost", "5", "--value-per-positive", "4"], "must exceed the review cost"),
+        (["paths", SYNTHETIC], "either --target M or --review-cost"),
+        (["paths", SYNTHETIC, "--review-cost", "1"], "together"),
+    ],
+)
 def test_bad_combinations_exit_2_with_one_line(capsys, args, message):
     assert main(args) == 2
     err = capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 
 from engine.cli import _parser, main
@@ -18,8 +17,9 @@ def _run(capsys, *argv):
 
 
 def test_json_on_the_sample_alerts_after_the_documented_drift(capsys):
-    code, out, err = _run(capsys, "monitor", "--sample", "monitoring", "--threshold", "0.568", "--target", "0.3",
-                          "--json")
+    code, out, err = _run(
+        capsys, "monitor", "--sample", "monitoring", "--threshold", "0.568", "--target", "0.3", "--json"
+    )
     assert code == 0 and err == ""
     record = json.loads(out)
     assert list(record) == ["threshold", "target", "level", "periods", "alerts"]
@@ -34,28 +34,45 @@ def test_json_on_the_sample_alerts_after_the_documented_drift(capsys):
 def test_money_flags_give_the_same_record_as_the_equivalent_target(capsys):
     base = ["monitor", "--sample", "monitoring", "--threshold", "0.568", "--period", "month", "--json"]
     _, by_target, _ = _run(capsys, *base, "--target", "0.3")
-    _, by_money, _ = _run(capsys, *base, "--review-cost", "2", "--value-per-positive", "9",
-                          "--cost-per-false-positive", "1")
+    _, by_money, _ = _run(
+        capsys, *base, "--review-cost", "2", "--value-per-positive", "9", "--cost-per-false-positive", "1"
+    )
     assert json.loads(by_money) == json.loads(by_target)  # (2 + 1) / (9 + 1) = 0.3
     code, text, _ = _run(capsys, *base[:-1], "--review-cost", "3", "--value-per-positive", "10", "--currency", "$")
     assert code == 0 and "net value per day" in text.lower() and "Net value $" in text
 
 
 def test_reviewers_drive_the_capacity_allocation(capsys):
-    code, out, _ = _run(capsys, "monitor", "--sample", "monitoring", "--threshold", "0.568", "--target", "0.3",
-                        "--reviewers", "3", "--reviews-per-day", "14", "--by", "region")
+    code, out, _ = _run(
+        capsys,
+        "monitor",
+        "--sample",
+        "monitoring",
+        "--threshold",
+        "0.568",
+        "--target",
+        "0.3",
+        "--reviewers",
+        "3",
+        "--reviews-per-day",
+        "14",
+        "--by",
+        "region",
+    )
     assert code == 0
     dated = load_dated(sample_path("monitoring"))
     assert "3 reviewers × 14 reviews a day = 42 reviews per day over 364 days" in out
     assert "backlog" in out and "Per-segment thresholds by region" in out
     # the capacity point is the budget point at R·Q·D reviews
     from engine.pn.budget import max_flagged_point
+
     point = max_flagged_point(dated.data.scores[:, 0], dated.data.labels, capacity=42 * 364)
     assert f"is {point.threshold:.4g} (" in out
 
 
 def test_duckdb_backend_gives_the_memory_record(capsys, tmp_path):
     import pandas as pd
+
     frame = pd.read_csv(sample_path("monitoring"), dtype={"label": str})
     frame.to_parquet(tmp_path / "m.parquet")
     args = ["monitor", str(tmp_path / "m.parquet"), "--threshold", "0.568", "--target", "0.3", "--json"]
@@ -64,16 +81,19 @@ def test_duckdb_backend_gives_the_memory_record(capsys, tmp_path):
     assert json.loads(duck) == json.loads(memory)
 
 
-@pytest.mark.parametrize("extra, message", [
-    ([], "either --target M or --review-cost"),
-    (["--target", "0.3", "--review-cost", "1", "--value-per-positive", "4"], "either --target M or"),
-    (["--review-cost", "1"], "together"),
-    (["--target", "0.3", "--reviewers", "2"], "--reviewers R and --reviews-per-day Q together"),
-    (["--target", "0.3", "--by", "region"], "--by needs --reviewers"),
-    (["--target", "0.3", "--date", "nope"], "date column 'nope' is not in the file"),
-    (["--target", "0.3", "--window", "0"], "window must be"),
-    (["--review-cost", "5", "--value-per-positive", "5"], "must exceed the review cost"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ([], "either --target M or --review-cost"),
+        (["--target", "0.3", "--review-cost", "1", "--value-per-positive", "4"], "either --target M or"),
+        (["--review-cost", "1"], "together"),
+        (["--target", "0.3", "--reviewers", "2"], "--reviewers R and --reviews-per-day Q together"),
+        (["--target", "0.3", "--by", "region"], "--by needs --reviewers"),
+        (["--target", "0.3", "--date", "nope"], "date column 'nope' is not in the file"),
+        (["--target", "0.3", "--window", "0"], "window must be"),
+        (["--review-cost", "5", "--value-per-positive", "5"], "must exceed the review cost"),
+    ],
+)
 def test_errors_are_one_line_and_exit_2(capsys, extra, message):
     code, out, err = _run(capsys, "monitor", "--sample", "monitoring", "--threshold", "0.568", *extra)
     assert code == 2 and out == ""

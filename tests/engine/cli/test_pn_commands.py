@@ -12,7 +12,9 @@ from engine.pn import operating_point
 
 
 def test_sweep_json_matches_engine(capsys):
-    assert main(["sweep", str(sample_path("synthetic")), "--target", "0.3", "--classifier", "score_text", "--json"]) == 0
+    assert (
+        main(["sweep", str(sample_path("synthetic")), "--target", "0.3", "--classifier", "score_text", "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     d = load_rated(sample_path("synthetic"))
     op = operating_point(d.column("score_text"), d.labels, 0.3, d.weights)
@@ -28,8 +30,9 @@ def test_sweep_table_default_targets(capsys):
 
 @pytest.mark.parametrize("source", ["synthetic", "synthetic_counts"])
 def test_paths_json(capsys, source):
-    assert main(["paths", str(sample_path(source)), "--target", "0.3", "--method", "both", "--bins", "30",
-                 "--json"]) == 0
+    assert (
+        main(["paths", str(sample_path(source)), "--target", "0.3", "--method", "both", "--bins", "30", "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     methods = [p["method"] for p in out["paths"]]
     assert methods == ["graph", "analytic-power"]

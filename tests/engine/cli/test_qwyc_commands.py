@@ -2,14 +2,13 @@
 
 import json
 
+import lightgbm
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine.cli import main
 from engine.qwyc.models import load_model
-
-import lightgbm
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +26,40 @@ def files(tmp_path_factory):
 
 def test_fit_then_apply_reproduces_the_engine_policy(files, capsys):
     tmp, frame, y = files
-    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.005", "--label",
-                 "outcome", "--policy-out", str(tmp / "policy.json")]) == 0
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "0.005",
+                "--label",
+                "outcome",
+                "--policy-out",
+                str(tmp / "policy.json"),
+            ]
+        )
+        == 0
+    )
     stats = json.loads(capsys.readouterr().out)
     assert stats["disagreement_pct"] <= 0.5 + 1e-9 and stats["mean_models"] < 120
-    assert main(["qwyc", "apply", str(tmp / "model.txt"), str(tmp / "data.csv"), "--policy", str(tmp / "policy.json"),
-                 "--out", str(tmp / "decisions.csv")]) == 0
+    assert (
+        main(
+            [
+                "qwyc",
+                "apply",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--policy",
+                str(tmp / "policy.json"),
+                "--out",
+                str(tmp / "decisions.csv"),
+            ]
+        )
+        == 0
+    )
     out = pd.read_csv(tmp / "decisions.csv")
     assert list(out.columns) == ["decision", "n_evaluated"] and len(out) == len(frame)
     # the same decisions and tree counts as the fitted policy on the precomputed contributions
@@ -53,34 +80,134 @@ def test_a_policy_for_another_model_and_bad_inputs_exit_2(files, tmp_path, capsy
     tmp, frame, y = files
     other = lightgbm.LGBMClassifier(n_estimators=10, verbose=-1).fit(frame, y)
     other.booster_.save_model(str(tmp_path / "other.txt"))
-    main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01",
-          "--policy-out", str(tmp_path / "p.json")])
+    main(
+        [
+            "qwyc",
+            "fit",
+            str(tmp / "model.txt"),
+            str(tmp / "data.csv"),
+            "--alpha",
+            "0.01",
+            "--policy-out",
+            str(tmp_path / "p.json"),
+        ]
+    )
     capsys.readouterr()
-    assert main(["qwyc", "apply", str(tmp_path / "other.txt"), str(tmp / "data.csv"), "--policy",
-                 str(tmp_path / "p.json"), "--out", str(tmp_path / "d.csv")]) == 2
+    assert (
+        main(
+            [
+                "qwyc",
+                "apply",
+                str(tmp_path / "other.txt"),
+                str(tmp / "data.csv"),
+                "--policy",
+                str(tmp_path / "p.json"),
+                "--out",
+                str(tmp_path / "d.csv"),
+            ]
+        )
+        == 2
+    )
     assert "fitted for another model" in capsys.readouterr().err
     frame.drop(columns=["c"]).to_csv(tmp_path / "missing.csv", index=False)
-    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp_path / "missing.csv"), "--alpha", "0.01",
-                 "--policy-out", str(tmp_path / "p2.json")]) == 2
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp_path / "missing.csv"),
+                "--alpha",
+                "0.01",
+                "--policy-out",
+                str(tmp_path / "p2.json"),
+            ]
+        )
+        == 2
+    )
     assert "no column 'c'" in capsys.readouterr().err
-    assert main(["qwyc", "fit", str(tmp / "data.csv"), str(tmp / "data.csv"), "--alpha", "0.01",
-                 "--policy-out", str(tmp_path / "p3.json")]) == 2
-    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "1.5",
-                 "--policy-out", str(tmp_path / "p4.json")]) == 2
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "data.csv"),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "0.01",
+                "--policy-out",
+                str(tmp_path / "p3.json"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "1.5",
+                "--policy-out",
+                str(tmp_path / "p4.json"),
+            ]
+        )
+        == 2
+    )
 
 
 def test_fit_with_a_promise_on_new_rows(files, tmp_path, capsys):
     tmp, frame, y = files
-    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--max-disagreement", "0.02",
-                 "--policy-out", str(tmp_path / "pd.json")]) == 0
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--max-disagreement",
+                "0.02",
+                "--policy-out",
+                str(tmp_path / "pd.json"),
+            ]
+        )
+        == 0
+    )
     stats = json.loads(capsys.readouterr().out)
     assert stats["fidelity"]["certified"] and stats["fidelity"]["calibration_upper_bound"] <= 0.02
-    assert main(["qwyc", "apply", str(tmp / "model.txt"), str(tmp / "data.csv"), "--policy", str(tmp_path / "pd.json"),
-                 "--out", str(tmp_path / "dd.csv")]) == 0
+    assert (
+        main(
+            [
+                "qwyc",
+                "apply",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--policy",
+                str(tmp_path / "pd.json"),
+                "--out",
+                str(tmp_path / "dd.csv"),
+            ]
+        )
+        == 0
+    )
     assert pd.read_csv(tmp_path / "dd.csv")["n_evaluated"].mean() == pytest.approx(stats["mean_models"])
     with pytest.raises(SystemExit):  # --alpha and --max-disagreement exclude each other
-        main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01", "--max-disagreement",
-              "0.01", "--policy-out", str(tmp_path / "x.json")])
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "0.01",
+                "--max-disagreement",
+                "0.01",
+                "--policy-out",
+                str(tmp_path / "x.json"),
+            ]
+        )
 
 
 def _hostile_models(marker: str) -> dict:
@@ -95,8 +222,18 @@ def test_damaged_and_hostile_model_files_exit_2_with_one_line(files, tmp_path, c
     marker = tmp_path / "marker"
     for name, raw in _hostile_models(str(marker)).items():
         (tmp_path / name).write_bytes(raw)
-        code = main(["qwyc", "fit", str(tmp_path / name), str(tmp / "data.csv"), "--alpha", "0.01",
-                     "--policy-out", str(tmp_path / "p.json")])
+        code = main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp_path / name),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "0.01",
+                "--policy-out",
+                str(tmp_path / "p.json"),
+            ]
+        )
         out, err = capfd.readouterr()
         assert code == 2, name
         assert err.count("\n") == 1 and err.startswith("error: ") and name in err, (name, err)
@@ -113,9 +250,24 @@ def test_the_issues_crashers_in_a_real_process(files, tmp_path, name):
     tmp, frame, y = files
     marker = tmp_path / "marker"
     (tmp_path / name).write_bytes(_hostile_models(str(marker))[name])
-    out = subprocess.run([sys.executable, "-m", "engine.cli", "qwyc", "fit", str(tmp_path / name),
-                          str(tmp / "data.csv"), "--alpha", "0.01", "--policy-out", str(tmp_path / "p.json")],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "qwyc",
+            "fit",
+            str(tmp_path / name),
+            str(tmp / "data.csv"),
+            "--alpha",
+            "0.01",
+            "--policy-out",
+            str(tmp_path / "p.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and name in out.stderr
     assert not marker.exists()
@@ -123,14 +275,40 @@ def test_the_issues_crashers_in_a_real_process(files, tmp_path, name):
 
 def test_a_tampered_policy_exits_2_naming_the_field(files, tmp_path, capfd):
     tmp, frame, y = files
-    assert main(["qwyc", "fit", str(tmp / "model.txt"), str(tmp / "data.csv"), "--alpha", "0.01",
-                 "--policy-out", str(tmp_path / "p.json")]) == 0
+    assert (
+        main(
+            [
+                "qwyc",
+                "fit",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--alpha",
+                "0.01",
+                "--policy-out",
+                str(tmp_path / "p.json"),
+            ]
+        )
+        == 0
+    )
     record = json.loads((tmp_path / "p.json").read_text())
     record["policy"]["order"] = record["policy"]["order"][:3]
     (tmp_path / "bad.json").write_text(json.dumps(record))
     capfd.readouterr()
-    assert main(["qwyc", "apply", str(tmp / "model.txt"), str(tmp / "data.csv"), "--policy", str(tmp_path / "bad.json"),
-                 "--out", str(tmp_path / "d.csv")]) == 2
+    assert (
+        main(
+            [
+                "qwyc",
+                "apply",
+                str(tmp / "model.txt"),
+                str(tmp / "data.csv"),
+                "--policy",
+                str(tmp_path / "bad.json"),
+                "--out",
+                str(tmp_path / "d.csv"),
+            ]
+        )
+        == 2
+    )
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "policy.order" in err and "bad.json" in err
     assert not (tmp_path / "d.csv").exists()

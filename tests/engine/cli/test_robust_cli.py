@@ -23,8 +23,12 @@ def test_a_closed_pipe_ends_quietly():
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_app_forwards_signals_and_leaves_no_server_behind(sig):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "app", "--headless", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "app", "--headless", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         if not wait_healthy(f"http://127.0.0.1:{port}", proc):
             pytest.fail("the app did not start")

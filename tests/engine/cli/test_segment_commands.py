@@ -42,27 +42,47 @@ def test_target_contract_and_plain_capacity(capsys):
     assert single["flagged"] <= 500 and single["classifier"] == "score_image"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--by", "region"], "--by needs --capacity"),
-    (["--by", "region", "--capacity", "10", "--target", "0.3"], "either --capacity or --target"),
-    (["--by", "nope", "--capacity", "10"], "group column 'nope'"),
-    (["--capacity", "-5"], "capacity must be"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--by", "region"], "--by needs --capacity"),
+        (["--by", "region", "--capacity", "10", "--target", "0.3"], "either --capacity or --target"),
+        (["--by", "nope", "--capacity", "10"], "group column 'nope'"),
+        (["--capacity", "-5"], "capacity must be"),
+    ],
+)
 def test_errors_exit_2_with_a_message(capsys, args, message):
     assert main(["sweep", SAMPLE, *args]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_a_capacity_above_the_rows_and_a_segment_with_only_unrated_documents(tmp_path, capsys):
-    rows = ["score,label,region", "0.9,1,north", "0.8,0,north", "0.4,1,north", "0.2,0,north", "0.7,1,south",
-            "0.6,0,south", "0.1,0,south", "0.5,,east", "0.3,,east", "0.95,,north"]
+    rows = [
+        "score,label,region",
+        "0.9,1,north",
+        "0.8,0,north",
+        "0.4,1,north",
+        "0.2,0,north",
+        "0.7,1,south",
+        "0.6,0,south",
+        "0.1,0,south",
+        "0.5,,east",
+        "0.3,,east",
+        "0.95,,north",
+    ]
     path = tmp_path / "segments.csv"
     path.write_text("\n".join(rows) + "\n")
     assert main(["sweep", str(path), "--by", "region", "--capacity", "1000000", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["segment"] for s in out["segments"]] == ["north", "south"]
-    assert out["segments_without_threshold"] == [{"segment": "east", "rated_documents": 0, "unrated_documents": 2,
-                                                 "reason": out["segments_without_threshold"][0]["reason"]}]
+    assert out["segments_without_threshold"] == [
+        {
+            "segment": "east",
+            "rated_documents": 0,
+            "unrated_documents": 2,
+            "reason": out["segments_without_threshold"][0]["reason"],
+        }
+    ]
     assert "every document of this segment is unrated" in out["segments_without_threshold"][0]["reason"]
     assert "No threshold for 'east' (2 unrated)" in out["note"]
     # every positive found, at each segment's lowest positive score: 0.4 in north, 0.7 in south

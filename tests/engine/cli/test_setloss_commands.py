@@ -37,8 +37,9 @@ def test_fifty_thousand_one_item_batches(tmp_path, capsys):
     n = 50_000
     eta = (pd.Series(range(n)) * 7919 % 10_007) / 10_007  # probabilities spread over [0, 1)
     src = tmp_path / "many.csv"
-    pd.DataFrame({"item_id": range(n), "batch": [f"b{i}" for i in range(n)], "probability": eta}).to_csv(src,
-                                                                                                      index=False)
+    pd.DataFrame({"item_id": range(n), "batch": [f"b{i}" for i in range(n)], "probability": eta}).to_csv(
+        src, index=False
+    )
     out = tmp_path / "out.csv"
     assert main(["batch", str(src), "--loss", "f1", "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)

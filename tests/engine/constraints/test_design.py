@@ -11,9 +11,10 @@ def one_hot_table(n=1500, seed=0):
     """Two numeric columns, a constant column and three categorical features one-hot encoded (a rare level too)."""
     rng = np.random.default_rng(seed)
     numeric = np.c_[rng.normal(40, 12, n), rng.exponential(1e5, n)]
-    blocks = [np.eye(k)[rng.choice(k, n, p=p)] for k, p in
-              ((3, [0.7, 0.2, 0.1]), (6, None), (4, [0.5, 0.3, 0.19, 0.01]))]
-    return np.c_[numeric[:, :1], *blocks[:2], np.ones(n), numeric[:, 1:], blocks[2]]
+    blocks = [
+        np.eye(k)[rng.choice(k, n, p=p)] for k, p in ((3, [0.7, 0.2, 0.1]), (6, None), (4, [0.5, 0.3, 0.19, 0.01]))
+    ]
+    return np.column_stack([numeric[:, :1], *blocks[:2], np.ones(n), numeric[:, 1:], blocks[2]])
 
 
 def standardise(x):

@@ -31,13 +31,16 @@ def shift_bias_by_loop(model, x, y, constraints, candidates=400):
     return None if best is None else best[1]
 
 
-@pytest.mark.parametrize("make", [
-    lambda group, deployed: [MinRecall(0.5)],
-    lambda group, deployed: [MaxChurn(deployed, 0.35), MinRecall(0.4)],
-    lambda group, deployed: [DemographicParity(group, ~group, 0.6)],
-    lambda group, deployed: [MinCoverage(0.3), MinRecall(0.7)],
-    lambda group, deployed: [MaxChurn(deployed, 0.01), MinRecall(0.99)],
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda group, deployed: [MinRecall(0.5)],
+        lambda group, deployed: [MaxChurn(deployed, 0.35), MinRecall(0.4)],
+        lambda group, deployed: [DemographicParity(group, ~group, 0.6)],
+        lambda group, deployed: [MinCoverage(0.3), MinRecall(0.7)],
+        lambda group, deployed: [MaxChurn(deployed, 0.01), MinRecall(0.99)],
+    ],
+)
 def test_shift_bias_keeps_the_threshold_of_the_direct_loop(make):
     x, y, group, deployed = toy()
     svm = linear_svm(x, y)
@@ -56,8 +59,8 @@ def group_thresholds_by_grid(s, y, g, kappa, candidates=120):
     tp = np.r_[np.quantile(s[g], qs), s[g].max() + 1]
     tr = np.r_[np.quantile(s[~g], qs), s[~g].max() + 1]
     best = None
-    for i, a in enumerate(tp):
-        for j, b in enumerate(tr):
+    for a in tp:
+        for b in tr:
             d = np.where(g, s >= a, s >= b)
             if d[g].mean() >= kappa * d[~g].mean() - 1e-12:
                 err = int(np.count_nonzero(d != (y == 1)))
@@ -94,8 +97,9 @@ def test_adult_design_equals_scikit_learns_column_transformer():
     fill = {c: "missing" for c in cats}
     xt = xt.fillna(fill)
     xt.loc[xt.index[:3], cats[0]] = "a category never seen in training"
-    enc = make_column_transformer(("passthrough", nums),
-                                  (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats))
+    enc = make_column_transformer(
+        ("passthrough", nums), (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats)
+    )
     want_train, want_test = enc.fit_transform(x.fillna(fill)), enc.transform(xt)
     from engine.constraints.experiments import _one_hot
 

@@ -30,14 +30,16 @@ def test_hinge_slopes_and_curvature_equal_numpy_elementwise(monkeypatch, smoothi
     dz = np.random.default_rng(1).normal(size=z.size)
     for s in (0.0, 0.3, 1.0, 2.5):
         assert kernels.line_slope(z, dz, s, hp, hn, 1.0 / smoothing) == pytest.approx(
-            float(_slope_of_margins(z + s * dz, hp, hn, smoothing) @ dz), rel=1e-12, abs=1e-12)
+            float(_slope_of_margins(z + s * dz, hp, hn, smoothing) @ dz), rel=1e-12, abs=1e-12
+        )
 
 
 def test_csr_products_and_hessian_sums_equal_scipy():
     rng = np.random.default_rng(3)
     n, dd, ds = 800, 3, 9
     a = sparse.random(n, ds, density=0.2, format="csr", random_state=4) + sparse.csr_matrix(
-        np.eye(ds)[rng.integers(0, ds, n)])
+        np.eye(ds)[rng.integers(0, ds, n)]
+    )
     a = sparse.csr_matrix(a)
     dense = rng.normal(size=(n, dd))
     w, v = rng.normal(size=ds), rng.normal(size=n)

@@ -1,10 +1,9 @@
-"""Rate-constrained training (Goh et al. 2016): rates, the convex subproblem, MM, infeasibility.
-"""
+"""Rate-constrained training (Goh et al. 2016): rates, the convex subproblem, MM, infeasibility."""
+
+import warnings
 
 import numpy as np
 import pytest
-
-import warnings
 
 from engine.constraints import (
     ConstraintsMissedWarning,
@@ -52,6 +51,7 @@ def test_rate_expressions_keep_weights_non_negative_and_evaluate_correctly():
 
 def test_rate_helpers_agree_with_fairlearn():
     from fairlearn import metrics
+
     x, y, group = toy()
     rng = np.random.default_rng(2)
     pred = (rng.random(y.size) < 0.4).astype(int)
@@ -59,8 +59,9 @@ def test_rate_helpers_agree_with_fairlearn():
     ours = demographic_parity_ratio(pred, group, ~group)
     theirs = metrics.demographic_parity_ratio(y, pred, sensitive_features=sensitive)
     assert min(ours, 1 / ours) == pytest.approx(theirs)
-    tpr = metrics.MetricFrame(metrics={"tpr": metrics.true_positive_rate}, y_true=y, y_pred=pred,
-                              sensitive_features=sensitive).by_group["tpr"]
+    tpr = metrics.MetricFrame(
+        metrics={"tpr": metrics.true_positive_rate}, y_true=y, y_pred=pred, sensitive_features=sensitive
+    ).by_group["tpr"]
     assert equal_opportunity_ratio(pred, y, group, ~group) == pytest.approx(tpr["A"] / tpr["B"])
     deployed = rng.random(y.size) < 0.5
     assert churn_rate(pred, deployed) == pytest.approx(np.mean(pred.astype(bool) != deployed))
@@ -80,14 +81,14 @@ def test_majorizer_is_an_upper_bound_tight_at_the_iterate():
 
 def test_convex_subproblem_matches_an_exact_solver():
     import cvxpy as cp
+
     x, y, group = toy(300)
     xs = (x - x.mean(0)) / x.std(0)
     lam = 0.05
     objective = RateExpr((y == 0) / y.size, (y == 1) / y.size)
     constraint = DemographicParity(group, ~group, 0.9).expression(y)
     z_now = np.zeros(y.size)  # the majorizer at the constant classifier: every term a hinge
-    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 200, active_slack=1e-6, max_bisect=60,
-                    smoothing=1e-3)
+    prob = _Problem(xs, objective, [constraint], lam, 1e-5, 200, active_slack=1e-6, max_bisect=60, smoothing=1e-3)
     candidates = _solve_convex(prob, z_now)
     obj_b, con_b = _majorize(objective, z_now), _majorize(constraint, z_now)
 
@@ -111,12 +112,15 @@ def test_convex_subproblem_matches_an_exact_solver():
     assert ours >= problem.value - 1e-6
 
 
-@pytest.mark.parametrize("make", [
-    lambda y, g: [DemographicParity(g, ~g, 0.85)],
-    lambda y, g: [MaxCoverage(0.3)],
-    lambda y, g: [MinRecall(0.9)],
-    lambda y, g: [DemographicParity(g, ~g, 0.8), MaxCoverage(0.45)],
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda y, g: [DemographicParity(g, ~g, 0.85)],
+        lambda y, g: [MaxCoverage(0.3)],
+        lambda y, g: [MinRecall(0.9)],
+        lambda y, g: [DemographicParity(g, ~g, 0.8), MaxCoverage(0.45)],
+    ],
+)
 def test_mm_never_increases_the_objective_and_keeps_the_constraints(make):
     x, y, group = toy()
     constraints = make(y, group)
@@ -130,8 +134,12 @@ def test_mm_never_increases_the_objective_and_keeps_the_constraints(make):
     # checked here by sampling; deterministic f >= 0 predictions meet them within 5 rate points
     last = model.trace_[-1]
     expr = constraints[0].expression(y)
-    draws = np.array([expr.value(np.where(model.predict_randomized(x, seed=s) == 1, 1.0, -1.0) / 2,
-                                 deterministic=False) for s in range(300)])
+    draws = np.array(
+        [
+            expr.value(np.where(model.predict_randomized(x, seed=s) == 1, 1.0, -1.0) / 2, deterministic=False)
+            for s in range(300)
+        ]
+    )
     assert draws.mean() == pytest.approx(last["constraints"][0], abs=4 * draws.std() / np.sqrt(draws.size) + 1e-9)
     assert max(last["constraints_deterministic"], default=0) <= 0.05
 
@@ -187,7 +195,7 @@ def test_table_2_expressions_match_direct_counts():
     y[::7] = -1  # unlabelled rows
     rows = rng.random(n) < 0.6
     z = rng.normal(size=n)
-    d = (z >= 0)
+    d = z >= 0
     lab = rows & (y >= 0)
     assert true_positives(y, rows).value(z, deterministic=True) == (d & lab & (y == 1)).sum()
     assert false_positives(y, rows).value(z, deterministic=True) == (d & lab & (y == 0)).sum()
@@ -294,8 +302,9 @@ def test_a_bound_still_missed_is_reported_in_the_model_and_warned(monkeypatch):
         model = fit_constrained(x, y, [DemographicParity(group, ~group, 0.9)], lam=0.05)
     ratio = demographic_parity_ratio(model.predict(x), group, ~group)
     excess = 0.9 * model.predict(x)[~group].mean() - model.predict(x)[group].mean()
-    assert ratio < 0.9 and model.unmet_ == (f"positive rate(protected) >= 0.9 x positive rate(reference): "
-                                            f"missed by {excess:.4f}",)
+    assert ratio < 0.9 and model.unmet_ == (
+        f"positive rate(protected) >= 0.9 x positive rate(reference): missed by {excess:.4f}",
+    )
 
 
 def test_the_entry_point_on_the_bank_table_meets_demographic_parity_0_8():
@@ -334,8 +343,9 @@ def test_a_sweep_gives_every_bound_the_fit_it_gets_alone(deterministic):
     calls = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstraintsMissedWarning)
-        swept = fit_sweep(x, y, sets, deterministic=deterministic,
-                          progress=lambda done, total: calls.append((done, total)))
+        swept = fit_sweep(
+            x, y, sets, deterministic=deterministic, progress=lambda done, total: calls.append((done, total))
+        )
         alone = [fit_constrained(x, y, constraints, deterministic=deterministic) for constraints in sets]
     assert calls == [(i + 1, len(sets)) for i in range(len(sets))]
     for got, want in zip(swept, alone):
@@ -366,8 +376,9 @@ def test_the_sparse_compiled_path_gives_the_fits_of_the_dense_numpy_path(monkeyp
     group = x[:, 1] == 1  # the first level of the first categorical feature
     y = (x[:, 0] / 12 + 0.8 * x[:, 4] - 0.6 * group + rng.normal(0, 1, x.shape[0]) > 3.6).astype(int)
     sets = sweep_sets(x, y, group)
-    assert isinstance(design.standardised_design(x, x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)),
-                      design.SplitDesign)
+    assert isinstance(
+        design.standardised_design(x, x.mean(0), np.where(x.std(0) > 0, x.std(0), 1.0)), design.SplitDesign
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstraintsMissedWarning)
         fast = fit_sweep(x, y, sets)

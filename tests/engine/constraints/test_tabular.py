@@ -28,15 +28,23 @@ def small_table(n=400, seed=3):
     signal = rng.normal(size=n) + 0.7 * (sex == "M")
     age = rng.integers(18, 70, n).astype(float)
     age[rng.random(n) < 0.05] = np.nan
-    return pd.DataFrame({"sex": sex, "age": age, "job": rng.choice(["clerk", "tech", None], n),
-                         "signal": signal.round(3), "label": (signal + rng.normal(size=n) > 0.5).astype(int)})
+    return pd.DataFrame(
+        {
+            "sex": sex,
+            "age": age,
+            "job": rng.choice(["clerk", "tech", None], n),
+            "signal": signal.round(3),
+            "label": (signal + rng.normal(size=n) > 0.5).astype(int),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def fitted():
     frame = small_table()
-    model = train_on_table(frame, TableSpec(label="label", group="sex", group_value="F", demographic_parity=0.8,
-                                            test_fraction=0.25))
+    model = train_on_table(
+        frame, TableSpec(label="label", group="sex", group_value="F", demographic_parity=0.8, test_fraction=0.25)
+    )
     return frame, model, json.loads(model_json(model))
 
 
@@ -95,41 +103,44 @@ def mutate(record, path, value=None, delete=False):
     return json.dumps(out)
 
 
-@pytest.mark.parametrize("path, value, field", [
-    (("coefficients", 0), 1e308, "coefficients[0]"),
-    (("coefficients", 0), "0.5", "coefficients[0]"),
-    (("coefficients", 0), None, "coefficients[0]"),
-    (("coefficients", 0), True, "coefficients[0]"),
-    (("coefficients",), [1.0], "coefficients"),
-    (("coefficients",), "1,2,3", "coefficients"),
-    (("coefficients",), {"a": 1}, "coefficients"),
-    (("intercept",), 1e13, "intercept"),
-    (("intercept",), [0.0], "intercept"),
-    (("preprocessing", "numeric", 0, "scale"), 0, "preprocessing.numeric[0].scale"),
-    (("preprocessing", "numeric", 0, "scale"), -1.0, "preprocessing.numeric[0].scale"),
-    (("preprocessing", "numeric", 0, "mean"), None, "preprocessing.numeric[0].mean"),
-    (("preprocessing", "numeric", 0, "mean"), "nan", "preprocessing.numeric[0].mean"),
-    (("preprocessing", "numeric", 0, "column"), 7, "preprocessing.numeric[0].column"),
-    (("preprocessing", "numeric", 0), [1, 2], "preprocessing.numeric[0]"),
-    (("preprocessing", "numeric"), {"column": "age"}, "preprocessing.numeric"),
-    (("preprocessing", "categorical", 0, "categories"), "FM", "preprocessing.categorical[0].categories"),
-    (("preprocessing", "categorical", 0, "categories"), ["F", 1], "preprocessing.categorical[0].categories[1]"),
-    (("preprocessing", "categorical", 0, "categories"), ["F", "F"], "preprocessing.categorical[0].categories"),
-    (("preprocessing", "categorical", 0, "categories"), ["F", "M", "X"], "feature_names"),
-    (("preprocessing", "categorical", 0, "extra"), 1, "preprocessing.categorical[0].extra"),
-    (("preprocessing",), [], "preprocessing"),
-    (("feature_names", 0), "other", "feature_names"),
-    (("feature_names",), "sex=F", "feature_names"),
-    (("format",), "opstudio-constrained-linear/2", "format"),
-    (("rates", "train", "error"), "low", "rates.train.error"),
-    (("rates", "train"), [1], "rates.train"),
-    (("rates", "validation"), {}, "rates.validation"),
-    (("settings", "label"), {"x": 1}, "settings.label"),
-    (("settings", "evil"), "x", "settings.evil"),
-    (("constraints",), "none", "constraints"),
-    (("flags_nobody",), "no", "flags_nobody"),
-    (("unknown_key",), 1, "unknown_key"),
-])
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("coefficients", 0), 1e308, "coefficients[0]"),
+        (("coefficients", 0), "0.5", "coefficients[0]"),
+        (("coefficients", 0), None, "coefficients[0]"),
+        (("coefficients", 0), True, "coefficients[0]"),
+        (("coefficients",), [1.0], "coefficients"),
+        (("coefficients",), "1,2,3", "coefficients"),
+        (("coefficients",), {"a": 1}, "coefficients"),
+        (("intercept",), 1e13, "intercept"),
+        (("intercept",), [0.0], "intercept"),
+        (("preprocessing", "numeric", 0, "scale"), 0, "preprocessing.numeric[0].scale"),
+        (("preprocessing", "numeric", 0, "scale"), -1.0, "preprocessing.numeric[0].scale"),
+        (("preprocessing", "numeric", 0, "mean"), None, "preprocessing.numeric[0].mean"),
+        (("preprocessing", "numeric", 0, "mean"), "nan", "preprocessing.numeric[0].mean"),
+        (("preprocessing", "numeric", 0, "column"), 7, "preprocessing.numeric[0].column"),
+        (("preprocessing", "numeric", 0), [1, 2], "preprocessing.numeric[0]"),
+        (("preprocessing", "numeric"), {"column": "age"}, "preprocessing.numeric"),
+        (("preprocessing", "categorical", 0, "categories"), "FM", "preprocessing.categorical[0].categories"),
+        (("preprocessing", "categorical", 0, "categories"), ["F", 1], "preprocessing.categorical[0].categories[1]"),
+        (("preprocessing", "categorical", 0, "categories"), ["F", "F"], "preprocessing.categorical[0].categories"),
+        (("preprocessing", "categorical", 0, "categories"), ["F", "M", "X"], "feature_names"),
+        (("preprocessing", "categorical", 0, "extra"), 1, "preprocessing.categorical[0].extra"),
+        (("preprocessing",), [], "preprocessing"),
+        (("feature_names", 0), "other", "feature_names"),
+        (("feature_names",), "sex=F", "feature_names"),
+        (("format",), "opstudio-constrained-linear/2", "format"),
+        (("rates", "train", "error"), "low", "rates.train.error"),
+        (("rates", "train"), [1], "rates.train"),
+        (("rates", "validation"), {}, "rates.validation"),
+        (("settings", "label"), {"x": 1}, "settings.label"),
+        (("settings", "evil"), "x", "settings.evil"),
+        (("constraints",), "none", "constraints"),
+        (("flags_nobody",), "no", "flags_nobody"),
+        (("unknown_key",), 1, "unknown_key"),
+    ],
+)
 def test_every_bad_field_is_an_input_error_naming_it(fitted, path, value, field):
     _, _, record = fitted
     with pytest.raises(InputError) as caught:
@@ -144,13 +155,16 @@ def test_a_missing_required_field_is_named(fitted, key):
         read_model_json(mutate(record, (key,), delete=True))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"intercept": NaN}', "NaN is not a JSON number"),
-    ('{"intercept": Infinity}', "Infinity is not a JSON number"),
-    ("[" * 100 + "]" * 100, "nests objects or arrays 100 deep"),
-    ("[1, 2]", "must be an object"),
-    ("not json", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"intercept": NaN}', "NaN is not a JSON number"),
+        ('{"intercept": Infinity}', "Infinity is not a JSON number"),
+        ("[" * 100 + "]" * 100, "nests objects or arrays 100 deep"),
+        ("[1, 2]", "must be an object"),
+        ("not json", "not valid JSON"),
+    ],
+)
 def test_documents_that_are_not_model_files(text, expected):
     with pytest.raises(InputError, match=expected):
         read_model_json(text)
@@ -183,8 +197,9 @@ def test_infinite_values_in_a_numeric_column_are_named(fitted):
 def test_a_30000_category_column_is_refused_by_name_in_bounded_memory():
     n = 30_000
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"customer": [f"c{i:05d}" for i in range(n)], "x": rng.normal(size=n),
-                          "label": rng.integers(0, 2, n)})
+    frame = pd.DataFrame(
+        {"customer": [f"c{i:05d}" for i in range(n)], "x": rng.normal(size=n), "label": rng.integers(0, 2, n)}
+    )
     tracemalloc.start()
     try:
         with pytest.raises(InputError) as caught:

@@ -9,7 +9,7 @@ from engine.constraints.weighted_hinge import smooth_hinge, solve_weighted_hinge
 def problem(n=400, d=5, seed=0, both=0.2):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, d))
-    y = (x[:, 0] - 0.5 * x[:, 1] + rng.normal(0, 0.8, n) > 0)
+    y = x[:, 0] - 0.5 * x[:, 1] + rng.normal(0, 0.8, n) > 0
     hp = np.where(~y, rng.random(n), 0.0) / n
     hn = np.where(y, rng.random(n), 0.0) / n
     two = rng.random(n) < both  # rows carrying both hinges, as Problem 3 produces
@@ -40,8 +40,13 @@ def test_newton_reaches_the_minimum_found_by_lbfgs(seed, lam, delta):
 
     x, hp, hn = problem(seed=seed)
     ours = solve_weighted_hinge(x, hp, hn, lam, smoothing=delta, max_steps=500)
-    reference = minimize(smoothed_objective, np.zeros(x.shape[1] + 1), args=(x, hp, hn, lam, delta),
-                         method="L-BFGS-B", options={"maxiter": 50_000, "ftol": 1e-15, "gtol": 1e-12})
+    reference = minimize(
+        smoothed_objective,
+        np.zeros(x.shape[1] + 1),
+        args=(x, hp, hn, lam, delta),
+        method="L-BFGS-B",
+        options={"maxiter": 50_000, "ftol": 1e-15, "gtol": 1e-12},
+    )
     assert ours.objective <= reference.fun + 1e-9 * max(1.0, abs(reference.fun))
     assert ours.objective == pytest.approx(smoothed_objective(np.r_[ours.w, ours.b], x, hp, hn, lam, delta))
     assert np.allclose(ours.z, x @ ours.w - ours.b)
@@ -49,6 +54,7 @@ def test_newton_reaches_the_minimum_found_by_lbfgs(seed, lam, delta):
 
 def test_tiny_smoothing_matches_the_exact_hinge_problem():
     import cvxpy as cp
+
     x, hp, hn = problem(n=300, seed=4)
     lam = 0.02
     ours = solve_weighted_hinge(x, hp, hn, lam, smoothing=1e-4, max_steps=500)

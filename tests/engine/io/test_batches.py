@@ -10,8 +10,14 @@ from engine.io.batches import MAX_BATCH_SIZE
 
 
 def test_detects_probability_batch_item_and_label_columns():
-    frame = pd.DataFrame({"client_id": ["a", "b", "c"], "day": ["mon", "mon", "tue"],
-                          "p_fraud": [0.1, 0.9, 0.4], "outcome": ["yes", "no", ""]})
+    frame = pd.DataFrame(
+        {
+            "client_id": ["a", "b", "c"],
+            "day": ["mon", "mon", "tue"],
+            "p_fraud": [0.1, 0.9, 0.4],
+            "outcome": ["yes", "no", ""],
+        }
+    )
     m = detect_batch_columns(frame)
     assert m == BatchMapping("p_fraud", "day", "client_id", "outcome")
     b = batches_from_frame(frame, m)
@@ -64,4 +70,4 @@ def test_shipped_sample():
     b = load_batches(sample_path("bank_batches"))
     assert b.n_items == 11_303 and len(b.batch_names) == 23 and b.n_labelled == 11_303
     assert b.mapping == BatchMapping("probability", "batch", "client_id", "subscribed")
-    assert 0 < b.probabilities.min() and b.probabilities.max() < 1
+    assert b.probabilities.min() > 0 and b.probabilities.max() < 1

@@ -65,10 +65,26 @@ def test_parquet_path_and_buffer(tmp_path):
         np.testing.assert_array_equal(d.labels, [0, 1, 1])
 
 
-@pytest.mark.parametrize("spelling,value", [
-    ("1", 1), ("0", 0), ("True", 1), ("false", 0), ("YES", 1), ("no", 0), ("y", 1), ("N", 0),
-    ("tp", 1), ("FP", 0), ("pos", 1), ("Neg", 0), ("Positive", 1), ("negative", 0), (" yes ", 1),
-])
+@pytest.mark.parametrize(
+    "spelling,value",
+    [
+        ("1", 1),
+        ("0", 0),
+        ("True", 1),
+        ("false", 0),
+        ("YES", 1),
+        ("no", 0),
+        ("y", 1),
+        ("N", 0),
+        ("tp", 1),
+        ("FP", 0),
+        ("pos", 1),
+        ("Neg", 0),
+        ("Positive", 1),
+        ("negative", 0),
+        (" yes ", 1),
+    ],
+)
 def test_label_spellings(spelling, value):
     labels, unrated = parse_labels(pd.Series([spelling, None]))
     assert labels[0] == value and not unrated[0] and unrated[1]
@@ -87,21 +103,30 @@ def test_explicit_columns_override_detection():
     assert d.score_names == ("score_b",)
 
 
-@pytest.mark.parametrize("content,match", [
-    (b"", "is empty"),
-    (b"   \n\n", "is empty"),
-    (b"score,label\n", "no data rows"),
-    (b"a,b,a\n1,2,1\n", "duplicate column names \\(ignoring case and spaces\\): 'a'"),
-    (b"name,label\nx,1\ny,0\n", "No numeric score column"),
-    (b"score,other\n0.1,3\n0.2,4\n", "No label column found"),
-    (b"score,label\n0.1,1\n0.2,maybe\n0.3,0\n0.4,perhaps\n", r"Column 'label': unknown label values 'maybe', 'perhaps' at rows 2, 4"),
-    (b"score,label\n0.1,1\n0.2,2\n", r"unknown label values 2 at row 2"),
-    (b"score,label\n0.1,1\nabc,0\n0.3,0\n0.4,1\n0.5,1\n0.6,1\n0.7,1\n0.8,1\n0.9,1\n1.0,1\n1.1,1\n", None),
-    (b"score,label\n0.1,1\ninf,0\n", r"Score column 'score': infinite values at row 2"),
-    (b"score,label\n0.1,1\n,0\n", r"Score column 'score': missing scores on rated rows at row 2"),
-    (b"score,label,weight\n0.1,1,1\n0.2,0,-1\n0.3,1,\n", r"Weight column 'weight': negative, missing or non-finite weights at rows 2, 3"),
-    (b"score,label\n0.1,\n0.2,\n", r"Column 'label' has no rated rows"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        (b"", "is empty"),
+        (b"   \n\n", "is empty"),
+        (b"score,label\n", "no data rows"),
+        (b"a,b,a\n1,2,1\n", "duplicate column names \\(ignoring case and spaces\\): 'a'"),
+        (b"name,label\nx,1\ny,0\n", "No numeric score column"),
+        (b"score,other\n0.1,3\n0.2,4\n", "No label column found"),
+        (
+            b"score,label\n0.1,1\n0.2,maybe\n0.3,0\n0.4,perhaps\n",
+            r"Column 'label': unknown label values 'maybe', 'perhaps' at rows 2, 4",
+        ),
+        (b"score,label\n0.1,1\n0.2,2\n", r"unknown label values 2 at row 2"),
+        (b"score,label\n0.1,1\nabc,0\n0.3,0\n0.4,1\n0.5,1\n0.6,1\n0.7,1\n0.8,1\n0.9,1\n1.0,1\n1.1,1\n", None),
+        (b"score,label\n0.1,1\ninf,0\n", r"Score column 'score': infinite values at row 2"),
+        (b"score,label\n0.1,1\n,0\n", r"Score column 'score': missing scores on rated rows at row 2"),
+        (
+            b"score,label,weight\n0.1,1,1\n0.2,0,-1\n0.3,1,\n",
+            r"Weight column 'weight': negative, missing or non-finite weights at rows 2, 3",
+        ),
+        (b"score,label\n0.1,\n0.2,\n", r"Column 'label' has no rated rows"),
+    ],
+)
 def test_error_messages_name_column_rows_and_fix(content, match):
     with pytest.raises(RatedDataError) as err:
         load_rated(content)
@@ -111,6 +136,7 @@ def test_error_messages_name_column_rows_and_fix(content, match):
         assert "(row 1 = first data row)" in msg
     else:
         import re
+
         assert re.search(match, msg), msg
 
 
@@ -163,8 +189,9 @@ def test_a_label_column_with_a_stray_value_is_still_the_likely_label():
     from engine.io import likely_label_column
 
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"doc_id": np.arange(200), "score": rng.random(200),
-                          "answer": np.where(rng.random(200) < 0.1, "yes", "no")})
+    frame = pd.DataFrame(
+        {"doc_id": np.arange(200), "score": rng.random(200), "answer": np.where(rng.random(200) < 0.1, "yes", "no")}
+    )
     frame.loc[57, "answer"] = "maybe"
     assert likely_label_column(frame) == "answer"
     frame["answer"] = "free text"

@@ -28,6 +28,7 @@ def test_bank_sample_has_attribution_and_loads():
     assert d.score_names == ("score_profile", "score_campaign")
     assert d.n_unrated > 0  # below the review threshold: never rated
     import pandas as pd
+
     full = pd.read_csv(sample_path("bank_holdout"))
     assert set(full["split"]) == {"tune", "test"} and set(full["y"]) == {"yes", "no"}
 

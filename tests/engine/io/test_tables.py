@@ -5,9 +5,15 @@ from hypothesis import strategies as st
 
 from engine.io.tables import _layout
 
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["0.5,1", "0.25,0", "", "   ", " \t", "x", "1,2,3", "a,b", ",", " , "]),
-                min_size=1, max_size=12), st.booleans(), st.sampled_from([",", ";"]))
+@given(
+    st.lists(
+        st.sampled_from(["0.5,1", "0.25,0", "", "   ", " \t", "x", "1,2,3", "a,b", ",", " , "]), min_size=1, max_size=12
+    ),
+    st.booleans(),
+    st.sampled_from([",", ";"]),
+)
 def test_vectorised_layout_equals_the_line_by_line_reading(lines, trailing_newline, delimiter):
     text = "\n".join(line.replace(",", delimiter) for line in lines) + ("\n" if trailing_newline else "")
     kept = [line for line in text.splitlines() if line.strip()]
@@ -33,12 +39,15 @@ from engine.io import load_rated, read_table  # noqa: E402
 LIMIT = csv.field_size_limit()
 
 
-@pytest.mark.parametrize("raw, line", [
-    (b"x" * (1 << 20), 1),                                                    # a 1 MB single-line file
-    (b"score,label\n0.5,1\n0.1,\"" + b"y" * (LIMIT + 1) + b"\"\n", 3),       # a quoted field over the limit
-    (b"\"" + b"h" * (LIMIT + 1) + b"\",label\n0.5,1\n", 1),                   # in the header
-    (b"score;label\n0,5;1\n0,1;\"" + b"y" * (LIMIT + 1) + b"\"\n", 3),       # semicolon, decimal comma
-])
+@pytest.mark.parametrize(
+    "raw, line",
+    [
+        (b"x" * (1 << 20), 1),  # a 1 MB single-line file
+        (b'score,label\n0.5,1\n0.1,"' + b"y" * (LIMIT + 1) + b'"\n', 3),  # a quoted field over the limit
+        (b'"' + b"h" * (LIMIT + 1) + b'",label\n0.5,1\n', 1),  # in the header
+        (b'score;label\n0,5;1\n0,1;"' + b"y" * (LIMIT + 1) + b'"\n', 3),  # semicolon, decimal comma
+    ],
+)
 def test_a_field_over_the_csv_limit_is_an_input_error_naming_the_file_and_the_line(raw, line, tmp_path):
     path = tmp_path / "wide.csv"
     path.write_bytes(raw)
@@ -62,9 +71,14 @@ def parquet(frame: pd.DataFrame) -> bytes:
 
 
 def test_parquet_categoricals_come_back_as_the_plain_values_a_csv_gives():
-    frame = pd.DataFrame({"score": [0.9, 0.7, 0.5, 0.3], "label": [1, 0, 1, 0],
-                          "note": pd.Categorical(["=1+1", "a", None, "=1+1"]),
-                          "region": pd.Categorical(["north", "south", "north", "west"])})
+    frame = pd.DataFrame(
+        {
+            "score": [0.9, 0.7, 0.5, 0.3],
+            "label": [1, 0, 1, 0],
+            "note": pd.Categorical(["=1+1", "a", None, "=1+1"]),
+            "region": pd.Categorical(["north", "south", "north", "west"]),
+        }
+    )
     read = read_table(parquet(frame)).frame
     as_csv = read_table(frame.astype({"note": object, "region": object}).to_csv(index=False).encode()).frame
     assert not any(isinstance(t, pd.CategoricalDtype) for t in read.dtypes)

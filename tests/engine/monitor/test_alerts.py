@@ -52,8 +52,10 @@ def _brute_force(xa, na, xb, nb, m):
                 w = 1 / ((j + 1) * (j + 2))
                 for b in range(x.shape[1]):
                     for qk in q:
-                        ll = sum(x[i, b] * np.log(qk / m) + (t[i, b] - x[i, b]) * np.log((1 - qk) / (1 - m))
-                                 for i in range(j, n + 1))
+                        ll = sum(
+                            x[i, b] * np.log(qk / m) + (t[i, b] - x[i, b]) * np.log((1 - qk) / (1 - m))
+                            for i in range(j, n + 1)
+                        )
                         total.append(np.log(w) + ll - np.log(x.shape[1] * q.size))
             sides.append(logsumexp(total))
         out.append(np.logaddexp(*sides) - np.log(2))
@@ -70,6 +72,7 @@ def test_detector_equals_brute_force():
     np.testing.assert_allclose(ev.log_e, _brute_force(xa, na, xb, nb, 0.3), rtol=1e-10)
     # blocks of rows give the same answer as one table
     from engine.monitor.alerts import _log_side
+
     llr = log_likelihood_ratios(xa, na, 0.3, "low")
     np.testing.assert_allclose(_log_side(llr, max_cells=10)[0], _log_side(llr)[0], rtol=1e-12)
     assert abs(start_weights(10_000).sum() - 1) < 1e-3 and ODDS_RATIOS and BAND_SIZES
@@ -86,7 +89,9 @@ def test_stationary_runs_raise_false_alarms_in_at_most_alpha_of_runs_the_per_per
     """52 weekly looks at the null's boundary (a flat marginal precision equal to the target at T)."""
     sim = simulate_alerts(runs=200, periods=52, docs=200, slope=0.0, level=0.95, seed=11)
     assert sim.false_alarm_rate() <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 200)
-    assert sim.false_alarm_rate(naive=True) >= 0.5  # about 1 - 0.95^52 = 0.93 in theory; discrete tests are conservative
+    assert (
+        sim.false_alarm_rate(naive=True) >= 0.5
+    )  # about 1 - 0.95^52 = 0.93 in theory; discrete tests are conservative
 
 
 def test_a_drift_is_detected_within_a_few_periods():
@@ -103,5 +108,6 @@ def test_naive_alarms_are_the_per_period_confidence_set():
     # 10 of 100 positives just above T: the upper bound is far below 0.3
     assert naive_alarms(x, n, np.zeros_like(x), np.zeros_like(n), 0.3, 0.05).tolist() == [[True, False]]
     # 50 of 100 just below T: the lower bound is above 0.3
-    assert naive_alarms(np.zeros_like(x), np.zeros_like(n), np.array([[50, 30]]), n, 0.3, 0.05).tolist() == \
-        [[True, False]]
+    assert naive_alarms(np.zeros_like(x), np.zeros_like(n), np.array([[50, 30]]), n, 0.3, 0.05).tolist() == [
+        [True, False]
+    ]

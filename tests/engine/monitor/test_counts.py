@@ -21,8 +21,12 @@ def test_period_counts_equal_a_group_by(period):
     s, y, d = _random()
     c = period_counts(s, y, d, period)
     frame = pd.DataFrame({"p": period_start(d, period), "s": s, "y": y})
-    g = frame.groupby(["p", "s"])["y"].agg(["sum", "count"]).reset_index().sort_values(["p", "s"],
-                                                                                     ascending=[True, False])
+    g = (
+        frame.groupby(["p", "s"])["y"]
+        .agg(["sum", "count"])
+        .reset_index()
+        .sort_values(["p", "s"], ascending=[True, False])
+    )
     assert np.array_equal(c.scores, g["s"].to_numpy())
     assert np.array_equal(c.pos, g["sum"].to_numpy(float))
     assert np.array_equal(c.neg, (g["count"] - g["sum"]).to_numpy(float))

@@ -16,12 +16,14 @@ def _csv(text: str) -> bytes:
 
 
 def test_load_dated_keeps_the_dates_of_rated_rows():
-    data = load_dated(_csv("""
+    data = load_dated(
+        _csv("""
 doc_id,date,score,label
 1,2025-01-06,0.9,1
 2,2025-01-07 10:30,0.4,
 3,2025-01-08T23:59:00Z,0.2,0
-"""))
+""")
+    )
     assert data.classifier == "score" and data.date_col == "date"
     assert data.dates.tolist() == [np.datetime64("2025-01-06"), np.datetime64("2025-01-08")]
     assert data.data.n_unrated == 1 and data.days == 3
@@ -51,9 +53,15 @@ def test_date_columns_are_detected_by_type_then_name():
 
 
 def test_parquet_timestamps_and_time_zones():
-    frame = pd.DataFrame({"score": [0.9, 0.1], "label": [1, 0],
-                          "date": pd.to_datetime(["2025-01-06 23:30", "2025-01-07 01:00"]).tz_localize("UTC")
-                          .tz_convert("America/New_York")})
+    frame = pd.DataFrame(
+        {
+            "score": [0.9, 0.1],
+            "label": [1, 0],
+            "date": pd.to_datetime(["2025-01-06 23:30", "2025-01-07 01:00"])
+            .tz_localize("UTC")
+            .tz_convert("America/New_York"),
+        }
+    )
     buf = io.BytesIO()
     frame.to_parquet(buf)
     data = load_dated(buf.getvalue(), classifier="score")
@@ -85,14 +93,17 @@ def test_hostile_files_give_a_result_or_an_input_error():
 
 
 def test_a_mapping_given_for_a_frame_reads_the_same_as_the_file():
-    raw = _csv("rated_on,model,other,verdict,shop\n2025-01-06,0.9,0.1,yes,a\n2025-01-07,0.4,0.2,no,b\n"
-               "2025-01-09,0.3,0.3,,a")
+    raw = _csv(
+        "rated_on,model,other,verdict,shop\n2025-01-06,0.9,0.1,yes,a\n2025-01-07,0.4,0.2,no,b\n2025-01-09,0.3,0.3,,a"
+    )
     frame = pd.read_csv(io.BytesIO(raw))
     mapping = DatedMapping("other", "rated_on", "verdict", "shop")
     data = dated_from_frame(frame, mapping, name="x.csv")
     assert data.mapping == mapping and data.classifier == "other"
-    assert data.scores.tolist() == [0.1, 0.2] and data.dates.tolist() == [np.datetime64("2025-01-06"),
-                                                                          np.datetime64("2025-01-07")]
+    assert data.scores.tolist() == [0.1, 0.2] and data.dates.tolist() == [
+        np.datetime64("2025-01-06"),
+        np.datetime64("2025-01-07"),
+    ]
     assert detect_dated(frame, classifier="other", date_col="rated_on", group_col="shop") == mapping
     same = load_dated(raw, classifier="other", date_col="rated_on", group_col="shop")
     assert same.scores.tolist() == data.scores.tolist() and same.mapping == mapping

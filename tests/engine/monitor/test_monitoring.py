@@ -44,8 +44,19 @@ def test_json_record_has_exactly_the_documented_keys():
     record = json.loads(json.dumps(json_safe(monitor(period_counts(s, y, d), 0.5, 0.3).as_dict())))
     assert list(record) == ["threshold", "target", "level", "periods", "alerts"]
     period = record["periods"][0]
-    assert list(period) == ["start", "end", "rated", "tp", "fp", "flagged_per_day", "precision",
-                            "marginal_precision", "operating_point", "alert", "reason"]
+    assert list(period) == [
+        "start",
+        "end",
+        "rated",
+        "tp",
+        "fp",
+        "flagged_per_day",
+        "precision",
+        "marginal_precision",
+        "operating_point",
+        "alert",
+        "reason",
+    ]
     assert list(period["precision"]) == list(period["marginal_precision"]) == ["estimate", "lower", "upper"]
     assert list(period["operating_point"]) == ["threshold", "lower", "upper"]
 
@@ -96,10 +107,13 @@ def test_money_gives_the_operating_point_of_the_equivalent_target_exactly():
 def test_bad_arguments():
     s, y, d = _rows(5, 200)
     counts = period_counts(s, y, d)
-    for kwargs, message in (({"target": 0.3, "economics": Economics(1, 5)}, "either a target"),
-                            ({}, "either a target"), ({"target": 1.2}, "strictly between 0 and 1"),
-                            ({"target": 0.3, "level": 1.0}, "level must be in"),
-                            ({"target": 0.3, "window": 0}, "window must be")):
+    for kwargs, message in (
+        ({"target": 0.3, "economics": Economics(1, 5)}, "either a target"),
+        ({}, "either a target"),
+        ({"target": 1.2}, "strictly between 0 and 1"),
+        ({"target": 0.3, "level": 1.0}, "level must be in"),
+        ({"target": 0.3, "window": 0}, "window must be"),
+    ):
         with pytest.raises(InputError, match=message):
             monitor(counts, 0.5, **kwargs)
     with pytest.raises(InputError, match="threshold must be finite"):

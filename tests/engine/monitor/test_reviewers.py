@@ -24,7 +24,7 @@ def _rows(seed=0, n=4000):
     d = np.datetime64("2025-02-01") + rng.integers(0, 60, n).astype("timedelta64[D]")
     d[0], d[1] = np.datetime64("2025-02-01"), np.datetime64("2025-04-01")  # span: 60 days
     s = np.round(rng.random(n), 3)
-    y = (rng.random(n) < s ** 3).astype(int)
+    y = (rng.random(n) < s**3).astype(int)
     g = rng.choice(np.array(["a", "b", "c"]), n)
     return s, y, d, g
 
@@ -33,10 +33,13 @@ def test_reviewer_capacity_gives_exactly_the_budget_point_and_allocation():
     s, y, d, g = _rows()
     for reviewers, per_day in ((2, 7.5), (3, 11), (0.5, 3)):
         capacity = reviewers * per_day * 60
-        assert capacity_threshold(s, y, d, reviewers=reviewers, reviews_per_day=per_day) == \
-            max_flagged_point(s, y, capacity=capacity)
-        assert capacity_segments(s, y, d, g, reviewers=reviewers, reviews_per_day=per_day).as_dict() == \
-            allocate_capacity(segment_curves(s, y, g), capacity).as_dict()
+        assert capacity_threshold(s, y, d, reviewers=reviewers, reviews_per_day=per_day) == max_flagged_point(
+            s, y, capacity=capacity
+        )
+        assert (
+            capacity_segments(s, y, d, g, reviewers=reviewers, reviews_per_day=per_day).as_dict()
+            == allocate_capacity(segment_curves(s, y, g), capacity).as_dict()
+        )
 
 
 def test_flagged_per_day_at_every_threshold():

@@ -23,8 +23,10 @@ def brute_force(scores, labels, weights, capacity):
     return best
 
 
-@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 1), st.integers(1, 3)), min_size=1, max_size=25),
-       st.integers(0, 40))
+@given(
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 1), st.integers(1, 3)), min_size=1, max_size=25),
+    st.integers(0, 40),
+)
 @settings(max_examples=150, deadline=None)
 def test_matches_a_scan_of_every_threshold_with_ties_and_weights(rows, capacity):
     s = np.array([r[0] / 8 for r in rows])

@@ -33,8 +33,7 @@ def rated(draw, max_n=40):
     return s, np.array(labels), w
 
 
-TARGETS = st.one_of(st.sampled_from([0.5, 0.25, 0.75, 1 / 3, 0.2, 0.1, 0.9, 0.3]),
-                    st.floats(0.01, 0.99))
+TARGETS = st.one_of(st.sampled_from([0.5, 0.25, 0.75, 1 / 3, 0.2, 0.1, 0.9, 0.3]), st.floats(0.01, 0.99))
 
 
 def oracle_operating_point(s, y, w, target):

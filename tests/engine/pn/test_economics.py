@@ -12,7 +12,7 @@ def test_money_operating_point_maximises_the_net_value(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 400))
     s = np.round(rng.random(n), int(rng.integers(1, 4)))
-    y = (rng.random(n) < s ** 2).astype(int)
+    y = (rng.random(n) < s**2).astype(int)
     c, v, f = (float(x) for x in rng.integers(1, 20, 3))
     v += c  # a positive must repay its review
     op = operating_point(s, y, target_from_money(c, v, f))

@@ -18,8 +18,8 @@ from engine.pn import (
     graph_path,
     operating_point,
     path_operating_point,
-    score_histogram_figure,
     pn_curve,
+    score_histogram_figure,
     threshold_grid,
     upper_hull,
 )
@@ -59,24 +59,43 @@ def test_a_slider_step_drawn_from_the_still_parts_equals_plotlys_own_constructio
     mp_parts = figures.marginal_precision_parts(hull, boot, 300, "mp")
 
     expected = go.Figure(pn_parts.still)
-    for label, point, colour in [("chosen", op, plotting.METHOD_COLOURS["chosen"]),
-                                 ("what-if", second, plotting.METHOD_COLOURS["what-if"])]:
-        expected.add_trace(go.Scatter(
-            x=[point.fp], y=[point.tp], mode="markers", name=f"{label}: m = {point.target:.3g}",
-            marker=dict(size=13, color=colour, symbol="star", line=dict(color="black", width=1)),
-            hovertemplate=(f"{label}<br>threshold {float(point.threshold):.6g}<br>TP %{{y:,.6g}}<br>FP %{{x:,.6g}}"
-                           f"<br>precision {point.precision:.3f}<extra></extra>")))
+    for label, point, colour in [
+        ("chosen", op, plotting.METHOD_COLOURS["chosen"]),
+        ("what-if", second, plotting.METHOD_COLOURS["what-if"]),
+    ]:
+        expected.add_trace(
+            go.Scatter(
+                x=[point.fp],
+                y=[point.tp],
+                mode="markers",
+                name=f"{label}: m = {point.target:.3g}",
+                marker=dict(size=13, color=colour, symbol="star", line=dict(color="black", width=1)),
+                hovertemplate=(
+                    f"{label}<br>threshold {float(point.threshold):.6g}<br>TP %{{y:,.6g}}<br>FP %{{x:,.6g}}"
+                    f"<br>precision {point.precision:.3f}<extra></extra>"
+                ),
+            )
+        )
     drawn = pn_parts.draw(**figures.point_marks([("chosen", op), ("what-if", second)]))
     assert plotly_json(drawn) == plotly_json(expected)
-    assert plotly_json(figures.pn_figure(curve, hull, [("chosen", op), ("what-if", second)], 300,
-                                         "PN <b>curve</b>")) == plotly_json(expected)
+    assert plotly_json(
+        figures.pn_figure(curve, hull, [("chosen", op), ("what-if", second)], 300, "PN <b>curve</b>")
+    ) == plotly_json(expected)
 
     expected = go.Figure(mp_parts.still)
     colour = plotting.METHOD_COLOURS["chosen"]
-    expected.add_hline(y=target, line=dict(color=colour, dash="dot"), annotation_text=f"target {target:.3g}",
-                       annotation_position="top left")
-    expected.add_vline(x=float(op.threshold), line=dict(color=colour), annotation_text="chosen threshold",
-                       annotation_position="top right")
+    expected.add_hline(
+        y=target,
+        line=dict(color=colour, dash="dot"),
+        annotation_text=f"target {target:.3g}",
+        annotation_position="top left",
+    )
+    expected.add_vline(
+        x=float(op.threshold),
+        line=dict(color=colour),
+        annotation_text="chosen threshold",
+        annotation_position="top right",
+    )
     assert plotly_json(mp_parts.draw(**figures.target_marks(target, op))) == plotly_json(expected)
     assert plotly_json(figures.marginal_precision_figure(hull, target, op, boot, 300, "mp")) == plotly_json(expected)
     assert (len(mp_parts.still["data"]) == 3) == with_boot

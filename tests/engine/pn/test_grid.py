@@ -17,8 +17,9 @@ from engine.pn import make_axes, threshold_grid
 @st.composite
 def scored(draw, k):
     n = draw(st.integers(1, 30))
-    s = np.array(draw(st.lists(st.lists(st.integers(0, 6), min_size=k, max_size=k), min_size=n, max_size=n)),
-                 dtype=float)
+    s = np.array(
+        draw(st.lists(st.lists(st.integers(0, 6), min_size=k, max_size=k), min_size=n, max_size=n)), dtype=float
+    )
     y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     w = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=float)
     axes = []

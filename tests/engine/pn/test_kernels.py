@@ -92,9 +92,19 @@ def test_poisson_hulls_equal_the_numpy_reference_bit_for_bit(exact):
         band_index = np.unique(rng.integers(0, group_start.size, 6))
         keys = np.array([replicate_key(int(r), seed) for r in reps], dtype=np.uint64)
         done = []
-        got, band = kernels.poisson_hulls(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start,
-                                          s[order][group_start], band_index, exact=exact,
-                                          chunk=int(rng.integers(1, 40)), block=2, progress=done.append)
+        got, band = kernels.poisson_hulls(
+            ids[order],
+            (w * y)[order],
+            (w * (1.0 - y))[order],
+            keys,
+            group_start,
+            s[order][group_start],
+            band_index,
+            exact=exact,
+            chunk=int(rng.integers(1, 40)),
+            block=2,
+            progress=done.append,
+        )
         assert done == list(range(2, len(reps), 2)) + [len(reps)]
         for (replicate, fit), compiled, fit_at_band in zip(expected, got, band):
             for a, b in zip(replicate, compiled):
@@ -118,8 +128,16 @@ def test_poisson_hulls_at_scale_equal_the_reference():
         order, group_start, expected = _numpy_poisson_hulls(ids, s, y, w, np.arange(4), 5)
         band_index = np.unique(np.linspace(0, group_start.size - 1, 300).astype(int))
         keys = np.array([replicate_key(r, 5) for r in range(4)], dtype=np.uint64)
-        got, band = kernels.poisson_hulls(ids[order], (w * y)[order], (w * (1.0 - y))[order], keys, group_start,
-                                          s[order][group_start], band_index, chunk=1000)
+        got, band = kernels.poisson_hulls(
+            ids[order],
+            (w * y)[order],
+            (w * (1.0 - y))[order],
+            keys,
+            group_start,
+            s[order][group_start],
+            band_index,
+            chunk=1000,
+        )
         for (replicate, fit), compiled, fit_at_band in zip(expected, got, band):
             for a, b in zip(replicate, compiled):
                 np.testing.assert_array_equal(a, b)
@@ -149,10 +167,19 @@ def test_in_one_thread_the_next_block_starts_only_when_the_progress_report_retur
     s, y = np.round(rng.random(3000), 3), (rng.random(3000) < 0.1).astype(int)
     reference = bootstrap(s, y, n_boot=35, seed=4, resample="poisson")
     events.clear()
-    paused = bootstrap(s, y, n_boot=35, seed=4, resample="poisson",
-                       progress=lambda done, total: events.append(("report", done)))
-    assert events == ["start", ("report", 10), "start", ("report", 20), "start", ("report", 30), "start",
-                      ("report", 35)]
+    paused = bootstrap(
+        s, y, n_boot=35, seed=4, resample="poisson", progress=lambda done, total: events.append(("report", done))
+    )
+    assert events == [
+        "start",
+        ("report", 10),
+        "start",
+        ("report", 20),
+        "start",
+        ("report", 30),
+        "start",
+        ("report", 35),
+    ]
     np.testing.assert_array_equal(reference.mp_band, paused.mp_band)
 
 
@@ -161,8 +188,9 @@ def test_poisson_bootstrap_in_two_threads_gives_the_same_replicates():
     s, y = np.round(rng.random(4000), 3), (rng.random(4000) < 0.1).astype(int)
     one = bootstrap(s, y, n_boot=60, seed=1, resample="poisson")
     calls = []
-    two = bootstrap(s, y, n_boot=60, seed=1, resample="poisson", workers=2,
-                    progress=lambda done, total: calls.append((done, total)))
+    two = bootstrap(
+        s, y, n_boot=60, seed=1, resample="poisson", workers=2, progress=lambda done, total: calls.append((done, total))
+    )
     assert len(calls) == 6 and calls[-1] == (60, 60)  # blocks of 10, in the order they finish
     np.testing.assert_array_equal(one.mp_band, two.mp_band)
     for a, b in zip(one.replicates, two.replicates):

@@ -76,7 +76,7 @@ def test_graph_path_equals_networkx_bellman_ford():
         for idx in itertools.product(*(range(m) for m in grid.shape)):
             for j in range(grid.k):
                 if idx[j] + 1 < grid.shape[j]:
-                    nxt = idx[:j] + (idx[j] + 1,) + idx[j + 1:]
+                    nxt = idx[:j] + (idx[j] + 1,) + idx[j + 1 :]
                     w = -0.5 * abs(grid.fp[idx] - grid.fp[nxt]) * (grid.tp[idx] + grid.tp[nxt])  # eq. 3
                     g.add_edge(idx, nxt, weight=w)
         src, dst = (0,) * grid.k, tuple(m - 1 for m in grid.shape)
@@ -171,7 +171,7 @@ def test_power_path_recovers_a_planted_exponent():
     u1, u2 = np.meshgrid(u, u, indexing="ij")
     # a grid whose optimal monotone path is known: TP high along u2 = u1 ** 2, FP uniform
     fp = (1 - u1) * (1 - u2) * 1000 + (2 - u1 - u2) * 500
-    tp = fp * 0.2 + 400 * np.exp(-20 * (u2 - u1 ** 2) ** 2) * (1 - u1)
+    tp = fp * 0.2 + 400 * np.exp(-20 * (u2 - u1**2) ** 2) * (1 - u1)
     tp = np.flip(np.maximum.accumulate(np.flip(tp, 0), 0), 0)
     tp = np.flip(np.maximum.accumulate(np.flip(tp, 1), 1), 1)
     grid = ThresholdGrid((u, u), tp, fp, "given")
@@ -227,8 +227,12 @@ def test_compare_paths_reports_every_method():
     grid, _, _ = random_grid(rng, (30, 30), n=3000)
     paths = [graph_path(grid), analytic_path(grid, "power")]
     table = compare_paths(grid, paths, 0.3)
-    assert list(table["method"]) == ["graph", "analytic-power", "best grid point",
-                                     "frontier (concave hull of all grid points)"]
+    assert list(table["method"]) == [
+        "graph",
+        "analytic-power",
+        "best grid point",
+        "frontier (concave hull of all grid points)",
+    ]
     assert table.loc[0, "area_pct_of_frontier"] <= 100 + 1e-9
     assert (table.loc[:1, "objective_gap_to_best_grid_point"] >= -1e-6).all()
 

@@ -15,8 +15,9 @@ def data():
 
     rng = np.random.default_rng(5)
     score = rng.uniform(size=3000).round(3)
-    return rated_from_frame(pd.DataFrame({"score": score, "label": (rng.uniform(size=score.size) < score).astype(int)}),
-                            name="r.csv")
+    return rated_from_frame(
+        pd.DataFrame({"score": score, "label": (rng.uniform(size=score.size) < score).astype(int)}), name="r.csv"
+    )
 
 
 def test_money_states_the_decision_in_money(data):

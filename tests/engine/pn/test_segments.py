@@ -42,8 +42,9 @@ def data(rows):
     return s, y, w, g
 
 
-ROWS = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 1), st.integers(1, 2), st.integers(0, 2)),
-                min_size=2, max_size=14)
+ROWS = st.lists(
+    st.tuples(st.integers(0, 6), st.integers(0, 1), st.integers(1, 2), st.integers(0, 2)), min_size=2, max_size=14
+)
 
 
 @given(ROWS, st.integers(0, 30))
@@ -114,8 +115,7 @@ def test_segments_with_different_distributions_gain_over_one_threshold_and_say_s
         s = np.clip(rng.normal(0.3 + shift + 0.3 * y, 0.1), 0, 1).round(4)
         parts.append((s, y, np.full(3000, name, dtype=object)))
     s, y, g = (np.concatenate(x) for x in zip(*parts))
-    a = allocate_capacity(segment_curves(s, y, g, unrated_groups=np.array(["web", "web", "app"], dtype=object)),
-                          400)
+    a = allocate_capacity(segment_curves(s, y, g, unrated_groups=np.array(["web", "web", "app"], dtype=object)), 400)
     assert a.tp_gained > 0 and a.sentence().endswith("for the same budget of at most 400 reviews.")
     assert f"+{a.tp_gained:,.0f} true positives" in a.sentence()
     assert {p.segment: p.n_unrated for p in a.segments} == {"app": 1, "web": 2}
@@ -123,8 +123,15 @@ def test_segments_with_different_distributions_gain_over_one_threshold_and_say_s
     assert list(table["segment"])[-2:] == ["total (per-segment thresholds)", "one global threshold"]
     record = a.as_dict()
     assert set(record) >= {"segments", "total", "global"}
-    assert set(record["segments"][0]) >= {"segment", "threshold", "tp", "fp", "flagged", "marginal_precision_above",
-                                          "marginal_precision_below"}
+    assert set(record["segments"][0]) >= {
+        "segment",
+        "threshold",
+        "tp",
+        "fp",
+        "flagged",
+        "marginal_precision_above",
+        "marginal_precision_below",
+    }
 
 
 @given(ROWS, st.integers(0, 30))
@@ -147,6 +154,7 @@ def test_large_data_mode_is_feasible_and_never_below_one_threshold(rows, capacit
 
 # --- budgets above what can be flagged; segments without rated documents ---------------------------------------------
 
+
 def exhaustive_best(options, capacity):
     """(most TP, fewest reviews among those) over every combination of the segments' thresholds."""
     best = (0.0, 0.0)
@@ -160,8 +168,11 @@ def exhaustive_best(options, capacity):
 
 def dominated(a, global_point) -> bool:
     tp, flagged = a.total["tp"], a.total["flagged"]
-    return (global_point["tp"] >= tp - 1e-9 and global_point["flagged"] <= flagged + 1e-9
-            and (global_point["tp"] > tp + 1e-9 or global_point["flagged"] < flagged - 1e-9))
+    return (
+        global_point["tp"] >= tp - 1e-9
+        and global_point["flagged"] <= flagged + 1e-9
+        and (global_point["tp"] > tp + 1e-9 or global_point["flagged"] < flagged - 1e-9)
+    )
 
 
 @given(ROWS, st.integers(0, 40))
@@ -212,10 +223,20 @@ def test_a_segment_whose_documents_are_all_unrated_is_reported_with_the_reason()
         assert a.without_rated == curves.without_rated
         listed = a.as_dict()["segments_without_threshold"]
         assert [(e["segment"], e["unrated_documents"], e["rated_documents"]) for e in listed] == [
-            ("(missing)", 1, 0), ("c", 2, 0), ("d", 1, 0)]
+            ("(missing)", 1, 0),
+            ("c", 2, 0),
+            ("d", 1, 0),
+        ]
         assert all(e["reason"].startswith("every document of this segment is unrated") for e in listed)
         table = a.table()
-        assert list(table["segment"]) == ["a", "b", "(missing)", "c", "d", "total (per-segment thresholds)",
-                                          "one global threshold"]
+        assert list(table["segment"]) == [
+            "a",
+            "b",
+            "(missing)",
+            "c",
+            "d",
+            "total (per-segment thresholds)",
+            "one global threshold",
+        ]
         assert table.set_index("segment").loc["c", "unrated documents"] == 2
         assert "No threshold for '(missing)' (1 unrated), 'c' (2 unrated), 'd' (1 unrated)" in a.note

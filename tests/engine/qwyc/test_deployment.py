@@ -3,16 +3,24 @@
 import json
 import math
 
+import lightgbm  # noqa: F401 (a declared dependency: fails, never skips)
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine.errors import InputError
-from engine.qwyc import (POLICY_FORMAT, EarlyExitPolicy, FittedPolicy, apply_policy, fit_policy, fit_qwyc, load_model,
-                         policy_json, read_policy)
+from engine.qwyc import (
+    POLICY_FORMAT,
+    EarlyExitPolicy,
+    FittedPolicy,
+    apply_policy,
+    fit_policy,
+    fit_qwyc,
+    load_model,
+    policy_json,
+    read_policy,
+)
 from tests.fuzz.model_corpus import _data, drop_at, lightgbm_text, set_at
-
-import lightgbm  # noqa: F401 (a declared dependency: fails, never skips)
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +49,12 @@ def test_infinite_thresholds_are_written_so_they_read_back(setup):
     n = model.n_trees
     eps_minus = np.full(n, -np.inf)
     eps_plus = np.full(n, np.inf)
-    eps_minus[2], eps_plus[2] = np.inf, np.inf      # everyone still undecided would exit negative after step 3
-    eps_minus[1], eps_plus[1] = -np.inf, -np.inf    # ... but all exit positive after step 2
+    eps_minus[2], eps_plus[2] = np.inf, np.inf  # everyone still undecided would exit negative after step 3
+    eps_minus[1], eps_plus[1] = -np.inf, -np.inf  # ... but all exit positive after step 2
     eps_minus[0], eps_plus[0] = -0.5, 0.25
-    policy = EarlyExitPolicy(np.arange(n)[::-1].copy(), eps_minus, eps_plus, 0.0, model.ensemble.bias, np.ones(n),
-                             0.1, "explicit")
+    policy = EarlyExitPolicy(
+        np.arange(n)[::-1].copy(), eps_minus, eps_plus, 0.0, model.ensemble.bias, np.ones(n), 0.1, "explicit"
+    )
     text = policy_json(FittedPolicy(policy, {}), model)
     written = json.loads(text)["policy"]
     assert written["eps_minus"][:3] == [-0.5, None, "all"] and written["eps_plus"][:3] == [0.25, "all", None]
@@ -97,10 +106,16 @@ def test_tampered_policies_are_refused_naming_the_field(setup, case):
     assert field in str(info.value) and "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("[1, 2]", "(the file)"), ('{"format": "opstudio-qwyc-policy/1", "policy": {"threshold": NaN}}', "NaN"),
-    ("{" * 200 + "}" * 200, "levels"), ("not json", "not valid JSON"), (b"\xff\xfe", "UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("[1, 2]", "(the file)"),
+        ('{"format": "opstudio-qwyc-policy/1", "policy": {"threshold": NaN}}', "NaN"),
+        ("{" * 200 + "}" * 200, "levels"),
+        ("not json", "not valid JSON"),
+        (b"\xff\xfe", "UTF-8"),
+    ],
+)
 def test_files_that_are_not_policies(setup, text, needle):
     model = setup[0]
     with pytest.raises(InputError, match=needle.replace("(", r"\(").replace(")", r"\)")):
@@ -112,8 +127,12 @@ def model_and_rows():
     rng = np.random.default_rng(5)
     frame = pd.DataFrame(rng.normal(size=(800, 3)), columns=["a", "b", "c"])
     y = (frame["a"] - frame["b"] + rng.normal(size=800) > 0).astype(int)
-    text = lightgbm.LGBMClassifier(n_estimators=30, max_depth=3, verbose=-1).fit(frame, y) \
-        .booster_.model_to_string().encode()
+    text = (
+        lightgbm.LGBMClassifier(n_estimators=30, max_depth=3, verbose=-1)
+        .fit(frame, y)
+        .booster_.model_to_string()
+        .encode()
+    )
     return load_model(text, name="m.txt"), frame
 
 
@@ -136,8 +155,10 @@ def test_a_policy_without_a_model_file_records_the_policy_and_applies_to_no_mode
     stats = {"neg_only": True, "budget": "rationed", "fit": policy.evaluate(f)}
     record = json.loads(policy_json(FittedPolicy(policy, stats)))
     assert record["format"] == POLICY_FORMAT and record["model"] is None
-    assert record["fit"]["budget"] == "rationed" and record["fit"]["fit"]["mean_models"] == policy.evaluate(f)[
-        "mean_models"]
+    assert (
+        record["fit"]["budget"] == "rationed"
+        and record["fit"]["fit"]["mean_models"] == policy.evaluate(f)["mean_models"]
+    )
     assert all(v is None for v in record["policy"]["eps_plus"])  # negative exits only: no positive exit anywhere
     with pytest.raises(InputError):
         read_policy(policy_json(FittedPolicy(policy, stats)), model)

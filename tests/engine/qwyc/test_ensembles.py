@@ -29,8 +29,7 @@ def test_gradient_boosting_reconstruction(data):
     x = np.nan_to_num(x)
     model = GradientBoostingClassifier(n_estimators=40, max_depth=3, learning_rate=0.2, random_state=0).fit(x, y)
     ens = from_sklearn(model)
-    np.testing.assert_allclose(ens.bias + ens.contributions(x).sum(1), model.decision_function(x), atol=1e-10,
-                               rtol=0)
+    np.testing.assert_allclose(ens.bias + ens.contributions(x).sum(1), model.decision_function(x), atol=1e-10, rtol=0)
 
 
 def test_unsupported_models_are_refused(data):
@@ -63,6 +62,7 @@ def test_lazy_evaluation_gives_the_policys_decisions(data):
 
 def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     import lightgbm as lgb
+
     from engine.qwyc import from_lightgbm, lightgbm_early_stop_policy
 
     x, y = data
@@ -71,8 +71,9 @@ def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     f = ens.contributions(x)
     np.testing.assert_allclose(f.sum(1), model.booster_.predict(x, raw_score=True), atol=1e-10)
     for freq, margin in ((5, 2.0), (10, 4.0), (1, 1.0)):
-        raw = model.booster_.predict(x, raw_score=True, pred_early_stop=True, pred_early_stop_freq=freq,
-                                     pred_early_stop_margin=margin)
+        raw = model.booster_.predict(
+            x, raw_score=True, pred_early_stop=True, pred_early_stop_freq=freq, pred_early_stop_margin=margin
+        )
         policy = lightgbm_early_stop_policy(f.shape[1], freq, margin)
         _, n_eval = policy.predict(f)
         simulated = np.cumsum(f, axis=1)[np.arange(f.shape[0]), n_eval - 1]
@@ -92,6 +93,7 @@ def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
                 raise ValueError
             seen.add(node)
             return d if is_leaf[node] else max(go(int(left[node]), d + 1), go(int(right[node]), d + 1))
+
         depth = go(0, 0)
         if len(seen) != len(is_leaf):
             raise ValueError
@@ -131,10 +133,12 @@ def test_shipped_adult_model_is_train_adult_gbt_and_its_prefixes_are_the_shorter
     np.testing.assert_array_equal(shipped.x_test, trained.x_test)
     np.testing.assert_array_equal(shipped.y_train, trained.y_train)
     assert shipped.ensemble.bias == trained.ensemble.bias
-    np.testing.assert_array_equal(shipped.ensemble.contributions(shipped.x_test),
-                                  trained.ensemble.contributions(trained.x_test))
-    np.testing.assert_allclose(shipped.decision_function(shipped.x_test), trained.model.decision_function(trained.x_test),
-                               atol=1e-10, rtol=0)
+    np.testing.assert_array_equal(
+        shipped.ensemble.contributions(shipped.x_test), trained.ensemble.contributions(trained.x_test)
+    )
+    np.testing.assert_allclose(
+        shipped.decision_function(shipped.x_test), trained.model.decision_function(trained.x_test), atol=1e-10, rtol=0
+    )
     assert adult_gbt_sample().ensemble.n_models == ADULT_GBT["max_iter"]
     with pytest.raises(ValueError, match="max_iter"):
         adult_gbt_sample(501)

@@ -130,8 +130,9 @@ def test_lightgbm_rule_equals_lightgbms_own_pred_early_stop(data, freq, margin):
     x = loaded.features(frame)
     policy = lightgbm_early_stop_policy(loaded.n_trees, freq, margin, bias=loaded.ensemble.bias)
     decision, n_eval, score = flatten_ensemble(loaded.ensemble).early_exit(policy, x)
-    own = booster.predict(x, raw_score=True, pred_early_stop=True, pred_early_stop_freq=freq,
-                          pred_early_stop_margin=margin)
+    own = booster.predict(
+        x, raw_score=True, pred_early_stop=True, pred_early_stop_freq=freq, pred_early_stop_margin=margin
+    )
     np.testing.assert_allclose(score, own, rtol=0, atol=1e-12)
     assert np.array_equal(decision, own >= 0) or np.all((decision == (own >= 0)) | (np.abs(own) < 1e-12))
     assert (n_eval < loaded.n_trees).any()

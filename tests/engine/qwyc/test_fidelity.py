@@ -51,8 +51,13 @@ def test_too_few_rows_for_the_promise_means_no_early_exit():
 
 
 def test_curve_has_both_methods_with_intervals():
-    curve = fidelity_curve(ensemble(4000, 5), ensemble(4000, 6), disagreements=(0.01, 0.05),
-                           lightgbm_margins=(1.0, 3.0), lightgbm_freqs=(1, 10))
+    curve = fidelity_curve(
+        ensemble(4000, 5),
+        ensemble(4000, 6),
+        disagreements=(0.01, 0.05),
+        lightgbm_margins=(1.0, 3.0),
+        lightgbm_freqs=(1, 10),
+    )
     assert set(curve["method"]) == {"QWYC with fidelity promise", "LightGBM pred_early_stop"}
     assert len(curve) == 2 + 4
     assert (curve["interval low"] <= curve["test disagreement"]).all()
@@ -65,11 +70,16 @@ def test_one_calibration_answers_every_promise_as_a_fresh_fit_does():
     fit = ensemble(6000, 7)
     calibration = calibrate_fidelity(fit, bias=0.1, seed=3)
     for d in (0.0005, 0.003, 0.01, 0.05):
-        once, fresh = calibration.promise(d, 0.9), fit_fidelity(fit, max_disagreement=d, confidence=0.9, bias=0.1,
-                                                                 seed=3)
+        once, fresh = (
+            calibration.promise(d, 0.9),
+            fit_fidelity(fit, max_disagreement=d, confidence=0.9, bias=0.1, seed=3),
+        )
         assert once.as_dict() == fresh.as_dict()
-        for a, b in ((once.policy.order, fresh.policy.order), (once.policy.eps_minus, fresh.policy.eps_minus),
-                     (once.policy.eps_plus, fresh.policy.eps_plus)):
+        for a, b in (
+            (once.policy.order, fresh.policy.order),
+            (once.policy.eps_minus, fresh.policy.eps_minus),
+            (once.policy.eps_plus, fresh.policy.eps_plus),
+        ):
             np.testing.assert_array_equal(a, b)
         assert once.policy.method == fresh.policy.method and once.policy.alpha == fresh.policy.alpha
     with pytest.raises(InputError, match="maximum disagreement D"):

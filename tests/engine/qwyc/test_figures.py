@@ -44,8 +44,16 @@ def test_thresholds_are_marked_up_to_a_hundred_per_side_and_drawn_as_lines_beyon
     def policy(t, finite_plus):
         eps_plus = np.full(t, np.inf)
         eps_plus[:finite_plus] = np.linspace(1, 0, finite_plus)
-        return EarlyExitPolicy(order=np.arange(t), eps_minus=-np.linspace(1, 0, t), eps_plus=eps_plus, threshold=0.0,
-                               bias=0.0, costs=np.ones(t), alpha=0.01, method="test")
+        return EarlyExitPolicy(
+            order=np.arange(t),
+            eps_minus=-np.linspace(1, 0, t),
+            eps_plus=eps_plus,
+            threshold=0.0,
+            bias=0.0,
+            costs=np.ones(t),
+            alpha=0.01,
+            method="test",
+        )
 
     fig = thresholds_figure(policy(500, 3))
     plus, minus = fig.data
@@ -63,9 +71,16 @@ def whole_histogram(n_evaluated, total):
     shown = np.flatnonzero(counts)
     low, high = shown * size + 1, np.minimum((shown + 1) * size, total)
     models = [f"{a}" if a == b else f"{a}–{b}" for a, b in zip(low.tolist(), high.tolist())]
-    fig = go.Figure(go.Bar(x=(low + high) / 2, y=counts[shown], width=high - low + 1, customdata=models,
-                           marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
-                           hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=(low + high) / 2,
+            y=counts[shown],
+            width=high - low + 1,
+            customdata=models,
+            marker=dict(color=METHOD_COLOURS["curve"], line=dict(width=0)),
+            hovertemplate="%{customdata} models<br>%{y:,} examples<extra></extra>",
+        )
+    )
     mean = float(np.mean(n_evaluated))
     fig.add_vline(x=mean, line=dict(color=METHOD_COLOURS["chosen"], dash="dot"), annotation_text=f"mean {mean:.1f}")
     fig = layout(fig, "Base models evaluated per example (test)", "# base models evaluated", "examples (log scale)")
@@ -83,14 +98,24 @@ def whole_thresholds(policy, max_steps=None):
     if max_steps is not None:
         steps, lo, hi = steps[:max_steps], lo[:max_steps], hi[:max_steps]
     fig = go.Figure()
-    for values, name, colour in ((hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
-                                 (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"])):
+    for values, name, colour in (
+        (hi, "ε⁺ (exit positive above)", METHOD_COLOURS["positive"]),
+        (lo, "ε⁻ (exit negative below)", METHOD_COLOURS["negative"]),
+    ):
         finite = np.isfinite(values)
         mode = "markers+lines" if finite.sum() <= MARKED_STEPS else "lines"
-        fig.add_trace(go.Scatter(x=steps[finite], y=values[finite], mode=mode, name=name,
-                                 marker=dict(color=colour, size=5), line=dict(color=colour, width=1),
-                                 customdata=np.asarray(policy.order)[: steps.size][finite],
-                                 hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=steps[finite],
+                y=values[finite],
+                mode=mode,
+                name=name,
+                marker=dict(color=colour, size=5),
+                line=dict(color=colour, width=1),
+                customdata=np.asarray(policy.order)[: steps.size][finite],
+                hovertemplate="step %{x}<br>model %{customdata}<br>threshold %{y:.4g}<extra></extra>",
+            )
+        )
     fig.add_hline(y=policy.threshold, line=dict(color="black", dash="dot"), annotation_text="decision threshold β")
     return layout(fig, "Order and early-exit thresholds", "step (models evaluated so far)", "running score")
 
@@ -100,8 +125,7 @@ def as_json(fig):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from([1, 7, 100, 500, 1234]), st.sampled_from([None, 5]),
-       st.floats(-2, 2))
+@given(st.integers(0, 10_000), st.sampled_from([1, 7, 100, 500, 1234]), st.sampled_from([None, 5]), st.floats(-2, 2))
 def test_figures_on_a_layout_validated_once_equal_the_figures_built_whole(seed, total, max_steps, threshold):
     rng = np.random.default_rng(seed)
     n_evaluated = rng.integers(1, total + 1, size=int(rng.integers(1, 300)))
@@ -109,8 +133,9 @@ def test_figures_on_a_layout_validated_once_equal_the_figures_built_whole(seed, 
     t_count = int(rng.integers(1, 250))
     eps_minus = np.where(rng.random(t_count) < 0.3, -np.inf, rng.normal(size=t_count) - 1)
     eps_plus = np.where(rng.random(t_count) < 0.3, np.inf, rng.normal(size=t_count) + 1)
-    policy = EarlyExitPolicy(rng.permutation(t_count), eps_minus, eps_plus, threshold, 0.0, np.ones(t_count), 0.01,
-                             "qwyc")
+    policy = EarlyExitPolicy(
+        rng.permutation(t_count), eps_minus, eps_plus, threshold, 0.0, np.ones(t_count), 0.01, "qwyc"
+    )
     assert as_json(thresholds_figure(policy, max_steps)) == as_json(whole_thresholds(policy, max_steps))
     first = models_histogram_figure(n_evaluated, total)
     first.update_layout(title="changed")  # a figure drawn is the caller's: the next one is not changed by it

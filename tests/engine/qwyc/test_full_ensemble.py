@@ -13,10 +13,17 @@ DTYPES = (np.float32, np.float64)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(DTYPES).flatmap(lambda dtype: hnp.arrays(
-           dtype, hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=9),
-           elements=st.floats(-8, 8, width=32 if dtype == np.float32 else 64))),
-       st.floats(-4, 4), st.floats(-6, 6))
+@given(
+    st.sampled_from(DTYPES).flatmap(
+        lambda dtype: hnp.arrays(
+            dtype,
+            hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=9),
+            elements=st.floats(-8, 8, width=32 if dtype == np.float32 else 64),
+        )
+    ),
+    st.floats(-4, 4),
+    st.floats(-6, 6),
+)
 def test_decisions_and_scores_are_numpys(f, bias, threshold):
     assert np.array_equal(full_scores(f, bias), bias + f.sum(1))
     decisions = full_decisions(f, bias, threshold)
@@ -25,10 +32,15 @@ def test_decisions_and_scores_are_numpys(f, bias, threshold):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(DTYPES).flatmap(lambda dtype: hnp.arrays(
-           dtype, st.tuples(st.integers(1, 9), st.integers(1, 6)),
-           elements=st.integers(-4, 4).map(lambda k: k / 4))),  # quarters: sums are exact, so scores tie
-       st.integers(-2, 2).map(lambda k: k / 4), st.data())
+@given(
+    st.sampled_from(DTYPES).flatmap(
+        lambda dtype: hnp.arrays(
+            dtype, st.tuples(st.integers(1, 9), st.integers(1, 6)), elements=st.integers(-4, 4).map(lambda k: k / 4)
+        )
+    ),  # quarters: sums are exact, so scores tie
+    st.integers(-2, 2).map(lambda k: k / 4),
+    st.data(),
+)
 def test_ties_at_the_threshold(f, bias, data):
     scores = bias + f.sum(1)
     threshold = data.draw(st.sampled_from(scores.tolist()))  # the score of one of the rows
@@ -67,15 +79,18 @@ def test_lists_are_read_as_matrices():
     assert full_decisions([[1, -2], [3, 4]], 0.0, 0.0).tolist() == [False, True]
 
 
-@pytest.mark.parametrize("f, bias, threshold, words", [
-    (np.zeros(4), 0.0, 0.0, "(rows x models) matrix"),
-    (np.zeros((2, 3, 4)), 0.0, 0.0, "got shape (2, 3, 4)"),
-    (np.array([["a", "b"]]), 0.0, 0.0, "matrix of numbers"),
-    (np.zeros((2, 2), dtype=bool), 0.0, 0.0, "matrix of numbers"),
-    (np.zeros((2, 2)), np.zeros(2), 0.0, "the bias must be one number"),
-    (np.zeros((2, 2)), 0.0, np.zeros(2), "the threshold must be one number"),
-    (np.zeros((2, 2)), 0.0, "0.5", "the threshold must be one number"),
-])
+@pytest.mark.parametrize(
+    "f, bias, threshold, words",
+    [
+        (np.zeros(4), 0.0, 0.0, "(rows x models) matrix"),
+        (np.zeros((2, 3, 4)), 0.0, 0.0, "got shape (2, 3, 4)"),
+        (np.array([["a", "b"]]), 0.0, 0.0, "matrix of numbers"),
+        (np.zeros((2, 2), dtype=bool), 0.0, 0.0, "matrix of numbers"),
+        (np.zeros((2, 2)), np.zeros(2), 0.0, "the bias must be one number"),
+        (np.zeros((2, 2)), 0.0, np.zeros(2), "the threshold must be one number"),
+        (np.zeros((2, 2)), 0.0, "0.5", "the threshold must be one number"),
+    ],
+)
 def test_wrong_shapes_are_refused(f, bias, threshold, words):
     with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
         full_decisions(f, bias, threshold)

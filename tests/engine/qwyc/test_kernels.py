@@ -8,18 +8,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.qwyc import fit_qwyc, step_thresholds
 from engine.errors import InputError
-from engine.qwyc.kernels import (MAX_WORKERS, default_workers, in_parts, resolve_workers, run_policy, sorted_exits,
-                                 step_exit, worker_pool)
+from engine.qwyc import fit_qwyc, step_thresholds
+from engine.qwyc.kernels import (
+    MAX_WORKERS,
+    default_workers,
+    in_parts,
+    resolve_workers,
+    run_policy,
+    sorted_exits,
+    step_exit,
+    worker_pool,
+)
 from engine.qwyc.policy import early_exit_loop
 
 from .test_policy import brute_force_step
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(-3, 3), st.booleans()), min_size=0, max_size=14), st.integers(0, 5),
-       st.booleans())
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.booleans()), min_size=0, max_size=14), st.integers(0, 5), st.booleans()
+)
 def test_sorted_exits_equal_brute_force_over_all_cut_pairs(rows, budget, neg_only):
     g = np.array([r[0] for r in rows], dtype=float) / 2
     d = np.array([r[1] for r in rows], dtype=bool)
@@ -37,8 +46,9 @@ def plain_qwyc(f, alpha, bias, neg_only):
     order, spent = [], 0
     allowed = int(np.floor(alpha * n + 1e-9))
     while len(remaining) > 1 and active.any():
-        exits = [brute_force_step(g[active] + f[active, t], full[active], allowed - spent, neg_only)[0]
-                 for t in remaining]
+        exits = [
+            brute_force_step(g[active] + f[active, t], full[active], allowed - spent, neg_only)[0] for t in remaining
+        ]
         t = remaining[int(np.argmax(exits))] if max(exits) > 0 else remaining[0]
         order.append(t)
         remaining.remove(t)
@@ -85,8 +95,13 @@ THRESHOLDS = st.sampled_from([-np.inf, -1.0, -0.5, 0.0, 0.5, 1.0, np.inf, np.nan
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), st.booleans(), THRESHOLDS, THRESHOLDS,
-       st.sampled_from([-0.5, 0.0, 0.5]))
+@given(
+    st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]),
+    st.booleans(),
+    THRESHOLDS,
+    THRESHOLDS,
+    st.sampled_from([-0.5, 0.0, 0.5]),
+)
 def test_step_exit_is_the_papers_rule(g, last, lo, hi, beta):
     """QWYC's rule, written out: the last step decides by g >= β; before it, exit positive when g > ε+ (first),
     negative when g < ε- (strict both; NaN never exits), else go on."""

@@ -1,15 +1,14 @@
 """Model files read into trees: bias + ΣF equals each library's own raw margin."""
 
+import lightgbm
 import numpy as np
 import pandas as pd
 import pytest
+import skops.io as skops_io
+import xgboost
 
 from engine.errors import InputError
 from engine.qwyc.models import load_model
-
-import lightgbm
-import xgboost
-import skops.io as skops_io
 
 FEATURES = [f"feature_{j}" for j in range(5)]
 
@@ -24,9 +23,15 @@ def data():
     return pd.DataFrame(x, columns=FEATURES), y
 
 
-LIGHTGBM_OPTIONS = [{}, {"zero_as_missing": True}, {"use_missing": False}, {"boosting_type": "dart"},
-                    {"boosting_type": "goss"}, {"n_estimators": 300, "num_leaves": 15},
-                    {"objective": "binary", "max_depth": -1, "num_leaves": 63, "min_child_samples": 5}]
+LIGHTGBM_OPTIONS = [
+    {},
+    {"zero_as_missing": True},
+    {"use_missing": False},
+    {"boosting_type": "dart"},
+    {"boosting_type": "goss"},
+    {"n_estimators": 300, "num_leaves": 15},
+    {"objective": "binary", "max_depth": -1, "num_leaves": 63, "min_child_samples": 5},
+]
 
 
 @pytest.mark.parametrize("options", LIGHTGBM_OPTIONS)
@@ -43,8 +48,9 @@ def test_lightgbm_text_reproduces_the_raw_margin(data, options):
     # both sum the same float64 leaf values; only the order of the additions differs
     np.testing.assert_allclose(loaded.ensemble.bias + f.sum(axis=1), margin, rtol=0, atol=1e-12)
     # per tree too: each column is that iteration alone
-    np.testing.assert_array_equal(f[:, 7], model.booster_.predict(frame, start_iteration=7, num_iteration=1,
-                                                                   raw_score=True))
+    np.testing.assert_array_equal(
+        f[:, 7], model.booster_.predict(frame, start_iteration=7, num_iteration=1, raw_score=True)
+    )
 
 
 def test_lightgbm_feature_names_and_a_one_leaf_tree(data):
@@ -57,9 +63,14 @@ def test_lightgbm_feature_names_and_a_one_leaf_tree(data):
     np.testing.assert_allclose(f.sum(axis=1), model.booster_.predict(named, raw_score=True), rtol=0, atol=1e-12)
 
 
-XGBOOST_OPTIONS = [{}, {"objective": "binary:logitraw"}, {"n_estimators": 300, "max_depth": 6},
-                   {"num_parallel_tree": 3, "subsample": 0.8}, {"tree_method": "exact", "gamma": 2.0},
-                   {"base_score": 0.2}]
+XGBOOST_OPTIONS = [
+    {},
+    {"objective": "binary:logitraw"},
+    {"n_estimators": 300, "max_depth": 6},
+    {"num_parallel_tree": 3, "subsample": 0.8},
+    {"tree_method": "exact", "gamma": 2.0},
+    {"base_score": 0.2},
+]
 
 
 @pytest.mark.parametrize("suffix", ["json", "ubj"])
@@ -103,22 +114,25 @@ def test_skops_sklearn_models_reproduce_decision_function(data, kind):
 
     frame, y = data
     x = frame if kind in ("hist_nan", "hist_names") else frame.fillna(0.0)
-    model = {"hist": HistGradientBoostingClassifier(max_iter=40, early_stopping=False),
-             "hist_nan": HistGradientBoostingClassifier(max_iter=40, early_stopping=False),
-             "hist_names": HistGradientBoostingClassifier(max_iter=40, early_stopping=False, max_features=0.5,
-                                                         random_state=1),
-             "classic": GradientBoostingClassifier(n_estimators=40),
-             "classic_exponential": GradientBoostingClassifier(n_estimators=40, loss="exponential"),
-             "classic_subsample": GradientBoostingClassifier(n_estimators=40, subsample=0.7, max_features="sqrt",
-                                                             random_state=0)}[kind]
+    model = {
+        "hist": HistGradientBoostingClassifier(max_iter=40, early_stopping=False),
+        "hist_nan": HistGradientBoostingClassifier(max_iter=40, early_stopping=False),
+        "hist_names": HistGradientBoostingClassifier(
+            max_iter=40, early_stopping=False, max_features=0.5, random_state=1
+        ),
+        "classic": GradientBoostingClassifier(n_estimators=40),
+        "classic_exponential": GradientBoostingClassifier(n_estimators=40, loss="exponential"),
+        "classic_subsample": GradientBoostingClassifier(
+            n_estimators=40, subsample=0.7, max_features="sqrt", random_state=0
+        ),
+    }[kind]
     fit_x = x.to_numpy() if kind in ("hist", "hist_nan", "classic") else x
     model.fit(fit_x, y)
     loaded = load_model(skops_io.dumps(model), name="m.skops")
     names = tuple(FEATURES) if fit_x is x else tuple(f"x{j}" for j in range(5))
     assert loaded.file_format == "skops" and loaded.feature_names == names
     f = loaded.ensemble.contributions(x.to_numpy())
-    np.testing.assert_allclose(loaded.ensemble.bias + f.sum(axis=1), model.decision_function(fit_x), rtol=0,
-                               atol=1e-10)
+    np.testing.assert_allclose(loaded.ensemble.bias + f.sum(axis=1), model.decision_function(fit_x), rtol=0, atol=1e-10)
 
 
 class Untrusted:
@@ -171,8 +185,9 @@ def test_lightgbm_kinds_whose_trees_do_not_sum_to_the_score_are_refused_by_name(
     linear = lightgbm.LGBMClassifier(n_estimators=5, linear_tree=True, verbose=-1).fit(filled, y)
     with pytest.raises(InputError, match="linear_tree"):
         load_model(linear.booster_.model_to_string().encode(), name="lin.txt")
-    forest = lightgbm.LGBMClassifier(n_estimators=5, boosting_type="rf", bagging_freq=1, bagging_fraction=0.5,
-                                     verbose=-1).fit(frame, y)
+    forest = lightgbm.LGBMClassifier(
+        n_estimators=5, boosting_type="rf", bagging_freq=1, bagging_fraction=0.5, verbose=-1
+    ).fit(frame, y)
     with pytest.raises(InputError, match="random forest"):
         load_model(forest.booster_.model_to_string().encode(), name="rf.txt")
     regression = lightgbm.LGBMRegressor(n_estimators=5, verbose=-1).fit(frame, y)
@@ -182,9 +197,11 @@ def test_lightgbm_kinds_whose_trees_do_not_sum_to_the_score_are_refused_by_name(
 
 def test_xgboost_kinds_the_evaluator_cannot_reproduce_are_refused_by_name(data):
     frame, y = data
-    cases = {"dart": xgboost.XGBClassifier(n_estimators=5, booster="dart"),
-             "gblinear": xgboost.XGBClassifier(n_estimators=5, booster="gblinear"),
-             "multi:softprob": xgboost.XGBClassifier(n_estimators=5, objective="multi:softprob", num_class=3)}
+    cases = {
+        "dart": xgboost.XGBClassifier(n_estimators=5, booster="dart"),
+        "gblinear": xgboost.XGBClassifier(n_estimators=5, booster="gblinear"),
+        "multi:softprob": xgboost.XGBClassifier(n_estimators=5, objective="multi:softprob", num_class=3),
+    }
     for needle, model in cases.items():
         target = np.arange(len(frame)) % 3 if needle.startswith("multi") else y
         raw = bytes(model.fit(frame, target).get_booster().save_raw("json"))
@@ -205,16 +222,18 @@ def test_reading_a_model_never_loads_the_native_libraries(tmp_path):
 
     (tmp_path / "m.txt").write_bytes(lightgbm_text())
     (tmp_path / "m.json").write_bytes(xgboost_json())
-    code = ("import sys\n"
-            "class Block:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name.split('.')[0] in ('lightgbm', 'xgboost'):\n"
-            "            raise ImportError('blocked ' + name)\n"
-            "sys.meta_path.insert(0, Block())\n"
-            "from pathlib import Path\n"
-            "from engine.qwyc.models import load_model\n"
-            f"d = Path({str(tmp_path)!r})\n"
-            "print(load_model((d / 'm.txt').read_bytes()).n_trees, load_model((d / 'm.json').read_bytes()).n_trees)\n")
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('lightgbm', 'xgboost'):\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from pathlib import Path\n"
+        "from engine.qwyc.models import load_model\n"
+        f"d = Path({str(tmp_path)!r})\n"
+        "print(load_model((d / 'm.txt').read_bytes()).n_trees, load_model((d / 'm.json').read_bytes()).n_trees)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["20", "10"]

@@ -40,8 +40,7 @@ def brute_force_step(g, d, budget, neg_only):
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.booleans()), min_size=1, max_size=12), st.integers(0, 4),
-       st.booleans())
+@given(st.lists(st.tuples(st.integers(0, 5), st.booleans()), min_size=1, max_size=12), st.integers(0, 4), st.booleans())
 def test_algorithm_2_equals_brute_force_over_all_cut_pairs(rows, budget, neg_only):
     g = np.array([r[0] for r in rows], dtype=float)
     d = np.array([r[1] for r in rows])
@@ -99,8 +98,9 @@ def test_final_decision_does_not_depend_on_the_order():
     rng = np.random.default_rng(2)
     for _ in range(3):
         perm = rng.permutation(f.shape[1])
-        p = EarlyExitPolicy(perm, np.full(f.shape[1], -np.inf), np.full(f.shape[1], np.inf), 0.0, 0.0,
-                            np.ones(f.shape[1]), 0.0, "none")
+        p = EarlyExitPolicy(
+            perm, np.full(f.shape[1], -np.inf), np.full(f.shape[1], np.inf), 0.0, 0.0, np.ones(f.shape[1]), 0.0, "none"
+        )
         np.testing.assert_array_equal(p.predict(f)[0], full)
 
 
@@ -147,7 +147,7 @@ def test_fan_and_smaller_ensemble_baselines():
     full = f.sum(1) >= 0
     loose, tight = fit_fan(f, gamma=1.0), fit_fan(f, gamma=6.0)
     lm, tm = loose.evaluate(f), tight.evaluate(f)
-    assert lm["mean_models"] < tm["mean_models"]          # more confidence, later exits
+    assert lm["mean_models"] < tm["mean_models"]  # more confidence, later exits
     assert lm["disagreement_pct"] >= tm["disagreement_pct"]
     s = smaller_ensemble(f, 5)
     decisions, n_eval = s.predict(f)
@@ -159,8 +159,16 @@ def test_fan_and_smaller_ensemble_baselines():
 
 def test_tradeoff_curves_and_pareto():
     f, y = synthetic_ensemble(8, n=1200, t=15)
-    table = tradeoff_curves(f[:800], f[800:], labels_fit=y[:800], labels_test=y[800:], alphas=(0.0, 0.01, 0.05),
-                            orders=("qwyc", "natural"), gammas=(1.0, 4.0), ks=[3, 15])
+    table = tradeoff_curves(
+        f[:800],
+        f[800:],
+        labels_fit=y[:800],
+        labels_test=y[800:],
+        alphas=(0.0, 0.01, 0.05),
+        orders=("qwyc", "natural"),
+        gammas=(1.0, 4.0),
+        ks=[3, 15],
+    )
     assert set(table["method"]) == {"qwyc", "natural", "fan", "smaller"}
     assert {"test_mean_models", "test_disagreement_pct", "test_accuracy", "pareto"} <= set(table.columns)
     assert table.groupby("method")["pareto"].any().all()
@@ -168,8 +176,10 @@ def test_tradeoff_curves_and_pareto():
     assert idx.tolist() == [0, 1]
 
 
-@pytest.mark.parametrize("order, neg_only, budget", [("natural", False, "greedy"), ("greedy_mse", True, "rationed"),
-                                                     ("random", False, "rationed")])
+@pytest.mark.parametrize(
+    "order, neg_only, budget",
+    [("natural", False, "greedy"), ("greedy_mse", True, "rationed"), ("random", False, "rationed")],
+)
 def test_a_sweep_over_alpha_gives_each_alphas_fixed_order_policy(order, neg_only, budget):
     f, _ = synthetic_ensemble(seed=2, n=800, t=15)
     bias = 0.1
@@ -227,8 +237,9 @@ def test_greedy_mse_order_equals_the_oracle_on_the_shipped_adult_model():
     f = shipped.ensemble.contributions(shipped.x_train)
     bias = shipped.ensemble.bias
     for target, lab in zip(_full_and_label_targets(f, bias, np.asarray(shipped.y_train)), (None, shipped.y_train)):
-        np.testing.assert_array_equal(order_permutation(f, "greedy_mse", bias=bias, labels=lab)[0],
-                                      _greedy_mse_oracle(f, target, bias))
+        np.testing.assert_array_equal(
+            order_permutation(f, "greedy_mse", bias=bias, labels=lab)[0], _greedy_mse_oracle(f, target, bias)
+        )
 
 
 @pytest.fixture(scope="module")
@@ -239,10 +250,18 @@ def adult_contributions():
     return shipped.ensemble.contributions(shipped.x_train[:6000]), shipped.ensemble.bias
 
 
-@pytest.mark.parametrize("alpha,neg_only,budget", [(0.005, False, "greedy"), (0.0055, False, "greedy"),
-                                                   (0.0, False, "greedy"), (0.01, True, "greedy"),
-                                                   (0.02, False, "rationed"), (0.05, False, "greedy"),
-                                                   (0.2, False, "greedy")])
+@pytest.mark.parametrize(
+    "alpha,neg_only,budget",
+    [
+        (0.005, False, "greedy"),
+        (0.0055, False, "greedy"),
+        (0.0, False, "greedy"),
+        (0.01, True, "greedy"),
+        (0.02, False, "rationed"),
+        (0.05, False, "greedy"),
+        (0.2, False, "greedy"),
+    ],
+)
 def test_fits_from_one_start_equal_fresh_fits_on_the_shipped_model(adult_contributions, alpha, neg_only, budget):
     """One start per F serves every α (and, past its max_alpha, the fit reads F): the policy of a fit without it."""
     f, bias = adult_contributions
@@ -295,12 +314,15 @@ def test_tradeoff_curves_give_each_alphas_own_qwyc_fit(adult_contributions, neg_
     f, bias = adult_contributions
     f_fit, f_test = f[:4000], f[4000:]
     alphas = (0.0, 0.0025, 0.01, 0.02)
-    table = tradeoff_curves(f_fit, f_test, bias=bias, neg_only=neg_only, alphas=alphas, orders=("qwyc",), gammas=(),
-                            ks=[5])
+    table = tradeoff_curves(
+        f_fit, f_test, bias=bias, neg_only=neg_only, alphas=alphas, orders=("qwyc",), gammas=(), ks=[5]
+    )
     got = table[table["method"] == "qwyc"].set_index("parameter")
     full_fit, full_test = bias + f_fit.sum(axis=1) >= 0, bias + f_test.sum(axis=1) >= 0
     for alpha in alphas:
         policy = fit_qwyc(f_fit, alpha=alpha, bias=bias, neg_only=neg_only)
-        expected = {**{f"fit_{k}": v for k, v in policy.evaluate(f_fit, full=full_fit).items()},
-                    **{f"test_{k}": v for k, v in policy.evaluate(f_test, full=full_test).items()}}
+        expected = {
+            **{f"fit_{k}": v for k, v in policy.evaluate(f_fit, full=full_fit).items()},
+            **{f"test_{k}": v for k, v in policy.evaluate(f_test, full=full_test).items()},
+        }
         assert {k: got.loc[alpha, k] for k in expected} == expected

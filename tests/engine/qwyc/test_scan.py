@@ -16,21 +16,44 @@ def scan_exits(f_t, g, d, budget, neg_only, block, exited=()):
     """Every candidate's exits through a Layout of ``block`` rows per block, some rows already exited."""
     n, t_count = g.size, f_t.shape[0]
     idx = np.arange(n)
-    lay = scan.build(np.ascontiguousarray(f_t), False, idx, idx, g, d, np.arange(t_count), np.arange(t_count),
-                     t_count, block)
+    lay = scan.build(
+        np.ascontiguousarray(f_t), False, idx, idx, g, d, np.arange(t_count), np.arange(t_count), t_count, block
+    )
     where = np.isin(lay.rows, np.asarray(exited, dtype=np.int64))
     lay.lo[where], lay.hi[where] = np.inf, -np.inf
     exits = np.empty(t_count, dtype=np.int64)
-    scan.scan_pick(lay.ft, lay.bfmin, lay.bfmax, lay.cfmin, lay.cfmax, lay.lo, lay.hi, lay.bstart, lay.nbp, lay.bgmin,
-                   lay.bgmax, lay.bcnt, lay.sufmin, lay.premax, np.arange(t_count), np.ones(t_count), budget, neg_only,
-                   exits)
+    scan.scan_pick(
+        lay.ft,
+        lay.bfmin,
+        lay.bfmax,
+        lay.cfmin,
+        lay.cfmax,
+        lay.lo,
+        lay.hi,
+        lay.bstart,
+        lay.nbp,
+        lay.bgmin,
+        lay.bgmax,
+        lay.bcnt,
+        lay.sufmin,
+        lay.premax,
+        np.arange(t_count),
+        np.ones(t_count),
+        budget,
+        neg_only,
+        exits,
+    )
     return exits
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(-3, 3), st.booleans(), st.booleans()), min_size=1, max_size=14),
-       st.lists(st.lists(st.integers(-2, 2), min_size=14, max_size=14), min_size=1, max_size=4),
-       st.integers(0, 5), st.booleans(), st.sampled_from([1, 2, 3, 64]))
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.booleans(), st.booleans()), min_size=1, max_size=14),
+    st.lists(st.lists(st.integers(-2, 2), min_size=14, max_size=14), min_size=1, max_size=4),
+    st.integers(0, 5),
+    st.booleans(),
+    st.sampled_from([1, 2, 3, 64]),
+)
 def test_scan_exits_equal_brute_force_over_all_cut_pairs(rows, columns, budget, neg_only, block):
     n = len(rows)
     g = np.array([r[0] for r in rows], dtype=float) / 2
@@ -45,8 +68,9 @@ def test_scan_exits_equal_brute_force_over_all_cut_pairs(rows, columns, budget, 
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.integers(-4, 4), st.booleans()), min_size=1, max_size=16), st.integers(0, 6),
-       st.booleans())
+@given(
+    st.lists(st.tuples(st.integers(-4, 4), st.booleans()), min_size=1, max_size=16), st.integers(0, 6), st.booleans()
+)
 def test_split_gives_the_thresholds_of_the_sorted_formulation(rows, budget, neg_only):
     g = np.array([r[0] for r in rows], dtype=float) / 3
     d = np.array([r[1] for r in rows], dtype=bool)
@@ -95,8 +119,9 @@ def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, st
     full = bias + f.sum(axis=1) >= 0.0
     with worker_pool(parts) as pool:
         # every step threaded (threaded_scan=0): the fit's own rule keeps small steps in one thread
-        got = _qwyc_star(f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, threaded_scan=0,
-                         start=start, **layout)
+        got = _qwyc_star(
+            f, c, full, bias, alpha, neg_only, budget, pool=pool, parts=parts, threaded_scan=0, start=start, **layout
+        )
     expected = sorted_qwyc(f, c, full, bias, alpha, neg_only, budget)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
@@ -105,10 +130,16 @@ def assert_same_policy(f, bias, alpha, neg_only, budget, costs=None, parts=1, st
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.15]), st.booleans(), st.sampled_from(["greedy",
-       "rationed"]), st.sampled_from([1, 2, 5]), st.sampled_from([1, 3]), st.sampled_from([1, 2, 3, 9]))
-def test_small_blocks_and_frequent_rebuilds_give_the_sorted_policy(seed, alpha, neg_only, budget, block, steps,
-                                                                   parts):
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([0.0, 0.05, 0.15]),
+    st.booleans(),
+    st.sampled_from(["greedy", "rationed"]),
+    st.sampled_from([1, 2, 5]),
+    st.sampled_from([1, 3]),
+    st.sampled_from([1, 2, 3, 9]),
+)
+def test_small_blocks_and_frequent_rebuilds_give_the_sorted_policy(seed, alpha, neg_only, budget, block, steps, parts):
     rng = np.random.default_rng(seed)
     n, t_count = int(rng.integers(5, 60)), int(rng.integers(2, 8))
     f = np.round(rng.normal(size=(n, t_count)) * 2) / 4  # coarse values: many ties
@@ -132,13 +163,18 @@ def models():
     sk = from_sklearn(model)
     rng = np.random.default_rng(5)
     dense = rng.normal(size=(1200, 50)) * np.linspace(1.0, 0.05, 50)
-    return {"adult": (adult[:, 40:], shipped.ensemble.bias + adult[:, :40].sum(axis=1).mean()),
-            "sklearn": (sk.contributions(x), sk.bias), "dense": (dense, 0.1)}
+    return {
+        "adult": (adult[:, 40:], shipped.ensemble.bias + adult[:, :40].sum(axis=1).mean()),
+        "sklearn": (sk.contributions(x), sk.bias),
+        "dense": (dense, 0.1),
+    }
 
 
 @pytest.mark.parametrize("name", ["adult", "sklearn", "dense"])
-@pytest.mark.parametrize("alpha,neg_only,budget", [(0.0, False, "greedy"), (0.005, False, "greedy"),
-                                                   (0.02, True, "greedy"), (0.01, False, "rationed")])
+@pytest.mark.parametrize(
+    "alpha,neg_only,budget",
+    [(0.0, False, "greedy"), (0.005, False, "greedy"), (0.02, True, "greedy"), (0.01, False, "rationed")],
+)
 def test_fit_qwyc_gives_the_sorted_policy_on_real_models(models, name, alpha, neg_only, budget):
     f, bias = models[name]
     assert_same_policy(f, bias, alpha, neg_only, budget)
@@ -193,10 +229,15 @@ def test_first_step_tables_equal_the_sorted_columns_and_give_the_dense_pick(seed
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.15, 0.3]), st.sampled_from([0.0, 0.1, 0.2]),
-       st.booleans(), st.sampled_from(["greedy", "rationed"]), st.sampled_from([1, 2]))
-def test_a_start_gives_the_sorted_policy_inside_and_beyond_its_alpha(seed, alpha, max_alpha, neg_only, budget,
-                                                                     parts):
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([0.0, 0.05, 0.15, 0.3]),
+    st.sampled_from([0.0, 0.1, 0.2]),
+    st.booleans(),
+    st.sampled_from(["greedy", "rationed"]),
+    st.sampled_from([1, 2]),
+)
+def test_a_start_gives_the_sorted_policy_inside_and_beyond_its_alpha(seed, alpha, max_alpha, neg_only, budget, parts):
     from engine.qwyc import qwyc_start
 
     rng = np.random.default_rng(seed)

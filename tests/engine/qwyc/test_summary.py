@@ -25,14 +25,21 @@ def contributions(seed: int, n: int, t: int):
     return f, y
 
 
-@pytest.mark.parametrize("seed, alpha, neg_only, bias", [(0, 0.01, False, 0.0), (1, 0.05, True, -0.3),
-                                                         (2, 0.0, False, 0.2)])
+@pytest.mark.parametrize(
+    "seed, alpha, neg_only, bias", [(0, 0.01, False, 0.0), (1, 0.05, True, -0.3), (2, 0.0, False, 0.2)]
+)
 def test_the_summary_is_each_measure_figure_and_file_on_its_own(seed, alpha, neg_only, bias):
     f, y = contributions(seed, 500, 15)
     f_fit, f_test, y_fit, y_test = f[:300], f[300:], y[:300], y[300:]
     policy = fit_qwyc(f_fit, alpha=alpha, neg_only=neg_only, bias=bias)
-    s = summarise_policy(policy, f_fit, f_test, labels_fit=y_fit, labels_test=y_test,
-                         fitted_with={"neg_only": neg_only, "budget": "greedy"})
+    s = summarise_policy(
+        policy,
+        f_fit,
+        f_test,
+        labels_fit=y_fit,
+        labels_test=y_test,
+        fitted_with={"neg_only": neg_only, "budget": "greedy"},
+    )
     assert isinstance(s, PolicySummary) and s.policy is policy
     assert s.fit == policy.evaluate(f_fit, y_fit)
     assert s.test == policy.evaluate(f_test, y_test)
@@ -43,10 +50,16 @@ def test_the_summary_is_each_measure_figure_and_file_on_its_own(seed, alpha, neg
     assert s.policy_file == expected.encode()
     assert json.loads(s.policy_file)["fit"]["test"] == json.loads(json.dumps(s.test))
     # the full decisions a caller passes (once per ensemble) give the same summary
-    given = summarise_policy(policy, f_fit, f_test, labels_fit=y_fit, labels_test=y_test,
-                             full_fit=full_decisions(f_fit, bias, policy.threshold),
-                             full_test=full_decisions(f_test, bias, policy.threshold),
-                             fitted_with={"neg_only": neg_only, "budget": "greedy"})
+    given = summarise_policy(
+        policy,
+        f_fit,
+        f_test,
+        labels_fit=y_fit,
+        labels_test=y_test,
+        full_fit=full_decisions(f_fit, bias, policy.threshold),
+        full_test=full_decisions(f_test, bias, policy.threshold),
+        fitted_with={"neg_only": neg_only, "budget": "greedy"},
+    )
     assert given.fit == s.fit and given.test == s.test and given.policy_file == s.policy_file
 
 

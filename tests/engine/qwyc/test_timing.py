@@ -9,12 +9,20 @@ from engine.qwyc import EarlyExitTiming, fit_qwyc, from_sklearn, time_early_exit
 
 
 def test_rows_and_speed_ups_of_given_timings():
-    timing = EarlyExitTiming(rows=500, full_seconds=0.8, early_seconds=0.2, reference_seconds=0.3, mean_models=12.5,
-                             decisions_match_policy=True)
+    timing = EarlyExitTiming(
+        rows=500,
+        full_seconds=0.8,
+        early_seconds=0.2,
+        reference_seconds=0.3,
+        mean_models=12.5,
+        decisions_match_policy=True,
+    )
     table = timing_table(timing, 100)
-    assert list(table["evaluation"]) == ["all trees (this engine)",
-                                         "early exit (this engine, compiled: each row stops at its first exit)",
-                                         "scikit-learn decision_function (compiled, all trees)"]
+    assert list(table["evaluation"]) == [
+        "all trees (this engine)",
+        "early exit (this engine, compiled: each row stops at its first exit)",
+        "scikit-learn decision_function (compiled, all trees)",
+    ]
     assert list(table["seconds"]) == [0.8, 0.2, 0.3]
     assert list(table["mean # trees"]) == [100, 12.5, 100]
     speedups = list(table["speed-up of early exit"])
@@ -22,8 +30,14 @@ def test_rows_and_speed_ups_of_given_timings():
 
 
 def test_without_a_reference_there_is_no_reference_row():
-    timing = EarlyExitTiming(rows=10, full_seconds=1.0, early_seconds=0.5, reference_seconds=None, mean_models=3.0,
-                             decisions_match_policy=True)
+    timing = EarlyExitTiming(
+        rows=10,
+        full_seconds=1.0,
+        early_seconds=0.5,
+        reference_seconds=None,
+        mean_models=3.0,
+        decisions_match_policy=True,
+    )
     table = timing_table(timing, 7)
     assert len(table) == 2 and "scikit-learn" not in " ".join(table["evaluation"])
 

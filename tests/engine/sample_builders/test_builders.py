@@ -39,8 +39,6 @@ def test_synthetic_sample_is_an_extreme_rare_event_set():
     assert np.corrcoef(everyone[["score_image", "score_text"]].to_numpy().T)[0, 1] > 0.3
 
 
-
-
 def test_reproducible_skops_gives_the_same_bytes_for_the_same_model_and_stays_readable():
     import skops.io as sio
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -56,5 +54,6 @@ def test_reproducible_skops_gives_the_same_bytes_for_the_same_model_and_stays_re
     again = sio.dumps(sio.loads(raw, trusted=sio.get_untrusted_types(data=raw)))  # other objects, other ids
     assert reproducible_skops(raw) == reproducible_skops(again)
     loaded = load_model(reproducible_skops(raw), name="m.skops")
-    np.testing.assert_allclose(loaded.ensemble.bias + loaded.ensemble.contributions(x).sum(1),
-                               model.decision_function(x), atol=1e-10, rtol=0)
+    np.testing.assert_allclose(
+        loaded.ensemble.bias + loaded.ensemble.contributions(x).sum(1), model.decision_function(x), atol=1e-10, rtol=0
+    )

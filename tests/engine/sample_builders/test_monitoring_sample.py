@@ -14,7 +14,8 @@ from engine.sample_builders.monitoring import DRIFT_DATE, build, marginal_precis
 def test_shipped_file_is_what_the_builder_makes(tmp_path):
     write_csv(build()["monitoring"], tmp_path / "m.csv.gz")
     assert gzip.decompress((tmp_path / "m.csv.gz").read_bytes()) == gzip.decompress(
-        sample_path("monitoring").read_bytes())
+        sample_path("monitoring").read_bytes()
+    )
 
 
 def test_drift_and_the_documented_threshold():

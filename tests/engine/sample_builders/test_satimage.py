@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[3]
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.exists()), ROOT / "shared")
 
 
-@pytest.mark.skipif(not (SHARED / "data" / "adbench" / "31_satimage-2.npz").exists(),
-                    reason="needs ../shared/data/adbench (the public data the sample is made from)")
+@pytest.mark.skipif(
+    not (SHARED / "data" / "adbench" / "31_satimage-2.npz").exists(),
+    reason="needs ../shared/data/adbench (the public data the sample is made from)",
+)
 def test_the_builder_makes_the_shipped_files():
     for key, frame in satimage.build(SHARED).items():
         shipped = pd.read_csv(sample_path(key), keep_default_na=False)
@@ -29,11 +31,15 @@ def test_the_three_files_fit_together():
     rated = load_rated(sample_path("satimage_rated"))
     audit = load_audit(sample_path("satimage_audit"))
     assert audit.review_threshold == satimage.REVIEW_THRESHOLD and rated.n_rated == int(
-        (population["score"] >= satimage.REVIEW_THRESHOLD).sum())
+        (population["score"] >= satimage.REVIEW_THRESHOLD).sum()
+    )
     assert audit.documents.sum() == int((population["score"] < satimage.REVIEW_THRESHOLD).sum())
     assert audit.reviewed.sum() == satimage.AUDIT_BUDGET and audit.warnings == ()
     known = population.set_index("doc_id")["known_label"]
     assert (known.loc[audit.ids.astype(int)].to_numpy() == audit.labels).all()
-    assert {SAMPLES[k].kind for k in ("satimage_population", "satimage_rated", "satimage_audit")} == \
-        {"population", "rated", "audit"}
+    assert {SAMPLES[k].kind for k in ("satimage_population", "satimage_rated", "satimage_audit")} == {
+        "population",
+        "rated",
+        "audit",
+    }
     assert "satimage" in (sample_path("satimage_audit").parent / "README.md").read_text()

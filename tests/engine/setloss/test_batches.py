@@ -25,8 +25,14 @@ from engine.setloss import (
 def batches():
     rng = np.random.default_rng(3)
     n = 90
-    frame = pd.DataFrame({"id": [f"i{i}" for i in range(n)], "batch": rng.choice(["b", "a", "c"], n),
-                          "prob": rng.random(n).round(3), "y": np.where(rng.random(n) < 0.4, "1", "0")})
+    frame = pd.DataFrame(
+        {
+            "id": [f"i{i}" for i in range(n)],
+            "batch": rng.choice(["b", "a", "c"], n),
+            "prob": rng.random(n).round(3),
+            "y": np.where(rng.random(n) < 0.4, "1", "0"),
+        }
+    )
     frame.loc[[3, 7], "y"] = ""
     return batches_from_frame(frame)
 
@@ -72,7 +78,7 @@ def test_decided_items_are_sorted_and_flagged(batches):
     d = optimal_decision(batches.probabilities[batches.rows_of("a")], "am")
     table = decided_items(batches, "a", d)
     assert table["probability"].is_monotonic_decreasing
-    assert table["flag"].sum() == d.k and table["flag"].iloc[:d.k].all()
+    assert table["flag"].sum() == d.k and table["flag"].iloc[: d.k].all()
 
 
 def test_monte_carlo_check_is_consistent_and_detects_a_wrong_exact_value():
@@ -130,9 +136,18 @@ def per_batch_oracle(batches, loss):
         realised = []
         for mask in (best.mask, eta >= THRESHOLD_HALF):
             y, known = batches.labels[rows], batches.labels[rows] >= 0
-            realised.append(float(loss(((y == 1) & mask & known).sum(), ((y == 0) & mask & known).sum(),
-                                       ((y == 1) & ~mask & known).sum(), ((y == 0) & ~mask & known).sum()))
-                            if known.any() else np.nan)
+            realised.append(
+                float(
+                    loss(
+                        ((y == 1) & mask & known).sum(),
+                        ((y == 0) & mask & known).sum(),
+                        ((y == 1) & ~mask & known).sum(),
+                        ((y == 0) & ~mask & known).sum(),
+                    )
+                )
+                if known.any()
+                else np.nan
+            )
         out[name] = (rows, best, k_half, best.losses[k_half], realised)
     return out
 
@@ -143,8 +158,13 @@ def test_vectorised_batches_equal_the_per_batch_path_on_random_inputs(loss_name)
     sizes = np.r_[rng.integers(1, 6, 150), rng.integers(6, SMALL_BATCH + 1, 20), [SMALL_BATCH + 1, 45]]
     ids = np.repeat([f"b{i}" for i in range(sizes.size)], sizes)
     order = rng.permutation(ids.size)  # batches interleaved in the file
-    frame = pd.DataFrame({"batch": ids[order], "prob": rng.random(ids.size),
-                          "y": rng.choice(["1", "0", ""], ids.size, p=[0.3, 0.6, 0.1])})
+    frame = pd.DataFrame(
+        {
+            "batch": ids[order],
+            "prob": rng.random(ids.size),
+            "y": rng.choice(["1", "0", ""], ids.size, p=[0.3, 0.6, 0.1]),
+        }
+    )
     frame.loc[frame["batch"] == "b0", "y"] = ""  # a batch without any label
     batches = batches_from_frame(frame)
     loss = get_loss(loss_name)
@@ -162,7 +182,8 @@ def test_vectorised_batches_equal_the_per_batch_path_on_random_inputs(loss_name)
         outcome = decide_batch(batches.probabilities[rows], loss)  # the page's single-batch call agrees exactly
         assert outcome.decision.k == row["k"] and outcome.decision.value == row["expected loss"]
     assert list(summary.index) == list(batches.batch_names) and list(summary["items"]) == [
-        batches.rows_of(n).size for n in batches.batch_names]
+        batches.rows_of(n).size for n in batches.batch_names
+    ]
 
 
 def test_fifty_thousand_one_item_batches():

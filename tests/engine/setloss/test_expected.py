@@ -23,8 +23,12 @@ from engine.setloss import (
 )
 
 # every registered loss (a parameter at two values; the custom metric has its own tests below)
-NAMES = [name for c in LOSSES.values() if not c.coefficients
-         for name in ([f"{c.key}:2", f"{c.key}:0.5"] if c.parameter else [c.key])]
+NAMES = [
+    name
+    for c in LOSSES.values()
+    if not c.coefficients
+    for name in ([f"{c.key}:2", f"{c.key}:0.5"] if c.parameter else [c.key])
+]
 #: the losses with a compiled pair kernel (a metric of TPR, TNR and precision)
 COMPILED = [c.key for c in LOSSES.values() if c.rates is not None]
 
@@ -47,15 +51,22 @@ def brute_force(eta, loss):
 
 def direct_metric(name, tp, fp, fn, tn):
     """Textbook formulas with the 0-denominator convention, one scalar at a time."""
+
     def r(a, b):
         return 1.0 if b == 0 else a / b
+
     tpr, tnr, prec = r(tp, tp + fn), r(tn, tn + fp), r(tp, tp + fp)
     if name.startswith("f"):
         beta = 1.0 if name == "f1" else float(name.split(":")[1])
         return r((1 + beta**2) * tp, (1 + beta**2) * tp + beta**2 * fn + fp)
-    return {"jaccard": r(tp, tp + fp + fn), "am": (tpr + tnr) / 2, "gmean": (tpr * tnr) ** 0.5,
-            "hmean": 0.0 if tpr + tnr == 0 else 2 * tpr * tnr / (tpr + tnr), "gtppr": (tpr * prec) ** 0.5,
-            "auc": 1 - r(fp * fn, (tp + fn) * (fp + tn)) if (tp + fn) * (fp + tn) else 1.0}[name]
+    return {
+        "jaccard": r(tp, tp + fp + fn),
+        "am": (tpr + tnr) / 2,
+        "gmean": (tpr * tnr) ** 0.5,
+        "hmean": 0.0 if tpr + tnr == 0 else 2 * tpr * tnr / (tpr + tnr),
+        "gtppr": (tpr * prec) ** 0.5,
+        "auc": 1 - r(fp * fn, (tp + fn) * (fp + tn)) if (tp + fn) * (fp + tn) else 1.0,
+    }[name]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -72,13 +83,16 @@ def test_expected_losses_equal_brute_force(name, method):
     rng = np.random.default_rng(NAMES.index(name))
     for n in (1, 2, 5, 9, 12):
         eta = rng.random(n)
-        np.testing.assert_allclose(expected_losses(eta, name, method=method), brute_force(eta, name), atol=1e-12,
-                                   rtol=0)
+        np.testing.assert_allclose(
+            expected_losses(eta, name, method=method), brute_force(eta, name), atol=1e-12, rtol=0
+        )
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 1.0, 0.5, 0.25, 0.9, 0.01, 0.3]) | st.floats(0, 1), min_size=1, max_size=10),
-       st.sampled_from(NAMES))
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, 0.5, 0.25, 0.9, 0.01, 0.3]) | st.floats(0, 1), min_size=1, max_size=10),
+    st.sampled_from(NAMES),
+)
 def test_ties_zeros_and_ones(eta, name):
     np.testing.assert_allclose(expected_losses(eta, name), brute_force(eta, name), atol=1e-12, rtol=0)
 
@@ -88,8 +102,12 @@ def test_fractional_path_equals_generic_path_on_large_batches():
     for n, draw in ((300, rng.random), (500, lambda m: rng.beta(0.3, 3, m)), (400, lambda m: np.full(m, 0.5))):
         eta = draw(n)
         for loss in ("f1", "fbeta:3", "jaccard"):
-            np.testing.assert_allclose(expected_losses(eta, loss, method="fractional"),
-                                       expected_losses(eta, loss, method="generic"), atol=1e-12, rtol=0)
+            np.testing.assert_allclose(
+                expected_losses(eta, loss, method="fractional"),
+                expected_losses(eta, loss, method="generic"),
+                atol=1e-12,
+                rtol=0,
+            )
 
 
 def test_linear_fractional_builder_covers_every_path():
@@ -105,8 +123,7 @@ def test_linear_fractional_builder_covers_every_path():
     }
     for name, (num, den) in cases.items():
         loss = linear_fractional(num, den, name)
-        np.testing.assert_allclose(expected_losses(eta, loss), brute_force(eta, loss), atol=1e-12, rtol=0,
-                                   err_msg=name)
+        np.testing.assert_allclose(expected_losses(eta, loss), brute_force(eta, loss), atol=1e-12, rtol=0, err_msg=name)
     with pytest.raises(ValueError, match="five finite numbers"):
         linear_fractional((1, 2), (1, 2, 3, 4, 5))
     with pytest.raises(ValueError, match="no O\\(n\\^2\\) path"):
@@ -147,9 +164,10 @@ def test_optimal_decision_beats_every_subset(name):
         n = eta.size
         ys = np.array(list(itertools.product([0, 1], repeat=n)))
         prob = np.prod(np.where(ys == 1, eta, 1 - eta), axis=1)
-        best = min(prob @ loss((ys & s).sum(1), ((1 - ys) & s).sum(1), (ys & (1 - s)).sum(1),
-                               ((1 - ys) & (1 - s)).sum(1))
-                   for s in (np.array(bits) for bits in itertools.product([0, 1], repeat=n)))
+        best = min(
+            prob @ loss((ys & s).sum(1), ((1 - ys) & s).sum(1), (ys & (1 - s)).sum(1), ((1 - ys) & (1 - s)).sum(1))
+            for s in (np.array(bits) for bits in itertools.product([0, 1], repeat=n))
+        )
         assert optimal_decision(eta, loss).value == pytest.approx(best, abs=1e-12)
 
 
@@ -206,8 +224,9 @@ def test_multiclass_top_k_set():
     for bits in itertools.product([0, 1], repeat=4):
         s = np.array(bits, bool)
         k = s.sum()
-        value = sum(p * loss(int(s[j]), k - int(s[j]), 1 - int(s[j]), 4 - k - (1 - int(s[j])))
-                    for j, p in enumerate(probs))
+        value = sum(
+            p * loss(int(s[j]), k - int(s[j]), 1 - int(s[j]), 4 - k - (1 - int(s[j]))) for j, p in enumerate(probs)
+        )
         best = min(best, value)
     assert d.value == pytest.approx(best, abs=1e-12)
     assert list(np.flatnonzero(d.mask)) == list(range(d.k))
@@ -217,12 +236,17 @@ def test_multiclass_top_k_set():
 
 @pytest.mark.parametrize("name", COMPILED)
 def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
-    from engine.setloss import expected, kernels
+    from engine.setloss import kernels
 
     assert kernels.AVAILABLE
     rng = np.random.default_rng(7)
-    cases = [rng.random(70), np.full(50, 0.5), rng.random(40) ** 6, np.r_[np.ones(4), np.zeros(4), rng.random(12)],
-             np.array([0.3])]
+    cases = [
+        rng.random(70),
+        np.full(50, 0.5),
+        rng.random(40) ** 6,
+        np.r_[np.ones(4), np.zeros(4), rng.random(12)],
+        np.array([0.3]),
+    ]
     compiled = [expected_losses(e, name, method="generic") for e in cases]
     monkeypatch.setattr(kernels, "AVAILABLE", False)
     for e, fast in zip(cases, compiled):
@@ -234,8 +258,9 @@ def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.sampled_from(COMPILED))
 @settings(max_examples=60, deadline=None)
 def test_compiled_kernel_against_enumeration(eta, name):
-    np.testing.assert_allclose(expected_losses(np.array(eta), name, method="generic"), brute_force(eta, name),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        expected_losses(np.array(eta), name, method="generic"), brute_force(eta, name), rtol=0, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -256,6 +281,7 @@ def test_loss_menu_builds_every_entry():
 
 
 # --- custom linear-fractional metrics: only scores in [0, 1] -----------------------------------------------------------
+
 
 def count_vectors(n_max: int):
     """Every confusion matrix (TP, FP, FN, TN) of a batch of 1..n_max items."""
@@ -307,16 +333,19 @@ def test_accepted_custom_metrics_have_expected_losses_in_0_1_equal_to_enumeratio
         np.testing.assert_allclose(expected_losses(eta, loss, method=method), exact, atol=1e-12, rtol=0)
 
 
-@pytest.mark.parametrize("num, den, says", [
-    ((0, 1, 0, 0, 0), (-1, 1, 0, 0, 0), "denominator vanishes for a batch of one item that is a TP"),
-    ((1, 0, 0, 0, 0), (0, 1, 1, 0, 0), "denominator vanishes for a batch of one item that is a FN"),
-    ((0, 1, 0, 0, 0), (0, 1, 0, -1, 0), "it is 0 / -1 for a batch of one item that is a FN"),
-    ((0, 1, 0, 0, 0), (1, 1, 0, -1, 0), "it exceeds 1 as FN grows (the denominator vanishes or turns negative"),
-    ((0, 1, 0, 0, 1), (1, 1, 1, 1, 0.5), "it exceeds 1 as TN grows"),
-    ((0, 2, 0, 0, 0), (0, 1, 1, 1, 0), "it is 2 / 1 for a batch of one item that is a TP"),
-    ((0, 1, -1, 0, 0), (0, 1, 1, 0, 0), "it is -1 / 1 for a batch of one item that is a FP"),
-    ((1, 1, -1, 0, 0), (1, 1, 1, 0, 0), "numerator becomes negative as FP grows"),
-])
+@pytest.mark.parametrize(
+    "num, den, says",
+    [
+        ((0, 1, 0, 0, 0), (-1, 1, 0, 0, 0), "denominator vanishes for a batch of one item that is a TP"),
+        ((1, 0, 0, 0, 0), (0, 1, 1, 0, 0), "denominator vanishes for a batch of one item that is a FN"),
+        ((0, 1, 0, 0, 0), (0, 1, 0, -1, 0), "it is 0 / -1 for a batch of one item that is a FN"),
+        ((0, 1, 0, 0, 0), (1, 1, 0, -1, 0), "it exceeds 1 as FN grows (the denominator vanishes or turns negative"),
+        ((0, 1, 0, 0, 1), (1, 1, 1, 1, 0.5), "it exceeds 1 as TN grows"),
+        ((0, 2, 0, 0, 0), (0, 1, 1, 1, 0), "it is 2 / 1 for a batch of one item that is a TP"),
+        ((0, 1, -1, 0, 0), (0, 1, 1, 0, 0), "it is -1 / 1 for a batch of one item that is a FP"),
+        ((1, 1, -1, 0, 0), (1, 1, 1, 0, 0), "numerator becomes negative as FP grows"),
+    ],
+)
 def test_a_metric_whose_expected_loss_would_leave_0_1_is_refused_with_when(num, den, says):
     with pytest.raises(ValueError) as caught:
         linear_fractional(num, den, "custom metric")

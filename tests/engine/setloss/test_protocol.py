@@ -31,9 +31,17 @@ def test_tuned_threshold_is_the_brute_force_minimiser():
     batches = batch_indices(300, 30, 0)
 
     def mean_loss(th):
-        return np.mean([loss(((eta[b] >= th) & (y[b] == 1)).sum(), ((eta[b] >= th) & (y[b] == 0)).sum(),
-                             ((eta[b] < th) & (y[b] == 1)).sum(), ((eta[b] < th) & (y[b] == 0)).sum())
-                        for b in batches])
+        return np.mean(
+            [
+                loss(
+                    ((eta[b] >= th) & (y[b] == 1)).sum(),
+                    ((eta[b] >= th) & (y[b] == 0)).sum(),
+                    ((eta[b] < th) & (y[b] == 1)).sum(),
+                    ((eta[b] < th) & (y[b] == 0)).sum(),
+                )
+                for b in batches
+            ]
+        )
 
     grid = np.unique(np.r_[np.quantile(eta, np.linspace(0, 1, 50)), 0.5, 1.0 + 1e-12])
     assert mean_loss(t) == pytest.approx(min(mean_loss(g) for g in grid))
@@ -52,8 +60,9 @@ def test_compare_baselines_scores_each_batch_correctly():
     b = batches[0]
     d = optimal_decision(split.eta_test[b], "jaccard")
     yb = split.y_test[b]
-    expected = get_loss("jaccard")((d.mask & (yb == 1)).sum(), (d.mask & (yb == 0)).sum(),
-                                   (~d.mask & (yb == 1)).sum(), (~d.mask & (yb == 0)).sum())
+    expected = get_loss("jaccard")(
+        (d.mask & (yb == 1)).sum(), (d.mask & (yb == 0)).sum(), (~d.mask & (yb == 1)).sum(), (~d.mask & (yb == 0)).sum()
+    )
     row = result.per_batch.query("batch == 0 and method == 'expected-loss-optimal top-k'")
     assert float(row["loss"].iloc[0]) == pytest.approx(float(expected))
     # with calibrated probabilities the optimal decision beats thresholding at 0.5 on average

@@ -77,6 +77,12 @@ def test_texts_are_derived_from_the_table():
     assert all(f.how_to_save in str(info.value) for f in MODEL_FORMATS)
     from engine.cli import _parser
 
-    help_text = _parser()._subparsers._group_actions[0].choices["qwyc"]._subparsers._group_actions[0] \
-        .choices["fit"].format_help()
+    help_text = (
+        _parser()
+        ._subparsers._group_actions[0]
+        .choices["qwyc"]
+        ._subparsers._group_actions[0]
+        .choices["fit"]
+        .format_help()
+    )
     assert all(f.title in " ".join(help_text.split()) for f in MODEL_FORMATS)

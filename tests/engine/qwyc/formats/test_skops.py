@@ -8,12 +8,11 @@ import tracemalloc
 import zipfile
 
 import pytest
+import skops.io as sio
 
 from engine.errors import InputError
 from engine.qwyc.formats import SKOPS_ALLOWED, SKOPS_ALLOWED_TYPES, read_skops
 from tests.fuzz.model_corpus import skops_bombs, skops_file, skops_hostile, skops_payloads
-
-import skops.io as sio
 
 
 def test_the_payloads_are_live_under_plain_skops(tmp_path):
@@ -52,12 +51,21 @@ def test_the_allow_list_is_exact_type_names_and_covers_real_files():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 3))
     y = (x[:, 0] > 0).astype(int)
-    models = [GradientBoostingClassifier(n_estimators=2, loss=loss, random_state=rs).fit(x, y)
-              for loss in ("log_loss", "exponential") for rs in (None, 0, np.random.RandomState(1))]
-    models.append(GradientBoostingClassifier(n_estimators=30, n_iter_no_change=2, validation_fraction=0.3,
-                                             subsample=0.5).fit(x, y))  # oob_score_ is a numpy.float64
-    models += [HistGradientBoostingClassifier(max_iter=2, early_stopping=es, max_features=mf, random_state=0).fit(x, y)
-               for es in (False, True) for mf in (1.0, 0.5)]
+    models = [
+        GradientBoostingClassifier(n_estimators=2, loss=loss, random_state=rs).fit(x, y)
+        for loss in ("log_loss", "exponential")
+        for rs in (None, 0, np.random.RandomState(1))
+    ]
+    models.append(
+        GradientBoostingClassifier(n_estimators=30, n_iter_no_change=2, validation_fraction=0.3, subsample=0.5).fit(
+            x, y
+        )
+    )  # oob_score_ is a numpy.float64
+    models += [
+        HistGradientBoostingClassifier(max_iter=2, early_stopping=es, max_features=mf, random_state=0).fit(x, y)
+        for es in (False, True)
+        for mf in (1.0, 0.5)
+    ]
     seen = set()
 
     def walk(o):
@@ -69,6 +77,7 @@ def test_the_allow_list_is_exact_type_names_and_covers_real_files():
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     for model in models:
         raw = sio.dumps(model)
         walk(json.loads(zipfile.ZipFile(io.BytesIO(raw)).read("schema.json")))
@@ -77,8 +86,10 @@ def test_the_allow_list_is_exact_type_names_and_covers_real_files():
     assert seen <= allowed
     # every allowed pair is one real files hold (the Cython losses as ObjectNode: skops 0.10's way)
     extra = allowed - seen
-    assert extra <= {("ObjectNode", "sklearn._loss._loss.CyHalfBinomialLoss"),
-                     ("ObjectNode", "sklearn._loss._loss.CyExponentialLoss")}, extra
+    assert extra <= {
+        ("ObjectNode", "sklearn._loss._loss.CyHalfBinomialLoss"),
+        ("ObjectNode", "sklearn._loss._loss.CyExponentialLoss"),
+    }, extra
 
 
 @pytest.mark.parametrize("name", ["array_bomb.skops", "whitespace_bomb.skops"])
@@ -103,6 +114,7 @@ def test_a_real_file_still_reads_after_the_audit():
 
 # --- the model read straight from the audited archive, against skops + from_sklearn ----------------------------------
 
+
 def _frame(n=600, seed=0, nan=False):
     import numpy as np
     import pandas as pd
@@ -118,7 +130,8 @@ def _frame(n=600, seed=0, nan=False):
 
 def _models():
     import numpy as np
-    from sklearn.ensemble import GradientBoostingClassifier as GB, HistGradientBoostingClassifier as HGB
+    from sklearn.ensemble import GradientBoostingClassifier as GB
+    from sklearn.ensemble import HistGradientBoostingClassifier as HGB
 
     hist = dict(early_stopping=False)
     return {
@@ -129,15 +142,19 @@ def _models():
         "hgb_nan_names": (HGB(max_iter=25, max_features=0.6, random_state=3, **hist), {"nan": True, "names": True}),
         "hgb_string_labels": (HGB(max_iter=10, **hist), {"labels": np.array(["no", "yes"])}),
         "hgb_int_labels": (HGB(max_iter=10, l2_regularization=1.0, **hist), {"labels": np.array([3, 7])}),
-        "hgb_early_stopping": (HGB(max_iter=200, early_stopping=True, n_iter_no_change=3, random_state=0),
-                               {"names": True}),
+        "hgb_early_stopping": (
+            HGB(max_iter=200, early_stopping=True, n_iter_no_change=3, random_state=0),
+            {"names": True},
+        ),
         "gb_one_stump": (GB(n_estimators=1, max_depth=1), {}),
         "gb_deep": (GB(n_estimators=15, max_depth=6, learning_rate=0.3), {"names": True}),
         "gb_learning_rate_1": (GB(n_estimators=8, learning_rate=1), {}),
         "gb_exponential": (GB(n_estimators=10, loss="exponential"), {"labels": np.array(["bad", "good"])}),
         "gb_subsample": (GB(n_estimators=12, subsample=0.6, max_features="sqrt", random_state=0), {"names": True}),
-        "gb_early_stopping": (GB(n_estimators=300, n_iter_no_change=2, validation_fraction=0.3, random_state=0),
-                              {"labels": np.array([-1, 1])}),
+        "gb_early_stopping": (
+            GB(n_estimators=300, n_iter_no_change=2, validation_fraction=0.3, random_state=0),
+            {"labels": np.array([-1, 1])},
+        ),
     }
 
 
@@ -158,6 +175,7 @@ def _assert_same_model(read, expected, names):
 def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
     """Oracle: skops constructs the model and from_sklearn reads it; the direct reader must give exactly the same."""
     import numpy as np
+
     from engine.qwyc.ensembles import from_sklearn
 
     model, how = _models()[case]
@@ -174,8 +192,9 @@ def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
     if case.startswith("hgb"):  # both sides add the same leaf values in the same order
         np.testing.assert_array_equal(read.ensemble.decision_function(frame.to_numpy()), model.decision_function(fit_x))
     else:  # scikit-learn's initial score is logit(prior[1]), ours log(prior[1] / prior[0])
-        np.testing.assert_allclose(read.ensemble.decision_function(frame.to_numpy()), model.decision_function(fit_x),
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            read.ensemble.decision_function(frame.to_numpy()), model.decision_function(fit_x), rtol=0, atol=1e-12
+        )
     if case == "hgb_nan":
         missing = np.concatenate([t.missing_left[~t.is_leaf] for t in read.ensemble.trees])
         assert missing.any() and not missing.all()  # NaN goes left at some splits, right at others
@@ -196,10 +215,12 @@ def test_reading_imports_neither_skops_nor_scikit_learn():
 
     from engine.io.samples import sample_path
 
-    code = ("import sys; from engine.qwyc.formats import read_skops; "
-            f"m = read_skops(open({str(sample_path('adult_gbt'))!r}, 'rb').read(), 'a.skops'); "
-            "assert m.ensemble.n_models == 500; "
-            "print(sorted(k for k in sys.modules if k.split('.')[0] in ('sklearn', 'skops')))")
+    code = (
+        "import sys; from engine.qwyc.formats import read_skops; "
+        f"m = read_skops(open({str(sample_path('adult_gbt'))!r}, 'rb').read(), 'a.skops'); "
+        "assert m.ensemble.n_models == 500; "
+        "print(sorted(k for k in sys.modules if k.split('.')[0] in ('sklearn', 'skops')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
@@ -216,6 +237,7 @@ def test_the_dtypes_scikit_learn_casts_tree_arrays_to_are_its_own():
 
 def _with_array(raw: bytes, member: str, array) -> bytes:
     import numpy as np
+
     from tests.fuzz.model_corpus import _replace_member
 
     out = io.BytesIO()
@@ -238,6 +260,7 @@ def _members_of(raw: bytes, loader_class: str, key: str) -> list[str]:
         elif isinstance(o, list):
             for v in o:
                 walk(v)
+
     walk(json.loads(zipfile.ZipFile(io.BytesIO(raw)).read("schema.json")))
     return found
 
@@ -246,6 +269,7 @@ def _members_of(raw: bytes, loader_class: str, key: str) -> list[str]:
 def test_node_arrays_of_another_platform_are_cast_as_scikit_learn_does(kind):
     """Byte-swapped tree nodes, and 32-bit index fields: scikit-learn's __setstate__ casts them; so does the reader."""
     import numpy as np
+
     from engine.qwyc.ensembles import from_sklearn
 
     raw = skops_file(kind)
@@ -256,10 +280,20 @@ def test_node_arrays_of_another_platform_are_cast_as_scikit_learn_does(kind):
         first = np.load(io.BytesIO(z.read(members[0])))
         second = np.load(io.BytesIO(z.read(members[1])))
     index = "feature_idx" if kind == "hist" else "feature"
-    narrow = np.dtype([(n, "<i4" if n == index or (kind == "classic" and n in (
-        "left_child", "right_child", "n_node_samples")) else first.dtype.fields[n][0]) for n in first.dtype.names])
-    edited = _with_array(_with_array(raw, members[0], first.astype(first.dtype.newbyteorder())),
-                         members[1], second.astype(narrow))
+    narrow = np.dtype(
+        [
+            (
+                n,
+                "<i4"
+                if n == index or (kind == "classic" and n in ("left_child", "right_child", "n_node_samples"))
+                else first.dtype.fields[n][0],
+            )
+            for n in first.dtype.names
+        ]
+    )
+    edited = _with_array(
+        _with_array(raw, members[0], first.astype(first.dtype.newbyteorder())), members[1], second.astype(narrow)
+    )
     expected = from_sklearn(sio.loads(edited, trusted=sio.get_untrusted_types(data=edited)))
     _assert_same_model(read_skops(edited, "m.skops"), expected, ("a", "b", "c", "d"))
     # fields whose types cannot be cast (a float child index), or (Tree) a field renamed: scikit-learn refuses them
@@ -280,7 +314,7 @@ def test_models_the_trees_cannot_reproduce_are_refused_as_before():
     from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
     frame, y = _frame()
-    codes = (np.arange(len(frame)) % 4)
+    codes = np.arange(len(frame)) % 4
     cat = frame.assign(f_4=codes)
     model = HistGradientBoostingClassifier(max_iter=5, categorical_features=[4], early_stopping=False)
     model.fit(cat.to_numpy(), (codes == 2).astype(int))

@@ -1,11 +1,11 @@
 """XGBoost JSON/UBJSON checked field by field: the crashers of issue 21 are one-line input errors, in-process."""
 
 import pytest
+import xgboost  # noqa: F401 (a declared dependency: fails, never skips)
 
 from engine.qwyc.formats import read_xgboost
 from tests.fuzz.model_corpus import assert_refused, xgboost_crashers
 
-import xgboost  # noqa: F401 (a declared dependency: fails, never skips)
 CRASHERS = xgboost_crashers()
 EXPECTED = {
     "split_index_negative.json": "splits on feature -3",
