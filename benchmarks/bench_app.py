@@ -59,14 +59,14 @@ def main():
     raw = csv_bytes(args.rows)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
-    at.switch_page("views/data.py").run()
+    at.switch_page("pages/data.py").run()
     at.radio(key="data_source").set_value("Upload a file").run()
     rows = []
     t_upload = timed_run(at, lambda a: a.file_uploader(key="upload").set_value(("big.csv", raw, "text/csv")))
     rows.append(("upload + parse + validate + histograms", f"{len(raw) / 1e6:.0f} MB CSV", t_upload, None))
     assert {m.label: m.value for m in at.main.metric}["Rated rows"] == f"{args.rows:,}"
 
-    at.switch_page("views/operating_point.py")
+    at.switch_page("pages/operating_point.py")
     rows.append(("operating point page, first render (hull + 200-replicate bootstrap)", "", timed_run(at), None))
     targets = np.linspace(0.1, 0.8, args.moves)
     moves = [timed_run(at, lambda a, t=t: a.slider(key="target").set_value(float(t))) for t in targets]
@@ -79,7 +79,7 @@ def main():
     rows.append((f"operating point: slider move (median of {len(moves)})", "", statistics.median(moves), reference))
     rows.append(("operating point: slider move (slowest)", "", max(moves), None))
 
-    at.switch_page("views/ensemble_paths.py")
+    at.switch_page("pages/ensemble_paths.py")
     rows.append(("ensemble paths page, first render (100x100 grid + both paths)", "", timed_run(at), None))
     moves = [timed_run(at, lambda a, t=t: a.slider(key="target").set_value(float(t))) for t in targets]
     reference = timed_run(at, uncached)

@@ -40,7 +40,7 @@ def page(repeats: int = 2) -> None:
     root = Path(__file__).resolve().parent.parent
     at = AppTest.from_file(str(root / "app.py"), default_timeout=600)
     at.run()
-    at.switch_page("views/constraints.py").run()
+    at.switch_page("pages/constraints.py").run()
     assert not at.exception, at.exception
     print(f"# {platform.platform()} | {os.cpu_count()} cores | code from {root}")
     for i in range(repeats):

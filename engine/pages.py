@@ -1,6 +1,7 @@
 """The dashboard's pages, listed once: navigation, Home cards, "used by", record links and tests read this list.
 
-A page is a script in ``views/`` with a URL path, a title, an icon, the question it
+A page is a script in the dashboard's ``pages/`` folder, named by its module (``"operating_point"`` is
+``pages/operating_point.py``), with a URL path, a title, an icon, the question it
 answers and the input kinds it reads (keys of :data:`engine.io.INPUT_KINDS`). The
 dashboard's ``app.py`` builds its navigation from :data:`PAGES`, the Home page its
 cards, the Data page its "used by" column (:func:`pages_using`), the decision record
@@ -31,8 +32,8 @@ class Page:
         Title in the navigation and on the page.
     icon : str
         Material icon (``":material/tune:"``).
-    script : str
-        The page script, relative to the dashboard's folder (``"views/operating_point.py"``).
+    module : str
+        The page script's module name in the dashboard's ``pages/`` folder (``"operating_point"``).
     question : str
         The question the page answers, for people (the Home card).
     needs : str
@@ -46,11 +47,16 @@ class Page:
     url_path: str
     title: str
     icon: str
-    script: str
+    module: str
     question: str
     needs: str
     input_kinds: tuple[str, ...] = ()
     default: bool = False
+
+    @property
+    def script(self) -> str:
+        """The page script's path relative to the dashboard's folder (``"pages/operating_point.py"``)."""
+        return f"pages/{self.module}.py"
 
 
 #: every page, in navigation order
@@ -59,7 +65,7 @@ PAGES: tuple[Page, ...] = (
         "home",
         "Home",
         ":material/home:",
-        "views/home.py",
+        "home",
         "Where do I start?",
         "Nothing: every page opens on a shipped sample.",
         default=True,
@@ -68,7 +74,7 @@ PAGES: tuple[Page, ...] = (
         "data",
         "Data",
         ":material/upload_file:",
-        "views/data.py",
+        "data",
         "What is in my file, and is it valid?",
         "Any input: upload a file or pick a shipped sample.",
     ),
@@ -76,7 +82,7 @@ PAGES: tuple[Page, ...] = (
         "operating-point",
         "Operating point",
         ":material/tune:",
-        "views/operating_point.py",
+        "operating_point",
         "Which threshold makes one more true positive cost at most c false positives — and how do I spend "
         "N reviews across segments?",
         "Rated data (scores + raters' verdicts).",
@@ -86,7 +92,7 @@ PAGES: tuple[Page, ...] = (
         "monitoring",
         "Monitoring",
         ":material/monitoring:",
-        "views/monitoring.py",
+        "monitoring",
         "Does the deployed threshold still meet its target, week after week — and what is it worth, and can the "
         "reviewers keep up?",
         "Rated data with the day each document was rated.",
@@ -96,7 +102,7 @@ PAGES: tuple[Page, ...] = (
         "ensemble-paths",
         "Ensemble paths",
         ":material/timeline:",
-        "views/ensemble_paths.py",
+        "ensemble_paths",
         "Which joint thresholds for 2+ classifiers combined with OR / AND?",
         "Rated data with 2+ score columns, or aggregated counts.",
         ("rated", "counts"),
@@ -105,7 +111,7 @@ PAGES: tuple[Page, ...] = (
         "batch-decisions",
         "Batch decisions",
         ":material/checklist:",
-        "views/batch_decisions.py",
+        "batch_decisions",
         "How many items of each batch to flag so F1, Jaccard … is best in expectation?",
         "Probability batches.",
         ("batches",),
@@ -114,7 +120,7 @@ PAGES: tuple[Page, ...] = (
         "early-exit",
         "Early exit (QWYC)",
         ":material/speed:",
-        "views/early_exit.py",
+        "early_exit",
         "How few trees can my boosted model evaluate without changing its decisions?",
         "A model file + a feature table, or a score matrix.",
         ("model_file", "feature_table", "score_matrix"),
@@ -123,7 +129,7 @@ PAGES: tuple[Page, ...] = (
         "constraints",
         "Constrained training",
         ":material/balance:",
-        "views/constraints.py",
+        "constraints",
         "What does a fair (or low-churn) model cost in error?",
         "A training table with a protected group.",
         ("training_table",),
@@ -132,7 +138,7 @@ PAGES: tuple[Page, ...] = (
         "audit",
         "Below the line",
         ":material/troubleshoot:",
-        "views/audit.py",
+        "audit",
         "How many positives does the review line miss? Plan a random audit of the unflagged documents and "
         "estimate recall with intervals.",
         "Every scored document (a population) and, once reviewed, the audit.",
@@ -142,7 +148,7 @@ PAGES: tuple[Page, ...] = (
         "record",
         "Decision record",
         ":material/description:",
-        "views/record.py",
+        "record",
         "What did we decide today, and why?",
         "Items added from the other pages.",
     ),

@@ -78,7 +78,7 @@ def test_the_wheel_adds_only_engine_to_site_packages(installed):
     assert top == {"engine"}
     for needed in (
         "engine/_dashboard/app.py",
-        "engine/_dashboard/views/operating_point.py",
+        "engine/_dashboard/pages/operating_point.py",
         "engine/_dashboard/views/forms/rated.py",
         "engine/_dashboard/sample_data/synthetic_rare_events.csv.gz",
     ):
@@ -103,6 +103,10 @@ def test_the_wheel_carries_every_package_of_the_checkout(installed):
         )
     for init in sorted((ROOT / "views").rglob("__init__.py")):
         assert f"engine/_dashboard/{init.relative_to(ROOT).as_posix()}" in names
+    from engine.pages import PAGES
+
+    for page in PAGES:
+        assert f"engine/_dashboard/{page.script}" in names, f"{page.script} is not in the wheel"
 
 
 def test_every_page_renders_from_the_installed_wheel(installed):

@@ -58,7 +58,7 @@ def shown(elements) -> str:
     return " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)
 
 
-DATA_PAGE = "views/data.py"
+DATA_PAGE = "pages/data.py"
 
 
 def upload_input(at: AppTest, name: str, content: bytes, kind: str | None = None) -> AppTest:

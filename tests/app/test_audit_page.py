@@ -19,8 +19,8 @@ from engine.audit import (
 from engine.io import load_rated, rated_from_frame, sample_path
 from tests.app.conftest import download_buttons, shown, upload_input
 
-PAGE = "views/audit.py"
-OP_PAGE = "views/operating_point.py"
+PAGE = "pages/audit.py"
+OP_PAGE = "pages/operating_point.py"
 
 
 def metrics(at) -> dict:
@@ -238,7 +238,7 @@ def test_a_pilot_audit_anticipates_the_prevalences_of_a_population_without_a_pri
     "sample,metric,value", [("satimage_population", "Documents", "5,803"), ("satimage_audit", "Reviewed", "300 of 300")]
 )
 def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, metric, value):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     at.selectbox(key="sample_choice").set_value(sample).run()
     assert not at.exception
     assert {m.label: m.value for m in at.main.metric}[metric] == value
@@ -247,7 +247,7 @@ def test_the_data_page_reports_the_audit_samples_and_who_uses_them(app, sample, 
 
 
 def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its_rated_data(app):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     at.selectbox(key="sample_choice").set_value("satimage_audit").run()
     at.switch_page(OP_PAGE).run()  # the synthetic rated data: the audit is not its
     assert "Recall (audit)" not in metrics(at)

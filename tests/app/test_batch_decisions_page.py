@@ -9,7 +9,7 @@ from engine.io import load_batches, sample_path
 from engine.setloss import decide_batches, optimal_decision
 from tests.app.conftest import download_buttons, shown, upload_input
 
-PAGE = "views/batch_decisions.py"
+PAGE = "pages/batch_decisions.py"
 TRAINED = "A model trained here on a public data set"
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine.constraints import goal_values, read_model_json
 from tests.app.conftest import download_buttons, number, shown, upload_input
 
-PAGE = "views/constraints.py"
+PAGE = "pages/constraints.py"
 
 
 def table_bytes(n: int = 800, seed: int = 5) -> tuple[bytes, pd.DataFrame]:

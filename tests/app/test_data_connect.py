@@ -8,8 +8,8 @@ import pytest
 from engine.pn import graph_path, operating_point, path_operating_point, threshold_grid
 from tests.app.conftest import DATA_PAGE, by_quantity, number, shown
 
-OP_PAGE = "views/operating_point.py"
-PATHS_PAGE = "views/ensemble_paths.py"
+OP_PAGE = "pages/operating_point.py"
+PATHS_PAGE = "pages/ensemble_paths.py"
 
 
 def rated_frame(n: int = 4000) -> pd.DataFrame:

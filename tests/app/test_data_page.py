@@ -28,7 +28,7 @@ def upload(at, name, content):
 
 
 def test_sample_report(app):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "19,847" and labels["Unrated (excluded)"] == "77"
     assert "77 rows have no label" in shown(at.warning)
@@ -40,7 +40,7 @@ def test_sample_report(app):
 
 
 def test_upload_size_limit_is_stated(app):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     at.radio(key="data_source").set_value("Upload a file").run()
     assert any("up to 200 MB" in c.value for c in at.caption)
 
@@ -54,7 +54,7 @@ def test_upload_size_limit_is_stated(app):
     ],
 )
 def test_upload_good_file(app, name, transform):
-    at = upload(app(page="views/data.py"), name, transform(GOOD))
+    at = upload(app(page="pages/data.py"), name, transform(GOOD))
     assert not at.exception and not at.error
     labels = {m.label: m.value for m in at.main.metric}
     assert labels["Rows read"] == "5" and labels["Rated rows"] == "4" and labels["Unrated (excluded)"] == "1"
@@ -65,7 +65,7 @@ def test_upload_good_file(app, name, transform):
 def test_upload_parquet(app):
     buf = io.BytesIO()
     pd.read_csv(io.BytesIO(GOOD)).to_parquet(buf)
-    at = upload(app(page="views/data.py"), "good.parquet", buf.getvalue())
+    at = upload(app(page="pages/data.py"), "good.parquet", buf.getvalue())
     assert not at.exception and not at.error
     assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "4"
 
@@ -77,7 +77,7 @@ def test_upload_parquet_with_a_categorical_formula_column(app):
     )
     buf = io.BytesIO()
     frame.to_parquet(buf)
-    at = upload(app(page="views/data.py"), "cat.parquet", buf.getvalue())
+    at = upload(app(page="pages/data.py"), "cat.parquet", buf.getvalue())
     assert not at.exception and not at.error
     assert {m.label: m.value for m in at.main.metric}["Rated rows"] == "4"
     shown_preview = at.dataframe[-1].value
@@ -100,7 +100,7 @@ def test_upload_parquet_with_a_categorical_formula_column(app):
     ],
 )
 def test_malformed_uploads_show_an_error_not_an_exception(app, content, expected):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     before = shown(at.sidebar.markdown)
     upload(at, "bad.csv", content)
     assert not at.exception
@@ -111,7 +111,7 @@ def test_malformed_uploads_show_an_error_not_an_exception(app, content, expected
 
 
 def test_remapping_columns(app):
-    at = upload(app(page="views/data.py"), "good.csv", GOOD)
+    at = upload(app(page="pages/data.py"), "good.csv", GOOD)
     score_select(at).set_value(["score_b"]).run()
     assert not at.exception
     assert "score_b" in shown(at.sidebar.caption)
@@ -122,7 +122,7 @@ def test_remapping_columns(app):
 def test_user_strings_are_not_rendered_as_markdown(app):
     evil = "[click](http://example.invalid)![img](http://example.invalid/x.png).csv"
     content = b"score,label\n0.1,1\n0.2,![x](http://example.invalid/y.png)\n"
-    at = upload(app(page="views/data.py"), evil, content)
+    at = upload(app(page="pages/data.py"), evil, content)
     assert not at.exception
     raw = " ".join(e.value for e in at.error)
     # every Markdown link/image bracket coming from the user is escaped

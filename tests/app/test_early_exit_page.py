@@ -10,7 +10,7 @@ import pytest
 from engine.qwyc import POLICY_FORMAT, fit_qwyc
 from tests.app.conftest import download_buttons, shown, upload_input
 
-PAGE = "views/early_exit.py"
+PAGE = "pages/early_exit.py"
 SOURCE = "A score matrix from the Data page"
 
 

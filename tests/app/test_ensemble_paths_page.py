@@ -8,7 +8,7 @@ from engine.io import load_rated, sample_path
 from engine.pn import graph_path, path_operating_point, threshold_grid
 from tests.app.conftest import by_quantity, download_buttons, number, shown, upload_input
 
-PAGE = "views/ensemble_paths.py"
+PAGE = "pages/ensemble_paths.py"
 
 
 def table(at, index=0):
@@ -50,7 +50,7 @@ def test_bootstrap_toggle_adds_the_spread(app):
 
 
 def test_single_classifier_data_explains_what_is_needed(app):
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     at.radio(key="data_source").set_value("Upload a file").run()
     at.file_uploader(key="upload").set_value(("one.csv", b"score,label\n0.1,1\n0.4,0\n0.3,1\n", "text/csv")).run()
     at.switch_page(PAGE).run()
@@ -75,7 +75,7 @@ def test_three_classifiers_show_a_slice(app):
     y = (rng.random(n) < 0.05).astype(int)
     s = rng.normal(y[:, None] * np.array([1.5, 1.0, 0.8]), 1.0, size=(n, 3))
     csv = "a,b,c,label\n" + "\n".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{label}" for r, label in zip(s, y))
-    at = app(page="views/data.py")
+    at = app(page="pages/data.py")
     at.radio(key="data_source").set_value("Upload a file").run()
     at.file_uploader(key="upload").set_value(("three.csv", csv.encode(), "text/csv")).run()
     at.switch_page(PAGE).run()
@@ -93,7 +93,7 @@ def test_three_classifiers_show_a_slice(app):
 def test_a_new_data_set_resets_the_classifier_selection(app):
     at = app(page=PAGE)
     assert at.multiselect(key="cols").value == ["score_image", "score_text"]
-    at.switch_page("views/data.py").run()
+    at.switch_page("pages/data.py").run()
     at.radio(key="data_source").set_value("Upload a file").run()
     content = b"m1,m2,m3,label\n0.1,0.3,0.2,1\n0.2,0.1,0.5,0\n0.5,0.4,0.1,1\n0.3,0.2,0.9,0\n"
     at.file_uploader(key="upload").set_value(("x.csv", content, "text/csv")).run()
@@ -137,7 +137,7 @@ def test_a_one_threshold_counts_table_works_end_to_end(app):
 
     at = upload_input(app(), "one_d.csv", b"t1,tp,fp\n0.1,10,50\n0.5,6,20\n0.9,1,2\n", kind="counts")
     at.query_params["grid_source"] = "Aggregated counts (t1..tk, tp, fp)"
-    at.switch_page("views/ensemble_paths.py").run()
+    at.switch_page("pages/ensemble_paths.py").run()
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2
 

@@ -3,7 +3,7 @@
 from engine.io import samples_of_kind
 from views.inputs import shared_sample
 
-PAGE = "views/data.py"
+PAGE = "pages/data.py"
 
 
 def sample_inputs(at) -> dict:

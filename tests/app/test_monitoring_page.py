@@ -12,7 +12,7 @@ from engine.pn import Economics
 from engine.reporting import csv_bytes
 from tests.app.conftest import download_buttons, upload_input
 
-PAGE = "views/monitoring.py"
+PAGE = "pages/monitoring.py"
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def test_the_monitoring_item_exports_with_the_record(app, served):
     at = app(page=PAGE)
     at.toggle(key="mon_reviewers_on").set_value(True).run()
     at.button(key="record_monitoring").click().run()
-    at.switch_page("views/record.py").run()
+    at.switch_page("pages/record.py").run()
     assert not at.exception
     record = json.loads(served(download_buttons(at)["Download JSON"]))
     item = record["items"][-1]

@@ -9,7 +9,7 @@ from engine.io import load_rated, sample_path
 from engine.pn import operating_point
 from tests.app.conftest import download_buttons, upload_input
 
-PAGE = "views/operating_point.py"
+PAGE = "pages/operating_point.py"
 
 
 def cards(at):
@@ -241,7 +241,7 @@ def test_the_rated_data_picker_switches_and_follows_the_data_page(app):
     assert not at.exception
     assert at.selectbox(key="op_rated").value == "bank_marketing_rated.csv.gz"  # the choice stands
     assert at.selectbox(key="classifier").options == ["score_profile", "score_campaign"]
-    at.switch_page("views/data.py").run()
+    at.switch_page("pages/data.py").run()
     at.selectbox(key="report_of").set_value("plain.csv").run()  # the Data page does not change the active input
     at = upload_input(at, "other.csv", b"s2,label\n0.8,1\n0.3,0\n", kind="rated")  # a new upload becomes active
     at.switch_page(PAGE).run()

@@ -5,7 +5,7 @@ import json
 from engine.record import read_record_json
 from tests.app.conftest import download_buttons
 
-RECORD = "views/record.py"
+RECORD = "pages/record.py"
 
 
 def titles(at):
@@ -13,10 +13,10 @@ def titles(at):
 
 
 def test_items_from_two_pages_then_order_note_remove_export(app, served):
-    at = app(page="views/operating_point.py")
+    at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
     assert not at.exception
-    at.switch_page("views/batch_decisions.py").run()
+    at.switch_page("pages/batch_decisions.py").run()
     at.button(key="record_batch").click().run()
     assert not at.exception
     at.switch_page(RECORD).run()
@@ -37,7 +37,7 @@ def test_items_from_two_pages_then_order_note_remove_export(app, served):
 
 
 def test_empty_record_says_what_to_do_and_import_works(app, served):
-    at = app(page="views/operating_point.py")
+    at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
     at.switch_page(RECORD).run()
     exported = served(download_buttons(at)["Download JSON"])
@@ -58,10 +58,10 @@ def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
     import re
     from urllib.parse import parse_qs, urlsplit
 
-    at = app(page="views/operating_point.py")
+    at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
     at.button(key="record_segments").click().run()
-    at.switch_page("views/batch_decisions.py").run()
+    at.switch_page("pages/batch_decisions.py").run()
     at.selectbox(key="loss").set_value("fbeta").run()
     at.button(key="record_batch").click().run()
     assert not at.exception
@@ -110,17 +110,17 @@ def test_a_hostile_record_is_refused_in_one_message_and_markup_stays_text(app):
 
 
 def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
-    at = app(page="views/operating_point.py")
+    at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
     at.switch_page(RECORD).run()
     from urllib.parse import parse_qs, urlsplit
 
     link = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]["provenance"]["link"]
     query = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
-    reopened = app(query=query, page="views/operating_point.py")  # the sample's digest: opened as it was
+    reopened = app(query=query, page="pages/operating_point.py")  # the sample's digest: opened as it was
     assert not reopened.exception and not reopened.warning
     assert reopened.slider(key="target").value == float(query["target"])
-    missing = app(query={**query, "data": "0123456789abcdef"}, page="views/operating_point.py")
+    missing = app(query={**query, "data": "0123456789abcdef"}, page="pages/operating_point.py")
     assert not missing.exception
     assert "SHA-256 begins with 0123456789abcdef" in missing.warning[0].value
     assert not [m for m in missing.main.markdown if "Sweep" in m.value]  # no silent switch to a sample
@@ -131,7 +131,7 @@ def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
 def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent(app, served):
     import re
 
-    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "0.6"}, page="views/early_exit.py")
+    at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "0.6"}, page="pages/early_exit.py")
     at.button(key="record_qwyc").click().run()
     assert not at.exception
     at.switch_page(RECORD).run()

@@ -28,13 +28,13 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chro
 
 #: every page that adds to the decision record, with the buttons that add (clicked in this order)
 RECORDING = (
-    ("views/operating_point.py", ("record_op", "record_segments")),
-    ("views/monitoring.py", ("record_monitoring",)),
-    ("views/ensemble_paths.py", ("record_paths",)),
-    ("views/batch_decisions.py", ("record_batch",)),
-    ("views/early_exit.py", ("record_qwyc",)),
-    ("views/constraints.py", ("train_constrained", "record_constraints")),
-    ("views/audit.py", ("record_plan", "record_audit")),
+    ("pages/operating_point.py", ("record_op", "record_segments")),
+    ("pages/monitoring.py", ("record_monitoring",)),
+    ("pages/ensemble_paths.py", ("record_paths",)),
+    ("pages/batch_decisions.py", ("record_batch",)),
+    ("pages/early_exit.py", ("record_qwyc",)),
+    ("pages/constraints.py", ("train_constrained", "record_constraints")),
+    ("pages/audit.py", ("record_plan", "record_audit")),
 )
 SCALE = 2  # pixels per point: 144 dpi, the frame's 0.75 pt line covers a pixel
 MARGIN = 12 / 25.4 * 72  # the record's left and right page margin, 12 mm, in points

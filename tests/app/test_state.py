@@ -182,7 +182,7 @@ def test_moving_the_target_slider_holds_the_background_work(app, monkeypatch):
 
     holds = []
     monkeypatch.setattr(state, "hold_background", lambda *a: holds.append(a))
-    at = app(page="views/operating_point.py")
+    at = app(page="pages/operating_point.py")
     before = len(holds)
     assert before >= 1
     at.slider(key="target").set_value(0.4).run()

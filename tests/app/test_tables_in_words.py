@@ -10,13 +10,13 @@ from tests.app.conftest import APP
 
 #: buttons that bring more tables onto a page (clicked in order when the page has them)
 CLICKS = {
-    "views/operating_point.py": ["segment_boot"],
-    "views/batch_decisions.py": ["run_all_batches", "run_baselines"],
-    "views/early_exit.py": ["time_qwyc"],
-    "views/constraints.py": ["train_constrained"],
+    "pages/operating_point.py": ["segment_boot"],
+    "pages/batch_decisions.py": ["run_all_batches", "run_baselines"],
+    "pages/early_exit.py": ["time_qwyc"],
+    "pages/constraints.py": ["train_constrained"],
 }
 #: settings that keep a page quick (a small model on the early-exit page)
-QUERY = {"views/early_exit.py": {"qwyc_trees": "60", "qwyc_depth": "3"}}
+QUERY = {"pages/early_exit.py": {"qwyc_trees": "60", "qwyc_depth": "3"}}
 #: the columns of the shipped inputs: a table of only these is a preview of the user's rows (their own names,
 #: empty cells shown as a dash by the placeholder), not an engine table
 USER_COLUMNS = {
@@ -43,7 +43,7 @@ def problems(frame) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("page", [p.script for p in PAGES if p.script != "views/home.py"])
+@pytest.mark.parametrize("page", [p.script for p in PAGES if p.script != "pages/home.py"])
 def test_no_page_table_shows_snake_case_or_none(page):
     at = AppTest.from_file(APP, default_timeout=600)  # pages that train a model take a while on a busy machine
     at.run()

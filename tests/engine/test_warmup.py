@@ -34,7 +34,7 @@ from streamlit.testing.v1 import AppTest
 
 at = AppTest.from_file("app.py", default_timeout=600)
 at.run()
-for page in ("views/early_exit.py", "views/operating_point.py"):
+for page in ("pages/early_exit.py", "pages/operating_point.py"):
     at.switch_page(page).run()
     assert not at.exception, (page, at.exception)
 """

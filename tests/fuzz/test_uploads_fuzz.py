@@ -13,7 +13,7 @@ SKIP = {"gzip_bomb.csv.gz"}  # 600 MB inflated: covered by the loader fuzz test,
 def test_every_odd_file_through_the_data_page_uploader():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("views/data.py").run()
+    at.switch_page("pages/data.py").run()
     at.radio(key="data_source").set_value("Upload a file").run()
     slow, failures = [], []
     for name, raw in corpus().items():
