@@ -56,7 +56,9 @@ def test_no_function_body_over_60_statements():
 def test_pages_import_no_numpy_scipy_or_sklearn():
     pattern = re.compile(r"^\s*(import|from)\s+(numpy|scipy|sklearn)\b", re.MULTILINE)
     offenders = {
-        str(p.relative_to(ROOT)) for p in python_files("views", "pages") + [ROOT / "app.py"] if pattern.search(p.read_text())
+        str(p.relative_to(ROOT))
+        for p in python_files("views", "pages") + [ROOT / "app.py"]
+        if pattern.search(p.read_text())
     }
     assert not offenders, (
         f"pages computing with numpy/scipy/scikit-learn (move it into the engine): {sorted(offenders)}"
