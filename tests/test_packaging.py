@@ -59,6 +59,8 @@ def installed(tmp_path_factory):
         check=True,
     ).stdout.strip()
     parents = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    # an environment layered on another one (a path line to a parent's site-packages) is seen through as well
+    parents |= {p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()}
     Path(site, "parent_environment.pth").write_text("\n".join(sorted(parents)) + "\n")
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
