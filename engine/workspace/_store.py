@@ -24,10 +24,11 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 4 * 2**20
 
 
-def size_message(name: str, size: int, limit: int) -> str:
-    """The refusal of a dataset over the size limit (the same words for a file, an upload and a stream)."""
+def size_message(name: str, size: int | None, limit: int) -> str:
+    """The refusal of a dataset over the size limit (``size`` None: a stream, read only up to the limit)."""
+    how_big = f"more than {limit / 2**20:,.0f} MB" if size is None else f"{size / 2**20:,.1f} MB"
     return (
-        f"'{name}' is {size / 2**20:,.1f} MB; the workspace stores datasets of at most {limit / 2**20:,.0f} MB "
+        f"'{name}' is {how_big}; the workspace stores datasets of at most {limit / 2**20:,.0f} MB "
         "(OPSTUDIO_MAX_DATASET_MB). Aggregate or sample it, or ask the operator to raise the limit."
     )
 
@@ -106,7 +107,7 @@ class DatasetStore:
                 while chunk := stream.read(_CHUNK):
                     size += len(chunk)
                     if size > self.max_bytes:
-                        raise InputError(size_message(name, size, self.max_bytes))
+                        raise InputError(size_message(name, None, self.max_bytes))
                     digest.update(chunk)
                     tmp.write(chunk)
                 if folder is not None:
