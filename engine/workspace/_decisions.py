@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 
-from ._canonical import canonical, sha256_text
+from ._canonical import canonical, plain_canonical, sha256_text
 from ._objects import Verification
 
 __all__ = [
@@ -93,7 +93,7 @@ def content_hash(decision: Mapping, datasets: Sequence[str]) -> str:
     -------
     str
     """
-    return sha256_text(canonical({**{f: decision[f] for f in CONTENT_FIELDS}, "datasets": list(datasets)}))
+    return sha256_text(plain_canonical({**{f: decision[f] for f in CONTENT_FIELDS}, "datasets": list(datasets)}))
 
 
 def event_hash(
@@ -116,8 +116,7 @@ def event_hash(
     -------
     str
     """
-    fields = [decision_id, seq, event, by, at, note, content, prev_hash]
-    return sha256_text(canonical(fields))
+    return sha256_text(plain_canonical([decision_id, seq, event, by, at, note, content, prev_hash]))
 
 
 def refusal(decision_id: int, action: str, status: str, last_by: str, last_at: str) -> str | None:
