@@ -135,23 +135,26 @@ class Workspace:
 
     # --- who acts -----------------------------------------------------------------------------------------------
 
-    def identity(self, name: str | None = None) -> Identity:
+    def identity(self, name: str | None = None, *, team: bool | None = None) -> Identity:
         """The identity ``name`` with its roles (``local`` when None).
 
         Parameters
         ----------
         name : str, optional
             A login's e-mail (or subject), an operating-system user, or None for ``local``.
+        team : bool, optional
+            True: team mode whatever the grants (a dashboard with logins: nobody gets a role they were not
+            granted, even in a workspace without grants). None: team mode once the workspace has a grant.
 
         Returns
         -------
         Identity
-            In a workspace without any grant: single-user mode, every role. Otherwise the roles granted
-            to ``name`` (none: every action is refused, default deny).
+            Single-user mode (every role, no four-eyes) in a workspace without grants unless ``team``;
+            otherwise the roles granted to ``name`` (none: every action is refused, default deny).
         """
         name = identity_name(name or "local")
         with read_session(self.engine) as s:
-            if not s.scalar(select(exists().select_from(GrantRow))):
+            if not team and not s.scalar(select(exists().select_from(GrantRow))):
                 return Identity(name, frozenset(ROLES), single_user=True)
             roles = s.scalars(select(GrantRow.role).where(GrantRow.email == name))
             return Identity(name, frozenset(roles))

@@ -202,6 +202,8 @@ def test_grants_revocations_and_the_two_modes(workspace):
         workspace.grant("bob@example.org", "admin", ana)
     assert workspace.revoke("ana@example.org", None, OPERATOR) == ["approver"]
     assert workspace.users() == [] and workspace.identity("ana@example.org").single_user
+    # a dashboard with logins is in team mode whatever the grants: revoking every grant gives nobody every role
+    assert workspace.identity("ana@example.org", team=True) == Identity("ana@example.org", frozenset())
 
 
 def test_info_names_the_database_without_its_password(postgres_server, tmp_path):
