@@ -14,12 +14,14 @@ the write lock), so several servers starting at once migrate once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import InputError
@@ -31,6 +33,7 @@ __all__ = [
     "head_revision",
     "read_session",
     "write_session",
+    "write_once_more",
     "upgrade_to",
     "BUSY_SECONDS",
 ]
@@ -41,6 +44,7 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: PostgreSQL advisory lock key of the migrations ("opstudio" in ASCII, as a 64-bit integer)
 _LOCK_KEY = 0x6F7073747564696F
 _WRITE = "opstudio_write"
+T = TypeVar("T")
 
 
 def _sqlite_events(engine: Engine) -> None:
@@ -233,3 +237,29 @@ def write_session(engine: Engine) -> Iterator[Session]:
     """
     with Session(engine.execution_options(**{_WRITE: True}), expire_on_commit=False) as session, session.begin():
         yield session
+
+
+def write_once_more(engine: Engine, work: Callable[[Session], T]) -> T:
+    """``work(session)`` in a write transaction, run once more if it lost a race on a unique key.
+
+    Two writers of the same new row (the same dataset's bytes, the same view, the next event of a decision
+    on a database without row locks) both pass their checks; the database keeps one and refuses the other
+    (``IntegrityError``). Run again, the loser's ``work`` finds the winner's row.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.Engine
+    work : callable
+        Takes the session; reads, writes and returns what the caller needs.
+
+    Returns
+    -------
+    Any
+        What ``work`` returned.
+    """
+    try:
+        with write_session(engine) as session:
+            return work(session)
+    except IntegrityError:
+        with write_session(engine) as session:
+            return work(session)

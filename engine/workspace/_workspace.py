@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import exists, func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import InputError
 from ._canonical import canonical, read_canonical, sha256_text
 from ._config import Settings, redacted_url, settings_from_env
-from ._database import connect, ensure_schema, read_session, schema_revision, write_session
+from ._database import connect, ensure_schema, read_session, schema_revision, write_once_more, write_session
 from ._decisions import STATUSES, TRANSITIONS, now, verify_chains
 from ._models import (
     DatasetRow,
@@ -335,14 +334,7 @@ class Workspace:
                 kind, rows = kind or guess_kind(stream.read(_HEAD)), None
                 stream.seek(0)
             sha, size = self.store.put(stream, name)
-        for attempt in range(2):  # two first adds of the same bytes at once: the second finds the first
-            try:
-                with write_session(self.engine) as s:
-                    self._register(s, sha, name, kind, rows, size, identity.name, private)
-                break
-            except IntegrityError:
-                if attempt:
-                    raise
+        write_once_more(self.engine, lambda s: self._register(s, sha, name, kind, rows, size, identity.name, private))
         return self.dataset(sha, identity)
 
     @staticmethod
@@ -502,28 +494,21 @@ class Workspace:
         text = canonical(dict(settings), "the view's settings")
         shas = [self.dataset(sha, identity).sha256 for sha in datasets]
         self.may(identity, "save_view", datasets=shas).check()
-        digest = sha256_text(canonical([page, text, shas, identity.name, bool(private)]))
-        for attempt in range(2):
-            try:
-                with write_session(self.engine) as s:
-                    row = s.scalars(select(ViewRow).where(ViewRow.sha256 == digest)).first()
-                    if row is None:
-                        row = ViewRow(
-                            sha256=digest,
-                            page=page,
-                            settings=text,
-                            owner=identity.name,
-                            created_at=now(),
-                            private=bool(private),
-                        )
-                        s.add(row)
-                        s.flush()
-                        s.add_all(ViewDatasetRow(view_id=row.id, position=i, sha256=h) for i, h in enumerate(shas))
-                    return self._view(s, row)
-            except IntegrityError:
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        private = bool(private)
+        digest = sha256_text(canonical([page, text, shas, identity.name, private]))
+
+        def save(s: Session) -> View:
+            row = s.scalars(select(ViewRow).where(ViewRow.sha256 == digest)).first()
+            if row is None:
+                row = ViewRow(
+                    sha256=digest, page=page, settings=text, owner=identity.name, created_at=now(), private=private
+                )
+                s.add(row)
+                s.flush()
+                s.add_all(ViewDatasetRow(view_id=row.id, position=i, sha256=h) for i, h in enumerate(shas))
+            return self._view(s, row)
+
+        return write_once_more(self.engine, save)
 
     def view(self, view_id: int, identity: Identity) -> View:
         """A saved view, for an identity that may open it.
@@ -651,14 +636,10 @@ class Workspace:
         if action not in TRANSITIONS:
             raise InputError(f"unknown action {action!r}; give one of {', '.join(TRANSITIONS)}.")
         decision_id = _id(decision_id, "decision")
-        for attempt in range(2):  # a database without row locks: the loser of the unique (decision, seq) retries
-            try:
-                with write_session(self.engine) as s:
-                    transition(s, decision_id, action, identity, note, self._datasets_of, self.settings.public_url)
-                break
-            except IntegrityError:
-                if attempt:
-                    raise
+        public = self.settings.public_url
+        write_once_more(
+            self.engine, lambda s: transition(s, decision_id, action, identity, note, self._datasets_of, public)
+        )
         return self.decision(decision_id, identity)
 
     def decision(self, decision_id: int, identity: Identity) -> Decision:

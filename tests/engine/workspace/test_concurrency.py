@@ -142,3 +142,31 @@ def test_two_workspaces_in_one_process_give_one_event(settings):
         assert len(events) == 1 and len(refusals) == 1
         assert refusals[0].startswith(f"decision {d.id} is approved (by {events[0].by} at {events[0].at})")
         assert len(second.decision(d.id, people["bob"]).history) == 2
+
+
+def test_first_adds_of_the_same_bytes_and_saves_of_the_same_view_at_once_give_one_of_each(settings):
+    """Several writers of one new row: the database keeps one, the others run again and find it."""
+    workspaces = [Workspace(settings) for _ in range(4)]
+    try:
+        raw = os.urandom(64).hex().encode() + b"\nscore,label\n0.5,1\n"
+        barrier, results = threading.Barrier(4), []
+
+        def add(ws, who):
+            me = ws.identity(who)
+            barrier.wait()
+            dataset = ws.add_dataset(raw, me, name=who, kind="model_file")
+            barrier.wait()
+            results.append((dataset, ws.save_view("audit", {"x": 1}, [dataset.sha256], ws.identity("ana"))))
+
+        threads = [threading.Thread(target=add, args=(ws, f"u{i}")) for i, ws in enumerate(workspaces)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert len(results) == 4 and len({d.sha256 for d, _ in results}) == 1 and len({v.id for _, v in results}) == 1
+        final = workspaces[0].dataset(results[0][0].sha256, workspaces[0].identity())
+        assert sorted(final.holders) == ["u0", "u1", "u2", "u3"] and final.owner in final.holders
+        assert workspaces[0].info()["views"] == 1
+    finally:
+        for ws in workspaces:
+            ws.close()
