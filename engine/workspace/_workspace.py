@@ -284,7 +284,8 @@ class Workspace:
         else:
             path = Path(source)
             if not path.is_file():
-                raise InputError(f"File '{path}' does not exist. Check the path.")
+                what = "is a folder, not a file" if path.is_dir() else "does not exist"
+                raise InputError(f"File '{path}' {what}. Check the path.")
             name, size = name or path.name, path.stat().st_size
             data = path.read_bytes() if size <= min(MAX_UPLOAD_BYTES, self.store.max_bytes) else None
         if size > self.store.max_bytes:
