@@ -213,3 +213,38 @@ def test_info_names_the_database_without_its_password(postgres_server, tmp_path)
     assert list(info) == ["database", "schema_version", "datasets", "views", "decisions"]
     assert "s3cret" not in info["database"] and ":***@127.0.0.1" in info["database"]
     assert info["schema_version"] == "0002"
+
+
+def _deep(levels: int):
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda ws, me, sha: ws.save_view("audit", {"x": _deep(80)}, [sha], me), "nested deeper than 64 levels"),
+        (lambda ws, me, sha: ws.save_view("audit", {"x": "y" * (5 * 2**20)}, [sha], me), "at most 4 MB is stored"),
+        (lambda ws, me, sha: ws.save_view("audit", {1: 2}, [sha], me), "has a key 1 that is not text"),
+        (
+            lambda ws, me, sha: ws.propose(
+                me, kind="batch_rule", classifier="p", threshold=1, datasets=[sha], note="n" * 10_001
+            ),
+            "the note must be text of at most 10,000",
+        ),  # fmt: skip
+        (lambda ws, me, sha: ws.add_record("audit_design", "k" * 129, {}, me), "key is text of 1 to 128"),
+        (lambda ws, me, sha: ws.add_record("x", "k", {"a": float}, me), "holds a type"),
+        (lambda ws, me, sha: ws.decision("1e9", me), "'1e9' is not a decision number"),
+        (lambda ws, me, sha: ws.act(1, "approve; drop table events", me), "unknown action"),
+        (lambda ws, me, sha: ws.dataset("../../etc/passwd", me), "is not a dataset's SHA-256"),
+    ],
+)
+def test_hostile_values_are_refused_with_a_message(tmp_path, call, message):
+    with Workspace(Settings(f"sqlite:///{tmp_path / 'w.db'}", str(tmp_path / "d"))) as ws:
+        me = ws.identity()
+        sha = ws.add_dataset(sample_path("satimage_rated"), me).sha256
+        with pytest.raises(InputError, match=message):
+            call(ws, me, sha)
+        assert (ws.info()["views"], ws.info()["decisions"], ws.verify().records) == (0, 0, 0)
