@@ -78,8 +78,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
         for j in range(dd):
             xj = dense[i, j] * ci
             nc[j] += xj
-            for c in range(j, dd):
-                nn[j, c] += xj * dense[i, c]
+            for m in range(j, dd):
+                nn[j, m] += xj * dense[i, m]
             for k in range(indptr[i], indptr[i + 1]):
                 na[j, indices[k]] += xj * data[k]
         for k in range(indptr[i], indptr[i + 1]):
@@ -88,8 +88,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
             for q in range(indptr[i], indptr[i + 1]):
                 aa[indices[k], indices[q]] += ak * data[q]
     for j in range(dd):
-        for c in range(j + 1, dd):
-            nn[c, j] = nn[j, c]
+        for m in range(j + 1, dd):
+            nn[m, j] = nn[j, m]
     return nn, na, aa, nc, ac, total
 
 
