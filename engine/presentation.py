@@ -155,13 +155,19 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "inclusion_probability": ("Inclusion probability", "share"),
     "anticipated_prevalence": ("Anticipated prevalence", "share"),
     "prevalence": ("Prevalence", "share"),
-    "side": ("Side of the review line", "text"),
+    "side": ("Side", "text"),
     "stratum": ("Stratum", "text"),
     "documents": ("Documents", "count"),
     "reviewed": ("Reviewed", "count"),
     "to_review": ("To review", "count"),
     "positives_found": ("Positives found", "count"),
     "estimated_positives": ("Positives (estimated)", "estimate"),
+    "stratum_lower": ("Stratum's scores from", "threshold"),
+    "stratum_upper": ("Stratum's scores below", "threshold"),
+    "stratum_documents": ("Documents in the stratum", "count"),
+    "stratum_sample": ("Reviewed in the stratum", "count"),
+    "score": ("Score", "threshold"),
+    "id": ("Id", "text"),
     "measure": ("Measure", "text"),
     "quantity": ("Quantity", "text"),
     "train": ("Training rows", "number"),
@@ -302,6 +308,8 @@ def column_kind(name, values: pd.Series) -> str:
         return column_kind(bound["base"], values)
     if pd.api.types.is_bool_dtype(values):
         return "flag"
+    if text.lower() == "id" or text.lower().endswith(("_id", " id")):  # an identifier is a name, not a count
+        return "text"
     values = _numeric(values)
     if values is None:
         return "text"

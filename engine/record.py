@@ -158,13 +158,16 @@ def new_item(
     link : str, optional
         URL that reopens the view with these settings.
     details : str, optional
-        What stands behind the sentence (the sentence says the decision in one breath; this the rest).
+        What stands behind the sentence. The item's sentence is the first sentence of ``sentence`` (the
+        decision, read in one breath); any sentences after it come first in the details.
 
     Returns
     -------
     RecordItem
         The item with ``provenance`` filled and no note.
     """
+    sentence, more = _first_sentence(str(sentence))
+    details = " ".join(filter(None, [more, str(details)]))
     provenance = {
         "data_sha256": data_fingerprint,
         "settings": json_safe(settings or {}),
@@ -172,7 +175,17 @@ def new_item(
         "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "link": link,
     }
-    return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance, details=str(details))
+    return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance, details=details)
+
+
+#: where one sentence ends and the next begins (a full stop and a capital: "… positives. With 95 % …")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """The decision's sentence and what follows it (the item's details)."""
+    parts = _SENTENCE_END.split(text.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
 
 
 def data_sha256(*arrays) -> str:
