@@ -523,6 +523,9 @@ _SETTING_KINDS = {
     "cost_per_false_positive": "money",
     "expected_half_width": "number",
 }
+#: an audit design's strata in words (their bounds are scores)
+_STRATUM_LABELS = {"lower": "Scores from", "upper": "Scores below", "sample": "To review", "planned": "Planned"}
+_STRATUM_KINDS = {"lower": "threshold", "upper": "threshold"}
 #: settings that are the machine's business, not the decision's (the backend that counted, how long it took)
 _UNSAID_SETTINGS = frozenset({"backend", "seconds", "warnings", "currency", "strata"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -584,8 +587,10 @@ def _setting_words(key: str, value, currency: str) -> tuple[str, str]:
         label = "reviews planned" if isinstance(value, (int, float)) else "budget rule"
     if key == "rule" and isinstance(value, str):
         return label, value.upper()
+    if key == "alpha" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return label, f"{100 * value:.2f} %"  # as the page's α slider shows it
     if kind and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return label, format_value(value, kind, currency=currency, precise=kind == "share" and key == "alpha")
+        return label, format_value(value, kind, currency=currency)
     return label, value_in_words(value)
 
 
@@ -640,7 +645,7 @@ def _provenance_sections(item: RecordItem) -> list[ReportSection]:
     shown = {name.strip().lower() for name, _ in item.tables}
     for key, value in settings.items():
         if _is_rows(value) and str(key).lower() not in shown:  # an audit's design, unless the item shows it
-            table = present_table(pd.DataFrame(value), precise=True)
+            table = present_table(pd.DataFrame(value), labels=_STRATUM_LABELS, kinds=_STRATUM_KINDS, precise=True)
             sections.append(ReportSection(f"{column_label(key)} of the design", table, level=3))
     return sections
 

@@ -62,7 +62,7 @@ h3{font-size:10pt;margin:9pt 0 3pt}h1,h2,h3{break-after:avoid;page-break-after:a
 p{margin:3pt 0 6pt}p.decision{font-size:11pt;margin-top:4pt}.details,.note{color:#555;font-size:8.5pt}
 table{border-collapse:collapse;font-size:8pt;margin:2pt 0 4pt}
 td,th{border:1px solid #ccc;padding:1.5pt 4pt;text-align:right;vertical-align:top}
-th{background:#f4f4f4}td.t,th.t{text-align:left}td.n{white-space:nowrap}
+th{background:#f4f4f4}td.t,th.t{text-align:left}td.n,.nw{white-space:nowrap}
 .meta{font-size:8.5pt;color:#555}.facts{font-size:7.5pt;width:100%}.facts td,.facts th{text-align:left}
 .facts th{width:10.5em;font-weight:normal;color:#555}.facts td{overflow-wrap:break-word}
 .block{break-inside:avoid;page-break-inside:avoid}
@@ -231,12 +231,26 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
         elif isinstance(c, Facts):
             body = _facts_html(c)
         elif section.style:
-            body = f"<p class='{html.escape(section.style, quote=True)}'>{html.escape(str(c))}</p>" if c else ""
+            body = f"<p class='{html.escape(section.style, quote=True)}'>{_unbroken(str(c))}</p>" if c else ""
         else:
-            body = f"<p>{html.escape(str(c))}</p>" if c else ""
+            body = f"<p>{_unbroken(str(c))}</p>" if c else ""
         parts.append(_block(section, body))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+#: a number, a date or a range of them written with hyphens or dashes ("2025-07-28", "0–736", "−0.85"): a browser
+#: may break a line after a hyphen or a dash, which would cut a number in two
+_NUMBER_RUN = re.compile(r"[−+-]?[$€£¥]?\d[\d.,:/]*(?:[-–−]\d[\d.,:/]*)+")
+
+
+def _unbroken(text: str) -> str:
+    """Text escaped, its numbers and dates with hyphens kept on one line."""
+    out, last = [], 0
+    for match in _NUMBER_RUN.finditer(text):
+        out += [html.escape(text[last : match.start()]), f"<span class='nw'>{html.escape(match.group())}</span>"]
+        last = match.end()
+    return "".join(out) + html.escape(text[last:])
 
 
 def _block(section: ReportSection, body: str) -> str:
@@ -259,7 +273,7 @@ def _block(section: ReportSection, body: str) -> str:
 #: browser window's width when it loads, which is not the paper's, so a printed figure has this width of its own
 PRINT_FIGURE_WIDTH = PRINT_WIDTH - 13
 #: height of a printed figure (CSS pixels): three figures, or two and a table, to a page
-PRINT_FIGURE_HEIGHT = 300
+PRINT_FIGURE_HEIGHT = 280
 #: font size of a printed figure's text (CSS pixels)
 PRINT_FIGURE_FONT = 11
 

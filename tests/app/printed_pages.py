@@ -181,8 +181,8 @@ def broken(pages: list[PrintedPage], vocab: set[str]) -> list[str]:
     line and a word starting the next line of the same column that together make a word of ``vocab`` (and at
     least one of them alone is not one)."""
     problems = []
-    for p in pages:
-        words = [w for w in p.words if re.search(r"[A-Za-z0-9]$", w.text)]
+    for p in pages:  # a piece ends in a letter or a digit, or in a digit and a hyphen (a date or a range cut)
+        words = [w for w in p.words if re.search(r"([A-Za-z0-9]|\d[-–−])$", w.text)]
         starts = [w for w in p.words if re.match(r"^[A-Za-z0-9]", w.text)]
         for a in words:
             a_left, a_bottom, a_right, a_top = a.box

