@@ -292,8 +292,22 @@ def test_provenance_is_in_words():
 
 def test_an_audits_design_is_a_small_table_of_strata():
     strata = [
-        {"stratum": 1, "lower": 0.0, "upper": 4.6e-05, "documents": 2865, "sample": 132, "anticipated_prevalence": 1.27e-05},
-        {"stratum": 2, "lower": 4.6e-05, "upper": 0.9, "documents": 180, "sample": 43, "anticipated_prevalence": 0.0676},
+        {
+            "stratum": 1,
+            "lower": 0.0,
+            "upper": 4.6e-05,
+            "documents": 2865,
+            "sample": 132,
+            "anticipated_prevalence": 1.27e-05,
+        },
+        {
+            "stratum": 2,
+            "lower": 4.6e-05,
+            "upper": 0.9,
+            "documents": 180,
+            "sample": 43,
+            "anticipated_prevalence": 0.0676,
+        },
     ]
     item = new_item("audit plan", "Plan", "Review 175 documents.", settings={"strata": strata, "budget": 300})
     page = record_html([item], static=True)
