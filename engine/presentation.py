@@ -472,8 +472,9 @@ def format_value(value, kind: str, empty: str = EMPTY, *, currency: str = "", pr
         return _percent(100.0 * v if kind == "share" else v, precise)
     if kind == "count":
         return f"{v:,.0f}".replace("-", "−")
-    if kind == "estimate":
-        return (f"{v:,.2f}" if precise else f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}").replace("-", "−")
+    if kind == "estimate":  # a whole number stays whole (a count exact in a column of estimates)
+        whole = v.is_integer() or abs(v) >= 100
+        return (f"{v:,.0f}" if whole else f"{v:,.2f}" if precise else f"{v:,.1f}").replace("-", "−")
     if kind == "money":
         return ("−" if v < 0 else "") + currency + (f"{abs(v):,.2f}" if abs(v) < 1000 else f"{abs(v):,.0f}")
     if kind == "threshold":
