@@ -64,7 +64,7 @@ table{border-collapse:collapse;font-size:8pt;margin:2pt 0 4pt}
 td,th{border:1px solid #ccc;padding:1.5pt 4pt;text-align:right;vertical-align:top}
 th{background:#f4f4f4}td.t,th.t{text-align:left}td.n,.nw{white-space:nowrap}
 .meta{font-size:8.5pt;color:#555}.facts{font-size:7.5pt;width:100%}.facts td,.facts th{text-align:left}
-.facts th{width:10.5em;font-weight:normal;color:#555}.facts td{overflow-wrap:break-word}
+.facts th{width:1%;white-space:nowrap;font-weight:normal;color:#555}.facts td{overflow-wrap:break-word}
 .block{break-inside:avoid;page-break-inside:avoid}
 .figure{break-inside:avoid;page-break-inside:avoid;width:100%;max-width:100%;overflow:hidden}
 .modebar,.modebar-container{display:none!important}
