@@ -265,9 +265,9 @@ def decision_cards(v: GridView, graph, gp, ap, front) -> None:
     r[2].metric("Precision", format_value(graph.precision, "share"))
     share = gp.auc / front.area if front.area > 0 else None
     r[3].metric(
-        "Graph path's share of the frontier",
+        "Share of the frontier",
         format_value(share, "share"),
-        help="Area under the graph path as a share of the area under the frontier (the best any path can reach).",
+        help="The graph path's area as a share of the area under the frontier (the most any path can reach).",
     )
     with st.expander("Grid and runtimes"):
         tabulated = (

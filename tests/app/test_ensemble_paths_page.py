@@ -27,7 +27,7 @@ def test_page_renders_both_methods(app):
     assert list(t.columns)[:3] == ["Quantity", "graph", "analytic-power"]
     assert "Threshold of score_image" in list(t["Quantity"]) and "None" not in t.to_numpy().ravel()
     labels = {m.label for m in at.metric}  # the decision: what the joint thresholds flag, not the runtimes
-    assert {"True positives at the target", "Graph path's share of the frontier"} <= labels
+    assert {"True positives at the target", "Share of the frontier"} <= labels
     assert not any("runtime" in label.lower() for label in labels)
     assert any("runtimes" in e.label for e in at.expander)
 

@@ -40,8 +40,9 @@ MISSING = {"None", "none", "nan", "NaN", "<NA>", "NaT", "null", "inf", "-inf", "
 #: words of a label that make its column a share (shown as a percentage)
 SHARE_WORDS = ("precision", "recall", "share", "coverage", "rate", "prevalence", "probability", "accuracy")
 #: the narrowest a column may be for its label to show whole: the grid's 14 px semibold Source Sans averages under
-#: 7 px a character, plus the sort arrow and the padding (an estimate of its own, not views.tables')
-PX_PER_CHAR, HEADER_ROOM = 7.0, 24
+#: 6 px a character (measured in Chromium: "Rating floor (lowest rated score)", 33 characters, 192 px), plus the
+#: padding (an estimate of its own, not views.tables')
+PX_PER_CHAR, HEADER_ROOM = 6.0, 20
 
 
 def tables_of(at):
