@@ -39,10 +39,10 @@ USER_COLUMNS = {
 MISSING = {"None", "none", "nan", "NaN", "<NA>", "NaT", "null", "inf", "-inf", "False", "True"}
 #: words of a label that make its column a share (shown as a percentage)
 SHARE_WORDS = ("precision", "recall", "share", "coverage", "rate", "prevalence", "probability", "accuracy")
-#: the narrowest a column may be for its label to show whole: the grid's 14 px semibold Source Sans averages under
-#: 6 px a character (measured in Chromium: "Rating floor (lowest rated score)", 33 characters, 192 px), plus the
-#: padding (an estimate of its own, not views.tables')
-PX_PER_CHAR, HEADER_ROOM = 6.0, 20
+#: the narrowest a column may be for its label to show whole: the grid's 14 px semibold Source Sans takes 5.8 to
+#: 6.6 px a character (measured in Chromium: "Rating floor (lowest rated score)", 33 characters, 192 px; "Target m",
+#: 53 px), plus the cell's padding (an estimate of its own, not views.tables'; the browser test sees the rest)
+PX_PER_CHAR, HEADER_ROOM = 5.6, 16
 
 
 def tables_of(at):
