@@ -373,8 +373,10 @@ def rows_named_by(frame: pd.DataFrame) -> str | None:
     str or None
         The column's name; ``None`` when no text column names every row once.
     """
-    for name in frame.columns:
-        values = frame[name]
+    if len(set(map(str, frame.columns))) < frame.shape[1]:
+        return None  # two columns of one name (an imported record): none can be named for sure
+    for j, name in enumerate(frame.columns):
+        values = frame.iloc[:, j]
         if _numeric(values) is None and not pd.api.types.is_bool_dtype(values):
             cells = [str(v) for v in values.tolist() if v is not None and str(v).strip()]
             if len(cells) == len(frame) and len(set(cells)) == len(cells):

@@ -658,7 +658,8 @@ def _presented(frame: pd.DataFrame, currency: str = "", precise: bool = False) -
     """A record's table through the presentation layer: words, units, percentages; a wide table of few rows one
     quantity per row (its rows named by its text column, when it has one)."""
     first = str(frame.columns[0]).strip().lower() if frame.shape[1] else ""
-    row_kinds = frame.columns[0] if first in ("quantity", "measure") else None
+    unique = frame.shape[1] and list(map(str, frame.columns)).count(str(frame.columns[0])) == 1
+    row_kinds = frame.columns[0] if first in ("quantity", "measure") and unique else None
     style = {"currency": currency, "precise": precise, "compact": frame.shape[1] > 6}
     named = rows_named_by(frame) if row_kinds is None else None
     if named is not None and named != str(frame.columns[0]):  # the column naming the rows goes first
@@ -678,9 +679,9 @@ def _abbreviations(frame: pd.DataFrame) -> str:
     return "TP, FP: true and false positives."
 
 
-def _file_name(number: int, name: str) -> str:
-    words = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].strip("-") or "table"
-    return f"item{number}-{words}.csv"
+def _file_name(number: int, table: int) -> str:
+    """The CSV file of an item's table: numbered, never made of the table's name (an imported record's text)."""
+    return f"item{number}-table{table}.csv"
 
 
 @dataclass(frozen=True)
@@ -697,9 +698,9 @@ class _Attachment:
 def _table_sections(item: RecordItem, number: int, attachments: list, static: bool) -> list[ReportSection]:
     currency = str((item.provenance.get("settings") or {}).get("currency") or "")
     sections = []
-    for name, table in item.tables:
+    for k, (name, table) in enumerate(item.tables, start=1):
         label = f"T{len(attachments) + 1}"
-        attachment = _Attachment(label, f"{number}. {item.title}: {name}", name, _file_name(number, name), table)
+        attachment = _Attachment(label, f"{number}. {item.title}: {name}", name, _file_name(number, k), table)
         attachments.append(attachment)
         rows = len(table)
         shown = _presented(table.head(BODY_FIRST) if rows > BODY_ROWS else table, currency)

@@ -143,10 +143,12 @@ def test_the_batch_item_names_its_file_and_the_monitoring_item_says_it_in_one_se
 # --- each check fails on a record broken on purpose -----------------------------------------------------------
 
 
-def printed(items, broken: tuple[str, str]) -> list:
+def printed(items, *broken: tuple[str, str]) -> list:
     page = record_html(items, static=True)
-    assert broken[0] in page, broken[0]
-    return pp.read_pages(record_pdf(page.replace(*broken)))
+    for old, new in broken:
+        assert old in page, old
+        page = page.replace(old, new)
+    return pp.read_pages(record_pdf(page))
 
 
 @pytest.fixture(scope="module")
@@ -160,13 +162,14 @@ def test_the_checks_see_words_broken_and_text_cut_or_overlapping(few):
     assert pp.broken(squeezed, vocabulary_of(few, record_html(few, static=True)))
     cut = printed(few, ("@page{size:A4;margin:14mm 12mm}", "@page{size:A4;margin:4mm 2mm}"))
     assert pp.outside(cut)
-    # the legend back where it ran into rotated tick labels (under the plot, in the plot's coordinates)
+    # the legend back where it ran into the strata's rotated tick labels (under the plot, in the plot's coordinates)
     legend = printed(
         few,
         (
             '"y":0.005,"yanchor":"bottom","font":{"size":10},"yref":"container"}',
             '"y":-0.18,"yanchor":"top","font":{"size":10},"yref":"paper"}',
         ),
+        ('"tickangle":0', '"tickangle":30'),
     )
     assert pp.overlapping(legend)
 

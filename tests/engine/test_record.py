@@ -272,8 +272,8 @@ def test_every_table_reads_in_words_and_fits_the_page():
     for raw in ("inf", "False", "True", "None", "-0.848"):
         assert f">{raw}<" not in bounds, raw
     # the 500 rows: summarised, attached, not printed
-    assert "A-9<" in body and "A-10<" not in body and "First 10 of 500 rows" in body and "item1-decided.csv" in body
-    assert "A-499" not in page and "item1-decided.csv" in appendix and "Attached files" in appendix
+    assert "A-9<" in body and "A-10<" not in body and "First 10 of 500 rows" in body and "item1-table4.csv" in body
+    assert "A-499" not in page and "item1-table4.csv" in appendix and "Attached files" in appendix
     # the periods' 20 rows are complete in the body: the appendix prints none
     assert "none in this record" in appendix
 
@@ -351,14 +351,14 @@ def test_the_pdf_carries_every_table_as_a_file_and_prints_no_data_link():
     attached = PdfReader(io.BytesIO(pdf)).attachments
     files = record_attachments(items)
     assert [name for name, _ in files] == [
-        "item1-compared.csv",
-        "item1-periods.csv",
-        "item1-below-the-line.csv",
-        "item1-decided.csv",
-        "item2-sweep.csv",
+        "item1-table1.csv",
+        "item1-table2.csv",
+        "item1-table3.csv",
+        "item1-table4.csv",
+        "item2-table1.csv",
     ]
     assert {name: [data] for name, data in files} == attached
-    decided = pd.read_csv(io.BytesIO(attached["item1-decided.csv"][0]))
+    decided = pd.read_csv(io.BytesIO(attached["item1-table4.csv"][0]))
     assert len(decided) == 500 and decided["probability"].iloc[7] == 7 / 500  # every row, every digit
     assert b"data:text/csv" not in pdf
 
@@ -386,3 +386,14 @@ def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
     ]
     # one page of body and the appendix's (printed in full, the 500 rows alone took 9 pages)
     assert 1 <= len(pdfium.PdfDocument(record_pdf(items))) <= 3
+
+
+def test_an_imported_table_with_two_columns_of_one_name_or_a_hostile_name_prints_as_text():
+    record = json.loads(record_json([item()]))
+    record["items"][0]["tables"] = [
+        {"name": "![x](http://evil.example/b.png)", "columns": ["quantity", "quantity"], "rows": [["a", 1], ["b", 2]]},
+        {"name": "<script>", "columns": ["m", "m", "n"], "rows": [["a", "b", 1.5]] * 5},
+    ]
+    page = record_html(read_record_json(json.dumps(record)))
+    assert "<script>" not in page.split("</style>")[1].replace("<script type", "").split("<script")[0]
+    assert "item1-table1.csv" in page and "evil" not in page.split("download=")[1].split(">")[0]
