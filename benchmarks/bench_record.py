@@ -177,7 +177,7 @@ def meeting(repeat: int) -> None:
     t = time.perf_counter()
     items = record_of_every_page()
     print(f"record of {len(items)} items built from the pages in {time.perf_counter() - t:.1f} s")
-    html_times, static_times, pdf_times = [], [], []
+    html_times, static_times, pdf_times, pdf_cpu = [], [], [], []
     for _ in range(repeat):
         t = time.perf_counter()
         record_html(items)
@@ -185,9 +185,10 @@ def meeting(repeat: int) -> None:
         t = time.perf_counter()
         page = record_html(items, static=True)
         static_times.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        t, before = time.perf_counter(), cpu()
         pdf = record_pdf(items)
         pdf_times.append(time.perf_counter() - t)
+        pdf_cpu.append(cpu() - before)
     pages = pp.read_pages(pdf)
     found = {
         "mostly blank pages": pp.mostly_blank(pages, chapter_starts(pages)),
@@ -200,7 +201,12 @@ def meeting(repeat: int) -> None:
     print(f"load {os.getloadavg()[0]:.2f} (1 min), {os.getloadavg()[1]:.2f} (5 min)")
     print("| what | runs (s) | best s |")
     print("|---|---|---:|")
-    for name, times in (("HTML export", html_times), ("HTML for print", static_times), ("PDF export", pdf_times)):
+    for name, times in (
+        ("HTML export", html_times),
+        ("HTML for print", static_times),
+        ("PDF export", pdf_times),
+        ("PDF export, CPU s (this process and Chromium)", pdf_cpu),
+    ):
         print(f"| {name} | {', '.join(f'{x:.2f}' for x in times)} | {min(times):.2f} |")
     print(f"pages {len(pages)}, PDF {len(pdf) / 2**20:.1f} MB; " + "; ".join(f"{k} {len(v)}" for k, v in found.items()))
 
