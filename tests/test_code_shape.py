@@ -108,11 +108,12 @@ PUBLIC_MODULES = (
     "engine.sample_builders",
     "engine.pages",
     "engine.presentation",
+    "engine.workspace",
     # a package whose modules are private (``_curve.py``) publishes a few modules beside its ``__init__``: what it
     # shows people (``display``) and, where a package has one, a second audience (``engine.constraints.tabular``)
     *(
         ".".join(f.relative_to(ROOT).with_suffix("").parts)
-        for package in ("pn", "setloss", "qwyc", "constraints", "audit", "monitor", "io", "backends")
+        for package in ("pn", "setloss", "qwyc", "constraints", "audit", "monitor", "io", "backends", "workspace")
         for f in sorted((ROOT / "engine" / package).glob("[a-z]*.py"))
         if any(f.parent.glob("_[a-z]*.py"))
     ),
@@ -309,7 +310,7 @@ LAYERS = (
     {"errors", "reporting", "plotting", "presentation", "resources"},
     {"pn", "untrusted", "pages"},
     {"io", "record"},
-    {"constraints", "qwyc", "setloss", "audit", "monitor"},
+    {"constraints", "qwyc", "setloss", "audit", "monitor", "workspace"},
     {"backends", "sample_builders"},
     {"cli", "warmup"},
 )
