@@ -162,7 +162,7 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
         help="One row per document to review; the reviewers fill in 'label' (1/0, yes/no ...).",
     )
     with st.expander(f"The {planned.budget:,} documents to review"):
-        st.dataframe(planned.table().head(1000), hide_index=True)
+        show_table(planned.table().head(1000), height=300)
     add_to_record(
         lambda: new_item(
             "audit plan",

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from ..pn import Card
+from ..presentation import format_value
 from .audit_file import AuditSample
 from .estimate import AuditEstimate, at_thresholds
 from .intervals import Interval
@@ -77,7 +78,7 @@ def strata_table(result: AuditEstimate) -> pd.DataFrame:
         p = s.prevalence
         rows.append(
             {
-                "scores": f"{s.lower:.4g} – {s.upper:.4g}",
+                "scores": f"{format_value(s.lower, 'threshold')} – {format_value(s.upper, 'threshold')}",
                 "documents": f"{s.documents:,}",
                 "reviewed": f"{s.audited:,}",
                 "positives found": f"{s.positives_found:,}",

@@ -106,7 +106,7 @@ def test_thresholds_the_operating_point_and_any_other(app, shipped):
     first, last = table.columns[0], table.columns[-1]
     assert float(last) == pytest.approx(0.01) and table.loc["Side", last] == "below the line"
     expected = estimate(rated, audit, thresholds=[0.01]).thresholds[0]
-    shown = float(table.loc["Recall lower", last].rstrip(" %")) / 100
+    shown = float(table.loc["Recall, lower bound", last].rstrip(" %")) / 100
     assert shown == pytest.approx(expected.recall.lower, abs=5e-4)  # a percentage with one decimal
     assert table.loc["Side", first] == "at or above the line"  # the operating point's threshold
 
@@ -138,7 +138,10 @@ def test_the_operating_point_page_shows_recall_once_an_audit_is_paired(app, ship
     assert f"95 %: {r.lower * 100:.0f} % – {r.upper * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
     at.button(key="record_op").click().run()
     item = at.session_state["_decision_record"][-1]
-    assert "Recall at threshold" in item.sentence and item.provenance["settings"]["audit"]["audited"] == 300
+    assert (
+        "Recall at threshold" in f"{item.sentence} {item.details}"
+        and item.provenance["settings"]["audit"]["audited"] == 300
+    )
 
 
 def own_data():
