@@ -40,11 +40,13 @@ import numpy as np
 from scipy import stats
 
 from ..errors import InputError
+from ._arguments import real_number
 
 __all__ = [
     "SPACINGS",
     "ALLOCATIONS",
     "MIN_PER_STRATUM",
+    "MAX_STRATA",
     "stratum_levels",
     "quantile_ranks",
     "strata_bounds",
@@ -58,6 +60,8 @@ SPACINGS = ("geometric", "quantile")
 ALLOCATIONS = ("proportional", "neyman", "equal")
 #: fewest documents reviewed in a stratum (two: a stratum's variance needs two)
 MIN_PER_STRATUM = 2
+#: most strata a plan has (geometric strata: the top two hold 2**-39 of the documents each)
+MAX_STRATA = 40
 
 
 def stratum_levels(strata: int, spacing: str = "geometric") -> np.ndarray:
@@ -79,12 +83,12 @@ def stratum_levels(strata: int, spacing: str = "geometric") -> np.ndarray:
     Raises
     ------
     InputError
-        K below 1 or above 40, or an unknown spacing.
+        K not a whole number from 1 to :data:`MAX_STRATA`, or an unknown spacing.
     """
     if spacing not in SPACINGS:
         raise InputError(f"unknown strata spacing {spacing!r}; choose one of {', '.join(SPACINGS)}")
-    if not isinstance(strata, (int, np.integer)) or not 1 <= strata <= 40:
-        raise InputError(f"--strata must be a whole number from 1 to 40, got {strata!r}")
+    if isinstance(strata, bool) or not isinstance(strata, (int, np.integer)) or not 1 <= strata <= MAX_STRATA:
+        raise InputError(f"--strata must be a whole number from 1 to {MAX_STRATA}, got {strata!r}")
     k = np.arange(1, int(strata))
     return 1.0 - 2.0**-k if spacing == "geometric" else k / int(strata)
 
@@ -199,7 +203,7 @@ def allocate(
     lo, hi = np.minimum(big_n, minimum), big_n
     if reviewed is not None:
         lo = np.maximum(lo, np.asarray(reviewed, dtype=np.int64))
-    if not isinstance(budget, (int, np.integer)) or budget < lo.sum() or budget > hi.sum():
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not lo.sum() <= budget <= hi.sum():
         raise InputError(
             f"--budget must be a whole number from {int(lo.sum()):,} (at least {minimum} per stratum, "
             f"{big_n.size} strata) to {int(hi.sum()):,} (every document below the line), got "
@@ -298,8 +302,7 @@ def budget_for_half_width(
     ----------
     Cochran (1977), §5.9: sample size for a specified variance in stratified sampling.
     """
-    if not half_width > 0:
-        raise InputError(f"--half-width must be a positive number of documents, got {half_width!r}")
+    half_width = real_number(half_width, "--half-width", positive=True, what="missed positives")
     big_n = np.asarray(documents, dtype=np.int64)
     floor = np.minimum(big_n, minimum)
     if reviewed is not None:

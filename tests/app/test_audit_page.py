@@ -1,6 +1,7 @@
 """Below the line (Audit page): the plan and the estimate are exactly the engine's, on the samples and on uploads."""
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,10 @@ from engine.audit import (
     PLAN_COLUMNS,
     PopulationColumns,
     audit_from_frame,
+    audit_headlines,
     audit_sentence,
+    design_json,
+    design_record,
     estimate,
     load_audit,
     memory_population,
@@ -30,7 +34,9 @@ def metrics(at) -> dict:
 @pytest.fixture(scope="module")
 def shipped():
     population = pd.read_csv(sample_path("satimage_population"))
-    pop = memory_population(population, PopulationColumns("doc_id", "score", "score"), name="'x'")
+    pop = memory_population(
+        population, PopulationColumns("doc_id", "score", "score"), name="'satimage_population.csv.gz'"
+    )
     return pop, load_rated(sample_path("satimage_rated")), load_audit(sample_path("satimage_audit"))
 
 
@@ -41,6 +47,7 @@ def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, s
     expected = plan(pop, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
     csv = served(download_buttons(at)["Download the plan (plan.csv)"])
     assert csv == expected.csv()
+    assert served(download_buttons(at)["Download its design (plan.json)"]) == design_json(design_record(expected))
     got = pd.read_csv(io.BytesIO(csv))
     assert list(got.columns) == list(PLAN_COLUMNS) and got["label"].isna().all()
     assert set(got["id"].astype(str)) == set(audit.ids)  # the shipped audit is this plan, reviewed
@@ -49,10 +56,11 @@ def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, s
     assert m["Expected half-width"] == f"±{expected.expected_half_width:,.1f}"
     result = estimate(rated, audit)
     assert at.selectbox(key="audit_rated").value == "satimage_rated.csv.gz"  # the shipped audit's rated data
-    b, r = result.positives, result.recall
-    assert m["Missed positives"] == f"{b.estimate:,.1f}" and m["Recall at the review line"] == f"{r.estimate:.1%}"
-    captions = " ".join(c.value for c in at.main.caption)
-    assert f"95 %: {b.lower:,.1f} – {b.upper:,.1f}" in captions and f"95 %: {r.lower:.1%} – {r.upper:.1%}" in captions
+    missed, total, recall, found = audit_headlines(result)  # intervals, the points in the captions
+    assert (m["Missed positives"], m["All positives"]) == (missed.value, total.value) == ("1 – 87", "57 – 143")
+    assert (m["Recall at the review line"], m["Positives found"]) == (recall.value, found.value) == ("39 % – 97 %", "1")
+    captions = shown(at.main.caption)
+    assert missed.caption in captions and recall.caption in captions
     assert audit_sentence(result) in shown(at.markdown)
     assert [c.key for c in at.get("plotly_chart")] == ["audit_pn_chart", "audit_pr_chart", "audit_strata_chart"]
 
@@ -67,6 +75,7 @@ def test_settings_change_the_plan_as_the_engine_does(app, served, shipped):
     assert not at.exception
     expected = plan(pop, below=0.9, budget=120, strata=4, allocation="equal", seed=7, prior_column="score")
     assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
+    assert json.loads(served(download_buttons(at)["Download its design (plan.json)"]))["seed"] == 7
     at.radio(key="audit_size_by").set_value("Half-width").run()
     at.number_input(key="audit_half_width").set_value(10.0).run()
     wanted = plan(pop, below=0.9, half_width=10.0, strata=4, allocation="equal", seed=7, prior_column="score")
@@ -118,10 +127,13 @@ def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
     assert not at.exception
     plan_item, audit_item = at.session_state["_decision_record"]
     assert plan_item.kind == "audit plan" and plan_item.provenance["settings"]["seed"] == 0
+    design = shipped[2].design
+    assert plan_item.provenance["settings"]["plan_rows_sha256"] == design["rows_sha256"]
     assert audit_item.kind == "audit" and audit_item.sentence == audit_sentence(estimate(shipped[1], shipped[2]))
     settings = audit_item.provenance["settings"]
-    assert settings["seed"] == 0 and settings["population_rows"] == 5803  # the plan drew this audit
-    assert settings["population_sha256"] and settings["audit_sha256"] == shipped[2].fingerprint
+    assert settings["seed"] == 0 and settings["population_rows"] == 5803  # from the audit's design record
+    assert settings["population_sha256"] == design["population"]["fingerprint"]["sha256"]
+    assert settings["audit_sha256"] == shipped[2].fingerprint
     assert [s["planned"] for s in settings["strata"]] == shipped[2].planned.tolist()
 
 
@@ -134,8 +146,8 @@ def test_the_operating_point_page_shows_recall_once_an_audit_is_paired(app, ship
     assert not at.exception
     threshold = float(metrics(at)["Threshold"])
     r = estimate(rated, audit, thresholds=[threshold]).thresholds[0].recall
-    assert metrics(at)["Recall (audit)"] == f"{r.estimate * 100:.0f} %"
-    assert f"95 %: {r.lower * 100:.0f} % – {r.upper * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
+    assert metrics(at)["Recall (audit)"] == f"{r.lower * 100:.0f} % – {r.upper * 100:.0f} %"
+    assert f"point estimate {r.estimate * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
     at.button(key="record_op").click().run()
     item = at.session_state["_decision_record"][-1]
     assert "Recall at threshold" in item.sentence and item.provenance["settings"]["audit"]["audited"] == 300
@@ -152,14 +164,12 @@ def own_data():
     p = plan(
         memory_population(frame, PopulationColumns("account_id", "risk_score")), below=0.5, budget=200, strata=5, seed=2
     )
-    reviewed = p.table().assign(
-        label=frame.set_index(frame["account_id"].astype(str))["truth"].loc[p.table()["id"]].to_numpy()
-    )
-    return frame, rated, reviewed
+    reviewed = p.table().assign(label=frame.set_index("account_id")["truth"].loc[p.table()["id"]].to_numpy())
+    return frame, rated, reviewed, design_record(p)
 
 
 def test_uploaded_population_rated_data_and_audit(app, served):
-    frame, rated, reviewed = own_data()
+    frame, rated, reviewed, design = own_data()
     # a population with known labels is first guessed as rated data (the user changes the kind)
     at = upload_input(app(), "population.csv", frame.to_csv(index=False).encode(), kind="population")
     at = upload_input(at, "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
@@ -167,18 +177,21 @@ def test_uploaded_population_rated_data_and_audit(app, served):
     at = upload_input(at, "reviewed.csv", reviewed.to_csv(index=False).encode())  # guessed: a reviewed audit
     assert next(s for s in at.selectbox if s.label == "Kind of input").value == "audit"
     at.switch_page(PAGE).run()
-    assert not at.exception and not at.error
+    # no design record yet (the Data page got the reviewed plan alone): no estimate, no record button
+    assert not at.exception and "has no design record" in at.error[0].value
+    assert "record_audit" not in [b.key for b in at.button]
     assert at.selectbox(key="audit_population").value.startswith("population.csv")
     assert at.selectbox(key="audit_rated").value == "rated.csv"
     at.number_input(key="audit_below").set_value(0.5).run()
     at.number_input(key="audit_budget").set_value(200).run()
     at.number_input(key="audit_strata").set_value(5).run()
     at.number_input(key="audit_seed").set_value(2).run()
-    assert not at.exception
+    assert not at.exception and not at.error  # this session planned it: its design record is known
     got = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download the plan (plan.csv)"])))
     assert got["id"].tolist() == reviewed["id"].astype(int).tolist()
-    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed))
-    assert metrics(at)["Missed positives"] == f"{expected.positives.estimate:,.1f}"
+    # planned in this session: its design record is known, the reviewed copy is estimated with it
+    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed), design=design)
+    assert metrics(at)["Missed positives"] == audit_headlines(expected)[0].value
     at.button(key="record_audit").click().run()
     assert at.session_state["_decision_record"][-1].provenance["settings"]["seed"] == 2
 

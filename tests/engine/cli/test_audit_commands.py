@@ -182,7 +182,7 @@ def test_estimate_sentences(capsys):
                 "--out",
                 "{tmp}/x.csv",
             ],
-            "no column 'nope'",
+            "Score column 'nope' (--score) is not in",
         ),
         (
             [
