@@ -15,8 +15,8 @@ missing-value or boolean word (``NA``, ``null``, ``TRUE``), one starting or endi
 or one starting with ``'`` or with a spreadsheet formula's ``=``, ``+``, ``-``, ``@`` — is written
 with a leading apostrophe (:func:`plan_id_cells`), which :func:`read_plan_ids` removes. A
 neutralised ``=A1`` (``'=A1``) therefore never collides with an id ``'=A1`` (written ``''=A1``).
-Ids holding a character no CSV line can carry (NUL, a carriage return, a vertical tab, a form
-feed, U+001C-U+001E, U+0085, U+2028, U+2029) are refused when the plan is made.
+Ids holding a character a plan file does not carry (a control character other than tab and
+newline — NUL, a carriage return, U+0085 ... — or U+2028, U+2029) are refused when the plan is made.
 
 **Intrinsic checks** (with or without the plan's design record, :mod:`engine.audit`): strata
 numbered 1 .. K from the lowest scores up with contiguous bounds, the same design values on every
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,7 +39,7 @@ import pandas as pd
 from ..errors import InputError, describe_rows
 from ..io.numbers import is_number, to_floats
 from ..io.rated import parse_labels
-from ..io.tables import Source, read_table
+from ..io.tables import Source, read_source, read_table
 from .selection import id_texts
 
 __all__ = [
@@ -69,8 +70,9 @@ PLAN_COLUMNS = (
 MAX_DOCUMENTS = 2**53
 #: the mark before a text id that would not read back as itself
 ID_MARK = "'"
-#: characters a CSV line of the plan cannot carry (the table reader splits lines at them or refuses the file)
-UNWRITABLE_ID = re.compile("[\x00\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: characters a plan file does not carry in an id: control characters but tab and newline (the table reader
+#: splits lines at some and takes a file full of them for binary data), and the Unicode line separators
+UNWRITABLE_ID = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 #: words a table reader takes for a missing value or a boolean (compared in lower case)
 _OTHER_WORDS = frozenset(
     {"", "#n/a", "#n/a n/a", "#na", "-1.#ind", "-1.#qnan", "-nan", "1.#ind", "1.#qnan", "<na>", "n/a", "na", "null"}
@@ -81,7 +83,7 @@ _RELATIVE = 1e-9  # tolerance of the derived columns (a spreadsheet keeps 15 sig
 
 
 def check_plan_ids(ids, column: str = "id") -> None:
-    """Refuse ids a plan file cannot carry: a character that breaks a CSV line (NUL, CR, U+2028 ...).
+    """Refuse ids a plan file does not carry: a control character but tab and newline (NUL, CR ...), U+2028, U+2029.
 
     Parameters
     ----------
@@ -99,9 +101,9 @@ def check_plan_ids(ids, column: str = "id") -> None:
         found = UNWRITABLE_ID.search(text)
         if found:
             raise InputError(
-                f"Id column '{column}': the id {text!r} holds the character U+{ord(found.group()):04X}, which a "
-                "plan file (CSV) cannot carry in a cell. Give such documents ids without it (a newline or a tab "
-                "is fine)."
+                f"Id column '{column}': the id {text!r} holds the control character U+{ord(found.group()):04X}, "
+                "which a plan file (CSV) does not carry. Give such documents ids without control characters (a "
+                "newline or a tab is fine)."
             )
 
 
@@ -448,7 +450,20 @@ def audit_from_frame(frame: pd.DataFrame, *, name: str = "audit", fingerprint: s
     )
 
 
-def load_audit(source: Source, *, design=None) -> AuditSample:
+def _plan_delimiter(raw: bytes) -> str | None:
+    """The delimiter whose split of the first line holds every plan column (ids never fool a sniffer), or None."""
+    head = raw[: 1 << 16]
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(raw, 1 << 16)
+        except zlib.error:
+            return None
+    text = head.decode("utf-8-sig", errors="replace")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return next((d for d in ",;\t|" if set(PLAN_COLUMNS) <= {f.strip() for f in first.split(d)}), None)
+
+
+def load_audit(source: Source, *, design=None, name: str | None = None) -> AuditSample:
     """Read and check a reviewed audit plan (CSV, CSV.gz or Parquet), with its design record when there is one.
 
     Parameters
@@ -459,6 +474,8 @@ def load_audit(source: Source, *, design=None) -> AuditSample:
         Its design record (``plan.json``: parsed, a path or its bytes). Default: for a path, the
         record beside it when there is one (``reviewed.csv`` -> ``reviewed.json``,
         :func:`engine.audit.design_path`); else none.
+    name : str, optional
+        The file's name for messages (default: the path's name, or "upload").
 
     Returns
     -------
@@ -473,7 +490,8 @@ def load_audit(source: Source, *, design=None) -> AuditSample:
     """
     from ._design_record import check_design, design_path, load_design  # the record's module reads this one
 
-    table = read_table(source)
+    raw, shown = read_source(source, name)
+    table = read_table(raw, name=shown, delimiter=_plan_delimiter(raw))
     audit = audit_from_frame(table.frame, name=table.name, fingerprint=table.fingerprint)
     if design is None and isinstance(source, (str, os.PathLike)) and design_path(source).is_file():
         design = design_path(source)

@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from engine.audit import PLAN_COLUMNS, audit_from_frame, check_design, design_path, load_design
+from engine.audit import PLAN_COLUMNS, design_path, load_audit, load_design
 from engine.errors import InputError
 from engine.io import Table, sample_path
 from views.forms.common import parse_table, preview, sample_bytes
@@ -19,25 +19,25 @@ from views.session_input import SessionInput
 from views.state import md, memo
 
 
-def _input(table: Table, source: str, sample_key: str | None = None, design: bytes | None = None) -> SessionInput:
-    """The reviewed plan, carrying its design record when one is given (the record's SHA-256 is the mapping)."""
+def _input(
+    raw: bytes, table: Table, source: str, sample_key: str | None = None, design: bytes | None = None
+) -> SessionInput:
+    """The reviewed plan read again from its bytes (delimiter from the plan's header, ids as written), carrying its
+    design record when one is given (the record's SHA-256 is the mapping)."""
     tag = None if design is None else hashlib.sha256(design).hexdigest()
     value = memo(
         ("audit", table.fingerprint, tag),
-        lambda: _checked(table, design),
+        lambda: load_audit(
+            raw, name=table.name, design=None if design is None else load_design(design, name="plan.json")
+        ),
     )
     return SessionInput(table.name, "audit", source, table.fingerprint, value, tag, sample_key, table)
-
-
-def _checked(table: Table, design: bytes | None):
-    audit = audit_from_frame(table.frame, name=table.name, fingerprint=table.fingerprint)
-    return audit if design is None else check_design(audit, load_design(design, name="plan.json"))
 
 
 def load_sample(key: str) -> SessionInput:
     raw, name = sample_bytes(key)
     beside = design_path(sample_path(key))
-    return _input(parse_table(raw, name), "sample", key, beside.read_bytes() if beside.is_file() else None)
+    return _input(raw, parse_table(raw, name), "sample", key, beside.read_bytes() if beside.is_file() else None)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
@@ -54,7 +54,7 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         "Below the line page in this session.",
     )
     try:
-        return _input(table, "upload", design=None if upload is None else upload.getvalue())
+        return _input(raw, table, "upload", design=None if upload is None else upload.getvalue())
     except InputError as exc:
         what = "is not a valid reviewed audit" if upload is None else "and its design record do not fit"
         st.error(f"**{md(name)} {what}.** {md(exc)}")
