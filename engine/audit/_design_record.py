@@ -414,6 +414,16 @@ def load_design(source: Source | dict, *, name: str | None = None) -> dict:
         raise InputError(f"The design record '{Path(source).name}' is larger than {MAX_DESIGN_BYTES // 2**20} MB.")
     raw, shown = read_source(source, name)
     what = f"design record '{shown}'"
+    if len(raw) > MAX_DESIGN_BYTES:
+        raise InputError(f"The {what} is larger than {MAX_DESIGN_BYTES // 2**20} MB.")
+    try:  # a linear first pass: only well-formed JSON (every string closed) reaches the limits' scan
+        json.loads(raw.decode("utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"The {what} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}).") from None
+    except RecursionError:
+        raise InputError(f"The {what} nests objects or arrays too deep to be a design record.") from None
+    except (UnicodeDecodeError, ValueError):
+        pass  # parse_json says what is wrong
     return _validated(parse_json(raw, what=what, max_bytes=MAX_DESIGN_BYTES), what)
 
 
@@ -565,7 +575,7 @@ def check_rated(rated: RatedData, design: dict, classifier: str) -> list[str]:
             "planned on. Every document at or above the line belongs in the rated data (leave 'label' empty for "
             "one not rated yet)."
         )
-    if count + unrated < above["documents"]:
+    if unit and count + unrated < above["documents"]:  # weighted rows stand for more documents each
         raise InputError(
             f"{where} has {count:,} rated rows at or above the audit's review line {line:.6g} and {unrated:,} unrated "
             f"rows, the population {population} has {above['documents']:,} documents there: some are missing. "

@@ -47,11 +47,13 @@ def _file_or_sample(value: str) -> str:
 
 
 def _design_out(out: str) -> Path:
-    """The design record's path beside ``--out`` (refused when it would be ``--out`` itself)."""
-    path = design_path(out)
-    if path.resolve() == Path(out).resolve():
-        raise InputError(f"--out {out!r} would be overwritten by its design record: write the plan to a .csv file")
-    return path
+    """The design record's path beside ``--out`` (plan.csv -> plan.json); a .json ``--out`` is refused."""
+    if str(out).lower().endswith(".json"):
+        raise InputError(
+            f"--out {out!r} is a .json name: write the plan to a .csv file (its design record goes beside it, "
+            "plan.csv -> plan.json)"
+        )
+    return design_path(out)
 
 
 def run_plan(args) -> int:

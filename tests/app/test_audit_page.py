@@ -1,5 +1,6 @@
 """Below the line (Audit page): the plan and the estimate are exactly the engine's, on the samples and on uploads."""
 
+import hashlib
 import io
 import json
 
@@ -8,6 +9,7 @@ import pandas as pd
 import pytest
 
 from engine.audit import (
+    MAX_STRATA,
     PLAN_COLUMNS,
     PopulationColumns,
     audit_from_frame,
@@ -270,3 +272,71 @@ def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its
     at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
     at.run()
     assert not at.exception and "Recall (audit)" in metrics(at)
+
+
+def _upload_design(at, reviewed_bytes: bytes, design_bytes: bytes, name: str = "plan.json"):
+    tag = hashlib.sha256(reviewed_bytes).hexdigest()[:12]
+    at.file_uploader(key=f"design_{tag}").set_value((name, design_bytes, "application/json")).run()
+    return at
+
+
+def test_a_reviewed_plan_uploaded_with_its_design_record_is_estimated_without_planning_it_here(app):
+    frame, rated, reviewed, design = own_data()
+    raw = reviewed.to_csv(index=False).encode()
+    at = upload_input(app(), "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
+    at = upload_input(at, "reviewed.csv", raw)
+    at = _upload_design(at, raw, design_json(design))
+    assert not at.exception and not at.error
+    assert "with its design record" in shown(at.markdown)
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error
+    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed), design=design)
+    assert metrics(at)["Missed positives"] == audit_headlines(expected)[0].value
+    at.button(key="record_audit").click().run()
+    settings = at.session_state["_decision_record"][-1].provenance["settings"]
+    assert settings["plan_rows_sha256"] == design["rows_sha256"] and settings["seed"] == 2
+
+
+def test_a_design_record_that_does_not_describe_the_plan_is_refused_on_the_data_page(app):
+    _, _, reviewed, design = own_data()
+    raw = reviewed.to_csv(index=False).encode()
+    edited = json.loads(design_json(design))
+    edited["strata"][0]["documents"] *= 10
+    edited["population"]["documents"] += 9 * design["strata"][0]["documents"]
+    at = _upload_design(upload_input(app(), "reviewed.csv", raw), raw, json.dumps(edited).encode())
+    assert not at.exception
+    assert "and its design record do not fit" in at.error[0].value and "stratum 1" in at.error[0].value
+
+
+def test_the_shipped_audit_with_other_rated_data_is_refused_and_nothing_goes_to_the_record(app):
+    at = app(page=PAGE)
+    at.selectbox(key="audit_rated").set_value("synthetic_rare_events.csv.gz").run()
+    assert not at.exception
+    error = at.error[0].value
+    assert "No estimate." in error and "is not the audit" in error and "review line 0\\.9" in error
+    assert "record_audit" not in [b.key for b in at.button] and "Missed positives" not in metrics(at)
+
+
+def test_an_audit_that_found_no_positive_headlines_the_interval(app):
+    frame, rated, reviewed, design = own_data()
+    nothing = reviewed.assign(label=0)
+    raw = nothing.to_csv(index=False).encode()
+    at = upload_input(app(), "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
+    at = _upload_design(upload_input(at, "nothing.csv", raw), raw, design_json(design))
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error
+    m = metrics(at)
+    missed, recall = m["Missed positives"], m["Recall at the review line"]
+    assert missed.startswith("0 – ") and recall.endswith("– 100 %") and recall != "100 %"
+    assert "no positive found" in shown(at.main.caption)
+
+
+def test_the_strata_widget_offers_what_the_engine_plans(app, served, shipped):
+    at = app(page=PAGE)
+    widget = at.number_input(key="audit_strata")
+    assert widget.max == MAX_STRATA == 40
+    at.number_input(key="audit_budget").set_value(600).run()
+    widget.set_value(MAX_STRATA).run()
+    assert not at.exception and not at.error
+    expected = plan(shipped[0], below=0.9, budget=600, strata=40, seed=0, prior_column="score")
+    assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
