@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["real_number", "whole_number", "real_numbers"]
+__all__ = ["real_number", "whole_number", "real_numbers", "number_array"]
 
 
 def _is_real(value) -> bool:
@@ -108,3 +108,39 @@ def real_numbers(values, flag: str) -> tuple[float, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise InputError(f"{flag} must be a list of numbers (e.g. [0.5, 0.8]), got {values!r}")
     return tuple(real_number(v, flag) for v in values)
+
+
+def number_array(values, flag: str, *, whole: bool = False) -> np.ndarray:
+    """Per-stratum numbers as an array: finite, and whole (int64, at most 2**53) when asked.
+
+    Parameters
+    ----------
+    values : array_like
+        A number or a sequence of numbers.
+    flag : str
+        What they are, for the message.
+    whole : bool
+        Require whole numbers (returned as int64).
+
+    Returns
+    -------
+    numpy.ndarray
+        1-d float64, or int64 with ``whole``.
+
+    Raises
+    ------
+    InputError
+        Text, booleans, missing or infinite values, or (with ``whole``) fractions or numbers above 2**53.
+    """
+    try:
+        x = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise InputError(f"{flag} must be numbers, one per stratum, got {values!r}") from None
+    bad = x.ndim != 1 or not np.all(np.isfinite(x)) or np.asarray(values).dtype.kind == "b"
+    if whole and not bad:
+        bad = bool(np.any(x != np.round(x)) or np.any(np.abs(x) > 2**53))
+    if bad:
+        raise InputError(
+            f"{flag} must be {'whole numbers up to 2**53' if whole else 'finite numbers'}, one per stratum"
+        )
+    return x.astype(np.int64) if whole else x

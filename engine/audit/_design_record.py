@@ -134,6 +134,8 @@ def plan_rows_sha256(audit: AuditSample) -> str:
     str
         :func:`rows_sha256` of its ids, scores and stratum numbers (labels left out).
     """
+    if not isinstance(audit, AuditSample):
+        raise InputError(f"A reviewed audit is an AuditSample (engine.audit.load_audit), not {type(audit).__name__}.")
     return rows_sha256(audit.ids, audit.scores, audit.stratum_numbers[audit.strata])
 
 
@@ -176,6 +178,8 @@ def design_record(plan: AuditPlan) -> dict:
         ``spacing``, ``level``, ``strata`` (stratum, lower, upper, documents, sample), ``above``
         (:func:`above_record`) and ``rows_sha256`` (:func:`rows_sha256` of the plan's rows).
     """
+    if not hasattr(plan, "rows") or not hasattr(plan, "identity"):
+        raise InputError(f"A design record is made from a plan (engine.audit.plan), not {type(plan).__name__}.")
     rows = plan.rows
     columns = plan.columns
     return {

@@ -40,7 +40,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import InputError
-from ._arguments import real_number
+from ._arguments import number_array, real_number, whole_number
 
 __all__ = [
     "SPACINGS",
@@ -115,7 +115,8 @@ def quantile_ranks(n: int, levels) -> np.ndarray:
     Hyndman & Fan (1996), definition 1 (inverted CDF); :func:`engine.pn.grid.inverted_cdf_ranks`
     is the same rule for evenly spaced levels.
     """
-    virtual = n * np.asarray(levels, dtype=np.float64) - 1
+    n = whole_number(n, "the number of values", 0)
+    virtual = n * number_array(levels, "levels") - 1
     previous = np.floor(virtual)
     ranks = np.where(virtual - previous == 0, previous, previous + 1).astype(np.int64)
     return np.clip(ranks, 0, max(n - 1, 0))
@@ -197,7 +198,7 @@ def allocate(
     ----------
     Cochran (1977), §5.5 (proportional), eq. 5.26 (Neyman); largest-remainder rounding.
     """
-    big_n = np.asarray(documents, dtype=np.int64)
+    big_n = number_array(documents, "documents", whole=True)
     if allocation not in ALLOCATIONS:
         raise InputError(f"unknown allocation {allocation!r}; choose one of {', '.join(ALLOCATIONS)}")
     lo, hi = np.minimum(big_n, minimum), big_n
@@ -215,7 +216,7 @@ def allocate(
                 "Neyman allocation needs an anticipated prevalence: a prior probability column "
                 "(--prior COL) or a pilot audit (--pilot FILE)."
             )
-        p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
+        p = np.clip(number_array(prevalence, "anticipated prevalences"), 0.0, 1.0)
         p = np.maximum(p, float(big_n @ p) / big_n.sum())  # no stratum below the average (module docstring)
         share = big_n * np.sqrt(p * (1 - p))
     else:
@@ -253,8 +254,8 @@ def expected_half_width(documents, sample, prevalence, *, level: float = 0.95) -
     ----------
     Cochran (1977), eq. 5.52 (variance of a stratified proportion) and §5.9 (sample size).
     """
-    big_n, n = np.asarray(documents, dtype=float), np.asarray(sample, dtype=float)
-    p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
+    big_n, n = number_array(documents, "documents"), number_array(sample, "sample sizes")
+    p = np.clip(number_array(prevalence, "anticipated prevalences"), 0.0, 1.0)
     fpc = np.where(big_n > 1, (big_n - n) / np.maximum(big_n - 1, 1), 0.0)
     var = np.sum(big_n**2 * fpc * p * (1 - p) / np.maximum(n, 1))
     return float(stats.norm.ppf(0.5 + level / 2) * math.sqrt(var))
@@ -303,7 +304,8 @@ def budget_for_half_width(
     Cochran (1977), §5.9: sample size for a specified variance in stratified sampling.
     """
     half_width = real_number(half_width, "--half-width", positive=True, what="missed positives")
-    big_n = np.asarray(documents, dtype=np.int64)
+    big_n = number_array(documents, "documents", whole=True)
+    prevalence = number_array(prevalence, "anticipated prevalences")
     floor = np.minimum(big_n, minimum)
     if reviewed is not None:
         floor = np.maximum(floor, np.asarray(reviewed, dtype=np.int64))

@@ -55,8 +55,7 @@ from scipy import special, stats
 from scipy.signal import fftconvolve
 
 from ..errors import InputError
-from ._arguments import real_number
-from .audit_file import MAX_DOCUMENTS
+from ._arguments import number_array, real_number
 
 __all__ = [
     "Interval",
@@ -146,18 +145,11 @@ def check_level(level: float) -> float:
     return value
 
 
-def _whole(values, what: str) -> np.ndarray:
-    try:
-        x = np.atleast_1d(np.asarray(values, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be whole numbers, one per stratum, got {values!r}") from None
-    if x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x != np.round(x)) or np.any(np.abs(x) > MAX_DOCUMENTS):
-        raise InputError(f"{what} must be whole numbers up to 2**53, one per stratum")
-    return x.astype(np.int64)
-
-
 def _counts(documents, audited, positives) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    big_n, n, y = (_whole(v, w) for v, w in ((documents, "documents"), (audited, "audited"), (positives, "positives")))
+    big_n, n, y = (
+        number_array(v, w, whole=True)
+        for v, w in ((documents, "documents"), (audited, "audited"), (positives, "positives"))
+    )
     if not (big_n.shape == n.shape == y.shape) or big_n.size == 0:
         raise InputError("documents, audited and positives need one value per stratum (at least one stratum)")
     if (n < 1).any() or (n > big_n).any() or (y < 0).any() or (y > n).any():

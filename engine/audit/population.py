@@ -218,13 +218,13 @@ def columns_identity(ids, scores) -> dict:
     Returns
     -------
     dict
-        ``{"kind": "columns", "sha256": ...}``: the hash of every id's UTF-8 length and bytes (a missing
-        id has length -1), then the scores as little-endian doubles.
+        ``{"kind": "columns", "sha256": ...}``: the hash of every id's length in characters (a missing
+        id has length -1), the ids' text joined (UTF-8), then the scores as little-endian doubles.
     """
-    encoded = [b"" if i is None else str(i).encode("utf-8") for i in ids]
-    lengths = np.array([-1 if i is None else len(b) for i, b in zip(ids, encoded)], dtype="<i8")
-    digest = hashlib.sha256(lengths.tobytes())
-    digest.update(b"".join(encoded))
+    texts = ["" if i is None else str(i) for i in ids]
+    lengths = np.fromiter((-1 if i is None else len(t) for i, t in zip(ids, texts)), dtype="<i8", count=len(texts))
+    digest = hashlib.sha256(lengths.tobytes())  # lengths in characters: the joined text splits back one way
+    digest.update("".join(texts).encode("utf-8", "surrogatepass"))
     digest.update(np.asarray(scores, dtype="<f8").tobytes())
     return {"kind": "columns", "sha256": digest.hexdigest()}
 
@@ -253,21 +253,92 @@ class PopulationScan(Protocol):
     name: str
     columns: PopulationColumns
 
-    def identity(self) -> dict: ...
+    def identity(self) -> dict:
+        """The population's fingerprint for the design record.
 
-    def above_scores(self, threshold: float) -> np.ndarray: ...
+        Returns
+        -------
+        dict
+            ``{"kind": "columns" | "connection", "sha256": ...}``.
+        """
 
-    def summary(self, threshold: float) -> PopulationSummary: ...
+    def above_scores(self, threshold: float) -> np.ndarray:
+        """The scores of the documents at or above the line.
 
-    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray: ...
+        Parameters
+        ----------
+        threshold : float
+            The review line.
+
+        Returns
+        -------
+        numpy.ndarray
+            Ascending.
+        """
+
+    def summary(self, threshold: float) -> PopulationSummary:
+        """One check-and-count scan: bad rows refused (:func:`check_counts`), documents above and below.
+
+        Parameters
+        ----------
+        threshold : float
+            The review line.
+
+        Returns
+        -------
+        PopulationSummary
+        """
+
+    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
+        """The below-line scores at 0-based ranks of their ascending order.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray of int
+        threshold : float
+        low, high : float
+            The lowest and highest below-line scores.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
 
     def strata(
         self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
-    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]: ...
+    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
+        """Documents and the prior's sum per stratum, and with ``cutoffs`` the selection's candidates.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+            Ascending stratum lower bounds.
+        threshold : float
+        cutoffs : sequence of (str or None), optional
+        seed : int
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
+        """
 
     def candidates(
         self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
-    ) -> pd.DataFrame: ...
+    ) -> pd.DataFrame:
+        """The below-line documents whose selection key is under their stratum's cutoff.
+
+        Parameters
+        ----------
+        lowers : numpy.ndarray
+        threshold : float
+        cutoffs : sequence of (str or None)
+        seed : int
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``id``, ``score``, ``stratum``, ``key``.
+        """
 
 
 @dataclass(frozen=True)
@@ -307,13 +378,15 @@ class MemoryPopulation:
         return PopulationColumns(self.id_column, self.score_column, self.prior_column)
 
     def identity(self) -> dict:
-        """The SHA-256 of the id and score columns (:func:`columns_identity`).
+        """The SHA-256 of the id and score columns (:func:`columns_identity`), computed once per population.
 
         Returns
         -------
         dict
         """
-        return columns_identity(self.ids, self.scores)
+        if "_identity" not in self.__dict__:  # frozen: the cache goes around __setattr__
+            self.__dict__["_identity"] = columns_identity(self.ids, self.scores)
+        return dict(self.__dict__["_identity"])
 
     def above_scores(self, threshold: float) -> np.ndarray:
         """The scores at or above the line, ascending.
@@ -675,6 +748,8 @@ def detect_population_columns(
     InputError
         A named column is missing, or no id or score column is found.
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"A population is a DataFrame (one row per scored document), not {type(frame).__name__}.")
     cols = [str(c) for c in frame.columns]
     for role, given in (("id", id), ("score", score), ("prior", prior)):
         if given is not None and given not in cols:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..pn import Card
 from .estimate import AuditEstimate, at_thresholds
 from .intervals import Interval
@@ -236,6 +238,8 @@ def recall_at(result: AuditEstimate, threshold: float) -> Interval:
     -------
     Interval
     """
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+        raise InputError(f"the threshold must be a number (or inf: flag nothing), got {threshold!r}")
     if math.isinf(threshold) and threshold > 0:
         return Interval(0.0, 0.0, 0.0)
     return at_thresholds(result, [threshold])[0].recall
@@ -282,7 +286,7 @@ def recall_sentence(result: AuditEstimate, threshold: float) -> str:
         E.g. "Recall at threshold 0.93 is between 72 % and 86 % (95 %; audit of 300 of the
         5,747 documents below the review line 0.9)."
     """
-    r = recall_at(result, threshold)
+    r = recall_at(result, threshold)  # refuses a threshold that is not a number
     where = "flagging nothing" if math.isinf(threshold) else f"threshold {threshold:.6g}"
     return (
         f"Recall at {where} is between {_share(r.lower)} and {_share(r.upper)} ({result.level * 100:g} %; audit of "
