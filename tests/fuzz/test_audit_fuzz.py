@@ -106,6 +106,7 @@ def test_the_corpus_covers_every_audit_defect_of_the_issue(built):
 CHUNK, CHUNKS = 10, 12
 
 
+@pytest.mark.slow  # 10 processes each (about 1.5 s of CPU apiece: the imports)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_every_command_line_case_is_refused_in_one_line_or_answers_right(built, chunk):
     folder, cases = built
