@@ -143,7 +143,7 @@ def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
     )
 
 
-def show_plan(planned: AuditPlan, design: dict, population: SessionInput) -> None:
+def show_plan(planned: AuditPlan, design: dict, design_file: bytes, population: SessionInput) -> None:
     st.markdown(md(planned.sentence()))
     m = st.columns(4)
     m[0].metric("Documents below the line", f"{planned.below:,}")
@@ -169,7 +169,7 @@ def show_plan(planned: AuditPlan, design: dict, population: SessionInput) -> Non
     )
     c[1].download_button(
         "Download its design (plan.json)",
-        design_json(design),
+        design_file,
         file_name="plan.json",
         mime="application/json",
         key="plan_json",
@@ -222,10 +222,11 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
                 ),
             )
             design = memo(("audit_design", *key), lambda: design_record(planned))
+            design_file = memo(("audit_design_json", *key), lambda: design_json(design))
     except InputError as exc:
         st.error(f"**No plan.** {md(exc)}")
         return None
-    show_plan(planned, design, population)
+    show_plan(planned, design, design_file, population)
     return planned
 
 

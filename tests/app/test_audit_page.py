@@ -305,7 +305,7 @@ def test_a_design_record_that_does_not_describe_the_plan_is_refused_on_the_data_
     edited["population"]["documents"] += 9 * design["strata"][0]["documents"]
     at = _upload_design(upload_input(app(), "reviewed.csv", raw), raw, json.dumps(edited).encode())
     assert not at.exception
-    assert "and its design record do not fit" in at.error[0].value and "stratum 1" in at.error[0].value
+    assert "reviewed\\.csv and plan\\.json do not fit" in at.error[0].value and "stratum 1" in at.error[0].value
 
 
 def test_the_shipped_audit_with_other_rated_data_is_refused_and_nothing_goes_to_the_record(app):

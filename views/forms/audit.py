@@ -54,10 +54,16 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         "Below the line page in this session.",
     )
     try:
-        return _input(raw, table, "upload", design=None if upload is None else upload.getvalue())
+        plain = _input(raw, table, "upload")
     except InputError as exc:
-        what = "is not a valid reviewed audit" if upload is None else "and its design record do not fit"
-        st.error(f"**{md(name)} {what}.** {md(exc)}")
+        st.error(f"**{md(name)} is not a valid reviewed audit.** {md(exc)}")
+        return None
+    if upload is None:
+        return plain
+    try:
+        return _input(raw, table, "upload", design=upload.getvalue())
+    except InputError as exc:
+        st.error(f"**{md(name)} and {md(upload.name)} do not fit.** {md(exc)}")
         return None
 
 
