@@ -14,13 +14,15 @@ made, what the estimate must hold it to — a JSON-ready dict (the ``plan.json``
 * ``score_column``, ``review_threshold``, ``seed``, ``allocation``, ``spacing``, ``level`` and
   the ``strata`` (bounds, documents, sample sizes);
 * ``above``: the documents at or above the review line — their number, the SHA-256 of their
-  sorted scores and, up to :data:`MAX_LISTED_ABOVE` documents, the scores themselves (rated data
-  carry no ids, so the rated documents are recognised by their scores);
+  sorted scores (as little-endian doubles) and, up to :data:`MAX_LISTED_ABOVE` documents, the
+  scores themselves (rated data carry no ids, so the rated documents are recognised by their
+  scores, exactly: the rated data and the population come from the same scoring);
 * ``rows_sha256``: the SHA-256 of the plan's rows without labels (id, score, stratum), the key a
   workspace can store design records under (:func:`plan_rows_sha256` computes it from a reviewed
   plan).
 
-Scores are compared at 15 significant digits (what a spreadsheet keeps), exactly otherwise.
+The plan's rows are compared with their scores at 15 significant digits (what a spreadsheet keeps
+when the reviewers save the file); the rated data's scores are compared exactly.
 :func:`check_design` holds a reviewed plan to a record (every stratum's bounds and sizes, every
 row present, the rows' digest) and :func:`check_rated` holds rated data to it (every rated
 document at or above the line is one of the population's documents there, and all of them are
@@ -79,7 +81,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def canonical_scores(values) -> np.ndarray:
-    """Scores at 15 significant digits (what a spreadsheet keeps), the form every digest and comparison uses.
+    """Scores at 15 significant digits (what a spreadsheet keeps): the form the plan's rows are compared in.
 
     Parameters
     ----------
@@ -139,6 +141,10 @@ def plan_rows_sha256(audit: AuditSample) -> str:
     return rows_sha256(audit.ids, audit.scores, audit.stratum_numbers[audit.strata])
 
 
+def _scores_sha256(ascending: np.ndarray) -> str:
+    return hashlib.sha256(np.asarray(ascending, dtype="<f8").tobytes()).hexdigest()
+
+
 def above_record(scores) -> dict:
     """The record of the documents at or above the line: how many, their scores' digest, the scores (when few).
 
@@ -150,15 +156,14 @@ def above_record(scores) -> dict:
     Returns
     -------
     dict
-        ``documents``, ``scores_sha256`` (of the sorted :func:`canonical_scores`) and ``scores``
-        (that sorted list, or None above :data:`MAX_LISTED_ABOVE` documents).
+        ``documents``, ``scores_sha256`` (of the ascending scores as little-endian doubles, ``-0.0``
+        as ``0.0``) and ``scores`` (that ascending list, or None above :data:`MAX_LISTED_ABOVE` documents).
     """
-    canon = np.sort(canonical_scores(scores))
-    listed = canon.tolist()
+    ascending = np.sort(np.asarray(scores, dtype=np.float64) + 0.0)
     return {
-        "documents": int(canon.size),
-        "scores_sha256": _sha256(listed),
-        "scores": listed if canon.size <= MAX_LISTED_ABOVE else None,
+        "documents": int(ascending.size),
+        "scores_sha256": _scores_sha256(ascending),
+        "scores": ascending.tolist() if ascending.size <= MAX_LISTED_ABOVE else None,
     }
 
 
@@ -349,12 +354,12 @@ def _above(f: _Fields, obj, line: float) -> dict:
         )
         if not ok:
             raise f.fail("above.scores", f"must be null or a list of {count:,} finite numbers")
-        listed = [float(v) for v in scores]
-        if any(b < a for a, b in zip(listed, listed[1:])) or (listed and listed[0] < float(format(line, ".15g"))):
+        listed = np.asarray(scores, dtype=np.float64) + 0.0
+        if np.any(np.diff(listed) < 0) or (listed.size and listed[0] < line):
             raise f.fail("above.scores", "must be ascending, each at or above the review threshold")
-        if _sha256(listed) != digest:
+        if _scores_sha256(listed) != digest:
             raise f.fail("above.scores", "does not match above.scores_sha256")
-        scores = listed
+        scores = listed.tolist()
     return {"documents": count, "scores_sha256": digest, "scores": scores}
 
 
@@ -550,13 +555,13 @@ def check_rated(rated: RatedData, design: dict, classifier: str) -> list[str]:
     population = design["population"]["name"]
     scores = rated.column(classifier)
     at = np.flatnonzero(scores >= line)
-    canon = canonical_scores(scores[at])
+    exact = scores[at] + 0.0
     unit = bool(np.all(rated.weights[at] == 1))
     count, unrated = int(at.size), int(rated.n_unrated)
     where = f"Rated data '{rated.name}' ({classifier!r})"
     if above["scores"] is not None:
         listed, listed_counts = np.unique(np.asarray(above["scores"], dtype=np.float64), return_counts=True)
-        values, inverse, counts = np.unique(canon, return_inverse=True, return_counts=True)
+        values, inverse, counts = np.unique(exact, return_inverse=True, return_counts=True)
         if listed.size:
             k = np.minimum(np.searchsorted(listed, values), listed.size - 1)
             found = listed[k] == values
@@ -586,7 +591,7 @@ def check_rated(rated: RatedData, design: dict, classifier: str) -> list[str]:
             "Every document at or above the line belongs in the rated data (leave 'label' empty for one not rated)."
         )
     if above["scores"] is None and unit and unrated == 0:
-        if _sha256(np.sort(canon).tolist()) != above["scores_sha256"]:
+        if _scores_sha256(np.sort(exact)) != above["scores_sha256"]:
             raise InputError(
                 f"{where}: the scores of its {count:,} rows at or above the review line {line:.6g} are not those of "
                 f"the population {population}'s documents there (their SHA-256 differs). Estimate the audit with "
