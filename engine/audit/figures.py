@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout, thin
 from ..presentation import format_value
+from ._arguments import whole_number
 from .estimate import AuditEstimate, at_thresholds
 
 __all__ = ["ExtendedCurve", "extended_curve", "audit_pn_figure", "audit_pr_figure", "strata_figure"]
@@ -62,9 +63,9 @@ def extended_curve(result: AuditEstimate, points: int = 80) -> ExtendedCurve:
     ExtendedCurve
     """
     above = result.above.scores
+    half = max(2, whole_number(points, "points", 2) // 2)
     audit = result.audit
     below = np.unique(np.r_[audit.scores[audit.labels >= 0], audit.lowers])[::-1]
-    half = max(2, points // 2)
     chosen = np.unique(np.r_[above[thin(above.size, half)], result.review_threshold, below[thin(below.size, half)]])
     chosen = chosen[::-1]
     rows = at_thresholds(result, chosen)
