@@ -41,6 +41,7 @@ from .reporting import (
     table_for_people,
     value_in_words,
 )
+from .resources import chromium_path
 from .untrusted import parse_json
 
 __all__ = [
@@ -60,8 +61,8 @@ __all__ = [
 ]
 
 RECORD_FORMAT = "opstudio-decision-record/1"
-#: the browser that prints the PDF (Debian's package)
-CHROMIUM = "/usr/bin/chromium"
+#: the browser that prints the PDF: ``OPSTUDIO_CHROMIUM`` when set, else Debian's ``/usr/bin/chromium``
+CHROMIUM = chromium_path()
 
 
 @dataclass(frozen=True)

@@ -130,13 +130,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
+        from .. import __version__  # the one place it is written (pyproject.toml reads it too)
 
-        try:
-            number = version("operating-point-studio")
-        except PackageNotFoundError:  # a checkout on the path without an installed copy
-            from ..reporting import ENGINE_VERSION as number
-        print(f"opstudio {number}")
+        print(f"opstudio {__version__}")
         parser.exit(0)
 
 

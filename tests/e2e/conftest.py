@@ -19,9 +19,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+from engine.resources import chromium_path
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
+#: OPSTUDIO_CHROMIUM when set, else Debian's /usr/bin/chromium
+CHROMIUM = chromium_path()
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -51,11 +54,11 @@ RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
 
 
 def require_chromium() -> None:
-    """Skip without Debian's Chromium, except in CI where the browser tests must run."""
+    """Skip without Chromium (``OPSTUDIO_CHROMIUM``, else Debian's), except in CI where the browser tests must run."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
-            pytest.fail("Debian chromium is missing: .ci/run must install it (apt-get install chromium)")
-        pytest.skip("Debian chromium not installed (apt-get install chromium)")
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run must install it (apt-get install chromium)")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium, or set OPSTUDIO_CHROMIUM)")
 
 
 def free_port() -> int:
