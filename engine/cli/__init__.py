@@ -1,5 +1,7 @@
 """``opstudio``: every paper from the command line, and the dashboard launcher.
 
+Usage::
+
     opstudio --version
     opstudio samples [--json]
     opstudio app [--port 8501]

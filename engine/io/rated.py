@@ -640,6 +640,15 @@ def load_rated(
     ------
     RatedDataError
         The file cannot be read, or its columns or values are invalid.
+
+    Examples
+    --------
+    >>> from engine import load_rated
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> data.score_names
+    ('score_image', 'score_text')
+    >>> len(data.labels), int(data.labels.sum())
+    (19770, 1671)
     """
     table = read_table(source)
     mapping = detect_columns(

@@ -379,6 +379,13 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     ------
     RatedDataError
         With the file name, the rows and the fix (see the module docstring for what is checked).
+
+    Examples
+    --------
+    >>> from engine import read_table
+    >>> table = read_table("sample_data/synthetic_rare_events.csv.gz")
+    >>> table.name, list(table.frame.columns)[:3]
+    ('synthetic_rare_events.csv.gz', ['doc_id', 'score_image', 'score_text'])
     """
     raw, name = read_source(source, name)
     fingerprint = hashlib.sha256(raw).hexdigest()

@@ -499,6 +499,12 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
     ----------
     .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
        Classification with Multivariate Losses.* ICML 2016, PMLR 48: Table 1 (the losses).
+
+    Examples
+    --------
+    >>> from engine import get_loss
+    >>> get_loss("fbeta:2").name
+    'F-beta (beta=2)'
     """
     if isinstance(loss, SetLoss):
         return loss
