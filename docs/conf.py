@@ -38,8 +38,19 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "**/_build", "Thumbs.db", ".DS_Store"]
-# pages other sessions write arrive later: the toctrees name them with globs, and an empty glob is not an error
-suppress_warnings = ["toc.empty_glob"]
+# pages being written elsewhere: the toctrees name them with globs (`team*`), and while one has not landed its empty
+# glob is not an error (docs/_ext/opstudio_docs.py); any other empty glob still is
+opstudio_pending_pages = [
+    "team",
+    "workspace",
+    "performance",
+    "monitoring",
+    "audit",
+    "methods/monitoring",
+    "methods/audit",
+    "user-guide/data",
+    "user-guide/record",
+]
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3

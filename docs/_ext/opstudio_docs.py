@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import logging
 import os
 import pkgutil
 from pathlib import Path
@@ -185,6 +186,27 @@ def generate(app=None) -> None:
     _write(CLI_FILE, cli_reference())
 
 
+class _PendingPages(logging.Filter):
+    """Drops "toctree glob pattern didn't match" for the pages named in ``opstudio_pending_pages`` only.
+
+    Sphinx gives that warning no type, so ``suppress_warnings`` cannot silence it.
+    """
+
+    def __init__(self, app) -> None:
+        super().__init__()
+        self.app = app
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "didn't match any documents" not in str(record.msg) or not record.args:
+            return True
+        pattern = str(record.args[0] if isinstance(record.args, tuple) else record.args).rstrip("*")
+        current = self.app.env.docname if self.app.env else ""
+        docname = os.path.normpath(os.path.join(os.path.dirname(current), pattern)).replace(os.sep, "/")
+        return docname not in self.app.config.opstudio_pending_pages
+
+
 def setup(app):
+    app.add_config_value("opstudio_pending_pages", [], "env")
     app.connect("builder-inited", generate, priority=400)
+    logging.getLogger("sphinx.sphinx.directives.other").addFilter(_PendingPages(app))
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

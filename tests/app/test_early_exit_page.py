@@ -29,6 +29,7 @@ def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
 
+@pytest.mark.slow
 def test_adult_ensemble_policy_matches_the_engine(app, served):
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "1.0"}, page=PAGE)
     assert not at.exception

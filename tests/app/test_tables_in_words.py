@@ -43,6 +43,7 @@ def problems(frame) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [p.script for p in PAGES if p.script != "pages/home.py"])
 def test_no_page_table_shows_snake_case_or_none(page):
     at = AppTest.from_file(APP, default_timeout=600)  # pages that train a model take a while on a busy machine

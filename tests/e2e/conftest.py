@@ -181,6 +181,21 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+#: the documentation's screenshots (docs/_static/screenshots/<url_path>.png, committed): refreshed by
+#: `OPSTUDIO_DOCS_SCREENSHOTS=1 python -m pytest tests/e2e/test_nothing_clipped.py -k 1280`; otherwise written
+#: beside the other screenshots (git-ignored) so every browser run still produces them
+DOCS_SHOTS = ROOT / "docs" / "_static" / "screenshots"
+
+
+def docs_shot(page: Page, url_path: str) -> Path:
+    """The page as the user guide shows it: the first screen (viewport), PNG."""
+    folder = DOCS_SHOTS if os.environ.get("OPSTUDIO_DOCS_SCREENSHOTS") else SHOTS / "docs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{url_path}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
 def assert_healthy(page: Page, charts: int) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(charts, timeout=30_000)

@@ -24,6 +24,7 @@ def files(tmp_path_factory):
     return tmp, frame, y
 
 
+@pytest.mark.slow
 def test_fit_then_apply_reproduces_the_engine_policy(files, capsys):
     tmp, frame, y = files
     assert (

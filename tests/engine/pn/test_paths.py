@@ -108,6 +108,7 @@ def crossed_cell_bound(grid: ThresholdGrid, path) -> float:
     return total
 
 
+@pytest.mark.slow
 def test_analytic_path_does_not_beat_graph_beyond_the_diagonal_cut_bound():
     """Measured: the analytic path's excess over the exact lattice optimum stays inside the bound.
 

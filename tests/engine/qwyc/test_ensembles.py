@@ -124,6 +124,7 @@ def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
     assert outcomes == {True, False}
 
 
+@pytest.mark.slow
 def test_shipped_adult_model_is_train_adult_gbt_and_its_prefixes_are_the_shorter_models():
     from engine.qwyc import ADULT_GBT, adult_gbt_sample, train_adult_gbt
 

@@ -34,6 +34,7 @@ LIGHTGBM_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", LIGHTGBM_OPTIONS)
 def test_lightgbm_text_reproduces_the_raw_margin(data, options):
     """Oracle: LightGBM's own raw score (its C++ predictor) on rows with NaN and exact zeros."""
@@ -73,6 +74,7 @@ XGBOOST_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", ["json", "ubj"])
 @pytest.mark.parametrize("options", XGBOOST_OPTIONS)
 def test_xgboost_json_and_ubjson_reproduce_the_margin(data, tmp_path, suffix, options):

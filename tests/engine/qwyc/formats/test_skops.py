@@ -171,6 +171,7 @@ def _assert_same_model(read, expected, names):
         assert a.depth == b.depth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(_models()))
 def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
     """Oracle: skops constructs the model and from_sklearn reads it; the direct reader must give exactly the same."""
