@@ -369,7 +369,7 @@ def _provenance(d, where: str) -> dict:
     if out["link"] and not safe_href(out["link"]):
         raise _Refused(f"{where} 'link' is not a web address of the studio (only http, https or /page links)")
     settings = _object(d.get("settings") if d.get("settings") is not None else {}, f"{where} 'settings'")
-    out["settings"] = {str(k): _setting(v, f"{where} setting {str(k)[:40]!r}") for k, v in settings.items()}
+    out["settings"] = {str(k): _setting(v, f"{where} setting {str(k)[:40]!r}") for k, v in settings.items()}  # type: ignore[assignment]
     return out
 
 

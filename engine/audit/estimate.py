@@ -320,7 +320,7 @@ def _above_line_threshold(above: AboveLine, below: Interval, t: float) -> Thresh
     )
 
 
-def at_thresholds(result: AuditEstimate, thresholds: Sequence[float]) -> tuple[ThresholdEstimate, ...]:
+def at_thresholds(result: AuditEstimate, thresholds: Sequence[float] | np.ndarray) -> tuple[ThresholdEstimate, ...]:
     """TP, FP, precision and recall with intervals at any thresholds (above or below the line).
 
     Parameters

@@ -377,7 +377,7 @@ def plan(
                     "COL) or a pilot audit (--pilot FILE)."
                 )
             budget = budget_for_half_width(half_width, docs, allocation, prevalence, level=level)
-        sizes = allocate(budget, docs, allocation, prevalence)
+        sizes = allocate(budget, docs, allocation, prevalence)  # type: ignore[arg-type]
         chosen = _selection(scan, lowers, threshold, docs, sizes, seed, candidates)
     prev = prevalence if prevalence is not None else np.full(docs.size, np.nan)
     plan_strata = tuple(

@@ -165,7 +165,8 @@ def stratum_index(scores: np.ndarray, lowers: np.ndarray) -> np.ndarray:
 class PopulationScan(Protocol):
     """What a backend answers about a population (see the module docstring); a context manager."""
 
-    backend: str
+    @property
+    def backend(self) -> str: ...
 
     def summary(self, threshold: float) -> PopulationSummary: ...
 
@@ -178,6 +179,10 @@ class PopulationScan(Protocol):
     def candidates(
         self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
     ) -> pd.DataFrame: ...
+
+    def __enter__(self) -> PopulationScan: ...
+
+    def __exit__(self, *exc) -> None: ...
 
 
 @dataclass(frozen=True)

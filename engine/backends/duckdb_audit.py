@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -152,7 +153,7 @@ class DuckPopulation:
     source: DuckSource
     columns: PopulationColumns
     backend: str = field(default="duckdb", init=False)
-    _con: object = field(default=None, init=False, repr=False)
+    _con: Any = field(default=None, init=False, repr=False)
     _numeric_score: bool = field(default=True, init=False, repr=False)
 
     @property

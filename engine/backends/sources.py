@@ -553,7 +553,7 @@ def open_rows(
     source = DATA_SOURCES[name]
     if needs_rows is not None and not source.rows_in_memory:
         raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
-    return source.open(
+    return source.open(  # type: ignore[misc]
         path,
         table=table,
         remote=remote,

@@ -118,7 +118,7 @@ COMMANDS = {
 }
 
 #: example command lines by command path (``()`` for the program, ``("qwyc", "fit")``), from :data:`COMMANDS`
-EXAMPLES = {
+EXAMPLES: dict[tuple[str, ...], str] = {
     (): "opstudio samples\nopstudio sweep --sample synthetic --target 0.3\nopstudio app",
     **{(name,): command.example for name, command in COMMANDS.items()},
     **{(name, part): example for name, command in COMMANDS.items() for part, example in (command.parts or {}).items()},
@@ -148,7 +148,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+def _parser(commands: Iterable[str | None] | None = None) -> argparse.ArgumentParser:
     """The ``opstudio`` parser, every command listed with its one-line help from :data:`COMMANDS`.
 
     Parameters

@@ -76,7 +76,7 @@ def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> 
                 f"unknown sample {sample!r}; samples: {sample_names()} (`opstudio samples` says what each is for)"
             )
         return str(sample_path(sample))
-    return file
+    return file  # type: ignore[return-value]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

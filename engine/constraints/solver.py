@@ -30,6 +30,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -164,7 +165,7 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: object  # standardised features: a design (engine.constraints.design); a matrix is wrapped
+    x: Any  # standardised features: a design (engine.constraints.design); a matrix is wrapped
     objective: RateExpr
     constraints: list  # list of RateExpr, each <= 0
     lam: float

@@ -272,7 +272,7 @@ def detect_columns(
     overlap = taken & set(score_cols)
     if overlap:
         raise RatedDataError(
-            f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "
+            f"Column {sorted(str(c) for c in overlap)[0]!r} is used both as a score and as label/weight/group. "
             "Give each column one role."
         )
     ignored = tuple(c for c in cols if c not in taken and c not in score_cols)

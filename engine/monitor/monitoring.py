@@ -201,7 +201,7 @@ class Monitoring:
     def table(self) -> pd.DataFrame:
         """One row per period, columns in words (money columns when :attr:`economics` is set)."""
         rows = []
-        for p, m in zip(self.periods, self.money() or [None] * len(self.periods)):
+        for p, m in zip(self.periods, self.money() or [None] * len(self.periods)):  # type: ignore[list-item]
             row = {
                 "period start": p.start,
                 "period end": p.end,

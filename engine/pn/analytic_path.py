@@ -176,7 +176,7 @@ def analytic_path(
         n_eval += res.nfev
         if best is None or res.fun < best.fun:
             best = res
-    log_p = power_params(best.x)
+    log_p = power_params(best.x)  # type: ignore[union-attr]
     knots = _power_knots(log_p)
     params = {"family": family, "exponents": [float(v) for v in np.exp(log_p)], "evaluations": n_eval}
     if family == "spline":
@@ -196,7 +196,7 @@ def analytic_path(
         )
         spline_energy = energy_of(_spline_knots(res.x, k, n_knots))
         n_eval += res.nfev
-        if _energy_objective(spline_energy) <= best.fun:
+        if _energy_objective(spline_energy) <= best.fun:  # type: ignore[union-attr]
             knots = _spline_knots(res.x, k, n_knots)
             params = {"family": family, "knots": knots[1].tolist(), "evaluations": n_eval}
         else:  # the power path is kept when the spline search does not improve it

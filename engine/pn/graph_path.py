@@ -55,7 +55,7 @@ def _graph_path_2d(areas: list[np.ndarray], shape: tuple[int, int]) -> np.ndarra
     running = np.maximum.accumulate(vals[1:], axis=1)
     cols = np.arange(m1)
     entry = np.maximum.accumulate(np.where(vals[1:] >= running, cols, 0), axis=1)
-    nodes = []
+    nodes: list = []
     i, j = m0 - 1, m1 - 1
     while i > 0:
         back = int(entry[i - 1, j])
@@ -135,7 +135,7 @@ def graph_path(grid: ThresholdGrid) -> ThresholdPath:
     t0 = time.perf_counter()
     areas = _edge_areas(grid)
     if grid.k == 2:
-        nodes = _graph_path_2d(areas, grid.shape)
+        nodes = _graph_path_2d(areas, grid.shape)  # type: ignore[arg-type]
     else:
         nodes = _graph_path_nd(areas, grid.shape)
     tp = grid.tp[tuple(nodes.T)]

@@ -214,7 +214,7 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     """
     s = np.asarray(scores, dtype=np.float64)
     k = s.shape[1]
-    bins_list = [int(bins)] * k if np.ndim(bins) == 0 else [int(b) for b in bins]
+    bins_list = [int(bins)] * k if np.ndim(bins) == 0 else [int(b) for b in bins]  # type: ignore[arg-type, union-attr]
     if len(bins_list) != k or min(bins_list) < 2:
         raise InputError("bins must be >= 2 (one value per classifier, or one for all)")
     if spacing not in ("quantile", "uniform"):

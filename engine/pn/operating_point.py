@@ -79,7 +79,7 @@ class OperatingPoint:
 
     def as_dict(self) -> dict:
         th = self.threshold
-        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
+        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)  # type: ignore[assignment]
         flags_nothing = not np.all(np.isfinite(np.ravel(self.threshold)))
         return {
             "target_marginal_precision": self.target,

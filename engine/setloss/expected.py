@@ -376,7 +376,7 @@ def expected_losses(eta, loss: str | SetLoss, *, method: str = "auto") -> np.nda
         raise InputError(f"{loss.name} has no O(n^2) path: its denominator mixes S1 and S2")
     if method in ("auto", "fractional") and path is not None:
         fn = {"s": _fractional_s, "s2": _fractional_s2, "s1": _fractional_s1}[path]
-        return 1.0 - fn(e, loss.fractional)
+        return 1.0 - fn(e, loss.fractional)  # type: ignore[arg-type]
     if method not in ("auto", "generic"):
         raise InputError("method must be auto, fractional, generic or reference")
     return _generic(e, loss)

@@ -358,7 +358,7 @@ class LossChoice:
         name = self.name or self.title
         if self.fractional is not None:
             return SetLoss(name, self.formula, self.reference, self.fractional.metric, self.fractional)
-        return SetLoss(name, self.formula, self.reference, _rates_metric(self.rates), kernel=self.key)
+        return SetLoss(name, self.formula, self.reference, _rates_metric(self.rates), kernel=self.key)  # type: ignore[arg-type]
 
     @property
     def spelling(self) -> str:
