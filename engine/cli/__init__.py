@@ -132,9 +132,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from .. import __version__  # the one place it is written (pyproject.toml reads it too)
+        import engine  # light: its names import on first use; __version__ is the one place the version is written
 
-        print(f"opstudio {__version__}")
+        print(f"opstudio {engine.__version__}")
         parser.exit(0)
 
 

@@ -78,8 +78,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
         for j in range(dd):
             xj = dense[i, j] * ci
             nc[j] += xj
-            for c in range(j, dd):
-                nn[j, c] += xj * dense[i, c]
+            for col in range(j, dd):  # not `c`: that is the weights (Numba 0.68 refuses the rebinding)
+                nn[j, col] += xj * dense[i, col]
             for k in range(indptr[i], indptr[i + 1]):
                 na[j, indices[k]] += xj * data[k]
         for k in range(indptr[i], indptr[i + 1]):
@@ -88,8 +88,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
             for q in range(indptr[i], indptr[i + 1]):
                 aa[indices[k], indices[q]] += ak * data[q]
     for j in range(dd):
-        for c in range(j + 1, dd):
-            nn[c, j] = nn[j, c]
+        for col in range(j + 1, dd):
+            nn[col, j] = nn[j, col]
     return nn, na, aa, nc, ac, total
 
 
