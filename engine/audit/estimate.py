@@ -398,6 +398,17 @@ def estimate(
     ----------
     Cochran (1977), ch. 5; Brown, Cai & DasGupta (2001); Ericson (1969); Robles et al.,
     AAAI-MAKE 2020 (rated data above the line).
+
+    Examples
+    --------
+    The shipped audit of 300 documents below the line 0.9, reviewed:
+
+    >>> from engine.audit import audit_sentence, estimate, load_audit
+    >>> from engine.io import load_rated
+    >>> result = estimate(load_rated("sample_data/satimage_rated.csv.gz"), load_audit("sample_data/satimage_audit.csv"))
+    >>> print(audit_sentence(result))
+    An audit of 300 of the 5,747 unflagged documents found 1 positive: between 1 and 87 positives (95 %) are missed
+    below the line; recall at the review line is between 39 % and 97 %.
     """
     level = check_level(level)
     threshold = audit.review_threshold

@@ -352,6 +352,15 @@ def plan(
     ----------
     Cochran (1977), *Sampling Techniques*, ch. 5 (stratified random sampling, allocation);
     Cohen & Kaplan (2007), bottom-k samples.
+
+    Examples
+    --------
+    >>> from engine.audit import plan
+    >>> from engine.backends import open_population
+    >>> population = open_population("sample_data/satimage_population.csv.gz", id="doc_id", score="score")
+    >>> audit = plan(population, below=0.9, budget=300, seed=0)
+    >>> [s.sample for s in audit.strata], audit.allocation  # documents to review per stratum
+    ([150, 75, 38, 19, 9, 9], 'proportional')
     """
     started = time.perf_counter()
     threshold, level, seed = _check_arguments(below, budget, half_width, allocation, level, seed)

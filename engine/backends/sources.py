@@ -590,6 +590,16 @@ def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> t
     References
     ----------
     Robles et al., AAAI-MAKE 2020: the PN curve and its upper hull.
+
+    Examples
+    --------
+    The same hull counted by DuckDB where the rows lie (only one row per distinct score reaches Python):
+
+    >>> from engine.backends import open_rows, pn_hull
+    >>> rows = open_rows("sample_data/synthetic_rare_events.csv.gz", "duckdb")
+    >>> hull, stats = pn_hull(rows, "score_image")
+    >>> stats.backend, stats.rated, stats.unrated, stats.distinct_scores
+    ('duckdb', 19770, 77, 4502)
     """
     return data_source(data).hull(data, classifier, progress)
 
