@@ -54,6 +54,7 @@ def test_adult_ensemble_policy_matches_the_engine(app, served):
     assert any(list(t.value.columns) == list(timing.columns) and t.value.equals(timing) for t in at.dataframe)
 
 
+@pytest.mark.slow
 def test_tradeoff_curves(app):
     # computed once per server: a second session's click gets the same curves (its replay of the first session's
     # progress bar from st.cache_resource used to fail: CacheReplayClosureError)

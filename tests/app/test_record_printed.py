@@ -24,7 +24,8 @@ from engine.reporting import FIGURE_FRAME, PRINT_FIGURE_HEIGHT, table_for_people
 from tests.app.conftest import APP
 
 pdfium = pytest.importorskip("pypdfium2")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium missing")
+# slow: Chromium prints every page's record item (about a minute on the 2-core machine)
+pytestmark = [pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium missing"), pytest.mark.slow]
 
 #: every page that adds to the decision record, with the buttons that add (clicked in this order)
 RECORDING = (

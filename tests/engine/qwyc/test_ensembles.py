@@ -15,6 +15,7 @@ def data():
     return x, y
 
 
+@pytest.mark.slow
 def test_hist_gradient_boosting_reconstruction(data):
     x, y = data
     model = HistGradientBoostingClassifier(max_iter=60, max_depth=4, early_stopping=False, random_state=0).fit(x, y)
