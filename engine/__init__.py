@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 # must not import numpy, pandas or scikit-learn; ``from engine import X`` imports X's subpackage on first use.
 _EXPORTS = {
     "ConstrainedModel": "constraints",
-    "InfeasibleConstraintsError": "constraints",
+    "InfeasibleConstraintsError": "errors",
     "fit_constrained": "constraints",
     "InputError": "errors",
     "RatedDataError": "errors",

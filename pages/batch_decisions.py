@@ -9,29 +9,26 @@ from engine.io import PUBLIC_DATASETS, ProbabilityBatches
 from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
 from engine.setloss import (
-    F1_COEFFICIENTS,
     LOSSES,
-    ScoredSplit,
     SetLoss,
-    baselines_figure,
-    batch_items_figure,
     batches_from_split,
-    build_loss,
     compare_baselines,
     decide_batch,
     decide_batches,
-    decided_items,
-    expected_loss_figure,
+    get_loss,
     labelled_split,
     monte_carlo_check,
     train_probabilities,
 )
+from engine.setloss.display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
 from views.inputs import input_picker
 from views.navigation import current_link
 from views.record_button import add_to_record
 from views.state import md, memo, on_click
 from views.tables import show_table
 
+#: the custom metric starts as F1 = 2TP / (2TP + FP + FN)
+DEFAULT_METRIC = get_loss("custom").fractional
 OWN, TRAINED = "Probability batches (your file or the shipped sample)", "A model trained here on a public data set"
 
 
@@ -41,7 +38,7 @@ class Probabilities:
 
     key: tuple
     batches: ProbabilityBatches
-    split: ScoredSplit | None
+    split: object | None  # the labelled split of a model trained here (engine.setloss.train_probabilities)
     source: str
 
 
@@ -62,7 +59,7 @@ def pick_loss(column) -> SetLoss | None:
     )
     if LOSSES[key].parameter:
         beta = st.number_input("β", 0.05, 20.0, 2.0, 0.05, key="beta", bind="query-params", persist_state="session")
-        return build_loss(key, beta=float(beta))
+        return get_loss(key, beta=float(beta))
     if LOSSES[key].coefficients:
         st.markdown(
             "Metric = (c0 + c_TP·TP + c_FP·FP + c_FN·FN + c_TN·TN) / (d0 + d_TP·TP + d_FP·FP + d_FN·FN + "
@@ -71,19 +68,19 @@ def pick_loss(column) -> SetLoss | None:
         terms = ["constant", "TP", "FP", "FN", "TN"]
         nums, dens = st.columns(5), st.columns(5)
         num = [
-            nums[i].number_input(f"numerator {t}", value=F1_COEFFICIENTS[0][i], key=f"num_{t}")
+            nums[i].number_input(f"numerator {t}", value=DEFAULT_METRIC.numerator[i], key=f"num_{t}")
             for i, t in enumerate(terms)
         ]
         den = [
-            dens[i].number_input(f"denominator {t}", value=F1_COEFFICIENTS[1][i], key=f"den_{t}")
+            dens[i].number_input(f"denominator {t}", value=DEFAULT_METRIC.denominator[i], key=f"den_{t}")
             for i, t in enumerate(terms)
         ]
         try:
-            return build_loss(key, numerator=num, denominator=den)
+            return get_loss(key, numerator=num, denominator=den)
         except InputError as exc:
             st.error(md(exc))
             return None
-    return build_loss(key)
+    return get_loss(key)
 
 
 def loss_parameters() -> dict:

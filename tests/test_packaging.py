@@ -183,3 +183,19 @@ def test_the_wheel_carries_the_licence_the_metadata_and_one_version(installed):
     from engine.reporting import ENGINE_VERSION
 
     assert engine.__version__ == ENGINE_VERSION
+
+
+def test_the_installed_wheel_creates_and_upgrades_a_workspace(installed, tmp_path):
+    # the Alembic migrations ship inside engine.workspace: `opstudio workspace upgrade` works from a wheel
+    wheel, venv, elsewhere = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in sorted((ROOT / "engine" / "workspace" / "migrations").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            assert f"{path.relative_to(ROOT).as_posix()}" in names, f"{path.name} is not in the wheel"
+    env = {**os.environ, "PYTHONPATH": "", "OPSTUDIO_HOME": str(tmp_path / "home")}
+    for argv in (["workspace", "upgrade"], ["workspace", "info", "--json"]):
+        run = subprocess.run(
+            [str(venv / "bin" / "opstudio"), *argv], cwd=elsewhere, capture_output=True, text=True, timeout=300, env=env
+        )
+        assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["schema_version"] == "0002"

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def print_json(payload: dict) -> None:
+def print_json(payload: dict | list) -> None:
     """Print a JSON record (inf/NaN as null, numpy values as Python numbers)."""
     from ..reporting import json_safe  # imported here: `opstudio --help` must not import pandas
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..setloss.protocol import train_probabilities
+from ..setloss import train_probabilities
 
 __all__ = ["bank_marketing_scored", "bank_probability_batches", "BATCH_SIZE", "build_batches", "build_scored"]
 
@@ -64,7 +64,7 @@ BATCH_SIZE = 500
 def bank_probability_batches(seed: int = 0) -> pd.DataFrame:
     """Held-out Bank Marketing clients with calibrated probabilities, cut into batches of about 500.
 
-    Probabilities come from :func:`engine.setloss.protocol.train_probabilities` (a
+    Probabilities come from :func:`engine.setloss._protocol.train_probabilities` (a
     logistic regression, calibrated because it minimises the log loss); the test
     clients are shuffled with ``seed`` and cut into consecutive batches of
     :data:`BATCH_SIZE` (the last one holds the remainder).

@@ -4,98 +4,36 @@ Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
 Classification with Multivariate Losses.* Proceedings of the 33rd International
 Conference on Machine Learning (ICML 2016), PMLR 48.
 
-Losses (:mod:`~engine.setloss.losses`), exact expected losses of every top-k
-decision (:mod:`~engine.setloss.expected`, Algorithm 1), optimal decisions
-(:mod:`~engine.setloss.decisions`, Theorem 1) and the paper's evaluation protocol
-(:mod:`~engine.setloss.protocol`, section 5.2), and a user's probability batches decided
-batch by batch (:mod:`~engine.setloss.batches`), and their figures
-(:mod:`~engine.setloss.figures`). Pages and the CLI import these names from here.
+The losses (the registry :data:`LOSSES`, :func:`get_loss`, :func:`linear_fractional`), the exact
+expected losses of every top-k decision (:func:`expected_losses`, Algorithm 1), optimal decisions
+(:func:`optimal_decision`, Theorem 1; :func:`optimal_class_set`), a user's probability batches
+decided batch by batch (:func:`decide_batch`, :func:`decide_batches`, :func:`monte_carlo_check`)
+and the paper's evaluation protocol (:func:`train_probabilities`, :func:`batches_from_split`,
+:func:`labelled_split`, :func:`compare_baselines`, section 5.2). What is drawn for people is in
+:mod:`engine.setloss.display`.
 """
 
-from .batches import (
-    SMALL_BATCH,
-    THRESHOLD_HALF,
-    BatchDecisions,
-    BatchOutcome,
-    MonteCarloCheck,
-    batches_from_split,
-    decide_batch,
-    decide_batches,
-    decided_items,
-    labelled_split,
-    monte_carlo_check,
-    small_batch_losses,
-)
-from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_class_set, optimal_decision
-from .expected import (
-    check_probabilities,
-    expected_losses,
-    expected_losses_reference,
-    poisson_binomial,
-)
-from .figures import baselines_figure, batch_items_figure, expected_loss_figure
-from .losses import (
-    F1_COEFFICIENTS,
-    LOSS_SPELLINGS,
-    LOSSES,
-    LinearFractional,
-    LossChoice,
-    SetLoss,
-    build_loss,
-    fbeta,
-    get_loss,
-    linear_fractional,
-)
-from .protocol import (
-    BaselineComparison,
-    ScoredSplit,
-    batch_indices,
-    compare_baselines,
-    scored_split_from_arrays,
-    train_probabilities,
-    tune_threshold,
-)
+from ._batches import batches_from_split, decide_batch, decide_batches, labelled_split, monte_carlo_check
+from ._decisions import Decision, optimal_class_set, optimal_decision
+from ._expected import expected_losses
+from ._losses import LOSS_SPELLINGS, LOSSES, SetLoss, get_loss, linear_fractional
+from ._protocol import compare_baselines, train_probabilities
 
 __all__ = [
-    "SetLoss",
-    "LinearFractional",
-    "LossChoice",
     "LOSSES",
     "LOSS_SPELLINGS",
-    "F1_COEFFICIENTS",
-    "build_loss",
+    "SetLoss",
     "get_loss",
-    "fbeta",
     "linear_fractional",
-    "check_probabilities",
-    "poisson_binomial",
     "expected_losses",
-    "expected_losses_reference",
     "Decision",
     "optimal_decision",
-    "early_stop_decision",
-    "BatchOutcome",
+    "optimal_class_set",
     "decide_batch",
-    "BatchDecisions",
     "decide_batches",
-    "decided_items",
-    "MonteCarloCheck",
     "monte_carlo_check",
+    "train_probabilities",
     "batches_from_split",
     "labelled_split",
-    "THRESHOLD_HALF",
-    "SMALL_BATCH",
-    "small_batch_losses",
-    "optimal_class_set",
-    "monte_carlo_loss",
-    "ScoredSplit",
-    "batch_indices",
-    "scored_split_from_arrays",
-    "train_probabilities",
-    "tune_threshold",
-    "BaselineComparison",
     "compare_baselines",
-    "expected_loss_figure",
-    "batch_items_figure",
-    "baselines_figure",
 ]

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.constraints import goal_values, read_model_json
+from engine.constraints._experiments import goal_values
+from engine.constraints._tabular import read_model_json
 from tests.app.conftest import download_buttons, number, shown, upload_input
 
 PAGE = "pages/constraints.py"
@@ -102,7 +103,7 @@ def test_goal_values_for_decisions_and_probabilities():
 
 
 def test_moving_a_bound_refits_from_the_current_model(uploaded):
-    from engine.constraints import TableSpec, train_on_table
+    from engine.constraints._tabular import TableSpec, train_on_table
 
     at, frame = uploaded
     at.button(key="train_constrained").click().run()

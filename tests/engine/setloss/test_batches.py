@@ -7,18 +7,18 @@ import pytest
 from engine.errors import InputError
 from engine.io import batches_from_frame
 from engine.setloss import (
-    THRESHOLD_HALF,
     batches_from_split,
     decide_batch,
     decide_batches,
-    decided_items,
     expected_losses,
     get_loss,
     labelled_split,
     monte_carlo_check,
     optimal_decision,
-    scored_split_from_arrays,
 )
+from engine.setloss._batches import THRESHOLD_HALF
+from engine.setloss._protocol import scored_split_from_arrays
+from engine.setloss.display import decided_items
 
 
 @pytest.fixture
@@ -105,7 +105,8 @@ def test_split_batches_and_labelled_split(batches):
 
 # --- many small batches, decided all at once ------------------------------------------------------------------------
 
-from engine.setloss import SMALL_BATCH, expected_losses_reference, small_batch_losses  # noqa: E402
+from engine.setloss._batches import SMALL_BATCH, small_batch_losses  # noqa: E402
+from engine.setloss._expected import expected_losses_reference  # noqa: E402
 from tests.engine.setloss.test_expected import NAMES, brute_force  # noqa: E402
 
 

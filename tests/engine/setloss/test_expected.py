@@ -12,15 +12,14 @@ from engine.setloss import (
     LOSS_SPELLINGS,
     LOSSES,
     expected_losses,
-    expected_losses_reference,
-    fbeta,
     get_loss,
     linear_fractional,
-    monte_carlo_loss,
     optimal_class_set,
     optimal_decision,
-    poisson_binomial,
 )
+from engine.setloss._decisions import monte_carlo_loss
+from engine.setloss._expected import expected_losses_reference, poisson_binomial
+from engine.setloss._losses import fbeta
 
 # every registered loss (a parameter at two values; the custom metric has its own tests below)
 NAMES = [
@@ -236,7 +235,7 @@ def test_multiclass_top_k_set():
 
 @pytest.mark.parametrize("name", COMPILED)
 def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
-    from engine.setloss import kernels
+    from engine.setloss import _kernels as kernels
 
     assert kernels.AVAILABLE
     rng = np.random.default_rng(7)
@@ -270,14 +269,13 @@ def test_losses_with_the_same_name_compare_and_hash_equal(name):
 
 
 def test_loss_menu_builds_every_entry():
-    from engine.setloss import build_loss
 
     for key in LOSSES:
-        assert build_loss(key).name
-    assert build_loss("fbeta", beta=2.0) == get_loss("fbeta:2")
-    assert build_loss("custom").formula == linear_fractional(*build_loss("custom").fractional.__dict__.values()).formula
+        assert get_loss(key).name
+    assert get_loss("fbeta", beta=2.0) == get_loss("fbeta:2")
+    assert get_loss("custom").formula == linear_fractional(*get_loss("custom").fractional.__dict__.values()).formula
     with pytest.raises(InputError, match="unknown loss"):
-        build_loss("nope")
+        get_loss("nope")
 
 
 # --- custom linear-fractional metrics: only scores in [0, 1] -----------------------------------------------------------

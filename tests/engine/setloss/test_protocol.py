@@ -3,15 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.setloss import (
-    batch_indices,
-    compare_baselines,
-    get_loss,
-    optimal_decision,
-    scored_split_from_arrays,
-    train_probabilities,
-    tune_threshold,
-)
+from engine.setloss import compare_baselines, get_loss, optimal_decision, train_probabilities
+from engine.setloss._protocol import batch_indices, scored_split_from_arrays, tune_threshold
 
 
 def test_logistic_probabilities_are_calibrated_on_breast_cancer():

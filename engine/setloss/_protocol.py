@@ -7,7 +7,7 @@ true labels; the table reports the mean test loss over batches:
 (a) **threshold 0.5** - flag items with eta >= 0.5;
 (b) **plug-in threshold** - one threshold tuned on validation batches of the same
     size to minimise the mean loss (the empirical-utility-maximisation baseline);
-(c) **expected-loss-optimal top-k** - :func:`~engine.setloss.decisions.optimal_decision` per batch.
+(c) **expected-loss-optimal top-k** - :func:`~engine.setloss._decisions.optimal_decision` per batch.
 
 Probabilities come from a logistic regression (well calibrated by construction:
 it minimises the log loss, a strictly proper scoring rule) trained on public
@@ -23,9 +23,9 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.public_data import PUBLIC_DATASETS, load_public_dataset
-from .decisions import optimal_decision
-from .expected import check_probabilities
-from .losses import SetLoss, get_loss
+from ._decisions import optimal_decision
+from ._expected import check_probabilities
+from ._losses import SetLoss, get_loss
 
 __all__ = [
     "ScoredSplit",

@@ -2,7 +2,7 @@
 
 Natarajan, Koyejo, Ravikumar & Dhillon (ICML 2016), Theorem 1 and Algorithm 1:
 every batch of :class:`~engine.io.batches.ProbabilityBatches` is decided on its
-own by :func:`~engine.setloss.decisions.optimal_decision`. Beside it, the
+own by :func:`~engine.setloss._decisions.optimal_decision`. Beside it, the
 threshold-0.5 rule (flag ``eta >= 0.5``) is scored with the same expected loss,
 so the table says what the optimal decision saves. Where labels are known, the
 realised loss of both decisions is reported too.
@@ -19,10 +19,10 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.batches import BatchMapping, ProbabilityBatches
-from .decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision, top_k_decision
-from .expected import check_probabilities
-from .losses import SetLoss, get_loss
-from .protocol import ScoredSplit, batch_indices, scored_split_from_arrays
+from ._decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision, top_k_decision
+from ._expected import check_probabilities
+from ._losses import SetLoss, get_loss
+from ._protocol import ScoredSplit, batch_indices, scored_split_from_arrays
 
 __all__ = [
     "BatchOutcome",
@@ -95,7 +95,7 @@ def decide_batch(eta, loss: str | SetLoss) -> BatchOutcome:
 
     A batch of at most :data:`SMALL_BATCH` items is computed by :func:`small_batch_losses`
     (as :func:`decide_batches` does), a larger one by
-    :func:`~engine.setloss.decisions.optimal_decision`; so a batch gets the same decision
+    :func:`~engine.setloss._decisions.optimal_decision`; so a batch gets the same decision
     alone and in a file.
 
     Parameters
@@ -149,7 +149,7 @@ def small_batch_losses(eta_sorted, loss: str | SetLoss) -> np.ndarray:
     Poisson-binomial; ``L_k = sum_{a, b} P(S1 = a) P(S2 = b) L(a, k - a, b, n - k - b)``,
     one (k + 1) x (n - k + 1) table of the loss shared by every batch. O(n^3) per batch,
     without a Python step per batch: for many small batches (a one-item batch per row) it
-    replaces one call of :func:`~engine.setloss.expected.expected_losses` per batch.
+    replaces one call of :func:`~engine.setloss._expected.expected_losses` per batch.
 
     Parameters
     ----------

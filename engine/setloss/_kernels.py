@@ -5,9 +5,9 @@ For the top-k decision of a batch of n items, Algorithm 1 of Natarajan et al.
 (``S1`` = positives among the top k, ``S2`` among the rest). For losses that are
 not linear-fractional the sum runs over every (a, b) pair of the two supports;
 numpy would allocate several temporaries per pair and per k, so this one loop is
-compiled with Numba, once per loss of :data:`~engine.setloss.losses.LOSSES` that has
+compiled with Numba, once per loss of :data:`~engine.setloss._losses.LOSSES` that has
 ``rates``: the loop calls (inlined) the very function the numpy path uses, so each
-metric is written once. Rates follow :mod:`engine.setloss.losses` exactly, including its
+metric is written once. Rates follow :mod:`engine.setloss._losses` exactly, including its
 convention that a rate whose denominator is 0 is perfect (1).
 
 Without Numba (an import error) :data:`AVAILABLE` is False and callers use the
@@ -21,7 +21,7 @@ import types
 
 import numpy as np
 
-from .losses import LOSSES
+from ._losses import LOSSES
 
 __all__ = ["AVAILABLE", "KERNELS", "expected_pair_loss", "reciprocals"]
 
@@ -79,7 +79,7 @@ def reciprocals(n: int) -> np.ndarray:
     return np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
 
 
-#: the :data:`~engine.setloss.losses.LOSSES` key of each ``rates`` loss -> its compiled pair sum
+#: the :data:`~engine.setloss._losses.LOSSES` key of each ``rates`` loss -> its compiled pair sum
 #: (compiled on first call; empty without Numba)
 KERNELS = {c.key: _compiled(c.key, c.rates) for c in LOSSES.values() if c.rates is not None} if AVAILABLE else {}
 

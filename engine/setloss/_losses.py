@@ -26,7 +26,6 @@ __all__ = [
     "LOSSES",
     "LOSS_SPELLINGS",
     "F1_COEFFICIENTS",
-    "build_loss",
     "get_loss",
     "fbeta",
     "linear_fractional",
@@ -120,7 +119,7 @@ class SetLoss:
     fractional : LinearFractional or None
         Coefficients when the metric is linear-fractional (enables the O(n²) expected losses).
     kernel : str
-        Key of the compiled pair kernel in :mod:`engine.setloss.kernels` (the :data:`LOSSES` key of a
+        Key of the compiled pair kernel in :mod:`engine.setloss._kernels` (the :data:`LOSSES` key of a
         ``rates`` loss; ``""`` = none).
     """
 
@@ -131,7 +130,7 @@ class SetLoss:
     # two losses built from the same name compare and hash equal (memo keys hit across reruns)
     metric_fn: Callable = field(repr=False, compare=False)
     fractional: LinearFractional | None = None
-    #: name of the compiled pair kernel in :mod:`engine.setloss.kernels` ("" = none)
+    #: name of the compiled pair kernel in :mod:`engine.setloss._kernels` ("" = none)
     kernel: str = ""
 
     def metric(self, tp, fp, fn, tn) -> np.ndarray:
@@ -293,7 +292,7 @@ class LossChoice:
     """One registered loss: its key, names, formula and metric, written once.
 
     A loss is one of three kinds: ``rates`` (a metric of TPR, TNR and precision, used by
-    the numpy path *and* compiled into the pair kernel of :mod:`engine.setloss.kernels`),
+    the numpy path *and* compiled into the pair kernel of :mod:`engine.setloss._kernels`),
     ``fractional`` (fixed linear-fractional coefficients, the O(n²) path), or ``build``
     (a builder taking the entry's ``parameter`` or the ten coefficients).
 
@@ -444,39 +443,17 @@ LOSSES: dict[str, LossChoice] = {
 LOSS_SPELLINGS: tuple[str, ...] = tuple(c.spelling for c in LOSSES.values() if not c.coefficients)
 
 
-def build_loss(key: str, *, beta: float = 1.0, numerator=F1_COEFFICIENTS[0], denominator=F1_COEFFICIENTS[1]) -> SetLoss:
-    """The loss of a menu entry of :data:`LOSSES` with its parameter or coefficients.
-
-    Parameters
-    ----------
-    key : str
-        A key of :data:`LOSSES`.
-    beta : float
-        β of F-beta (used when ``key == "fbeta"``).
-    numerator, denominator : sequence of five floats
-        Coefficients (constant, TP, FP, FN, TN) of the custom linear-fractional metric
-        (used when ``key == "custom"``).
-
-    Returns
-    -------
-    SetLoss
-        The loss of the entry.
-
-    Raises
-    ------
-    InputError
-        Unknown key, β not a finite number > 0, or invalid coefficients.
-    """
-    if key not in LOSSES:
-        raise InputError(f"unknown loss {key!r}; choose one of {', '.join(LOSSES)}")
-    return LOSSES[key].loss(beta=beta, numerator=numerator, denominator=denominator)
-
-
 _NUMBER = r"([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)"
 
 
-def get_loss(loss: str | SetLoss) -> SetLoss:
-    """A loss object from a name of :data:`LOSS_SPELLINGS` (f1, fbeta:2, jaccard, am, ...).
+def get_loss(
+    loss: str | SetLoss,
+    *,
+    beta: float | None = None,
+    numerator: tuple | None = None,
+    denominator: tuple | None = None,
+) -> SetLoss:
+    """A loss object from a name of :data:`LOSS_SPELLINGS` (f1, fbeta:2, jaccard, am, ...) or a key with its parameter.
 
     Parameters
     ----------
@@ -484,6 +461,11 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
         A key of :data:`LOSSES` (case and surrounding spaces ignored; ``<key>:<value>`` or
         ``<key>=<value>`` for a loss with a parameter, e.g. ``fbeta:2`` or ``f=2``), or a
         loss, returned as is.
+    beta : float, optional
+        β of F-beta, with ``loss="fbeta"`` (the same loss as ``"fbeta:<beta>"``).
+    numerator, denominator : sequence of five floats, optional
+        Coefficients (constant, TP, FP, FN, TN) of the custom linear-fractional metric, with
+        ``loss="custom"`` (default: F1's, ``F1_COEFFICIENTS``).
 
     Returns
     -------
@@ -509,6 +491,13 @@ def get_loss(loss: str | SetLoss) -> SetLoss:
     if isinstance(loss, SetLoss):
         return loss
     key = str(loss).strip().lower()
+    params = {
+        k: v for k, v in (("beta", beta), ("numerator", numerator), ("denominator", denominator)) if v is not None
+    }
+    if params or (key in LOSSES and (LOSSES[key].coefficients or LOSSES[key].parameter)):
+        if key not in LOSSES:
+            raise InputError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+        return LOSSES[key].loss(**params)
     for choice in LOSSES.values():
         if choice.coefficients:
             continue

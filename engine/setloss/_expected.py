@@ -46,9 +46,9 @@ import numpy as np
 from scipy.signal import lfilter
 
 from ..errors import InputError
-from . import kernels
-from .kernels import expected_pair_loss, reciprocals
-from .losses import LinearFractional, SetLoss, get_loss
+from . import _kernels as kernels
+from ._kernels import expected_pair_loss, reciprocals
+from ._losses import LinearFractional, SetLoss, get_loss
 
 __all__ = [
     "check_probabilities",
@@ -156,7 +156,7 @@ def expected_losses_reference(eta, loss: str | SetLoss) -> np.ndarray:
     eta : array_like of float, shape (n,)
         Calibrated probabilities in [0, 1].
     loss : str or SetLoss
-        The set loss (a name accepted by :func:`~engine.setloss.losses.get_loss`).
+        The set loss (a name accepted by :func:`~engine.setloss._losses.get_loss`).
 
     Returns
     -------
@@ -340,7 +340,7 @@ def expected_losses(eta, loss: str | SetLoss, *, method: str = "auto") -> np.nda
     eta : array_like of float, shape (n,)
         Calibrated probabilities ``eta_i = P(Y_i = 1)`` in [0, 1].
     loss : str or SetLoss
-        The set loss (a name accepted by :func:`~engine.setloss.losses.get_loss`).
+        The set loss (a name accepted by :func:`~engine.setloss._losses.get_loss`).
     method : {"auto", "fractional", "generic", "reference"}, optional
         ``auto``: the O(n²) linear-fractional path when it applies, else generic;
         ``fractional`` insists on the O(n²) path; ``reference`` is Algorithm 1 as written.

@@ -3,7 +3,7 @@
 Natarajan, Koyejo, Ravikumar & Dhillon (ICML 2016): for every loss that is
 monotonically decreasing in TP (Theorem 1), the decision minimising the expected
 loss flags the **top k items by eta** for some k; Algorithm 1 finds k from
-:func:`~engine.setloss.expected.expected_losses`.
+:func:`~engine.setloss._expected.expected_losses`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .expected import check_probabilities, expected_losses, sorted_probabilities
-from .losses import SetLoss, get_loss
+from ._expected import check_probabilities, expected_losses, sorted_probabilities
+from ._losses import SetLoss, get_loss
 
 __all__ = [
     "Decision",

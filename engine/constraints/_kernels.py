@@ -1,7 +1,7 @@
 """Compiled kernels of the constrained training's inner Newton solver.
 
 The sparse products and the weighted sums of the Hessian of
-:class:`~engine.constraints.design.SplitDesign` (dense standardised columns, whose products
+:class:`~engine.constraints._design.SplitDesign` (dense standardised columns, whose products
 stay with BLAS, beside raw CSR columns), and the smoothed hinges' slopes, each one pass over
 the rows without temporaries or SciPy's per-call overhead. The elementwise arithmetic is the
 numpy reference's, operation for operation; sums run row by row (numpy sums pairwise and BLAS
@@ -78,8 +78,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
         for j in range(dd):
             xj = dense[i, j] * ci
             nc[j] += xj
-            for col in range(j, dd):  # not `c`: that is the weights (Numba 0.68 refuses the rebinding)
-                nn[j, col] += xj * dense[i, col]
+            for m in range(j, dd):
+                nn[j, m] += xj * dense[i, m]
             for k in range(indptr[i], indptr[i + 1]):
                 na[j, indices[k]] += xj * data[k]
         for k in range(indptr[i], indptr[i + 1]):
@@ -88,8 +88,8 @@ def split_hessian_sums(dense, indptr, indices, data, rows, c, ds):  # pragma: no
             for q in range(indptr[i], indptr[i + 1]):
                 aa[indices[k], indices[q]] += ak * data[q]
     for j in range(dd):
-        for col in range(j + 1, dd):
-            nn[col, j] = nn[j, col]
+        for m in range(j + 1, dd):
+            nn[m, j] = nn[j, m]
     return nn, na, aa, nc, ac, total
 
 
