@@ -46,6 +46,7 @@ def test_unsupported_models_are_refused(data):
         from_sklearn(cat.fit(xc, y))
 
 
+@pytest.mark.slow
 def test_lazy_evaluation_gives_the_policys_decisions(data):
     x, y = data
     model = HistGradientBoostingClassifier(max_iter=80, max_depth=3, early_stopping=False, random_state=0).fit(x, y)
@@ -61,6 +62,7 @@ def test_lazy_evaluation_gives_the_policys_decisions(data):
     assert timing.rows == 3000 and timing.full_seconds > 0 and timing.early_seconds > 0
 
 
+@pytest.mark.slow
 def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     import lightgbm as lgb
 
