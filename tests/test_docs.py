@@ -19,6 +19,9 @@ DOCS = ROOT / "docs"
 
 pytest.importorskip("sphinx")
 
+# the build is 15-20 s on a quiet machine and minutes under load: the suite-wide 300 s timeout is too tight for it
+pytestmark = pytest.mark.timeout(1200)
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
