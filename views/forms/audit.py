@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.audit import PLAN_COLUMNS, audit_from_frame
 from engine.errors import InputError
-from engine.io import Table
+from engine.io import Table, read_table
 from views.forms.common import parse_table, preview, sample_bytes
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -23,6 +23,14 @@ def _input(table: Table, source: str, sample_key: str | None = None) -> SessionI
 def load_sample(key: str) -> SessionInput:
     raw, name = sample_bytes(key)
     return _input(parse_table(raw, name), "sample", key)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    table = read_table(raw, name=name)
+    value = audit_from_frame(table.frame, name=table.name, fingerprint=table.fingerprint)
+    source = "sample" if sample_key else "workspace"
+    return SessionInput(table.name, "audit", source, table.fingerprint, value, None, sample_key, table)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
