@@ -13,10 +13,10 @@ def no_role(identity) -> None:
     """The one page of an identity without a role: who they are, and that an admin must grant one."""
     st.warning(
         f"**{md(identity.name)}** has no role in this workspace, so it shows you nothing yet. An admin must grant "
-        "you one (viewer, analyst, approver or admin): on this page, or on the server with "
-        f"`opstudio users grant {md(identity.name)} viewer`.",
+        "you one (viewer, analyst, approver or admin), on this page or on the server:",
         icon=":material/lock:",
     )
+    st.code(f"opstudio users grant {identity.name} viewer", language="bash")
     if not auth_configured():
         st.caption(
             "This server has no logins, and its workspace has roles (team mode): the dashboard acts as `local`. "

@@ -11,6 +11,7 @@ from views.forms.connected import connect_section
 from views.inputs import add_input, current_dataset, load_sample, remove_input, session_inputs, set_active
 from views.session_input import SOURCE_TITLES, SessionInput
 from views.state import md
+from views.workspace import offered, remember_upload
 
 SAMPLE, UPLOAD, CONNECT = "Shipped sample", "Upload a file", "Connect to data on the server"
 
@@ -50,6 +51,7 @@ def uploaded_input() -> SessionInput | None:
         "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
         "wrong."
     )
+    private = st.toggle("Private", key="upload_private", help="Only you (and whoever adds the same file) see it.")
     upload = st.file_uploader("File", key="upload")
     if upload is None:
         st.session_state.pop("_upload_processed", None)  # the same file uploaded again is added again
@@ -88,6 +90,7 @@ def uploaded_input() -> SessionInput | None:
     if st.session_state.get("_upload_processed") == (kind, candidate.key):  # add each mapping once
         return None
     st.session_state["_upload_processed"] = (kind, candidate.key)
+    remember_upload(raw, candidate, private=private)  # a workspace dataset: views and decisions can name it
     return add_input(candidate)
 
 
@@ -136,13 +139,15 @@ st.title("Data")
 st.caption(
     "Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
     "aggregated counts (Ensemble paths), score matrices (Early exit), a scored population and a reviewed "
-    "audit (Below the line) and more. Inputs stay in your "
-    "session and are never written to disk; rated data too large to upload can be connected where it lies "
-    "on the server and counted there by DuckDB."
+    "audit (Below the line) and more. An upload is kept in the workspace's dataset store (shared with your "
+    "team unless private) so that saved views and decisions can name it; rated data too large to upload can "
+    "be connected where it lies on the server and counted there by DuckDB."
 )
 current_dataset()  # the default rated sample is there from the first visit
 st.subheader("Add an input")
-source = st.radio("Source", list(ADD), horizontal=True, key="data_source")
+source = st.radio(
+    "Source", offered({SAMPLE: None, UPLOAD: "upload", CONNECT: "connect"}), horizontal=True, key="data_source"
+)
 added = ADD[source]()
 if added is not None:
     set_active(added)

@@ -168,8 +168,14 @@ def evidence(d) -> None:
         )
 
 
+def events_sentence(d) -> str:
+    """The history in words: who moved the decision on, and when."""
+    return "; ".join(f"{e.event} by {e.by} at {e.at[:16].replace('T', ' ')}" for e in d.history)
+
+
 def history(d) -> None:
     st.markdown("**History**")
+    st.markdown(md(events_sentence(d).capitalize() + "."))
     rows = [{"event": e.event, "by": e.by, "at": e.at, "note": e.note, "hash": e.hash[:16] + "…"} for e in d.history]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 
@@ -206,7 +212,7 @@ def actions(d) -> None:
 
 def decision_item(d):
     """The decision as an item of the decision record: its sentence, history, data and link."""
-    events = "; ".join(f"{e.event} by {e.by} at {e.at[:16].replace('T', ' ')}" for e in d.history)
+    events = events_sentence(d)
     sentence = (
         f"{DECISION_KINDS.get(d.kind, d.kind)} of {d.classifier}: threshold {threshold_text(d.threshold)}"
         + ("" if d.target is None else f" at target marginal precision {d.target:.4g}")

@@ -28,12 +28,13 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from engine.errors import InputError
-from engine.io import sample_path
+from engine.io import SAMPLES, sample_path
 from engine.pages import PAGES, Page, page_for
 from engine.workspace import Identity, View
 from views.forms import FORMS
 from views.forms.common import mapping_fields
 from views.identity import allowed, current_identity, workspace
+from views.inputs import shared_sample
 from views.navigation import go_to
 from views.session_input import SessionInput
 from views.state import md
@@ -161,6 +162,12 @@ def dataset_input(ref: dict, identity: Identity) -> SessionInput:
     mapping = ref.get("mapping")
     key = ("workspace dataset", dataset.sha256, ref["kind"], json.dumps(mapping, sort_keys=True))
 
+    sample = ref.get("sample")
+    if sample in SAMPLES and SAMPLES[sample].kind == ref["kind"]:  # a shipped sample: the server's one copy
+        shipped = shared_sample(sample)
+        if shipped.fingerprint == dataset.sha256 and mapping_fields(shipped.mapping) == mapping:
+            return shipped
+
     def read() -> SessionInput:
         raw = ws.dataset_bytes(dataset.sha256, identity)
         return FORMS[ref["kind"]].restore(raw, name, mapping)
@@ -202,19 +209,31 @@ def store_input(inp: SessionInput, identity: Identity) -> str:
     raise InputError(f"'{inp.name}' is not in the workspace: add the file again on the Data page.")
 
 
-def remember_upload(raw: bytes, inp: SessionInput) -> str | None:
+def remember_upload(raw: bytes, inp: SessionInput, *, private: bool = False) -> str | None:
     """The Data page's upload, added to the workspace (when this identity may upload); its SHA-256, or None.
 
-    Shows why when it could not be kept (the session still uses the upload; views and decisions then refuse it).
+    ``private``: visible only to the people who add these bytes (bytes someone added before keep their first
+    privacy). Shows why when it could not be kept (the session still uses the upload; views and decisions then
+    refuse it).
     """
-    permission = allowed("upload")
-    if not permission:
+    if not allowed("upload"):
         return None
     try:
-        return workspace().add_dataset(raw, current_identity(), name=inp.name, kind=inp.kind).sha256
+        ws = workspace()
+        return ws.add_dataset(raw, current_identity(), name=inp.name, kind=inp.kind, private=private).sha256
     except InputError as exc:
         st.warning(f"The upload is used in this session but not kept in the workspace: {md(exc)}")
         return None
+
+
+def offered(sources: dict[str, str | None]) -> list[str]:
+    """The Data page's ways to add an input this identity may use (label -> the action it needs, None for none);
+    a caption says why the others are not offered."""
+    refused = {label: allowed(action) for label, action in sources.items() if action is not None}
+    for label, permission in refused.items():
+        if not permission:
+            st.caption(f"{label} is not offered: {md(permission.reason)}")
+    return [label for label in sources if label not in refused or refused[label]]
 
 
 # --- the page's settings -------------------------------------------------------------------------------------------
@@ -265,7 +284,7 @@ def page_settings(page: str) -> dict:
 
 def page_inputs(page: str) -> list[SessionInput]:
     """The inputs ``page`` reads in this session (one per kind it drew a picker for), in the page's order."""
-    from views.inputs import session_inputs
+    from views.inputs import session_inputs  # noqa: I001
 
     active = st.session_state.get("_active_input", {})
     kinds = _page(page).input_kinds
