@@ -34,7 +34,7 @@ from engine.workspace import Identity, View
 from views.forms import FORMS
 from views.forms.common import mapping_fields
 from views.identity import allowed, current_identity, workspace
-from views.inputs import shared_sample
+from views.inputs import session_inputs, shared_sample
 from views.navigation import go_to
 from views.session_input import SessionInput
 from views.state import md
@@ -284,7 +284,6 @@ def page_settings(page: str) -> dict:
 
 def page_inputs(page: str) -> list[SessionInput]:
     """The inputs ``page`` reads in this session (one per kind it drew a picker for), in the page's order."""
-    from views.inputs import session_inputs  # noqa: I001
 
     active = st.session_state.get("_active_input", {})
     kinds = _page(page).input_kinds
