@@ -53,6 +53,8 @@ def filters(everything) -> dict:
 
 
 def decisions_table(found) -> None:
+    if not found:
+        return
     rows = [
         {
             "id": d.id,
