@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import InputError
-from engine.reporting import json_safe
 from engine.workspace import Decision
 from views.identity import allowed, current_identity, workspace
 from views.session_input import SessionInput
@@ -52,17 +51,7 @@ def store_alerts(decision: Decision, dataset: SessionInput, result) -> None:
     if not permission:
         st.caption(f"The alerts are not stored on decision {decision.id}: {md(permission.reason)}")
         return
-    body = json_safe(
-        {
-            "file": dataset.name,
-            "threshold": result.threshold,
-            "target": result.target,
-            "period": result.period,
-            "periods": len(result.periods),
-            "level": result.level,
-            "alerts": result.alerts,
-        }
-    )
+    body = result.alerts_record(dataset.name)
     try:
         record = workspace().add_record(
             "monitoring", dataset.fingerprint, body, current_identity(), decision_id=decision.id

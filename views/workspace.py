@@ -94,7 +94,10 @@ def decision_link(decision_id: int) -> str:
 # --- datasets ------------------------------------------------------------------------------------------------------
 
 #: bytes of validated datasets this server holds for views (the speed helper's OPSTUDIO_CACHE_MB, default 512)
-_BUDGET = int(float(os.environ.get("OPSTUDIO_CACHE_MB", "") or 512) * 2**20)
+try:
+    _BUDGET = int(max(0.0, float(os.environ.get("OPSTUDIO_CACHE_MB", "") or 512)) * 2**20)
+except ValueError:
+    _BUDGET = 512 * 2**20
 _HELD: OrderedDict = OrderedDict()  # key -> (SessionInput, bytes)
 _HELD_LOCK = threading.Lock()
 _KEY_LOCKS: dict = {}

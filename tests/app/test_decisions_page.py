@@ -11,20 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from engine.io import sample_path
 from engine.record import read_record_json
-from engine.workspace import Identity, open_workspace, settings_from_env
-from tests.app.conftest import APP, download_buttons
+from engine.workspace import open_workspace, settings_from_env
+from tests.app.conftest import APP, AUTH, OPERATOR, download_buttons
 
 PAGE = "pages/decisions.py"
-AUTH = {
-    "auth": {
-        "redirect_uri": "http://localhost:8501/oauth2callback",
-        "cookie_secret": "a-long-random-cookie-secret-for-the-tests",
-        "client_id": "studio",
-        "client_secret": "secret",
-        "server_metadata_url": "http://localhost:9/.well-known/openid-configuration",
-    }
-}
-OPERATOR = Identity("ops", frozenset({"admin"}))
 
 
 @pytest.fixture
