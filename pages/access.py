@@ -7,6 +7,7 @@ from engine.errors import InputError
 from engine.workspace import ACTIONS, ROLES
 from views.identity import allowed, auth_configured, current_identity, identity_sidebar, workspace
 from views.state import md
+from views.tables import show_table
 
 
 def no_role(identity) -> None:
@@ -31,7 +32,7 @@ def powers(identity) -> None:
     for action, words in ACTIONS.items():
         permission = allowed(action)
         rows.append({"action": words, "allowed": "yes" if permission else "no", "why not": permission.reason})
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    show_table(pd.DataFrame(rows))
     st.caption(
         "Actions on a decision are also checked against it: its status, whether you proposed it (four-eyes: "
         "nobody approves, rejects or deploys their own proposal) and whether its data is private."
@@ -83,7 +84,7 @@ def grants(identity) -> None:
     users = workspace().users()
     if users:
         table = pd.DataFrame([{**u.as_dict(), "roles": ", ".join(u.roles)} for u in users])
-        st.dataframe(table, hide_index=True)
+        show_table(table)
         revoke_form(users)
 
 

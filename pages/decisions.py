@@ -12,6 +12,7 @@ from engine.record import RECORD_FORMAT, new_item, read_record_json, record_html
 from engine.workspace import DECISION_KINDS, STATUSES, TRANSITIONS
 from views.identity import current_identity, workspace
 from views.state import md, on_click
+from views.tables import show_table
 from views.workspace import decision_link, public_base
 
 ANY = "any"
@@ -70,7 +71,7 @@ def decisions_table(found) -> None:
         }
         for d in found
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, height=min(38 + 35 * len(rows), 400))
+    show_table(pd.DataFrame(rows), height=min(38 + 35 * len(rows), 400))
 
 
 def chosen(found):
@@ -179,7 +180,7 @@ def history(d) -> None:
     st.markdown("**History**")
     st.markdown(md(events_sentence(d).capitalize() + "."))
     rows = [{"event": e.event, "by": e.by, "at": e.at, "note": e.note, "hash": e.hash[:16] + "…"} for e in d.history]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    show_table(pd.DataFrame(rows))
 
 
 def act(decision_id: int, action: str) -> None:

@@ -30,6 +30,7 @@ import streamlit as st
 from engine.errors import InputError
 from engine.io import SAMPLES, sample_path
 from engine.pages import PAGES, Page, page_for
+from engine.record import public_url
 from engine.workspace import Identity, View
 from views.forms import FORMS
 from views.forms.common import mapping_fields
@@ -55,16 +56,16 @@ _MAX_ITEMS = 1_000
 
 
 def public_base() -> str:
-    """The address links start with: ``OPSTUDIO_PUBLIC_URL`` when set, else the address this browser used."""
-    configured = os.environ.get("OPSTUDIO_PUBLIC_URL", "").strip().rstrip("/")
-    if configured:
-        return configured
+    """The address links start with: ``OPSTUDIO_PUBLIC_URL`` when set, else the address this browser used (``""``
+    without a browser: links are then paths, which the exported record writes on the public address)."""
+    if public_url():
+        return public_url()
     try:
         here = urlsplit(st.context.url or "")
     except Exception:  # no browser (AppTest): the workspace's default
         here = None
     if here is None or here.scheme not in ("http", "https") or not here.netloc:
-        return workspace().settings.public_url
+        return ""  # no browser (AppTest): a path, as views.navigation's links are
     base = here.path.rstrip("/")
     last = base.rsplit("/", 1)[-1]
     if last and any(last == p for p in _page_paths()):

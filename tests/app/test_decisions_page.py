@@ -13,6 +13,7 @@ from engine.io import sample_path
 from engine.record import read_record_json
 from engine.workspace import open_workspace, settings_from_env
 from tests.app.conftest import APP, AUTH, OPERATOR, download_buttons
+from tests.app.test_tables_in_words import problems
 
 PAGE = "pages/decisions.py"
 
@@ -43,7 +44,7 @@ def page(*, user: str | None = None, decision: int | None = None) -> AppTest:
 
 
 def table_ids(at) -> list[int]:
-    return list(at.dataframe[0].value["id"])
+    return [int(str(i).replace(",", "")) for i in at.dataframe[0].value.iloc[:, 0]]
 
 
 def captions(at) -> str:
@@ -74,7 +75,9 @@ def test_filters_by_status_kind_and_model(ws):
     assert table_ids(at) == [c.id, a.id]
     at.selectbox(key="dec_model").set_value("score_text").run()
     assert table_ids(at) == [c.id]
-    assert at.dataframe[0].value["threshold"].tolist() == ["0.52"]
+    assert at.dataframe[0].value["Threshold"].tolist() == ["0.52"]
+    found = [f"table {i}: {p}" for i, element in enumerate(at.dataframe) for p in problems(element)]
+    assert not found, found  # the page's tables read in words and show whole (test_tables_in_words)
 
 
 def test_single_user_walks_a_decision_through_every_status(ws):
