@@ -89,7 +89,7 @@ ROW_PROBLEMS: dict[str, tuple[str, str]] = {
 }
 
 
-def row_problem(kind: str, column: str, located: str = "", *, role: str = "", where: str = "") -> str:
+def row_problem(kind: str, column: str | None, located: str = "", *, role: str = "", where: str = "") -> str:
     """The message of a problem of :data:`ROW_PROBLEMS`: column, where, the problem, which rows, the fix.
 
     Parameters

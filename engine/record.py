@@ -33,6 +33,7 @@ import plotly.io as pio
 from .errors import InputError
 from .presentation import WIDE_COLUMNS, column_label, format_value, present_table, rows_named_by, value_in_words
 from .reporting import ENGINE_VERSION, Facts, ReportSection, csv_bytes, json_safe, render_html, safe_href
+from .resources import chromium_path
 from .untrusted import parse_json
 
 __all__ = [
@@ -44,10 +45,8 @@ __all__ = [
     "record_html",
     "record_pdf",
     "record_attachments",
-    "chromium_path",
     "public_url",
     "RECORD_FORMAT",
-    "CHROMIUM_ENV",
     "PUBLIC_URL_ENV",
     "MAX_RECORD_BYTES",
     "MAX_RECORD_ITEMS",
@@ -379,7 +378,7 @@ def _provenance(d, where: str) -> dict:
     if out["link"] and not safe_href(out["link"]):
         raise _Refused(f"{where} 'link' is not a web address of the studio (only http, https or /page links)")
     settings = _object(d.get("settings") if d.get("settings") is not None else {}, f"{where} 'settings'")
-    out["settings"] = {str(k): _setting(v, f"{where} setting {str(k)[:40]!r}") for k, v in settings.items()}
+    out["settings"] = {str(k): _setting(v, f"{where} setting {str(k)[:40]!r}") for k, v in settings.items()}  # type: ignore[assignment]
     return out
 
 
@@ -529,22 +528,8 @@ _STRATUM_KINDS = {"lower": "threshold", "upper": "threshold"}
 #: settings that are the machine's business, not the decision's (the backend that counted, how long it took)
 _UNSAID_SETTINGS = frozenset({"backend", "seconds", "warnings", "currency", "strata"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-#: where Chromium is (it prints the PDF): this environment variable, else Debian's package
-CHROMIUM_ENV = "OPSTUDIO_CHROMIUM"
-_CHROMIUM_DEFAULT = "/usr/bin/chromium"
 #: the studio's address as colleagues reach it (``https://opstudio.example.com``): every exported link starts with it
 PUBLIC_URL_ENV = "OPSTUDIO_PUBLIC_URL"
-
-
-def chromium_path() -> str:
-    """The Chromium executable that prints records: ``$OPSTUDIO_CHROMIUM``, else ``/usr/bin/chromium``.
-
-    Returns
-    -------
-    str
-        The path (it may not exist: :func:`record_pdf` then says how to install Chromium).
-    """
-    return os.environ.get(CHROMIUM_ENV, "").strip() or _CHROMIUM_DEFAULT
 
 
 def public_url() -> str:
@@ -621,7 +606,7 @@ def _provenance_sections(item: RecordItem) -> list[ReportSection]:
     """Where the decision came from, in words: the data, the settings in one line, the engine and the time, the
     link; an audit's design as a small table of its strata."""
     p = item.provenance if isinstance(item.provenance, dict) else {}
-    settings = p.get("settings") if isinstance(p.get("settings"), dict) else {}
+    settings: dict = p["settings"] if isinstance(p.get("settings"), dict) else {}
     sha = str(p.get("data_sha256") or "")
     fingerprints = [
         (column_label(str(k).removesuffix("_sha256") or "data").lower(), str(v))

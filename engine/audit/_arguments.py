@@ -77,7 +77,7 @@ def whole_number(value, flag: str, low: int, high: int | None = None, *, what: s
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
         ok = False
     else:
-        ok = high is None or value <= high
+        ok = bool(high is None or value <= high)
     if not ok:
         span = f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
         raise InputError(f"{flag} must be a whole number {span}{' ' + what if what else ''}, got {value!r}")

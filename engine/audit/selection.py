@@ -73,7 +73,7 @@ def key_prefix(seed: int) -> str:
     return f"{check_seed(seed)}:"
 
 
-def selection_keys(ids: Sequence[str], seed: int) -> np.ndarray:
+def selection_keys(ids: Sequence[str] | np.ndarray, seed: int) -> np.ndarray:
     """The selection key of each id: ``md5(f"{seed}:{id}".encode("utf-8")).hexdigest()[:16]``.
 
     Parameters

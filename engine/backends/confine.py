@@ -83,7 +83,7 @@ def _inside(real: str, roots: list[str] | None) -> bool:
     )
 
 
-def outside_message(shown: str, roots: Sequence[str]) -> str:
+def outside_message(shown: str, roots: Sequence[str] | None) -> str:
     """The refusal of a path outside the allowed folders (the same whether it exists or not).
 
     Parameters
@@ -97,7 +97,7 @@ def outside_message(shown: str, roots: Sequence[str]) -> str:
     -------
     str
     """
-    listed = ", ".join(str(r) for r in roots if str(r).strip()) or "none"
+    listed = ", ".join(str(r) for r in roots or () if str(r).strip()) or "none"
     return (
         f"'{shown}' is outside the folders this dashboard may read ({listed}), or links out of them. "
         "Choose files inside them."

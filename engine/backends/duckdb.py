@@ -156,7 +156,7 @@ class DuckSource:
         """
         fmt = self.file_format
         if fmt == "DuckDB":
-            return quote_identifier(self.table)
+            return quote_identifier(self.table or "")
         # the files the newest connection to these rows was locked to (DuckDB reads no other), else checked now
         files = _LOCKED.get(self._key()) or self.files()
         if fmt == "Parquet":
@@ -199,7 +199,7 @@ class DuckSource:
                 raise InputError(
                     f"'{self.path}' could not be opened as a DuckDB database: {duckdb_message(exc)}"
                 ) from None
-            allowed = []
+            allowed: Sequence[str] = []
         else:
             con = duckdb.connect()
             allowed = files
@@ -639,8 +639,8 @@ def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     out = con.execute(
         f"SELECT s, sum(w * y), sum(w * (1 - y)) FROM rows WHERE {where} GROUP BY s ORDER BY s DESC"
     ).fetchnumpy()
-    keys = list(out)
-    return tuple(np.asarray(out[k], dtype=np.float64) for k in keys)
+    s, tp, fp = (np.asarray(out[k], dtype=np.float64) for k in out)
+    return s, tp, fp
 
 
 def duckdb_operating_points(

@@ -272,10 +272,10 @@ def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weig
     return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
 
 
-def _population_roots() -> list[str] | None:
+def _population_roots() -> tuple[str, ...] | None:
     """The folders a population may be read from: ``OPSTUDIO_DATA_ROOTS`` and the shipped samples' (public data)."""
     roots = data_roots()
-    return None if roots is None else [*roots, str(SAMPLE_DIR)]
+    return None if roots is None else (*roots, str(SAMPLE_DIR))
 
 
 def _memory_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
@@ -563,7 +563,7 @@ def open_rows(
     source = DATA_SOURCES[name]
     if needs_rows is not None and not source.rows_in_memory:
         raise InputError(f"{needs_rows} run on the memory backend; use --backend memory")
-    return source.open(
+    return source.open(  # type: ignore[misc]
         path,
         table=table,
         remote=remote,
@@ -600,6 +600,16 @@ def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> t
     References
     ----------
     Robles et al., AAAI-MAKE 2020: the PN curve and its upper hull.
+
+    Examples
+    --------
+    The same hull counted by DuckDB where the rows lie (only one row per distinct score reaches Python):
+
+    >>> from engine.backends import open_rows, pn_hull
+    >>> rows = open_rows("sample_data/synthetic_rare_events.csv.gz", "duckdb")
+    >>> hull, stats = pn_hull(rows, "score_image")
+    >>> stats.backend, stats.rated, stats.unrated, stats.distinct_scores
+    ('duckdb', 19770, 77, 4502)
     """
     return data_source(data).hull(data, classifier, progress)
 

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def print_json(payload: dict) -> None:
+def print_json(payload: dict | list) -> None:
     """Print a JSON record (inf/NaN as null, numpy values as Python numbers)."""
     from ..reporting import json_safe  # imported here: `opstudio --help` must not import pandas
 
@@ -76,7 +76,7 @@ def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> 
                 f"unknown sample {sample!r}; samples: {sample_names()} (`opstudio samples` says what each is for)"
             )
         return str(sample_path(sample))
-    return file
+    return file  # type: ignore[return-value]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -272,7 +272,7 @@ def detect_columns(
     overlap = taken & set(score_cols)
     if overlap:
         raise RatedDataError(
-            f"Column {sorted(overlap)[0]!r} is used both as a score and as label/weight/group. "
+            f"Column {sorted(str(c) for c in overlap)[0]!r} is used both as a score and as label/weight/group. "
             "Give each column one role."
         )
     ignored = tuple(c for c in cols if c not in taken and c not in score_cols)
@@ -640,6 +640,15 @@ def load_rated(
     ------
     RatedDataError
         The file cannot be read, or its columns or values are invalid.
+
+    Examples
+    --------
+    >>> from engine import load_rated
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> data.score_names
+    ('score_image', 'score_text')
+    >>> len(data.labels), int(data.labels.sum())
+    (19770, 1671)
     """
     table = read_table(source)
     mapping = detect_columns(

@@ -229,7 +229,7 @@ class Monitoring:
     def table(self) -> pd.DataFrame:
         """One row per period, columns in words (money columns when :attr:`economics` is set)."""
         rows = []
-        for p, m in zip(self.periods, self.money() or [None] * len(self.periods)):
+        for p, m in zip(self.periods, self.money() or [None] * len(self.periods)):  # type: ignore[list-item]
             row = {
                 "period start": p.start,
                 "period end": p.end,
@@ -354,6 +354,16 @@ def monitor(
     ----------
     Robles et al., AAAI-MAKE 2020 (operating point, marginal precision); Clopper & Pearson (1934);
     Ville (1939); Ramdas, Grünwald, Vovk & Shafer (2023); Shin, Ramdas & Rinaldo (2024).
+
+    Examples
+    --------
+    The shipped year of ratings, whose scores are worth less from 2025-07-07 on:
+
+    >>> from engine.monitor import load_dated, monitor
+    >>> ratings = load_dated("sample_data/monitoring_rated.csv.gz")
+    >>> result = monitor(ratings.counts("week"), threshold=0.568, target=0.3)
+    >>> len(result.periods), result.alerts[0]["period"]  # the first alert, three weeks after the drift
+    (52, '2025-07-28')
     """
     t, m, level, window = _check(threshold, target, economics, level, window)
     alpha = 1.0 - level

@@ -59,7 +59,7 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
         last = periods[-1] if periods else None
         tail += f" Net value {'-' if net < 0 else ''}{currency}{abs(net):,.0f} ({currency}{net / days:,.0f} a day)"
         if last is not None and math.isfinite(last.marginal_precision.estimate):
-            value = result.economics.document_value(last.marginal_precision.estimate)
+            value = result.economics.document_value(last.marginal_precision.estimate)  # type: ignore[union-attr]
             tail += (
                 f"; in the last {result.period} the last document reviewed was worth "
                 f"{'-' if value < 0 else ''}{currency}{abs(value):,.2f}"

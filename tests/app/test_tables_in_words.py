@@ -98,6 +98,7 @@ def walk(page: str) -> AppTest:
 WITHOUT_TABLES = ("pages/home.py", "pages/record.py", "pages/decisions.py")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [p.script for p in PAGES if p.script not in WITHOUT_TABLES])
 def test_every_table_of_every_page_reads_in_words_and_shows_whole(page):
     at = walk(page)

@@ -29,6 +29,7 @@ def memory_points(s, labels, w, targets):
     return [operating_point(s[rated], y, t, w[rated]) for t in targets]
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),

@@ -53,6 +53,7 @@ row = st.tuples(
 )
 
 
+@pytest.mark.slow
 @given(
     rows=st.lists(row, min_size=1, max_size=50),
     k=st.integers(1, 3),

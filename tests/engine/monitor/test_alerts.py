@@ -85,6 +85,7 @@ def test_no_evidence_keeps_the_detector_at_its_start_weight():
     assert not ev.alarms.any()
 
 
+@pytest.mark.slow
 def test_stationary_runs_raise_false_alarms_in_at_most_alpha_of_runs_the_per_period_test_in_most():
     """52 weekly looks at the null's boundary (a flat marginal precision equal to the target at T)."""
     sim = simulate_alerts(runs=200, periods=52, docs=200, slope=0.0, level=0.95, seed=11)

@@ -68,6 +68,7 @@ def test_parquet_timestamps_and_time_zones():
     assert data.dates.tolist() == [np.datetime64("2025-01-06"), np.datetime64("2025-01-07")]  # days in UTC
 
 
+@pytest.mark.slow
 def test_hostile_files_give_a_result_or_an_input_error():
     """The fuzz corpus (tests/fuzz/corpus.py), each file also with a date column added where it parses as a table."""
     from engine.errors import InputError
