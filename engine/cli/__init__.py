@@ -18,6 +18,7 @@
     opstudio monitor FILE --date COL --threshold T (--target M | --review-cost C --value-per-positive V) [--json]
     opstudio audit plan POPULATION --score COL --id COL --below T --budget N --out plan.csv [--json]
     opstudio audit estimate --rated RATED --audit plan.csv [--threshold t ...] [--json]
+    opstudio warmup [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...);
@@ -112,6 +113,11 @@ COMMANDS = {
             "--budget 300 --out plan.csv",
             "estimate": "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json",
         },
+    ),
+    "warmup": Command(
+        "warmup",
+        "compile the engine's kernels into Numba's on-disk cache: run once after installing or upgrading",
+        "opstudio warmup",
     ),
 }
 
