@@ -183,10 +183,9 @@ def tuning(chosen: SessionInput) -> None:
         show_model(chosen, result)
 
 
-@st.cache_resource(show_spinner=False)
 def shared_adult():
     """UCI Adult's design matrix, built once per server (public data, read only)."""
-    return adult_data()
+    return server_memo(("adult design",), adult_data)
 
 
 def shared_sweep(name: str, compute):

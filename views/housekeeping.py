@@ -136,8 +136,8 @@ def memory_report() -> str:
 
     Live Streamlit sessions (objects still alive, not only those the session manager lists), the entries the
     shut-down ones still hold in their ``st.session_state`` (0 once :func:`drop_session_state` ran), and the bytes of
-    the NumPy arrays reachable from tracked objects, in all and from the ``st.cache_resource`` / ``st.cache_data``
-    caches. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
+    the NumPy arrays reachable from tracked objects, in all and from the server's caches (``views.state.SERVER_CACHE``
+    and any ``st.cache_resource`` / ``st.cache_data``), and what the server cache holds against its budget. ``OPSTUDIO_MEMORY_REPORT=referrers`` also logs what keeps each session object alive.
     """
 
     def is_array(obj) -> bool:  # a NumPy array, told by its type (this module imports no NumPy)
@@ -166,14 +166,14 @@ def memory_report() -> str:
     try:
         from streamlit.runtime.caching import cache_data_api, cache_resource_api
 
-        from views.state import server_memo_store
+        from views.state import SERVER_CACHE
 
         for api in (cache_resource_api, cache_data_api):
             mgr = next(v for k, v in vars(api).items() if k.startswith("_") and k.endswith("_caches"))
             seen = set()
             todo = [getattr(c, "_mem_cache", None) for caches in mgr._function_caches.values() for c in caches.values()]
             if api is cache_resource_api:
-                todo.append(server_memo_store())  # the other results every session shares
+                todo.append(SERVER_CACHE.values())  # the results every session shares
             while todo:  # everything reachable from the cached values (not through functions, classes, modules)
                 obj = todo.pop()
                 if id(obj) in seen or isinstance(obj, (type, type(gc), type(gc.collect), type(memory_report))):
@@ -195,7 +195,7 @@ def memory_report() -> str:
     return (
         f"memory report: {len(sessions)} sessions alive, {len(shut)} of them shut down, holding {held} "
         f"session_state entries; NumPy arrays {sum(a.nbytes for a in every.values()) / mb:.0f} MB reachable, "
-        f"{sum(cached.values()) / mb:.0f} MB of them from st caches"
+        f"{sum(cached.values()) / mb:.0f} MB of them from the server's caches; server cache: {SERVER_CACHE.report()}"
     )
 
 

@@ -19,6 +19,7 @@ from engine.io import INPUT_KINDS, SAMPLES, samples_of_kind
 from views.forms import FORMS
 from views.navigation import DATA_PARAM, go_to
 from views.session_input import SOURCE_TITLES, SessionInput
+from views.state import server_memo
 
 _STORE = "_inputs"  # name -> SessionInput, in the order they were added
 _ACTIVE = "_active_input"  # kind -> name of the input the pages use
@@ -72,10 +73,10 @@ def set_active(inp: SessionInput) -> None:
             del st.query_params["sample"]
 
 
-@st.cache_resource(show_spinner=False)
 def shared_sample(key: str) -> SessionInput:
-    """A shipped sample read and validated once per server: public, read-only data every session shares."""
-    return FORMS[SAMPLES[key].kind].load_sample(key)
+    """A shipped sample read and validated once per server: public, read-only data every session shares (held in
+    the server's byte-budgeted cache, :func:`views.state.server_memo`)."""
+    return server_memo(("sample", key), lambda: FORMS[SAMPLES[key].kind].load_sample(key))
 
 
 def load_sample(key: str, *, activate: bool = True) -> SessionInput:
