@@ -119,6 +119,12 @@ def server_memo(key: tuple, compute: Callable[[], T], *, size: int | None = None
     return SERVER_CACHE.get_or_compute(key, compute, size)
 
 
+def data_memo(public: bool, key: tuple, compute: Callable[[], T]) -> T:
+    """:func:`server_memo` for results of public data (a shipped sample: every session shares them), :func:`memo`
+    otherwise (a user's data stays in the user's session)."""
+    return server_memo(key, compute) if public else memo(key, compute)
+
+
 #: seconds of work before its progress bar appears: shorter work shows none (each bar drawn is a message the
 #: browser lays out, beside the page it shifts, while the work competes with it for the cores)
 PROGRESS_AFTER = 0.3
