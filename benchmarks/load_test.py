@@ -48,6 +48,9 @@ TTL_SECONDS, HOUSEKEEPING_SECONDS = 10, 5
 SERVER_ENV = {
     "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_SECONDS),
     "OPSTUDIO_HOUSEKEEPING_SECONDS": str(HOUSEKEEPING_SECONDS),
+    # a file edited in the checkout during a run would make Streamlit unload the engine's modules under the
+    # sessions' running scripts (KeyError: 'engine.qwyc' in a concurrent import)
+    "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
 }
 COST = "False positives paid per extra true positive"
 MODELS = "Mean # models (test)"
