@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import os
 import statistics
 import sys
@@ -41,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_engine import rare_event_data  # noqa: E402
+from benchmarks.bench_app import csv_bytes  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, FLAGS, SHOTS, rss_mb, serve, streamlit_pid  # noqa: E402
 
 TTL_SECONDS, HOUSEKEEPING_SECONDS = 10, 5
@@ -59,17 +58,7 @@ MEANWHILE = "the page works meanwhile"
 
 
 def write_csv(path: Path, rows: int, seed: int, names: tuple[str, str]) -> Path:
-    s, y = rare_event_data(rows, 2, seed=seed)
-    buf = io.StringIO()
-    np.savetxt(
-        buf,
-        np.column_stack([s, y]),
-        fmt=["%.6f", "%.6f", "%d"],
-        delimiter=",",
-        header=f"{names[0]},{names[1]},label",
-        comments="",
-    )
-    path.write_text(buf.getvalue())
+    path.write_bytes(csv_bytes(rows, seed, names))
     return path
 
 
@@ -98,6 +87,15 @@ async def idle_with(page, text: str, timeout: float = 600_000) -> None:
     await page.wait_for_function(
         f"(t) => document.body.innerText.includes(t) && {IDLE}", arg=text, timeout=timeout, polling=100
     )
+
+
+async def visit(i: int, page, link: str, text: str, times: list) -> None:
+    """Open the page ``link`` of the navigation: seconds (into ``times``) until ``text`` shows and Streamlit is idle."""
+    t0 = time.perf_counter()
+    await page.get_by_role("link", name=link).first.click()
+    await idle_with(page, text)
+    times.append(time.perf_counter() - t0)
+    log(i, f"{link} drawn")
 
 
 async def key_step(page, slider_label: str, metric: str | None) -> float:
@@ -150,11 +148,7 @@ async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, pr
     await (await chooser.value).set_files(str(csv))
     await page.locator('[data-testid="stSidebar"]').get_by_text(csv.name).first.wait_for(timeout=600_000)
     log(i, "uploaded")
-    t0 = time.perf_counter()
-    await page.get_by_role("link", name="Operating point").first.click()
-    await idle_with(page, COST)
-    timings["operating point, first render"].append(time.perf_counter() - t0)
-    log(i, "operating point drawn")
+    await visit(i, page, "Operating point", COST, timings["operating point, first render"])
     for _ in range(steps):
         if MEANWHILE not in await page.inner_text("body"):
             break
@@ -169,11 +163,7 @@ async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, pr
     problems["exceptions"] += await page.locator('[data-testid="stException"]').count()
 
     log(i, "steps taken after the bootstrap")
-    t0 = time.perf_counter()
-    await page.get_by_role("link", name="Early exit").first.click()
-    await idle_with(page, MODELS)
-    timings["early exit, first visit"].append(time.perf_counter() - t0)
-    log(i, "early exit drawn")
+    await visit(i, page, "Early exit", MODELS, timings["early exit, first visit"])
     timings["α step"].append(await key_step(page, "α: allowed", None))  # one of the policy's metrics changes
     problems["exceptions"] += await page.locator('[data-testid="stException"]').count()
     log(i, "α step taken")
