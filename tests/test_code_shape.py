@@ -103,6 +103,7 @@ PUBLIC_MODULES = (
     "engine.plotting",
     "engine.resources",
     "engine.memory",
+    "engine.warmup",
     "engine.errors",
     "engine.constraints",
     "engine.untrusted",
@@ -306,7 +307,8 @@ LAYERS = (
     {"io", "record"},
     {"constraints", "qwyc", "setloss", "audit", "monitor"},
     {"backends", "sample_builders"},
-    {"cli", "warmup"},
+    {"warmup"},
+    {"cli"},
 )
 
 
