@@ -2,7 +2,7 @@
 
 Target: a 30,000-row table with 20 mixed columns (numeric, categorical, missing values, empty labels)
 trains under demographic parity kappa = 0.8 no slower than UCI Adult under the same constraint, timed
-in the same run (both through engine.constraints.train_on_table, so preprocessing and the deterministic
+in the same run (both through engine.constraints.tabular.train_on_table, so preprocessing and the deterministic
 refits are included).
 
     python benchmarks/bench_constrain_table.py
@@ -21,7 +21,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.constraints import TableSpec, train_on_table  # noqa: E402
+from engine.constraints._tabular import TableSpec, train_on_table  # noqa: E402
 from engine.io import read_table, sample_path  # noqa: E402
 
 

@@ -25,16 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure import timed  # noqa: E402
-from engine.constraints import (  # noqa: E402
-    DemographicParity,
-    MaxChurn,
-    MinRecall,
-    adult_data,
-    churn_rate,
-    demographic_parity_ratio,
-    fit_constrained,
-    linear_svm,
-)
+from engine.constraints import DemographicParity, MaxChurn, MinRecall, adult_data, fit_constrained
+from engine.constraints._rates import churn_rate, demographic_parity_ratio
+from engine.constraints._solver import linear_svm
 
 KAPPAS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 1.0)
 
@@ -184,7 +177,7 @@ def churn_cases(data):
 
 
 def robustness():
-    from tests.engine.constraints.test_solver import deployed_logistic_regression, minority_majority
+    from tests.engine.constraints._test_solver import deployed_logistic_regression, minority_majority
 
     print("\n## Robustness on data made in the tests")
     x, y, protected = minority_majority()

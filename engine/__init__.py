@@ -18,7 +18,7 @@ This module re-exports each paper's entry points.
 # must not import numpy, pandas or scikit-learn; ``from engine import X`` imports X's subpackage on first use.
 _EXPORTS = {
     "ConstrainedModel": "constraints",
-    "InfeasibleConstraintsError": "constraints",
+    "InfeasibleConstraintsError": "errors",
     "fit_constrained": "constraints",
     "InputError": "errors",
     "RatedDataError": "errors",

@@ -2,19 +2,9 @@
 
 import streamlit as st
 
-from engine.constraints import (
-    TableModel,
-    TableSpec,
-    TrainingColumns,
-    adult_data,
-    churn_sweep,
-    churn_tradeoff_figure,
-    fairness_sweep,
-    fairness_tradeoff_figure,
-    model_json,
-    rates_frame,
-    train_on_table,
-)
+from engine.constraints import adult_data, churn_sweep, fairness_sweep
+from engine.constraints.display import churn_tradeoff_figure, fairness_tradeoff_figure, rates_frame
+from engine.constraints.tabular import TableModel, TableSpec, TrainingColumns, model_json, train_on_table
 from engine.errors import InputError
 from engine.presentation import BOUND_FORMAT
 from engine.record import new_item
@@ -225,8 +215,11 @@ def adult_sweeps() -> None:
     ):
         if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
-            show_table(sweep, where=column)
-            column.download_button(
+    for sweep, name, title in ((fair, "fairness_sweep", "Fairness sweep"), (churn, "churn_sweep", "Churn sweep")):
+        if sweep is not None:  # the page's width: in half of it the columns' labels were cut ("Test erro…")
+            st.markdown(f"**{title}**")
+            show_table(sweep)
+            st.download_button(
                 "Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv", mime="text/csv", key=f"{name}_csv"
             )
 

@@ -22,6 +22,12 @@ from tests.e2e.conftest import free_port, wait_healthy
 ROOT = Path(__file__).resolve().parents[1]
 
 PAGES_RENDER = """
+from streamlit.runtime.pages_manager import PagesManager
+init = PagesManager.__init__
+def legacy_off(self, *args, **kwargs):  # as tests/conftest.py: AppTest turns the pages/ folder's legacy mode on
+    PagesManager.uses_pages_directory = False
+    init(self, *args, **kwargs)
+PagesManager.__init__ = legacy_off
 from engine.resources import dashboard_dir
 from streamlit.testing.v1 import AppTest
 import engine
@@ -156,3 +162,19 @@ def test_opstudio_app_serves_from_another_directory(installed):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_installed_wheel_creates_and_upgrades_a_workspace(installed, tmp_path):
+    # the Alembic migrations ship inside engine.workspace: `opstudio workspace upgrade` works from a wheel
+    wheel, venv, elsewhere = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in sorted((ROOT / "engine" / "workspace" / "migrations").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            assert f"{path.relative_to(ROOT).as_posix()}" in names, f"{path.name} is not in the wheel"
+    env = {**os.environ, "PYTHONPATH": "", "OPSTUDIO_HOME": str(tmp_path / "home")}
+    for argv in (["workspace", "upgrade"], ["workspace", "info", "--json"]):
+        run = subprocess.run(
+            [str(venv / "bin" / "opstudio"), *argv], cwd=elsewhere, capture_output=True, text=True, timeout=300, env=env
+        )
+        assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["schema_version"] == "0002"

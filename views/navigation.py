@@ -12,6 +12,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 from engine.pages import PAGES, page_for
+from engine.record import public_url
 
 _PAGE = "_current_page"
 
@@ -32,7 +33,8 @@ def current_link(settings: dict | None = None, *, data: str = "") -> str:
     (widget key -> value: the ones the URL leaves out because they are at their default, or not
     bound) and by ``data=<SHA-256 prefix>`` for an uploaded input, so that opening the link without
     that data says which data it needs (:func:`views.inputs.input_picker`) instead of silently using
-    a sample.
+    a sample. The link starts with ``OPSTUDIO_PUBLIC_URL`` when it is set (:func:`engine.record.public_url`),
+    else with the address this browser used.
     """
     params = {k: v for k, v in st.query_params.to_dict().items() if k != DATA_PARAM}
     params.update({k: _param(v) for k, v in (settings or {}).items() if v is not None})
@@ -40,6 +42,8 @@ def current_link(settings: dict | None = None, *, data: str = "") -> str:
         params[DATA_PARAM] = str(data)[:16]
     query = urlencode(params)
     path = f"/{st.session_state.get(_PAGE, '')}" + (f"?{query}" if query else "")
+    if public_url():  # the address colleagues use (OPSTUDIO_PUBLIC_URL), not the one this browser used
+        return public_url() + path
     try:
         here = urlsplit(st.context.url or "")
     except Exception:  # no browser context (AppTest, a bare script run): the path alone

@@ -18,6 +18,16 @@
     opstudio monitor FILE --date COL --threshold T (--target M | --review-cost C --value-per-positive V) [--json]
     opstudio audit plan POPULATION --score COL --id COL --below T --budget N --out plan.csv [--json]
     opstudio audit estimate --rated RATED --audit plan.csv [--threshold t ...] [--json]
+    opstudio monitor FILE --decision ID [--as EMAIL] [--json]
+    opstudio workspace init|upgrade|info [--json]
+    opstudio datasets add FILE [--name N] [--kind K] [--private] [--as EMAIL] [--json]
+    opstudio datasets list [--kind K] [--as EMAIL] [--json]
+    opstudio decisions propose --dataset SHA_OR_FILE --classifier COL --target M [--name N] [--note T] [--json]
+    opstudio decisions approve|reject|deploy|retire ID [--note T] [--as EMAIL] [--json]
+    opstudio decisions list [--status S] [--json]
+    opstudio decisions show ID [--json]
+    opstudio decisions verify [--json]
+    opstudio users grant EMAIL ROLE | users revoke EMAIL [ROLE] | users list [--json]
     opstudio warmup [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
@@ -102,7 +112,8 @@ COMMANDS = {
         "point, anytime-valid alerts, money and reviewers",
         "opstudio monitor --sample monitoring --threshold 0.568 --target 0.3\n"
         "opstudio monitor --sample monitoring --threshold 0.568 --review-cost 3 "
-        "--value-per-positive 10",
+        "--value-per-positive 10\n"
+        "opstudio monitor --sample monitoring --decision 7",
     ),
     "audit": Command(
         "audit",
@@ -112,6 +123,51 @@ COMMANDS = {
             "plan": "opstudio audit plan --sample satimage_population --score score --id doc_id --below 0.9 "
             "--budget 300 --out plan.csv",
             "estimate": "opstudio audit estimate --rated satimage_rated --audit satimage_audit --json",
+        },
+    ),
+    "workspace": Command(
+        "workspace",
+        "the workspace's database: create it, upgrade its schema, say where it is and what it holds",
+        "opstudio workspace info --json",
+        {
+            "init": "opstudio workspace init",
+            "upgrade": "opstudio workspace upgrade",
+            "info": "opstudio workspace info --json",
+        },
+    ),
+    "datasets": Command(
+        "workspace",
+        "store files in the workspace as datasets (once each, by SHA-256) and list them",
+        "opstudio datasets add rated.csv --name 'March ratings' --json",
+        {
+            "add": "opstudio datasets add rated.csv --name 'March ratings' --kind rated --json",
+            "list": "opstudio datasets list --json",
+        },
+    ),
+    "decisions": Command(
+        "decisions",
+        "the operating-point registry: propose, approve, reject, deploy, retire, list, show, verify",
+        "opstudio decisions propose --dataset rated.csv --classifier score_text --target 0.3 --json\n"
+        "opstudio decisions approve 7 --note 'reviewed with risk'",
+        {
+            "propose": "opstudio decisions propose --dataset rated.csv --classifier score_text --target 0.3 --json",
+            "approve": "opstudio decisions approve 7 --note 'reviewed with risk' --as ana@example.org",
+            "reject": "opstudio decisions reject 7 --note 'target too low for Q3'",
+            "deploy": "opstudio decisions deploy 7",
+            "retire": "opstudio decisions retire 7 --note 'replaced by decision 9'",
+            "list": "opstudio decisions list --status deployed --json",
+            "show": "opstudio decisions show 7 --json",
+            "verify": "opstudio decisions verify",
+        },
+    ),
+    "users": Command(
+        "workspace",
+        "roles in the workspace (viewer, analyst, approver, admin): grant, revoke, list",
+        "opstudio users grant ana@example.org approver",
+        {
+            "grant": "opstudio users grant ana@example.org approver",
+            "revoke": "opstudio users revoke ana@example.org approver",
+            "list": "opstudio users list --json",
         },
     ),
     "warmup": Command(

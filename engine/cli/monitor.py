@@ -2,6 +2,8 @@
 
 opstudio monitor FILE --classifier COL --date COL [--period day|week|month] --threshold T
     (--target M | --review-cost C --value-per-positive V [--cost-per-false-positive F])
+opstudio monitor FILE --date COL --decision ID [--as EMAIL] ...  (a deployed decision's threshold and target;
+    the alerts are stored on it)
     [--level 0.95] [--window K] [--reviewers R --reviews-per-day Q [--by COL]] [--json]
 """
 
@@ -20,6 +22,7 @@ from ..monitor import (
     reviewer_plan,
 )
 from ..pn import Economics
+from .acting import add_monitor_arguments, monitor_decision, store_monitoring
 from .common import add_money_arguments, add_source_arguments, economics_of, print_json, print_table, source_path
 
 __all__ = ["add_parser"]
@@ -97,6 +100,7 @@ def _print_text(args, result, classifier: str) -> None:
 
 def run_monitor(args) -> int:
     args.file = source_path(args)
+    monitor_decision(args)  # --decision ID: threshold, target and classifier of a deployed decision
     economics = _economics(args)
     backend = choose_backend(args.file, args.backend, args.table)
     _check_reviewer_args(args, backend)
@@ -113,6 +117,7 @@ def run_monitor(args) -> int:
     )
     counts, classifier, dated = counted.counts, counted.classifier, counted.dated
     result = monitor(counts, args.threshold, args.target, economics=economics, level=args.level, window=args.window)
+    store_monitoring(args, result)
     if args.json:
         print_json(result.as_dict())
         return 0
@@ -137,8 +142,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
     m.add_argument(
         "--threshold",
         type=float,
-        required=True,
-        help="deployed threshold T: documents with score >= T are flagged (required)",
+        help="deployed threshold T: documents with score >= T are flagged (or --decision ID; no default)",
     )
     m.add_argument(
         "--target", type=float, help="target marginal precision M in (0, 1) (or give the money flags; no default)"
@@ -174,5 +178,6 @@ def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
     m.add_argument(
         "--table", help="with --backend duckdb and a .duckdb file: the table holding the rows (default none)"
     )
+    add_monitor_arguments(m)
     m.add_argument("--json", action="store_true", help="print the JSON record instead of the table (default off)")
     m.set_defaults(func=run_monitor)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.constraints import Preprocessing, TableModel, model_json, read_model_json
+from engine.constraints._tabular import Preprocessing, TableModel, model_json, read_model_json
 from engine.errors import InputError
 
 FRAME = pd.DataFrame(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.constraints import TrainingColumns, detect_training_columns
+from engine.constraints.tabular import TrainingColumns, detect_training_columns
 from engine.errors import InputError
 from engine.io import Table
 from views.forms.common import parse_table, preview, sample_bytes

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.constraints import kernels
-from engine.constraints.design import DenseDesign, SplitDesign, as_design, standardised_design
+from engine.constraints import _kernels as kernels
+from engine.constraints._design import DenseDesign, SplitDesign, as_design, standardised_design
 
 
 def one_hot_table(n=1500, seed=0):

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from engine.constraints import DemographicParity, MaxChurn, MinCoverage, MinRecall, linear_svm, shift_bias
+from engine.constraints import DemographicParity, MaxChurn, MinCoverage, MinRecall
+from engine.constraints._experiments import shift_bias
+from engine.constraints._solver import linear_svm
 from engine.errors import InputError
 
 
@@ -71,7 +73,7 @@ def group_thresholds_by_grid(s, y, g, kappa, candidates=120):
 
 @pytest.mark.parametrize("kappa", [0.3, 0.8, 1.0])
 def test_group_thresholds_keep_the_pair_of_the_direct_grid(kappa):
-    from engine.constraints import group_thresholds
+    from engine.constraints._experiments import group_thresholds
 
     x, y, group, _ = toy()
     x = np.round(x, 1)  # tied scores
@@ -101,7 +103,7 @@ def test_adult_design_equals_scikit_learns_column_transformer():
         ("passthrough", nums), (OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats)
     )
     want_train, want_test = enc.fit_transform(x.fillna(fill)), enc.transform(xt)
-    from engine.constraints.experiments import _one_hot
+    from engine.constraints._experiments import _one_hot
 
     got_train, got_test, names = _one_hot(x.fillna(fill), xt, nums, cats)
     np.testing.assert_array_equal(got_train, want_train)

@@ -6,26 +6,27 @@ import numpy as np
 import pytest
 
 from engine.constraints import (
-    ConstraintsMissedWarning,
     DemographicParity,
     Egregious,
     EqualOpportunity,
-    InfeasibleConstraintsError,
     MaxChurn,
     MaxCoverage,
     MinCoverage,
     MinRecall,
+    fit_constrained,
+    fit_sweep,
+)
+from engine.constraints._rates import (
     RateExpr,
     churn_rate,
     demographic_parity_ratio,
     equal_opportunity_ratio,
-    fit_constrained,
-    fit_sweep,
     ramp,
     sn,
     sp,
 )
-from engine.constraints.solver import _bound_value, _majorize, _Problem, _solve_convex
+from engine.constraints._solver import ConstraintsMissedWarning, _bound_value, _majorize, _Problem, _solve_convex
+from engine.errors import InfeasibleConstraintsError
 
 
 def toy(n=600, seed=0):
@@ -178,7 +179,7 @@ def test_equal_opportunity_and_egregious_expressions():
 
 
 def test_table_2_expressions_match_direct_counts():
-    from engine.constraints import (
+    from engine.constraints._rates import (
         churn,
         coverage,
         error_rate,
@@ -219,7 +220,8 @@ def minority_majority(n=6000, seed=5):
 
 
 def test_demographic_parity_does_not_settle_on_the_classifier_that_flags_nobody():
-    from engine.constraints import group_thresholds, linear_svm
+    from engine.constraints._experiments import group_thresholds
+    from engine.constraints._solver import linear_svm
 
     x, y, protected = minority_majority()
     model = fit_constrained(x, y, [DemographicParity(protected, ~protected, 0.8)])
@@ -254,8 +256,8 @@ def test_tight_churn_against_a_deployed_linear_model_finds_a_feasible_start(targ
 
 
 def test_phase_one_imitates_the_deployed_decisions_and_balances_the_constraints():
-    from engine.constraints import error_rate
-    from engine.constraints.solver import _phase_one
+    from engine.constraints._rates import error_rate
+    from engine.constraints._solver import _phase_one
 
     x, y, deployed = deployed_logistic_regression()
     xs = (x - x.mean(0)) / x.std(0)
@@ -294,7 +296,7 @@ def test_the_entry_point_meets_the_bound_with_its_deterministic_decisions():
 
 
 def test_a_bound_still_missed_is_reported_in_the_model_and_warned(monkeypatch):
-    import engine.constraints.solver as solver
+    import engine.constraints._solver as solver
 
     monkeypatch.setattr(solver, "DETERMINISTIC_REFITS", 0)  # no refit: the ramp fit's miss stays
     x, y, group = toy(seed=3)
@@ -309,7 +311,7 @@ def test_a_bound_still_missed_is_reported_in_the_model_and_warned(monkeypatch):
 
 def test_the_entry_point_on_the_bank_table_meets_demographic_parity_0_8():
     """UCI Bank Marketing (the shipped bank-full), protected group: clients who are not single (72 %)."""
-    from engine.constraints import fit_preprocessing
+    from engine.constraints._tabular import fit_preprocessing
     from engine.io.public_data import load_public_dataset
 
     bank = load_public_dataset("bank")
@@ -368,7 +370,8 @@ def test_a_warm_sweep_meets_every_bound_with_the_ramp_classifier():
 
 def test_the_sparse_compiled_path_gives_the_fits_of_the_dense_numpy_path(monkeypatch):
     """One-hot features: the split design with the compiled kernels against the dense standardised matrix and numpy."""
-    from engine.constraints import design, kernels
+    from engine.constraints import _design as design
+    from engine.constraints import _kernels as kernels
     from tests.engine.constraints.test_design import one_hot_table
 
     x = one_hot_table(n=2000, seed=6)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.constraints import (
+from engine.constraints._tabular import (
     MAX_CATEGORIES,
     Preprocessing,
     TableModel,
@@ -232,7 +232,7 @@ def test_the_table_route_reports_what_the_entry_point_reports(fitted):
 
 
 def test_a_design_matrix_over_the_cell_cap_is_refused_before_it_is_built(monkeypatch):
-    import engine.constraints.tabular as tabular
+    import engine.constraints._tabular as tabular
 
     monkeypatch.setattr(tabular, "MAX_DESIGN_CELLS", 1_000)
     frame = small_table(n=300)
@@ -241,7 +241,7 @@ def test_a_design_matrix_over_the_cell_cap_is_refused_before_it_is_built(monkeyp
 
 
 def test_predictions_in_chunks_equal_the_whole_table(fitted, monkeypatch):
-    import engine.constraints.tabular as tabular
+    import engine.constraints._tabular as tabular
 
     frame, model, _ = fitted
     whole = model.decide(frame)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.constraints.weighted_hinge import smooth_hinge, solve_weighted_hinge
+from engine.constraints._weighted_hinge import smooth_hinge, solve_weighted_hinge
 
 
 def problem(n=400, d=5, seed=0, both=0.2):

@@ -1,7 +1,7 @@
 """Dataset constraints: Table 2 of Goh, Cotter, Gupta & Friedlander, *Satisfying
 Real-world Goals with Dataset Constraints*, NIPS 2016.
 
-Each constraint turns into a :class:`~engine.constraints.rates.RateExpr` that must
+Each constraint turns into a :class:`~engine.constraints._rates.RateExpr` that must
 be ``<= 0`` on the training rows: demographic parity (the 80 % rule), equal
 opportunity, churn against a deployed model, recall, coverage and
 egregious-example constraints. Each has ``expression(y)`` (that rate expression) and
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .rates import RateExpr, churn, row_mask, sn, sp
+from ._rates import RateExpr, churn, row_mask, sn, sp
 
 __all__ = ["DemographicParity", "EqualOpportunity", "MaxChurn", "MinRecall", "MaxCoverage", "MinCoverage", "Egregious"]
 

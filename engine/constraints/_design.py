@@ -1,6 +1,6 @@
 """The standardised design matrix of the constrained training, kept sparse where its raw columns are.
 
-The inner solver (:mod:`~engine.constraints.weighted_hinge`) needs three things of the
+The inner solver (:mod:`~engine.constraints._weighted_hinge`) needs three things of the
 standardised features ``X = (x - mean) / scale``: ``X @ w``, ``X.T @ v`` and the data
 Hessian ``[X, -1]^T diag(c) [X, -1]`` over some rows. Centring makes ``X`` dense, but on
 one-hot encoded tables most raw columns are indicators that are zero on most rows (UCI
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
+from . import _kernels as kernels
 
 __all__ = ["DenseDesign", "SplitDesign", "as_design", "standardised_design", "SPARSE_COLUMN_SHARE", "SPARSE_MIN_GAIN"]
 

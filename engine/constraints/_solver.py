@@ -11,9 +11,9 @@ Goh, Cotter, Gupta & Friedlander, *Satisfying Real-world Goals with Dataset Cons
 * **Inner convex problem** through its Lagrangian: for fixed multipliers ``v``
   it is a weighted hinge SVM (rows may carry both hinges, the intercept is not
   regularised), solved in the primal by Newton's method on the hinge smoothed
-  within 0.2 of its kink (:mod:`~engine.constraints.weighted_hinge`), with the
+  within 0.2 of its kink (:mod:`~engine.constraints._weighted_hinge`), with the
   standardised features kept sparse where the raw columns are, e.g. one-hot
-  indicators (:mod:`~engine.constraints.design`). The
+  indicators (:mod:`~engine.constraints._design`). The
   multiplier of one constraint is found by regula falsi on the monotone
   constraint value, several by a Kelley cutting plane (``scipy.optimize.linprog``,
   HiGHS) on the concave dual.
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import InfeasibleConstraintsError, InputError
-from .design import as_design, standardised_design
-from .goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
-from .rates import RateExpr, error_rate, ramp
-from .weighted_hinge import HingeSolution, solve_weighted_hinge
+from ._design import as_design, standardised_design
+from ._goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
+from ._rates import RateExpr, error_rate, ramp
+from ._weighted_hinge import HingeSolution, solve_weighted_hinge
 
 __all__ = [
     "ConstrainedModel",
@@ -164,7 +164,7 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: object  # standardised features: a design (engine.constraints.design); a matrix is wrapped
+    x: object  # standardised features: a design (engine.constraints._design); a matrix is wrapped
     objective: RateExpr
     constraints: list  # list of RateExpr, each <= 0
     lam: float
@@ -214,7 +214,7 @@ def _weighted_svm(
 
     The weighted hinge SVM of a fixed multiplier vector (Problem 3's Lagrangian),
     smoothed within ``prob.smoothing`` of its kink and solved by Newton's method
-    (:func:`~engine.constraints.weighted_hinge.solve_weighted_hinge`), warm-started.
+    (:func:`~engine.constraints._weighted_hinge.solve_weighted_hinge`), warm-started.
 
     Within a sweep (``prob.stats["solved"]``, kept by :func:`fit_sweep`) a solve whose inputs
     are equal bit for bit to an earlier one's returns that solution: the same problem from the
@@ -604,7 +604,7 @@ def fit_constrained(
     y : array-like of shape (n,)
         0/1 labels, -1 for unlabelled rows (used only by constraints such as churn and coverage).
     constraints : sequence of constraint objects
-        Each has ``expression(y)`` (a :class:`~engine.constraints.rates.RateExpr` that must be <= 0)
+        Each has ``expression(y)`` (a :class:`~engine.constraints._rates.RateExpr` that must be <= 0)
         and ``describe()``.
     lam : float, optional
         Weight of ``||w||^2 / 2`` on standardised features (default 0.01: on Adult the error moves

@@ -22,7 +22,7 @@ def constraint_trace_figure(model) -> go.Figure:
     Parameters
     ----------
     model : ConstrainedModel
-        A model from :func:`~engine.constraints.solver.fit_constrained`: its ``trace_`` rows
+        A model from :func:`~engine.constraints._solver.fit_constrained`: its ``trace_`` rows
         (``iteration``, ``objective``, ``error``, ``constraints``, ``multipliers``) and
         ``constraint_names``.
 
@@ -79,7 +79,7 @@ def fairness_tradeoff_figure(table) -> go.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~engine.constraints.experiments.fairness_sweep`.
+        The table of :func:`~engine.constraints._experiments.fairness_sweep`.
 
     Returns
     -------
@@ -120,7 +120,7 @@ def churn_tradeoff_figure(table) -> go.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~engine.constraints.experiments.churn_sweep`.
+        The table of :func:`~engine.constraints._experiments.churn_sweep`.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """Compiled kernels of the constrained training's inner Newton solver.
 
 The sparse products and the weighted sums of the Hessian of
-:class:`~engine.constraints.design.SplitDesign` (dense standardised columns, whose products
+:class:`~engine.constraints._design.SplitDesign` (dense standardised columns, whose products
 stay with BLAS, beside raw CSR columns), and the smoothed hinges' slopes, each one pass over
 the rows without temporaries or SciPy's per-call overhead. The elementwise arithmetic is the
 numpy reference's, operation for operation; sums run row by row (numpy sums pairwise and BLAS

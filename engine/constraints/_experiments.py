@@ -5,7 +5,7 @@ Constraints*, NIPS 2016, Section 4 (fairness, Section 4.1; churn, Section 4.2).
 
 
 * :func:`adult_data` - one-hot / numeric Adult features, labels and the female mask.
-* Baselines: :func:`~engine.constraints.solver.linear_svm` (unconstrained hinge
+* Baselines: :func:`~engine.constraints._solver.linear_svm` (unconstrained hinge
   SVM), :func:`shift_bias` (one intercept chosen after training so the
   constraints hold on the training rows), :func:`group_thresholds` (a threshold
   per group for demographic parity, post-processing in the style of Hardt et
@@ -25,9 +25,9 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.public_data import load_public_dataset
-from .goals import DemographicParity, MaxChurn, MinRecall
-from .rates import churn_rate, demographic_parity_ratio, ramp
-from .solver import fit_sweep, linear_svm, one_blas_thread
+from ._goals import DemographicParity, MaxChurn, MinRecall
+from ._rates import churn_rate, demographic_parity_ratio, ramp
+from ._solver import fit_sweep, linear_svm, one_blas_thread
 
 __all__ = [
     "AdultData",
@@ -86,7 +86,7 @@ def adult_data() -> AdultData:
     -------
     AdultData
         The one-hot encoder is fitted on the training rows; the numeric columns are passed
-        through unscaled (:func:`~engine.constraints.solver.fit_constrained` standardises).
+        through unscaled (:func:`~engine.constraints._solver.fit_constrained` standardises).
 
     References
     ----------
@@ -228,7 +228,7 @@ def shift_bias(model, x, y, constraints, *, candidates: int = 400, scores=None) 
         Training labels: 1, 0, or -1 for an unlabelled row.
     constraints : sequence of constraint objects
         Each has ``expression(y)``, a rate expression that must be <= 0
-        (:mod:`engine.constraints.goals`).
+        (:mod:`engine.constraints._goals`).
     candidates : int, optional
         Number of quantile levels of the score tried as thresholds.
     scores : array-like of float of shape (n,), optional
@@ -378,7 +378,7 @@ def fairness_sweep(
     lam : float, optional
         The regulariser's weight lambda (``lam / 2 ||w||^2`` on standardised features).
     progress : callable(done, total), optional
-        Called after each kappa's fit (:func:`~engine.constraints.solver.fit_sweep`).
+        Called after each kappa's fit (:func:`~engine.constraints._solver.fit_sweep`).
     warm : bool, optional
         Start each fit from the previous kappa's model.
 
@@ -392,7 +392,7 @@ def fairness_sweep(
     Raises
     ------
     InfeasibleConstraintsError
-        :func:`~engine.constraints.solver.fit_constrained` found no feasible start.
+        :func:`~engine.constraints._solver.fit_constrained` found no feasible start.
 
     References
     ----------
@@ -469,7 +469,7 @@ def churn_sweep(
     seed : int, optional
         Seed of the deployed model's 10 % sample.
     progress : callable(done, total), optional
-        Called after each target's fit (:func:`~engine.constraints.solver.fit_sweep`).
+        Called after each target's fit (:func:`~engine.constraints._solver.fit_sweep`).
 
     Returns
     -------
@@ -483,7 +483,7 @@ def churn_sweep(
     Raises
     ------
     InfeasibleConstraintsError
-        :func:`~engine.constraints.solver.fit_constrained` found no feasible start.
+        :func:`~engine.constraints._solver.fit_constrained` found no feasible start.
 
     References
     ----------

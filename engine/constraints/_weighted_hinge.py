@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
-from .design import DenseDesign, SplitDesign, as_design
+from . import _kernels as kernels
+from ._design import DenseDesign, SplitDesign, as_design
 
 __all__ = ["HingeSolution", "solve_weighted_hinge", "smooth_hinge"]
 
@@ -202,7 +202,7 @@ def solve_weighted_hinge(
     ----------
     x : ndarray of shape (n, d), DenseDesign or SplitDesign
         Features (standardised by the caller), or their design
-        (:func:`~engine.constraints.design.standardised_design`).
+        (:func:`~engine.constraints._design.standardised_design`).
     hp, hn : ndarray of shape (n,)
         Non-negative weights of the hinges ``max(0, 1/2 + z)`` and ``max(0, 1/2 - z)``.
     lam : float

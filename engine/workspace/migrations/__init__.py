@@ -1,0 +1,1 @@
+"""The workspace's Alembic migrations (run by :func:`engine.workspace.open_workspace` and ``opstudio workspace``)."""
