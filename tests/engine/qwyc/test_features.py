@@ -1,4 +1,4 @@
-"""engine/qwyc/_features.py: the model's features without formatting numbers as text, one row without a DataFrame.
+"""engine/qwyc/features.py: the model's features without formatting numbers as text, one row without a DataFrame.
 
 Oracle: the extraction it replaced, kept here verbatim (every column converted, then formatted as text to tell a
 missing cell from a word). Both must give the same matrix, bit for bit, or the same InputError message, on
