@@ -143,11 +143,7 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
-        # the home page first: a fresh server's first request for /data runs pages/data.py alone, as Streamlit's
-        # legacy multipage app (no app.py: no sidebar), because of the pages/ folder beside app.py
-        page.goto(base)
-        page.wait_for_selector("text=Rated data in use", timeout=60_000)
-        page.get_by_role("link", name="Data").first.click()
+        page.goto(f"{base}/data")
         page.wait_for_selector("text=Validation report", timeout=60_000)
         page.get_by_text("Upload a file", exact=True).click()
         page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=60_000)

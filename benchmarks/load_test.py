@@ -135,9 +135,7 @@ async def session(
 
 
 async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, problems: dict, others: list) -> None:
-    # the home page first: on a fresh server a first request for /data runs pages/data.py alone, as Streamlit's legacy
-    # multipage app (no app.py: no sidebar, no navigation), because of the pages/ folder beside app.py
-    await page.goto(base)
+    await page.goto(base)  # as a user arrives: the home page, then Data from the navigation
     await idle_with(page, "Rated data in use")
     await page.get_by_role("link", name="Data").first.click()
     await idle_with(page, "Validation report")
