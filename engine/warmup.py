@@ -51,7 +51,7 @@ KERNEL_MODULES = (
     "engine.qwyc.evaluator",
     "engine.qwyc.scan",
     "engine.setloss._kernels",
-    "engine.constraints.kernels",
+    "engine.constraints._kernels",
 )
 
 
@@ -156,8 +156,9 @@ def _warm_setloss() -> None:
 
 def _warm_constraints() -> None:
     """Constrained training on a table (one-hot features: the sparse design's products and the hinge sums)."""
-    from .constraints import TableSpec, detect_training_columns, train_on_table
-    from .constraints.solver import one_blas_thread
+    from threadpoolctl import threadpool_limits
+
+    from .constraints.tabular import TableSpec, detect_training_columns, train_on_table
     from .io import read_table, sample_path
 
     frame = read_table(sample_path("adult_table")).frame.head(3000)
@@ -165,7 +166,7 @@ def _warm_constraints() -> None:
     spec = TableSpec(
         label=roles.label, group=roles.group, group_value="Female", split=roles.split, demographic_parity=0.8
     )
-    with one_blas_thread():  # small solves: BLAS's spinning threads made this fit 25x slower on a busy machine
+    with threadpool_limits(limits=1, user_api="blas"):  # small solves: BLAS's spinning threads, 25x slower when busy
         train_on_table(frame, spec)
 
 
