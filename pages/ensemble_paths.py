@@ -28,7 +28,7 @@ from views.controls import chosen_target, money_sentence, money_settings
 from views.counted import count_caption, counted_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
-from views.navigation import current_link, go_to
+from views.navigation import current_link, go_to, routed
 from views.record_button import add_to_record
 from views.state import md, memo, on_click, progress_callback
 from views.tables import show_table
@@ -309,13 +309,14 @@ def paths_view(v: GridView) -> None:
                 "target": target,
                 **money_settings(money),
             },
-            link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", ""))),
+            link=current_link({"target": target}),
         ),
         key="record_paths",
     )
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Ensemble paths")
 grid_source = st.radio(
     "Grid from",

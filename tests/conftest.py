@@ -8,6 +8,7 @@ SHARED = ROOT.parent / "shared"
 
 import os  # noqa: E402
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 # CI replays the same examples on every run (a failure there is reproducible, never a coin flip);
@@ -15,3 +16,24 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture
+def navigation_only(monkeypatch):
+    """AppTest runs as the server does once ``st.navigation`` was called: every run goes through app.py.
+
+    AppTest starts every run with Streamlit's legacy mode for a ``pages/`` folder switched on again, in which a
+    page whose file name is its URL path (data, monitoring, audit ...) runs without app.py; the pages then rerun
+    through it (``views.navigation.routed``) and a button's click is lost on the way. The server leaves that
+    mode at its first ``st.navigation`` call, for good. Returns Streamlit's own ``PagesManager.__init__``.
+    """
+    from streamlit.runtime.pages_manager import PagesManager  # only AppTest tests import Streamlit
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+    return original
