@@ -186,11 +186,14 @@ def report_view(inputs: list[SessionInput]) -> None:
 
 def links_waiting() -> None:
     """A reopened link whose data is missing: what it needs, for which page (it opens on it once added here)."""
-    for page, link in pending_links():
-        st.warning(
-            f"A link for **{page.title}** needs {md(link.label)}: add that file here and {page.title} opens on it.",
-            icon=":material/link_off:",
-        )
+    for page, link, found in pending_links():
+        if found is not None:
+            st.success(f"**{md(found.name)}** is the data a link for **{page.title}** needs: it opens on it.")
+        else:
+            st.warning(
+                f"A link for **{page.title}** needs {md(link.label)}: add that file here and {page.title} opens on it.",
+                icon=":material/link_off:",
+            )
 
 
 ADD = {SAMPLE: chosen_sample, UPLOAD: uploaded_input, CONNECT: connected_input}

@@ -44,7 +44,7 @@ _STORE = "_inputs"  # name -> SessionInput, in the order they were added
 _FROM_DATA = "_inputs_from_data"  # name -> order in which the Data page added it
 _SELECTED = "_selected_inputs"  # (page URL path, kind) -> name of the input that page uses
 _PENDING = "_pending_links"  # (page URL path, kind) -> LinkedInput a reopened link needs and the session lacks
-_NOTICES = "_input_notices"  # (page URL path, kind) -> a sentence said once on that page
+_NOTICES = "_input_notices"  # page URL path -> sentences said once, by the page's next picker
 _COUNTER = itertools.count(1)
 
 
@@ -153,19 +153,25 @@ def _find(link: LinkedInput, kind: str) -> SessionInput | None:
     return match
 
 
-def _first_visit(page: str, kind: str, prefer: str | None) -> None:
-    """A page's first choice of ``kind``: its URL's (a pending link when the data is not loaded), else the default."""
-    linked, samples, unknown = linked_inputs(kind)
-    if unknown:
-        shown = ", ".join(repr(v[:40] + ("…" if len(v) > 40 else "")) for v in unknown[:3])
-        _notify(page, kind, f"The link's {DATA_PARAM}/{SAMPLE_PARAM} value {shown} names no input; it is ignored.")
-    link = linked[0] if linked else None
-    if link is not None and not _other_kind(link, kind):
-        _pending()[(page, kind)] = link
-        return
-    chosen = load_sample(samples[0]) if samples else _default(kind, prefer)
-    if chosen is not None:
-        use_on_page(page, chosen)
+def _read_link(page: str) -> None:
+    """The inputs this run's URL names for a page not opened yet, every kind of it at once: each one loaded (or
+    shipped) becomes the page's, each one missing a pending link. Read at once, so that a link whose first input
+    is missing still names the others when that one is added (the URL's parameters are dropped on leaving)."""
+    kinds = next((p.input_kinds for p in PAGES if p.url_path == page), ())
+    ignored: list[str] = []
+    for kind in kinds:
+        if (page, kind) in _selected() or (page, kind) in _pending():
+            continue
+        linked, samples, unknown = linked_inputs(kind)
+        ignored = unknown
+        link = next((k for k in linked if not _other_kind(k, kind)), None)
+        if link is not None:
+            _pending()[(page, kind)] = link
+        elif samples:
+            use_on_page(page, load_sample(samples[0]))
+    if ignored:
+        shown = ", ".join(repr(v[:40] + ("…" if len(v) > 40 else "")) for v in ignored[:3])
+        _notify(page, f"The link's {DATA_PARAM}/{SAMPLE_PARAM} value {shown} names no input; it is ignored.")
 
 
 def _other_kind(link: LinkedInput, kind: str) -> bool:
@@ -177,8 +183,8 @@ def _other_kind(link: LinkedInput, kind: str) -> bool:
     )
 
 
-def _notify(page: str, kind: str, sentence: str) -> None:
-    st.session_state.setdefault(_NOTICES, {})[(page, kind)] = sentence
+def _notify(page: str, sentence: str) -> None:
+    st.session_state.setdefault(_NOTICES, {}).setdefault(page, []).append(sentence)
 
 
 def _missing(page: str, kind: str, key: str, link: LinkedInput) -> None:
@@ -198,11 +204,9 @@ def _missing(page: str, kind: str, key: str, link: LinkedInput) -> None:
     )
     go_to("data")
 
-    def drop_link() -> None:
-        _pending().pop((page, kind), None)
-        chosen = _default(kind, None)
-        if chosen is not None:
-            use_on_page(page, chosen)
+    def drop_link() -> None:  # every input of the link: the page opens on its defaults
+        for waiting in [k for k in _pending() if k[0] == page]:
+            del _pending()[waiting]
         for param in (DATA_PARAM, SAMPLE_PARAM):
             if param in st.query_params:
                 del st.query_params[param]
@@ -220,7 +224,7 @@ def chosen_input(kind: str, *, key: str, prefer: str | None = None) -> SessionIn
     """
     page = current_page()
     if (page, kind) not in _selected() and (page, kind) not in _pending():
-        _first_visit(page, kind, prefer)
+        _read_link(page)
     link = _pending().get((page, kind))
     if link is not None:
         found = _find(link, kind)
@@ -235,7 +239,6 @@ def chosen_input(kind: str, *, key: str, prefer: str | None = None) -> SessionIn
             use_on_page(page, inp)
             _notify(
                 page,
-                kind,
                 f"'{gone}', which this page used, is no longer loaded as {INPUT_KINDS[kind].title.lower()}; it now "
                 f"uses '{inp.name}'.",
             )
@@ -254,8 +257,7 @@ def input_picker(kind: str, *, key: str, label: str | None = None, prefer: str |
     the page's links name it. ``prefer``: the shipped sample the page opens on when nothing else applies."""
     kind_info, page = INPUT_KINDS[kind], current_page()
     current = chosen_input(kind, key=key, prefer=prefer)
-    notice = st.session_state.get(_NOTICES, {}).pop((page, kind), None)
-    if notice:
+    for notice in st.session_state.get(_NOTICES, {}).pop(page, []):
         st.info(md(notice), icon=":material/info:")
     if current is None:
         st.info(f"No {kind_info.title.lower()} loaded yet. Add one on the Data page: {kind_info.what}")
@@ -322,7 +324,12 @@ def pages_reading(inp: SessionInput) -> list[tuple[Page, SessionInput | None, bo
     return rows
 
 
-def pending_links() -> list[tuple[Page, LinkedInput]]:
-    """Links opened in this session whose data is still missing: the page and what it needs."""
+def pending_links() -> list[tuple[Page, LinkedInput, SessionInput | None]]:
+    """Links opened in this session whose page has not opened on their data yet: the page, what it needs, and the
+    loaded input that is that data (None while it is missing)."""
     titles = {p.url_path: p for p in PAGES}
-    return [(titles[page], link) for (page, _), link in _pending().items() if page in titles]
+    return [
+        (titles[page], link, next((i for i in session_inputs(kind) if link.matches(i.fingerprint)), None))
+        for (page, kind), link in _pending().items()
+        if page in titles
+    ]
