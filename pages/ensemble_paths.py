@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from engine.backends import resampling_note
+from engine.errors import InputError
 from engine.io import RatedData
 from engine.pn import (
     FAMILIES,
@@ -262,8 +263,12 @@ def paths_view(v: GridView) -> None:
     with st.spinner(f"Optimising the analytic ({v.family}) path"):
         ap = memo(("analytic", *v.key, v.family), lambda: analytic_path(grid, v.family))
     paths = [gp, ap]
-    ops = {p.method: path_operating_point(p, target) for p in paths}
-    best = best_grid_point(grid, target)
+    try:
+        ops = {p.method: path_operating_point(p, target) for p in paths}
+        best = best_grid_point(grid, target)
+    except InputError as exc:  # a target no path has (money beyond any number in a crafted link)
+        st.error(f"**No joint thresholds for this target.** {md(exc)}")
+        return
     r = st.columns(4)
     tabulated = f"Counts tabulated in {grid.seconds * 1e3:.0f} ms" if grid.seconds else "Counts as read from the file"
     r[0].metric("Grid", " × ".join(map(str, grid.shape)), help=tabulated)

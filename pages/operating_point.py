@@ -412,7 +412,11 @@ def segments_view(curve: Curve) -> None:
     c = st.columns([2, 2, 3])
     by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
     target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
-    allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    try:
+        allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    except InputError as exc:  # reviewers x reviews x days beyond any number, a target no point has (a crafted link)
+        c[2].error(f"**No allocation for these settings.** {md(exc)}")
+        return
     c[2].markdown(allocation.sentence())
     mu = allocation.common_marginal_precision if by_capacity else target
     in_money = money_sentence(allocation.total["tp"], allocation.total["fp"], mu, money)

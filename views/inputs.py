@@ -42,7 +42,7 @@ from views.state import md
 
 _STORE = "_inputs"  # name -> SessionInput, in the order they were added
 _FROM_DATA = "_inputs_from_data"  # name -> order in which the Data page added it
-_SELECTED = "_selected_inputs"  # (page URL path, kind) -> name of the input that page uses
+_SELECTED = "_selected_inputs"  # (page URL path, kind) -> (SHA-256, name) of the input that page uses
 _PENDING = "_pending_links"  # (page URL path, kind) -> LinkedInput a reopened link needs and the session lacks
 _NOTICES = "_input_notices"  # page URL path -> sentences said once, by the page's next picker
 _COUNTER = itertools.count(1)
@@ -133,14 +133,15 @@ def _default(kind: str, prefer: str | None) -> SessionInput | None:
 
 def use_on_page(page: str, inp: SessionInput) -> None:
     """Make ``inp`` the input of its kind on ``page`` (its picker, or "Use on <page>" on the Data page)."""
-    _selected()[(page, inp.kind)] = inp.name
+    _selected()[(page, inp.kind)] = (inp.fingerprint, inp.name)
     _pending().pop((page, inp.kind), None)
 
 
 def page_selection(kind: str, page: str | None = None) -> SessionInput | None:
     """The input of ``kind`` a page uses (this run's page by default), or None before its first choice."""
-    inp = _store().get(_selected().get((page or current_page(), kind)))
-    return inp if inp is not None and inp.kind == kind else None
+    chosen = _selected().get((page or current_page(), kind))
+    # by its bytes: a file removed and another uploaded under its name is not the page's input
+    return next((i for i in session_inputs(kind) if chosen and i.fingerprint == chosen[0]), None)
 
 
 def _find(link: LinkedInput, kind: str) -> SessionInput | None:
@@ -233,14 +234,14 @@ def chosen_input(kind: str, *, key: str, prefer: str | None = None) -> SessionIn
         use_on_page(page, found)
     inp = page_selection(kind, page)
     if inp is None and (page, kind) in _selected():
-        gone = _selected().pop((page, kind))
+        sha, gone = _selected().pop((page, kind))
         inp = _default(kind, prefer)
         if inp is not None:
             use_on_page(page, inp)
             _notify(
                 page,
-                f"'{gone}', which this page used, is no longer loaded as {INPUT_KINDS[kind].title.lower()}; it now "
-                f"uses '{inp.name}'.",
+                f"'{gone}' (SHA-256 {sha[:8]}…), which this page used, is no longer loaded as "
+                f"{INPUT_KINDS[kind].title.lower()}; it now uses '{inp.name}' (SHA-256 {inp.fingerprint[:8]}…).",
             )
     elif inp is None:
         inp = _default(kind, prefer)

@@ -78,6 +78,38 @@ def remember_page(url_path: str) -> None:
     st.session_state[_SHOWN] = {}
 
 
+def _whole_numbers_refuse_infinity() -> None:
+    """A whole-number input bound to the URL takes its default from an infinite value (``?seed=1e400``), as from
+    any other value it cannot read.
+
+    Streamlit seeds such an input with ``int(float(value))`` and falls back to the default on the ``ValueError``
+    of ``nan`` or text, but not on the ``OverflowError`` of an infinity: a crafted link showed an exception box
+    on every page with one (the Operating point's seed and replicates, Below the line's budget, strata and seed
+    ...). Its reader (``NumberInputSerde.deserialize``) is wrapped once per process; the values the UI sends are
+    finite and unaffected.
+    """
+    try:
+        from streamlit.elements.widgets.number_input import NumberInputSerde
+    except ImportError:  # pragma: no cover - another Streamlit: tests/fuzz/test_query_params_fuzz.py says so
+        return
+    original = NumberInputSerde.deserialize
+    if getattr(original, "refuses_infinity", False):
+        return
+
+    def deserialize(self, ui_value):
+        try:
+            return original(self, ui_value)
+        except OverflowError:
+            return self.value
+
+    deserialize.refuses_infinity = True  # type: ignore[attr-defined]
+    deserialize.original = original  # type: ignore[attr-defined]
+    NumberInputSerde.deserialize = deserialize
+
+
+_whole_numbers_refuse_infinity()
+
+
 def run_page(page) -> None:
     """Run the navigation's page (``app.py``), marked as run through the navigation (:func:`routed`)."""
     st.session_state[_ROUTED] = True

@@ -104,3 +104,21 @@ def test_a_reopened_audit_of_uploads_never_shows_the_shipped_audit(app, served):
             assert "Missed positives" not in {m.label for m in fresh.main.metric}
     assert not fresh.warning
     assert {m.label: m.value for m in fresh.main.metric} == found
+
+
+def test_a_removed_input_is_said_and_another_file_of_its_name_is_not_taken_for_it(app):
+    at = upload_input(app(), "rated.csv", RATED, kind="rated")
+    at.switch_page(OP).run()
+    first = at.session_state["_inputs"]["rated.csv"].fingerprint
+    at.switch_page(PAGE).run()
+    at.selectbox(key="report_of").set_value("rated.csv").run()
+    at.button(key="remove_input").click().run()
+    other = RATED.replace(b",1\n", b",0\n", 20)  # another file, the same name
+    at = upload_input(at, "rated.csv", other, kind="rated")
+    second = at.session_state["_inputs"]["rated.csv"].fingerprint
+    assert second != first
+    at.switch_page(OP).run()
+    assert not at.exception
+    notice = shown(at.info)
+    assert f"'rated.csv' (SHA-256 {first[:8]}…), which this page used, is no longer loaded" in notice
+    assert f"it now uses 'rated.csv' (SHA-256 {second[:8]}…)" in notice

@@ -60,7 +60,7 @@ def with_upload(app):
 
 
 def selections(at) -> dict:
-    """(page, kind) -> name of the input that page uses."""
+    """(page, kind) -> (SHA-256, name) of the input that page uses."""
     return dict(at.session_state["_selected_inputs"]) if "_selected_inputs" in at.session_state else {}
 
 
@@ -109,14 +109,14 @@ def test_every_pair_of_pages_in_turn_leaves_the_other_pages_selections_alone(app
         after = selections(at)
         for key, name in before.items():  # nobody's choice changed, this page's own included
             assert after.get(key) == name, f"visiting {url_path} changed {key}: {name} -> {after.get(key)}"
-        for (page, _kind), name in after.items():
+        for (page, _kind), (_sha, name) in after.items():
             if page == url_path:
                 assert name in sidebar_names(at), (url_path, name)  # the sidebar names this page's data
         assert set(after) - set(before) <= {k for k in after if k[0] == url_path}  # only its own first choices
         seen.update(after)
     assert {page for page, _ in seen} == {p.url_path for p in PAGES if p.input_kinds}  # every reader was checked
-    assert seen[("operating-point", "rated")] == "mine.csv"  # the upload: the Data page's newest rated data
-    assert seen[("early-exit", "score_matrix")] == "matrix.csv"
+    assert seen[("operating-point", "rated")][1] == "mine.csv"  # the upload: the Data page's newest rated data
+    assert seen[("early-exit", "score_matrix")][1] == "matrix.csv"
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(SUBSET)), ids="-".join)
@@ -131,7 +131,7 @@ def test_every_order_gives_each_page_the_choice_it_makes_alone(app, alone, order
                 k: v for k, v in selections(visit(with_upload(app), url_path)).items() if k[0] == url_path
             }
         assert {k: v for k, v in got.items() if k[0] == url_path} == alone[url_path], url_path
-    assert got[("audit", "rated")] == "mine.csv" and got[("audit", "audit")] == "satimage_audit.csv"
+    assert got[("audit", "rated")][1] == "mine.csv" and got[("audit", "audit")][1] == "satimage_audit.csv"
 
 
 def test_the_operating_point_page_shows_the_same_data_and_numbers_after_below_the_line(app):
