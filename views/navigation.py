@@ -189,9 +189,9 @@ def linked_inputs(kind: str) -> tuple[list[LinkedInput], list[str], list[str]]:
     return linked, samples, unknown
 
 
-def data_value(inp) -> str:
+def _data_value(kind: str, sha256: str, name: str) -> str:
     """The ``data`` value naming an input: ``<kind>:<SHA-256>:<file name>``."""
-    return f"{inp.kind}:{inp.fingerprint}:{_CONTROL.sub('', inp.name)[:MAX_NAME]}"
+    return f"{kind}:{sha256}:{_CONTROL.sub('', name)[:MAX_NAME]}"
 
 
 def show_input(inp) -> None:
@@ -210,7 +210,7 @@ def show_input(inp) -> None:
     if inp.source == "sample" and inp.sample_key:
         samples.append(inp.sample_key)
     else:
-        data.append(data_value(inp))
+        data.append(_data_value(inp.kind, inp.fingerprint, inp.name))
     for param, values in ((SAMPLE_PARAM, samples), (DATA_PARAM, data)):
         if _values(param) != values:
             if values:
@@ -224,22 +224,39 @@ def shown_inputs() -> dict:
     return dict(st.session_state.get(_SHOWN, {}))
 
 
-def current_link(settings: dict | None = None) -> str:
-    """An absolute link that reopens the page this run shows with its settings and exactly its inputs.
+def current_view(settings: dict | None = None) -> dict:
+    """The view this run shows, as a link (or a saved view) holds it: the page, its settings, its inputs' SHA-256.
 
-    The URL's own settings (the widgets bound to query parameters) are joined by ``settings``
-    (widget key -> value: the ones the URL leaves out because they are at their default, or not
-    bound) and by one ``data=<kind>:<SHA-256>:<file name>`` per input the page's pickers show
-    (samples included, so that a link names exactly the bytes it was made on). Opened where that
-    data is not loaded, the page names the file and offers the Data page
-    (:func:`views.inputs.input_picker`) instead of computing on other data.
+    Settings are the URL's own (the widgets of this page bound to query parameters; a key no widget
+    of the session has is left out) joined by ``settings`` (widget key -> value: the ones the URL
+    leaves out because they are at their default, or not bound). Inputs are those the page's
+    pickers show, samples included, so that the view names exactly the bytes it was made on.
+
+    Returns
+    -------
+    dict
+        ``{"page": url_path, "settings": {key: text}, "inputs": [{"kind", "sha256", "name"}, ...]}``.
     """
-    params = [(k, v) for k, v in st.query_params.to_dict().items() if k not in (DATA_PARAM, SAMPLE_PARAM)]
-    given = {k: _param(v) for k, v in (settings or {}).items() if v is not None}
-    params = [(k, v) for k, v in params if k not in given] + list(given.items())
-    params += [(DATA_PARAM, data_value(inp)) for inp in shown_inputs().values()]
+    shown = {
+        k: v
+        for k, v in st.query_params.to_dict().items()
+        if k not in (DATA_PARAM, SAMPLE_PARAM) and k in st.session_state
+    }
+    shown.update({k: _param(v) for k, v in (settings or {}).items() if v is not None})
+    inputs = [{"kind": i.kind, "sha256": i.fingerprint, "name": i.name} for i in shown_inputs().values()]
+    return {"page": current_page(), "settings": shown, "inputs": inputs}
+
+
+def current_link(settings: dict | None = None) -> str:
+    """An absolute link that reopens the page this run shows with its settings and exactly its inputs
+    (:func:`current_view`): one ``data=<kind>:<SHA-256>:<file name>`` per input. Opened where that data
+    is not loaded, the page names the file and offers the Data page (:func:`views.inputs.input_picker`)
+    instead of computing on other data."""
+    view = current_view(settings)
+    params = list(view["settings"].items())
+    params += [(DATA_PARAM, _data_value(i["kind"], i["sha256"], i["name"])) for i in view["inputs"]]
     query = urlencode(params)
-    return link_base() + f"/{current_page()}" + (f"?{query}" if query else "")
+    return link_base() + f"/{view['page']}" + (f"?{query}" if query else "")
 
 
 def link_base() -> str:

@@ -153,7 +153,12 @@ def test_reopen_links_are_absolute_under_the_apps_base_path_and_name_every_input
     audit = SimpleNamespace(kind="audit", fingerprint="cd" * 32, name="reviewed:plan.csv")
     with mock.patch.object(nav, "st") as fake:
         fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old", "sample": "bank"}
-        fake.session_state = {"_current_page": "batch-decisions", "_page_inputs": {"rated": rated, "audit": audit}}
+        fake.query_params.to_dict.return_value["junk"] = "<b>x</b>"  # a key no widget has: not in the link
+        fake.session_state = {
+            "_current_page": "batch-decisions",
+            "_page_inputs": {"rated": rated, "audit": audit},
+            "target": 0.3,
+        }
         fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
         link = nav.current_link({"beta": 2.0, "neg_only": True, "none": None})
         assert link.startswith("http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=")
@@ -162,5 +167,7 @@ def test_reopen_links_are_absolute_under_the_apps_base_path_and_name_every_input
         assert "sample" not in query  # the URL's own inputs are replaced by the page's, named by their SHA-256
         assert nav.parse_data_value(query["data"][1]) == nav.LinkedInput("audit", "cd" * 32, "reviewed:plan.csv")
         fake.context.url = None  # no browser (AppTest): the path alone
-        fake.session_state = {"_current_page": "batch-decisions"}
+        fake.session_state = {"_current_page": "batch-decisions", "target": 0.3}
         assert nav.current_link() == "/batch-decisions?target=0.3"
+        view = nav.current_view({"beta": 2.0})
+        assert view == {"page": "batch-decisions", "settings": {"target": "0.3", "beta": "2"}, "inputs": []}
