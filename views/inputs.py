@@ -253,8 +253,8 @@ def chosen_input(kind: str, *, key: str, prefer: str | None = None) -> SessionIn
 
 
 def input_picker(kind: str, *, key: str, label: str | None = None, prefer: str | None = None) -> SessionInput | None:
-    """Choose the input of ``kind`` this page works on, among the session's inputs of that kind and the shipped
-    samples not loaded yet. The choice is this page's alone (:func:`chosen_input`); the sidebar shows it and
+    """Choose the input of ``kind`` this page works on, among the session's own inputs of that kind and every
+    shipped sample of it. The choice is this page's alone (:func:`chosen_input`); the sidebar shows it and
     the page's links name it. ``prefer``: the shipped sample the page opens on when nothing else applies."""
     kind_info, page = INPUT_KINDS[kind], current_page()
     current = chosen_input(kind, key=key, prefer=prefer)
@@ -269,14 +269,13 @@ def input_picker(kind: str, *, key: str, label: str | None = None, prefer: str |
     options = list(loaded) + [f"sample:{k}" for k in samples_of_kind(kind)]
 
     def show(option: str) -> str:
-        if option.startswith("sample:"):
-            return f"{SAMPLES[option[7:]].title} (shipped sample)"
-        inp = loaded[option]
-        return f"{inp.name} ({SOURCE_TITLES.get(inp.source, inp.source)})"
+        if option in loaded:  # before the prefix: an upload may be named "sample:…"
+            return f"{option} ({SOURCE_TITLES.get(loaded[option].source, loaded[option].source)})"
+        return f"{SAMPLES[option[7:]].title} (shipped sample)"
 
     def picked() -> None:
         option = st.session_state[key]
-        use_on_page(page, load_sample(option[7:]) if option.startswith("sample:") else loaded[option])
+        use_on_page(page, loaded[option] if option in loaded else load_sample(option[7:]))
 
     # this page's own choice, whatever the widget held on another visit
     st.session_state[key] = f"sample:{current.sample_key}" if current.source == "sample" else current.name
@@ -317,9 +316,9 @@ def pages_reading(inp: SessionInput) -> list[tuple[Page, SessionInput | None, bo
         visited = (page.url_path, inp.kind) in _selected() or (page.url_path, inp.kind) in _pending()
         newest = newest_from_data_page(inp.kind)
         will = (
-            used.name == inp.name
+            used.fingerprint == inp.fingerprint
             if used is not None
-            else not visited and newest is not None and newest.name == inp.name
+            else not visited and newest is not None and newest.fingerprint == inp.fingerprint
         )
         rows.append((page, used, will))
     return rows

@@ -10,12 +10,6 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-@pytest.fixture(autouse=True)
-def _through_app_py(navigation_only):
-    """Every AppTest run of these tests goes through app.py, as on the server (tests/conftest.py)."""
-    return navigation_only
-
-
 @pytest.fixture
 def app():
     def make(query: dict | None = None, page: str | None = None) -> AppTest:

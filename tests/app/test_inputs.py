@@ -122,3 +122,14 @@ def test_a_removed_input_is_said_and_another_file_of_its_name_is_not_taken_for_i
     notice = shown(at.info)
     assert f"'rated.csv' (SHA-256 {first[:8]}…), which this page used, is no longer loaded" in notice
     assert f"it now uses 'rated.csv' (SHA-256 {second[:8]}…)" in notice
+
+
+def test_an_upload_named_like_a_samples_option_is_the_upload(app):
+    at = upload_input(app(), "sample:bank", RATED, kind="rated")  # the picker's option of the shipped bank sample
+    at.switch_page(OP).run()
+    assert not at.exception
+    assert at.selectbox(key="op_rated").value == "sample:bank"
+    assert "**sample:bank** (rated data, upload)" in shown(at.sidebar.markdown)
+    assert {m.label: m.value for m in at.sidebar.metric}["Rated rows"] == "300"  # the upload, not the bank sample
+    at.selectbox(key="op_rated").set_value("sample:synthetic").run()
+    assert not at.exception and "synthetic_rare_events.csv.gz" in shown(at.sidebar.markdown)
