@@ -40,12 +40,18 @@ def test_unknown_sample_in_the_url_falls_back_and_says_so(app):
     assert (shown_in_url[-1] if isinstance(shown_in_url, list) else shown_in_url) == "synthetic"  # the sample shown
 
 
-def test_a_page_streamlit_opens_on_its_own_runs_through_the_navigation(app, navigation_only, monkeypatch):
+def test_a_page_streamlit_opens_on_its_own_runs_through_the_navigation(app, monkeypatch):
     # Streamlit's legacy pages/ mode ran pages/monitoring.py without app.py (file-name navigation, no sidebar):
     # on a fresh server's first request to /monitoring, and after every AppTest switch_page to such a page
     from streamlit.runtime.pages_manager import PagesManager
 
-    monkeypatch.setattr(PagesManager, "__init__", navigation_only)  # Streamlit's own: the legacy mode on every run
+    off = PagesManager.__init__  # tests/conftest.py switches the legacy mode off, as the server does
+
+    def legacy(self, *args, **kwargs):  # as AppTest and a fresh server start every run: on
+        off(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = True
+
+    monkeypatch.setattr(PagesManager, "__init__", legacy)
     at = app(page="pages/monitoring.py")
     assert "Data on this page" in [h.value for h in at.sidebar.subheader]
     assert at.session_state["_current_page"] == "monitoring"

@@ -188,7 +188,7 @@ READERS = [p.url_path for p in PAGES if p.input_kinds]
 
 
 @pytest.mark.parametrize("url_path", [p.url_path for p in PAGES])
-def test_every_bound_parameter_of_the_page_takes_every_hostile_value(url_path, navigation_only):
+def test_every_bound_parameter_of_the_page_takes_every_hostile_value(url_path):
     params, states = discover(url_path)
     problems = []
     for state in states:
@@ -203,7 +203,7 @@ def test_every_bound_parameter_of_the_page_takes_every_hostile_value(url_path, n
 
 
 @pytest.mark.parametrize("url_path", READERS)
-def test_the_inputs_parameters_repeated_unknown_and_huge_queries(url_path, navigation_only):
+def test_the_inputs_parameters_repeated_unknown_and_huge_queries(url_path):
     runs = [{k: v} for k, values in INPUT_PARAMS.items() for v in values]
     runs += [
         {"sample": ["synthetic", "bank", "monitoring", "../x"]},  # repeated: the page's kind only, the rest said
@@ -215,7 +215,7 @@ def test_the_inputs_parameters_repeated_unknown_and_huge_queries(url_path, navig
     assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} problems)"
 
 
-def test_a_reopened_link_without_its_data_names_the_file_and_computes_nothing(navigation_only):
+def test_a_reopened_link_without_its_data_names_the_file_and_computes_nothing():
     at = run_page("operating-point", {"data": "rated:" + "c2d7f484" * 8 + ":rated <b>2024</b>.csv"})
     assert not at.exception
     warning = " ".join(w.value for w in at.warning)
@@ -223,7 +223,7 @@ def test_a_reopened_link_without_its_data_names_the_file_and_computes_nothing(na
     assert not at.main.metric and not at.get("plotly_chart")  # nothing computed on other data
 
 
-def test_the_checks_see_an_exception_box_and_a_payload_rendered(navigation_only, monkeypatch):
+def test_the_checks_see_an_exception_box_and_a_payload_rendered(monkeypatch):
     """The checks fail where they should: with Streamlit's own reader of whole numbers (an infinite seed raised
     OverflowError) and with a page's Markdown escaping switched off."""
     from streamlit.elements.widgets.number_input import NumberInputSerde
