@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from engine.audit import (  # noqa: E402
     METHODS,
     audit_from_frame,
+    design_record,
     estimate,
     memory_population,
     plan,
@@ -157,24 +158,24 @@ def bench_backends(rows: int = 200_000) -> None:
 
 
 def bench_estimate() -> None:
-    print("\n## estimate: 10^4 audited rows, 10^6 rated rows, 10 thresholds")
+    print("\n## estimate: 10^4 audited rows, 10^6 rated rows, 10 thresholds (the design record checked)")
     rng = np.random.default_rng(1)
     rated = pd.DataFrame({"score": 0.5 + 0.5 * rng.random(1_000_000)})
     rated["label"] = (rng.random(rated.shape[0]) < rated["score"] - 0.45).astype(int)
-    population = pd.DataFrame({"id": np.arange(20_000_000), "score": 0.5 * rng.random(20_000_000)})
-    audit = plan(
-        memory_population(population.iloc[:2_000_000], PopulationColumns("id", "score")),
-        below=0.5,
-        budget=10_000,
-        strata=8,
-        seed=0,
-    ).table()
+    below = 0.5 * rng.random(2_000_000)
+    scores = np.r_[below, rated["score"].to_numpy()]  # the population: below the line, and the rated documents
+    population = pd.DataFrame({"id": np.arange(scores.size), "score": scores})
+    planned = plan(memory_population(population, PopulationColumns("id", "score")), below=0.5, budget=10_000, strata=8)
+    audit = planned.table()
     audit["label"] = (rng.random(len(audit)) < audit["score"] * 0.02).astype(int)
+    t0 = time.perf_counter()
+    design = design_record(planned)
+    print(f"design record: {time.perf_counter() - t0:.3f} s ({design['above']['documents']:,} documents above)")
     data, reviewed = rated_from_frame(rated), audit_from_frame(audit)
     thresholds = list(np.linspace(0.05, 0.95, 10))
-    estimate(data, reviewed, thresholds=thresholds)  # warm up
+    estimate(data, reviewed, design=design, thresholds=thresholds)  # warm up
     t0 = time.perf_counter()
-    result = estimate(data, reviewed, thresholds=thresholds)
+    result = estimate(data, reviewed, design=design, thresholds=thresholds)
     print(
         f"estimate: {time.perf_counter() - t0:.3f} s (positives below {result.positives.estimate:,.0f} "
         f"[{result.positives.lower:,.0f}, {result.positives.upper:,.0f}])"

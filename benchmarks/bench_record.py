@@ -1,6 +1,13 @@
-"""Decision record at meeting sizes (issue 21): export and import of 10 .. 100 items.
+"""Decision record at meeting sizes (issue 21): export and import of 10 .. 100 items; the 12-item record of issue 36.
 
     python benchmarks/bench_record.py [max_items] [--no-pdf]
+    PYTHONPATH=. python benchmarks/bench_record.py --meeting [--repeat 3]
+
+``--meeting`` builds the record issue 36 printed (one item from every page on the shipped samples, three on
+files of one's own made from shared/data, as tests/app/test_record_page_images.py does), then times its HTML
+export and its PDF export (Chromium's print and the attached CSV files) ``--repeat`` times each, and counts
+its pages, mostly blank pages, broken words and machine names. Issue 36's budget at load <= 2: PDF <= 5 s,
+HTML <= 2 s, <= 16 pages. The load average is printed: on a busy machine the times are not the final ones.
 
 Each size runs in its own process (peak RSS is that process's). The items are shaped like the
 pages' own: an operating point (PN curve of 5,000 points, marginal-precision curve, a 20-row sweep), a
@@ -27,7 +34,14 @@ import plotly.graph_objects as go
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.record import CHROMIUM, new_item, read_record_json, record_html, record_json, record_pdf  # noqa: E402
+from engine.record import (  # noqa: E402
+    chromium_path,
+    new_item,
+    read_record_json,
+    record_html,
+    record_json,
+    record_pdf,
+)
 
 
 def meeting_items(n: int) -> list:
@@ -147,17 +161,65 @@ def run(n: int, pdf: bool, out) -> None:
     if pdf:
         t = time.perf_counter()
         before = cpu()
-        record_pdf(record_html(back, static=True), timeout=600)
+        record_pdf(back, timeout=600)
         times["pdf export"] = time.perf_counter() - t
         times["pdf cpu"] = cpu() - before
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.send((len(text) / 2**20, len(page) / 2**20, times, rss))
 
 
+def meeting(repeat: int) -> None:
+    """The 12-item record of issue 36: export times, pages and what the page-image checks find."""
+    from tests.app import printed_pages as pp
+    from tests.app.record_of_every_page import record_of_every_page
+    from tests.app.test_record_page_images import chapter_starts, users_names, vocabulary_of
+
+    t = time.perf_counter()
+    items = record_of_every_page()
+    print(f"record of {len(items)} items built from the pages in {time.perf_counter() - t:.1f} s")
+    html_times, static_times, pdf_times, pdf_cpu = [], [], [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        record_html(items)
+        html_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        page = record_html(items, static=True)
+        static_times.append(time.perf_counter() - t)
+        t, before = time.perf_counter(), cpu()
+        pdf = record_pdf(items)
+        pdf_times.append(time.perf_counter() - t)
+        pdf_cpu.append(cpu() - before)
+    pages = pp.read_pages(pdf)
+    found = {
+        "mostly blank pages": pp.mostly_blank(pages, chapter_starts(pages)),
+        "broken words": pp.broken(pages, vocabulary_of(items, page)),
+        "machine names": pp.machine_names(pages, users_names()),
+        "raw values": pp.raw_values(pages),
+        "text outside the printable area": pp.outside(pages),
+        "overlapping words": pp.overlapping(pages),
+    }
+    print(f"load {os.getloadavg()[0]:.2f} (1 min), {os.getloadavg()[1]:.2f} (5 min)")
+    print("| what | runs (s) | best s |")
+    print("|---|---|---:|")
+    for name, times in (
+        ("HTML export", html_times),
+        ("HTML for print", static_times),
+        ("PDF export", pdf_times),
+        ("PDF export, CPU s (this process and Chromium)", pdf_cpu),
+    ):
+        print(f"| {name} | {', '.join(f'{x:.2f}' for x in times)} | {min(times):.2f} |")
+    print(f"pages {len(pages)}, PDF {len(pdf) / 2**20:.1f} MB; " + "; ".join(f"{k} {len(v)}" for k, v in found.items()))
+
+
 def main() -> None:
+    if "--meeting" in sys.argv:
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
+        print(f"Python {platform.python_version()}, {os.cpu_count()} cores")
+        meeting(repeat)
+        return
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     max_items = int(args[0]) if args else 100
-    pdf = "--no-pdf" not in sys.argv and Path(CHROMIUM).exists()
+    pdf = "--no-pdf" not in sys.argv and Path(chromium_path()).exists()
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     print(
         "| items | JSON MB | HTML MB | JSON export s | JSON import s | HTML export s | PDF export s | "

@@ -14,13 +14,16 @@ import base64
 import datetime as _dt
 import hashlib
 import html
+import io
 import json
+import os
 import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
@@ -28,19 +31,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from .errors import InputError
-from .reporting import (
-    ENGINE_VERSION,
-    WIDE_COLUMNS,
-    Facts,
-    ReportSection,
-    column_in_words,
-    csv_bytes,
-    json_safe,
-    render_html,
-    safe_href,
-    table_for_people,
-    value_in_words,
-)
+from .presentation import WIDE_COLUMNS, column_label, format_value, present_table, rows_named_by, value_in_words
+from .reporting import ENGINE_VERSION, Facts, ReportSection, csv_bytes, json_safe, render_html, safe_href
 from .untrusted import parse_json
 
 __all__ = [
@@ -51,8 +43,12 @@ __all__ = [
     "read_record_json",
     "record_html",
     "record_pdf",
+    "record_attachments",
+    "chromium_path",
+    "public_url",
     "RECORD_FORMAT",
-    "CHROMIUM",
+    "CHROMIUM_ENV",
+    "PUBLIC_URL_ENV",
     "MAX_RECORD_BYTES",
     "MAX_RECORD_ITEMS",
     "MAX_RECORD_CELLS",
@@ -60,8 +56,6 @@ __all__ = [
 ]
 
 RECORD_FORMAT = "opstudio-decision-record/1"
-#: the browser that prints the PDF (Debian's package)
-CHROMIUM = "/usr/bin/chromium"
 
 
 @dataclass(frozen=True)
@@ -85,6 +79,8 @@ class RecordItem:
         ``link`` (the URL that reopens the view), as written by :func:`new_item`.
     note : str
         The user's annotation (empty when none).
+    details : str
+        What stands behind the sentence, for whoever reads on (printed under it in small type).
     """
 
     kind: str
@@ -94,6 +90,7 @@ class RecordItem:
     figures: tuple[tuple[str, go.Figure], ...] = ()
     provenance: dict = field(default_factory=dict)
     note: str = ""
+    details: str = ""
 
     def annotated(self, note: str) -> RecordItem:
         """The same item with the user's annotation.
@@ -116,6 +113,7 @@ class RecordItem:
                 "kind": self.kind,
                 "title": self.title,
                 "sentence": self.sentence,
+                "details": self.details,
                 "note": self.note,
                 "provenance": self.provenance,
                 "tables": [
@@ -141,6 +139,7 @@ def new_item(
     data_fingerprint: str = "",
     settings: dict | None = None,
     link: str = "",
+    details: str = "",
 ) -> RecordItem:
     """A record item stamped with its provenance (engine version and the time, UTC).
 
@@ -158,12 +157,17 @@ def new_item(
         The settings of the view (made JSON-safe with :func:`~engine.reporting.json_safe`).
     link : str, optional
         URL that reopens the view with these settings.
+    details : str, optional
+        What stands behind the sentence. The item's sentence is the first sentence of ``sentence`` (the
+        decision, read in one breath); any sentences after it come first in the details.
 
     Returns
     -------
     RecordItem
         The item with ``provenance`` filled and no note.
     """
+    sentence, more = _first_sentence(str(sentence))
+    details = " ".join(filter(None, [more, str(details)]))
     provenance = {
         "data_sha256": data_fingerprint,
         "settings": json_safe(settings or {}),
@@ -171,7 +175,17 @@ def new_item(
         "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "link": link,
     }
-    return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance)
+    return RecordItem(kind, title, sentence, tuple(tables), tuple(figures), provenance, details=details)
+
+
+#: where one sentence ends and the next begins (a full stop and a capital: "… positives. With 95 % …")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """The decision's sentence and what follows it (the item's details)."""
+    parts = _SENTENCE_END.split(text.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
 
 
 def data_sha256(*arrays) -> str:
@@ -228,13 +242,10 @@ MAX_RECORD_CELLS = 2_000_000
 #: longest text (title, sentence, note, provenance value) of an imported item
 MAX_TEXT_CHARS = 20_000
 #: a table of more rows is summarised in the body (its first rows) and given in full in the appendix
-BODY_ROWS = 12
-#: the appendix prints tables of at most this many rows; a longer one (a batch's decided items) is attached as
-#: CSV to the HTML record and complete in the JSON record, not printed
+BODY_ROWS = 20
+#: the appendix prints tables of at most this many rows; a longer one (a batch's decided items) is only attached
+#: as a CSV file (to the PDF and the HTML) and complete in the JSON record
 APPENDIX_ROWS = 40
-#: a table of more columns is printed on a landscape page in the body too (on a portrait page its headers would
-#: be cut into syllables)
-LANDSCAPE_COLUMNS = 12
 #: plotly trace types an imported figure may hold (none of them loads anything from the network)
 FIGURE_TRACES = frozenset(
     {"scatter", "scattergl", "bar", "heatmap", "histogram", "histogram2d", "contour", "box", "violin"}
@@ -392,6 +403,7 @@ def _item_from_dict(d, number: int) -> tuple[RecordItem, int]:
         figures,
         _provenance(d.get("provenance", {}), f"{where} 'provenance'"),
         _text(d.get("note", ""), f"{where} 'note'", optional=True),
+        details=_text(d.get("details", ""), f"{where} 'details'", optional=True),
     )
     return item, cells
 
@@ -452,181 +464,325 @@ def read_record_json(text: str | bytes, *, max_bytes: int = MAX_RECORD_BYTES) ->
         ) from None
 
 
+#: settings in words: the label of each key a page records (a key not here reads as its words)
 _SETTING_WORDS = {
     "alpha": "α (share of rows allowed to decide unlike the full ensemble)",
     "target": "target marginal precision",
+    "what_if_target": "what-if target marginal precision",
     "capacity": "capacity (reviews)",
     "neg_only": "negative exits only",
     "bootstrap_replicates": "bootstrap replicates",
+    "interval_level": "interval level",
+    "level": "interval level",
     "grid_size": "grid size (bins per classifier)",
     "beta": "β",
-    "budget": "budget rule",
     "classifiers": "classifiers",
     "classifier": "classifier",
     "rule": "combination rule",
-    "family": "path family",
+    "family": "analytic path family",
     "loss": "loss",
     "batch": "batch",
     "source": "data",
     "segment": "segment column",
     "demographic_parity": "demographic parity bound",
+    "review_threshold": "review line (score)",
+    "population": "population file",
+    "population_rows": "population (documents)",
+    "above": "documents at or above the line",
+    "below": "documents below the line",
+    "documents_below": "documents below the line",
+    "allocation": "allocation of the reviews",
+    "spacing": "strata spacing",
+    "expected_half_width": "expected half-width of the interval (positives)",
+    "prevalence_source": "anticipated prevalence from",
+    "audit_file": "audit file",
+    "audited": "documents audited",
+    "positives_found": "positives found",
+    "method": "curve below the line from",
+    "review_cost": "cost per review",
+    "value_per_positive": "value per caught positive",
+    "cost_per_false_positive": "cost per false positive",
+    "test_fraction": "share of rows held out for testing",
+    "group_value": "protected group",
+    "period": "period",
+    "threshold": "deployed threshold",
+    "seed": "random seed",
 }
-_PERCENT_SETTINGS = frozenset({"alpha"})
+#: how each kind of setting's value reads (engine.presentation kinds); the rest by value_in_words
+_SETTING_KINDS = {
+    "alpha": "share",
+    "target": "share",
+    "what_if_target": "share",
+    "interval_level": "share",
+    "level": "share",
+    "test_fraction": "share",
+    "threshold": "threshold",
+    "review_threshold": "threshold",
+    "review_cost": "money",
+    "value_per_positive": "money",
+    "cost_per_false_positive": "money",
+    "expected_half_width": "number",
+}
+#: an audit design's strata in words (their bounds are scores)
+_STRATUM_LABELS = {"lower": "Scores from", "upper": "Scores below", "sample": "To review", "planned": "Planned"}
+_STRATUM_KINDS = {"lower": "threshold", "upper": "threshold"}
+#: settings that are the machine's business, not the decision's (the backend that counted, how long it took)
+_UNSAID_SETTINGS = frozenset({"backend", "seconds", "warnings", "currency", "strata"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+#: where Chromium is (it prints the PDF): this environment variable, else Debian's package
+CHROMIUM_ENV = "OPSTUDIO_CHROMIUM"
+_CHROMIUM_DEFAULT = "/usr/bin/chromium"
+#: the studio's address as colleagues reach it (``https://opstudio.example.com``): every exported link starts with it
+PUBLIC_URL_ENV = "OPSTUDIO_PUBLIC_URL"
 
 
-def _setting_words(key: str, value) -> tuple[str, str]:
-    label = _SETTING_WORDS.get(key, column_in_words(key))
-    if key in _PERCENT_SETTINGS and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return label, f"{100 * value:.2f} %"
+def chromium_path() -> str:
+    """The Chromium executable that prints records: ``$OPSTUDIO_CHROMIUM``, else ``/usr/bin/chromium``.
+
+    Returns
+    -------
+    str
+        The path (it may not exist: :func:`record_pdf` then says how to install Chromium).
+    """
+    return os.environ.get(CHROMIUM_ENV, "").strip() or _CHROMIUM_DEFAULT
+
+
+def public_url() -> str:
+    """The address colleagues use to reach the studio (``$OPSTUDIO_PUBLIC_URL``), without a trailing slash.
+
+    Returns
+    -------
+    str
+        An ``http``/``https`` address, or ``""`` when the variable is unset or not such an address
+        (links then use the address the browser used).
+    """
+    base = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    return base if safe_href(base) and base.startswith(("http://", "https://")) else ""
+
+
+def _public_link(link: str) -> str:
+    """A recorded link as colleagues open it: a ``/page?...`` path, or an address of the studio, on the public
+    address when one is set."""
+    base = public_url()
+    if not base or not link:
+        return link
+    if link.startswith("/"):
+        return base + link
+    parts = urlsplit(link)
+    return base + parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _link_words(link: str) -> str:
+    """What a printed link says: the page it opens and where (its parameters are the machine's: not printed)."""
+    parts = urlsplit(link)
+    if parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}{parts.path} with this item's settings and data"
+    return f"{parts.path} on the studio's address, with this item's settings and data"
+
+
+def _setting_words(key: str, value, currency: str) -> tuple[str, str]:
+    label = _SETTING_WORDS.get(key, column_label(key).lower())
+    kind = _SETTING_KINDS.get(key)
+    if key == "budget":  # an audit's number of reviews, or an early-exit policy's budget rule
+        label = "reviews planned" if isinstance(value, (int, float)) else "budget rule"
+    if key == "rule" and isinstance(value, str):
+        return label, value.upper()
+    if key == "alpha" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return label, f"{100 * value:.2f} %"  # as the page's α slider shows it
+    if kind and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return label, format_value(value, kind, currency=currency)
     return label, value_in_words(value)
 
 
 def _time_words(stamp: str) -> str:
     try:
         t = _dt.datetime.fromisoformat(stamp).astimezone(_dt.timezone.utc)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return stamp or "not recorded"
     return t.strftime("%d %b %Y, %H:%M UTC").lstrip("0")
 
 
-def _provenance_facts(item: RecordItem) -> Facts:
-    p = item.provenance if isinstance(item.provenance, dict) else {}
-    sha = str(p.get("data_sha256") or "")
-    link = str(p.get("link") or "")
-    rows = [
-        ("Decision", item.kind, ""),
-        ("Data (SHA-256)", sha if _SHA256.fullmatch(sha) else "not recorded", ""),
-        *(
-            (label, text, "")
-            for label, text in (_setting_words(str(k), v) for k, v in (p.get("settings") or {}).items())
-        ),
-        ("Engine version", str(p.get("engine_version") or "not recorded"), ""),
-        ("Recorded", _time_words(str(p.get("time") or "")), ""),
+def _settings_line(settings: dict) -> str:
+    currency = str(settings.get("currency") or "")
+    words = [
+        _setting_words(str(k), v, currency)
+        for k, v in settings.items()
+        if str(k) not in _UNSAID_SETTINGS and not str(k).endswith("sha256") and not _is_rows(v)
     ]
+    return " · ".join(f"{label} {text}" for label, text in words) or "none"
+
+
+def _is_rows(value) -> bool:
+    """A setting that is a table (a list of records: an audit's strata)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _provenance_sections(item: RecordItem) -> list[ReportSection]:
+    """Where the decision came from, in words: the data, the settings in one line, the engine and the time, the
+    link; an audit's design as a small table of its strata."""
+    p = item.provenance if isinstance(item.provenance, dict) else {}
+    settings = p.get("settings") if isinstance(p.get("settings"), dict) else {}
+    sha = str(p.get("data_sha256") or "")
+    fingerprints = [
+        (column_label(str(k).removesuffix("_sha256") or "data").lower(), str(v))
+        for k, v in settings.items()
+        if str(k).endswith("sha256") and _SHA256.fullmatch(str(v))
+    ]
+    rows = [
+        ("Data (SHA-256)", sha if _SHA256.fullmatch(sha) else "not recorded", ""),
+        *((f"{name.capitalize()} (SHA-256)", value, "") for name, value in fingerprints if value != sha),
+        ("Settings", _settings_line(settings), ""),
+        (
+            "Recorded",
+            f"{_time_words(str(p.get('time') or ''))}, engine {p.get('engine_version') or 'not recorded'}",
+            "",
+        ),
+    ]
+    link = _public_link(str(p.get("link") or ""))
     if safe_href(link):
-        rows.append(
-            ("Reopen this view", link if link.startswith("http") else f"{link} (on the studio's address)", link)
-        )
-    return Facts(tuple(rows))
-
-
-def _transposed(shown: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """A table of text with its columns as rows; a text column naming the rows becomes the header (its name in the
-    corner)."""
-    out = shown.T.reset_index()
-    out.columns = ["", *(f"row {j + 1}" for j in range(out.shape[1] - 1))]
-    first = frame.iloc[:, 0]
-    if not pd.api.types.is_numeric_dtype(first) and first.is_unique:
-        out.columns = [str(shown.columns[0]), *(str(v) for v in first.head(len(shown)))]
-        out = out.iloc[1:]
-    return out
-
-
-def _body_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table as people read it: its first rows, numbers rounded; a wide table of few rows transposed."""
-    shown = table_for_people(frame.head(BODY_ROWS))
-    if frame.shape[1] > 8 and len(shown) <= 4:  # a wide comparison of few rows reads better as columns
-        shown = _transposed(shown, frame)
-    return shown
-
-
-def _precise(value) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "–"
-    return repr(float(value)) if isinstance(value, (float, np.floating)) else str(value)
-
-
-def _appendix_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
-    """The table at full precision, and whether it needs a landscape page: a wide table of up to 8 rows is
-    transposed (its column names become rows), a wider one of more rows is printed across the page."""
-    if frame.shape[1] <= WIDE_COLUMNS:
-        return frame, False
-    if len(frame) <= 8:
-        text = pd.DataFrame(
-            {j: [_precise(v) for v in frame.iloc[:, j].astype(object).tolist()] for j in range(frame.shape[1])}
-        ).set_axis([str(c) for c in frame.columns], axis=1)
-        return _transposed(text, frame), False
-    return frame, True
-
-
-def _attachment(name: str, frame: pd.DataFrame, file_name: str) -> str:
-    data = base64.b64encode(csv_bytes(frame)).decode()
-    return (
-        f"<p class='note'><a download='{html.escape(file_name, quote=True)}' "
-        f"href='data:text/csv;base64,{data}'>{html.escape(name)} (CSV, {len(frame):,} rows)</a></p>"
-    )
-
-
-def _sections(item: RecordItem, number: int, appendix: list) -> list[ReportSection]:
-    sections = [ReportSection(f"{number}. {item.title}", item.sentence, item.note and f"Note: {item.note}")]
-    sections += [ReportSection(name, figure, level=3) for name, figure in item.figures]
-    for name, table in item.tables:
-        label = f"A{len(appendix) + 1}"
-        appendix.append((label, f"{number}. {item.title}: {name}", table, number))
-        rows = len(table)
-        note = (
-            f"First {BODY_ROWS} of {rows:,} rows; all of them in Appendix {label}."
-            if rows > BODY_ROWS
-            else f"Full precision in Appendix {label}."
-        )
-        shown = _body_table(table)
-        sections.append(ReportSection(name, shown, note, level=3, landscape=shown.shape[1] > LANDSCAPE_COLUMNS))
-    sections.append(ReportSection("Provenance", _provenance_facts(item), level=3))
+        rows.append(("Reopen this view", _link_words(link), link))
+    sections = [ReportSection("Provenance", Facts(tuple(rows)), level=3)]
+    shown = {name.strip().lower() for name, _ in item.tables}
+    for key, value in settings.items():
+        if _is_rows(value) and str(key).lower() not in shown:  # an audit's design, unless the item shows it
+            table = present_table(pd.DataFrame(value), labels=_STRATUM_LABELS, kinds=_STRATUM_KINDS, precise=True)
+            sections.append(ReportSection(f"{column_label(key)} of the design", table, level=3))
     return sections
 
 
-def _appendix_sections(appendix: list) -> list[ReportSection]:
-    if not appendix:
+#: a table of more rows than this is shown in the body by its first rows (:data:`BODY_FIRST`)
+BODY_FIRST = 10
+
+
+def _presented(frame: pd.DataFrame, currency: str = "", precise: bool = False) -> pd.DataFrame:
+    """A record's table through the presentation layer: words, units, percentages; a wide table of few rows one
+    quantity per row (its rows named by its text column, when it has one)."""
+    first = str(frame.columns[0]).strip().lower() if frame.shape[1] else ""
+    unique = frame.shape[1] and list(map(str, frame.columns)).count(str(frame.columns[0])) == 1
+    row_kinds = frame.columns[0] if first in ("quantity", "measure") and unique else None
+    style = {"currency": currency, "precise": precise, "compact": frame.shape[1] > 6}
+    named = rows_named_by(frame) if row_kinds is None else None
+    if named is not None and named != str(frame.columns[0]):  # the column naming the rows goes first
+        frame = frame[[named, *(c for c in frame.columns if str(c) != named)]]
+    if frame.shape[1] > WIDE_COLUMNS and len(frame) <= 4 and named is not None:
+        return present_table(frame, transpose_on=named, **style)
+    return present_table(frame, row_kinds=row_kinds, **style)
+
+
+def _abbreviations(frame: pd.DataFrame) -> str:
+    shown = {str(c) for c in frame.columns} | {str(v) for v in frame.iloc[:, 0]} if frame.shape[1] else set()
+    short = [label for label in ("TP", "FP", "m just above", "Target m") if any(s.startswith(label) for s in shown)]
+    if not short:
+        return ""
+    if any(label.startswith(("m ", "Target m")) for label in short):
+        return "TP, FP: true and false positives; m: marginal precision."
+    return "TP, FP: true and false positives."
+
+
+def _file_name(number: int, table: int) -> str:
+    """The CSV file of an item's table: numbered, never made of the table's name (an imported record's text)."""
+    return f"item{number}-table{table}.csv"
+
+
+@dataclass(frozen=True)
+class _Attachment:
+    """A table of the record as a CSV file: its label, heading, file name and bytes."""
+
+    label: str
+    heading: str
+    name: str
+    file_name: str
+    table: pd.DataFrame
+
+
+def _table_sections(item: RecordItem, number: int, attachments: list, static: bool) -> list[ReportSection]:
+    currency = str((item.provenance.get("settings") or {}).get("currency") or "")
+    sections = []
+    for k, (name, table) in enumerate(item.tables, start=1):
+        label = f"T{len(attachments) + 1}"
+        attachment = _Attachment(label, f"{number}. {item.title}: {name}", name, _file_name(number, k), table)
+        attachments.append(attachment)
+        rows = len(table)
+        shown = _presented(table.head(BODY_FIRST) if rows > BODY_ROWS else table, currency)
+        where = "attached to this PDF" if static else "attached below"
+        if rows > APPENDIX_ROWS:
+            note = f"First {BODY_FIRST} of {rows:,} rows; every row in the file {attachment.file_name} ({where})."
+        elif rows > BODY_ROWS:
+            note = f"First {BODY_FIRST} of {rows:,} rows; all of them in Appendix {label}."
+        else:
+            note = ""
+        note = " ".join(filter(None, [_abbreviations(shown), note]))
+        sections.append(ReportSection(name, shown, note, level=3, anchor=label))
+    return sections
+
+
+def _sections(item: RecordItem, number: int, attachments: list, static: bool) -> list[ReportSection]:
+    sections = [ReportSection(f"{number}. {item.title}", item.sentence, level=2, style="decision")]
+    if item.details:
+        sections.append(ReportSection("", item.details, style="details"))
+    if item.note:
+        sections.append(ReportSection("", f"Note: {item.note}", style="details"))
+    sections += [ReportSection(name, figure, level=3) for name, figure in item.figures]
+    sections += _table_sections(item, number, attachments, static)
+    return sections + _provenance_sections(item)
+
+
+def _csv_link(attachment: _Attachment) -> str:
+    data = base64.b64encode(csv_bytes(attachment.table)).decode()
+    return (
+        f"<a download='{html.escape(attachment.file_name, quote=True)}' "
+        f"href='data:text/csv;base64,{data}'>{html.escape(attachment.file_name)}</a>"
+    )
+
+
+def _appendix_sections(attachments: list[_Attachment], static: bool) -> list[ReportSection]:
+    """The long tables complete (up to :data:`APPENDIX_ROWS` rows), then the list of the attached CSV files."""
+    if not attachments:
         return []
+    long = [a for a in attachments if BODY_ROWS < len(a.table) <= APPENDIX_ROWS]
+    where = (
+        "attached to this PDF (your PDF viewer lists them under attachments)"
+        if static
+        else "attached to this page (the links below)"
+    )
     out = [
         ReportSection(
-            "Appendix: the tables at full precision",
-            "Every table of the record with its "
-            "original column names and every digit; long tables are also attached as CSV files "
-            "(in the HTML record) and are complete in the JSON record.",
+            "Appendix",
+            f"Every table of the record is {where} as a CSV file with every digit, and complete in the JSON "
+            "record. Tables longer than the body shows are printed here in full"
+            + ("." if long else " (none in this record)."),
             anchor="appendix",
             new_page=True,
         )
     ]
-    for label, heading, table, number in appendix:
-        rows = len(table)
-        attachment = _attachment(f"Download {heading}", table, f"item{number}_{label}.csv")
-        if rows > APPENDIX_ROWS:  # not printed: hundreds of rows are read in a spreadsheet, not on paper
-            out.append(
-                ReportSection(
-                    f"{label}. {heading}",
-                    f"{rows:,} rows of {table.shape[1]} columns: attached "
-                    "as a CSV file to the HTML record, and complete in the JSON record.",
-                    level=3,
-                    anchor=label,
-                    attachment=attachment,
-                )
-            )
-        else:
-            shown, landscape = _appendix_table(table)
-            out.append(
-                ReportSection(
-                    f"{label}. {heading}",
-                    shown,
-                    level=3,
-                    full_precision=True,
-                    anchor=label,
-                    attachment=attachment,
-                    landscape=landscape,
-                )
-            )
-    # the appendix's heading goes on the page of its first table (alone on a portrait page it would waste one)
-    return [replace(out[0], landscape=out[1].landscape), *out[1:]]
+    for a in long:
+        shown = _presented(a.table, precise=True)
+        out.append(ReportSection(f"{a.label}. {a.heading}", shown, _abbreviations(shown), level=3, anchor=a.label))
+    files = pd.DataFrame(
+        {
+            "Item": [a.heading.split(".", 1)[0] for a in attachments],
+            "Table": [a.name for a in attachments],
+            "Rows": [f"{len(a.table):,}" for a in attachments],
+            "Columns": [f"{a.table.shape[1]:,}" for a in attachments],
+            "File": [a.file_name for a in attachments],
+        }
+    )
+    links = "" if static else "<p class='note'>" + " · ".join(_csv_link(a) for a in attachments) + "</p>"
+    out.append(ReportSection("Attached files", files, level=3, attachment=links))
+    return out
 
 
 def record_html(items, title: str = "Decision record", *, static: bool = False) -> str:
-    """One self-contained HTML page: every item's sentence, note, figures, tables and provenance, then an appendix.
+    """One self-contained HTML page: every item's sentence, details, note, figures, tables and provenance.
 
-    The body gives numbers for people (thousands separators, three significant digits, long
-    tables summarised by their first rows); the appendix gives every table at full precision
-    (and, in the HTML, as a CSV attachment). Provenance is in words; the link that reopens a
-    view is a real link. Figures have no mode bar and are never split across printed pages.
+    Every table goes through the presentation layer (:func:`engine.presentation.present_table`:
+    words and units, percentages, separators, "not bounded" and dashes, estimates said to be
+    estimates); a table too wide for the page is split into groups of columns, a wide one of few
+    rows is shown one quantity per row. Tables longer than :data:`BODY_ROWS` rows show their
+    first rows in the body and are printed in full in the appendix (up to
+    :data:`APPENDIX_ROWS` rows); every table is attached as a CSV file with every digit (links
+    in the HTML, file attachments in the PDF). Provenance is in words; the link that reopens a
+    view is on the public address (:func:`public_url`) when one is set.
 
     Parameters
     ----------
@@ -635,7 +791,8 @@ def record_html(items, title: str = "Decision record", *, static: bool = False) 
     title : str, optional
         Page title and top heading.
     static : bool, optional
-        Static figures (for the PDF: faster to print, nothing to hover).
+        Laid out for paper (the PDF): static figures at the paper's width, no embedded links to
+        the CSV files (the PDF carries them as attachments).
 
     Returns
     -------
@@ -649,26 +806,50 @@ def record_html(items, title: str = "Decision record", *, static: bool = False) 
     """
     if not items:
         raise InputError("The decision record is empty: add items from the pages first.")
-    appendix: list = []
-    sections = [s for n, item in enumerate(items, start=1) for s in _sections(item, n, appendix)]
-    sections += _appendix_sections(appendix)
+    attachments: list = []
+    sections = [s for n, item in enumerate(items, start=1) for s in _sections(item, n, attachments, static)]
+    sections += _appendix_sections(attachments, static)
     meta = {
-        "items": len(items),
-        "engine version": ENGINE_VERSION,
+        "Decisions": f"{len(items):,}",
         "written": _time_words(_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")),
+        "engine": ENGINE_VERSION,
     }
     return render_html(title, meta, sections, static=static)
 
 
-def record_pdf(html_text: str, *, chromium: str = CHROMIUM, timeout: float = 120) -> bytes:
-    """The HTML record printed to PDF by headless Chromium (the figures drawn by plotly.js first).
+def record_attachments(items) -> list[tuple[str, bytes]]:
+    """Every table of a record as a CSV file: the files :func:`record_pdf` attaches and the HTML links.
 
     Parameters
     ----------
-    html_text : str
-        The page written by :func:`record_html`.
+    items : sequence of RecordItem
+        The record's items, in order.
+
+    Returns
+    -------
+    list of (str, bytes)
+        File name (``item<N>_<table>.csv``) and CSV bytes (:func:`engine.reporting.csv_bytes`: every
+        digit, formula-like cells neutralised), in the record's order.
+    """
+    attachments: list[_Attachment] = []
+    for number, item in enumerate(items, start=1):
+        _table_sections(item, number, attachments, True)
+    return [(a.file_name, csv_bytes(a.table)) for a in attachments]
+
+
+def record_pdf(record, title: str = "Decision record", *, chromium: str | None = None, timeout: float = 120) -> bytes:
+    """The record printed to PDF by headless Chromium, every table attached to it as a CSV file.
+
+    Parameters
+    ----------
+    record : sequence of RecordItem or str
+        The items (laid out by :func:`record_html` for paper, their tables attached to the PDF as
+        files), or an HTML page already written (printed as it is, nothing attached).
+    title : str, optional
+        Title of the record (items only).
     chromium : str, optional
-        Path of the Chromium executable; ``chromium`` on ``PATH`` is used when it does not exist.
+        Path of the Chromium executable; default :func:`chromium_path`. ``chromium`` on ``PATH`` is
+        used when it does not exist.
     timeout : float, optional
         Seconds Chromium may take to print.
 
@@ -680,11 +861,35 @@ def record_pdf(html_text: str, *, chromium: str = CHROMIUM, timeout: float = 120
     Raises
     ------
     InputError
-        Chromium is not installed (``apt-get install chromium``) or failed.
+        Chromium is not installed (``apt-get install chromium``) or failed, or the record is empty.
     """
+    if isinstance(record, str):
+        return _print(record, chromium or chromium_path(), timeout)
+    pdf = _print(record_html(record, title, static=True), chromium or chromium_path(), timeout)
+    return _attached(pdf, record_attachments(record), title)
+
+
+def _attached(pdf: bytes, files: list[tuple[str, bytes]], title: str) -> bytes:
+    """The PDF with ``files`` embedded as file attachments (pypdf), and its title."""
+    if not files:
+        return pdf
+    from pypdf import PdfReader, PdfWriter  # imported here: the dashboard's pages never need it otherwise
+
+    writer = PdfWriter()
+    writer.append(PdfReader(io.BytesIO(pdf)))  # pages, links and fonts as printed; 8x faster than clone_from
+    writer.add_metadata({"/Title": title, "/Creator": f"Operating Point Studio {ENGINE_VERSION}"})
+    for name, data in files:
+        writer.add_attachment(name, data)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _print(html_text: str, chromium: str, timeout: float) -> bytes:
     if not Path(chromium).exists() and shutil.which("chromium") is None:
         raise InputError(
-            "PDF export needs Chromium (apt-get install chromium); export the HTML and print it from a browser instead."
+            "PDF export needs Chromium (apt-get install chromium, or set OPSTUDIO_CHROMIUM to its path); export the "
+            "HTML and print it from a browser instead."
         )
     with tempfile.TemporaryDirectory() as tmp:  # the export's own files, removed at once
         page, pdf = Path(tmp) / "record.html", Path(tmp) / "record.pdf"

@@ -29,13 +29,12 @@ __all__ = [
     "json_safe",
     "csv_bytes",
     "neutralise_formulas",
-    "format_number",
-    "value_in_words",
-    "column_in_words",
-    "table_for_people",
     "safe_href",
     "ENGINE_VERSION",
     "WIDE_COLUMNS",
+    "FIGURE_FRAME",
+    "PAGE_MARGIN_MM",
+    "PRINT_WIDTH",
 ]
 
 ENGINE_VERSION = "0.1.0"
@@ -43,29 +42,39 @@ ENGINE_VERSION = "0.1.0"
 
 #: colour of the thin frame round a printed figure (a figure is found on a page image by it, and a split one shows)
 FIGURE_FRAME = "#8a9bb5"
+#: the printed page: A4 with these margins (mm); the text is 186 mm wide (703 CSS pixels)
+PAGE_MARGIN_MM = (14, 12)
+#: width of the printed text in CSS pixels (A4's 210 mm less the side margins, at 96 per inch)
+PRINT_WIDTH = int((210 - 2 * PAGE_MARGIN_MM[1]) / 25.4 * 96)
+#: font size of a table in CSS pixels (8 pt): what the column widths are estimated for
+TABLE_FONT_PX = 8 * 96 / 72
 
-# print-grade: tables never wider than the page (cells wrap, wide tables get a fixed layout and a smaller
-# font), a heading stays with what follows it, figures and short tables are never split across pages, no
-# plotly mode bar on paper
-_CSS = """
-@page{size:A4;margin:14mm 12mm}
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;color:#222;
-padding:0 1em;overflow-wrap:anywhere}
-h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}h3{font-size:1em}
-h1,h2,h3{break-after:avoid;page-break-after:avoid}
-table{border-collapse:collapse;font-size:0.9em;max-width:100%}
-td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;overflow-wrap:anywhere;word-break:break-word}
-th{background:#f4f4f4}.meta td,.facts td,.facts th{text-align:left}.note{color:#555;font-size:0.9em}
-.facts th{width:9em;overflow-wrap:normal;word-break:normal}
-table.wide{width:100%;font-size:0.72em}table.wide td,table.wide th{padding:2px 3px}
-td.n{white-space:nowrap;overflow-wrap:normal;word-break:normal}table.words th{overflow-wrap:break-word;word-break:normal}
+# print-grade: a report's type sizes; no word or number is ever broken across lines (tables too wide for the page
+# are split into groups of columns instead, see _column_groups; a long address breaks only after "&", "?" or "/");
+# a heading stays with what follows it, figures and short tables are never split across pages, no plotly mode bar
+_CSS = (
+    """
+@page{size:A4;margin:TOPmm SIDEmm}
+body{font-family:"Helvetica Neue",Helvetica,Arial,"DejaVu Sans",sans-serif;font-size:10pt;line-height:1.35;
+color:#222;margin:1.5em auto;max-width:1100px;padding:0 1em;overflow-wrap:normal;word-break:normal;hyphens:manual}
+h1{font-size:17pt;margin:0 0 6pt}h2{font-size:12.5pt;margin:16pt 0 4pt;border-bottom:1px solid #ddd}
+h3{font-size:10pt;margin:9pt 0 3pt}h1,h2,h3{break-after:avoid;page-break-after:avoid}
+p{margin:3pt 0 6pt}p.decision{font-size:11pt;margin-top:4pt}.details,.note{color:#555;font-size:8.5pt}
+table{border-collapse:collapse;font-size:8pt;margin:2pt 0 4pt}
+td,th{border:1px solid #ccc;padding:1.5pt 4pt;text-align:right;vertical-align:top}
+th{background:#f4f4f4}td.t,th.t{text-align:left}td.n,.nw{white-space:nowrap}
+.meta{font-size:8.5pt;color:#555}.facts{font-size:7.5pt;width:100%}.facts td,.facts th{text-align:left}
+.facts th{width:1%;white-space:nowrap;font-weight:normal;color:#555}.facts td{overflow-wrap:break-word}
 .block{break-inside:avoid;page-break-inside:avoid}
 .figure{break-inside:avoid;page-break-inside:avoid;width:100%;max-width:100%;overflow:hidden}
 .modebar,.modebar-container{display:none!important}
-.appendix{break-before:page;page-break-before:always}
+.chapter{break-before:page;page-break-before:always}
 @page landscape{size:A4 landscape;margin:12mm}.landscape{page:landscape}
 @media print{body{max-width:none;margin:0;padding:0}.figure{border:1px solid FRAME;box-sizing:border-box}}
 """.replace("FRAME", FIGURE_FRAME)
+    .replace("TOP", str(PAGE_MARGIN_MM[0]))
+    .replace("SIDE", str(PAGE_MARGIN_MM[1]))
+)
 #: a table with more columns than this is laid out to the page width in a smaller font
 WIDE_COLUMNS = 7
 
@@ -94,7 +103,9 @@ class ReportSection:
     landscape : bool
         Printed on a landscape page (a wide table of many rows).
     new_page : bool
-        Printed from the top of a new page (the appendix).
+        Printed from the top of a new page (a chapter: the appendix).
+    style : str
+        Class of a text paragraph (``"decision"``: the item's sentence, ``"details"``: small print).
     """
 
     heading: str
@@ -106,6 +117,7 @@ class ReportSection:
     anchor: str = ""
     landscape: bool = False
     new_page: bool = False
+    style: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,63 +197,89 @@ def render_html(title: str, meta: dict, sections: Sequence[ReportSection], *, st
     title : str
         Page title and top heading (escaped).
     meta : dict
-        Key-value table shown under the title (keys and values escaped).
+        Key-value facts shown under the title in one line (keys and values escaped).
     sections : sequence of ReportSection
         The page's sections, in order.
     static : bool, optional
-        Draw the figures as static plots (for printing: faster, no hover layers).
+        Laid out for paper: static figures at the paper's width (faster to print, no hover layers) and
+        tables fitted to the printed text's width.
 
     Returns
     -------
     str
         The HTML document; it opens offline. Figures have no mode bar and are never split across
-        printed pages; tables never grow wider than the page.
+        printed pages; a table too wide for the page is split into groups of columns (its first
+        column repeated when it names the rows), so no word or number is broken across lines.
     """
     parts = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
     ]
-    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items())
-    parts.append(f"<table class='meta'>{rows}</table>")
+    if meta:
+        facts = " · ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in meta.items())
+        parts.append(f"<p class='meta'>{facts}</p>")
+    width = PRINT_WIDTH if static else 1060
     plotly_included = False
     for section in sections:
-        level = min(max(int(section.level), 2), 6)
-        anchor = f" id='{html.escape(section.anchor, quote=True)}'" if section.anchor else ""
-        head = f"<h{level}{anchor}>{html.escape(section.heading)}</h{level}>" if section.heading else ""
         c = section.content
         if isinstance(c, go.Figure):
             body = "<div class='figure'>" + _figure_html(c, not plotly_included, static) + "</div>"
             plotly_included = True
         elif isinstance(c, pd.DataFrame):
-            body = _table_html(c, section.full_precision)
+            body = _table_html(c, section.full_precision, width)
         elif isinstance(c, Facts):
             body = _facts_html(c)
+        elif section.style:
+            body = f"<p class='{html.escape(section.style, quote=True)}'>{_unbroken(str(c))}</p>" if c else ""
         else:
-            body = f"<p>{html.escape(str(c))}</p>"
-        if section.attachment:
-            body += section.attachment
-        if section.note:
-            body += f"<p class='note'>{html.escape(section.note)}</p>"
-        # a heading, its figure (or a short table) and its note are kept on one page
-        short = not isinstance(c, pd.DataFrame) or len(c) <= 40
-        block = f"<div class='block'>{head}{body}</div>" if short else head + body
-        if section.new_page:
-            block = f"<div class='appendix'>{block}</div>"
-        parts.append(f"<div class='landscape'>{block}</div>" if section.landscape else block)
+            body = f"<p>{_unbroken(str(c))}</p>" if c else ""
+        parts.append(_block(section, body))
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-#: width of a printed figure in CSS pixels: A4's 186 mm between the margins is 703 px; plotly draws a figure at
-#: the browser window's width when it loads, which is not the paper's, so a printed figure has this width of its own
-PRINT_FIGURE_WIDTH = 690
-#: height of a printed figure at most (CSS pixels): two figures and a table to a page
-PRINT_FIGURE_HEIGHT = 400
+#: a number, a date or a range of them written with hyphens or dashes ("2025-07-28", "0–736", "−0.85"): a browser
+#: may break a line after a hyphen or a dash, which would cut a number in two
+_NUMBER_RUN = re.compile(r"[−+-]?[$€£¥]?\d[\d.,:/]*(?:[-–−]\d[\d.,:/]*)+")
+
+
+def _unbroken(text: str) -> str:
+    """Text escaped, its numbers and dates with hyphens kept on one line."""
+    out, last = [], 0
+    for match in _NUMBER_RUN.finditer(text):
+        out += [html.escape(text[last : match.start()]), f"<span class='nw'>{html.escape(match.group())}</span>"]
+        last = match.end()
+    return "".join(out) + html.escape(text[last:])
+
+
+def _block(section: ReportSection, body: str) -> str:
+    """A section's heading, content, attachment and note; kept on one page unless it is a long table."""
+    level = min(max(int(section.level), 2), 6)
+    anchor = f" id='{html.escape(section.anchor, quote=True)}'" if section.anchor else ""
+    head = f"<h{level}{anchor}>{html.escape(section.heading)}</h{level}>" if section.heading else ""
+    body += section.attachment
+    if section.note:
+        body += f"<p class='note'>{html.escape(section.note)}</p>"
+    c = section.content
+    short = not isinstance(c, pd.DataFrame) or len(c) <= 40
+    block = f"<div class='block'>{head}{body}</div>" if short else head + body
+    if section.new_page:
+        block = f"<div class='chapter'>{block}</div>"
+    return f"<div class='landscape'>{block}</div>" if section.landscape else block
+
+
+#: width of a printed figure in CSS pixels: the printed text's width less the frame; plotly draws a figure at the
+#: browser window's width when it loads, which is not the paper's, so a printed figure has this width of its own
+PRINT_FIGURE_WIDTH = PRINT_WIDTH - 13
+#: height of a printed figure (CSS pixels): three figures, or two and a table, to a page
+PRINT_FIGURE_HEIGHT = 280
+#: font size of a printed figure's text (CSS pixels)
+PRINT_FIGURE_FONT = 11
 
 
 def _wrapped(text: str, width: int) -> str:
-    """A figure title broken into lines of at most ``width`` characters (plotly draws one line at any length)."""
+    """A title broken into lines of at most ``width`` characters (plotly draws one line at any length)."""
     lines: list[str] = []
     for word in text.split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= width:
@@ -251,22 +289,67 @@ def _wrapped(text: str, width: int) -> str:
     return "<br>".join(lines)
 
 
+def _fits(text: str, pixels: float, size: float) -> str:
+    """``text`` wrapped to lines of ``pixels`` at font ``size`` (unless it already has its own line breaks)."""
+    per_line = max(int(pixels / (0.6 * size)), 8)
+    return _wrapped(text, per_line) if "<br>" not in text and len(text) > per_line else text
+
+
 def _printed(figure: go.Figure) -> go.Figure:
-    """The figure as printed: the paper's width, a height that leaves room for a table, the title on lines that
-    fit (a title or an axis wider than the figure is cut off at its edge, with no sign that anything is missing)."""
-    title = figure.layout.title.text or ""
-    size = figure.layout.title.font.size or 1.4 * (figure.layout.font.size or 12)
-    per_line = int(PRINT_FIGURE_WIDTH / (0.56 * size))
-    wrapped = _wrapped(title, per_line) if "<br>" not in title and len(title) > per_line else title
-    top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
-    extra = wrapped.count("<br>") * int(1.3 * size)
-    return go.Figure(figure).update_layout(
+    """The figure as printed: the paper's width and a third of a page high; the legend in a row of its own under
+    the axis (never over its tick labels, however they are rotated); titles on lines that fit (a title or an axis
+    title longer than the figure is cut off at its edge, with no sign that anything is missing)."""
+    f = go.Figure(figure)
+    size = PRINT_FIGURE_FONT
+    title = _fits(f.layout.title.text or "", PRINT_FIGURE_WIDTH - 80, 1.3 * size)
+    title_lines = title.count("<br>") + 1 if title else 0
+    height = PRINT_FIGURE_HEIGHT + 16 * max(title_lines - 1, 0) + 19 * max(_legend_rows(f) - 1, 0)
+    plot_height = height - 40 - 16 * title_lines - 70
+    for axis in ("yaxis", "yaxis2"):
+        text = getattr(f.layout, axis).title.text if getattr(f.layout, axis, None) is not None else None
+        if text:
+            f.layout[axis].title.text = _fits(text, plot_height, size)
+    f.update_layout(
         width=PRINT_FIGURE_WIDTH,
+        height=height,
         autosize=False,
-        height=min(int(figure.layout.height or 340), PRINT_FIGURE_HEIGHT) + extra,
-        title_text=wrapped,
-        margin_t=top + extra,
+        font_size=size,
+        title=dict(
+            text=title,
+            font_size=1.3 * size,
+            x=0.012,
+            xref="container",
+            xanchor="left",
+            y=1,
+            yref="paper",
+            yanchor="bottom",
+            pad=dict(b=10),
+            automargin=True,
+        ),
+        margin=dict(t=10, b=8, l=60, r=20, autoexpand=True),
+        legend=dict(orientation="h", yref="container", y=0.005, yanchor="bottom", x=0, xanchor="left", font_size=10),
     )
+    f.update_xaxes(automargin=True)
+    f.update_yaxes(automargin=True)
+    return f
+
+
+def _legend_rows(figure: go.Figure) -> int:
+    """Rows the printed legend takes (entries laid left to right across the figure's width): the figure is made
+    taller by as many rows, so that the plot keeps its height."""
+    if figure.layout.showlegend is False:
+        return 0
+    names = [t.name for t in figure.data if t.name and t.showlegend is not False]
+    if len(names) < 2 and figure.layout.showlegend is not True:
+        return 0
+    # plotly aligns a horizontal legend's entries in columns as wide as its widest entry (symbol, gap, text at 10 px)
+    widest = max((45 + 6.2 * len(_plain(str(name))) for name in names), default=0.0)
+    per_row = max(int(PRINT_FIGURE_WIDTH // widest), 1) if widest else 1
+    return -(-len(names) // per_row)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text)
 
 
 def _figure_html(figure: go.Figure, include_plotlyjs: bool, static: bool) -> str:
@@ -291,22 +374,84 @@ def _full(x) -> str:
     return repr(float(x)) if isinstance(x, (float, np.floating)) else str(x)
 
 
-#: a cell of one short word ("0.0717", "2025-01-06", "26,607,776", "no"): printed on one line, never broken
-#: between its characters (longer words and full-precision digits may break)
-_SHORT_CELL = re.compile(r"<td>([^\s<]{1,12})</td>")
+#: a cell that reads as a number, an amount, a share, a duration, a date or a dash: right-aligned, never broken
+_NUMBER_CELL = re.compile(r"^[−+-]?[$€£¥]?[−+-]?[\d.,]+(\s?(%|ms|s|×))?(\s\(.*\))?$|^[—–-]$|^\d{4}-\d{2}-\d{2}$")
+#: a cell that is only a number (not a date or a name): a first column of these does not name the rows
+_PLAIN_NUMBER = re.compile(r"^[−+-]?[\d.,]+$")
+#: character widths of DejaVu Sans (the widest of the usual sans fonts) in ems: the printed tables' columns are
+#: estimated with them, so a table laid out for them fits with any narrower font
+_NARROW, _WIDE = set("ijlt.,:;'|!()[] -/"), set("mwMW%—…")
 
 
-def _table_html(frame: pd.DataFrame, full_precision: bool) -> str:
-    classes = ("wide " if frame.shape[1] > WIDE_COLUMNS else "") + ("" if full_precision else "words")
-    table = frame.to_html(
-        index=False,
-        escape=True,
-        na_rep="–",
-        classes=classes.strip() or None,
-        border=0,
-        float_format=_full if full_precision else (lambda x: f"{x:.6g}"),
+def _text_width(text: str, bold: bool = False) -> float:
+    """Width of ``text`` in CSS pixels at the tables' font size (an estimate on the safe side)."""
+    ems = sum(0.32 if c in _NARROW else 0.98 if c in _WIDE else 0.76 if c.isupper() else 0.64 for c in text)
+    return ems * TABLE_FONT_PX * (1.1 if bold else 1.0)
+
+
+def _column_width(label: str, cells: list[str]) -> float:
+    """Narrowest a column can be without breaking a word: its label wraps between words, a number or a short
+    cell stays on one line, a longer text cell wraps between words."""
+    words = [_text_width(w, bold=True) for w in str(label).split()] or [0.0]
+    longest = max(words)
+    for cell in cells:
+        if _NUMBER_CELL.match(cell) or len(cell) <= 16 or " " not in cell:
+            longest = max(longest, _text_width(cell))
+        else:
+            longest = max(longest, *(_text_width(w) for w in cell.split()))
+    return longest + 10  # padding and border
+
+
+def _column_groups(frame: pd.DataFrame, width: float) -> list[list[int]]:
+    """Positions of the columns of each printed part of a table: all of them when they fit ``width``, else groups
+    that each fit, every group after the first repeating the first column when it names the rows (text)."""
+    cells = frame.astype(str).to_numpy()
+    widths = [_column_width(str(c), list(cells[:, j])) for j, c in enumerate(frame.columns)]
+    if sum(widths) <= width or frame.shape[1] <= 2:
+        return [list(range(frame.shape[1]))]
+    key = [0] if not all(_PLAIN_NUMBER.match(v) for v in cells[:, 0]) else []
+    groups, current, used = [], list(key), sum(widths[j] for j in key)
+    for j in range(len(key), frame.shape[1]):
+        if used + widths[j] > width and len(current) > len(key):
+            groups.append(current)
+            current, used = list(key), sum(widths[k] for k in key)
+        current.append(j)
+        used += widths[j]
+    groups.append(current)
+    return groups
+
+
+def _table_html(frame: pd.DataFrame, full_precision: bool, width: float = PRINT_WIDTH) -> str:
+    """The table as HTML; a table of text (the presentation layer's) too wide for ``width`` is split into groups
+    of columns, each a table of its own, so that no header or cell is ever cut into pieces."""
+    if full_precision or not all(
+        pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t) for t in frame.dtypes
+    ):
+        return frame.to_html(
+            index=False, escape=True, na_rep="–", border=0, float_format=_full if full_precision else "{:.6g}".format
+        )
+    groups = _column_groups(frame, width)
+    return "".join(_text_table(frame.iloc[:, g]) for g in groups)
+
+
+def _text_table(frame: pd.DataFrame) -> str:
+    numeric = [
+        all(_NUMBER_CELL.match(str(v)) or str(v) in ("not bounded", "yes", "no") for v in frame.iloc[:, j])
+        for j in range(frame.shape[1])
+    ]
+    head = "".join(
+        f"<th{'' if numeric[j] else ' class=t'}>{html.escape(str(c))}</th>" for j, c in enumerate(frame.columns)
     )
-    return table if full_precision else _SHORT_CELL.sub(r"<td class='n'>\1</td>", table)
+    rows = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for j, v in enumerate(row):
+            text = str(v)
+            kind = "n" if numeric[j] or len(text) <= 16 or " " not in text else ""
+            kind += "" if numeric[j] else " t"
+            cells.append(f"<td class='{kind.strip()}'>{html.escape(text)}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _facts_html(facts: Facts) -> str:
@@ -315,9 +460,16 @@ def _facts_html(facts: Facts) -> str:
         value = html.escape(str(text))
         link = safe_href(href)
         if link:
-            value = f"<a href='{html.escape(link, quote=True)}'>{value}</a>"
+            value = f"<a href='{html.escape(link, quote=True)}'>{_breakable(str(text))}</a>"
         rows.append(f"<tr><th>{html.escape(str(label))}</th><td>{value}</td></tr>")
     return f"<table class='facts'>{''.join(rows)}</table>"
+
+
+def _breakable(address: str) -> str:
+    """An address escaped, with a line break allowed only after ``?``, ``&`` and ``/`` (never inside a word)."""
+    return "".join(
+        html.escape(part, quote=False) + ("<wbr>" if part in "?&/" else "") for part in re.split(r"([?&/])", address)
+    )
 
 
 def safe_href(url: object) -> str:
@@ -345,114 +497,6 @@ def safe_href(url: object) -> str:
         return url
     parts = urlsplit(url)
     return url if parts.scheme in ("http", "https") and parts.netloc else ""
-
-
-def format_number(value, digits: int = 3) -> str:
-    """A number for people: thousands separators, ``digits`` significant digits, a dash for none.
-
-    Parameters
-    ----------
-    value : object
-        A number (``None``, NaN and other non-numbers are handled: a dash, or ``str``).
-    digits : int, optional
-        Significant digits of a non-integer.
-
-    Returns
-    -------
-    str
-        ``"2,000"`` for 2000.0, ``"0.0523"`` for 0.0522876, ``"5.67"`` for 5.66667, ``"27,098,200"``
-        for 2.70982e7, ``"yes"``/``"no"`` for booleans, ``"–"`` for None/NaN, ``"∞"`` for infinity.
-    """
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "–"
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, (float, np.floating)):
-        x = float(value)
-        if math.isnan(x):
-            return "–"
-        if math.isinf(x):
-            return "∞" if x > 0 else "−∞"
-        if x == int(x) and abs(x) < 1e15:
-            return f"{int(x):,}"
-        if abs(x) >= 10 ** (digits - 1):
-            return f"{x:,.0f}"
-        if abs(x) < 1e-4:
-            return f"{x:.{digits}g}"
-        text = f"{x:.{digits}g}"
-        return text if "e" not in text else f"{x:.{digits + 4}f}".rstrip("0")
-    return str(value)
-
-
-def value_in_words(value) -> str:
-    """A setting's value in words: lists joined with commas, booleans as yes/no, numbers by :func:`format_number`.
-
-    Parameters
-    ----------
-    value : object
-        Any JSON-like value.
-
-    Returns
-    -------
-    str
-        ``"score_image, score_text"`` for a list, ``"no"`` for False, ``"2,000"`` for 2000.0,
-        ``"not set"`` for None, ``"a: 1; b: yes"`` for a dict.
-    """
-    if value is None:
-        return "not set"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "; ".join(f"{column_in_words(k)}: {value_in_words(v)}" for k, v in value.items()) or "none"
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return ", ".join(value_in_words(v) for v in value) or "none"
-    if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
-        return format_number(value, digits=4)
-    return str(value)
-
-
-def column_in_words(name: object) -> str:
-    """A column or setting name in words (``target_marginal_precision`` -> ``target marginal precision``).
-
-    Parameters
-    ----------
-    name : object
-        The name.
-
-    Returns
-    -------
-    str
-        Underscores as spaces.
-    """
-    return str(name).replace("_", " ").strip() or str(name)
-
-
-def table_for_people(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
-    """A table of text: column names in words, numbers by :func:`format_number`, a dash for missing values.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The table (not modified).
-    digits : int, optional
-        Significant digits of non-integers.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Same rows, every cell a ``str``.
-    """
-    columns = [column_in_words(c) for c in frame.columns]
-    cells = [
-        [format_number(v, digits) for v in frame.iloc[:, j].astype(object).tolist()] for j in range(frame.shape[1])
-    ]
-    return (
-        pd.DataFrame(dict(zip(range(len(columns)), cells)), index=range(len(frame))).set_axis(columns, axis=1)
-        if columns
-        else pd.DataFrame(index=range(len(frame)))
-    )
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -7,12 +7,16 @@ import streamlit as st
 
 from engine.audit import (
     ALLOCATIONS,
+    MAX_STRATA,
     AuditEstimate,
     AuditPlan,
+    audit_headlines,
     audit_pn_figure,
     audit_pr_figure,
     audit_sentence,
     audit_settings,
+    design_json,
+    design_record,
     extended_curve,
     half_width_after,
     plan,
@@ -24,7 +28,7 @@ from engine.audit import (
 from engine.errors import InputError
 from engine.plotting import SCREEN_POINTS
 from engine.record import new_item
-from views.audit_link import audit_estimate, companion_sample, offer_companion, remember_audit
+from views.audit_link import audit_estimate, companion_sample, offer_companion, remember_audit, remember_design
 from views.audit_population import choose_population
 from views.inputs import chosen_input, input_picker
 from views.navigation import current_link, routed
@@ -98,7 +102,7 @@ def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
     )
     d = st.columns(3)
     strata = d[0].number_input(
-        "Score strata", 1, 50, 6, 1, key="audit_strata", bind="query-params", persist_state="session"
+        "Score strata", 1, MAX_STRATA, 6, 1, key="audit_strata", bind="query-params", persist_state="session"
     )
     allocation = d[1].selectbox(
         "Allocation",
@@ -138,7 +142,7 @@ def plan_settings(audit: SessionInput | None, has_prior: bool) -> PlanSettings:
     )
 
 
-def show_plan(planned: AuditPlan, population: SessionInput) -> None:
+def show_plan(planned: AuditPlan, design: dict, design_file: bytes, population: SessionInput) -> None:
     st.markdown(md(planned.sentence()))
     m = st.columns(4)
     m[0].metric("Documents below the line", f"{planned.below:,}")
@@ -152,7 +156,9 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
     for warning in planned.warnings:
         st.warning(md(warning))
     show_table(plan_table(planned))
-    st.download_button(
+    remember_design(design)  # a reviewed copy of this plan is estimated with it in this session
+    c = st.columns(2)
+    c[0].download_button(
         "Download the plan (plan.csv)",
         planned.csv(),
         file_name="plan.csv",
@@ -160,8 +166,18 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
         key="plan_csv",
         help="One row per document to review; the reviewers fill in 'label' (1/0, yes/no ...).",
     )
+    c[1].download_button(
+        "Download its design (plan.json)",
+        design_file,
+        file_name="plan.json",
+        mime="application/json",
+        key="plan_json",
+        help="What the plan was made for (the population's fingerprint, the review line, the seed, the strata): "
+        "upload it with the reviewed plan on the Data page; the estimate refuses a plan or rated data it does "
+        "not describe.",
+    )
     with st.expander(f"The {planned.budget:,} documents to review"):
-        st.dataframe(planned.table().head(1000), hide_index=True)
+        show_table(planned.table().head(1000), height=300)
     add_to_record(
         lambda: new_item(
             "audit plan",
@@ -169,7 +185,12 @@ def show_plan(planned: AuditPlan, population: SessionInput) -> None:
             planned.sentence(),
             tables=[("Strata", plan_table(planned))],
             data_fingerprint=population.fingerprint,
-            settings={**planned.as_dict(), "population": population.name},
+            settings={
+                **planned.as_dict(),
+                "population": population.name,
+                "population_sha256": design["population"]["fingerprint"]["sha256"],
+                "plan_rows_sha256": design["rows_sha256"],
+            },
             link=current_link({"audit_below": planned.review_threshold}),
         ),
         key="record_plan",
@@ -182,10 +203,11 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
         return None
     s = plan_settings(audit, population.mapping.prior is not None)
     pilot = audit.value if s.pilot else None
+    key = (*population.key, *astuple(s), audit.fingerprint if s.pilot else None)
     try:
         with st.spinner("Planning the audit" + (" with DuckDB" if population.source == "server" else "")):
             planned = memo(
-                ("audit_plan", *population.key, *astuple(s), audit.fingerprint if s.pilot else None),
+                ("audit_plan", *key),
                 lambda: plan(
                     population.value,
                     below=s.below,
@@ -198,10 +220,12 @@ def plan_step(population: SessionInput | None, audit: SessionInput | None) -> Au
                     seed=s.seed,
                 ),
             )
+            design = memo(("audit_design", *key), lambda: design_record(planned))
+            design_file = memo(("audit_design_json", *key), lambda: design_json(design))
     except InputError as exc:
         st.error(f"**No plan.** {md(exc)}")
         return None
-    show_plan(planned, population)
+    show_plan(planned, design, design_file, population)
     return planned
 
 
@@ -252,21 +276,10 @@ def thresholds_caption(quoted: dict | None, threshold: float) -> str:
 
 def show_estimate(result: AuditEstimate) -> None:
     st.markdown(md(audit_sentence(result)))
-    b, t, r = result.positives, result.total_positives, result.recall
-    level = f"{result.level * 100:g} %"
     m = st.columns(4)
-    m[0].metric("Missed positives", f"{b.estimate:,.1f}", help="Positives below the review line.")
-    m[0].caption(f"{level}: {b.lower:,.1f} – {b.upper:,.1f}")
-    m[1].metric("All positives", f"{t.estimate:,.1f}")
-    m[1].caption(f"{level}: {t.lower:,.1f} – {t.upper:,.1f}")
-    m[2].metric("Recall at the review line", f"{r.estimate:.1%}")
-    m[2].caption(f"{level}: {r.lower:.1%} – {r.upper:.1%}")
-    m[3].metric(
-        "Positives found",
-        f"{result.positives_found:,}",
-        help=f"{result.audited:,} of "
-        f"{result.documents_below:,} documents below the line reviewed ({result.method} interval).",
-    )
+    for column, headline in zip(m, audit_headlines(result)):  # intervals where the data cannot pin a point down
+        column.metric(headline.label, headline.value, help=headline.help)
+        column.caption(md(headline.caption))
     for warning in result.warnings:
         st.warning(md(warning))
 
@@ -280,9 +293,7 @@ def follow_up(result: AuditEstimate) -> None:
         st.error(md(exc))
 
 
-def estimate_step(
-    audit: SessionInput | None, rated: SessionInput | None, planned: AuditPlan | None, population: SessionInput | None
-) -> None:
+def estimate_step(audit: SessionInput | None, rated: SessionInput | None) -> None:
     """Missed positives and recall with intervals, at the line, the operating point and any threshold."""
     if audit is None or rated is None:
         return
@@ -326,13 +337,7 @@ def estimate_step(
             tables=[("Strata", strata), ("Thresholds", table)],
             figures=figures,
             data_fingerprint=audit.fingerprint,
-            settings=audit_settings(
-                result,
-                rated_sha256=rated.fingerprint,
-                plan=planned,
-                population=population.name if population else "",
-                population_sha256=population.fingerprint if population else "",
-            ),
+            settings=audit_settings(result, rated_sha256=rated.fingerprint),
             link=current_link({"audit_classifier": classifier}),
         ),
         key="record_audit",
@@ -348,10 +353,10 @@ st.caption(
 )
 st.header("1. Plan the audit")
 population = choose_population()
-planned = plan_step(population, chosen_input("audit", key="audit_reviewed"))  # the pilot and the line: this page's
+plan_step(population, chosen_input("audit", key="audit_reviewed"))  # the pilot and the line: this page's audit
 st.header("2. Estimate from the reviewed audit")
 audit = input_picker("audit", key="audit_reviewed", label="Reviewed audit (the plan with 'label' filled in)")
 # a shipped audit opens with its shipped rated data on this page (no other page's rated data changes)
 rated = input_picker("rated", key="audit_rated", label="Rated data above the line", prefer=companion_sample(audit))
 offer_companion(audit, rated)
-estimate_step(audit, rated, planned, population)
+estimate_step(audit, rated)

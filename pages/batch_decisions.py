@@ -97,7 +97,7 @@ def own_batches() -> Probabilities:
     chosen = input_picker("batches", key="batches_input", label="Probability batches")
     if chosen is None:
         st.stop()
-    return Probabilities(("input", *chosen.key), chosen.value, None, OWN)
+    return Probabilities(("input", *chosen.key), chosen.value, None, chosen.name)  # the record names the file
 
 
 @st.cache_resource(show_spinner=False)
@@ -146,7 +146,9 @@ def trained_batches() -> Probabilities:
         "it minimises the log loss); test items shuffled and cut into batches of this size."
     )
     batches = memo(("trained_batches", name, size), lambda: batches_from_split(split, size))
-    return Probabilities(("trained", name, size), batches, split, TRAINED)
+    return Probabilities(
+        ("trained", name, size), batches, split, f"{PUBLIC_DATASETS[name]}, scored by a model trained here"
+    )
 
 
 def decision_cards(outcome, n_items: int) -> None:

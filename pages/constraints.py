@@ -208,8 +208,11 @@ def adult_sweeps() -> None:
     ):
         if sweep is not None:
             column.plotly_chart(figure(sweep), key=f"{name}_chart")
-            show_table(sweep, where=column)
-            column.download_button(
+    for sweep, name, title in ((fair, "fairness_sweep", "Fairness sweep"), (churn, "churn_sweep", "Churn sweep")):
+        if sweep is not None:  # the page's width: in half of it the columns' labels were cut ("Test erro…")
+            st.markdown(f"**{title}**")
+            show_table(sweep)
+            st.download_button(
                 "Download (CSV)", csv_bytes(sweep), file_name=f"{name}.csv", mime="text/csv", key=f"{name}_csv"
             )
 

@@ -24,6 +24,7 @@ from engine.pn import (
     paths_pn_figure,
     threshold_space_figure,
 )
+from engine.presentation import format_value
 from engine.record import new_item
 from views.controls import chosen_target, money_sentence, money_settings
 from views.counted import count_caption, counted_grid
@@ -253,6 +254,35 @@ def report_section(v: GridView, target: float, table, points: dict, figs, spread
     )
 
 
+def decision_cards(v: GridView, graph, gp, ap, front) -> None:
+    """The decision the page headlines: the graph path's joint thresholds and what they flag at the target; the
+    grid and the runtimes (the machine's numbers) in a details expander."""
+    rule = {"or": " OR ", "and": " AND "}.get(str(v.rule).lower(), ", ")
+    thresholds = rule.join(f"{name} ≥ {format_value(t, 'threshold')}" for name, t in zip(v.cols, graph.threshold))
+    st.markdown(f"**Joint thresholds (graph path):** {md(thresholds)}")
+    r = st.columns(4)
+    r[0].metric("True positives at the target", format_value(graph.tp, "count"))
+    r[1].metric("False positives at the target", format_value(graph.fp, "count"))
+    r[2].metric("Precision", format_value(graph.precision, "share"))
+    share = gp.auc / front.area if front.area > 0 else None
+    r[3].metric(
+        "Share of the frontier",
+        format_value(share, "share"),
+        help="The graph path's area as a share of the area under the frontier (the most any path can reach).",
+    )
+    with st.expander("Grid and runtimes"):
+        tabulated = (
+            f"counts tabulated in {format_value(v.grid.seconds, 'seconds')}"
+            if v.grid.seconds
+            else "counts as read from the file"
+        )
+        st.caption(
+            f"Grid {' × '.join(map(str, v.grid.shape))} ({tabulated}); graph path found in "
+            f"{format_value(gp.runtime_s, 'seconds')}, analytic ({v.family}) path in "
+            f"{format_value(ap.runtime_s, 'seconds')}; frontier area {format_value(front.area, 'number')}."
+        )
+
+
 @st.fragment
 def paths_view(v: GridView) -> None:
     """The paths at a target, their figures, comparison and report: a target move reruns only this part."""
@@ -269,13 +299,8 @@ def paths_view(v: GridView) -> None:
     except InputError as exc:  # a target no path has (money beyond any number in a crafted link)
         st.error(f"**No joint thresholds for this target.** {md(exc)}")
         return
-    r = st.columns(4)
-    tabulated = f"Counts tabulated in {grid.seconds * 1e3:.0f} ms" if grid.seconds else "Counts as read from the file"
-    r[0].metric("Grid", " × ".join(map(str, grid.shape)), help=tabulated)
-    r[1].metric("Graph path runtime", f"{gp.runtime_s * 1e3:.1f} ms")
-    r[2].metric(f"Analytic ({v.family}) runtime", f"{ap.runtime_s * 1e3:.0f} ms")
-    r[3].metric("Frontier area", f"{front.area:,.0f}")
     graph = ops[gp.method]
+    decision_cards(v, graph, gp, ap, front)
     in_money = money_sentence(graph.tp, graph.fp, graph.mp_above, money)
     if in_money:
         st.markdown(md(f"Graph path — {in_money}"))
@@ -293,7 +318,7 @@ def paths_view(v: GridView) -> None:
     add_to_record(
         lambda: new_item(
             "joint thresholds",
-            f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision {target:.3g}",
+            f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision {format_value(target, 'share')}",
             " ".join(
                 filter(
                     None,
@@ -303,7 +328,7 @@ def paths_view(v: GridView) -> None:
                     ],
                 )
             ),
-            tables=[("Graph and analytic paths compared", table)],
+            tables=[("Graph and analytic paths compared", table.drop(columns=["runtime_s"], errors="ignore"))],
             figures=figs,
             data_fingerprint=str(v.source_summary.get("fingerprint_sha256", "")),
             settings={

@@ -18,6 +18,7 @@ from engine.monitor import (
     marginal_precision_over_time_figure,
     money_over_time_figure,
     monitor,
+    monitoring_headline,
     monitoring_sentence,
     reviewer_plan,
     threshold_over_time_figure,
@@ -84,7 +85,7 @@ def settings(dataset: SessionInput) -> Settings:
             key="mon_target",
             bind="query-params",
             persist_state="session",
-            format="%.3f",
+            format="percent",
             help="The marginal precision the deployed threshold was chosen for.",
         )
     else:
@@ -149,7 +150,7 @@ def alerts_section(result: Monitoring) -> None:
     if alerts:
         st.error(md(f"Alert from the {result.period} of {alerts[0]['period']}: {alerts[0]['reason']}"))
         with st.expander(f"All {len(alerts)} alerts"):
-            st.dataframe([{"period": a["period"], "reason": a["reason"]} for a in alerts], hide_index=True)
+            show_table([{"period start": a["period"], "reason": a["reason"]} for a in alerts])
     else:
         st.success(
             f"No alert: the evidence never said that T stopped meeting the target (false alarms at most "
@@ -211,7 +212,7 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         st.caption(
             f"The same capacity spent with one threshold per {dated.mapping.group_col} (all the days of the data):"
         )
-        st.dataframe(allocation.table(), hide_index=True)
+        show_table(allocation.table())
         st.markdown(md(allocation.sentence()))
         sentence += " " + allocation.sentence()
     return sentence, figures
@@ -222,6 +223,7 @@ def results(dataset: SessionInput, s: Settings) -> None:
     result = monitoring_of(dataset, s)
     alerts_section(result)
     sentence = monitoring_sentence(result, dated.classifier, s.money.currency)
+    st.markdown(f"**{md(monitoring_headline(result, dated.classifier, s.money.currency))}**")
     st.text(sentence)
     figs = st.columns(2)
     mp_fig, th_fig = marginal_precision_over_time_figure(result), threshold_over_time_figure(result)
@@ -254,7 +256,8 @@ def results(dataset: SessionInput, s: Settings) -> None:
         lambda: new_item(
             "monitoring",
             f"Monitoring of {dated.classifier} ≥ {s.threshold:.4g} by {s.period}",
-            sentence,
+            monitoring_headline(result, dated.classifier, s.money.currency),
+            details=sentence,
             tables=[("Periods", table)],
             figures=figures,
             data_fingerprint=dated.data.fingerprint,

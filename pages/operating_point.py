@@ -31,6 +31,7 @@ from engine.pn import (
     target_marks,
     what_if_table,
 )
+from engine.presentation import format_value
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.audit_link import audit_at
@@ -244,7 +245,7 @@ def operating_point_view(curve: Curve, table) -> None:
             key="target2",
             bind="query-params",
             persist_state="session",
-            format="%.3f",
+            format="percent",
         )
         second = operating_point(target=target2, hull=hull)
         show_table(what_if_table(op, second), row_kinds="quantity")
@@ -269,7 +270,7 @@ def operating_point_view(curve: Curve, table) -> None:
     add_to_record(
         lambda: new_item(
             "operating point",
-            f"Operating point of {classifier} at marginal precision {target:.3g}",
+            f"Operating point of {classifier} at marginal precision {format_value(target, 'share')}",
             " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
             tables=[("Sweep of target marginal precisions", table)],
             figures=[("PN curve", pn_fig), ("Marginal precision", mp_fig)],
@@ -336,6 +337,7 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
                 total,
                 min(2000.0, total),
                 step=100.0,
+                format="%.0f",
                 key="capacity",
                 bind="query-params",
                 persist_state="session",
@@ -458,7 +460,9 @@ def segments_view(curve: Curve) -> None:
         ),
     )
     if intervals is not None:
-        st.caption(f"Each segment's operating point at marginal precision {intervals[0]:.3g}, 95 % intervals.")
+        st.caption(
+            f"Each segment's operating point at marginal precision {format_value(intervals[0], 'share')}, 95 % intervals."
+        )
         show_table(intervals[1])
 
 

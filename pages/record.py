@@ -3,7 +3,7 @@
 import streamlit as st
 
 from engine.errors import InputError
-from engine.record import read_record_json, record_html, record_json, record_pdf
+from engine.record import PUBLIC_URL_ENV, public_url, read_record_json, record_html, record_json, record_pdf
 from engine.reporting import safe_href
 from views.navigation import go_to, routed
 from views.record_button import record_items, set_record_items
@@ -53,6 +53,8 @@ for i, item in enumerate(items):
         head[2].button("↓", key=f"down_{i}", on_click=move, args=(i, 1), disabled=i == len(items) - 1, help="Move down")
         head[3].button("Remove", key=f"remove_{i}", on_click=remove, args=(i,))
         st.markdown(md(item.sentence))
+        if item.details:
+            st.caption(md(item.details))
         note = st.text_area(
             "Note",
             value=item.note,
@@ -76,6 +78,16 @@ for i, item in enumerate(items):
 
 st.subheader("Export")
 title = st.text_input("Title", "Decision record", key="record_title")
+links = [str(i.provenance.get("link") or "") for i in items if isinstance(i.provenance, dict)]
+if not public_url() and any("//localhost" in link or "//127.0.0.1" in link for link in links):
+    st.caption(
+        f"The links that reopen a view point at this computer (localhost): colleagues cannot open them. Start the "
+        f"studio with {PUBLIC_URL_ENV} set to the address colleagues use, and every exported link starts with it."
+    )
+st.caption(
+    "The PDF carries every table as a CSV file with every digit (in your PDF viewer's attachments); the HTML "
+    "links them, the JSON holds them."
+)
 e = st.columns(3)
 
 
@@ -98,7 +110,7 @@ record_key = json_bytes
 if e[2].button("Prepare PDF", key="record_pdf_build"):
     with st.spinner("Printing the record with headless Chromium"):
         try:
-            st.session_state["_record_pdf"] = (record_key, record_pdf(record_html(items, title, static=True)))
+            st.session_state["_record_pdf"] = (record_key, record_pdf(items, title))
         except InputError as exc:
             st.error(md(exc))
 stored = st.session_state.get("_record_pdf")

@@ -22,6 +22,12 @@ from tests.e2e.conftest import free_port, wait_healthy
 ROOT = Path(__file__).resolve().parents[1]
 
 PAGES_RENDER = """
+from streamlit.runtime.pages_manager import PagesManager
+init = PagesManager.__init__
+def legacy_off(self, *args, **kwargs):  # as tests/conftest.py: AppTest turns the pages/ folder's legacy mode on
+    PagesManager.uses_pages_directory = False
+    init(self, *args, **kwargs)
+PagesManager.__init__ = legacy_off
 from engine.resources import dashboard_dir
 from streamlit.testing.v1 import AppTest
 import engine

@@ -7,13 +7,18 @@ with its interval at the chosen threshold (and puts it in its record item) for t
 and classifier. A shipped audit goes with its shipped rated data without being paired: the Below
 the line page opens its rated picker on it, and offers it when another rated input is chosen —
 without touching any other page's selection.
+
+An estimate needs the audit's design record (``plan.json``): the one uploaded with the reviewed
+plan on the Data page or shipped with the sample audit (the audit carries it), or the one of a
+plan made on the Below the line page in this session (:func:`remember_design` keeps each, keyed by
+the SHA-256 of the plan's rows, :func:`engine.audit.plan_rows_sha256`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from engine.audit import AuditEstimate, estimate
+from engine.audit import AuditEstimate, estimate, plan_rows_sha256
 from engine.errors import InputError
 from engine.io import SAMPLES
 from views.inputs import load_sample, session_inputs, shared_sample, use_on_page
@@ -22,15 +27,47 @@ from views.session_input import SessionInput
 from views.state import memo
 
 _PAIRS = "_audit_pairs"  # (rated SHA-256, classifier) -> SHA-256 of the audit estimated with them
+_DESIGNS = "_audit_designs"  # rows SHA-256 of a plan made in this session -> its design record
+MAX_DESIGNS = 20  # plans remembered per session (each record lists at most 100,000 scores)
+
+
+def remember_design(design: dict) -> None:
+    """Keep the design record of a plan made in this session (its reviewed plan is then estimated with it)."""
+    designs = st.session_state.setdefault(_DESIGNS, {})
+    designs.pop(design["rows_sha256"], None)
+    designs[design["rows_sha256"]] = design
+    while len(designs) > MAX_DESIGNS:
+        designs.pop(next(iter(designs)))
+
+
+def audit_design(audit: SessionInput) -> dict | None:
+    """The audit's design record: the one it carries (uploaded or shipped), else a plan's of this session, else None."""
+    if audit.value.design is not None:
+        return audit.value.design
+    designs = st.session_state.get(_DESIGNS, {})
+    return (
+        designs.get(memo(("audit_rows", audit.fingerprint), lambda: plan_rows_sha256(audit.value))) if designs else None
+    )
 
 
 def audit_estimate(
     rated: SessionInput, audit: SessionInput, classifier: str, level: float, thresholds: tuple = ()
 ) -> AuditEstimate:
     """The estimate of an audit with rated data, once per session and settings (raises InputError)."""
+    design = audit_design(audit)
+    if design is None:
+        raise InputError(
+            f"The reviewed audit '{audit.name}' has no design record, so nothing shows it is the plan of this "
+            "population and review line. Upload its plan.json with it on the Data page (the reviewed-audit form "
+            "takes both), or plan it here and download plan.csv and plan.json together."
+        )
     return memo(
-        ("audit_estimate", audit.fingerprint, *rated.key, classifier, level, thresholds),
-        lambda: estimate(rated.rated, audit.value, classifier=classifier, level=level, thresholds=thresholds),
+        # the design's strata are the file's (checked): its rows, population and above-line digests identify the rest
+        ("audit_estimate", audit.fingerprint, design["rows_sha256"], design["population"]["fingerprint"]["sha256"])
+        + (design["above"]["scores_sha256"], *rated.key, classifier, level, thresholds),
+        lambda: estimate(
+            rated.rated, audit.value, design=design, classifier=classifier, level=level, thresholds=thresholds
+        ),
     )
 
 

@@ -14,8 +14,8 @@ TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3
 def _typed_target_to_slider() -> None:
     """A typed value moves the slider (snapped to its step); the box empties again and shows the value."""
     typed = st.session_state.get("target_input")
-    if typed is not None:
-        steps = round((typed - TARGET_MIN) / TARGET_STEP)
+    if typed is not None:  # typed in percent, like the slider shows it
+        steps = round((typed / 100 - TARGET_MIN) / TARGET_STEP)
         st.session_state["target"] = round(TARGET_MIN + steps * TARGET_STEP, 6)
     st.session_state["target_input"] = None
 
@@ -40,20 +40,20 @@ def target_controls() -> float:
         key="target",
         bind="query-params",
         persist_state="session",
-        format="%.3f",
+        format="percent",
         help="Share of true positives among the documents added by lowering the threshold at the operating point.",
     )
     c2.number_input(
-        "Exact value",
-        TARGET_MIN,
-        TARGET_MAX,
+        "Exact value (%)",
+        100 * TARGET_MIN,
+        100 * TARGET_MAX,
         value=None,
-        step=TARGET_STEP,
-        format="%.3f",
-        placeholder=f"{target:.3f}",
+        step=100 * TARGET_STEP,
+        format="%.1f",
+        placeholder=f"{100 * target:.1f}",
         key="target_input",
         on_change=_typed_target_to_slider,
-        help="Type a target and press Enter: the slider moves there.",
+        help="Type a target in percent and press Enter: the slider moves there.",
     )
     return float(target)
 
@@ -131,7 +131,7 @@ def chosen_target(key: str) -> tuple[float, Money]:
     money = money_controls(key)
     if money.economics is None:
         return target_controls(), money
-    st.metric("Target marginal precision (break-even)", f"{money.economics.target:.4g}")
+    st.metric("Target marginal precision (break-even)", f"{100 * money.economics.target:.1f} %")
     return money.economics.target, money
 
 

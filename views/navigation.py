@@ -23,6 +23,7 @@ import streamlit as st
 
 from engine.io import INPUT_KINDS, SAMPLES
 from engine.pages import PAGES, page_for
+from engine.record import public_url
 
 _PAGE = "_current_page"
 _ROUTED = "_run_through_navigation"  # set while app.py runs the navigation's page
@@ -262,9 +263,12 @@ def current_link(settings: dict | None = None) -> str:
 def link_base() -> str:
     """The scheme, host and base path links start with (``""`` without a browser: links are then paths).
 
-    The one place that decides where the studio is served: the browser's address, without the page it
+    The one place that decides where the studio is served: ``OPSTUDIO_PUBLIC_URL`` when it is set (the
+    address colleagues use, :func:`engine.record.public_url`), else the browser's address without the page it
     opened first.
     """
+    if public_url():
+        return public_url()
     try:
         here = urlsplit(st.context.url or "")
     except Exception:  # no browser context (AppTest, a bare script run): the path alone

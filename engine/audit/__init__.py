@@ -9,8 +9,14 @@ design-based interval (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5):
   sizes (proportional, Neyman with a prior or a pilot, or equal; never an empty stratum), and
   the documents: in each stratum the ``n_h`` smallest ``md5(seed:id)`` keys, so a seed selects
   the same documents in memory, in DuckDB and in Spark (:func:`engine.backends.open_population`).
+* :func:`design_record` — what the plan was made for (``plan.json`` beside ``plan.csv``): the
+  population's fingerprint and score column, the review line, the seed, the strata, the documents
+  at or above the line and the SHA-256 of the plan's rows; :func:`load_design` reads one within
+  limits, :func:`check_design` holds a reviewed plan to it and :func:`check_rated` rated data.
 * :func:`estimate` — positives below the line, all positives and recall at the line, per
-  stratum and at any threshold, with intervals; :func:`audit_sentence` says it in one sentence,
+  stratum and at any threshold, with intervals, refused unless the reviewed plan and the rated
+  data are those of its design record; :func:`audit_sentence` says it in one sentence,
+  :func:`audit_headlines` headlines it (intervals where the data cannot pin a point down),
   :func:`half_width_after` / :func:`audits_for_half_width` what more reviews would buy, and the
   figure builders draw the PN and precision–recall curves extended below the line.
 
@@ -37,9 +43,19 @@ positives and negatives at or above the threshold, the positives under it); prec
 there combine two totals at level ``1 - (1 - level) / 2`` (Bonferroni; conservative).
 """
 
+from ._design_record import (
+    check_design,
+    check_rated,
+    design_json,
+    design_path,
+    design_record,
+    load_design,
+    plan_rows_sha256,
+)
 from .audit_file import PLAN_COLUMNS, AuditSample, audit_from_frame, load_audit
 from .design import (
     ALLOCATIONS,
+    MAX_STRATA,
     SPACINGS,
     allocate,
     budget_for_half_width,
@@ -61,9 +77,10 @@ from .population import (
     read_population,
 )
 from .report import (
+    Headline,
+    audit_headlines,
     audit_sentence,
     audit_settings,
-    plan_matches,
     plan_table,
     recall_at,
     recall_card,
@@ -87,6 +104,7 @@ __all__ = [
     "selection_keys",
     "ALLOCATIONS",
     "SPACINGS",
+    "MAX_STRATA",
     "stratum_levels",
     "quantile_ranks",
     "allocate",
@@ -96,6 +114,13 @@ __all__ = [
     "AuditSample",
     "audit_from_frame",
     "load_audit",
+    "design_record",
+    "design_json",
+    "design_path",
+    "load_design",
+    "check_design",
+    "check_rated",
+    "plan_rows_sha256",
     "estimate",
     "at_thresholds",
     "AuditEstimate",
@@ -107,13 +132,14 @@ __all__ = [
     "total_interval",
     "prevalence_intervals",
     "audit_sentence",
+    "Headline",
+    "audit_headlines",
     "strata_table",
     "plan_table",
     "thresholds_table",
     "recall_at",
     "recall_card",
     "recall_sentence",
-    "plan_matches",
     "audit_settings",
     "FollowUp",
     "half_width_after",

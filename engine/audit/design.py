@@ -40,11 +40,13 @@ import numpy as np
 from scipy import stats
 
 from ..errors import InputError
+from ._arguments import number_array, real_number, whole_number
 
 __all__ = [
     "SPACINGS",
     "ALLOCATIONS",
     "MIN_PER_STRATUM",
+    "MAX_STRATA",
     "stratum_levels",
     "quantile_ranks",
     "strata_bounds",
@@ -58,6 +60,8 @@ SPACINGS = ("geometric", "quantile")
 ALLOCATIONS = ("proportional", "neyman", "equal")
 #: fewest documents reviewed in a stratum (two: a stratum's variance needs two)
 MIN_PER_STRATUM = 2
+#: most strata a plan has (geometric strata: the top two hold 2**-39 of the documents each)
+MAX_STRATA = 40
 
 
 def stratum_levels(strata: int, spacing: str = "geometric") -> np.ndarray:
@@ -79,12 +83,12 @@ def stratum_levels(strata: int, spacing: str = "geometric") -> np.ndarray:
     Raises
     ------
     InputError
-        K below 1 or above 40, or an unknown spacing.
+        K not a whole number from 1 to :data:`MAX_STRATA`, or an unknown spacing.
     """
     if spacing not in SPACINGS:
         raise InputError(f"unknown strata spacing {spacing!r}; choose one of {', '.join(SPACINGS)}")
-    if not isinstance(strata, (int, np.integer)) or not 1 <= strata <= 40:
-        raise InputError(f"--strata must be a whole number from 1 to 40, got {strata!r}")
+    if isinstance(strata, bool) or not isinstance(strata, (int, np.integer)) or not 1 <= strata <= MAX_STRATA:
+        raise InputError(f"--strata must be a whole number from 1 to {MAX_STRATA}, got {strata!r}")
     k = np.arange(1, int(strata))
     return 1.0 - 2.0**-k if spacing == "geometric" else k / int(strata)
 
@@ -111,7 +115,8 @@ def quantile_ranks(n: int, levels) -> np.ndarray:
     Hyndman & Fan (1996), definition 1 (inverted CDF); :func:`engine.pn.grid.inverted_cdf_ranks`
     is the same rule for evenly spaced levels.
     """
-    virtual = n * np.asarray(levels, dtype=np.float64) - 1
+    n = whole_number(n, "the number of values", 0)
+    virtual = n * number_array(levels, "levels") - 1
     previous = np.floor(virtual)
     ranks = np.where(virtual - previous == 0, previous, previous + 1).astype(np.int64)
     return np.clip(ranks, 0, max(n - 1, 0))
@@ -193,13 +198,13 @@ def allocate(
     ----------
     Cochran (1977), §5.5 (proportional), eq. 5.26 (Neyman); largest-remainder rounding.
     """
-    big_n = np.asarray(documents, dtype=np.int64)
+    big_n = number_array(documents, "documents", whole=True)
     if allocation not in ALLOCATIONS:
         raise InputError(f"unknown allocation {allocation!r}; choose one of {', '.join(ALLOCATIONS)}")
     lo, hi = np.minimum(big_n, minimum), big_n
     if reviewed is not None:
         lo = np.maximum(lo, np.asarray(reviewed, dtype=np.int64))
-    if not isinstance(budget, (int, np.integer)) or budget < lo.sum() or budget > hi.sum():
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not lo.sum() <= budget <= hi.sum():
         raise InputError(
             f"--budget must be a whole number from {int(lo.sum()):,} (at least {minimum} per stratum, "
             f"{big_n.size} strata) to {int(hi.sum()):,} (every document below the line), got "
@@ -211,7 +216,7 @@ def allocate(
                 "Neyman allocation needs an anticipated prevalence: a prior probability column "
                 "(--prior COL) or a pilot audit (--pilot FILE)."
             )
-        p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
+        p = np.clip(number_array(prevalence, "anticipated prevalences"), 0.0, 1.0)
         p = np.maximum(p, float(big_n @ p) / big_n.sum())  # no stratum below the average (module docstring)
         share = big_n * np.sqrt(p * (1 - p))
     else:
@@ -249,8 +254,8 @@ def expected_half_width(documents, sample, prevalence, *, level: float = 0.95) -
     ----------
     Cochran (1977), eq. 5.52 (variance of a stratified proportion) and §5.9 (sample size).
     """
-    big_n, n = np.asarray(documents, dtype=float), np.asarray(sample, dtype=float)
-    p = np.clip(np.asarray(prevalence, dtype=float), 0.0, 1.0)
+    big_n, n = number_array(documents, "documents"), number_array(sample, "sample sizes")
+    p = np.clip(number_array(prevalence, "anticipated prevalences"), 0.0, 1.0)
     fpc = np.where(big_n > 1, (big_n - n) / np.maximum(big_n - 1, 1), 0.0)
     var = np.sum(big_n**2 * fpc * p * (1 - p) / np.maximum(n, 1))
     return float(stats.norm.ppf(0.5 + level / 2) * math.sqrt(var))
@@ -298,9 +303,9 @@ def budget_for_half_width(
     ----------
     Cochran (1977), §5.9: sample size for a specified variance in stratified sampling.
     """
-    if not half_width > 0:
-        raise InputError(f"--half-width must be a positive number of documents, got {half_width!r}")
-    big_n = np.asarray(documents, dtype=np.int64)
+    half_width = real_number(half_width, "--half-width", positive=True, what="missed positives")
+    big_n = number_array(documents, "documents", whole=True)
+    prevalence = number_array(prevalence, "anticipated prevalences")
     floor = np.minimum(big_n, minimum)
     if reviewed is not None:
         floor = np.maximum(floor, np.asarray(reviewed, dtype=np.int64))

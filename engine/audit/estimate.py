@@ -12,6 +12,12 @@ directly, precision ``(TP + A) / (TP + A + FP + C)`` and recall ``(TP + A) / (TP
 monotone in each total — from the two totals' intervals at level ``1 - (1 - level) / 2``
 (Bonferroni: the pair holds both totals with probability at least ``level``, so the ratio's
 interval does too).
+
+**Bound to its design.** :func:`estimate` needs the audit's design record (``plan.json``,
+:func:`engine.audit.design_record`): the reviewed plan must be the plan it describes
+(:func:`engine.audit.check_design`) and the rated data's documents at or above the line must be
+the population's documents there (:func:`engine.audit.check_rated`) — otherwise an
+:class:`~engine.errors.InputError` says which row or stratum differs, and nothing is estimated.
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.rated import RatedData
+from ._arguments import real_numbers
+from ._design_record import check_design, check_rated
 from .audit_file import AuditSample
-from .intervals import Interval, check_level, prevalence_intervals, total_interval
+from .intervals import METHODS, Interval, check_level, prevalence_intervals, total_interval
 
 __all__ = ["AboveLine", "StratumEstimate", "ThresholdEstimate", "AuditEstimate", "estimate", "at_thresholds"]
 
@@ -242,8 +250,7 @@ class AuditEstimate:
         }
 
 
-def _above_line(rated: RatedData, classifier: str | None, threshold: float) -> tuple[AboveLine, list[str]]:
-    name = classifier or rated.score_names[0]
+def _above_line(rated: RatedData, name: str, threshold: float) -> tuple[AboveLine, list[str]]:
     scores = rated.column(name)
     at = scores >= threshold
     warnings = []
@@ -340,16 +347,9 @@ def at_thresholds(result: AuditEstimate, thresholds: Sequence[float]) -> tuple[T
     Raises
     ------
     InputError
-        A threshold that is not a finite number.
+        Thresholds that are not a list of finite numbers.
     """
-    values = []
-    for t in thresholds:
-        try:
-            values.append(float(t))
-        except (TypeError, ValueError):
-            raise InputError(f"--threshold must be a number, got {t!r}") from None
-    if not all(math.isfinite(t) for t in values):
-        raise InputError("--threshold must be a finite number")
+    values = real_numbers(thresholds, "--threshold")
     return tuple(
         _above_line_threshold(result.above, result.positives, t)
         if t >= result.review_threshold
@@ -358,10 +358,20 @@ def at_thresholds(result: AuditEstimate, thresholds: Sequence[float]) -> tuple[T
     )
 
 
+def _classifier(rated: RatedData, classifier, design: dict) -> str:
+    """The score column: as given, else the design's score column when the rated data have it, else the first."""
+    if classifier is not None:
+        if not isinstance(classifier, str):
+            raise InputError(f"--classifier must be a column name, got {classifier!r}")
+        return classifier
+    return design["score_column"] if design["score_column"] in rated.score_names else rated.score_names[0]
+
+
 def estimate(
     rated: RatedData,
     audit: AuditSample,
     *,
+    design: dict | None = None,
     classifier: str | None = None,
     level: float = 0.95,
     thresholds: Sequence[float] = (),
@@ -375,8 +385,12 @@ def estimate(
         The rated documents (at or above the line; rows below it are left out with a warning).
     audit : AuditSample
         The reviewed audit plan (:func:`engine.audit.load_audit`).
+    design : dict, optional
+        The plan's design record (``plan.json``: :func:`engine.audit.design_record` or
+        :func:`engine.audit.load_design`); default: the one ``audit`` carries (:func:`engine.audit.check_design`).
     classifier : str, optional
-        The rated data's score column the audit was planned on (default: the first).
+        The rated data's score column the audit was planned on (default: the design's score
+        column when the rated data have it, else the first).
     level : float
         Interval level in (0, 1).
     thresholds : sequence of float
@@ -392,16 +406,27 @@ def estimate(
     Raises
     ------
     InputError
-        No rated row at or above the line, an unknown classifier, a bad level, method or threshold.
+        No design record; a reviewed plan that is not the one the design describes (edited sizes,
+        bounds, weights, deleted rows or strata, another review line, edited ids or scores); rated
+        data whose documents at or above the line are not the population's documents there; no
+        rated row at or above the line, an unknown classifier, a bad level, method or threshold.
 
     References
     ----------
     Cochran (1977), ch. 5; Brown, Cai & DasGupta (2001); Ericson (1969); Robles et al.,
     AAAI-MAKE 2020 (rated data above the line).
     """
+    if not isinstance(rated, RatedData):
+        raise InputError(f"The rated data are a RatedData (engine.io.load_rated), not {type(rated).__name__}.")
     level = check_level(level)
+    if method not in METHODS:
+        raise InputError(f"unknown interval method {method!r}; choose one of {', '.join(METHODS)}")
+    asked = real_numbers(thresholds, "--threshold")
+    audit = check_design(audit, design if design is not None else getattr(audit, "design", None))
     threshold = audit.review_threshold
-    above, warnings = _above_line(rated, classifier, threshold)
+    name = _classifier(rated, classifier, audit.design)
+    checked = check_rated(rated, audit.design, name)
+    above, warnings = _above_line(rated, name, threshold)
     big_n, n, y = audit.documents, audit.reviewed, audit.positives
     positives = total_interval(big_n, n, y, level=level, method=method)
     strata = tuple(
@@ -420,6 +445,6 @@ def estimate(
         _recall(above.tp, positives),
         (),
         audit,
-        tuple(list(audit.warnings) + warnings),
+        tuple(list(audit.warnings) + checked + warnings),
     )
-    return replace(result, thresholds=at_thresholds(result, thresholds)) if len(thresholds) else result
+    return replace(result, thresholds=at_thresholds(result, asked)) if asked else result

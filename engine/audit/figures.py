@@ -14,6 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout, thin
+from ..presentation import format_value
+from ._arguments import whole_number
 from .estimate import AuditEstimate, at_thresholds
 
 __all__ = ["ExtendedCurve", "extended_curve", "audit_pn_figure", "audit_pr_figure", "strata_figure"]
@@ -61,9 +63,9 @@ def extended_curve(result: AuditEstimate, points: int = 80) -> ExtendedCurve:
     ExtendedCurve
     """
     above = result.above.scores
+    half = max(2, whole_number(points, "points", 2) // 2)
     audit = result.audit
     below = np.unique(np.r_[audit.scores[audit.labels >= 0], audit.lowers])[::-1]
-    half = max(2, points // 2)
     chosen = np.unique(np.r_[above[thin(above.size, half)], result.review_threshold, below[thin(below.size, half)]])
     chosen = chosen[::-1]
     rows = at_thresholds(result, chosen)
@@ -213,7 +215,8 @@ def strata_figure(result: AuditEstimate, title: str = "Missed positives by score
     -------
     plotly.graph_objects.Figure
     """
-    labels = [f"{s.lower:.4g} – {s.upper:.4g}" for s in result.strata]
+    # on two lines, never rotated into the legend; scores written out in full ("0.000046", not "4.6e-05")
+    labels = [f"{format_value(s.lower, 'threshold')} –<br>{format_value(s.upper, 'threshold')}" for s in result.strata]
     est = np.array([s.prevalence.estimate * s.documents for s in result.strata])
     lo = np.array([s.prevalence.lower * s.documents for s in result.strata])
     hi = np.array([s.prevalence.upper * s.documents for s in result.strata])
@@ -243,4 +246,5 @@ def strata_figure(result: AuditEstimate, title: str = "Missed positives by score
         )
     )
     fig.update_layout(barmode="group")
+    fig.update_xaxes(tickangle=0)
     return layout(fig, title, "score stratum", "positives")

@@ -11,12 +11,12 @@ asymmetry and method.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
+from ._arguments import real_number, whole_number
 from .design import allocate, budget_for_half_width, expected_half_width
 from .estimate import AuditEstimate
 
@@ -93,13 +93,13 @@ def half_width_after(result: AuditEstimate, extra: int) -> FollowUp:
     ----------
     Cochran (1977), eq. 5.26 (Neyman allocation) and 5.52 (variance of a stratified proportion).
     """
+    if not isinstance(result, AuditEstimate):
+        raise InputError(f"A follow-up needs an audit's estimate (engine.audit.estimate), not {type(result).__name__}.")
     docs, n, p = _smoothed(result)
     left = int(docs.sum() - n.sum())
-    if not isinstance(extra, (int, np.integer)) or not 0 <= extra <= left:
-        raise InputError(
-            f"more audited documents must be a whole number from 0 to {left:,} (the unreviewed "
-            f"documents below the line), got {extra!r}"
-        )
+    extra = whole_number(
+        extra, "--more", 0, left, what="(more audited documents: at most the unreviewed ones below the line)"
+    )
     sizes = allocate(int(n.sum() + extra), docs, "neyman", p, minimum=0, reviewed=n)
     width = expected_half_width(docs, sizes, p, level=result.level) * _scale(result)
     return FollowUp(int(extra), tuple(int(v) for v in sizes), float(width), result.positives.half_width, result.level)
@@ -130,8 +130,9 @@ def audits_for_half_width(result: AuditEstimate, half_width: float) -> FollowUp:
     ----------
     Cochran (1977), §5.9 (sample size for a given precision).
     """
-    if not (isinstance(half_width, (int, float)) and math.isfinite(half_width) and half_width > 0):
-        raise InputError(f"the wanted half-width must be a positive number of documents, got {half_width!r}")
+    if not isinstance(result, AuditEstimate):
+        raise InputError(f"A follow-up needs an audit's estimate (engine.audit.estimate), not {type(result).__name__}.")
+    half_width = real_number(half_width, "--want-half-width", positive=True, what="the wanted half-width in documents")
     if result.positives.half_width <= half_width:
         return half_width_after(result, 0)
     docs, n, p = _smoothed(result)

@@ -33,7 +33,12 @@ of positives ``T = sum_h M_h`` is estimated by the stratified expansion estimato
     a positive — the textbook baseline.
 ``"exact"``
     Conservative: per stratum the exact hypergeometric bounds at level ``1 - (1 - level) / H``
-    (Bonferroni over the H strata), summed.
+    (Bonferroni over the H strata), summed. Above :data:`HYPERGEOMETRIC_DOCUMENTS` documents in a
+    stratum (where SciPy's hypergeometric tails lose accuracy and take seconds) the bounds are
+    Clopper-Pearson's on the stratum's prevalence, scaled by its documents and rounded outwards:
+    the hypergeometric's binomial limit, at most ``n_h / N_h`` apart.
+
+Every count is a whole number with ``1 <= n_h <= N_h <= 2**53`` and ``0 <= y_h <= n_h``.
 
 ``benchmarks/bench_audit.py`` compares the five by simulation on public data with every label
 known (coverage and width); :mod:`engine.audit` gives the results and why the score interval is
@@ -50,6 +55,7 @@ from scipy import special, stats
 from scipy.signal import fftconvolve
 
 from ..errors import InputError
+from ._arguments import number_array, real_number
 
 __all__ = [
     "Interval",
@@ -61,6 +67,7 @@ __all__ = [
     "sum_distribution",
     "check_level",
     "LATTICE_POINTS",
+    "HYPERGEOMETRIC_DOCUMENTS",
 ]
 
 #: the interval methods, the default first
@@ -71,6 +78,8 @@ LATTICE_POINTS = 1 << 16
 TAIL = 1e-12
 #: the beta-binomial's exact probabilities are used up to this many unreviewed documents
 EXACT_PMF = 1 << 16
+#: the exact method's hypergeometric bounds are used up to this many documents in a stratum (binomial above)
+HYPERGEOMETRIC_DOCUMENTS = 10**9
 
 
 @dataclass(frozen=True)
@@ -130,17 +139,17 @@ def check_level(level: float) -> float:
     InputError
         Not a number strictly between 0 and 1.
     """
-    try:
-        value = float(level)
-    except (TypeError, ValueError):
-        raise InputError(f"level must be a number in (0, 1), got {level!r}") from None
+    value = real_number(level, "--level", what="an interval level in (0, 1), e.g. 0.95")
     if not 0 < value < 1:
         raise InputError(f"level must be in (0, 1) (e.g. 0.95), got {level!r}")
     return value
 
 
 def _counts(documents, audited, positives) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    big_n, n, y = (np.atleast_1d(np.asarray(v, dtype=np.int64)) for v in (documents, audited, positives))
+    big_n, n, y = (
+        number_array(v, w, whole=True)
+        for v, w in ((documents, "documents"), (audited, "audited"), (positives, "positives"))
+    )
     if not (big_n.shape == n.shape == y.shape) or big_n.size == 0:
         raise InputError("documents, audited and positives need one value per stratum (at least one stratum)")
     if (n < 1).any() or (n > big_n).any() or (y < 0).any() or (y > n).any():
@@ -285,8 +294,18 @@ def _score(big_n, n, y, level: float) -> tuple[float, float]:
     return bound(1.0), bound(-1.0)
 
 
+def _binomial_bounds(big_n: int, n: int, y: int, alpha: float) -> tuple[int, int]:
+    """Clopper-Pearson bounds on the prevalence scaled by ``big_n``, rounded outwards (a large stratum)."""
+    low = 0.0 if y == 0 else float(stats.beta.ppf(alpha / 2, y, n - y + 1))
+    high = 1.0 if y == n else float(stats.beta.ppf(1 - alpha / 2, y + 1, n - y))
+    most = big_n - (n - y)
+    return max(y, min(math.floor(low * big_n), most)), max(y, min(math.ceil(high * big_n), most))
+
+
 def _hypergeometric_bounds(big_n: int, n: int, y: int, alpha: float) -> tuple[int, int]:
-    """Exact bounds on the positives M of one stratum: each tail at ``alpha / 2``."""
+    """Exact bounds on the positives M of one stratum: each tail at ``alpha / 2`` (binomial for a huge stratum)."""
+    if big_n > HYPERGEOMETRIC_DOCUMENTS:
+        return _binomial_bounds(big_n, n, y, alpha)
 
     def lower_ok(m):  # P(Y >= y | M = m) > alpha / 2: m not rejected from below
         return stats.hypergeom.sf(y - 1, big_n, m, n) > alpha / 2

@@ -4,6 +4,10 @@
 DuckDB or Spark) for counts, the strata bounds' order statistics and the selection's
 candidates, and does everything else — bounds, allocation, selection — here, once, so every
 backend plans the same audit: the same strata, sizes and documents for the same seed.
+
+The plan also keeps what its design record (:func:`engine.audit.design_record`, ``plan.json``)
+binds the audit to: the population's fingerprint and columns, and the scores of its documents at
+or above the line.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ import pandas as pd
 
 from ..errors import InputError
 from ..reporting import csv_bytes
-from .audit_file import PLAN_COLUMNS, AuditSample
+from ._arguments import real_number, whole_number
+from .audit_file import PLAN_COLUMNS, AuditSample, check_plan_ids, plan_id_cells
 from .design import (
     ALLOCATIONS,
+    SPACINGS,
     allocate,
     budget_for_half_width,
     expected_half_width,
@@ -29,7 +35,7 @@ from .design import (
     stratum_levels,
 )
 from .intervals import check_level
-from .population import PopulationScan
+from .population import PopulationColumns, PopulationScan
 from .selection import check_seed, cutoffs, select
 
 __all__ = ["PlanStratum", "AuditPlan", "plan", "MAX_WIDENINGS"]
@@ -114,6 +120,14 @@ class AuditPlan:
         Time taken.
     warnings : tuple of str
         Merged strata (tied scores) and fully reviewed strata.
+    population_name : str
+        The population's name (a file, a path on the server, "the DataFrame").
+    identity : dict
+        The population's fingerprint: ``kind`` (``columns`` or ``connection``) and ``sha256``.
+    columns : PopulationColumns or None
+        The id, score and prior columns read.
+    above_scores : numpy.ndarray or None
+        The scores of the population's documents at or above the line, ascending.
     """
 
     review_threshold: float
@@ -130,6 +144,10 @@ class AuditPlan:
     backend: str
     seconds: float
     warnings: tuple[str, ...] = field(default=())
+    population_name: str = ""
+    identity: dict = field(default_factory=dict)
+    columns: PopulationColumns | None = None
+    above_scores: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def budget(self) -> int:
@@ -142,23 +160,27 @@ class AuditPlan:
         return int(sum(s.documents for s in self.strata))
 
     def table(self) -> pd.DataFrame:
-        """The plan file: one row per selected document, :data:`PLAN_COLUMNS` in order, ``label`` empty."""
-        return self.rows.loc[:, list(PLAN_COLUMNS)]
+        """The plan file's cells: one row per selected document, :data:`PLAN_COLUMNS` in order, ``label`` empty.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Ids as the file writes them (:func:`engine.audit.plan_id_cells`: numbers when every id
+            is a canonical whole number, else text with a leading apostrophe where a reader would
+            not give the text back); :func:`engine.audit.audit_from_frame` reads them back.
+        """
+        return self.rows.loc[:, list(PLAN_COLUMNS)].assign(id=plan_id_cells(self.rows["id"]).to_numpy())
 
     def csv(self) -> bytes:
-        """The plan file's bytes: integer ids written as numbers, formula-like text cells neutralised.
+        """The plan file's bytes (``plan.csv``).
 
         Returns
         -------
         bytes
-            UTF-8 CSV (:func:`engine.reporting.csv_bytes`: a text id starting with ``=``, ``+``,
-            ``-`` or ``@`` gets a leading apostrophe, so a spreadsheet never runs it).
+            UTF-8 CSV of :meth:`table` (:func:`engine.reporting.csv_bytes`: no text cell starts a
+            spreadsheet formula; ids are already marked where they would).
         """
-        table = self.table()
-        ids = table["id"].astype(str)
-        if ids.str.fullmatch(r"-?\d{1,18}").all():
-            table = table.assign(id=ids.astype(np.int64))
-        return csv_bytes(table)
+        return csv_bytes(self.table())
 
     def as_dict(self) -> dict:
         """The design as JSON-ready values (what ``opstudio audit plan --json`` prints)."""
@@ -195,19 +217,30 @@ class AuditPlan:
         )
 
 
-def _check_arguments(below, budget, half_width, allocation, level, seed) -> tuple[float, float, int]:
-    try:
-        threshold = float(below)
-    except (TypeError, ValueError):
-        raise InputError(f"--below must be a number (the review threshold), got {below!r}") from None
-    if not math.isfinite(threshold):
-        raise InputError(f"--below must be a finite number (the review threshold), got {below!r}")
+def _check_arguments(scan, below, budget, half_width, allocation, spacing, pilot, prior_column, level, seed) -> tuple:
+    """Every argument of :func:`plan` checked before the population is read: (threshold, level, seed)."""
+    if not all(hasattr(scan, m) for m in ("summary", "strata", "candidates", "__enter__")):
+        raise InputError(
+            "plan() takes a population opened by engine.backends.open_population (or engine.audit.memory_population), "
+            f"not {type(scan).__name__}."
+        )
+    threshold = real_number(below, "--below", what="the review threshold")
     if (budget is None) == (half_width is None):
         raise InputError(
             "give either --budget N (documents to review) or --half-width W (the wanted precision), not both"
         )
+    if budget is not None:
+        whole_number(budget, "--budget", 1, what="(documents to review)")
+    if half_width is not None:
+        real_number(half_width, "--half-width", positive=True, what="missed positives")
     if allocation is not None and allocation not in ALLOCATIONS:
         raise InputError(f"unknown allocation {allocation!r}; choose one of {', '.join(ALLOCATIONS)}")
+    if spacing not in SPACINGS:
+        raise InputError(f"unknown strata spacing {spacing!r}; choose one of {', '.join(SPACINGS)}")
+    if pilot is not None and not isinstance(pilot, AuditSample):
+        raise InputError(f"--pilot must be a reviewed audit (engine.audit.load_audit), not {type(pilot).__name__}")
+    if prior_column is not None and not isinstance(prior_column, str):
+        raise InputError(f"--prior must be a column name, got {prior_column!r}")
     return threshold, check_level(level), check_seed(seed)
 
 
@@ -354,7 +387,9 @@ def plan(
     Cohen & Kaplan (2007), bottom-k samples.
     """
     started = time.perf_counter()
-    threshold, level, seed = _check_arguments(below, budget, half_width, allocation, level, seed)
+    threshold, level, seed = _check_arguments(
+        scan, below, budget, half_width, allocation, spacing, pilot, prior_column, level, seed
+    )
     levels = stratum_levels(strata, spacing)
     with scan:
         summary = scan.summary(threshold)
@@ -379,6 +414,8 @@ def plan(
             budget = budget_for_half_width(half_width, docs, allocation, prevalence, level=level)
         sizes = allocate(budget, docs, allocation, prevalence)
         chosen = _selection(scan, lowers, threshold, docs, sizes, seed, candidates)
+        check_plan_ids(chosen["id"], scan.columns.id)
+        identity, above_scores = scan.identity(), scan.above_scores(threshold)
     prev = prevalence if prevalence is not None else np.full(docs.size, np.nan)
     plan_strata = tuple(
         PlanStratum(h + 1, float(lowers[h]), float(uppers[h]), int(docs[h]), int(sizes[h]), float(prev[h]))
@@ -400,4 +437,8 @@ def plan(
         scan.backend,
         time.perf_counter() - started,
         tuple(_warnings(strata, plan_strata)),
+        scan.name,
+        identity,
+        scan.columns,
+        above_scores,
     )

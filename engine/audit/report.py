@@ -1,18 +1,30 @@
-"""The audit in words and tables: sentences for the decision record, the plan's and the estimate's tables, recall cards."""
+"""The audit in words and tables: sentences for the decision record, the plan's and the estimate's tables, recall cards.
+
+**Headlines are intervals** where the data cannot pin a point down: the missed positives, all
+positives and recall are headlined as their interval ("0 – 736", "54 % – 100 %") and the point
+estimate goes to the caption; only a degenerate interval (every document below the line
+reviewed) is headlined as a number. An audit that found no positive therefore never headlines
+"0 missed, recall 100 %" — its point estimate is merely the interval's end.
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..pn import Card
-from .audit_file import AuditSample
+from ..presentation import format_value
 from .estimate import AuditEstimate, at_thresholds
 from .intervals import Interval
 from .plan import AuditPlan
 
 __all__ = [
+    "Headline",
+    "audit_headlines",
     "audit_sentence",
     "strata_table",
     "plan_table",
@@ -20,7 +32,6 @@ __all__ = [
     "recall_at",
     "recall_card",
     "recall_sentence",
-    "plan_matches",
     "audit_settings",
 ]
 
@@ -31,6 +42,72 @@ def _count(x: float) -> str:
 
 def _share(x: float) -> str:
     return "–" if x is None or math.isnan(x) else f"{x * 100:.0f} %"
+
+
+def _pinned(interval: Interval) -> bool:
+    """Whether the data pin the quantity down: a degenerate interval (every document reviewed)."""
+    return interval.lower == interval.upper
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One headline figure of an audit, as a dashboard metric shows it.
+
+    Attributes
+    ----------
+    label : str
+        What it is ("Missed positives").
+    value : str
+        The interval ("2 – 87", "39 % – 97 %"), or the number when the interval is degenerate.
+    caption : str
+        The level and the point estimate.
+    help : str
+        What the figure means.
+    """
+
+    label: str
+    value: str
+    caption: str
+    help: str
+
+
+def _headline(label: str, interval: Interval, fmt, level: str, help: str, found: int) -> Headline:
+    if _pinned(interval):
+        return Headline(label, fmt(interval.estimate), f"{level}: exact (every document reviewed)", help)
+    point = f"point estimate {fmt(interval.estimate)}"
+    if found == 0:
+        point += " (no positive found: the interval's end, not a likely value)"
+    return Headline(label, f"{fmt(interval.lower)} – {fmt(interval.upper)}", f"{level} interval; {point}", help)
+
+
+def audit_headlines(result: AuditEstimate) -> tuple[Headline, ...]:
+    """The audit's headline figures: missed positives, all positives, recall at the line, positives found.
+
+    Parameters
+    ----------
+    result : AuditEstimate
+
+    Returns
+    -------
+    tuple of Headline
+        Intervals as values (the point estimate in the caption) unless the interval is degenerate;
+        the positives found, a count, as a number.
+    """
+    level, found = f"{result.level * 100:g} %", result.positives_found
+    return (
+        _headline("Missed positives", result.positives, _count, level, "Positives below the review line.", found),
+        _headline(
+            "All positives", result.total_positives, _count, level, "Above the line (rated) and below it.", found
+        ),
+        _headline("Recall at the review line", result.recall, _share, level, "Share of all positives flagged.", found),
+        Headline(
+            "Positives found",
+            f"{found:,}",
+            f"in {result.audited:,} reviewed",
+            f"{result.audited:,} of {result.documents_below:,} documents below the line reviewed ({result.method} "
+            "interval).",
+        ),
+    )
 
 
 def audit_sentence(result: AuditEstimate) -> str:
@@ -51,12 +128,18 @@ def audit_sentence(result: AuditEstimate) -> str:
     what = "no positives" if found == 0 else ("1 positive" if found == 1 else f"{found:,} positives")
     below, recall = result.positives, result.recall
     level = f"{result.level * 100:g} %"
-    text = (
-        f"An audit of {result.audited:,} of the {result.documents_below:,} unflagged documents found {what}: "
-        f"between {_count(below.lower)} and {_count(below.upper)} positives ({level}) are missed below the line"
-    )
+    head = f"An audit of {result.audited:,} of the {result.documents_below:,} unflagged documents found {what}: "
+    if _pinned(below):
+        text = head + f"exactly {_count(below.estimate)} positives are missed below the line (every document reviewed)"
+    else:
+        text = (
+            head + f"between {_count(below.lower)} and {_count(below.upper)} positives ({level}) are missed below the "
+            "line"
+        )
     if math.isnan(recall.lower):
         return text + "."
+    if _pinned(recall):
+        return text + f"; recall at the review line is {_share(recall.estimate)}."
     return text + f"; recall at the review line is between {_share(recall.lower)} and {_share(recall.upper)}."
 
 
@@ -77,7 +160,7 @@ def strata_table(result: AuditEstimate) -> pd.DataFrame:
         p = s.prevalence
         rows.append(
             {
-                "scores": f"{s.lower:.4g} – {s.upper:.4g}",
+                "scores": f"{format_value(s.lower, 'threshold')} – {format_value(s.upper, 'threshold')}",
                 "documents": f"{s.documents:,}",
                 "reviewed": f"{s.audited:,}",
                 "positives found": f"{s.positives_found:,}",
@@ -156,6 +239,8 @@ def recall_at(result: AuditEstimate, threshold: float) -> Interval:
     -------
     Interval
     """
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+        raise InputError(f"the threshold must be a number (or inf: flag nothing), got {threshold!r}")
     if math.isinf(threshold) and threshold > 0:
         return Interval(0.0, 0.0, 0.0)
     return at_thresholds(result, [threshold])[0].recall
@@ -175,10 +260,13 @@ def recall_card(result: AuditEstimate, threshold: float) -> Card:
     Card
     """
     r = recall_at(result, threshold)
+    pinned = _pinned(r)
     return Card(
         "Recall (audit)",
-        _share(r.estimate),
-        f"{result.level * 100:g} %: {_share(r.lower)} – {_share(r.upper)}",
+        _share(r.estimate) if pinned else f"{_share(r.lower)} – {_share(r.upper)}",
+        f"{result.level * 100:g} %: exact"
+        if pinned
+        else f"{result.level * 100:g} % interval; point estimate {_share(r.estimate)}",
         f"Share of all positives flagged at this threshold. The positives below the review line "
         f"{result.review_threshold:.6g} are estimated from the audit '{result.audit.name}' ({result.audited:,} "
         f"of {result.documents_below:,} documents reviewed, {result.method} interval).",
@@ -199,7 +287,7 @@ def recall_sentence(result: AuditEstimate, threshold: float) -> str:
         E.g. "Recall at threshold 0.93 is between 72 % and 86 % (95 %; audit of 300 of the
         5,747 documents below the review line 0.9)."
     """
-    r = recall_at(result, threshold)
+    r = recall_at(result, threshold)  # refuses a threshold that is not a number
     where = "flagging nothing" if math.isinf(threshold) else f"threshold {threshold:.6g}"
     return (
         f"Recall at {where} is between {_share(r.lower)} and {_share(r.upper)} ({result.level * 100:g} %; audit of "
@@ -208,53 +296,24 @@ def recall_sentence(result: AuditEstimate, threshold: float) -> str:
     )
 
 
-def plan_matches(result: AuditPlan, audit: AuditSample) -> bool:
-    """Whether an audit was drawn by this plan: the same review line, strata bounds and sizes.
-
-    Parameters
-    ----------
-    result : AuditPlan
-    audit : AuditSample
-
-    Returns
-    -------
-    bool
-    """
-    mine = [(s.lower, s.upper, s.documents, s.sample) for s in result.strata]
-    theirs = list(zip(audit.lowers.tolist(), audit.uppers.tolist(), audit.documents.tolist(), audit.planned.tolist()))
-    return result.review_threshold == audit.review_threshold and mine == theirs
-
-
-def audit_settings(
-    result: AuditEstimate,
-    *,
-    rated_sha256: str = "",
-    plan: AuditPlan | None = None,
-    population: str = "",
-    population_sha256: str = "",
-) -> dict:
+def audit_settings(result: AuditEstimate, *, rated_sha256: str = "") -> dict:
     """The audit's design and provenance for the decision record.
 
     Parameters
     ----------
     result : AuditEstimate
+        An estimate (its audit carries the checked design record).
     rated_sha256 : str
         SHA-256 of the rated data above the line.
-    plan : AuditPlan, optional
-        The plan made in this session; its seed, allocation and population are recorded when
-        the audit was drawn by it (:func:`plan_matches`).
-    population : str
-        The population's name (a file) or connection (a path on the server).
-    population_sha256 : str
-        SHA-256 of the population's bytes (empty for a connection).
 
     Returns
     -------
     dict
         JSON-ready: review threshold, level, method, classifier, the audit file and its SHA-256,
         the rated data's SHA-256, per stratum bounds / documents / planned / reviewed / positives
-        found, and with a matching plan ``seed``, ``allocation``, ``spacing``, ``population``,
-        ``population_rows`` and ``population_sha256``.
+        found, and from the design record ``seed``, ``allocation``, ``spacing``, ``population``,
+        ``population_rows``, ``population_sha256`` (its fingerprint), ``plan_rows_sha256`` and
+        ``above_line`` (documents and their scores' SHA-256).
     """
     audit = result.audit
     settings = {
@@ -280,15 +339,20 @@ def audit_settings(
             for h in range(audit.documents.size)
         ],
     }
-    if plan is not None and plan_matches(plan, audit):
+    design = audit.design
+    if design is not None:
+        population = design["population"]
         settings.update(
             {
-                "seed": plan.seed,
-                "allocation": plan.allocation,
-                "spacing": plan.spacing,
-                "population": population,
-                "population_rows": plan.population,
-                "population_sha256": population_sha256,
+                "seed": design["seed"],
+                "allocation": design["allocation"],
+                "spacing": design["spacing"],
+                "population": population["name"],
+                "population_rows": population["documents"],
+                "population_sha256": population["fingerprint"]["sha256"],
+                "population_fingerprint": population["fingerprint"]["kind"],
+                "plan_rows_sha256": design["rows_sha256"],
+                "above_line": {k: design["above"][k] for k in ("documents", "scores_sha256")},
             }
         )
     return settings

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ._arguments import whole_number
 
 __all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select", "check_seed"]
 
@@ -55,9 +56,7 @@ def check_seed(seed) -> int:
     InputError
         Not a whole number in [0, 2**32).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 1 << 32:
-        raise InputError(f"--seed must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
-    return int(seed)
+    return whole_number(seed, "--seed", 0, 2**32 - 1)
 
 
 def key_prefix(seed: int) -> str:
@@ -89,7 +88,10 @@ def selection_keys(ids: Sequence[str], seed: int) -> np.ndarray:
         16 lowercase hex digits per id.
     """
     prefix = key_prefix(seed)
-    return np.array([hashlib.md5((prefix + i).encode("utf-8")).hexdigest()[:KEY_DIGITS] for i in ids], dtype=object)
+    try:
+        return np.array([hashlib.md5((prefix + i).encode("utf-8")).hexdigest()[:KEY_DIGITS] for i in ids], dtype=object)
+    except TypeError:
+        raise InputError("ids are hashed as text: give their texts (engine.audit.selection.id_texts)") from None
 
 
 def id_texts(values, column: str = "id") -> np.ndarray:

@@ -17,25 +17,30 @@ come back to Python.
 * **Keys**: ``substr(md5('<seed>:' || id), 1, 16)``, the same hex digits as Python's hashlib. The
   cutoff is compared with the whole digest (for a 16-digit cutoff ``c``, ``digest < c`` exactly when
   ``digest[:16] < c``), so only the candidates' keys are cut out of their digests.
+* **Identity** (the design record's population fingerprint): the SHA-256 of the connection — the
+  path as given, the table, and every file read with its real path, size and modification time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..audit.population import PopulationColumns, PopulationSummary, check_counts
+from ..audit.population import PopulationColumns, PopulationSummary, check_counts, missing_columns
 from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
 from .duckdb import DuckSource, duckdb_problem, quote_identifier
 from .duckdb_grid import NUMERIC_TYPES, order_statistics
 from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
 
-__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result"]
+__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result", "connection_identity"]
 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
 INTEGER_TYPES = (
@@ -50,6 +55,25 @@ INTEGER_TYPES = (
     "UBIGINT",
     "UHUGEINT",
 )
+
+
+def connection_identity(backend: str, facts: dict) -> dict:
+    """A population's fingerprint when it is read where it lies: the SHA-256 of what identifies the connection.
+
+    Parameters
+    ----------
+    backend : str
+        ``duckdb`` or ``spark``.
+    facts : dict
+        JSON-ready facts of the connection (path, table, files with size and modification time ...).
+
+    Returns
+    -------
+    dict
+        ``{"kind": "connection", "sha256": ...}``.
+    """
+    text = json.dumps({"backend": backend, **facts}, sort_keys=True, ensure_ascii=False)
+    return {"kind": "connection", "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
 
 def _relation(source: DuckSource) -> str:
@@ -185,11 +209,8 @@ class DuckPopulation:
         relation = _relation(self.source)
         types = self._types(relation)
         cols = self.columns
-        absent = [c for c in cols.names() if c not in types]
-        if absent:
-            raise InputError(
-                f"{self.name} has no column {', '.join(repr(c) for c in absent)}; its columns are {', '.join(types)}."
-            )
+        missing_columns(self.name, cols, list(types))
+        check_counts(self.name, cols, boolean_score=types[cols.score] == "BOOLEAN")
         if types[cols.id] in INTEGER_TYPES:
             ident = f"CAST({quote_identifier(cols.id)} AS VARCHAR)"
         elif types[cols.id] == "VARCHAR":
@@ -205,6 +226,36 @@ class DuckPopulation:
             parts.append(f"TRY_CAST({quote_identifier(cols.prior)} AS DOUBLE) AS pr")
         self._numeric_score = types[cols.score] in NUMERIC_TYPES
         self._con.execute(f"CREATE OR REPLACE TEMP VIEW audit_population AS SELECT {', '.join(parts)} FROM {relation}")
+
+    def identity(self) -> dict:
+        """The connection's fingerprint: path, table and every file's real path, size and modification time.
+
+        Returns
+        -------
+        dict
+            :func:`connection_identity`.
+        """
+        files = []
+        for f in self.source.files():
+            info = os.stat(f)
+            files.append([f, int(info.st_size), int(info.st_mtime_ns)])
+        return connection_identity("duckdb", {"path": self.source.path, "table": self.source.table, "files": files})
+
+    def above_scores(self, threshold: float) -> np.ndarray:
+        """The scores at or above the line, ascending.
+
+        Parameters
+        ----------
+        threshold : float
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        out = self._query(f"SELECT s FROM audit_population WHERE s >= {sql_double(threshold)} ORDER BY s").fetchnumpy()[
+            "s"
+        ]
+        return np.asarray(out, dtype=np.float64)
 
     def _query(self, sql: str, params=None):
         try:

@@ -36,6 +36,7 @@ import pandas as pd
 from ..audit.population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
 from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
+from ..io.samples import SAMPLE_DIR
 from ..monitor.counts import PeriodCounts
 from ..monitor.data import DatedRated, load_dated
 from ..pn import (
@@ -49,6 +50,7 @@ from ..pn import (
     threshold_grid,
     upper_hull,
 )
+from .confine import checked_files, data_roots
 from .connect import ScanProgress, connected_grid, connected_hull
 from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
 from .duckdb_audit import DuckPopulation
@@ -270,8 +272,15 @@ def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weig
     return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
 
 
+def _population_roots() -> list[str] | None:
+    """The folders a population may be read from: ``OPSTUDIO_DATA_ROOTS`` and the shipped samples' (public data)."""
+    roots = data_roots()
+    return None if roots is None else [*roots, str(SAMPLE_DIR)]
+
+
 def _memory_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
-    return read_population(where, columns)
+    # the files are matched and checked against OPSTUDIO_DATA_ROOTS here (links resolved), then read by their real paths
+    return read_population(where, columns, files=checked_files(str(where), _population_roots()))
 
 
 def _memory_periods(
@@ -304,7 +313,8 @@ def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weigh
 
 
 def _duck_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
-    return DuckPopulation(where if isinstance(where, DuckSource) else DuckSource(where, table=table), columns)
+    source = where if isinstance(where, DuckSource) else DuckSource(where, table=table, roots=_population_roots())
+    return DuckPopulation(source, columns)
 
 
 def _spark_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
@@ -792,12 +802,17 @@ def open_population(
     ------
     InputError
         An unknown backend, options of another backend (``--spark-remote`` without Spark,
-        ``--table`` with Spark or memory), or what the reader refuses.
+        ``--table`` with Spark or memory), a path outside ``OPSTUDIO_DATA_ROOTS`` (memory and
+        DuckDB: every file a path or glob names, links resolved; the same message whether it
+        exists or not), or what the reader refuses.
 
     References
     ----------
     Cochran, *Sampling Techniques* (3rd ed., 1977): the stratified design the plan draws from this scan.
     """
+    for flag, value, optional in (("--id", id, False), ("--score", score, False), ("--prior", prior, True)):
+        if not (isinstance(value, str) and value) and not (optional and value is None):
+            raise InputError(f"{flag} must be a column name, got {value!r}")
     columns = PopulationColumns(id, score, prior)
     if isinstance(population, MemoryPopulation):
         return population

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..audit.population import PopulationColumns, PopulationSummary, check_counts
+from ..audit.population import PopulationColumns, PopulationSummary, check_counts, missing_columns
 from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb_audit import candidate_frame, strata_result, stratum_sql
+from .duckdb_audit import candidate_frame, connection_identity, strata_result, stratum_sql
 from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
 
 __all__ = ["SparkPopulation"]
@@ -58,19 +58,20 @@ class SparkPopulation:
     _rows: object = field(default=None, init=False, repr=False)
     _numeric_score: bool = field(default=True, init=False, repr=False)
 
+    @property
+    def name(self) -> str:
+        """The source for messages."""
+        return self.source.name
+
     def __enter__(self) -> SparkPopulation:
-        from pyspark.sql.types import IntegralType, NumericType, StringType
+        from pyspark.sql.types import BooleanType, IntegralType, NumericType, StringType
 
         frame = self.source.frame()
         with spark_errors(self.source, "read"):
             types = {f.name: f.dataType for f in frame.schema.fields}
         cols = self.columns
-        absent = [c for c in cols.names() if c not in types]
-        if absent:
-            raise InputError(
-                f"{self.source.name} has no column {', '.join(repr(c) for c in absent)}; its columns "
-                f"are {', '.join(types)}."
-            )
+        missing_columns(self.source.name, cols, list(types))
+        check_counts(self.source.name, cols, boolean_score=isinstance(types[cols.score], BooleanType))
         if isinstance(types[cols.id], IntegralType):
             ident = f"CAST({_quote(cols.id)} AS STRING)"
         elif isinstance(types[cols.id], StringType):
@@ -136,6 +137,33 @@ class SparkPopulation:
             math.nan if low is None else float(low),
             math.nan if high is None else float(high),
         )
+
+    def identity(self) -> dict:
+        """The connection's fingerprint: the table or path and the Spark Connect URL (a DataFrame: its plan).
+
+        Returns
+        -------
+        dict
+            :func:`engine.backends.duckdb_audit.connection_identity`.
+        """
+        data = self.source.data
+        what = data if isinstance(data, str) else f"DataFrame {id(data)}"
+        return connection_identity("spark", {"data": what, "remote": self.source.remote})
+
+    def above_scores(self, threshold: float) -> np.ndarray:
+        """The scores at or above the line, ascending.
+
+        Parameters
+        ----------
+        threshold : float
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        above = self._rows.where(f"s >= {sql_double(threshold)} AND NOT isnan(s)").select("s")
+        with spark_errors(self.source):
+            return np.sort(np.asarray(collect_columns(above)["s"], dtype=np.float64))
 
     def _below(self, threshold: float):
         return self._rows.where(f"s < {sql_double(threshold)}")

@@ -9,7 +9,7 @@ import sys
 
 from ..resources import dashboard_dir
 
-__all__ = ["add_parser", "APP_PATH"]
+__all__ = ["add_parser", "APP_PATH", "streamlit_command"]
 
 APP_PATH = dashboard_dir() / "app.py"
 
@@ -28,6 +28,34 @@ SERVER_FLAGS = [
 ]
 
 
+#: Streamlit reads a folder named ``pages/`` beside the main script as a legacy multipage app until ``st.navigation``
+#: has run once in the process (``PagesManager.uses_pages_directory``): a new server's first run would run a page
+#: script on its own, without ``app.py`` (no sidebar, no housekeeping), and so would every AppTest run. The studio's
+#: ``pages/`` belongs to ``st.navigation``, so the server starts with the legacy mode off.
+_STREAMLIT_MAIN = (
+    "import sys; from streamlit.runtime.pages_manager import PagesManager; "
+    "PagesManager.uses_pages_directory = False; from streamlit.web.cli import main; sys.exit(main())"
+)
+
+
+def streamlit_command(app_path, *options: str) -> list[str]:
+    """The command that serves the dashboard: ``streamlit run app_path *options`` with legacy page folders off.
+
+    Parameters
+    ----------
+    app_path : str or os.PathLike
+        The dashboard's ``app.py``.
+    *options : str
+        Streamlit options (``--server.port``, ``8501``, ...).
+
+    Returns
+    -------
+    list of str
+        The argument vector, for :mod:`subprocess`.
+    """
+    return [sys.executable, "-c", _STREAMLIT_MAIN, "run", str(app_path), *options]
+
+
 def run(args) -> int:
     if not APP_PATH.exists():
         print(
@@ -36,7 +64,7 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 2
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP_PATH), "--server.port", str(args.port), *SERVER_FLAGS]
+    cmd = streamlit_command(APP_PATH, "--server.port", str(args.port), *SERVER_FLAGS)
     if args.headless:
         cmd += ["--server.headless", "true"]
     return serve(cmd, cwd=str(APP_PATH.parent))

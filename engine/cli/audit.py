@@ -1,23 +1,31 @@
 """``opstudio audit plan`` and ``opstudio audit estimate``: below-the-line audits.
 
 ``plan`` draws a stratified random sample of the documents below the review line (any
-backend: memory, DuckDB, Spark) and writes the plan file for the reviewers; ``estimate`` reads
-the reviewed plan with the rated data above the line and prints how many positives are missed
-below it, with intervals (Cochran 1977; :mod:`engine.audit`).
+backend: memory, DuckDB, Spark) and writes the plan file for the reviewers (``--out plan.csv``)
+and its design record beside it (``plan.json``); ``estimate`` reads the reviewed plan, its design
+record (beside it, or ``--design``) and the rated data above the line, refuses them unless they
+are what the plan was made for, and prints how many positives are missed below the line, with
+intervals (Cochran 1977; :mod:`engine.audit`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 
 from ..audit import (
     ALLOCATIONS,
+    MAX_STRATA,
     METHODS,
     SPACINGS,
+    audit_headlines,
     audit_sentence,
     audits_for_half_width,
+    design_json,
+    design_path,
+    design_record,
     estimate,
     half_width_after,
     load_audit,
@@ -38,12 +46,23 @@ def _file_or_sample(value: str) -> str:
     return value
 
 
+def _design_out(out: str) -> Path:
+    """The design record's path beside ``--out`` (plan.csv -> plan.json); a .json ``--out`` is refused."""
+    if str(out).lower().endswith(".json"):
+        raise InputError(
+            f"--out {out!r} is a .json name: write the plan to a .csv file (its design record goes beside it, "
+            "plan.csv -> plan.json)"
+        )
+    return design_path(out)
+
+
 def run_plan(args) -> int:
     if (args.population is None) == (args.sample is None):
         raise InputError("give either POPULATION or --sample NAME (samples: " + ", ".join(SAMPLES) + ")")
     source = args.population if args.sample is None else _file_or_sample(args.sample)
     if args.sample is not None and args.sample not in SAMPLES:
         raise InputError(f"unknown sample {args.sample!r}; samples: {', '.join(SAMPLES)}")
+    design_out = _design_out(args.out)
     pilot = load_audit(_file_or_sample(args.pilot)) if args.pilot else None
     scan = open_population(
         source,
@@ -68,8 +87,9 @@ def run_plan(args) -> int:
         level=args.level,
     )
     Path(args.out).write_bytes(result.csv())
+    design_out.write_bytes(design_json(design_record(result)))
     if args.json:
-        print_json({"out": str(args.out), **result.as_dict()})
+        print_json({"out": str(args.out), "design": str(design_out), **result.as_dict()})
         return 0
     print(result.sentence())
     print(f"{'stratum':>7} {'scores':>27} {'documents':>12} {'sample':>8}")
@@ -78,42 +98,71 @@ def run_plan(args) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}")
     print(f"plan written to {args.out} ({result.budget:,} documents; fill in the 'label' column)")
+    print(f"design record written to {design_out} (keep it with the plan: the estimate needs it)")
     return 0
+
+
+def _count(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def _share(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.1%}"
+
+
+def _interval(iv, fmt=_count, empty: str = "") -> str:
+    """``estimate [lower, upper]``; a quantity that does not exist (nothing flagged) says so."""
+    if math.isnan(iv.estimate) and math.isnan(iv.lower):
+        return f"– ({empty})" if empty else "–"
+    return f"{fmt(iv.estimate)} [{fmt(iv.lower)}, {fmt(iv.upper)}]"
+
+
+def _reviewed(args):
+    """The reviewed plan with its design record: --design, else the record beside it (reviewed.csv -> reviewed.json)."""
+    path = _file_or_sample(args.audit)
+    audit = load_audit(path, design=args.design)
+    if audit.design is None:
+        raise InputError(
+            f"No design record beside the reviewed plan (looked for '{design_path(path)}'): 'opstudio audit plan "
+            "--out plan.csv' writes plan.json beside plan.csv. Give it with --design FILE."
+        )
+    return audit
 
 
 def run_estimate(args) -> int:
     rated = load_rated(_file_or_sample(args.rated))
-    audit = load_audit(_file_or_sample(args.audit))
+    audit = _reviewed(args)
     result = estimate(
-        rated, audit, classifier=args.classifier, level=args.level, thresholds=args.threshold or [], method=args.method
+        rated,
+        audit,
+        classifier=args.classifier,
+        level=args.level,
+        thresholds=args.threshold or [],
+        method=args.method,
     )
+    # follow-ups are computed before anything is printed: a bad --more is one line on stderr, nothing else
+    more = half_width_after(result, args.more) if args.more is not None else None
+    want = audits_for_half_width(result, args.want_half_width) if args.want_half_width is not None else None
     if args.json:
         print_json(result.as_dict())
         return 0
     print(audit_sentence(result))
-    b, t = result.positives, result.total_positives
     print(f"above the line: TP {result.above.tp:,.6g}, FP {result.above.fp:,.6g} ({result.unrated:,} unrated rows)")
     found = result.positives_found
     print(
         f"below the line: {result.documents_below:,} documents, {result.audited:,} reviewed, {found:,} "
-        f"positive{'' if found == 1 else 's'} found; positives {b.estimate:,.1f} [{b.lower:,.1f}, {b.upper:,.1f}]"
+        f"positive{'' if found == 1 else 's'} found ({result.method} interval)"
     )
-    print(
-        f"all positives {t.estimate:,.1f} [{t.lower:,.1f}, {t.upper:,.1f}]; recall at the line "
-        f"{result.recall.estimate:.1%} [{result.recall.lower:.1%}, {result.recall.upper:.1%}] "
-        f"({result.level:.0%}, {result.method} interval)"
-    )
+    for headline in audit_headlines(result)[:3]:
+        print(f"{headline.label.lower()}: {headline.value} ({headline.caption})")
     for th in result.thresholds:
         print(
-            f"threshold {th.threshold:.6g}: TP {th.tp.estimate:,.1f} [{th.tp.lower:,.1f}, {th.tp.upper:,.1f}], "
-            f"FP {th.fp.estimate:,.1f} [{th.fp.lower:,.1f}, {th.fp.upper:,.1f}], precision "
-            f"{th.precision.estimate:.1%} [{th.precision.lower:.1%}, {th.precision.upper:.1%}], recall "
-            f"{th.recall.estimate:.1%} [{th.recall.lower:.1%}, {th.recall.upper:.1%}]"
+            f"threshold {th.threshold:.6g}: TP {_interval(th.tp)}, FP {_interval(th.fp)}, precision "
+            f"{_interval(th.precision, _share, 'nothing flagged')}, recall {_interval(th.recall, _share, 'no positive')}"
         )
-    if args.more is not None:
-        print(half_width_after(result, args.more).sentence())
-    if args.want_half_width is not None:
-        print(audits_for_half_width(result, args.want_half_width).sentence())
+    for follow in (more, want):
+        if follow is not None:
+            print(follow.sentence())
     for warning in result.warnings:
         print(f"warning: {warning}")
     return 0
@@ -147,7 +196,7 @@ def _add_plan(sub) -> None:
         help="instead of --budget: the smallest budget expected to give an interval of the missed "
         "positives of ±W (needs --prior or --pilot)",
     )
-    p.add_argument("--strata", type=int, default=6, metavar="K", help="score strata (default 6)")
+    p.add_argument("--strata", type=int, default=6, metavar="K", help=f"score strata, 1 to {MAX_STRATA} (default 6)")
     p.add_argument(
         "--allocation",
         choices=ALLOCATIONS,
@@ -186,7 +235,12 @@ def _add_plan(sub) -> None:
         "--spark-remote", metavar="URL", help="with --backend spark: a Spark Connect URL (default: a local session)"
     )
     p.add_argument("--table", help="with a DuckDB database file: the table holding the population (default none)")
-    p.add_argument("--out", required=True, help="where to write the plan CSV (one row per document to review)")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="where to write the plan CSV (one row per document to review); its design record is written beside "
+        "it (plan.csv -> plan.json)",
+    )
     p.add_argument("--json", action="store_true", help="print the design as JSON (default: a summary)")
     p.set_defaults(func=run_plan)
 
@@ -197,6 +251,11 @@ def _add_estimate(sub) -> None:
         "--rated", required=True, help="rated data above the line (CSV, CSV.gz or Parquet; or a shipped sample's name)"
     )
     e.add_argument("--audit", required=True, help="the plan file with 'label' filled in (or a shipped sample's name)")
+    e.add_argument(
+        "--design",
+        metavar="PLAN_JSON",
+        help="the plan's design record (default: beside the reviewed plan, reviewed.csv -> reviewed.json)",
+    )
     e.add_argument("--classifier", help="score column of the rated data the audit was planned on (default: the first)")
     e.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     e.add_argument(

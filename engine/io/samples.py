@@ -119,6 +119,12 @@ SAMPLES: dict[str, Sample] = {
         "audit",
         "satimage_rated",
     ),
+    "satimage_audit_design": Sample(
+        "satimage_audit.json",
+        "Statlog satimage-2, the audit's design record (CC BY 4.0)",
+        "The design record (plan.json) of the satimage-2 audit: the population's fingerprint, the review "
+        "line 0.9, seed 0, its 6 strata and the 56 documents above the line; read beside the audit",
+    ),
     "bank_holdout": Sample(
         "bank_marketing_scored.csv.gz",
         "UCI Bank Marketing, every scored row",

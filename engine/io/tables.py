@@ -358,7 +358,7 @@ def _plain_categories(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def read_table(source: Source, *, header: bool = True, name: str | None = None) -> Table:
+def read_table(source: Source, *, header: bool = True, name: str | None = None, delimiter: str | None = None) -> Table:
     """Read CSV (``,`` ``;`` tab or ``|`` delimited, optionally gzip) or Parquet, validated as a table.
 
     Parameters
@@ -369,6 +369,8 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
         Whether the first (non-blank) line names the columns.
     name : str, optional
         The name used in messages (an upload's file name); defaults to the path's or file's name.
+    delimiter : {",", ";", "\\t", "|"}, optional
+        The delimiter when the caller knows it (a file whose header it knows); sniffed otherwise.
 
     Returns
     -------
@@ -397,7 +399,7 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None) 
     first = [part for piece in text.split("\n", 1000)[:1000] for part in piece.splitlines() if part.strip()][:200]
     if not first:
         raise RatedDataError(f"'{name}' is empty. Upload a file with a header row and data rows.")
-    delimiter = sniff_delimiter("\n".join(first))
+    delimiter = delimiter if delimiter in (",", ";", "\t", "|") else sniff_delimiter("\n".join(first))
     layout = _layout(text, delimiter, name)
     _check_shape(layout, delimiter, name, header)
     try:

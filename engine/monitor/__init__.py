@@ -31,7 +31,7 @@ from .figures import (
 )
 from .monitoring import DEFAULT_WINDOW, Estimate, Monitoring, PeriodResult, monitor
 from .periods import PERIODS, Calendar, calendar, period_start
-from .report import monitoring_sentence
+from .report import monitoring_headline, monitoring_sentence
 from .reviewers import (
     Backlog,
     FlaggedPerDay,
@@ -85,6 +85,7 @@ __all__ = [
     "ReviewerPlan",
     "reviewer_plan",
     "monitoring_sentence",
+    "monitoring_headline",
     "marginal_precision_over_time_figure",
     "threshold_over_time_figure",
     "evidence_figure",

@@ -6,7 +6,7 @@ import math
 
 from .monitoring import Monitoring
 
-__all__ = ["monitoring_sentence"]
+__all__ = ["monitoring_sentence", "monitoring_headline"]
 
 
 def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "") -> str:
@@ -66,3 +66,38 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
             )
         tail += "."
     return head + tail
+
+
+def monitoring_headline(result: Monitoring, classifier: str, currency: str = "") -> str:
+    """The monitoring's decision in one sentence: whether the deployed threshold still meets its target.
+
+    Parameters
+    ----------
+    result : Monitoring
+    classifier : str
+        The score column's name.
+    currency : str, optional
+        Prefix of amounts (the net value, with money).
+
+    Returns
+    -------
+    str
+        One sentence; :func:`monitoring_sentence` gives the details.
+    """
+    n, period = len(result.periods), result.period
+    rule = f"{classifier} ≥ {result.threshold:.4g}"
+    target = f"the target marginal precision {result.target:.1%}"
+    first = result.first_alert
+    if first is None:
+        text = f"{rule} met {target} in all {n} {period}s monitored: no alert"
+    else:
+        side = (
+            "too low" if "too low" in (first.reason or "") else "too high" if "too high" in (first.reason or "") else ""
+        )
+        text = f"{rule} stopped meeting {target} from the {period} of {first.start} ({n} {period}s monitored)"
+        text += f": the threshold is {side}" if side else ""
+    money = result.money()
+    if money:
+        net = sum(m.net_value for m in money)
+        text += f"; net value {'-' if net < 0 else ''}{currency}{abs(net):,.0f} over the {n} {period}s"
+    return text + "."

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..presentation import format_value, present_table
 from ..reporting import ReportSection, render_html, to_json
 from .economics import money_statement
 from .operating_point import what_if_table
@@ -15,8 +16,6 @@ from .operating_point import what_if_table
 __all__ = [
     "operating_point_sentence",
     "joint_thresholds_sentence",
-    "sweep_for_people",
-    "SWEEP_COLUMNS",
     "operating_point_report",
     "ensemble_report",
     "DEFINITIONS",
@@ -113,52 +112,6 @@ def joint_thresholds_sentence(names, points: dict, best, *, rule: str = "", chos
 
 
 #: the sweep table's columns in words, with units
-SWEEP_COLUMNS = {
-    "target_marginal_precision": "target marginal precision",
-    "fp_per_extra_tp": "false positives per extra true positive",
-    "threshold": "threshold (flag score ≥)",
-    "tp": "true positives",
-    "fp": "false positives",
-    "precision": "precision",
-    "marginal_precision_above": "marginal precision just above",
-    "marginal_precision_below": "marginal precision just below",
-}
-
-
-def _for_people(value, kind: str) -> str:
-    """A number as a reader wants it: counts with separators, shares as %, scores with 4 significant digits."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "–"
-    if kind == "count":
-        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
-    if kind == "share":
-        return f"{value:.1%}"
-    if kind == "score":
-        return "flag nothing" if not np.isfinite(value) else f"{value:.4g}"
-    return f"{value:.3g}"
-
-
-def sweep_for_people(sweep: pd.DataFrame) -> pd.DataFrame:
-    """The sweep with column names in words, readable numbers, and repeated operating points collapsed."""
-    distinct = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])
-    kinds = {
-        "tp": "count",
-        "fp": "count",
-        "precision": "share",
-        "target_marginal_precision": "share",
-        "marginal_precision_above": "share",
-        "marginal_precision_below": "share",
-        "threshold": "score",
-    }
-    out = pd.DataFrame(
-        {
-            SWEEP_COLUMNS.get(c, c): [_for_people(v, kinds.get(c, "ratio")) for v in distinct[c]]
-            for c in distinct.columns
-        }
-    )
-    return out
-
-
 def operating_point_report(
     data,
     classifier: str,
@@ -210,13 +163,13 @@ def operating_point_report(
     point = op.as_dict()
     record = {"dataset": summary, "settings": {"classifier": classifier, **settings}, "operating_point": point}
     cards = {
-        "threshold (flag score ≥)": _for_people(float(np.ravel(op.threshold)[0]), "score"),
-        "true positives": _for_people(op.tp, "count"),
-        "false positives": _for_people(op.fp, "count"),
-        "precision": _for_people(op.precision, "share"),
-        "marginal precision just above": _for_people(op.mp_above, "share"),
-        "marginal precision just below": _for_people(op.mp_below, "share"),
-        "false positives paid per extra true positive": _for_people(op.cost, "ratio"),
+        "threshold (flag score ≥)": format_value(float(np.ravel(op.threshold)[0]), "threshold"),
+        "true positives": format_value(op.tp, "count" if float(op.tp).is_integer() else "estimate"),
+        "false positives": format_value(op.fp, "count" if float(op.fp).is_integer() else "estimate"),
+        "precision": format_value(op.precision, "share"),
+        "marginal precision just above": format_value(op.mp_above, "share"),
+        "marginal precision just below": format_value(op.mp_below, "share"),
+        "false positives paid per extra true positive": format_value(op.cost, "number"),
     }
     table = pd.DataFrame({"quantity": list(cards), "value": list(cards.values())})
     if ci is not None:
@@ -256,27 +209,34 @@ def operating_point_report(
         ReportSection("Decision", decision),
         ReportSection(
             "Chosen operating point",
-            table,
+            present_table(table),
             "Threshold +inf means: flag nothing (no threshold beats the target)." if flags_nothing else "",
         ),
     ]
     if what_if is not None:
         record["what_if"] = what_if.as_dict()
-        sections.append(ReportSection("What-if: a second target", what_if_table(op, what_if)))
+        sections.append(
+            ReportSection("What-if: a second target", present_table(what_if_table(op, what_if), row_kinds="quantity"))
+        )
     sections += [ReportSection(title, fig) for title, fig in figures]
     if sweep is not None:
         record["sweep"] = sweep.to_dict(orient="records")
-        readable = sweep_for_people(sweep)  # targets landing on the same threshold repeat one row: collapsed
+        readable = sweep.drop_duplicates(subset=["threshold", "tp", "fp"])  # targets on one threshold: one row
         sections.append(
             ReportSection(
                 "Other targets",
-                readable,
+                present_table(readable, compact=True),
                 f"{len(sweep) - len(readable)} targets giving the same threshold as a row above are left out."
                 if len(readable) < len(sweep)
                 else "",
             )
         )
-        sections.append(ReportSection("Appendix: the full sweep (every target, full precision)", sweep))
+        sections.append(
+            ReportSection(
+                "Appendix: the full sweep (every target; every digit in the JSON record)",
+                present_table(sweep, precise=True, compact=True),
+            )
+        )
     sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
     meta = {
         "data set": summary["name"],
@@ -346,7 +306,7 @@ def ensemble_report(
     sections += [
         ReportSection(
             "Comparison of threshold paths",
-            comparison,
+            present_table(comparison, transpose_on="method"),
             "Area: trapezoid area under each path's PN curve; % of frontier: share of the area "
             "under the concave hull of all grid points (the most any chain of grid points can "
             "reach).",
@@ -354,7 +314,9 @@ def ensemble_report(
     ]
     if bootstrap_summary is not None:
         record["graph_path_bootstrap"] = bootstrap_summary.to_dict(orient="records")
-        sections.append(ReportSection("Bootstrap spread of the graph path", bootstrap_summary))
+        sections.append(
+            ReportSection("Bootstrap spread of the graph path", present_table(bootstrap_summary, row_kinds="quantity"))
+        )
     sections += [ReportSection(title, fig) for title, fig in figures]
     sections.append(ReportSection("Appendix: definitions", DEFINITIONS))
     meta = {

@@ -52,7 +52,11 @@ BUILDERS: tuple[SampleBuilder, ...] = (
     SampleBuilder(("adult_gbt",), adult.build_model),
     SampleBuilder(("bank_full", "bank_holdout", "bank"), bank.build_scored, needs_shared=True),
     SampleBuilder(("adult_train", "adult_test"), adult.build_raw, needs_shared=True),
-    SampleBuilder(("satimage_population", "satimage_rated", "satimage_audit"), satimage.build, needs_shared=True),
+    SampleBuilder(
+        ("satimage_population", "satimage_rated", "satimage_audit", "satimage_audit_design"),
+        satimage.build,
+        needs_shared=True,
+    ),
 )
 
 

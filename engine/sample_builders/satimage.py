@@ -7,6 +7,8 @@ halves scores every document; the top scores are "flagged" and rated (labels kno
 stratified audit below the line is planned with :func:`engine.audit.plan` and "reviewed" by
 looking up the known labels — so the interval the audit gives can be checked against the true
 number of positives below the line, which the population file also carries (``known_label``).
+The audit's design record (``satimage_audit.json``, :func:`engine.audit.design_record`) ships
+beside it, as ``opstudio audit plan`` writes it beside its plan.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..audit import memory_population, plan
+from ..audit import design_json, design_record, memory_population, plan
 from ..audit.population import PopulationColumns
 
 __all__ = ["satimage_scores", "build", "REVIEW_THRESHOLD", "AUDIT_BUDGET", "AUDIT_STRATA", "AUDIT_SEED"]
@@ -56,7 +58,7 @@ def satimage_scores(npz_path: str | Path, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame({"doc_id": np.arange(y.size), "score": np.round(score, 6), "known_label": y})
 
 
-def build(shared_dir: Path | None) -> dict[str, pd.DataFrame]:
+def build(shared_dir: Path | None) -> dict[str, pd.DataFrame | bytes]:
     """The population, the rated documents above the line and the reviewed audit below it.
 
     Parameters
@@ -66,24 +68,33 @@ def build(shared_dir: Path | None) -> dict[str, pd.DataFrame]:
 
     Returns
     -------
-    dict of str to pandas.DataFrame
+    dict of str to pandas.DataFrame or bytes
         ``satimage_population`` (doc_id, score, known_label), ``satimage_rated`` (the documents at
-        or above the line with their label) and ``satimage_audit`` (the plan of
+        or above the line with their label), ``satimage_audit`` (the plan of
         :data:`AUDIT_BUDGET` documents in :data:`AUDIT_STRATA` strata, Neyman allocation with the
-        score as the prior, seed :data:`AUDIT_SEED`, labels filled in from the known labels).
+        score as the prior, seed :data:`AUDIT_SEED`, labels filled in from the known labels) and
+        ``satimage_audit_design`` (the plan's design record, JSON bytes).
     """
     population = satimage_scores(Path(shared_dir) / "data" / "adbench" / "31_satimage-2.npz")
     flagged = population["score"] >= REVIEW_THRESHOLD
     rated = population.loc[flagged, ["doc_id", "score", "known_label"]].rename(columns={"known_label": "label"})
     # the calibrated score is also the prior: Neyman allocation (floored at the below-line average)
-    audit = plan(
-        memory_population(population, PopulationColumns("doc_id", "score", "score")),
+    planned = plan(
+        memory_population(
+            population, PopulationColumns("doc_id", "score", "score"), name="'satimage_population.csv.gz'"
+        ),
         below=REVIEW_THRESHOLD,
         budget=AUDIT_BUDGET,
         strata=AUDIT_STRATA,
         seed=AUDIT_SEED,
         prior_column="score",
-    ).table()
-    truth = population.set_index(population["doc_id"].astype(str))["known_label"]
-    audit = audit.assign(id=audit["id"].astype(np.int64), label=truth.loc[audit["id"]].to_numpy())
-    return {"satimage_population": population, "satimage_rated": rated.reset_index(drop=True), "satimage_audit": audit}
+    )
+    audit = planned.table()
+    truth = population.set_index("doc_id")["known_label"]
+    audit = audit.assign(label=truth.loc[audit["id"].astype(np.int64)].to_numpy())
+    return {
+        "satimage_population": population,
+        "satimage_rated": rated.reset_index(drop=True),
+        "satimage_audit": audit,
+        "satimage_audit_design": design_json(design_record(planned)),
+    }

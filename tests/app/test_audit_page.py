@@ -1,16 +1,22 @@
 """Below the line (Audit page): the plan and the estimate are exactly the engine's, on the samples and on uploads."""
 
+import hashlib
 import io
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine.audit import (
+    MAX_STRATA,
     PLAN_COLUMNS,
     PopulationColumns,
     audit_from_frame,
+    audit_headlines,
     audit_sentence,
+    design_json,
+    design_record,
     estimate,
     load_audit,
     memory_population,
@@ -30,7 +36,9 @@ def metrics(at) -> dict:
 @pytest.fixture(scope="module")
 def shipped():
     population = pd.read_csv(sample_path("satimage_population"))
-    pop = memory_population(population, PopulationColumns("doc_id", "score", "score"), name="'x'")
+    pop = memory_population(
+        population, PopulationColumns("doc_id", "score", "score"), name="'satimage_population.csv.gz'"
+    )
     return pop, load_rated(sample_path("satimage_rated")), load_audit(sample_path("satimage_audit"))
 
 
@@ -41,6 +49,7 @@ def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, s
     expected = plan(pop, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
     csv = served(download_buttons(at)["Download the plan (plan.csv)"])
     assert csv == expected.csv()
+    assert served(download_buttons(at)["Download its design (plan.json)"]) == design_json(design_record(expected))
     got = pd.read_csv(io.BytesIO(csv))
     assert list(got.columns) == list(PLAN_COLUMNS) and got["label"].isna().all()
     assert set(got["id"].astype(str)) == set(audit.ids)  # the shipped audit is this plan, reviewed
@@ -49,10 +58,11 @@ def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, s
     assert m["Expected half-width"] == f"±{expected.expected_half_width:,.1f}"
     result = estimate(rated, audit)
     assert at.selectbox(key="audit_rated").value == "sample:satimage_rated"  # the shipped audit's rated data
-    b, r = result.positives, result.recall
-    assert m["Missed positives"] == f"{b.estimate:,.1f}" and m["Recall at the review line"] == f"{r.estimate:.1%}"
-    captions = " ".join(c.value for c in at.main.caption)
-    assert f"95 %: {b.lower:,.1f} – {b.upper:,.1f}" in captions and f"95 %: {r.lower:.1%} – {r.upper:.1%}" in captions
+    missed, total, recall, found = audit_headlines(result)  # intervals, the points in the captions
+    assert (m["Missed positives"], m["All positives"]) == (missed.value, total.value) == ("1 – 87", "57 – 143")
+    assert (m["Recall at the review line"], m["Positives found"]) == (recall.value, found.value) == ("39 % – 97 %", "1")
+    captions = shown(at.main.caption)
+    assert missed.caption in captions and recall.caption in captions
     assert audit_sentence(result) in shown(at.markdown)
     assert [c.key for c in at.get("plotly_chart")] == ["audit_pn_chart", "audit_pr_chart", "audit_strata_chart"]
 
@@ -67,6 +77,7 @@ def test_settings_change_the_plan_as_the_engine_does(app, served, shipped):
     assert not at.exception
     expected = plan(pop, below=0.9, budget=120, strata=4, allocation="equal", seed=7, prior_column="score")
     assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()
+    assert json.loads(served(download_buttons(at)["Download its design (plan.json)"]))["seed"] == 7
     at.radio(key="audit_size_by").set_value("Half-width").run()
     at.number_input(key="audit_half_width").set_value(10.0).run()
     wanted = plan(pop, below=0.9, half_width=10.0, strata=4, allocation="equal", seed=7, prior_column="score")
@@ -110,7 +121,7 @@ def test_any_threshold_is_estimated(app, shipped):
     last = table.columns[-1]
     assert float(last) == pytest.approx(0.01) and table.loc["Side", last] == "below the line"
     expected = estimate(rated, audit, thresholds=[0.01]).thresholds[0]
-    shown_value = float(table.loc["Recall lower", last].rstrip(" %")) / 100
+    shown_value = float(table.loc["Recall, lower bound", last].rstrip(" %")) / 100
     assert shown_value == pytest.approx(expected.recall.lower, abs=5e-4)  # a percentage with one decimal
 
 
@@ -145,10 +156,13 @@ def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
     assert not at.exception
     plan_item, audit_item = at.session_state["_decision_record"]
     assert plan_item.kind == "audit plan" and plan_item.provenance["settings"]["seed"] == 0
+    design = shipped[2].design
+    assert plan_item.provenance["settings"]["plan_rows_sha256"] == design["rows_sha256"]
     assert audit_item.kind == "audit" and audit_item.sentence == audit_sentence(estimate(shipped[1], shipped[2]))
     settings = audit_item.provenance["settings"]
-    assert settings["seed"] == 0 and settings["population_rows"] == 5803  # the plan drew this audit
-    assert settings["population_sha256"] and settings["audit_sha256"] == shipped[2].fingerprint
+    assert settings["seed"] == 0 and settings["population_rows"] == 5803  # from the audit's design record
+    assert settings["population_sha256"] == design["population"]["fingerprint"]["sha256"]
+    assert settings["audit_sha256"] == shipped[2].fingerprint
     assert [s["planned"] for s in settings["strata"]] == shipped[2].planned.tolist()
 
 
@@ -162,11 +176,14 @@ def test_the_operating_point_page_shows_recall_with_the_shipped_audit_whatever_p
     assert not at.exception and metrics(at) == before  # visiting Below the line changed nothing here
     threshold = float(metrics(at)["Threshold"])
     r = estimate(rated, audit, thresholds=[threshold]).thresholds[0].recall
-    assert metrics(at)["Recall (audit)"] == f"{r.estimate * 100:.0f} %"
-    assert f"95 %: {r.lower * 100:.0f} % – {r.upper * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
+    assert metrics(at)["Recall (audit)"] == f"{r.lower * 100:.0f} % – {r.upper * 100:.0f} %"
+    assert f"point estimate {r.estimate * 100:.0f} %" in " ".join(c.value for c in at.main.caption)
     at.button(key="record_op").click().run()
     item = at.session_state["_decision_record"][-1]
-    assert "Recall at threshold" in item.sentence and item.provenance["settings"]["audit"]["audited"] == 300
+    assert (
+        "Recall at threshold" in f"{item.sentence} {item.details}"
+        and item.provenance["settings"]["audit"]["audited"] == 300
+    )
 
 
 def own_data():
@@ -180,14 +197,12 @@ def own_data():
     p = plan(
         memory_population(frame, PopulationColumns("account_id", "risk_score")), below=0.5, budget=200, strata=5, seed=2
     )
-    reviewed = p.table().assign(
-        label=frame.set_index(frame["account_id"].astype(str))["truth"].loc[p.table()["id"]].to_numpy()
-    )
-    return frame, rated, reviewed
+    reviewed = p.table().assign(label=frame.set_index("account_id")["truth"].loc[p.table()["id"]].to_numpy())
+    return frame, rated, reviewed, design_record(p)
 
 
 def test_uploaded_population_rated_data_and_audit(app, served):
-    frame, rated, reviewed = own_data()
+    frame, rated, reviewed, design = own_data()
     # a population with known labels is first guessed as rated data (the user changes the kind)
     at = upload_input(app(), "population.csv", frame.to_csv(index=False).encode(), kind="population")
     at = upload_input(at, "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
@@ -195,18 +210,21 @@ def test_uploaded_population_rated_data_and_audit(app, served):
     at = upload_input(at, "reviewed.csv", reviewed.to_csv(index=False).encode())  # guessed: a reviewed audit
     assert next(s for s in at.selectbox if s.label == "Kind of input").value == "audit"
     at.switch_page(PAGE).run()
-    assert not at.exception and not at.error
+    # no design record yet (the Data page got the reviewed plan alone): no estimate, no record button
+    assert not at.exception and "has no design record" in at.error[0].value
+    assert "record_audit" not in [b.key for b in at.button]
     assert at.selectbox(key="audit_population").value.startswith("population.csv")
     assert at.selectbox(key="audit_rated").value == "rated.csv"
     at.number_input(key="audit_below").set_value(0.5).run()
     at.number_input(key="audit_budget").set_value(200).run()
     at.number_input(key="audit_strata").set_value(5).run()
     at.number_input(key="audit_seed").set_value(2).run()
-    assert not at.exception
+    assert not at.exception and not at.error  # this session planned it: its design record is known
     got = pd.read_csv(io.BytesIO(served(download_buttons(at)["Download the plan (plan.csv)"])))
     assert got["id"].tolist() == reviewed["id"].astype(int).tolist()
-    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed))
-    assert metrics(at)["Missed positives"] == f"{expected.positives.estimate:,.1f}"
+    # planned in this session: its design record is known, the reviewed copy is estimated with it
+    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed), design=design)
+    assert metrics(at)["Missed positives"] == audit_headlines(expected)[0].value
     at.button(key="record_audit").click().run()
     assert at.session_state["_decision_record"][-1].provenance["settings"]["seed"] == 2
 
@@ -285,3 +303,71 @@ def test_an_unpaired_audit_says_how_to_pair_it_and_the_shipped_one_goes_with_its
     at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
     at.run()
     assert not at.exception and "Recall (audit)" in metrics(at)
+
+
+def _upload_design(at, reviewed_bytes: bytes, design_bytes: bytes, name: str = "plan.json"):
+    tag = hashlib.sha256(reviewed_bytes).hexdigest()[:12]
+    at.file_uploader(key=f"design_{tag}").set_value((name, design_bytes, "application/json")).run()
+    return at
+
+
+def test_a_reviewed_plan_uploaded_with_its_design_record_is_estimated_without_planning_it_here(app):
+    frame, rated, reviewed, design = own_data()
+    raw = reviewed.to_csv(index=False).encode()
+    at = upload_input(app(), "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
+    at = upload_input(at, "reviewed.csv", raw)
+    at = _upload_design(at, raw, design_json(design))
+    assert not at.exception and not at.error
+    assert "with its design record" in shown(at.markdown)
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error
+    expected = estimate(rated_from_frame(rated), audit_from_frame(reviewed), design=design)
+    assert metrics(at)["Missed positives"] == audit_headlines(expected)[0].value
+    at.button(key="record_audit").click().run()
+    settings = at.session_state["_decision_record"][-1].provenance["settings"]
+    assert settings["plan_rows_sha256"] == design["rows_sha256"] and settings["seed"] == 2
+
+
+def test_a_design_record_that_does_not_describe_the_plan_is_refused_on_the_data_page(app):
+    _, _, reviewed, design = own_data()
+    raw = reviewed.to_csv(index=False).encode()
+    edited = json.loads(design_json(design))
+    edited["strata"][0]["documents"] *= 10
+    edited["population"]["documents"] += 9 * design["strata"][0]["documents"]
+    at = _upload_design(upload_input(app(), "reviewed.csv", raw), raw, json.dumps(edited).encode())
+    assert not at.exception
+    assert "reviewed\\.csv and plan\\.json do not fit" in at.error[0].value and "stratum 1" in at.error[0].value
+
+
+def test_the_shipped_audit_with_other_rated_data_is_refused_and_nothing_goes_to_the_record(app):
+    at = app(page=PAGE)
+    at.selectbox(key="audit_rated").set_value("synthetic_rare_events.csv.gz").run()
+    assert not at.exception
+    error = at.error[0].value
+    assert "No estimate." in error and "is not the audit" in error and "review line 0\\.9" in error
+    assert "record_audit" not in [b.key for b in at.button] and "Missed positives" not in metrics(at)
+
+
+def test_an_audit_that_found_no_positive_headlines_the_interval(app):
+    frame, rated, reviewed, design = own_data()
+    nothing = reviewed.assign(label=0)
+    raw = nothing.to_csv(index=False).encode()
+    at = upload_input(app(), "rated.csv", rated.to_csv(index=False).encode(), kind="rated")
+    at = _upload_design(upload_input(at, "nothing.csv", raw), raw, design_json(design))
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error
+    m = metrics(at)
+    missed, recall = m["Missed positives"], m["Recall at the review line"]
+    assert missed.startswith("0 – ") and recall.endswith("– 100 %") and recall != "100 %"
+    assert "no positive found" in shown(at.main.caption)
+
+
+def test_the_strata_widget_offers_what_the_engine_plans(app, served, shipped):
+    at = app(page=PAGE)
+    widget = at.number_input(key="audit_strata")
+    assert widget.max == MAX_STRATA == 40
+    at.number_input(key="audit_budget").set_value(600).run()
+    widget.set_value(MAX_STRATA).run()
+    assert not at.exception and not at.error
+    expected = plan(shipped[0], below=0.9, budget=600, strata=40, seed=0, prior_column="score")
+    assert served(download_buttons(at)["Download the plan (plan.csv)"]) == expected.csv()

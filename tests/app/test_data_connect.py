@@ -115,7 +115,9 @@ def test_ensemble_paths_page_for_two_classifiers(app, parquet):
     np.testing.assert_allclose(
         [number(graph["Threshold of score_image"]), number(graph["Threshold of score_text"])], op.threshold, rtol=1e-5
     )
-    assert graph["True positives"] == f"{op.tp:,.0f}" and graph["False positives"] == f"{op.fp:,.0f}"
+    tp = graph.get("True positives", graph.get("True positives (estimated)"))  # an analytic path's are interpolated
+    fp = graph.get("False positives", graph.get("False positives (estimated)"))
+    assert tp == f"{op.tp:,.0f}" and fp == f"{op.fp:,.0f}"
     assert len(at.get("plotly_chart")) == 2
     assert not any(t.key == "boot_paths" for t in at.toggle)  # the bootstrap needs rows in memory
 

@@ -70,11 +70,11 @@ def test_reviewers_show_the_engines_backlog(app, sample):
     segments = capacity_segments(
         sample.scores, sample.data.labels, sample.dates, sample.data.groups, reviewers=1, reviews_per_day=40
     )
-    assert list(at.dataframe[-1].value["segment"])[:3] == ["north", "south", "west"]
+    assert list(at.dataframe[-1].value["Segment"])[:3] == ["north", "south", "west"]
     assert segments.sentence() in written.replace("\\", "")
     at.button(key="record_monitoring").click().run()
     item = at.session_state["_decision_record"][-1]
-    assert "1 reviewer × 40 reviews a day" in item.sentence
+    assert "1 reviewer × 40 reviews a day" in item.details
     assert [n for n, _ in item.figures][-2:] == ["Review backlog", "Flagged per day at every threshold"]
 
 
@@ -84,8 +84,9 @@ def test_add_to_record_keeps_the_decision_with_its_money(app):
     at.button(key="record_monitoring").click().run()
     assert not at.exception
     item = at.session_state["_decision_record"][-1]
-    assert item.kind == "monitoring" and "Alert from the week of 2025-07-28" in item.sentence
-    assert "Net value" in item.sentence
+    assert item.kind == "monitoring" and "Alert from the week of 2025-07-28" in item.details
+    assert "from the week of 2025-07-28" in item.sentence and "net value" in item.sentence  # the decision, one breath
+    assert "Net value" in item.details
     settings = item.provenance["settings"]
     assert settings["threshold"] == pytest.approx(0.568) and settings["review_cost"] == pytest.approx(3.0)
     assert [name for name, _ in item.figures][:2] == ["Re-solved threshold", "Marginal precision at T"]

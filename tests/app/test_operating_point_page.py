@@ -33,15 +33,16 @@ def test_moving_the_target_reports_the_engine_threshold(app, target):
     assert shown["Threshold"] == expected
     assert shown["True positives"] == f"{op.tp:,.6g}" and shown["False positives"] == f"{op.fp:,.6g}"
     assert shown["FP per extra TP"] == f"{op.cost:.3g}"
-    assert at.number_input(key="target_input").proto.placeholder == f"{target:.3f}"
+    assert at.number_input(key="target_input").proto.placeholder == f"{100 * target:.1f}"  # percent, as the slider
+    assert at.slider(key="target").proto.format == "percent"
 
 
 def test_number_input_moves_the_slider(app, caplog):
     at = app(page=PAGE)
-    at.number_input(key="target_input").set_value(0.42).run()
+    at.number_input(key="target_input").set_value(42.0).run()  # in percent, as the slider shows the target
     assert at.slider(key="target").value == pytest.approx(0.42)
     assert at.number_input(key="target_input").value is None  # the box empties and shows the value
-    at.number_input(key="target_input").set_value(0.4321).run()  # snapped to the slider's step
+    at.number_input(key="target_input").set_value(43.21).run()  # snapped to the slider's step
     assert at.slider(key="target").value == pytest.approx(0.43)
     # no "created with a default value but also had its value set via the Session State API" stack trace
     assert "Session State API" not in caplog.text
@@ -170,6 +171,7 @@ def test_segments_and_capacity_section(app, served):
     assert any("Segments and capacity" in h.value for h in at.subheader)
     at.number_input(key="capacity").set_value(1500.0).run()
     assert not at.exception
+    assert at.number_input(key="capacity").proto.format == "%.0f"  # "1500", not "1500.00" reviews
     d = load_rated(sample_path("synthetic"))
     score = d.column(at.selectbox(key="classifier").value)
     expected = allocate_capacity(segment_curves(score, d.labels, d.groups, d.weights), 1500)
@@ -179,7 +181,7 @@ def test_segments_and_capacity_section(app, served):
     assert list(got["segment"])[:3] == ["north", "south", "west"]
     assert got["flagged (reviews)"].iloc[3] <= 1500
     at.button(key="segment_boot").click().run()
-    assert not at.exception and "TP low" in at.dataframe[-1].value.columns
+    assert not at.exception and "TP, lower bound" in at.dataframe[-1].value.columns
 
 
 def test_no_group_column_says_how_to_get_segments(app):
@@ -203,12 +205,12 @@ def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the
     assert e.target == pytest.approx(0.3)  # (2 + 1) / (9 + 1)
     op = operating_point(data.column("score_image"), data.labels, e.target, data.weights)
     assert cards(at)["Threshold"] == f"{op.threshold:.6g}"
-    assert cards(at)["Target marginal precision (break-even)"] == "0.3"
+    assert cards(at)["Target marginal precision (break-even)"] == "30.0 %"
     statement = money_statement(op.tp, op.fp, e, marginal_precision=op.mp_above).sentence("$")
     assert statement in " ".join(m.value for m in at.markdown).replace("\\", "")
     at.button(key="record_op").click().run()
     item = at.session_state["_decision_record"][-1]
-    assert statement in item.sentence and item.provenance["settings"]["value_per_positive"] == 9.0
+    assert statement in f"{item.sentence} {item.details}" and item.provenance["settings"]["value_per_positive"] == 9.0
     at.button(key="build_op_report").click().run()
     record = json.loads(served(download_buttons(at)["Download operating point (JSON)"]))
     assert record["money"]["net_value"] == pytest.approx(9 * op.tp - 2 * (op.tp + op.fp) - op.fp)

@@ -171,3 +171,32 @@ def test_reopen_links_are_absolute_under_the_apps_base_path_and_name_every_input
         assert nav.current_link() == "/batch-decisions?target=0.3"
         view = nav.current_view({"beta": 2.0})
         assert view == {"page": "batch-decisions", "settings": {"target": "0.3", "beta": "2"}, "inputs": []}
+
+
+def test_reopen_links_start_with_the_public_address_when_one_is_set(monkeypatch):
+    from unittest import mock
+
+    import views.navigation as nav
+
+    monkeypatch.setenv("OPSTUDIO_PUBLIC_URL", "https://opstudio.example.com/risk/")
+    with mock.patch.object(nav, "st") as fake:
+        fake.query_params.to_dict.return_value = {"target": "0.3"}
+        fake.session_state = {"_current_page": "monitoring", "target": 0.3}
+        fake.context.url = "http://localhost:8765/monitoring"  # what this browser used: not what colleagues use
+        assert nav.current_link({"mon_threshold": 0.568}) == (
+            "https://opstudio.example.com/risk/monitoring?target=0.3&mon_threshold=0.568"
+        )
+
+
+def test_the_page_says_when_links_point_at_this_computer(app, monkeypatch):
+    from engine.record import new_item
+
+    monkeypatch.delenv("OPSTUDIO_PUBLIC_URL", raising=False)
+    at = app()
+    at.session_state["_decision_record"] = [
+        new_item("k", "T", "One. Two.", link="http://localhost:8765/operating-point?target=0.3")
+    ]
+    at.switch_page("pages/record.py").run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "OPSTUDIO_PUBLIC_URL" in captions and "Two" in captions, captions  # the details under the sentence

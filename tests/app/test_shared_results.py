@@ -16,7 +16,15 @@ from streamlit.runtime.caching.cache_type import CacheType
 from views.inputs import samples_of_kind, shared_sample
 from views.state import server_memo
 
-VIEWS = Path(__file__).resolve().parents[2] / "views"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def source(script: str) -> str:
+    """A page script (pages/) or a shared dashboard module (views/) by file name."""
+    path = ROOT / "pages" / script
+    return (path if path.exists() else ROOT / "views" / script).read_text()
+
+
 SHARED = {  # (script, function): what it holds
     ("inputs.py", "shared_sample"): "shipped samples",
     ("early_exit.py", "adult_model"): "the sample model's trees and their contributions",
@@ -32,12 +40,12 @@ SERVER_MEMO = {  # (script, function): what it holds; computed with a progress b
 
 
 def function(script: str, name: str) -> ast.FunctionDef:
-    tree = ast.parse((VIEWS / script).read_text())
+    tree = ast.parse(source(script))
     return next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
 
 
 def decorators(script: str, name: str) -> list:
-    tree = ast.parse((VIEWS / script).read_text())
+    tree = ast.parse(source(script))
     return next(f.decorator_list for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
 
 
@@ -50,9 +58,7 @@ def test_shared_results_are_cached_once_per_server(script, name):
     assert keywords.get("scope", "global") == "global" and "ttl" not in keywords, (script, name, keywords)
     # the session is never part of the key
     args = next(
-        f.args
-        for f in ast.walk(ast.parse((VIEWS / script).read_text()))
-        if isinstance(f, ast.FunctionDef) and f.name == name
+        f.args for f in ast.walk(ast.parse(source(script))) if isinstance(f, ast.FunctionDef) and f.name == name
     )
     assert not any("session" in a.arg for a in args.args), (script, name)
 

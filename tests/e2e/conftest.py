@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
+
+from engine.cli.app import streamlit_command
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -119,11 +120,7 @@ def serve(env: dict | None = None):
     SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
     log = open(SHOTS / f"streamlit-{port}.log", "w")  # noqa: SIM115 (closed when the server stops)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
+        streamlit_command(
             "app.py",
             "--server.port",
             str(port),
@@ -133,7 +130,7 @@ def serve(env: dict | None = None):
             "127.0.0.1",
             "--browser.gatherUsageStats",
             "false",
-        ],
+        ),
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,

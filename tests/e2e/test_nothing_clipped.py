@@ -18,7 +18,12 @@ CLIPPABLE = (
 )
 
 #: pages that show a table as soon as they open
-TABLES = ("data", "operating-point", "ensemble-paths", "batch-decisions")
+TABLES = ("data", "operating-point", "monitoring", "ensemble-paths", "batch-decisions", "audit")
+#: more tables, brought out by a setting in the URL: (page, query, text to wait for)
+MORE_TABLES = (
+    ("monitoring", "?mon_reviewers_on=true", "one threshold per region"),  # the per-region table
+    ("operating-point", "?what_if_on=true", "Second target marginal precision"),  # the what-if table
+)
 
 CLIPPED = f"""() => {{
   const cut = [];
@@ -92,7 +97,14 @@ def test_every_page_renders_and_nothing_is_clipped(server, browser, width):
             tables += page.locator('[data-testid="stDataFrame"] .dvn-scroller').count()
             found += [f"{p.url_path}: {cut}" for cut in page.evaluate(CLIPPED)]
             shot(page, f"clip_{width}_{p.url_path}")
-        assert tables >= len(TABLES), "the tables were not drawn: nothing was checked"
+        for url_path, query, text in MORE_TABLES:
+            page.goto(f"{server}/{url_path}{query}")
+            settle(page, text)
+            page.wait_for_selector('[data-testid="stDataFrame"] .dvn-scroller', timeout=60_000)
+            page.wait_for_timeout(1500)
+            tables += page.locator('[data-testid="stDataFrame"] .dvn-scroller').count()
+            found += [f"{url_path}{query}: {cut}" for cut in page.evaluate(CLIPPED)]
+        assert tables >= len(TABLES) + len(MORE_TABLES), "the tables were not drawn: nothing was checked"
         assert not found, "\n".join(found)
         # the check sees a cut value and a cut chip: select boxes narrowed on a page with both kinds
         page.goto(f"{server}/ensemble-paths")

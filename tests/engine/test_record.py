@@ -1,5 +1,6 @@
 """The decision record: JSON round trip, escaped HTML with figures, PDF through Chromium."""
 
+import io
 import json
 import os
 from pathlib import Path
@@ -9,7 +10,16 @@ import plotly.graph_objects as go
 import pytest
 
 from engine.errors import InputError
-from engine.record import CHROMIUM, FIGURE_TRACES, new_item, read_record_json, record_html, record_json, record_pdf
+from engine.record import (
+    FIGURE_TRACES,
+    chromium_path,
+    new_item,
+    read_record_json,
+    record_attachments,
+    record_html,
+    record_json,
+    record_pdf,
+)
 
 
 def item(title="Threshold for <b>score</b>"):
@@ -57,7 +67,12 @@ def test_bad_records_are_refused():
         record_html([])
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
+NO_CHROMIUM = pytest.mark.skipif(
+    not Path(chromium_path()).exists() and not os.environ.get("CI"), reason="Debian chromium missing"
+)
+
+
+@NO_CHROMIUM
 def test_pdf_is_printed_by_chromium():
     pdf = record_pdf(record_html([item()]))
     assert pdf.startswith(b"%PDF-") and len(pdf) > 5_000
@@ -179,50 +194,146 @@ def test_a_categorical_column_with_formulas_exports_and_is_neutralised():
     assert read_record_json(record_json(record))[0].tables[0][1]["segment"].tolist() == ["=1+1", "@SUM(A1)", "north"]
 
 
-# --- print grade (issue 26) ---
+# --- print grade (issues 26 and 36) ---
 
 
-def test_export_has_no_mode_bar_unsplittable_figures_fitting_tables_and_an_appendix():
+def meeting_item(**settings) -> object:
+    """An item with the tables the issue found printed raw: machine names, shares as fractions, fractional counts,
+    infinite bounds, money without its currency, 500 rows, a table wider than the page."""
     wide = pd.DataFrame(
-        [[0.0522876 * k, 2.70982e7, 5.66667, "graph"] * 4 for k in range(3)],
-        columns=[f"objective_gap_to_{j}" for j in range(16)],
+        {
+            "method": ["graph", "analytic-power", "best grid point"],
+            **{f"objective_gap_to_{j}": [0.0522876 * j, 2.70982e7, 5.66667] for j in range(12)},
+        }
     )
-    long = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
-    items = [
-        new_item(
-            "joint thresholds",
-            "Joint",
-            "The pair chosen.",
-            tables=[("Compared", wide), ("Decided", long)],
-            figures=[("F", go.Figure(go.Scatter(y=[1, 2])))],
-            data_fingerprint="b" * 64,
-            settings={
-                "alpha": 0.006,
-                "neg_only": False,
-                "capacity": 2000.0,
-                "target": None,
-                "classifiers": ["score_image", "score_text"],
-            },
-            link="http://localhost:8501/early-exit?alpha_pct=0.6",
-        )
-    ]
-    page = record_html(items)
-    assert '"displayModeBar": false' in page and ".modebar" in page
-    assert "break-inside:avoid" in page and "class='figure'" in page
-    assert "table.wide{width:100%" in page and "@page landscape{size:A4 landscape" in page
-    assert "<td class='n'>27,098,200</td>" in page and "td.n{white-space:nowrap" in page  # numbers never broken
+    periods = pd.DataFrame(
+        {
+            "period start": [f"2025-01-{d:02d}" for d in range(6, 26)],
+            **{name: [0.4546] * 20 for name in ("marginal precision at T", "precision", "recall", "coverage")},
+            **{f"evidence_{j}": [13253.0] * 20 for j in range(10)},
+        }
+    )
+    bounds = pd.DataFrame(
+        {
+            "side": ["at or above the line", "below the line"],
+            "TP": [56.0, 60.186],
+            "TP upper": [56.0, float("inf")],
+            "net value": [-0.848, 1234.5],
+            "alert": [False, True],
+        }
+    )
+    decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
+    return new_item(
+        "joint thresholds",
+        "Joint",
+        "Flag a document when a ≥ 0.4 or b ≥ 0.7: 931 true positives. For comparison: the analytic path.",
+        tables=[("Compared", wide), ("Periods", periods), ("Below the line", bounds), ("Decided", decided)],
+        figures=[("F", go.Figure(go.Scatter(y=[1, 2])))],
+        data_fingerprint="b" * 64,
+        settings={
+            "alpha": 0.006,
+            "neg_only": False,
+            "capacity": 2000.0,
+            "target": None,
+            "classifiers": ["score_image", "score_text"],
+            "currency": "$",
+            "backend": "memory",
+            "seconds": 0.0572,
+            **settings,
+        },
+        link="http://localhost:8765/early-exit?alpha_pct=0.6",
+    )
+
+
+def test_the_sentence_is_one_sentence_and_the_rest_are_details_kept_in_json():
+    item = meeting_item()
+    assert item.sentence == "Flag a document when a ≥ 0.4 or b ≥ 0.7: 931 true positives."
+    assert item.details == "For comparison: the analytic path."
+    assert read_record_json(record_json([item]))[0].details == item.details
+
+
+def test_every_table_reads_in_words_and_fits_the_page():
+    page = record_html([meeting_item()], static=True)
+    assert '"displayModeBar": false' in page and ".modebar" in page and "class='figure'" in page
+    assert "data:text/csv" not in page and "landscape'>" not in page  # the PDF attaches; nothing printed sideways
     body, appendix = page.split("id='appendix'")
-    assert "A-11" in body and "A-12" not in body and "First 12 of 500 rows" in body  # summarised inline
-    a2 = appendix.split("id='A2'")[1]
-    assert "<table" not in a2 and "500 rows of 2 columns: attached as a CSV file" in a2  # not printed
-    assert "0.0522876" in appendix and "5.66667" in appendix  # full precision only in the appendix
-    assert "0.0522876" not in body and "27,098,200" in body and "5.67" in body
-    facts = body.split("class='facts'")[1].split("</table>")[0]
-    for python in (">None<", "['score_image', 'score_text']", ">False<", "2000.0", ">0.006<"):
+    # the wide comparison of three rows: one quantity per row, a column per method, labels in words
+    assert "<th class=t>Quantity</th><th>graph</th><th>analytic-power</th><th>best grid point</th>" in body
+    assert "Objective gap to 11" in body and "objective_gap" not in body
+    assert "<td class='n'>27,098,200</td>" in body and "5.667" in body
+    # the wide periods: split into groups of columns, each led by the period's start, shares in percent
+    periods = body.split("id='T2'")[1].split("id='T3'")[0]
+    assert periods.count("<table>") >= 2 and periods.count("<tr><th>Period start</th>") == periods.count("<table>")
+    assert "45.5 %" in periods and "0.4546" not in periods and "13,253" in periods and "13253" not in periods
+    # estimates, bounds, flags and money in words
+    bounds = body.split("id='T3'")[1].split("id='T4'")[0]
+    for words in ("True positives (estimated)", "60.2", "not bounded", "−$0.85", "$1,234<", ">no<", ">yes<"):
+        assert words in bounds, words
+    for raw in ("inf", "False", "True", "None", "-0.848"):
+        assert f">{raw}<" not in bounds, raw
+    # the 500 rows: summarised, attached, not printed
+    assert "A-9<" in body and "A-10<" not in body and "First 10 of 500 rows" in body and "item1-table4.csv" in body
+    assert "A-499" not in page and "item1-table4.csv" in appendix and "Attached files" in appendix
+    # the periods' 20 rows are complete in the body: the appendix prints none
+    assert "none in this record" in appendix
+
+
+def test_provenance_is_in_words():
+    page = record_html([meeting_item()], static=True)
+    facts = page.split("class='facts'")[1].split("</table>")[0]
+    for python in (">None<", "['score_image', 'score_text']", "False", "2000.0", "0.006", "memory", "0.0572"):
         assert python not in facts, python
-    assert "score_image, score_text" in facts and "0.60 %" in facts and ">2,000<" in facts and ">no<" in facts
-    assert "href='http://localhost:8501/early-exit?alpha_pct=0.6'" in body
-    assert "b" * 64 in body
+    for words in ("score_image, score_text", "0.60 %", "capacity (reviews) 2,000", "negative exits only no"):
+        assert words in facts, words
+    assert "target marginal precision not set" in facts and "b" * 64 in facts
+    assert "href='http://localhost:8765/early-exit?alpha_pct=0.6'" in facts
+    assert "alpha_pct" not in facts.split("href=")[1].split(">", 1)[1]  # the link's words are not its parameters
+
+
+def test_an_audits_design_is_a_small_table_of_strata():
+    strata = [
+        {
+            "stratum": 1,
+            "lower": 0.0,
+            "upper": 4.6e-05,
+            "documents": 2865,
+            "sample": 132,
+            "anticipated_prevalence": 1.27e-05,
+        },
+        {
+            "stratum": 2,
+            "lower": 4.6e-05,
+            "upper": 0.9,
+            "documents": 180,
+            "sample": 43,
+            "anticipated_prevalence": 0.0676,
+        },
+    ]
+    item = new_item("audit plan", "Plan", "Review 175 documents.", settings={"strata": strata, "budget": 300})
+    page = record_html([item], static=True)
+    assert "Strata of the design" in page and "<tr><th>Stratum</th><th>Scores from</th><th>Scores below</th>" in page
+    assert "0.000046" in page and "4.6e-05" not in page and "0.00127 %" in page
+    assert "stratum: 1" not in page and "reviews planned 300" in page and "budget rule" not in page
+
+
+def test_links_use_the_public_address(monkeypatch):
+    monkeypatch.setenv("OPSTUDIO_PUBLIC_URL", "https://opstudio.example.com/team/")
+    page = record_html([meeting_item(), item()], static=True)
+    assert "href='https://opstudio.example.com/team/early-exit?alpha_pct=0.6'" in page
+    assert "href='https://opstudio.example.com/team/operating-point?target=0.3'" in page
+    assert "localhost" not in page.split("id='appendix'")[0].split("</style>")[1]
+    monkeypatch.setenv("OPSTUDIO_PUBLIC_URL", "javascript:alert(1)")  # not an address: links stay as recorded
+    assert "href='/operating-point?target=0.3'" in record_html([item()])
+
+
+def test_chromium_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("OPSTUDIO_CHROMIUM", "/nowhere/chromium")
+    assert chromium_path() == "/nowhere/chromium"
+    monkeypatch.setenv("PATH", "/nowhere")
+    with pytest.raises(InputError, match="OPSTUDIO_CHROMIUM"):
+        record_pdf([item()])
+    monkeypatch.delenv("OPSTUDIO_CHROMIUM")
+    assert chromium_path() == "/usr/bin/chromium"
 
 
 def test_provenance_says_not_recorded_for_a_fingerprint_that_is_not_a_hash():
@@ -230,109 +341,31 @@ def test_provenance_says_not_recorded_for_a_fingerprint_that_is_not_a_hash():
     assert "not recorded" in page and ">500<" not in page
 
 
-def pdf_text(pdf: bytes) -> str:
-    """Text of a Chromium (Skia) PDF, page by page (form feeds between): no PDF library is a dependency."""
-    import re
-    import unicodedata
-    import zlib
+@NO_CHROMIUM
+def test_the_pdf_carries_every_table_as_a_file_and_prints_no_data_link():
+    pytest.importorskip("pypdf")
+    from pypdf import PdfReader
 
-    objects = {int(m.group(1)): m.group(2) for m in re.finditer(rb"(\d+) 0 obj(.*?)endobj", pdf, re.DOTALL)}
-
-    def stream(body: bytes) -> bytes:
-        m = re.search(rb"stream\r?\n(.*?)\r?\nendstream", body, re.DOTALL)
-        if not m:
-            return b""
-        data = m.group(1)
-        return zlib.decompress(data) if b"/FlateDecode" in body[: m.start()] else data
-
-    def cmap(num: int) -> dict:
-        text, out = stream(objects[num]), {}
-        for block in re.findall(rb"beginbfchar(.*?)endbfchar", text, re.DOTALL):
-            for src, dst in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
-                out[int(src, 16)] = bytes.fromhex(dst.decode()).decode("utf-16-be", "replace")
-        for block in re.findall(rb"beginbfrange(.*?)endbfrange", text, re.DOTALL):
-            for lo, hi, dst in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
-                base = int(dst, 16)
-                for k, code in enumerate(range(int(lo, 16), int(hi, 16) + 1)):
-                    out[code] = chr(base + k)
-        return out
-
-    fonts = {}
-    for num, body in objects.items():
-        m = re.search(rb"/ToUnicode (\d+) 0 R", body)
-        if m:
-            fonts[num] = cmap(int(m.group(1)))
-    pages = []
-    for body in objects.values():
-        if not re.search(rb"/Type\s*/Page\b", body):
-            continue
-        res = body
-        rm = re.search(rb"/Resources (\d+) 0 R", body)
-        if rm:
-            res = objects[int(rm.group(1))]
-        fm = re.search(rb"/Font\s*<<(.*?)>>", res, re.DOTALL)
-        if not fm:
-            fr = re.search(rb"/Font (\d+) 0 R", res)
-            fm = re.search(rb"<<(.*?)>>", objects[int(fr.group(1))], re.DOTALL) if fr else None
-        names = {n: int(o) for n, o in re.findall(rb"/(\w+) (\d+) 0 R", fm.group(1))} if fm else {}
-        contents = re.search(rb"/Contents (\d+) 0 R", body)
-        if not contents:
-            continue
-        text, current, parts = stream(objects[int(contents.group(1))]), {}, []
-        for token in re.finditer(rb"/(\w+) [\d.]+ Tf|<([0-9A-Fa-f]*)>|(ET)", text):
-            if token.group(1):
-                current = fonts.get(names.get(token.group(1)), {})
-            elif token.group(3):
-                parts.append("\n")
-            else:
-                h = token.group(2)
-                parts.append("".join(current.get(int(h[i : i + 4], 16), "") for i in range(0, len(h), 4)))
-        pages.append("".join(parts))
-    return unicodedata.normalize("NFKC", "\f".join(pages))  # ligatures (ﬁ) as letters
-
-
-@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
-def test_the_printed_pdf_reads_in_words_with_an_appendix_and_without_the_batch_rows():
-    decided = pd.DataFrame({"item_id": [f"A-{k}" for k in range(500)], "probability": [k / 500 for k in range(500)]})
-    wide = pd.DataFrame(
-        {
-            "method": ["graph", "analytic", "best grid point"],
-            **{f"objective_gap_to_{j}": [0.0522876 * j, 2.70982e7, 856.364] for j in range(12)},
-        }
-    )
-    items = [
-        new_item(
-            "early-exit policy",
-            "Early exit (α = 0.60 %)",
-            "Evaluate 41.2 of 500 models per row.",
-            tables=[("Decided items", decided), ("Compared", wide)],
-            figures=[("Models evaluated", go.Figure(go.Histogram(x=[1, 2, 2, 3])))],
-            data_fingerprint="d" * 64,
-            settings={
-                "alpha": 0.006,
-                "neg_only": False,
-                "capacity": 2000.0,
-                "target": None,
-                "classifiers": ["score_image", "score_text"],
-            },
-            link="http://localhost:8501/early-exit?alpha_pct=0.6",
-        )
+    items = [meeting_item(), item()]
+    pdf = record_pdf(items)
+    attached = PdfReader(io.BytesIO(pdf)).attachments
+    files = record_attachments(items)
+    assert [name for name, _ in files] == [
+        "item1-table1.csv",
+        "item1-table2.csv",
+        "item1-table3.csv",
+        "item1-table4.csv",
+        "item2-table1.csv",
     ]
-    text = pdf_text(record_pdf(record_html(items, static=True)))
-    body, appendix = text.split("Appendix: the tables at full precision")
-    assert "0.60 %" in body and "score_image, score_text" in body and "2,000" in body and "not set" in body
-    provenance = body.split("Provenance")[1]
-    for python in ("None", "False", "['", "2000.0", "0.006\n"):
-        assert python not in provenance, python
-    assert "A-11" in body and "A-12" not in text and "A-499" not in text  # summarised, attached, not printed
-    assert "27,098,200" in body and "0.0522876" in appendix and "objective_gap_to_11" in appendix
-    assert "http://localhost:8501/early-exit?alpha_pct=0.6" in body and "d" * 64 in body.replace("\n", "")
+    assert {name: [data] for name, data in files} == attached
+    decided = pd.read_csv(io.BytesIO(attached["item1-table4.csv"][0]))
+    assert len(decided) == 500 and decided["probability"].iloc[7] == 7 / 500  # every row, every digit
+    assert b"data:text/csv" not in pdf
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian chromium missing")
+@NO_CHROMIUM
 def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
-    import re
-
+    pdfium = pytest.importorskip("pypdfium2")
     decided = pd.DataFrame(
         {
             "item_id": [f"A-{k}" for k in range(500)],
@@ -351,30 +384,16 @@ def test_pdf_of_a_500_row_batch_and_a_wide_table_stays_short():
             data_fingerprint="c" * 64,
         )
     ]
-    pdf = record_pdf(record_html(items, static=True))
-    pages = len(re.findall(rb"/Type\s*/Page\b", pdf))
-    assert 1 <= pages <= 3, pages  # printed in full, the 500 rows alone took 9 pages
+    # one page of body and the appendix's (printed in full, the 500 rows alone took 9 pages)
+    assert 1 <= len(pdfium.PdfDocument(record_pdf(items))) <= 3
 
 
-def test_a_wide_table_of_many_rows_is_printed_across_a_landscape_page():
-    table = pd.DataFrame(
-        [[0.0522876 * k] * 12 for k in range(20)], columns=[f"objective_gap_to_{j}" for j in range(12)]
-    )
-    page = record_html([new_item("k", "T", "s", tables=[("Wide", table)])])
-    appendix = page.split("id='appendix'")[1]
-    assert "<div class='landscape'>" in appendix and 'class="dataframe wide"' in appendix
-    assert "<th>objective_gap_to_11</th>" in appendix and "<td>0.0522876</td>" in appendix  # full precision
-    # the appendix's heading is printed on the landscape page of its first table, not alone on a portrait page
-    assert "<div class='landscape'><div class='appendix'><div class='block'><h2 id='appendix'>" in page
-
-
-def test_a_wide_comparison_of_few_rows_is_transposed_with_its_rows_named():
-    table = pd.DataFrame(
-        {
-            "method": ["graph", "analytic (logistic)", "best grid point"],
-            **{f"objective_gap_to_{j}": [0.5 * j, 1000.0 * j, 2.0] for j in range(10)},
-        }
-    )
-    page = record_html([new_item("joint thresholds", "J", "Decision: flag ...", tables=[("Compared", table)])])
-    body = page.split("id='appendix'")[0]
-    assert "<th>graph</th>" in body and "<th>best grid point</th>" in body and "<td>objective gap to 9</td>" in body
+def test_an_imported_table_with_two_columns_of_one_name_or_a_hostile_name_prints_as_text():
+    record = json.loads(record_json([item()]))
+    record["items"][0]["tables"] = [
+        {"name": "![x](http://evil.example/b.png)", "columns": ["quantity", "quantity"], "rows": [["a", 1], ["b", 2]]},
+        {"name": "<script>", "columns": ["m", "m", "n"], "rows": [["a", "b", 1.5]] * 5},
+    ]
+    page = record_html(read_record_json(json.dumps(record)))
+    assert "<script>" not in page.split("</style>")[1].replace("<script type", "").split("<script")[0]
+    assert "item1-table1.csv" in page and "evil" not in page.split("download=")[1].split(">")[0]

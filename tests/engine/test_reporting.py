@@ -91,42 +91,17 @@ def test_a_carriage_return_inside_a_cell_cannot_start_a_new_row():
     assert csv_bytes(frame.iloc[1:]) == b"note,n\nok,2\n"  # without one, lines end with \n as before
 
 
-# --- numbers for people, settings in words, links a report may hold (issue 26) ---
+# --- settings in words, links a report may hold (issue 26) ---
 
-from engine.reporting import column_in_words, format_number, safe_href, table_for_people, value_in_words  # noqa: E402
-
-
-@pytest.mark.parametrize(
-    "value, text",
-    [
-        (2000.0, "2,000"),
-        (0.0522876, "0.0523"),
-        (5.66667, "5.67"),
-        (2.70982e7, "27,098,200"),
-        (856.364, "856"),
-        (None, "–"),
-        (float("nan"), "–"),
-        (float("inf"), "∞"),
-        (True, "yes"),
-        (np.bool_(False), "no"),
-        (np.int64(1234567), "1,234,567"),
-        (0.5, "0.5"),
-        (-0.25, "-0.25"),
-        (1e-7, "1e-07"),
-        ("text", "text"),
-    ],
-)
-def test_format_number(value, text):
-    assert format_number(value) == text
+from engine.presentation import value_in_words  # noqa: E402
+from engine.reporting import safe_href  # noqa: E402
 
 
-def test_values_and_columns_in_words():
+def test_settings_read_in_words():
     assert value_in_words(["score_image", "score_text"]) == "score_image, score_text"
     assert value_in_words(None) == "not set" and value_in_words(False) == "no" and value_in_words(2000.0) == "2,000"
-    assert value_in_words({"a_b": 1}) == "a b: 1"
-    assert column_in_words("objective_gap_to_best") == "objective gap to best"
-    table = table_for_people(pd.DataFrame({"tp": [856.364, None], "name": ["=x", "y"]}))
-    assert table.columns.tolist() == ["tp", "name"] and table["tp"].tolist() == ["856", "–"]
+    assert value_in_words({"a_b": 1}) == "A b: 1" and value_in_words(0.0522876) == "0.05229"
+    assert value_in_words(float("inf")) == "not bounded" and value_in_words([]) == "none"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.audit import PopulationColumns, detect_population_columns, memory_population
+from engine.audit import PopulationColumns, detect_population_columns, read_population
 from engine.errors import InputError
 from engine.io import Table
 from views.forms.common import parse_table, preview, sample_bytes
@@ -14,10 +14,13 @@ from views.state import md, memo
 NONE = "(none)"
 
 
-def _input(table: Table, columns: PopulationColumns, source: str, sample_key: str | None = None) -> SessionInput:
+def _input(
+    raw: bytes, table: Table, columns: PopulationColumns, source: str, sample_key: str | None = None
+) -> SessionInput:
+    # read again from the bytes: ids as text, as a plan writes them back (00140 stays 00140, not 140)
     value = memo(
         ("population", table.fingerprint, columns),
-        lambda: memory_population(table.frame, columns, name=f"'{table.name}'"),
+        lambda: read_population(raw, columns, name=table.name),
     )
     return SessionInput(table.name, "population", source, table.fingerprint, value, columns, sample_key, table)
 
@@ -27,7 +30,7 @@ def load_sample(key: str) -> SessionInput:
     table = parse_table(raw, name)
     guess = detect_population_columns(table.frame)
     # the shipped sample's score is a calibrated probability: it is also the prior (as its audit was planned)
-    return _input(table, PopulationColumns(guess.id, guess.score, guess.score), "sample", key)
+    return _input(raw, table, PopulationColumns(guess.id, guess.score, guess.score), "sample", key)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:
@@ -62,7 +65,7 @@ def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput 
         "calibrated). It allows Neyman allocation and an expected interval width.",
     )
     try:
-        return _input(table, PopulationColumns(id_col, score, None if prior == NONE else prior), "upload")
+        return _input(raw, table, PopulationColumns(id_col, score, None if prior == NONE else prior), "upload")
     except InputError as exc:
         st.error(f"**{md(name)} is not a valid population.** {md(exc)}")
         return None

@@ -20,7 +20,11 @@ from engine.audit import (
 from engine.errors import InputError
 from engine.io.rated import rated_from_frame
 
+from .helpers import with_design
 from .test_audit_file import reviewed_plan
+
+#: the population's documents at or above the review line 0.5: the rated rows there (0.95 unrated)
+ABOVE = [0.5, 0.6, 0.6, 0.9, 0.95]
 
 
 @pytest.fixture()
@@ -36,7 +40,7 @@ def rated():
 def audit():
     frame = reviewed_plan()
     frame["label"] = ["no", "1", "tp", "0", "1", "no"]
-    return audit_from_frame(frame)
+    return with_design(audit_from_frame(frame), ABOVE)
 
 
 def test_json_has_exactly_the_contracts_keys(rated, audit):
@@ -140,8 +144,18 @@ def test_bad_arguments(rated, audit):
         estimate(rated, audit, classifier="other")
     with pytest.raises(InputError, match="--threshold"):
         estimate(rated, audit, thresholds=[math.inf])
+    with pytest.raises(InputError, match="--threshold must be a list of numbers"):
+        estimate(rated, audit, thresholds=0.5)
+    with pytest.raises(InputError, match="--threshold must be a finite number"):
+        estimate(rated, audit, thresholds=["0.5"])
+    with pytest.raises(InputError, match="--level"):
+        estimate(rated, audit, level="0.95")
+    with pytest.raises(InputError, match="RatedData"):
+        estimate("rated.csv", audit)
+    with pytest.raises(InputError, match="AuditSample"):
+        estimate(rated, "audit.csv")
     with pytest.raises(InputError, match="method"):
         estimate(rated, audit, method="bootstrap")
     nothing_above = rated_from_frame(pd.DataFrame({"score": [0.1, 0.2], "label": [1, 0]}))
-    with pytest.raises(InputError, match="at or above the review threshold"):
+    with pytest.raises(InputError, match="has 0 rated rows at or above the audit's review line 0.5"):
         estimate(nothing_above, audit)

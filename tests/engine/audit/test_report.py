@@ -9,13 +9,12 @@ import pytest
 from engine.audit import (
     PopulationColumns,
     at_thresholds,
-    audit_from_frame,
+    audit_headlines,
     audit_settings,
     estimate,
     load_audit,
     memory_population,
     plan,
-    plan_matches,
     plan_table,
     recall_at,
     recall_card,
@@ -61,26 +60,37 @@ def test_recall_at_is_the_threshold_estimate_and_zero_when_nothing_is_flagged(sh
 def test_recall_card_and_sentence_say_the_interval(shipped):
     r = recall_at(shipped, 0.95)
     card = recall_card(shipped, 0.95)
-    assert card.label == "Recall (audit)" and card.value == f"{r.estimate * 100:.0f} %"
-    assert card.caption == f"95 %: {r.lower * 100:.0f} % – {r.upper * 100:.0f} %"
+    assert card.label == "Recall (audit)" and card.value == f"{r.lower * 100:.0f} % – {r.upper * 100:.0f} %"
+    assert card.caption == f"95 % interval; point estimate {r.estimate * 100:.0f} %"
     assert "satimage_audit.csv" in card.help and "300 of 5,747" in card.help
     sentence = recall_sentence(shipped, 0.95)
     assert sentence.startswith(f"Recall at threshold 0.95 is between {r.lower * 100:.0f} % and {r.upper * 100:.0f} %")
     assert "review line 0.9" in sentence
     assert recall_sentence(shipped, math.inf).startswith("Recall at flagging nothing is between 0 % and 0 %")
+    assert recall_card(shipped, math.inf).value == "0 %"  # flagging nothing: recall is exactly 0
 
 
-def test_the_shipped_audit_is_the_plan_of_its_population(population, shipped):
+def test_headlines_are_intervals_with_the_point_in_the_caption(shipped):
+    missed, total, recall, found = audit_headlines(shipped)
+    b, r = shipped.positives, shipped.recall
+    assert (missed.label, missed.value) == ("Missed positives", f"{b.lower:,.0f} – {b.upper:,.0f}")
+    assert missed.caption == f"95 % interval; point estimate {b.estimate:,.0f}"
+    assert recall.value == f"{r.lower * 100:.0f} % – {r.upper * 100:.0f} %" and total.label == "All positives"
+    assert (found.label, found.value) == ("Positives found", "1")
+
+
+def test_the_shipped_audit_is_the_plan_of_its_population_and_its_design_record(population, shipped):
     """The sample was planned with the score as the prior, 300 documents, 6 strata, seed 0: the same plan again."""
+    from engine.audit import design_record
+
     again = plan(population, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
-    assert plan_matches(again, shipped.audit)
-    assert set(again.table()["id"]) == set(shipped.audit.ids)
-    assert not plan_matches(
-        plan(population, below=0.9, budget=300, strata=6, seed=0, allocation="proportional"), shipped.audit
-    )
-    assert not plan_matches(
-        plan(population, below=0.8, budget=300, strata=6, seed=0, prior_column="score"), shipped.audit
-    )
+    assert set(again.rows["id"]) == set(shipped.audit.ids)
+    record = design_record(again)
+    assert record["rows_sha256"] == shipped.audit.design["rows_sha256"]
+    assert {k: v for k, v in record.items() if k != "population"} == {
+        k: v for k, v in shipped.audit.design.items() if k != "population"
+    }
+    assert record["population"]["fingerprint"] == shipped.audit.design["population"]["fingerprint"]
 
 
 def test_plan_table_lists_the_strata_highest_first(population):
@@ -95,31 +105,20 @@ def test_plan_table_lists_the_strata_highest_first(population):
     assert plan_table(plan(bare, below=0.9, budget=200, seed=3))["anticipated prevalence"].isna().all()
 
 
-def test_audit_settings_record_the_design_and_the_plan_only_when_it_drew_the_audit(population, shipped):
+def test_audit_settings_record_the_design_record(shipped):
     s = audit_settings(shipped, rated_sha256="r" * 64)
     assert s["audit_sha256"] == shipped.audit.fingerprint and s["rated_sha256"] == "r" * 64
     assert [h["planned"] for h in s["strata"]] == shipped.audit.planned.tolist()
     assert sum(h["positives_found"] for h in s["strata"]) == s["positives_found"] == shipped.positives_found
-    assert "seed" not in s
-    drew = plan(population, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
-    s = audit_settings(shipped, plan=drew, population="pop.csv", population_sha256="p" * 64)
-    assert (s["seed"], s["population_rows"], s["population_sha256"], s["population"]) == (0, 5803, "p" * 64, "pop.csv")
-    other = plan(population, below=0.9, budget=300, strata=6, seed=1, prior_column="score")
-    assert plan_matches(other, shipped.audit)  # another seed, same design: the documents differ, the design not
-    assert "seed" not in audit_settings(
-        shipped, plan=plan(population, below=0.9, budget=250, seed=0, prior_column="score")
+    design = shipped.audit.design
+    assert (s["seed"], s["allocation"], s["population_rows"], s["population"]) == (
+        0,
+        "neyman",
+        5803,
+        "'satimage_population.csv.gz'",
     )
-
-
-def test_plan_matches_compares_bounds_and_sizes():
-    frame = pd.DataFrame({"doc": range(100), "s": np.linspace(0, 0.99, 100)})
-    p = plan(memory_population(frame, PopulationColumns("doc", "s")), below=0.5, budget=10, strata=2, seed=0)
-    audit = audit_from_frame(p.table().assign(label="0"))
-    assert plan_matches(p, audit)
-    rows = p.table().assign(label="0")
-    assert plan_matches(p, audit_from_frame(rows.iloc[1:]))  # a removed row: the planned sizes are the file's columns
-    assert not plan_matches(p, audit_from_frame(rows[rows["stratum"] == 2]))  # a stratum missing
-    assert not plan_matches(p, audit_from_frame(rows.assign(stratum_documents=rows["stratum_documents"] + 1)))
+    assert s["population_sha256"] == design["population"]["fingerprint"]["sha256"]
+    assert s["plan_rows_sha256"] == design["rows_sha256"] and s["above_line"]["documents"] == 56
 
 
 def test_an_audit_record_item_round_trips_and_renders(shipped):

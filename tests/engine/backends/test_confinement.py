@@ -290,3 +290,41 @@ def test_each_scan_reads_the_files_the_glob_matches_then(lake):
     assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 40
     (inside / "a.parquet").unlink()
     assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 10
+
+
+@pytest.mark.parametrize("backend", ["memory", "duckdb"])
+@pytest.mark.parametrize(
+    "where",
+    ["outside", "outside_missing", "dot_dot", "link", "folder_link", "glob_over_link", "glob_outside"],
+)
+def test_an_audit_population_is_read_only_inside_the_roots(lake, monkeypatch, backend, where):
+    """Issue 33: `audit plan` read a population outside OPSTUDIO_DATA_ROOTS on both backends."""
+    inside, outside = lake
+    rated(30, 5).assign(doc=range(30)).to_csv(outside / "population.csv", index=False)
+    os.symlink(outside / "population.csv", inside / "link.csv")
+    os.symlink(outside, inside / "folder_link")
+    paths = {
+        "outside": outside / "population.csv",
+        "outside_missing": outside / "nothing.csv",
+        "dot_dot": inside / ".." / outside.name / "population.csv",
+        "link": inside / "link.csv",
+        "folder_link": inside / "folder_link" / "population.csv",
+        "glob_over_link": inside / "*.csv",
+        "glob_outside": outside / "*.csv",
+    }
+    monkeypatch.setenv("OPSTUDIO_DATA_ROOTS", str(inside))
+    with pytest.raises(InputError, match="is outside the folders this dashboard may read"):
+        plan(open_population(str(paths[where]), id="doc", score="score", backend=backend), below=0.5, budget=2)
+
+
+def test_an_audit_population_inside_the_roots_and_the_shipped_samples_are_read(lake, monkeypatch):
+    from engine.io import sample_path
+
+    inside, _ = lake
+    rated(30, 5).assign(doc=range(30)).to_csv(inside / "population.csv", index=False)
+    monkeypatch.setenv("OPSTUDIO_DATA_ROOTS", str(inside))
+    for backend in ("memory", "duckdb"):
+        scan = open_population(str(inside / "population.csv"), id="doc", score="score", backend=backend)
+        assert plan(scan, below=0.5, budget=4, strata=1).budget == 4
+    shipped = open_population(str(sample_path("satimage_population")), id="doc_id", score="score")
+    assert plan(shipped, below=0.9, budget=10, strata=1).below == 5747  # public data, shipped inside the package

@@ -64,3 +64,20 @@ def test_spark_refuses_what_memory_refuses(spark, tmp_path):  # noqa: F811
         plan(SparkPopulation(SparkSource(str(tmp_path / "bad.csv")), COLS), **{**KW, "budget": 12})
     with pytest.raises(InputError, match="--table is for a DuckDB database file"):
         open_population("lake.docs", id="doc", score="score", backend="spark", table="docs")
+
+
+def test_spark_binds_the_same_design_record_and_names_missing_columns_like_memory(spark, tmp_path):  # noqa: F811
+    from engine.audit import design_record
+
+    frame = population(rows=600, seed=5)
+    frame.to_parquet(tmp_path / "pop.parquet")
+    memory = design_record(plan(open_population(frame, id="doc", score="score", prior="prior"), **KW))
+    sparked = design_record(plan(SparkPopulation(SparkSource(str(tmp_path / "pop.parquet")), COLS), **KW))
+    assert sparked["population"]["fingerprint"]["kind"] == "connection" and sparked["population"]["backend"] == "spark"
+    for key in ("strata", "above", "rows_sha256", "review_threshold", "seed", "score_column"):
+        assert sparked[key] == memory[key], key
+    with pytest.raises(InputError, match=r"Id column 'id' \(--id\) is not in .*its columns are doc, score, prior"):
+        plan(SparkPopulation(SparkSource(str(tmp_path / "pop.parquet")), PopulationColumns("id", "score")), **KW)
+    frame.assign(score=frame["score"] > 0.1).to_parquet(tmp_path / "bool.parquet")
+    with pytest.raises(InputError, match=r"Score column 'score' of .* holds true/false values"):
+        plan(SparkPopulation(SparkSource(str(tmp_path / "bool.parquet")), PopulationColumns("doc", "score")), **KW)

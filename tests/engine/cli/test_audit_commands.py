@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from engine.audit import PLAN_COLUMNS, estimate, load_audit, memory_population, plan
+from engine.audit import PLAN_COLUMNS, design_record, estimate, load_audit, memory_population, plan
 from engine.audit.population import PopulationColumns
 from engine.cli import main
 from engine.io import load_rated, sample_path
@@ -43,6 +44,8 @@ def test_plan_writes_the_plan_file_and_prints_the_design(capsys, tmp_path):
     )
     design = json.loads(capsys.readouterr().out)
     assert design["budget"] == 200 and design["allocation"] == "neyman" and design["expected_half_width"] > 0
+    record = json.loads((tmp_path / "plan.json").read_text())  # the design record, beside the plan
+    assert design["design"] == str(tmp_path / "plan.json") and record["seed"] == 4 and record["review_threshold"] == 0.9
     assert [s["sample"] for s in design["strata"]] and design["strata"][-1]["upper"] == 0.9
     written = pd.read_csv(out, keep_default_na=False)
     assert list(written.columns) == list(PLAN_COLUMNS) and (written["label"] == "").all()
@@ -55,6 +58,8 @@ def test_plan_writes_the_plan_file_and_prints_the_design(capsys, tmp_path):
         prior_column="score",
     )
     assert written["id"].tolist() == engine_plan.table()["id"].astype(int).tolist()
+    assert record == design_record(engine_plan) | {"population": record["population"]}
+    assert record["population"]["fingerprint"] == design_record(engine_plan)["population"]["fingerprint"]
 
 
 def test_plan_on_duckdb_writes_the_same_file_as_memory(capsys, tmp_path):
@@ -88,6 +93,12 @@ def test_plan_on_duckdb_writes_the_same_file_as_memory(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "Review" in text and "plan written to" in text
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "duckdb.csv").read_bytes()
+    memory, duck = (json.loads((tmp_path / f"{b}.json").read_text()) for b in ("memory", "duckdb"))
+    assert memory["rows_sha256"] == duck["rows_sha256"] and memory["above"] == duck["above"]
+    assert (memory["population"]["fingerprint"]["kind"], duck["population"]["fingerprint"]["kind"]) == (
+        "columns",
+        "connection",
+    )
 
 
 def test_estimate_json_on_the_shipped_sample_covers_the_true_number(capsys):
@@ -182,7 +193,7 @@ def test_estimate_sentences(capsys):
                 "--out",
                 "{tmp}/x.csv",
             ],
-            "no column 'nope'",
+            "Score column 'nope' (--score) is not in",
         ),
         (
             [
@@ -267,3 +278,16 @@ def test_every_argument_says_its_default(capsys):
             main(["audit", command, "--help"])
         assert exit_.value.code == 0
         assert capsys.readouterr().out.count("default") >= 4
+
+
+def test_estimate_reads_the_design_record_beside_the_plan_or_from_design(capsys, tmp_path):
+    reviewed = tmp_path / "reviewed.csv"
+    reviewed.write_bytes(sample_path("satimage_audit").read_bytes())
+    argv = ["audit", "estimate", "--rated", "satimage_rated", "--audit", str(reviewed)]
+    assert main(argv) == 2
+    assert "No design record beside the reviewed plan" in capsys.readouterr().err
+    design = str(sample_path("satimage_audit").with_suffix(".json"))
+    assert main([*argv, "--design", design]) == 0
+    assert capsys.readouterr().out.startswith("An audit of 300 of the 5,747 unflagged documents found 1 positive")
+    (tmp_path / "reviewed.json").write_bytes(Path(design).read_bytes())
+    assert main(argv) == 0

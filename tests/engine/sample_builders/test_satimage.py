@@ -21,6 +21,9 @@ SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared"
 )
 def test_the_builder_makes_the_shipped_files():
     for key, frame in satimage.build(SHARED).items():
+        if isinstance(frame, bytes):  # the design record
+            assert frame == sample_path(key).read_bytes()
+            continue
         shipped = pd.read_csv(sample_path(key), keep_default_na=False)
         ours = pd.read_csv(pd.io.common.StringIO(frame.to_csv(index=False)), keep_default_na=False)
         pd.testing.assert_frame_equal(ours, shipped)
