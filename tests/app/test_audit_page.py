@@ -341,7 +341,7 @@ def test_a_design_record_that_does_not_describe_the_plan_is_refused_on_the_data_
 
 def test_the_shipped_audit_with_other_rated_data_is_refused_and_nothing_goes_to_the_record(app):
     at = app(page=PAGE)
-    at.selectbox(key="audit_rated").set_value("synthetic_rare_events.csv.gz").run()
+    at.selectbox(key="audit_rated").set_value("sample:synthetic").run()
     assert not at.exception
     error = at.error[0].value
     assert "No estimate." in error and "is not the audit" in error and "review line 0\\.9" in error

@@ -77,31 +77,40 @@ def test_a_link_without_its_data_names_the_file_offers_the_data_page_and_opens_o
 
 
 def test_a_reopened_audit_of_uploads_never_shows_the_shipped_audit(app, served):
-    from tests.app.test_audit_page import own_data
+    from engine.audit import design_json
+    from tests.app.test_audit_page import _upload_design, own_data
 
-    frame, rated, reviewed = own_data()
+    frame, rated, reviewed, design = own_data()
     files = {
         "population.csv": (frame.to_csv(index=False).encode(), "population"),
         "rated.csv": (rated.to_csv(index=False).encode(), "rated"),
         "reviewed.csv": (reviewed.to_csv(index=False).encode(), "audit"),
     }
-    at = app()
-    for name, (content, kind) in files.items():
+
+    def add(at, name):
+        content, kind = files[name]
         at = upload_input(at, name, content, kind=kind)
+        return _upload_design(at, content, design_json(design)) if kind == "audit" else at  # with its plan.json
+
+    at = app()
+    for name in files:
+        at = add(at, name)
     at.switch_page(AUDIT).run()
     found = {m.label: m.value for m in at.main.metric}
+    assert "Missed positives" in found and not at.error
     at.button(key="record_audit").click().run()
     _, query = link_of_last_item(at, served)
     assert sorted(v.split(":")[0] for v in query["data"]) == ["audit", "population", "rated"]  # every input
     fresh = app(query=query, page=AUDIT)
     assert not fresh.exception and "it needs population.csv" in shown(fresh.warning)
     assert not fresh.main.metric and "satimage" not in shown(fresh.main.markdown) + shown(fresh.sidebar.markdown)
-    for name, (content, kind) in files.items():
-        fresh = upload_input(fresh, name, content, kind=kind)
+    for name in files:
+        fresh = add(fresh, name)
         fresh.switch_page(AUDIT).run()
         assert not fresh.exception
-        if name != "reviewed.csv":  # an input still missing: said, and still no estimate (of the shipped audit)
+        if name != "reviewed.csv":  # an input still missing: said, and no estimate (of the shipped audit or any)
             assert "Missed positives" not in {m.label for m in fresh.main.metric}
+            assert "this session does not have" in shown(fresh.warning)
     assert not fresh.warning
     assert {m.label: m.value for m in fresh.main.metric} == found
 
