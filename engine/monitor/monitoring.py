@@ -355,6 +355,7 @@ def monitor(
     naive = naive_alarms(xa, na, xb, nb, m, alpha)
     p_low, p_high = clopper_pearson(tp, flagged, alpha)
     cal = counts.calendar
+    days = cal.days
     rated = C[hi] - C[lo]
     results = []
     for j in range(counts.n_periods):
@@ -373,11 +374,11 @@ def monitor(
             PeriodResult(
                 str(cal.first[j]),
                 str(cal.last[j]),
-                int(cal.days[j]),
+                int(days[j]),
                 int(rated[j]),
                 float(tp[j]),
                 float(flagged[j] - tp[j]),
-                float(flagged[j] / cal.days[j]),
+                float(flagged[j] / days[j]),
                 Estimate(tp[j] / flagged[j] if flagged[j] else math.nan, float(p_low[j]), float(p_high[j])),
                 mp,
                 op,
