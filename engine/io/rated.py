@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem
+from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem, shown_values
 from .numbers import to_floats
 from .tables import Source, read_table
 
@@ -452,17 +452,19 @@ def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple
         ok = present & ((v == 0) | (v == 1))
         bad = present & ~ok
         if bad.any():
-            shown = ", ".join(format(float(x), "g") for x in pd.unique(v[bad])[:MAX_LISTED])
-            raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
+            raise RatedDataError(row_problem("label", column, f"{shown_values(v[bad], True)} at {describe_rows(bad)}"))
         out[ok] = v[ok].astype(np.int8)
         return out, missing
     key = s.astype("string").str.strip().str.lower()
-    mapped = key.map(LABEL_VALUES)
-    bad = present & mapped.isna().to_numpy()
+    mapped = key.map(LABEL_VALUES).to_numpy(dtype=float, na_value=np.nan)
+    number = to_floats(key)  # a number written otherwise ("1.00", "0e0") is the label it equals, as in a numeric column
+    mapped = np.where(np.isnan(mapped) & ((number == 0) | (number == 1)), number, mapped)
+    bad = present & np.isnan(mapped)
     if bad.any():
-        shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
-        raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
-    out[present] = mapped[present].to_numpy(dtype=np.int8)
+        raise RatedDataError(
+            row_problem("label", column, f"{shown_values(s[bad].astype(str))} at {describe_rows(bad)}")
+        )
+    out[present] = mapped[present].astype(np.int8)
     return out, missing
 
 
@@ -473,17 +475,14 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     """
     col = frame[name]
     if pd.api.types.is_bool_dtype(col):
-        raise RatedDataError(
-            f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
-            f"Choose a numeric column as the {role}."
-        )
+        raise RatedDataError(row_problem("boolean", name, role=role))
     if pd.api.types.is_numeric_dtype(col):
         return col.to_numpy(dtype=np.float64, na_value=np.nan)
     text = col.astype("string").str.strip()
     numbers = to_floats(text)
     bad = (text.notna() & (text != "")).to_numpy(dtype=bool) & np.isnan(numbers)
     if bad.any():
-        shown = ", ".join(repr(str(x)) for x in pd.unique(text[bad])[:MAX_LISTED])
+        shown = shown_values(text[bad])
         raise RatedDataError(row_problem("not_number", name, f"{shown} at {describe_rows(bad)}", role=role))
     return numbers
 
