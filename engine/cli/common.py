@@ -186,14 +186,17 @@ def economics_of(args, target_given: bool):
     return Economics(args.review_cost, args.value_per_positive, args.cost_per_false_positive or 0.0)
 
 
-def money_json(economics, tp: float, fp: float, marginal_precision: float) -> dict:
-    """The amounts, the break-even target and a point's money (value caught, costs, net, last document's value)."""
+def money_json(economics, tp: float, fp: float, marginal_precision: float, days: float | None = None) -> dict:
+    """The amounts, the break-even target and a point's money (value caught, costs, net, last document's value).
+
+    The amount C is ``cost_per_review``; ``review_cost`` is what reviewing the flagged documents costs, C·(TP + FP).
+    """
     from ..pn import money_statement
 
     return {
-        "review_cost": economics.review_cost,
+        "cost_per_review": economics.review_cost,
         "value_per_positive": economics.value_per_positive,
         "cost_per_false_positive": economics.cost_per_false_positive,
         "target": economics.target,
-        **money_statement(tp, fp, economics, marginal_precision=marginal_precision).as_dict(),
+        **money_statement(tp, fp, economics, days=days, marginal_precision=marginal_precision).as_dict(),
     }

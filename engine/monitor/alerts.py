@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from .._arguments import number
 from .windows import lower_bound_reaches, upper_bound_reaches
 
 __all__ = [
@@ -209,6 +210,8 @@ def e_detector(x_above, n_above, x_below, n_below, target: float, alpha: float) 
     ----------
     Ville (1939); Ramdas, Grünwald, Vovk & Shafer (2023); Shin, Ramdas & Rinaldo (2024).
     """
+    target = number(target, "target", low=0, high=1, low_open=True, high_open=True)
+    alpha = number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
     low, low_start, low_c = _log_side(log_likelihood_ratios(x_above, n_above, target, "low"))
     high, high_start, high_c = _log_side(log_likelihood_ratios(x_below, n_below, target, "high"))
     log_e = np.logaddexp(low, high) - np.log(2.0)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import choice
 from ..errors import InputError
 
 __all__ = ["PERIODS", "MAX_PERIODS", "Calendar", "period_start", "calendar", "period_count", "check_span"]
@@ -33,9 +34,7 @@ _MONDAY = np.datetime64("1970-01-05", "D")  # the first Monday after the epoch
 
 def check_period(period: str) -> str:
     """``period`` if it is one of :data:`PERIODS`, else an :class:`InputError`."""
-    if period not in PERIODS:
-        raise InputError(f"period must be one of {', '.join(PERIODS)}, got {period!r}")
-    return period
+    return choice(period, "period", PERIODS)
 
 
 def period_start(days: np.ndarray, period: str) -> np.ndarray:
@@ -114,6 +113,16 @@ class Calendar:
         return np.searchsorted(self.starts, period_start(days, self.period), side="left").astype(np.int64)
 
 
+def _day(value, name: str) -> np.datetime64:
+    try:
+        day = np.datetime64(value, "D")
+    except (TypeError, ValueError):
+        day = np.datetime64("NaT")
+    if isinstance(value, bool) or np.isnat(day):
+        raise InputError(f"{name} must be a calendar day (numpy datetime64 or YYYY-MM-DD text), got {value!r}")
+    return day
+
+
 def period_count(first_day, last_day, period: str) -> int:
     """How many periods run from ``first_day`` to ``last_day`` (both included), without listing them.
 
@@ -127,7 +136,7 @@ def period_count(first_day, last_day, period: str) -> int:
     -------
     int
     """
-    lo, hi = np.datetime64(first_day, "D"), np.datetime64(last_day, "D")
+    lo, hi = _day(first_day, "first_day"), _day(last_day, "last_day")
     period = check_period(period)
     if period == "month":
         return int((hi.astype("datetime64[M]") - lo.astype("datetime64[M]")).astype(np.int64)) + 1
@@ -186,7 +195,7 @@ def calendar(first_day, last_day, period: str) -> Calendar:
     InputError
         An unknown period, ``last_day < first_day``, or more than :data:`MAX_PERIODS` periods.
     """
-    lo, hi = np.datetime64(first_day, "D"), np.datetime64(last_day, "D")
+    lo, hi = _day(first_day, "first_day"), _day(last_day, "last_day")
     if hi < lo:
         raise InputError(f"the last day ({hi}) is before the first ({lo})")
     check_span(lo, hi, period)
