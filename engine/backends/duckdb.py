@@ -28,6 +28,7 @@ import math
 import os
 import re
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -250,6 +251,17 @@ def _open_text(path: str):
     return open(path, encoding="utf-8", errors="replace", newline="")
 
 
+def _unreadable(path: str, exc: BaseException) -> str:
+    """Why a CSV file could not be read as text: a broken or truncated gzip is said as the memory loader says it."""
+    if path.lower().endswith(".gz") and isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+        why = "the compressed stream ends early" if isinstance(exc, EOFError) else str(exc) or type(exc).__name__
+        return (
+            f"The file '{path}' looks gzip-compressed but cannot be decompressed ({why}). "
+            "Re-compress it or give the uncompressed file."
+        )
+    return f"'{path}' could not be read as CSV text: {exc.__class__.__name__}."
+
+
 def csv_header(path: str) -> tuple[str, list[str]]:
     """The delimiter and the header fields of a CSV file (its first non-blank line).
 
@@ -271,8 +283,8 @@ def csv_header(path: str) -> tuple[str, list[str]]:
     try:
         with _open_text(path) as handle:
             head = handle.read(CSV_HEAD_BYTES)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"'{path}' could not be read as CSV text: {exc.__class__.__name__}.") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(_unreadable(path, exc)) from None
     lines = [line for line in head.splitlines()[:201] if line.strip()]
     if not lines:
         raise InputError(f"'{path}' is empty. A CSV file needs a header line naming its columns and data rows.")
@@ -376,7 +388,9 @@ def csv_problem(files, duckdb_text: str = "") -> str | None:
                         )
                     if seen >= CSV_CHECK_ROWS:
                         return None
-            except (csv.Error, OSError, EOFError):
+            except (OSError, EOFError, zlib.error) as exc:
+                return _unreadable(path, exc)
+            except csv.Error:
                 return (
                     f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
                     f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "

@@ -31,6 +31,7 @@ import math
 import os
 import socket
 import time
+import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -81,12 +82,23 @@ PATH_SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv", ".txt")
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:500]
+    """The line of a Spark error that says what went wrong (py4j's "An error occurred while calling o50.x" and
+    Java's exception class names left out)."""
+    lines = [line.strip().lstrip(": ").strip() for line in (str(exc).strip() or type(exc).__name__).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("An error occurred while calling")] or [""]
+    first = lines[0]
+    if first.rstrip(":").endswith("awaitResult"):  # a wrapper: the root cause says what happened
+        causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
+        first = causes[-1] if causes else first
+    if first.startswith(("org.apache.", "java.", "py4j.")) and ": " in first:
+        first = first.split(": ", 1)[1]
+    return first[:500]
 
 
 def _pyspark():
     """(SparkSession, pyspark.sql.functions), or an InputError saying what to install."""
+    # pyspark's notice about the pandas release would reach stderr beside the command's own output
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     try:
         from pyspark.sql import SparkSession, functions
     except ImportError:
@@ -140,21 +152,40 @@ def spark_session(remote: str | None = None):
         active = session_class.getActiveSession()
         if active is not None:
             return active
-        session = (
-            session_class.builder.master("local[*]")
-            .appName("opstudio")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1))))
-            .getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-        return session
+        return _local_session(session_class)
     except InputError:
         raise
     except Exception as exc:  # pyspark's own error types (gateway, connect, import of connect's dependencies)
         where = f"Spark Connect at {remote}" if remote else "a local Spark session"
         raise InputError(f"Could not start {where}: {_first_line(exc)}. {INSTALL_HINT}") from None
+
+
+def _local_session(session_class):
+    """A local session whose JVM writes nothing to this process's stdout or stderr.
+
+    The JVM's start-up notices, log4j warnings and executor stack traces would otherwise print dozens
+    of lines around the command's one-line error (the command line's contract); Spark's errors still
+    reach the caller, as the exceptions :func:`spark_errors` words.
+    """
+    import subprocess
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    conf = (
+        SparkConf()
+        .setMaster("local[*]")
+        .setAppName("opstudio")
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1))))
+    )
+    if SparkContext._gateway is None:  # a fresh JVM: started quiet
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL})
+        SparkContext(conf=conf, gateway=gateway)
+    session = session_class.builder.config(conf=conf).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def sql_double(x: float) -> str:
