@@ -32,6 +32,7 @@ from ..pn.operating_point import OperatingPoint
 __all__ = [
     "check_counted_rows",
     "Locate",
+    "BOOLEAN_TEXT",
     "edge_objective",
     "binned_point",
     "pick_ranks",
@@ -42,6 +43,9 @@ __all__ = [
     "replicate_points",
 ]
 
+#: text pandas reads as true/false: a column of only these (none empty) is a true/false column in memory, refused as
+#: a score or a weight; backends that read a CSV file's columns as text check for it
+BOOLEAN_TEXT = ("True", "TRUE", "true", "False", "FALSE", "false")
 #: ``locate(kind, column, n)`` -> where the n rows with a problem of :data:`engine.errors.ROW_PROBLEMS` are, worded
 #: as the memory engine words them (``"'maybe' at row 124 (row 1 = first data row)"``)
 Locate = Callable[[str, str, int], str]

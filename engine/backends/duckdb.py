@@ -40,7 +40,7 @@ from ..io.tables import refuse_numeric_header, sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
 from .confine import checked_files, data_roots, duckdb_message, lock_down, matched_files
-from .counting import binned_point, check_counted_rows, edge_objective
+from .counting import BOOLEAN_TEXT, binned_point, check_counted_rows, edge_objective
 
 __all__ = [
     "DuckSource",
@@ -602,13 +602,29 @@ def check_grid_rows(
             weight=weight,
             positive_weight=positive_weight,
             locate=_Locator(con, source, scores, label, weight, types),
-            booleans={name for j, name in enumerate(scores) if types.get(f"r{j}") == "BOOLEAN"}
-            | ({weight} if types.get("rw") == "BOOLEAN" else set()),
+            booleans=_booleans(con, scores, weight, types, values),
         )
     except InputError:
         raise
     except Exception as exc:  # duckdb's own error types: a CSV row it cannot read, a refused file
         raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
+
+
+def _booleans(con, scores, weight: str | None, types: dict, values) -> set:
+    """Score and weight columns the memory engine reads as true/false: a BOOLEAN column, or (a CSV file's columns
+    are read as text) text that is only true/false spellings; looked at only when a column has non-numbers."""
+    found = set()
+    raws = [(name, f"r{j}", values[3 + 5 * j]) for j, name in enumerate(scores)]
+    raws += [(weight, "rw", values[3 + 5 * len(scores)])] if weight is not None else []
+    listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
+    for name, raw, not_number in raws:
+        if types.get(raw) == "BOOLEAN":
+            found.add(name)
+        elif not_number and types.get(raw) == "VARCHAR":
+            other = con.execute(f"SELECT count(*) FROM grid_rows WHERE {raw} IS NULL OR {raw} NOT IN ({listed})")
+            if not other.fetchall()[0][0]:
+                found.add(name)
+    return found
 
 
 class _Locator:

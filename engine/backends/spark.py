@@ -44,7 +44,14 @@ from ..io.rated import LABEL_VALUES
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
 from ..pn.operating_point import OperatingPoint, sweep
-from .counting import binned_point, check_counted_rows, check_grid_arguments, edge_objective, select_order_statistics
+from .counting import (
+    BOOLEAN_TEXT,
+    binned_point,
+    check_counted_rows,
+    check_grid_arguments,
+    edge_objective,
+    select_order_statistics,
+)
 from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
 __all__ = [
@@ -445,7 +452,16 @@ def checked_rows(
     from pyspark.sql.types import BooleanType
 
     values = list(frame.selectExpr(*_check_exprs(frame, len(scores), distinct)).collect()[0])
-    raw = {name: f"r{j}" for j, name in enumerate(scores)} | ({weight: "rw"} if weight is not None else {})
+    raw = {name: (f"r{j}", values[3 + 5 * j]) for j, name in enumerate(scores)}
+    if weight is not None:
+        raw[weight] = ("rw", values[3 + 5 * len(scores)])
+    listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
+    booleans = {
+        n
+        for n, (r, not_number) in raw.items()
+        if isinstance(frame.schema[r].dataType, BooleanType)
+        or (not_number and not frame.where(f"{r} IS NULL OR {r} NOT IN ({listed})").limit(1).count())
+    }
     rows, rated, unrated, lows, highs = check_counted_rows(
         values,
         where=source.name,
@@ -454,7 +470,7 @@ def checked_rows(
         weight=weight,
         positive_weight=positive_weight,
         locate=_Locator(frame, scores, label, weight),
-        booleans={n for n, r in raw.items() if isinstance(frame.schema[r].dataType, BooleanType)},
+        booleans=booleans,
     )
     return {
         "rows": rows,

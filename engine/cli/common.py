@@ -86,12 +86,9 @@ def confined(path: str) -> str:
     InputError
         A file outside the folders (or linking out of them), or a missing file inside them.
     """
-    from ..backends.confine import data_roots, matched_files
+    from ..backends import confined_path
 
-    roots = data_roots()
-    if roots is not None:
-        matched_files(str(path), roots)
-    return path
+    return confined_path(path)
 
 
 def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> str:
