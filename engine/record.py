@@ -470,7 +470,10 @@ def read_record_json(text: str | bytes, *, max_bytes: int = MAX_RECORD_BYTES) ->
     text, never as markdown or HTML), settings are JSON values, table rows have one cell per
     column, figures hold only plotly trace types that load nothing (their text keeps only line
     breaks and emphasis; layout images and maps are dropped), the link is an ``http``/``https``
-    address or a ``/page`` path.
+    address or a ``/page`` path. Numbers are finite doubles and integers within 64 bits (JSON's
+    ``1e400`` reads as infinity, which the studio never writes and would export as null: refused,
+    naming the field; write such a value as text), and the time is empty or an ISO 8601 time of the
+    years 1-9999 in UTC and in local time.
 
     Parameters
     ----------
