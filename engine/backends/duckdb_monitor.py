@@ -69,7 +69,9 @@ def _view(con, source: DuckSource, score: str, label: str, date: str, period: st
     # the connection's TimeZone is UTC (DuckSource.connect): a time-zone-aware timestamp's day is its UTC day; a
     # CSV file's dates are text, as in memory (DuckDB's sniffer would turn '2025-01-06T01:30+05:00' into an
     # instant of 2025-01-05 in UTC), so their day is the one written
-    relation = source.relation(text_columns=[date]) if source.file_format == "CSV" else source.relation()
+    # the score and label as text too, as grid_view reads a CSV file's checked columns
+    text = [date, score, label]
+    relation = source.relation(text_columns=text) if source.file_format == "CSV" else source.relation()
     day, raw = _date_expressions(con, source, date, relation)
     rated_view(con, source, score, label, None, relation=relation, extra=[f"{day} AS d", f"{raw} AS raw_date"])
     try:
