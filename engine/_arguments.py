@@ -103,7 +103,7 @@ def whole(value, name: str, *, low: int | None = None, high: int | None = None) 
         raise InputError(f"{name} must be a whole number{bounds}, got {_shown(value)} ({type(value).__name__})")
     if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and float(value).is_integer()):
         raise InputError(f"{name} must be a whole number{bounds}, got {_shown(value)}")
-    n = int(value)
+    n = int(float(value)) if not isinstance(value, numbers.Integral) else int(value)
     if (low is not None and n < low) or (high is not None and n > high):
         raise InputError(f"{name} must be a whole number{bounds}, got {_shown(value)}")
     return n

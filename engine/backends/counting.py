@@ -384,7 +384,7 @@ def check_counted_rows(
         raise InputError(row_problem("boolean", weight, role="weight"))
     for kind, n in (("not_number", w_not_number), ("weight", w_bad)):
         if n:
-            raise problem(kind, weight, n, "weight")
+            raise problem(kind, str(weight), n, "weight")
     place = where if locate is None else ""  # located rows read as the memory engine's: no place named
     if rows == unrated:
         raise InputError(row_problem("no_rated", label, where=place))

@@ -39,7 +39,7 @@ from ..io.rated import LABEL_VALUES
 from ..io.tables import refuse_numeric_header, sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
-from .confine import checked_files, data_roots, duckdb_message, lock_down, matched_files
+from .confine import checked_files, duckdb_message, lock_down, matched_files, readable_roots
 from .counting import BOOLEAN_TEXT, binned_point, check_counted_rows, edge_objective
 
 __all__ = [
@@ -94,8 +94,9 @@ class DuckSource:
     table : str or None
         Table of the database file holding the rows; None for a Parquet / CSV source.
     roots : tuple of str or None
-        Folders the files must lie in: by default ``OPSTUDIO_DATA_ROOTS`` (any readable file when it is unset),
-        so every DuckDB read of the command line and the pages is confined without asking.
+        Folders the files must lie in: by default ``OPSTUDIO_DATA_ROOTS`` and the shipped samples' folder (any
+        readable file when it is unset), so every DuckDB read of the command line and the pages is confined
+        without asking.
     """
 
     path: str
@@ -103,7 +104,7 @@ class DuckSource:
     roots: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        roots = self.roots if self.roots is not None else data_roots()
+        roots = self.roots if self.roots is not None else readable_roots()
         if roots is not None and not isinstance(roots, tuple):
             roots = tuple(str(r) for r in roots)
         object.__setattr__(self, "roots", roots)

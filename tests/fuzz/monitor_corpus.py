@@ -476,4 +476,10 @@ CLI_CASES: list[Case] = [
         roots=True,
         check=_periods("2025-01-06", 52),
     ),
+    Case(
+        "a sample on DuckDB with the folders set",
+        (*_SAMPLE, "--target", "0.3", "--backend", "duckdb", "--json"),
+        roots=True,
+        check=_periods("2025-01-06", 52),
+    ),
 ]

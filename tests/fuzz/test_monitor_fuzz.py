@@ -75,6 +75,7 @@ def test_the_corpus_is_large_and_covers_the_issue():
     assert len({c.name for c in CLI_CASES}) == len(CLI_CASES)
 
 
+@pytest.mark.slow  # one process each (about 2 s of CPU apiece: the imports)
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c.name for c in CLI_CASES])
 def test_every_command_line_ends_in_one_line_or_a_checked_answer(case: Case, folder: Path):
     result = run_cli(case.argv, folder, case.roots)
@@ -88,6 +89,7 @@ def test_every_command_line_ends_in_one_line_or_a_checked_answer(case: Case, fol
         case.check(result.stdout, folder)
 
 
+@pytest.mark.slow  # four processes
 def test_a_path_outside_the_folders_is_refused_alike_whether_it_exists_or_not(folder: Path):
     said = []
     for name in ("rated.csv", "nothing.csv"):
@@ -98,6 +100,7 @@ def test_a_path_outside_the_folders_is_refused_alike_whether_it_exists_or_not(fo
     assert len(set(said)) == 1 and "outside the folders" in said[0]
 
 
+@pytest.mark.slow  # seven processes
 def test_dates_with_offsets_and_year_2300_give_the_same_record_on_memory_and_duckdb(folder: Path):
     for name in ("offsets.csv", "y2300.csv", "edge2262.csv"):
         records = [
@@ -370,6 +373,7 @@ PAGE_LINKS = [
 ]
 
 
+@pytest.mark.slow  # a page run each
 @pytest.mark.parametrize(
     "page, query, message", PAGE_LINKS, ids=[f"{p[0][6:-3]}-{i}" for i, p in enumerate(PAGE_LINKS)]
 )
@@ -386,6 +390,7 @@ def test_a_crafted_link_for_money_or_reviewers_is_said_never_an_exception(page, 
     assert message in said, said
 
 
+@pytest.mark.slow  # a page run
 def test_a_record_with_a_time_at_the_calendars_end_is_refused_on_the_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
