@@ -53,7 +53,7 @@ def warm_kernels() -> float:
     f_test = trained.ensemble.contributions(trained.x_test[rows])
     y_fit, y_test = trained.y_train[rows], trained.y_test[rows]
     alpha = 0.005  # the page's default α
-    start = qwyc_start(f_fit, bias=bias, max_alpha=start_alpha(alpha))
+    start = qwyc_start(f_fit, bias=bias, max_alpha=start_alpha(alpha))  # type: ignore[arg-type]
     policy = fit_qwyc(f_fit, alpha=alpha, bias=bias, start=start)
     predicted = policy.predict(f_test)
     policy.evaluate(f_test, y_test, full=full_decisions(f_test, bias, policy.threshold), predicted=predicted)

@@ -35,7 +35,7 @@ from engine.presentation import format_value
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.audit_link import audit_at
-from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
+from views.controls import TARGET_DEFAULT, Money, chosen_target, link_number, money_sentence, money_settings
 from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
 from views.navigation import current_link, routed
@@ -323,9 +323,10 @@ def segment_table(allocation, classifier: str, by_capacity: bool):
 BUDGETS = ("Review capacity", "Reviewers", "Target marginal precision")
 
 
-def budget_controls(c, total: float) -> tuple[bool, float, str]:
+def budget_controls(c, total: float) -> tuple[bool, float, str] | None:
     """(by capacity, capacity in documents, the reviewers in words): a number of reviews, or R reviewers doing Q
-    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target."""
+    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target; None (said on the
+    page) when the reviewers give no capacity."""
     budget = c[0].radio(
         "Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params", persist_state="session"
     )
@@ -346,6 +347,9 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
         )
         return budget == "Review capacity", capacity, ""
     with c[1]:
+        link_number("op_reviewers", "number of reviewers", 0.5)
+        link_number("op_reviews_per_day", "reviews per day", 1.0)
+        link_number("op_rating_days", "days the ratings cover", 1, 100_000, whole=True)
         r = st.columns(3)
         reviewers = r[0].number_input(
             "Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params", persist_state="session"
@@ -360,18 +364,27 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
             bind="query-params",
             persist_state="session",
         )
-        days = r[2].number_input(
+        days = r[2].number_input(  # a float input: a link's 1e400 for an integer input fails inside Streamlit
             "Days the ratings cover",
-            1,
-            None,
-            30,
-            1,
+            1.0,
+            100_000.0,
+            30.0,
+            1.0,
+            format="%.0f",
             key="op_rating_days",
             bind="query-params",
             persist_state="session",
             help="The rated documents were flagged over this many days.",
         )
-    per = capacity_per_day(reviewers, per_day)
+    try:
+        per = capacity_per_day(reviewers, per_day)
+    except InputError as exc:
+        c[1].error(f"**No capacity from these reviewers.** {md(exc)}")
+        return None
+    if not 1 <= days <= 100_000:  # NaN and infinity too
+        c[1].error(f"**No capacity from these reviewers.** {days!r} is not a number of days from 1 to 100,000.")
+        return None
+    days = int(round(days))
     return (
         True,
         per * days,
@@ -412,7 +425,10 @@ def segments_view(curve: Curve) -> None:
         lambda: segment_curves(curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups),
     )
     c = st.columns([2, 2, 3])
-    by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
+    budget = budget_controls(c, curves.total_flagged)
+    if budget is None:
+        return
+    by_capacity, capacity, reviewers = budget
     target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
     try:
         allocation = allocation_of(curve, curves, by_capacity, capacity, target)

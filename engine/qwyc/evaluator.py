@@ -30,7 +30,7 @@ __all__ = ["FlatEnsemble", "flatten_ensemble"]
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
 except ImportError:  # pragma: no cover - exercised only without numba
-    njit = None
+    njit = None  # type: ignore[assignment]
 
 #: per-node missing-value rule: NaN goes the default way (scikit-learn, XGBoost, LightGBM's NaN type),
 #: NaN is read as 0 (LightGBM None), 0 and NaN go the default way (LightGBM Zero)
@@ -101,7 +101,7 @@ class FlatEnsemble:
         x = np.ascontiguousarray(x, dtype=np.float64)
         order = np.arange(self.n_models, dtype=np.int64)
         no_exit = np.full(self.n_models, np.nan)  # comparisons with NaN are false: nobody exits
-        return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]
+        return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]  # type: ignore[call-arg]
 
     def contributions(self, x, *, workers: int | None = None) -> np.ndarray:
         """The (N, T) matrix F: ``F[i, t]`` is tree t's leaf value for row i.
@@ -149,7 +149,7 @@ class FlatEnsemble:
         if len(policy.order) != self.n_models:
             raise InputError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
         x = np.ascontiguousarray(x, dtype=np.float64)
-        return _early_exit(
+        return _early_exit(  # type: ignore[call-arg]
             x,
             *self._nodes(),
             np.asarray(policy.order, dtype=np.int64),

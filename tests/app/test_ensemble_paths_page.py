@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from engine.io import load_rated, sample_path
 from engine.pn import graph_path, path_operating_point, threshold_grid
@@ -78,6 +79,7 @@ def test_report(app, served):
     assert "Joint thresholds report" in html and len(html) > 1_000_000
 
 
+@pytest.mark.slow
 def test_three_classifiers_show_a_slice(app):
     rng = np.random.default_rng(0)
     n = 3000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.pages import PAGES
-from tests.e2e.conftest import EXPECTED, SIDEBAR, assert_healthy, settle, shot
+from tests.e2e.conftest import EXPECTED, SIDEBAR, assert_healthy, docs_shot, settle, shot
 
 pytestmark = pytest.mark.e2e
 
@@ -97,6 +97,9 @@ def test_every_page_renders_and_nothing_is_clipped(server, browser, width):
             tables += page.locator('[data-testid="stDataFrame"] .dvn-scroller').count()
             found += [f"{p.url_path}: {cut}" for cut in page.evaluate(CLIPPED)]
             shot(page, f"clip_{width}_{p.url_path}")
+            if width == 1280:  # the user guide's screenshot of the page (tests/e2e/conftest.py: docs_shot)
+                page.evaluate("window.scrollTo(0, 0)")
+                docs_shot(page, p.url_path)
         for url_path, query, text in MORE_TABLES:
             page.goto(f"{server}/{url_path}{query}")
             settle(page, text)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 COUNT = """
@@ -53,6 +55,7 @@ def counts(out: subprocess.CompletedProcess) -> dict[str, list[int]]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_after_the_warm_up_the_pages_compile_nothing(tmp_path):
     warm = run(["-c", WARM_UP], tmp_path)
     assert "compiled kernels cached" in warm.stderr, warm.stderr
