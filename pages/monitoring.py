@@ -27,7 +27,7 @@ from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.controls import Money, link_number, money_controls, money_settings
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -279,12 +279,13 @@ def results(dataset: SessionInput, s: Settings) -> None:
                 "level": s.level,
                 **money_settings(s.money),
             },
-            link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint),
+            link=current_link({"mon_threshold": s.threshold}),
         ),
         key="record_monitoring",
     )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Monitoring")
 st.caption(
     "The threshold chosen once, followed as rated documents keep arriving: its marginal precision each period "

@@ -38,7 +38,8 @@ from views.audit_link import audit_at
 from views.controls import TARGET_DEFAULT, Money, chosen_target, link_number, money_sentence, money_settings
 from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
+from views.published import publish, withdraw
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import background, hold_background, md, memo, on_click
@@ -210,13 +211,20 @@ def operating_point_view(curve: Curve, table) -> None:
     with c[0]:
         target, money = chosen_target("op")
         st.session_state[_CHOSEN] = (target, money)
+    try:
+        op, cost = operating_point(target=target, hull=hull), cost_per_true_positive(target)
+    except InputError as exc:  # a target the URL or the money gave that no operating point has
+        withdraw("operating-point")
+        st.error(f"**No operating point for this target.** {md(exc)}")
+        return
+    # the page's current result, for the pages that quote it (Below the line), bound to its data and classifier
+    publish("operating-point", curve.dataset.fingerprint, classifier, target=target, threshold=float(op.threshold))
     c[1].metric(
         "False positives paid per extra true positive",
-        f"{cost_per_true_positive(target):.3g}",
+        f"{cost:.3g}",
         help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
         "fewer false positives than this.",
     )
-    op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
     show_cards(curve, op, ci)
     in_money = money_sentence(op.tp, op.fp, op.mp_above, money)
@@ -274,7 +282,7 @@ def operating_point_view(curve: Curve, table) -> None:
                 **money_settings(money),
                 **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {}),
             },
-            link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint),
+            link=current_link({"classifier": classifier, "target": target}),
         ),
         key="record_op",
     )
@@ -422,7 +430,11 @@ def segments_view(curve: Curve) -> None:
         return
     by_capacity, capacity, reviewers = budget
     target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
-    allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    try:
+        allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    except InputError as exc:  # reviewers x reviews x days beyond any number, a target no point has (a crafted link)
+        c[2].error(f"**No allocation for these settings.** {md(exc)}")
+        return
     c[2].markdown(allocation.sentence())
     mu = allocation.common_marginal_precision if by_capacity else target
     in_money = money_sentence(allocation.total["tp"], allocation.total["fp"], mu, money)
@@ -447,9 +459,7 @@ def segments_view(curve: Curve) -> None:
                 **({"capacity": capacity} if by_capacity else {"target": target}),
                 **money_settings(money),
             },
-            link=current_link(
-                {"classifier": classifier, "target": target, **budget_link_settings(capacity)}, data=d.fingerprint
-            ),
+            link=current_link({"classifier": classifier, "target": target, **budget_link_settings(capacity)}),
         ),
         key="record_segments",
     )
@@ -472,6 +482,7 @@ def segments_view(curve: Curve) -> None:
         show_table(intervals[1])
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 classifier = st.selectbox(

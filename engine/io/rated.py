@@ -119,6 +119,21 @@ _ID_PATTERN = re.compile(
 )
 
 
+def is_id_name(column: str) -> bool:
+    """Whether a column is named like an identifier (``id``, ``doc_id``, ``row``, ``Unnamed: 0`` …): never a score.
+
+    Parameters
+    ----------
+    column : str
+        The column's name.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_ID_PATTERN.search(str(column)))
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
     """Which columns hold the scores, the label, the weight and the group.
