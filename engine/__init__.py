@@ -14,6 +14,10 @@ and JSON reports), :mod:`engine.cli` (``opstudio``).
 This module re-exports each paper's entry points.
 """
 
+#: the one place the version is written: pyproject.toml reads it (``[tool.setuptools.dynamic]``), records and
+#: policies carry it (``engine.reporting.ENGINE_VERSION``)
+__version__ = "0.1.0"
+
 # Re-exported lazily (PEP 562): ``import engine.cli`` (``opstudio --help``, the ``opstudio app`` launcher)
 # must not import numpy, pandas or scikit-learn; ``from engine import X`` imports X's subpackage on first use.
 _EXPORTS = {
@@ -53,10 +57,6 @@ _EXPORTS = {
 
 
 def __getattr__(name: str):
-    if name == "__version__":
-        from .reporting import ENGINE_VERSION
-
-        return ENGINE_VERSION
     if name in _EXPORTS:
         import importlib
 

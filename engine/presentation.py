@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -568,7 +569,7 @@ def present_table(
         reset; every cell is a string. A count that is not whole is labelled "(estimated)";
         an infinite bound reads "not bounded".
     """
-    style = {"empty": empty, "currency": currency, "precise": precise}
+    style: dict[str, Any] = {"empty": empty, "currency": currency, "precise": precise}
     if transpose_on is not None:
         shown = present_table(frame, labels=labels, kinds=kinds, compact=compact, **style)
         names = [str(v) for v in frame[transpose_on].tolist()]

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import __version__
+
 __all__ = [
     "ReportSection",
     "Facts",
@@ -37,7 +39,8 @@ __all__ = [
     "PRINT_WIDTH",
 ]
 
-ENGINE_VERSION = "0.1.0"
+#: the engine's version (``engine.__version__``), written into every record and policy
+ENGINE_VERSION = __version__
 
 
 #: colour of the thin frame round a printed figure (a figure is found on a page image by it, and a split one shows)

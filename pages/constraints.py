@@ -10,7 +10,7 @@ from engine.presentation import BOUND_FORMAT
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import data_memo, kept, md, on_click, server_memo
@@ -124,7 +124,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
             tables=[("Rates on training and test rows", rates_frame(model))],
             data_fingerprint=chosen.fingerprint,
             settings=model.settings,
-            link=current_link(data=chosen.fingerprint),
+            link=current_link(),
         ),
         key="record_constraints",
     )
@@ -224,6 +224,7 @@ def adult_sweeps() -> None:
             )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Constrained training")
 st.caption(
     "Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "

@@ -38,8 +38,8 @@ from engine.qwyc import (
 )
 from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
-from views.inputs import input_picker
-from views.navigation import current_link
+from views.inputs import input_picker, sidebar_note
+from views.navigation import current_link, routed
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo, on_click, progress_callback, server_memo
@@ -140,6 +140,7 @@ def adult_ensemble() -> Ensemble:
     max_depth = c[1].select_slider(
         "Depth", [3, 4, 5, 6], 5, key="qwyc_depth", bind="query-params", persist_state="session"
     )
+    sidebar_note("UCI Adult", f"A boosted model of {max_iter} trees of depth {max_depth}, its train and test rows")
     trained, f_fit, f_test = adult_model(int(max_iter), int(max_depth))
     how = (
         f"the first {max_iter} of the shipped sample's {ADULT_GBT['max_iter']} (adult_gbt.skops)"
@@ -313,8 +314,7 @@ def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> N
             data_fingerprint=ensemble_sha256(ens),
             settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
             link=current_link(
-                {"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget},
-                data="" if ens.trained is not None else ensemble_sha256(ens),
+                {"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget}
             ),
         ),
         key="record_qwyc",
@@ -555,6 +555,7 @@ def load_plotly_meanwhile():
 
 ENSEMBLES = {ADULT: adult_ensemble, MATRIX: matrix_ensemble, MODEL: model_ensemble}
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Early exit for ensembles (QWYC)")
 st.caption(
     "Quit When You Can (Wang, Gupta et al.): choose the order of the base models and, after each one, "

@@ -36,3 +36,37 @@ def _legacy_page_folders_off() -> None:
 
 
 _legacy_page_folders_off()
+
+
+# Tiers (pyproject.toml [tool.pytest.ini_options] markers), applied by path so that new files get them:
+#   tests/e2e/**                         -> browser  (Playwright + Chromium)
+#   *spark* files, the `spark` fixture   -> spark    (a local JVM)
+#   tests/test_packaging.py              -> packaging (a wheel in a fresh venv)
+#   tests/test_docs.py                   -> docs     (the Sphinx site built with -W)
+# `slow` is marked on the tests themselves. The fast loop (CONTRIBUTING.md):
+#   python -m pytest -m "not slow and not spark and not browser and not packaging and not docs"
+# Under pytest-xdist (`-n 2 --dist loadgroup`) the Spark tests share one worker (one JVM) and so do the browser
+# tests (one server, one Chromium).
+_TIER_BY_FILE = {"test_packaging.py": "packaging", "test_docs.py": "docs"}
+
+
+def _tiers(item) -> list[str]:
+    rel = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
+    tiers = []
+    if rel.startswith("tests/e2e/"):
+        tiers.append("browser")
+    if "spark" in Path(rel).name or "spark" in getattr(item, "fixturenames", ()):
+        tiers.append("spark")
+    if rel.count("/") == 1 and Path(rel).name in _TIER_BY_FILE:
+        tiers.append(_TIER_BY_FILE[Path(rel).name])
+    return tiers
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    for item in items:
+        for tier in _tiers(item):
+            item.add_marker(getattr(pytest.mark, tier))
+            if tier in ("spark", "browser"):
+                item.add_marker(pytest.mark.xdist_group(tier))

@@ -310,6 +310,7 @@ def test_paper_entry_points_cite_their_paper():
 #: import, hence no circle between parts); what a command or a page needs is above everything it uses
 LAYERS = (
     {"errors", "reporting", "plotting", "presentation", "resources", "memory"},
+    {"_arguments"},
     {"pn", "untrusted", "pages"},
     {"io", "record"},
     {"constraints", "qwyc", "setloss", "audit", "monitor", "workspace"},

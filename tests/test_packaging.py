@@ -164,6 +164,33 @@ def test_opstudio_app_serves_from_another_directory(installed):
         proc.wait(timeout=30)
 
 
+def test_the_wheel_carries_the_licence_the_metadata_and_one_version(installed):
+    import engine
+
+    wheel, venv, elsewhere = installed
+    archive = zipfile.ZipFile(wheel)
+    names = archive.namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "LICENSE is not in the wheel"
+    assert "engine/py.typed" in names
+    # one version: engine.__version__ is what pyproject.toml reads (dynamic), what the wheel is named and says
+    assert wheel.name.startswith(f"operating_point_studio-{engine.__version__}-")
+    metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert f"\nVersion: {engine.__version__}\n" in metadata
+    assert "License-Expression: MIT" in metadata
+    assert "Classifier: Typing :: Typed" in metadata and "Project-URL: Documentation" in metadata
+    for extra in ("test", "spark", "docs", "dev"):
+        assert f"Provides-Extra: {extra}" in metadata
+    pyspark = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: pyspark")]
+    assert pyspark and all('extra == "spark"' in line for line in pyspark), "pyspark belongs to the spark extra only"
+    run = subprocess.run(
+        [str(venv / "bin" / "opstudio"), "--version"], cwd=elsewhere, capture_output=True, text=True, timeout=120
+    )
+    assert run.stdout.strip() == f"opstudio {engine.__version__}"
+    from engine.reporting import ENGINE_VERSION
+
+    assert engine.__version__ == ENGINE_VERSION
+
+
 def test_the_installed_wheel_creates_and_upgrades_a_workspace(installed, tmp_path):
     # the Alembic migrations ship inside engine.workspace: `opstudio workspace upgrade` works from a wheel
     wheel, venv, elsewhere = installed

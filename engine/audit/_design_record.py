@@ -37,6 +37,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -187,6 +188,8 @@ def design_record(plan: AuditPlan) -> dict:
         raise InputError(f"A design record is made from a plan (engine.audit.plan), not {type(plan).__name__}.")
     rows = plan.rows
     columns = plan.columns
+    if columns is None:
+        raise InputError("This plan does not name its population's columns; plan it again with engine.audit.plan.")
     return {
         "format": DESIGN_FORMAT,
         "version": DESIGN_VERSION,
@@ -228,7 +231,7 @@ def design_json(design: dict) -> bytes:
     return (json.dumps(_validated(design, "design record"), indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def design_path(path: str | Path) -> Path:
+def design_path(path: str | os.PathLike) -> Path:
     """Where a plan's design record lies: beside it, with the suffix ``.json`` (``plan.csv`` -> ``plan.json``).
 
     Parameters
@@ -321,7 +324,7 @@ def _strata(f: _Fields, obj, line: float) -> list[dict]:
     strata = f.get(obj, "strata", "strata")
     if not isinstance(strata, list) or not 1 <= len(strata) <= MAX_STRATA:
         raise f.fail("strata", f"must be a list of 1 to {MAX_STRATA} strata")
-    out = []
+    out: list[dict] = []
     for h, s in enumerate(strata):
         at = f"strata[{h}]"
         f.whole(s, "stratum", f"{at}.stratum", h + 1, h + 1)
@@ -376,7 +379,7 @@ def _validated(design, what: str) -> dict:
     level = f.number(design, "level", "level")
     if not 0 < level < 1:
         raise f.fail("level", "must be in (0, 1)")
-    out = {
+    out: dict[str, Any] = {
         "format": DESIGN_FORMAT,
         "version": DESIGN_VERSION,
         "population": _population(f, design),
@@ -471,7 +474,7 @@ def _same_strata(audit: AuditSample, design: dict) -> None:
                 raise _refuse_stratum(audit, h, column, *shown, what)
 
 
-def check_design(audit: AuditSample, design: dict) -> AuditSample:
+def check_design(audit: AuditSample, design: dict | None) -> AuditSample:
     """Hold a reviewed plan to its design record; the plan carrying the record when it holds.
 
     Parameters
@@ -526,7 +529,7 @@ def _file_rows(rated: RatedData, positions: np.ndarray) -> np.ndarray:
     return rated_rows[positions] if rated_rows.size == rated.n_rated else positions
 
 
-def check_rated(rated: RatedData, design: dict, classifier: str) -> list[str]:
+def check_rated(rated: RatedData, design: dict | None, classifier: str) -> list[str]:
     """Hold rated data to a design record: its documents at or above the line are the population's documents there.
 
     Parameters
@@ -551,6 +554,8 @@ def check_rated(rated: RatedData, design: dict, classifier: str) -> list[str]:
         named), more rated rows there than the population's documents, or fewer than them (with
         the unrated rows).
     """
+    if design is None:
+        raise InputError("An audit is estimated only with its design record (plan.json beside plan.csv).")
     line, above = design["review_threshold"], design["above"]
     population = design["population"]["name"]
     scores = rated.column(classifier)

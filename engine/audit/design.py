@@ -39,8 +39,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from .._arguments import number_array, real_number, whole_number
 from ..errors import InputError
-from ._arguments import number_array, real_number, whole_number
 
 __all__ = [
     "SPACINGS",
@@ -122,7 +122,9 @@ def quantile_ranks(n: int, levels) -> np.ndarray:
     return np.clip(ranks, 0, max(n - 1, 0))
 
 
-def strata_bounds(order_statistics: Sequence[float], low: float, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def strata_bounds(
+    order_statistics: Sequence[float] | np.ndarray, low: float, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds of the strata: ``[lower_h, upper_h)``, the top one ending at the line.
 
     Parameters

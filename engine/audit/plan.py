@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._arguments import real_number, whole_number
 from ..errors import InputError
 from ..reporting import csv_bytes
-from ._arguments import real_number, whole_number
 from .audit_file import PLAN_COLUMNS, AuditSample, check_plan_ids, plan_id_cells
 from .design import (
     ALLOCATIONS,
@@ -385,6 +385,15 @@ def plan(
     ----------
     Cochran (1977), *Sampling Techniques*, ch. 5 (stratified random sampling, allocation);
     Cohen & Kaplan (2007), bottom-k samples.
+
+    Examples
+    --------
+    >>> from engine.audit import plan
+    >>> from engine.backends import open_population
+    >>> population = open_population("sample_data/satimage_population.csv.gz", id="doc_id", score="score")
+    >>> audit = plan(population, below=0.9, budget=300, seed=0)
+    >>> [s.sample for s in audit.strata], audit.allocation  # documents to review per stratum
+    ([150, 75, 38, 19, 9, 9], 'proportional')
     """
     started = time.perf_counter()
     threshold, level, seed = _check_arguments(
@@ -412,7 +421,7 @@ def plan(
                     "COL) or a pilot audit (--pilot FILE)."
                 )
             budget = budget_for_half_width(half_width, docs, allocation, prevalence, level=level)
-        sizes = allocate(budget, docs, allocation, prevalence)
+        sizes = allocate(budget, docs, allocation, prevalence)  # type: ignore[arg-type]
         chosen = _selection(scan, lowers, threshold, docs, sizes, seed, candidates)
         check_plan_ids(chosen["id"], scan.columns.id)
         identity, above_scores = scan.identity(), scan.above_scores(threshold)

@@ -249,9 +249,15 @@ def stratum_index(scores: np.ndarray, lowers: np.ndarray) -> np.ndarray:
 class PopulationScan(Protocol):
     """What a backend answers about a population (see the module docstring); a context manager."""
 
-    backend: str
-    name: str
-    columns: PopulationColumns
+    # read-only members: a backend may keep them as class attributes, properties or frozen fields
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def columns(self) -> PopulationColumns: ...
 
     def identity(self) -> dict:
         """The population's fingerprint for the design record.
@@ -339,6 +345,10 @@ class PopulationScan(Protocol):
         pandas.DataFrame
             ``id``, ``score``, ``stratum``, ``key``.
         """
+
+    def __enter__(self) -> PopulationScan: ...
+
+    def __exit__(self, *exc) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .._arguments import whole_number
 from ..errors import InputError
-from ._arguments import whole_number
 
 __all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select", "check_seed"]
 
@@ -73,7 +73,7 @@ def key_prefix(seed: int) -> str:
     return f"{check_seed(seed)}:"
 
 
-def selection_keys(ids: Sequence[str], seed: int) -> np.ndarray:
+def selection_keys(ids: Sequence[str] | np.ndarray, seed: int) -> np.ndarray:
     """The selection key of each id: ``md5(f"{seed}:{id}".encode("utf-8")).hexdigest()[:16]``.
 
     Parameters

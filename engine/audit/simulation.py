@@ -129,7 +129,7 @@ def simulate_coverage(
     ids = np.arange(s.size).astype(str).astype(object)
     population = MemoryPopulation(ids, s, None if prior is None else np.asarray(prior, dtype=np.float64))
     truth = int(y[s < below].sum())
-    rows = {m: [] for m in methods}
+    rows: dict[str, list] = {m: [] for m in methods}
     found = []
     design = ""
     for r in range(repetitions):

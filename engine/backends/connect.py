@@ -253,7 +253,7 @@ def _database_table(source: DuckSource) -> str:
         )
     if table not in tables:
         raise InputError(f"No table '{table}' in the DuckDB database '{path}'. Give one of its tables: {listed}.")
-    return table
+    return table  # type: ignore[return-value]
 
 
 def _fingerprint(files: Sequence[str], table: str | None) -> str:

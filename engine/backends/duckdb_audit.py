@@ -29,6 +29,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -176,7 +177,7 @@ class DuckPopulation:
     source: DuckSource
     columns: PopulationColumns
     backend: str = field(default="duckdb", init=False)
-    _con: object = field(default=None, init=False, repr=False)
+    _con: Any = field(default=None, init=False, repr=False)
     _numeric_score: bool = field(default=True, init=False, repr=False)
 
     @property

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,7 +56,7 @@ class SparkPopulation:
     source: SparkSource
     columns: PopulationColumns
     backend: str = field(default="spark", init=False)
-    _rows: object = field(default=None, init=False, repr=False)
+    _rows: Any = field(default=None, init=False, repr=False)
     _numeric_score: bool = field(default=True, init=False, repr=False)
 
     @property

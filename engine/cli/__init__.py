@@ -1,5 +1,7 @@
 """``opstudio``: every paper from the command line, and the dashboard launcher.
 
+Usage::
+
     opstudio --version
     opstudio samples [--json]
     opstudio app [--port 8501]
@@ -178,7 +180,7 @@ COMMANDS = {
 }
 
 #: example command lines by command path (``()`` for the program, ``("qwyc", "fit")``), from :data:`COMMANDS`
-EXAMPLES = {
+EXAMPLES: dict[tuple[str, ...], str] = {
     (): "opstudio samples\nopstudio sweep --sample synthetic --target 0.3\nopstudio app",
     **{(name,): command.example for name, command in COMMANDS.items()},
     **{(name, part): example for name, command in COMMANDS.items() for part, example in (command.parts or {}).items()},
@@ -192,13 +194,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
+        import engine  # light: its names import on first use; __version__ is the one place the version is written
 
-        try:
-            number = version("operating-point-studio")
-        except PackageNotFoundError:  # a checkout on the path without an installed copy
-            from ..reporting import ENGINE_VERSION as number
-        print(f"opstudio {number}")
+        print(f"opstudio {engine.__version__}")
         parser.exit(0)
 
 
@@ -212,7 +210,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+def _parser(commands: Iterable[str | None] | None = None) -> argparse.ArgumentParser:
     """The ``opstudio`` parser, every command listed with its one-line help from :data:`COMMANDS`.
 
     Parameters

@@ -20,6 +20,7 @@ against).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +127,7 @@ class SplitDesign:
     dense_cols: np.ndarray
     sparse_cols: np.ndarray
     dense: np.ndarray
-    sparse: object
+    sparse: Any  # scipy.sparse.csr_matrix
     mean: np.ndarray
     inv_scale: np.ndarray
     order: np.ndarray

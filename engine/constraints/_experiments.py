@@ -97,14 +97,14 @@ def adult_data() -> AdultData:
     cats = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
     nums = [c for c in x.columns if c not in cats]
     fill = {c: "missing" for c in cats}
-    xtr, xte, names = _one_hot(x.fillna(fill), xt.fillna(fill), nums, cats)
+    xtr, xte, names = _one_hot(x.fillna(fill), xt.fillna(fill), nums, cats)  # type: ignore[union-attr]
     return AdultData(
         xtr,
         np.asarray(y),
         (x["sex"] == "Female").to_numpy(),
         xte,
         np.asarray(yt),
-        (xt["sex"] == "Female").to_numpy(),
+        (xt["sex"] == "Female").to_numpy(),  # type: ignore[index]
         names,
     )
 

@@ -74,7 +74,7 @@ class RateExpr:
     ----------
     pos : numpy.ndarray of float of shape (n,)
         Non-negative weight of each training row's positive prediction, sigma(z_i) (the
-        coefficients alpha of Problem 1, spread over the rows of each dataset D_i).
+        coefficients alpha of Problem 1, spread over the rows of each dataset ``D_i``).
     neg : numpy.ndarray of float of shape (n,)
         Non-negative weight of each training row's negative prediction, sigma(-z_i) (the
         coefficients beta of Problem 1).
@@ -189,7 +189,7 @@ def sp(rows: np.ndarray) -> RateExpr:
     Returns
     -------
     RateExpr
-        ``pos = rows / |D|``, ``neg = 0``: sp(D) = (1 / |D|) sum over D of 1[f(x) >= 0],
+        ``pos = rows / |D|``, ``neg = 0``: ``sp(D) = (1 / |D|) sum over D of 1[f(x) >= 0]``,
         or its ramp version r_p(D).
 
     References
@@ -252,7 +252,7 @@ def coverage(rows) -> RateExpr:
 
 
 def true_positives(y, rows=None) -> RateExpr:
-    """#TP on the rows: |D+| sp(D+).
+    """#TP on the rows: ``|D+| sp(D+)``.
 
     Parameters
     ----------
@@ -280,7 +280,7 @@ def true_positives(y, rows=None) -> RateExpr:
 
 
 def false_positives(y, rows=None) -> RateExpr:
-    """#FP on the rows: |D-| sp(D-).
+    """#FP on the rows: ``|D-| sp(D-)``.
 
     Parameters
     ----------
@@ -308,7 +308,7 @@ def false_positives(y, rows=None) -> RateExpr:
 
 
 def false_negatives(y, rows=None) -> RateExpr:
-    """#FN on the rows: |D+| sn(D+).
+    """#FN on the rows: ``|D+| sn(D+)``.
 
     Parameters
     ----------
@@ -336,7 +336,7 @@ def false_negatives(y, rows=None) -> RateExpr:
 
 
 def true_negatives(y, rows=None) -> RateExpr:
-    """#TN on the rows: |D-| sn(D-).
+    """#TN on the rows: ``|D-| sn(D-)``.
 
     Parameters
     ----------
@@ -364,7 +364,7 @@ def true_negatives(y, rows=None) -> RateExpr:
 
 
 def error_rate(y, rows=None) -> RateExpr:
-    """Error rate (#FP + #FN) / (|D+| + |D-|) on the labelled rows: the objective of :func:`fit_constrained`.
+    """Error rate ``(#FP + #FN) / (|D+| + |D-|)`` on the labelled rows: the objective of :func:`fit_constrained`.
 
     Parameters
     ----------
@@ -394,7 +394,7 @@ def error_rate(y, rows=None) -> RateExpr:
 
 
 def recall(y, rows=None) -> RateExpr:
-    """Recall #TP / |D+| = sp(D+) on the rows.
+    """Recall ``#TP / |D+| = sp(D+)`` on the rows.
 
     Parameters
     ----------
@@ -425,9 +425,9 @@ def recall(y, rows=None) -> RateExpr:
 def churn(deployed, rows=None) -> RateExpr:
     """Churn rate: the share of the rows whose decision differs from the deployed model's.
 
-    Labels are not needed: D is split by the deployed decisions into D_+ (deployed positive)
-    and D_- (deployed negative), and a change is a negative prediction on D_+ or a positive
-    one on D_-.
+    Labels are not needed: D is split by the deployed decisions into ``D_+`` (deployed positive)
+    and ``D_-`` (deployed negative), and a change is a negative prediction on ``D_+`` or a positive
+    one on ``D_-``.
 
     Parameters
     ----------
@@ -482,7 +482,7 @@ def positive_rate(decisions, rows=None) -> float:
 def demographic_parity_ratio(decisions, protected, reference) -> float:
     """Demographic parity ratio sp(protected) / sp(reference) of given decisions.
 
-    The largest kappa for which the fairness constraint sp(D_A) >= kappa sp(D_B) holds
+    The largest kappa for which the fairness constraint ``sp(D_A)`` >= kappa ``sp(D_B)`` holds
     (0.8 is the 80 % rule).
 
     Parameters
@@ -490,9 +490,9 @@ def demographic_parity_ratio(decisions, protected, reference) -> float:
     decisions : array-like of shape (n,)
         0/1 decisions (or probabilities of a positive prediction).
     protected : array-like of bool of shape (n,)
-        The protected group D_A.
+        The protected group ``D_A``.
     reference : array-like of bool of shape (n,)
-        The reference group D_B.
+        The reference group ``D_B``.
 
     Returns
     -------
@@ -511,7 +511,7 @@ def demographic_parity_ratio(decisions, protected, reference) -> float:
 def equal_opportunity_ratio(decisions, y, protected, reference) -> float:
     """Equal opportunity ratio: true positive rate(protected) / true positive rate(reference).
 
-    The largest kappa for which sp(D_A ∩ D+) >= kappa sp(D_B ∩ D+) holds.
+    The largest kappa for which ``sp(D_A ∩ D+)`` >= kappa ``sp(D_B ∩ D+)`` holds.
 
     Parameters
     ----------
@@ -520,9 +520,9 @@ def equal_opportunity_ratio(decisions, y, protected, reference) -> float:
     y : array-like of shape (n,)
         Labels: 1, 0, or -1 for unlabelled (only the rows labelled 1 count).
     protected : array-like of bool of shape (n,)
-        The protected group D_A.
+        The protected group ``D_A``.
     reference : array-like of bool of shape (n,)
-        The reference group D_B.
+        The reference group ``D_B``.
 
     Returns
     -------
@@ -554,7 +554,7 @@ def churn_rate(decisions, deployed, rows=None) -> float:
     Returns
     -------
     float
-        #Changes / |D|.
+        ``#Changes / |D|``.
 
     References
     ----------

@@ -30,6 +30,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -164,7 +165,7 @@ class ConstrainedModel:
 
 @dataclass
 class _Problem:
-    x: object  # standardised features: a design (engine.constraints._design); a matrix is wrapped
+    x: Any  # standardised features: a design (engine.constraints._design); a matrix is wrapped
     objective: RateExpr
     constraints: list  # list of RateExpr, each <= 0
     lam: float
@@ -650,6 +651,22 @@ def fit_constrained(
     ----------
     Goh, Cotter, Gupta & Friedlander (NIPS 2016), Algorithm 1 (majorization-minimization of the ramp
     losses) and Problem 3 (the convex subproblem, solved through its Lagrangian).
+
+    Examples
+    --------
+    A linear classifier whose positive rate in a group is at least 0.8 times that of the others:
+
+    >>> import numpy as np
+    >>> from engine import fit_constrained
+    >>> from engine.constraints import DemographicParity
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(400, 3))
+    >>> y = (x[:, 0] + x[:, 2] + rng.normal(scale=0.5, size=400) > 0).astype(int)
+    >>> group = x[:, 2] < 0  # the group the data favours less
+    >>> model = fit_constrained(x, y, [DemographicParity(group, ~group, 0.8)])
+    >>> flagged = model.predict(x)
+    >>> bool(flagged[group].mean() >= 0.79 * flagged[~group].mean())
+    True
     """
     x, y = _check_training_data(x, y)
     options = dict(

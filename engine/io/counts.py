@@ -202,6 +202,13 @@ def load_counts(
     References
     ----------
     Robles et al., AAAI-MAKE 2020: the published 4-column aggregated data.
+
+    Examples
+    --------
+    >>> from engine import load_counts
+    >>> grid = load_counts("sample_data/synthetic_rare_events_counts.csv")
+    >>> grid.score_names, grid.tp.shape
+    (('t1', 't2'), (41, 41))
     """
     frame, name = _counts_frame(source, name)
     cols = [str(c) for c in frame.columns]

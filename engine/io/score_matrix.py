@@ -145,7 +145,7 @@ def load_score_matrix(source, *, name: str = "upload", test_fraction: float = 0.
         Fewer than 10 rows or 2 models, missing or infinite contributions, unknown
         split values, a split without fit or test rows, or an unreadable file.
     """
-    raw = source if isinstance(source, (bytes, bytearray)) else source.read()
+    raw = bytes(source) if isinstance(source, (bytes, bytearray)) else source.read()
     labels = split = None
     bias = 0.0
     if raw[:2] == b"PK":  # NPZ (zip)

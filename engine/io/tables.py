@@ -113,9 +113,8 @@ def read_source(source: Source, name: str | None = None) -> tuple[bytes, str]:
             )
         data, default = path.read_bytes(), path.name
     elif hasattr(source, "read"):
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
+        read = source.read()
+        data = read.encode("utf-8") if isinstance(read, str) else read
         data, default = bytes(data), os.path.basename(str(getattr(source, "name", "upload")))
     else:
         raise RatedDataError(f"Cannot read data from a {type(source).__name__}; give a path, bytes or a file object.")
@@ -194,7 +193,7 @@ def sniff_delimiter(text_head: str) -> str:
         return csv.Sniffer().sniff(text_head, delimiters=",;\t|").delimiter
     except csv.Error:
         counts = {d: first_line.count(d) for d in ",;\t|"}
-        best = max(counts, key=counts.get)
+        best = max(counts, key=lambda d: counts[d])
         return best if counts[best] > 0 else ","
 
 
@@ -381,6 +380,13 @@ def read_table(source: Source, *, header: bool = True, name: str | None = None, 
     ------
     RatedDataError
         With the file name, the rows and the fix (see the module docstring for what is checked).
+
+    Examples
+    --------
+    >>> from engine import read_table
+    >>> table = read_table("sample_data/synthetic_rare_events.csv.gz")
+    >>> table.name, list(table.frame.columns)[:3]
+    ('synthetic_rare_events.csv.gz', ['doc_id', 'score_image', 'score_text'])
     """
     raw, name = read_source(source, name)
     fingerprint = hashlib.sha256(raw).hexdigest()

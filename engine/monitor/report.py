@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..pn.economics import target_text
 from .monitoring import Monitoring
 
 __all__ = ["monitoring_sentence", "monitoring_headline"]
@@ -32,7 +33,7 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
     head = (
         f"{classifier} ≥ {result.threshold:.4g} was monitored over {n} {result.period}s "
         f"({result.periods[0].start} to {result.periods[-1].end}), flagging {flagged / days:,.1f} rated documents "
-        f"a day at a target marginal precision of {result.target:.1%}"
+        f"a day at a target marginal precision of {target_text(result.target, percent=True)}"
     )
     if result.economics is not None:
         e = result.economics
@@ -59,7 +60,7 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
         last = periods[-1] if periods else None
         tail += f" Net value {'-' if net < 0 else ''}{currency}{abs(net):,.0f} ({currency}{net / days:,.0f} a day)"
         if last is not None and math.isfinite(last.marginal_precision.estimate):
-            value = result.economics.document_value(last.marginal_precision.estimate)
+            value = result.economics.document_value(last.marginal_precision.estimate)  # type: ignore[union-attr]
             tail += (
                 f"; in the last {result.period} the last document reviewed was worth "
                 f"{'-' if value < 0 else ''}{currency}{abs(value):,.2f}"

@@ -320,6 +320,15 @@ def bootstrap(
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the operating point that the bootstrap resamples).
+
+    Examples
+    --------
+    >>> from engine import bootstrap, load_rated
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> boot = bootstrap(data.column("score_image"), data.labels, data.weights, n_boot=50, seed=0)
+    >>> low, high = boot.at(0.3).threshold_ci  # 95 % interval of the threshold for m = 0.3
+    >>> print(f"{low:.3f} to {high:.3f}")
+    0.348 to 0.390
     """
     s, y, w = validate_rated_arrays(scores, labels, weights)
     if not 0 < level < 1:

@@ -160,7 +160,8 @@ def cost_per_true_positive(target):
         A target outside (0, 1).
     """
     t = check_target(target)
-    c = (1.0 - t) / t
+    with np.errstate(over="ignore"):  # a subnormal target costs infinitely many false positives: inf, no warning
+        c = (1.0 - t) / t
     return float(c[0]) if np.ndim(target) == 0 else c
 
 
@@ -243,6 +244,15 @@ def pn_curve(scores, labels, weights=None) -> PNCurve:
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the PN curve replaces the ROC curve).
+
+    Examples
+    --------
+    Five rated documents, three of them positive:
+
+    >>> from engine import pn_curve
+    >>> curve = pn_curve([0.9, 0.8, 0.7, 0.6, 0.5], [1, 1, 0, 1, 0])
+    >>> curve.tp.tolist(), curve.fp.tolist()
+    ([1.0, 2.0, 2.0, 3.0, 3.0], [0.0, 0.0, 1.0, 1.0, 2.0])
     """
     s, y, w = validate_rated_arrays(scores, labels, weights)
     return curve_in_order(s, y, w, np.argsort(-s, kind="stable"))
@@ -346,6 +356,15 @@ def upper_hull(curve: PNCurve) -> Hull:
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (marginal precision is the slope of the PN curve).
+
+    Examples
+    --------
+    >>> from engine import pn_curve, upper_hull
+    >>> hull = upper_hull(pn_curve([0.9, 0.8, 0.7, 0.6, 0.5], [1, 1, 0, 1, 0]))
+    >>> hull.thresholds.tolist()  # "flag nothing" (inf) first
+    [inf, 0.8, 0.6, 0.5]
+    >>> hull.edge_mp.tolist()  # marginal precision along the hull, never increasing
+    [1.0, 0.5, 0.0]
     """
     d_tp = np.diff(curve.tp, prepend=0.0)
     d_fp = np.diff(curve.fp, prepend=0.0)

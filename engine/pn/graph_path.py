@@ -55,7 +55,7 @@ def _graph_path_2d(areas: list[np.ndarray], shape: tuple[int, int]) -> np.ndarra
     running = np.maximum.accumulate(vals[1:], axis=1)
     cols = np.arange(m1)
     entry = np.maximum.accumulate(np.where(vals[1:] >= running, cols, 0), axis=1)
-    nodes = []
+    nodes: list = []
     i, j = m0 - 1, m1 - 1
     while i > 0:
         back = int(entry[i - 1, j])
@@ -122,11 +122,20 @@ def graph_path(grid: ThresholdGrid) -> ThresholdPath:
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 3 and eq. (3).
+
+    Examples
+    --------
+    >>> from engine import graph_path, load_rated, path_operating_point, threshold_grid
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> grid = threshold_grid(data.scores, data.labels, bins=20, rule="or")
+    >>> op = path_operating_point(graph_path(grid), target=0.3)
+    >>> op.threshold.tolist(), float(op.tp), float(op.fp)
+    ([0.3977, 0.9241], 733.0, 366.0)
     """
     t0 = time.perf_counter()
     areas = _edge_areas(grid)
     if grid.k == 2:
-        nodes = _graph_path_2d(areas, grid.shape)
+        nodes = _graph_path_2d(areas, grid.shape)  # type: ignore[arg-type]
     else:
         nodes = _graph_path_nd(areas, grid.shape)
     tp = grid.tp[tuple(nodes.T)]

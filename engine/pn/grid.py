@@ -214,7 +214,7 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     """
     s = np.asarray(scores, dtype=np.float64)
     k = s.shape[1]
-    bins_list = [int(bins)] * k if np.ndim(bins) == 0 else [int(b) for b in bins]
+    bins_list = [int(bins)] * k if np.ndim(bins) == 0 else [int(b) for b in bins]  # type: ignore[arg-type, union-attr]
     if len(bins_list) != k or min(bins_list) < 2:
         raise InputError("bins must be >= 2 (one value per classifier, or one for all)")
     if spacing not in ("quantile", "uniform"):
@@ -350,6 +350,14 @@ def threshold_grid(
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For an ensemble of classifiers", eq. (1).
+
+    Examples
+    --------
+    >>> from engine import load_rated, threshold_grid
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> grid = threshold_grid(data.scores, data.labels, bins=20, rule="or", score_names=data.score_names)
+    >>> grid.tp.shape, grid.rule
+    ((20, 20), 'or')
     """
     started = time.perf_counter()
     s, y, w = _check_scores(scores, labels, weights)

@@ -30,7 +30,7 @@ __all__ = ["AVAILABLE", "poisson_hulls", "replicate_hull_band"]
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
 except ImportError:  # pragma: no cover - exercised only without numba
-    njit = None
+    njit = None  # type: ignore[assignment]
 
 AVAILABLE = njit is not None
 

@@ -13,6 +13,7 @@ vertex where the hull's marginal precision crosses the target, so
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,7 +80,7 @@ class OperatingPoint:
 
     def as_dict(self) -> dict:
         th = self.threshold
-        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)
+        th = [float(x) for x in np.ravel(th)] if np.ndim(th) else float(th)  # type: ignore[assignment]
         flags_nothing = not np.all(np.isfinite(np.ravel(self.threshold)))
         return {
             "target_marginal_precision": self.target,
@@ -235,6 +236,13 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier" (the optimal threshold for a target marginal precision).
+
+    Examples
+    --------
+    >>> from engine import sweep
+    >>> points = sweep([0.9, 0.8, 0.7, 0.6, 0.5], [1, 1, 0, 1, 0], targets=[0.4, 0.6])
+    >>> [(p.target, p.threshold) for p in points]
+    [(0.4, 0.6), (0.6, 0.8)]
     """
     if hull is None:
         hull = upper_hull(pn_curve(scores, labels, weights))
@@ -252,7 +260,7 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
                 precision=_precision(tp, fp),
                 mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
                 mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
-                cost=float(1.0 / lam),
+                cost=float(1.0 / float(lam)) if lam >= 1e-300 else math.inf,  # a subnormal target: no overflow
             )
         )
     return out
@@ -360,5 +368,13 @@ def operating_point(
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: "For a single classifier".
+
+    Examples
+    --------
+    >>> from engine import load_rated, operating_point
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> op = operating_point(data.column("score_image"), data.labels, target=0.3, weights=data.weights)
+    >>> print(f"threshold {op.threshold:.4f}: {op.tp:.0f} TP, {op.fp:.0f} FP, {op.cost:.2f} FP per extra TP")
+    threshold 0.3642: 868 TP, 610 FP, 2.33 FP per extra TP
     """
     return sweep(scores, labels, [target], weights, hull=hull)[0]

@@ -201,6 +201,14 @@ def path_operating_point(path: ThresholdPath, target: float) -> OperatingPoint:
     .. [1] Robles, E., Zaidouni, F., Mavromoustaki, A. & Refael, P. (2020). *Threshold
        Optimization in Multiple Binary Classifiers for Extreme Rare Events using Predicted
        Positive Data.* AAAI-MAKE 2020, CEUR-WS Vol-2600, paper 19: Algorithm 1 (the operating point where the path's slope meets the target).
+
+    Examples
+    --------
+    >>> from engine import graph_path, load_rated, path_operating_point, threshold_grid
+    >>> data = load_rated("sample_data/synthetic_rare_events.csv.gz")
+    >>> path = graph_path(threshold_grid(data.scores, data.labels, bins=20, rule="or"))
+    >>> path_operating_point(path, 0.3).threshold.tolist()  # one threshold per classifier
+    [0.3977, 0.9241]
     """
     lam = target_slope(target)
     obj = path.tp - lam * path.fp

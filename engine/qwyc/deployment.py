@@ -349,17 +349,6 @@ def read_policy(text: str | bytes, model: ModelFile, *, name: str = "policy file
     -------
     EarlyExitPolicy
 
-    Parameters
-    ----------
-    text : str or bytes
-        The policy file (:func:`policy_json`).
-    model : ModelFile
-        The model it is applied with.
-
-    Returns
-    -------
-    EarlyExitPolicy
-
     Raises
     ------
     InputError

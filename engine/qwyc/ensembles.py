@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -409,7 +410,7 @@ def train_adult_gbt(
 class _BoosterTree:
     """One iteration of a LightGBM booster, evaluated through LightGBM itself."""
 
-    booster: object
+    booster: Any
     iteration: int
 
     def predict(self, x: np.ndarray) -> np.ndarray:

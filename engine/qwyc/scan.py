@@ -229,7 +229,7 @@ def build(
     cfmin = bfmin.min(axis=1) if bfmin.shape[1] else np.zeros(models.size)
     cfmax = bfmax.max(axis=1) if bfmax.shape[1] else np.zeros(models.size)
     lay = Layout(rows[perm], n_pos, bstart, nbp, ft, bfmin, bfmax, cfmin, cfmax, g[perm], models, t_count)
-    lay.buffer = buffer
+    lay.buffer = buffer  # type: ignore[attr-defined]
     return lay
 
 

@@ -50,8 +50,8 @@ BUILDERS: tuple[SampleBuilder, ...] = (
     SampleBuilder(("bank_batches",), bank.build_batches),
     SampleBuilder(("adult_table",), adult.build_table),
     SampleBuilder(("adult_gbt",), adult.build_model),
-    SampleBuilder(("bank_full", "bank_holdout", "bank"), bank.build_scored, needs_shared=True),
-    SampleBuilder(("adult_train", "adult_test"), adult.build_raw, needs_shared=True),
+    SampleBuilder(("bank_full", "bank_holdout", "bank"), bank.build_scored, needs_shared=True),  # type: ignore[arg-type]
+    SampleBuilder(("adult_train", "adult_test"), adult.build_raw, needs_shared=True),  # type: ignore[arg-type]
     SampleBuilder(
         ("satimage_population", "satimage_rated", "satimage_audit", "satimage_audit_design"),
         satimage.build,

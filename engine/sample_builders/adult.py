@@ -22,7 +22,7 @@ def adult_training_table() -> pd.DataFrame:
     adult = load_public_dataset("adult")
     parts = []
     for x, y, split in ((adult.x, adult.y, "train"), (adult.x_test, adult.y_test, "test")):
-        parts.append(x.assign(income_over_50k=np.where(np.asarray(y) == 1, "yes", "no"), split=split))
+        parts.append(x.assign(income_over_50k=np.where(np.asarray(y) == 1, "yes", "no"), split=split))  # type: ignore[union-attr]
     return pd.concat(parts, ignore_index=True)
 
 

@@ -75,7 +75,7 @@ def build(shared_dir: Path | None) -> dict[str, pd.DataFrame | bytes]:
         score as the prior, seed :data:`AUDIT_SEED`, labels filled in from the known labels) and
         ``satimage_audit_design`` (the plan's design record, JSON bytes).
     """
-    population = satimage_scores(Path(shared_dir) / "data" / "adbench" / "31_satimage-2.npz")
+    population = satimage_scores(Path(shared_dir) / "data" / "adbench" / "31_satimage-2.npz")  # type: ignore[arg-type]
     flagged = population["score"] >= REVIEW_THRESHOLD
     rated = population.loc[flagged, ["doc_id", "score", "known_label"]].rename(columns={"known_label": "label"})
     # the calibrated score is also the prior: Neyman allocation (floored at the below-line average)

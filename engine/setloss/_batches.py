@@ -345,7 +345,7 @@ def decided_items(batches: ProbabilityBatches, batch: str, decision: Decision) -
     items = batches.rows_of(batch)
     table = {"row": items + 1}
     if batches.item_ids is not None:
-        table[batches.mapping.item_col] = batches.item_ids[items]
+        table[batches.mapping.item_col] = batches.item_ids[items]  # type: ignore[index]
     table.update({"probability": batches.probabilities[items], "flag": decision.mask})
     return pd.DataFrame(table).iloc[decision.order].reset_index(drop=True)
 

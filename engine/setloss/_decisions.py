@@ -89,6 +89,13 @@ def optimal_decision(eta, loss: str | SetLoss, *, early_stop: bool = False) -> D
     ----------
     .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
        Classification with Multivariate Losses.* ICML 2016, PMLR 48: Theorem 1 (top-k decisions are optimal) and Algorithm 1.
+
+    Examples
+    --------
+    >>> from engine import optimal_decision
+    >>> decision = optimal_decision([0.1, 0.9, 0.3, 0.6], "f1")
+    >>> decision.k, decision.mask.tolist()  # the mask is in the caller's order
+    (2, [False, True, False, True])
     """
     loss = get_loss(loss)
     e, order = sorted_probabilities(eta)

@@ -357,7 +357,7 @@ class LossChoice:
         name = self.name or self.title
         if self.fractional is not None:
             return SetLoss(name, self.formula, self.reference, self.fractional.metric, self.fractional)
-        return SetLoss(name, self.formula, self.reference, _rates_metric(self.rates), kernel=self.key)
+        return SetLoss(name, self.formula, self.reference, _rates_metric(self.rates), kernel=self.key)  # type: ignore[arg-type]
 
     @property
     def spelling(self) -> str:
@@ -481,6 +481,12 @@ def get_loss(
     ----------
     .. [1] Natarajan, N., Koyejo, O., Ravikumar, P. & Dhillon, I. S. (2016). *Optimal
        Classification with Multivariate Losses.* ICML 2016, PMLR 48: Table 1 (the losses).
+
+    Examples
+    --------
+    >>> from engine import get_loss
+    >>> get_loss("fbeta:2").name
+    'F-beta (beta=2)'
     """
     if isinstance(loss, SetLoss):
         return loss

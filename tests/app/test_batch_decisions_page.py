@@ -3,6 +3,7 @@
 import io
 
 import pandas as pd
+import pytest
 
 import engine.setloss
 from engine.io import load_batches, sample_path
@@ -17,6 +18,7 @@ def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
 
+@pytest.mark.slow
 def test_shipped_batches_by_default_and_every_batch_downloaded(app, served):
     at = app(page=PAGE)
     batches = load_batches(sample_path("bank_batches"))

@@ -29,6 +29,7 @@ def cards(at):
     return {m.label: m.value for m in at.main.metric}
 
 
+@pytest.mark.slow
 def test_adult_ensemble_policy_matches_the_engine(app, served):
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "3", "alpha_pct": "1.0"}, page=PAGE)
     assert not at.exception
@@ -53,6 +54,7 @@ def test_adult_ensemble_policy_matches_the_engine(app, served):
     assert any(list(t.value.columns) == list(timing.columns) and t.value.equals(timing) for t in at.dataframe)
 
 
+@pytest.mark.slow
 def test_tradeoff_curves(app):
     # computed once per server: a second session's click gets the same curves (its replay of the first session's
     # progress bar from st.cache_resource used to fail: CacheReplayClosureError)
@@ -207,6 +209,7 @@ def test_the_promised_policy_of_a_model_file_downloads_and_applies(app, served):
     assert policy.method.startswith("QWYC* with calibrated margin")
 
 
+@pytest.mark.slow
 def test_depth_5_reads_the_shipped_model_file_and_fits_what_the_engine_fits(app, served):
     from engine.qwyc import adult_gbt_sample
 
@@ -219,6 +222,7 @@ def test_depth_5_reads_the_shipped_model_file_and_fits_what_the_engine_fits(app,
     assert cards(at)["Mean # models (test)"].endswith("of 100")
 
 
+@pytest.mark.slow
 def test_promises_at_two_d_on_the_shipped_sample_share_one_calibration_and_equal_the_engine(app):
     """A second D reuses the server's calibration (a cached call inside another once failed to replay)."""
     from engine.qwyc import adult_gbt_sample, fit_fidelity

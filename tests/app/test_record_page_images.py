@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 from engine.io import SAMPLES, read_table, sample_path
-from engine.record import chromium_path, record_attachments, record_html, record_pdf
+from engine.record import record_attachments, record_html, record_pdf
+from engine.resources import chromium_path
 from tests.app import printed_pages as pp
 from tests.app.record_of_every_page import MAMMOGRAPHY, OWN, record_of_every_page
 

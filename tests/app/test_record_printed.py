@@ -22,12 +22,14 @@ import numpy as np
 import pytest
 
 from engine.presentation import is_raw_name
-from engine.record import chromium_path, record_html, record_pdf
+from engine.record import record_html, record_pdf
 from engine.reporting import FIGURE_FRAME, PRINT_FIGURE_HEIGHT, PRINT_FIGURE_WIDTH
+from engine.resources import chromium_path
 from tests.app.record_of_every_page import record_of_every_page
 
 pdfium = pytest.importorskip("pypdfium2")
-pytestmark = pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Chromium missing")
+# slow: Chromium prints every page's record item (about a minute on the 2-core machine)
+pytestmark = [pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Chromium missing"), pytest.mark.slow]
 
 SCALE = 2  # pixels per point: 144 dpi, the frame's 0.75 pt line covers a pixel
 MARGIN = 12 / 25.4 * 72  # the record's left and right page margin, 12 mm, in points

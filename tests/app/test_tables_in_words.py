@@ -94,6 +94,7 @@ def walk(page: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [p.script for p in PAGES if p.script not in ("pages/home.py", "pages/record.py")])
 def test_every_table_of_every_page_reads_in_words_and_shows_whole(page):
     at = walk(page)

@@ -19,10 +19,12 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from engine.cli.app import streamlit_command
+from engine.resources import chromium_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
+#: OPSTUDIO_CHROMIUM when set, else Debian's /usr/bin/chromium
+CHROMIUM = chromium_path()
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -47,16 +49,27 @@ EXPECTED = {
     "audit": ("", "Missed positives", 3),
     "record": ("", "The record is empty", 0),
 }
-#: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
-RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
+#: what the sidebar names on each page opened first in a session: the data that page uses (each page its own)
+SIDEBAR = {
+    "home": "This page reads no data",
+    "data": "synthetic_rare_events.csv.gz",
+    "operating-point": "synthetic_rare_events.csv.gz",
+    "monitoring": "monitoring_rated.csv.gz",
+    "ensemble-paths": "synthetic_rare_events.csv.gz",
+    "batch-decisions": "bank_marketing_batches.csv.gz",
+    "early-exit": "UCI Adult",
+    "constraints": "adult_training_table.csv.gz",
+    "audit": "satimage_rated.csv.gz",  # the shipped audit's own rated data, on that page alone
+    "record": "This page reads no data",
+}
 
 
 def require_chromium() -> None:
-    """Skip without Debian's Chromium, except in CI where the browser tests must run."""
+    """Skip without Chromium (``OPSTUDIO_CHROMIUM``, else Debian's), except in CI where the browser tests must run."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
-            pytest.fail("Debian chromium is missing: .ci/run must install it (apt-get install chromium)")
-        pytest.skip("Debian chromium not installed (apt-get install chromium)")
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run must install it (apt-get install chromium)")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium, or set OPSTUDIO_CHROMIUM)")
 
 
 def free_port() -> int:
@@ -173,6 +186,21 @@ def settle(page: Page, text: str) -> None:
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+#: the documentation's screenshots (docs/_static/screenshots/<url_path>.png, committed): refreshed by
+#: `OPSTUDIO_DOCS_SCREENSHOTS=1 python -m pytest tests/e2e/test_nothing_clipped.py -k 1280`; otherwise written
+#: beside the other screenshots (git-ignored) so every browser run still produces them
+DOCS_SHOTS = ROOT / "docs" / "_static" / "screenshots"
+
+
+def docs_shot(page: Page, url_path: str) -> Path:
+    """The page as the user guide shows it: the first screen (viewport), PNG."""
+    folder = DOCS_SHOTS if os.environ.get("OPSTUDIO_DOCS_SCREENSHOTS") else SHOTS / "docs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{url_path}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
 
 
 def assert_healthy(page: Page, charts: int) -> None:

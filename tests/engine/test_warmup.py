@@ -86,6 +86,7 @@ def installed(tmp_path_factory):
     return cache, json.loads(out.stdout)
 
 
+@pytest.mark.slow  # fresh processes compiling every kernel into an empty cache
 def test_the_install_step_compiles_every_kernel_of_the_engine(installed):
     _, report = installed
     assert report["read_from_cache"] == 0  # the cache was empty: everything it ran, it compiled
@@ -94,6 +95,7 @@ def test_the_install_step_compiles_every_kernel_of_the_engine(installed):
     assert report["compiled"] == len(report["compiled_kernels"]) and report["cache"]
 
 
+@pytest.mark.slow  # fresh processes compiling every kernel into an empty cache
 def test_after_the_install_step_a_users_first_calls_compile_nothing(installed):
     cache, _ = installed
     first = counts(run(["-c", FIRST_CALLS], cache))
@@ -104,6 +106,7 @@ def test_after_the_install_step_a_users_first_calls_compile_nothing(installed):
         assert any(n.startswith(family) and hits for n, (hits, _) in first.items()), family
 
 
+@pytest.mark.slow  # fresh processes compiling every kernel into an empty cache
 def test_after_the_install_step_the_pages_compile_nothing(installed):
     cache, _ = installed
     on_pages = counts(run(["-c", PAGES], cache))

@@ -95,6 +95,7 @@ TEXT_CELLS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(
     data_frames(
         [

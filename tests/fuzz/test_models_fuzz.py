@@ -15,6 +15,7 @@ import math
 
 import lightgbm  # noqa: F401 (declared dependencies: a missing one fails, never skips)
 import numpy as np
+import pytest
 import skops  # noqa: F401
 import xgboost  # noqa: F401
 from hypothesis import HealthCheck, given, settings
@@ -200,6 +201,7 @@ def test_every_hostile_model_file_is_a_model_or_an_input_error():
             assert "\n" not in str(exc) and len(str(exc)) < 1200, name
 
 
+@pytest.mark.slow
 @given(st.sampled_from(["lightgbm.txt", "xgboost.json", "hist.skops"]), st.data())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_random_edits_of_real_model_files(name, data):

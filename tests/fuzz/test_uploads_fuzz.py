@@ -2,6 +2,7 @@
 
 import time
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP
@@ -10,6 +11,7 @@ from tests.fuzz.corpus import corpus
 SKIP = {"gzip_bomb.csv.gz"}  # 600 MB inflated: covered by the loader fuzz test, too slow to repeat per page
 
 
+@pytest.mark.slow
 def test_every_odd_file_through_the_data_page_uploader():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()

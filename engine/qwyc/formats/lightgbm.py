@@ -57,7 +57,7 @@ def _predict_with_missing(tree: MissingAwareTree, x: np.ndarray) -> np.ndarray:
 class MissingAwareTree(Tree):
     """A tree whose nodes also say how a missing value is routed (LightGBM's three missing types)."""
 
-    missing_kind: np.ndarray = None
+    missing_kind: np.ndarray = None  # type: ignore[assignment]
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return _predict_with_missing(self, x)
@@ -191,7 +191,7 @@ def _tree(fields: dict, index: int, n_features: int, name: str) -> MissingAwareT
         missing_kind=np.r_[missing.astype(np.int8), np.zeros(leaves, np.int8)],
     )
     try:
-        return checked_tree(tree, n_features, where)
+        return checked_tree(tree, n_features, where)  # type: ignore[return-value]
     except ValueError as exc:
         raise refuse(name, KEY, str(exc)) from None
 

@@ -18,6 +18,7 @@ def population():
     return frame["score"].to_numpy(), frame["known_label"].to_numpy()
 
 
+@pytest.mark.slow
 def test_score_interval_covers_at_the_nominal_level_and_stratification_narrows_it(population):
     scores, labels = population
     assert labels[scores < 0.9].sum() >= 0.2 * labels.sum()  # at least a fifth of the positives below the line

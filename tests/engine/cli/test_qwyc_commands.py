@@ -24,6 +24,7 @@ def files(tmp_path_factory):
     return tmp, frame, y
 
 
+@pytest.mark.slow
 def test_fit_then_apply_reproduces_the_engine_policy(files, capsys):
     tmp, frame, y = files
     assert (
@@ -241,6 +242,7 @@ def test_damaged_and_hostile_model_files_exit_2_with_one_line(files, tmp_path, c
         assert not marker.exists() and not (tmp_path / "p.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["half_file.txt", "huge_num_leaves.txt", "split_index_negative.json", "exec.skops"])
 def test_the_issues_crashers_in_a_real_process(files, tmp_path, name):
     """The files that killed the process (SIGSEGV / SIGABRT) or ran code: exit 2, one stderr line, nothing else."""

@@ -13,6 +13,7 @@ from engine.io import sample_path
 from tests.e2e.conftest import free_port, wait_healthy
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly():
     cmd = f"{sys.executable} -m engine.cli sweep {sample_path('synthetic')} --json | head -c 20"
     r = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd}"], capture_output=True, text=True, timeout=120)

@@ -194,6 +194,7 @@ def test_infinite_values_in_a_numeric_column_are_named(fitted):
         model.decide(frame.assign(signal=np.where(np.arange(len(frame)) == 2, np.inf, frame["signal"])))
 
 
+@pytest.mark.slow
 def test_a_30000_category_column_is_refused_by_name_in_bounded_memory():
     n = 30_000
     rng = np.random.default_rng(0)

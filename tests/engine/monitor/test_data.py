@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.errors import RatedDataError
+from engine.errors import InputError, RatedDataError
 from engine.io.rated import detect_date_column, parse_dates
 from engine.monitor import DatedMapping, baseline_threshold, dated_from_frame, detect_dated, load_dated
 
@@ -68,6 +68,7 @@ def test_parquet_timestamps_and_time_zones():
     assert data.dates.tolist() == [np.datetime64("2025-01-06"), np.datetime64("2025-01-07")]  # days in UTC
 
 
+@pytest.mark.slow
 def test_hostile_files_give_a_result_or_an_input_error():
     """The fuzz corpus (tests/fuzz/corpus.py), each file also with a date column added where it parses as a table."""
     from engine.errors import InputError
@@ -126,5 +127,5 @@ def test_baseline_threshold_is_the_operating_point_of_the_first_days():
     value = [(y[s >= t] - lam * (1 - y[s >= t])).sum() for t in candidates]
     best = candidates[np.flatnonzero(np.isclose(value, max(value)))].max()
     assert baseline_threshold(data, 0.3) == pytest.approx(best)
-    with pytest.raises(RatedDataError, match="whole number"):
+    with pytest.raises(InputError, match="days must be a whole number >= 1, got 0"):
         baseline_threshold(data, 0.3, days=0)

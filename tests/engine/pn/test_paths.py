@@ -108,6 +108,7 @@ def crossed_cell_bound(grid: ThresholdGrid, path) -> float:
     return total
 
 
+@pytest.mark.slow
 def test_analytic_path_does_not_beat_graph_beyond_the_diagonal_cut_bound():
     """Measured: the analytic path's excess over the exact lattice optimum stays inside the bound.
 
@@ -130,6 +131,7 @@ def test_analytic_path_does_not_beat_graph_beyond_the_diagonal_cut_bound():
     assert worst_excess < 0.02
 
 
+@pytest.mark.slow
 def test_analytic_path_is_monotone_and_spans_the_space():
     rng = np.random.default_rng(12)
     for shape in [(20, 30), (6, 7, 8)]:

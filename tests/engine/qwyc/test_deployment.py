@@ -31,6 +31,7 @@ def setup():
     return model, frame, fitted
 
 
+@pytest.mark.slow
 def test_a_fitted_policy_round_trips_and_keeps_its_promise(setup):
     model, frame, fitted = setup
     policy = read_policy(policy_json(fitted, model), model, name="p.json")

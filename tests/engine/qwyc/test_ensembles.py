@@ -15,6 +15,7 @@ def data():
     return x, y
 
 
+@pytest.mark.slow
 def test_hist_gradient_boosting_reconstruction(data):
     x, y = data
     model = HistGradientBoostingClassifier(max_iter=60, max_depth=4, early_stopping=False, random_state=0).fit(x, y)
@@ -45,6 +46,7 @@ def test_unsupported_models_are_refused(data):
         from_sklearn(cat.fit(xc, y))
 
 
+@pytest.mark.slow
 def test_lazy_evaluation_gives_the_policys_decisions(data):
     x, y = data
     model = HistGradientBoostingClassifier(max_iter=80, max_depth=3, early_stopping=False, random_state=0).fit(x, y)
@@ -60,6 +62,7 @@ def test_lazy_evaluation_gives_the_policys_decisions(data):
     assert timing.rows == 3000 and timing.full_seconds > 0 and timing.early_seconds > 0
 
 
+@pytest.mark.slow
 def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     import lightgbm as lgb
 
@@ -124,6 +127,7 @@ def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
     assert outcomes == {True, False}
 
 
+@pytest.mark.slow
 def test_shipped_adult_model_is_train_adult_gbt_and_its_prefixes_are_the_shorter_models():
     from engine.qwyc import ADULT_GBT, adult_gbt_sample, train_adult_gbt
 

@@ -42,6 +42,7 @@ def models(frame, y):
     yield "skops", skops_io.dumps(hist), lambda x, m=hist: m.decision_function(pd.DataFrame(x, columns=FEATURES))
 
 
+@pytest.mark.slow
 def test_all_trees_equal_the_traversal_and_the_librarys_own_predict(data):
     frame, y = data
     for name, raw, own in models(frame, y):
@@ -55,6 +56,7 @@ def test_all_trees_equal_the_traversal_and_the_librarys_own_predict(data):
             np.testing.assert_allclose(score, own(x), rtol=0, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [0.0, 0.02])
 def test_early_exit_follows_the_policy_and_equals_the_full_model_where_no_exit(data, alpha):
     frame, y = data
@@ -86,6 +88,7 @@ def running_sums(f, order, bias):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_tree_evaluator_and_run_policy_share_the_exit_rule(data, seed):
     """Both compiled loops (trees row by row, and F row by row) stop where kernels.step_exit says: on every model,
@@ -148,6 +151,7 @@ def test_ensembles_of_other_base_models_keep_the_numpy_evaluator():
     assert flatten_ensemble(AdditiveEnsemble((Constant(),), 0.0)) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", [1, 255, 256, 257, 1500, 3333])
 def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, rows):
     frame, y = data

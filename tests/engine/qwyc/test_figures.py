@@ -124,6 +124,7 @@ def as_json(fig):
     return json.loads(pio.to_json(fig, validate=False))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([1, 7, 100, 500, 1234]), st.sampled_from([None, 5]), st.floats(-2, 2))
 def test_figures_on_a_layout_validated_once_equal_the_figures_built_whole(seed, total, max_steps, threshold):

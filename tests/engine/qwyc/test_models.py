@@ -34,6 +34,7 @@ LIGHTGBM_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", LIGHTGBM_OPTIONS)
 def test_lightgbm_text_reproduces_the_raw_margin(data, options):
     """Oracle: LightGBM's own raw score (its C++ predictor) on rows with NaN and exact zeros."""
@@ -73,6 +74,7 @@ XGBOOST_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", ["json", "ubj"])
 @pytest.mark.parametrize("options", XGBOOST_OPTIONS)
 def test_xgboost_json_and_ubjson_reproduce_the_margin(data, tmp_path, suffix, options):
@@ -107,6 +109,7 @@ def test_xgboost_json_and_ubjson_give_the_same_trees(data, tmp_path):
 SKLEARN_CASES = ["hist", "hist_nan", "hist_names", "classic", "classic_exponential", "classic_subsample"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", SKLEARN_CASES)
 def test_skops_sklearn_models_reproduce_decision_function(data, kind):
     """Oracle: scikit-learn's own decision_function."""
@@ -195,6 +198,7 @@ def test_lightgbm_kinds_whose_trees_do_not_sum_to_the_score_are_refused_by_name(
         load_model(regression.booster_.model_to_string().encode(), name="reg.txt")
 
 
+@pytest.mark.slow
 def test_xgboost_kinds_the_evaluator_cannot_reproduce_are_refused_by_name(data):
     frame, y = data
     cases = {
@@ -213,6 +217,7 @@ def test_xgboost_kinds_the_evaluator_cannot_reproduce_are_refused_by_name(data):
         load_model(bytes(model.get_booster().save_raw("json")), name="cat.json")
 
 
+@pytest.mark.slow
 def test_reading_a_model_never_loads_the_native_libraries(tmp_path):
     """No user byte can reach LightGBM's or XGBoost's C++ code: with both libraries made unimportable, read both."""
     import subprocess

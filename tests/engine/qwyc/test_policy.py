@@ -229,6 +229,7 @@ def test_greedy_mse_order_equals_the_row_by_row_oracle_on_random_matrices(seed):
         np.testing.assert_array_equal(perm, _greedy_mse_oracle(f, target, bias))
 
 
+@pytest.mark.slow
 def test_greedy_mse_order_equals_the_oracle_on_the_shipped_adult_model():
     from engine.qwyc import adult_gbt_sample
     from engine.qwyc.policy import order_permutation

@@ -170,6 +170,7 @@ def models():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["adult", "sklearn", "dense"])
 @pytest.mark.parametrize(
     "alpha,neg_only,budget",
