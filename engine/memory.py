@@ -192,6 +192,7 @@ class ByteBudgetCache:
                 owner = pending is None
                 if owner:
                     pending = self._pending[key] = _Pending()
+            assert pending is not None  # found or made under the lock
             if owner:
                 return self._compute(key, pending, compute, size)
             pending.done.wait()

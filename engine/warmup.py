@@ -111,20 +111,26 @@ def _warm_qwyc(rows: int) -> None:
     f_fit = trained.ensemble.contributions(trained.x_train[part])
     f_test = trained.ensemble.contributions(trained.x_test[part])
     alpha = 0.005  # the page's default α
-    start = qwyc_start(f_fit, bias=bias, max_alpha=start_alpha(alpha))
+    start = qwyc_start(f_fit, bias=bias, max_alpha=start_alpha(alpha))  # type: ignore[arg-type]
     policy = fit_qwyc(f_fit, alpha=alpha, bias=bias, start=start)
     predicted = policy.predict(f_test)
     full = full_decisions(f_test, bias, policy.threshold)
     policy.evaluate(f_test, trained.y_test[part], full=full, predicted=predicted)
     policy.evaluate(f_fit, trained.y_train[part], full=full_decisions(f_fit, bias, policy.threshold))
-    for options in ({}, {"neg_only": True, "budget": "rationed"}):  # the CLI fits without a start
-        fit_qwyc(f_fit[:, :100], alpha=0.01, bias=bias, **options)
+    fit_qwyc(f_fit[:, :100], alpha=0.01, bias=bias)  # the CLI fits without a start
+    fit_qwyc(f_fit[:, :100], alpha=0.01, bias=bias, neg_only=True, budget="rationed")
     policy.predict_lazy(trained.ensemble, trained.x_test[part])
-    trained.model.features(trained.x_test[0])  # one row (qwyc apply's one-row path), then every tree of it
+    trained.model.features(trained.x_test[0])  # type: ignore[attr-defined]  # one row (qwyc apply's one-row path), then every tree of it
     trained.ensemble.decision_function(trained.x_test[:64])
     calibrate_fidelity(f_fit[:2000, :60], bias=bias)
-    small = {"labels_fit": trained.y_train[:1000], "labels_test": trained.y_test[:1000], "bias": bias}
-    tradeoff_curves(f_fit[:1000, :40], f_test[:1000, :40], alphas=(0.0, 0.01), **small)  # fixed orders, baselines
+    tradeoff_curves(  # fixed orders, baselines
+        f_fit[:1000, :40],
+        f_test[:1000, :40],
+        labels_fit=trained.y_train[:1000],
+        labels_test=trained.y_test[:1000],
+        bias=bias,
+        alphas=(0.0, 0.01),
+    )
 
 
 def _warm_pn() -> None:
@@ -136,9 +142,11 @@ def _warm_pn() -> None:
 
     rated = load_rated(sample_path(next(iter(samples_of_kind("rated")))))
     scores = rated.column(rated.score_names[0])
-    common = {"n_boot": 20, "level": 0.95, "seed": 0}
-    bootstrap(scores, rated.labels, rated.weights, resample="poisson", ids=rated_row_ids(rated), **common)
-    bootstrap(scores, rated.labels, **common)  # multinomial, no weights: segments and the CLI's defaults
+    ids = rated_row_ids(rated)
+    bootstrap(scores, rated.labels, rated.weights, n_boot=20, level=0.95, seed=0, resample="poisson", ids=ids)
+    bootstrap(
+        scores, rated.labels, n_boot=20, level=0.95, seed=0
+    )  # multinomial, no weights: segments and the CLI's defaults
     operating_point(scores, rated.labels, 0.3, rated.weights)
 
 

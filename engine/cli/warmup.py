@@ -9,6 +9,7 @@ Run once after ``pip install`` (and after every upgrade): afterwards no process 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .common import print_json
 
@@ -27,7 +28,7 @@ def run(args) -> int:
     seconds = warm_kernels()
     counts = cache_counts()
     compiled = sorted(name for name, (_, misses) in counts.items() if misses)
-    summary = {
+    summary: dict[str, Any] = {
         "seconds": round(seconds, 2),
         "kernels": len(kernels()),
         "compiled": len(compiled),

@@ -30,7 +30,7 @@ __all__ = ["FlatEnsemble", "flatten_ensemble"]
 try:  # Numba is a dependency; the fallback keeps the engine importable where it cannot be installed
     from numba import njit
 except ImportError:  # pragma: no cover - exercised only without numba
-    njit = None
+    njit = None  # type: ignore[assignment]
 
 #: per-node missing-value rule: NaN goes the default way (scikit-learn, XGBoost, LightGBM's NaN type),
 #: NaN is read as 0 (LightGBM None), 0 and NaN go the default way (LightGBM Zero)
@@ -103,7 +103,7 @@ class FlatEnsemble:
         x = np.ascontiguousarray(x, dtype=np.float64)
         order = np.arange(self.n_models, dtype=np.int64)
         no_exit = np.full(self.n_models, np.nan)  # comparisons with NaN are false: nobody exits
-        return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]
+        return _early_exit(x, *self._nodes(), order, no_exit, no_exit, self.bias, 0.0)[2]  # type: ignore[call-arg]
 
     def contributions(self, x, *, workers: int | None = None) -> np.ndarray:
         """The (N, T) matrix F: ``F[i, t]`` is tree t's leaf value for row i.
@@ -163,16 +163,17 @@ class FlatEnsemble:
         )
         parts = resolve_workers(workers) if x.shape[0] >= THREADED_ROWS else 1
         if parts == 1:
-            return _early_exit(x, *self._nodes(), *rule)
+            return _early_exit(x, *self._nodes(), *rule)  # type: ignore[call-arg]
         bounds = np.linspace(0, x.shape[0], parts + 1).astype(np.int64)
         results: list = [None] * parts
 
         def part(p: int) -> None:
-            results[p] = _early_exit(x[bounds[p] : bounds[p + 1]], *self._nodes(), *rule)
+            results[p] = _early_exit(x[bounds[p] : bounds[p + 1]], *self._nodes(), *rule)  # type: ignore[call-arg]
 
         with worker_pool(parts) as pool:
             in_parts(pool, parts, part)
-        return tuple(np.concatenate([r[k] for r in results]) for k in range(3))
+        decision, evaluated, score = (np.concatenate([r[k] for r in results]) for k in range(3))
+        return decision, evaluated, score
 
 
 def _rule(tree: Tree) -> np.ndarray:

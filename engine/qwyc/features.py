@@ -92,7 +92,7 @@ def _refuse_text(out: np.ndarray, names: Sequence[str], cells) -> None:
             mask = np.zeros(out.shape[0], dtype=bool)
             mask[at[bad]] = True
             raise InputError(
-                f"Feature column '{names[j]}': non-numeric values at {describe_rows(mask)}. The model was "
+                f"Feature column '{names[int(j)]}': non-numeric values at {describe_rows(mask)}. The model was "
                 "trained on numbers: encode categories as the training pipeline did."
             )
 
