@@ -24,7 +24,7 @@ from engine.setloss.display import baselines_figure, batch_items_figure, decided
 from views.inputs import input_picker, sidebar_note
 from views.navigation import current_link, routed
 from views.record_button import add_to_record
-from views.state import md, memo, on_click
+from views.state import md, memo, on_click, server_memo
 from views.tables import show_table
 
 #: the custom metric starts as F1 = 2TP / (2TP + FP + FN)
@@ -100,10 +100,9 @@ def own_batches() -> Probabilities:
     return Probabilities(("input", *chosen.key), chosen.value, None, chosen.name)  # the record names the file
 
 
-@st.cache_resource(show_spinner=False)
 def shared_split(name: str):
     """A public data set's splits and the logistic regression's probabilities, once per server (deterministic)."""
-    return train_probabilities(name)
+    return server_memo(("public split", name), lambda: train_probabilities(name))
 
 
 def trained_batches() -> Probabilities:

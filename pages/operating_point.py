@@ -42,7 +42,7 @@ from views.navigation import current_link, routed
 from views.published import publish, withdraw
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import background, hold_background, md, memo, on_click
+from views.state import background, background_result, hold_background, md, memo, on_click
 from views.tables import show_table
 
 
@@ -62,7 +62,8 @@ class Curve:
     dataset: SessionInput
     classifier: str
     hull: Hull
-    boot: Bootstrap | None
+    boot: Bootstrap | None  # None while it runs in the background (under ``boot_key``) or without rows in memory
+    boot_key: tuple | None
     scores: Any  # the classifier's scores of the rated rows; None when they are not in memory
     uncertainty: Uncertainty
     rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
@@ -100,10 +101,11 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
     count_caption(stats, "distinct scores")
     rows_needed = resampling_note(d)
     if rows_needed:
-        return Curve(dataset, classifier, hull, None, None, u, rows_needed)
+        return Curve(dataset, classifier, hull, None, None, None, u, rows_needed)
     scores = d.column(classifier)
+    key = ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed)
     boot = background(
-        ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        key,
         # hashed Poisson replicates of the rows' positions in the file: the CLI's (every backend's) intervals
         lambda progress: bootstrap(
             scores,
@@ -119,7 +121,7 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
         work=d.n_rated * u.n_boot,
     )
-    return Curve(dataset, classifier, hull, boot, scores, u, None)
+    return Curve(dataset, classifier, hull, boot, key, scores, u, None)
 
 
 def show_cards(curve: Curve, op, ci) -> None:
@@ -206,7 +208,9 @@ _CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
     hold_background()  # the bootstrap pauses while this part is redrawn, in the server and in the browser (issue 25)
-    hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
+    hull, classifier, d = curve.hull, curve.classifier, curve.dataset.rated
+    # finished since the last full run: shown by this fragment's own rerun, the whole page is redrawn once it rests
+    boot = curve.boot if curve.boot is not None or curve.boot_key is None else background_result(curve.boot_key)
     c = st.columns([3, 2])
     with c[0]:
         target, money = chosen_target("op")

@@ -38,7 +38,7 @@ from views.navigation import (
     show_input,
 )
 from views.session_input import SOURCE_TITLES, SessionInput
-from views.state import md
+from views.state import md, server_memo
 
 _STORE = "_inputs"  # name -> SessionInput, in the order they were added
 _FROM_DATA = "_inputs_from_data"  # name -> order in which the Data page added it
@@ -98,10 +98,10 @@ def remove_input(name: str) -> None:
     st.session_state.setdefault(_FROM_DATA, {}).pop(name, None)
 
 
-@st.cache_resource(show_spinner=False)
 def shared_sample(key: str) -> SessionInput:
-    """A shipped sample read and validated once per server: public, read-only data every session shares."""
-    return FORMS[SAMPLES[key].kind].load_sample(key)
+    """A shipped sample read and validated once per server: public, read-only data every session shares (held in
+    the server's byte-budgeted cache, :func:`views.state.server_memo`)."""
+    return server_memo(("sample", key), lambda: FORMS[SAMPLES[key].kind].load_sample(key))
 
 
 def load_sample(key: str, *, on_data_page: bool = False) -> SessionInput:
