@@ -6,6 +6,7 @@ import streamlit as st
 from engine.errors import InputError
 from engine.workspace import ACTIONS, ROLES
 from views.identity import allowed, auth_configured, current_identity, identity_sidebar, workspace
+from views.navigation import routed
 from views.state import md
 from views.tables import show_table
 
@@ -88,6 +89,7 @@ def grants(identity) -> None:
         revoke_form(users)
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Access")
 me = current_identity()
 if not me.roles:

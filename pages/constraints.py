@@ -12,11 +12,11 @@ from engine.presentation import BOUND_FORMAT
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
 from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import kept, md, on_click, server_memo
+from views.state import data_memo, kept, md, on_click, server_memo
 from views.tables import show_table
 
 EVERY_OTHER = "every other row"
@@ -128,7 +128,7 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
             tables=[("Rates on training and test rows", rates_frame(model))],
             data_fingerprint=chosen.fingerprint,
             settings=model.settings,
-            link=current_link(data=chosen.fingerprint),
+            link=current_link(),
         )
 
     add_to_record(record_item, key="record_constraints")
@@ -178,7 +178,15 @@ def tuning(chosen: SessionInput) -> None:
         "_cons_model",
         run_key,
         clicked or refit,
-        lambda progress: model_or_message(frame, spec, warm, progress),
+        lambda progress: (
+            model_or_message(frame, spec, warm, progress)
+            if warm is not None  # a cold fit depends on the table and the settings only: kept, shared for a sample
+            else data_memo(
+                chosen.source == "sample",
+                ("constrained fit", *run_key),
+                lambda: model_or_message(frame, spec, None, progress),
+            )
+        ),
         progress="Majorization-minimization" + (" from the current model" if warm is not None else ""),
     )
     if isinstance(result, str):
@@ -187,10 +195,9 @@ def tuning(chosen: SessionInput) -> None:
         show_model(chosen, result)
 
 
-@st.cache_resource(show_spinner=False)
 def shared_adult():
     """UCI Adult's design matrix, built once per server (public data, read only)."""
-    return adult_data()
+    return server_memo(("adult design",), adult_data)
 
 
 def shared_sweep(name: str, compute):
@@ -231,6 +238,7 @@ def adult_sweeps() -> None:
             )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Constrained training")
 st.caption(
     "Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "

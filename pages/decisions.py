@@ -11,6 +11,7 @@ from engine.errors import InputError
 from engine.record import RECORD_FORMAT, new_item, read_record_json, record_html, record_json, record_pdf
 from engine.workspace import DECISION_KINDS, STATUSES, TRANSITIONS
 from views.identity import current_identity, workspace
+from views.navigation import routed
 from views.state import md, on_click
 from views.tables import show_table
 from views.workspace import decision_link, public_base
@@ -265,6 +266,7 @@ def export(found) -> None:
         c[2].download_button("Download PDF", pdf[1], "decisions.pdf", "application/pdf", key="dec_pdf_file")
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Decisions")
 st.caption(
     "Every threshold proposed from a page (Propose decision), with who approved, deployed and retired it, when, "

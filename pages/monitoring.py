@@ -26,10 +26,10 @@ from engine.monitor import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import Money, money_controls, money_settings
+from views.controls import Money, link_number, money_controls, money_settings
 from views.deployed import follow_decision, store_alerts
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -104,6 +104,8 @@ def settings(dataset: SessionInput) -> Settings:
     deployed_default(dataset, baseline)
     if followed is not None:
         st.session_state["mon_threshold"] = float(followed.threshold)
+    else:
+        link_number("mon_threshold", "deployed threshold")
     c = st.columns([1, 1, 2])
     threshold = c[0].number_input(
         "Deployed threshold T",
@@ -178,6 +180,8 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         persist_state="session",
     ):
         return None
+    link_number("mon_reviewers", "number of reviewers", 0.5)
+    link_number("mon_reviews_per_day", "reviews per reviewer per day", 1.0)
     c = st.columns(2)
     reviewers = c[0].number_input(
         "Reviewers", 0.5, None, 2.0, 0.5, key="mon_reviewers", bind="query-params", persist_state="session"
@@ -192,9 +196,13 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         bind="query-params",
         persist_state="session",
     )
-    team = reviewer_plan(
-        dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers, reviews_per_day=per_day
-    )
+    try:
+        team = reviewer_plan(
+            dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers, reviews_per_day=per_day
+        )
+    except InputError as exc:
+        st.error(f"**No capacity from these reviewers.** {md(exc)}")
+        return None
     capacity, queue, sentence = team.capacity, team.queue, team.sentence()
     st.markdown(md(sentence))
     load = memo(
@@ -218,6 +226,7 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
                 dated.data.groups,
                 reviewers=reviewers,
                 reviews_per_day=per_day,
+                unrated_groups=dated.data.unrated_groups,
             ),
         )
         st.caption(
@@ -225,6 +234,8 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         )
         show_table(allocation.table())
         st.markdown(md(allocation.sentence()))
+        if allocation.note:
+            st.caption(md(allocation.note))
         sentence += " " + allocation.sentence()
     return sentence, figures
 
@@ -282,12 +293,13 @@ def results(dataset: SessionInput, s: Settings) -> None:
                 "level": s.level,
                 **money_settings(s.money),
             },
-            link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint),
+            link=current_link({"mon_threshold": s.threshold}),
         ),
         key="record_monitoring",
     )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Monitoring")
 st.caption(
     "The threshold chosen once, followed as rated documents keep arriving: its marginal precision each period "

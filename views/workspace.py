@@ -35,7 +35,7 @@ from engine.workspace import Identity, View
 from views.forms import FORMS
 from views.forms.common import mapping_fields
 from views.identity import allowed, current_identity, workspace
-from views.inputs import session_inputs, shared_sample
+from views.inputs import page_selection, shared_sample
 from views.navigation import go_to
 from views.session_input import SessionInput
 from views.state import md
@@ -287,12 +287,9 @@ def page_settings(page: str) -> dict:
 
 
 def page_inputs(page: str) -> list[SessionInput]:
-    """The inputs ``page`` reads in this session (one per kind it drew a picker for), in the page's order."""
-
-    active = st.session_state.get("_active_input", {})
-    kinds = _page(page).input_kinds
-    by_name = {i.name: i for i in session_inputs()}
-    return [by_name[active[k]] for k in kinds if active.get(k) in by_name]
+    """The inputs ``page`` reads in this session (one per kind it chose an input for), in the page's order."""
+    chosen = (page_selection(kind, page) for kind in _page(page).input_kinds)
+    return [inp for inp in chosen if inp is not None]
 
 
 # --- saving and opening views --------------------------------------------------------------------------------------

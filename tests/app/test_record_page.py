@@ -150,21 +150,35 @@ def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent
     assert "0.60 %" in html and "α = 0.60 %" in html
 
 
-def test_reopen_links_are_absolute_under_the_apps_base_path():
+def test_reopen_links_are_absolute_under_the_apps_base_path_and_name_every_input_in_full():
+    from types import SimpleNamespace
     from unittest import mock
+    from urllib.parse import parse_qs, urlsplit
 
     import views.navigation as nav
 
+    rated = SimpleNamespace(kind="rated", fingerprint="ab" * 32, name="my rated.csv")
+    audit = SimpleNamespace(kind="audit", fingerprint="cd" * 32, name="reviewed:plan.csv")
     with mock.patch.object(nav, "st") as fake:
-        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old"}
-        fake.session_state = {"_current_page": "batch-decisions"}
+        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old", "sample": "bank"}
+        fake.query_params.to_dict.return_value["junk"] = "<b>x</b>"  # a key no widget has: not in the link
+        fake.session_state = {
+            "_current_page": "batch-decisions",
+            "_page_inputs": {"rated": rated, "audit": audit},
+            "target": 0.3,
+        }
         fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
-        assert (
-            nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32)
-            == "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
-        )
+        link = nav.current_link({"beta": 2.0, "neg_only": True, "none": None})
+        assert link.startswith("http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=")
+        query = parse_qs(urlsplit(link).query)
+        assert query["data"] == ["rated:" + "ab" * 32 + ":my rated.csv", "audit:" + "cd" * 32 + ":reviewed:plan.csv"]
+        assert "sample" not in query  # the URL's own inputs are replaced by the page's, named by their SHA-256
+        assert nav.parse_data_value(query["data"][1]) == nav.LinkedInput("audit", "cd" * 32, "reviewed:plan.csv")
         fake.context.url = None  # no browser (AppTest): the path alone
+        fake.session_state = {"_current_page": "batch-decisions", "target": 0.3}
         assert nav.current_link() == "/batch-decisions?target=0.3"
+        view = nav.current_view({"beta": 2.0})
+        assert view == {"page": "batch-decisions", "settings": {"target": "0.3", "beta": "2"}, "inputs": []}
 
 
 def test_reopen_links_start_with_the_public_address_when_one_is_set(monkeypatch):
@@ -175,7 +189,7 @@ def test_reopen_links_start_with_the_public_address_when_one_is_set(monkeypatch)
     monkeypatch.setenv("OPSTUDIO_PUBLIC_URL", "https://opstudio.example.com/risk/")
     with mock.patch.object(nav, "st") as fake:
         fake.query_params.to_dict.return_value = {"target": "0.3"}
-        fake.session_state = {"_current_page": "monitoring"}
+        fake.session_state = {"_current_page": "monitoring", "target": 0.3}
         fake.context.url = "http://localhost:8765/monitoring"  # what this browser used: not what colleagues use
         assert nav.current_link({"mon_threshold": 0.568}) == (
             "https://opstudio.example.com/risk/monitoring?target=0.3&mon_threshold=0.568"

@@ -51,8 +51,19 @@ EXPECTED = {
     "decisions": ("", "No decision yet", 0),
     "access": ("", "Roles in this workspace", 0),
 }
-#: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
-RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
+#: what the sidebar names on each page opened first in a session: the data that page uses (each page its own)
+SIDEBAR = {
+    "home": "This page reads no data",
+    "data": "synthetic_rare_events.csv.gz",
+    "operating-point": "synthetic_rare_events.csv.gz",
+    "monitoring": "monitoring_rated.csv.gz",
+    "ensemble-paths": "synthetic_rare_events.csv.gz",
+    "batch-decisions": "bank_marketing_batches.csv.gz",
+    "early-exit": "UCI Adult",
+    "constraints": "adult_training_table.csv.gz",
+    "audit": "satimage_rated.csv.gz",  # the shipped audit's own rated data, on that page alone
+    "record": "This page reads no data",
+}
 
 
 def require_chromium() -> None:
