@@ -24,6 +24,7 @@ import streamlit as st
 from engine.errors import InputError
 from engine.pages import page_for
 from engine.workspace import ROLES, Identity, Permission, Workspace, open_workspace, settings_from_env
+from views.navigation import run_page
 from views.state import md
 
 #: workspaces held open by this server (one per database and store; tests point the environment at several)
@@ -155,10 +156,8 @@ def gate() -> Identity | None:
     st.session_state.pop("_workspace_problem", None)
     if not identity.roles:
         access = page_for("access")
-        st.navigation(
-            [st.Page(access.script, title=access.title, icon=access.icon, url_path=access.url_path, default=True)],
-            position="hidden",
-        ).run()
+        only = st.Page(access.script, title=access.title, icon=access.icon, url_path=access.url_path, default=True)
+        run_page(st.navigation([only], position="hidden"))  # as app.py runs pages (views.navigation.routed)
         return None
     return identity
 
