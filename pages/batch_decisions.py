@@ -23,6 +23,7 @@ from engine.setloss import (
 from engine.setloss.display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
 from views.inputs import input_picker, sidebar_note
 from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.state import md, memo, on_click, server_memo
 from views.tables import show_table
@@ -174,8 +175,9 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
     figs = st.columns(2)
     figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
     figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "batch decision",
             f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)",
             outcome.sentence(batch),
@@ -186,8 +188,18 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
             else data_sha256(src.batches.probabilities, src.batches.batch_ids),
             settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
             link=current_link({"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()}),
+        )
+
+    add_to_record(record_item, key="record_batch")
+    propose_decision(
+        lambda: Proposal(
+            "batch_rule",
+            batches.mapping.probability_col if src.key[0] == "input" else src.source,
+            {"loss": loss.name, **loss_parameters(), "batch": batch, "k": int(decision.k)},
+            settings={"source": src.source, "items": int(eta.size)},
         ),
-        key="record_batch",
+        key="propose_batch",
+        record=record_item,
     )
     st.subheader("Decided items")
     table = decided_items(batches, batch, decision)

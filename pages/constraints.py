@@ -1,5 +1,7 @@
 """Constrained training: a linear classifier trained on a table under fairness, churn, coverage and recall goals."""
 
+import json
+
 import streamlit as st
 
 from engine.constraints import adult_data, churn_sweep, fairness_sweep
@@ -11,6 +13,7 @@ from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
 from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import data_memo, kept, md, on_click, server_memo
@@ -116,8 +119,9 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
         key="predictions_csv",
     )
     st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "constrained model",
             f"Constrained linear model on {chosen.name}",
             model.sentence(),
@@ -125,8 +129,18 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
             data_fingerprint=chosen.fingerprint,
             settings=model.settings,
             link=current_link(),
+        )
+
+    add_to_record(record_item, key="record_constraints")
+    propose_decision(
+        lambda: Proposal(
+            "constrained_model",
+            f"constrained linear model of {chosen.mapping.label}",
+            json.loads(model_json(model)),
+            settings=model.settings,
         ),
-        key="record_constraints",
+        key="propose_constraints",
+        record=record_item,
     )
 
 

@@ -20,6 +20,7 @@ from views.inputs import (
 from views.navigation import routed
 from views.session_input import SOURCE_TITLES, SessionInput
 from views.state import md
+from views.workspace import offered, remember_upload
 
 SAMPLE, UPLOAD, CONNECT = "Shipped sample", "Upload a file", "Connect to data on the server"
 
@@ -58,6 +59,7 @@ def uploaded_input() -> SessionInput | None:
         "it on the server instead. The kind of input is guessed from the file; change it if the guess is "
         "wrong."
     )
+    private = st.toggle("Private", key="upload_private", help="Only you (and whoever adds the same file) see it.")
     upload = st.file_uploader("File", key="upload")
     if upload is None:
         st.session_state.pop("_upload_processed", None)  # the same file uploaded again is added again
@@ -97,6 +99,7 @@ def uploaded_input() -> SessionInput | None:
     if st.session_state.get("_upload_processed") == (kind, candidate.key):  # add each mapping once
         return None
     st.session_state["_upload_processed"] = (kind, candidate.key)
+    remember_upload(raw, candidate, private=private)  # a workspace dataset: views and decisions can name it
     earlier = st.session_state.get("_upload_added")  # this upload's input: read as another kind, it is replaced
     added = add_input(candidate, on_data_page=True, replaces=earlier[1] if earlier and earlier[0] == tag else None)
     st.session_state["_upload_added"] = (tag, added.name)
@@ -204,14 +207,16 @@ st.caption(
     "Every page works on an input of the kind it needs: rated data (Operating point, Ensemble paths), "
     "aggregated counts (Ensemble paths), score matrices (Early exit), a scored population and a reviewed "
     "audit (Below the line) and more. Each page keeps its own choice: an input added here is used by the pages "
-    "not opened yet, and by any page you choose below. Inputs stay in your "
-    "session and are never written to disk; rated data too large to upload can be connected where it lies "
-    "on the server and counted there by DuckDB."
+    "not opened yet, and by any page you choose below. An upload is kept in the workspace's dataset store "
+    "(shared with your team unless private) so that saved views and decisions can name it; rated data too "
+    "large to upload can be connected where it lies on the server and counted there by DuckDB."
 )
 links_waiting()
 sidebar_card(shown_input())  # before the forms: an upload that does not validate stops the page below
 st.subheader("Add an input")
-source = st.radio("Source", list(ADD), horizontal=True, key="data_source")
+source = st.radio(
+    "Source", offered({SAMPLE: None, UPLOAD: "upload", CONNECT: "connect"}), horizontal=True, key="data_source"
+)
 added = ADD[source]()
 if added is not None:
     st.session_state["_shown_input"] = added.name

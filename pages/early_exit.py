@@ -1,5 +1,6 @@
 """Early exit (QWYC): evaluate big ensembles faster with an optimised order and exit thresholds."""
 
+import json
 from dataclasses import astuple, dataclass
 
 import pandas as pd
@@ -40,6 +41,7 @@ from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker, sidebar_note
 from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo, on_click, progress_callback, server_memo
@@ -302,8 +304,9 @@ def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit
 
 def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> None:
     t_count, fit, test = ens.n_models, result.fit, result.test
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "early-exit policy",
             f"Early exit for a {t_count}-model ensemble (α = {settings.alpha_pct:.2f} %)",
             f"Evaluate {test['mean_models']:.1f} of {t_count} models per row on average "
@@ -316,8 +319,18 @@ def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> N
             link=current_link(
                 {"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget}
             ),
+        )
+
+    add_to_record(record_item, key="record_qwyc")
+    propose_decision(
+        lambda: Proposal(
+            "early_exit_policy",
+            f"{t_count}-model ensemble",
+            json.loads(result.policy_file),
+            settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
         ),
-        key="record_qwyc",
+        key="propose_qwyc",
+        record=record_item,
     )
 
 

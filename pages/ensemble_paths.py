@@ -31,6 +31,7 @@ from views.counted import count_caption, counted_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
 from views.navigation import current_link, go_to, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.state import md, memo, on_click, progress_callback
 from views.tables import show_table
@@ -315,8 +316,9 @@ def paths_view(v: GridView) -> None:
         spread = bootstrap_spread_table(boot, target)
         st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
         show_table(spread, row_kinds="quantity")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "joint thresholds",
             f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision {format_value(target, 'share')}",
             " ".join(
@@ -340,8 +342,21 @@ def paths_view(v: GridView) -> None:
                 **money_settings(money),
             },
             link=current_link({"target": target}),
+        )
+
+    add_to_record(record_item, key="record_paths")
+    propose_decision(
+        lambda: Proposal(
+            "joint_thresholds",
+            ", ".join(v.cols),
+            [float(t) for t in graph.threshold],
+            target,
+            graph.tp,
+            graph.fp,
+            {"rule": v.rule, "grid_size": v.bins, "spacing": v.spacing, "path": "graph", **money_settings(money)},
         ),
-        key="record_paths",
+        key="propose_paths",
+        record=record_item,
     )
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 

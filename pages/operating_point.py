@@ -39,6 +39,7 @@ from views.controls import TARGET_DEFAULT, Money, chosen_target, link_number, mo
 from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
 from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.published import publish, withdraw
 from views.record_button import add_to_record
 from views.session_input import SessionInput
@@ -271,8 +272,9 @@ def operating_point_view(curve: Curve, table) -> None:
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "operating point",
             f"Operating point of {classifier} at marginal precision {format_value(target, 'share')}",
             " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
@@ -287,8 +289,21 @@ def operating_point_view(curve: Curve, table) -> None:
                 **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {}),
             },
             link=current_link({"classifier": classifier, "target": target}),
+        )
+
+    add_to_record(record_item, key="record_op")
+    propose_decision(
+        lambda: Proposal(
+            "operating_point",
+            classifier,
+            float(op.threshold),
+            target,
+            op.tp,
+            op.fp,
+            {"bootstrap_replicates": curve.uncertainty.n_boot, **money_settings(money)},
         ),
-        key="record_op",
+        key="propose_op",
+        record=record_item,
     )
 
 
@@ -449,8 +464,9 @@ def segments_view(curve: Curve) -> None:
     table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "segments",
             f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
             " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
@@ -464,8 +480,25 @@ def segments_view(curve: Curve) -> None:
                 **money_settings(money),
             },
             link=current_link({"classifier": classifier, "target": target, **budget_link_settings(capacity)}),
+        )
+
+    add_to_record(record_item, key="record_segments")
+    propose_decision(
+        lambda: Proposal(
+            "segment_thresholds",
+            classifier,
+            {p.segment: p.threshold for p in allocation.segments},
+            None if by_capacity else target,
+            allocation.total["tp"],
+            allocation.total["fp"],
+            {
+                "segment": d.mapping.group_col,
+                **({"capacity": capacity} if by_capacity else {}),
+                **money_settings(money),
+            },
         ),
-        key="record_segments",
+        key="propose_segments",
+        record=record_item,
     )
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     intervals = on_click(

@@ -174,6 +174,34 @@ class Monitoring:
     def first_alert(self) -> PeriodResult | None:
         return next((p for p in self.periods if p.alert), None)
 
+    def alerts_record(self, file: str) -> dict:
+        """The run as a decision keeps it (``opstudio monitor --decision``, the Monitoring page following a deployed
+        decision): the file's name, threshold, target, period, number of periods, level and the alerts.
+
+        Parameters
+        ----------
+        file : str
+            The name of the data monitored.
+
+        Returns
+        -------
+        dict
+            JSON values (non-finite numbers as None).
+        """
+        from ..reporting import json_safe
+
+        return json_safe(
+            {
+                "file": file,
+                "threshold": self.threshold,
+                "target": self.target,
+                "period": self.period,
+                "periods": len(self.periods),
+                "level": self.level,
+                "alerts": self.alerts,
+            }
+        )
+
     def as_dict(self) -> dict:
         """Exactly the ``opstudio monitor --json`` record."""
         return {

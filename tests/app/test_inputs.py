@@ -1,6 +1,8 @@
 """Inputs of a session: shipped samples shared by every session (issue 25); links that name every input of their page
 and reopen exactly them, or say which file is missing (issue 33)."""
 
+import pytest
+
 from engine.io import samples_of_kind
 from tests.app.conftest import shown, upload_input
 from views.inputs import shared_sample
@@ -26,6 +28,21 @@ def test_two_sessions_share_the_sample_data_not_copies(app):
     assert a[key].value is shared_sample(key).value
 
 
+@pytest.fixture
+def settings_links(monkeypatch):
+    """Sessions that may not save views (a viewer's, or data counted on the server that cannot be a workspace
+    dataset): the record's "Reopen this view" is then the page's link with its settings and inputs, not a view."""
+    import views.propose
+    from engine.workspace import Permission
+
+    may = views.propose.allowed
+
+    def allowed(action, *args, **kwargs):
+        return Permission(False, "not in this test") if action == "save_view" else may(action, *args, **kwargs)
+
+    monkeypatch.setattr(views.propose, "allowed", allowed)
+
+
 def link_of_last_item(at, served) -> tuple[str, dict]:
     """The page path and query of the record's last item's "Reopen this view" link (as the exported JSON has it)."""
     import json
@@ -39,7 +56,7 @@ def link_of_last_item(at, served) -> tuple[str, dict]:
     return parts.path.strip("/"), {k: v if len(v) > 1 else v[0] for k, v in parse_qs(parts.query).items()}
 
 
-def test_a_link_names_every_input_of_its_page_in_full_and_reopens_on_exactly_them(app, served):
+def test_a_link_names_every_input_of_its_page_in_full_and_reopens_on_exactly_them(app, served, settings_links):
     at = upload_input(app(), "rated.csv", RATED, kind="rated")
     at.switch_page(OP).run()
     shown_before = {m.label: m.value for m in at.main.metric}
@@ -56,7 +73,9 @@ def test_a_link_names_every_input_of_its_page_in_full_and_reopens_on_exactly_the
     assert {m.label: m.value for m in other.main.metric}["Threshold"] == shown_before["Threshold"]
 
 
-def test_a_link_without_its_data_names_the_file_offers_the_data_page_and_opens_once_it_is_added(app, served):
+def test_a_link_without_its_data_names_the_file_offers_the_data_page_and_opens_once_it_is_added(
+    app, served, settings_links
+):
     at = upload_input(app(), "rated.csv", RATED, kind="rated")
     at.switch_page(OP).run()
     at.button(key="record_op").click().run()
@@ -76,7 +95,7 @@ def test_a_link_without_its_data_names_the_file_offers_the_data_page_and_opens_o
     assert fresh.selectbox(key="op_rated").value == "again.csv"
 
 
-def test_a_reopened_audit_of_uploads_never_shows_the_shipped_audit(app, served):
+def test_a_reopened_audit_of_uploads_never_shows_the_shipped_audit(app, served, settings_links):
     from engine.audit import design_json
     from tests.app.test_audit_page import _upload_design, own_data
 
