@@ -27,15 +27,16 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_engine import rare_event_data  # noqa: E402
 
 
-def csv_bytes(n: int) -> bytes:
-    s, y = rare_event_data(n, 2, seed=1)
+def csv_bytes(n: int, seed: int = 1, names: tuple[str, str] = ("score_a", "score_b")) -> bytes:
+    """``n`` rated rows of two classifiers (rare positives) as CSV: ``names``, then ``label``."""
+    s, y = rare_event_data(n, 2, seed=seed)
     buf = io.StringIO()
     np.savetxt(
         buf,
         np.column_stack([s, y]),
         fmt=["%.6f", "%.6f", "%d"],
         delimiter=",",
-        header="score_a,score_b,label",
+        header=f"{names[0]},{names[1]},label",
         comments="",
     )
     return buf.getvalue().encode()

@@ -19,7 +19,6 @@ first render <= 2 s.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
 import sys
@@ -27,13 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_engine import rare_event_data  # noqa: E402
+from benchmarks.bench_app import csv_bytes  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, FLAGS, metric, serve  # noqa: E402
 
 IDLE = (
@@ -45,17 +43,7 @@ COST = "False positives paid per extra true positive"
 
 
 def write_csv(path: Path, rows: int) -> None:
-    s, y = rare_event_data(rows, 2, seed=1)
-    buf = io.StringIO()
-    np.savetxt(
-        buf,
-        np.column_stack([s, y]),
-        fmt=["%.6f", "%.6f", "%d"],
-        delimiter=",",
-        header="score_a,score_b,label",
-        comments="",
-    )
-    path.write_text(buf.getvalue())
+    path.write_bytes(csv_bytes(rows))
 
 
 def cost_text(page) -> str:

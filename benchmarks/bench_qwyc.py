@@ -164,7 +164,7 @@ def evaluator_race(single_rows: int = 1000):
     assert np.array_equal(flat.early_exit(policy, x)[0], ours_dec)
     one = dict(raw_score=True, num_threads=1)
     rows = {
-        "ours: compiled early exit (D = 0.3 %)": lambda xs: flat.early_exit(policy, xs),
+        "ours: compiled early exit (D = 0.3 %)": lambda xs: flat.early_exit(policy, xs, workers=1),
         "ours: compiled traversal, all trees": lambda xs: flat.decision_function(xs),
         "LightGBM predict, all trees": lambda xs: booster.predict(xs, **one),
         f"LightGBM pred_early_stop (margin {matched[2]:g}, freq {matched[3]})": lambda xs: booster.predict(

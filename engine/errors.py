@@ -15,6 +15,8 @@ __all__ = [
     "ROW_PROBLEMS",
     "row_problem",
     "counted_rows",
+    "listed_rows",
+    "shown_values",
 ]
 
 
@@ -58,10 +60,62 @@ def describe_rows(mask_or_index: np.ndarray) -> str:
         :data:`ROW_NOTE`.
     """
     idx = np.flatnonzero(mask_or_index) if mask_or_index.dtype == bool else np.asarray(mask_or_index)
-    shown = ", ".join(str(i + 1) for i in idx[:MAX_LISTED])
-    more = f" and {len(idx) - MAX_LISTED} more" if len(idx) > MAX_LISTED else ""
-    word = "row" if len(idx) == 1 else "rows"
-    return f"{word} {shown}{more} {ROW_NOTE}"
+    return listed_rows(idx[:MAX_LISTED], len(idx))
+
+
+def listed_rows(first, total: int, note: str = ROW_NOTE) -> str:
+    """'rows 3, 8, 9 and 12 more (row 1 = first data row)' from the first rows and how many there are.
+
+    The one wording of rows in messages, whoever found them (memory lists them from a mask, the
+    backends that count where the rows lie fetch the first few).
+
+    Parameters
+    ----------
+    first : sequence of int or of str
+        The first rows, 0-based (at most :data:`MAX_LISTED` are shown), or already worded
+        (``"3 of 'a.csv'"``, 1-based).
+    total : int
+        How many rows have the problem.
+    note : str, optional
+        What the numbers count from (default :data:`ROW_NOTE`).
+
+    Returns
+    -------
+    str
+    """
+    shown = ", ".join(str(i) if isinstance(i, str) else str(int(i) + 1) for i in list(first)[:MAX_LISTED])
+    more = f" and {total - MAX_LISTED:,} more" if total > MAX_LISTED else ""
+    word = "row" if total == 1 else "rows"
+    return f"{word} {shown}{more} {note}"
+
+
+#: most characters of one value quoted in a message
+MAX_SHOWN_CHARS = 60
+
+
+def shown_values(values, numeric: bool = False) -> str:
+    """The first :data:`MAX_LISTED` distinct values, in order, as a message quotes them.
+
+    Parameters
+    ----------
+    values : iterable
+        Offending values in row order (repeats allowed).
+    numeric : bool, optional
+        The column holds numbers: values are written as numbers (``2``, ``0.5``), else quoted text
+        (``'maybe'``, cut after :data:`MAX_SHOWN_CHARS` characters).
+
+    Returns
+    -------
+    str
+    """
+    shown: list[str] = []
+    for v in values:
+        text = format(float(v), "g") if numeric else repr(str(v)[:MAX_SHOWN_CHARS])
+        if text not in shown:
+            shown.append(text)
+        if len(shown) == MAX_LISTED:
+            break
+    return ", ".join(shown)
 
 
 #: One message set for bad rated rows, whoever finds them (memory, DuckDB, Spark): per problem, the
@@ -86,6 +140,10 @@ ROW_PROBLEMS: dict[str, tuple[str, str]] = {
     ),
     "no_rated": ("has no rated rows: every label is empty", "Fill in the raters' verdicts (1/0, yes/no, tp/fp ...)."),
     "zero_weight": ("all rated rows have weight 0", "Give the rated documents positive weights."),
+    "boolean": (
+        "true/false values, not numbers",
+        "Choose a column of numbers for this role (a true/false column can be the label, not a score or a weight).",
+    ),
 }
 
 

@@ -152,6 +152,22 @@ PAGES: tuple[Page, ...] = (
         "What did we decide today, and why?",
         "Items added from the other pages.",
     ),
+    Page(
+        "decisions",
+        "Decisions",
+        ":material/gavel:",
+        "decisions",
+        "Which thresholds were proposed, approved, deployed and retired — by whom, when, and on what evidence?",
+        "Decisions proposed from the other pages (Propose decision).",
+    ),
+    Page(
+        "access",
+        "Access",
+        ":material/badge:",
+        "access",
+        "Who am I here, and what may I do? Admins grant and revoke roles.",
+        "Nothing: your login and the workspace's grants.",
+    ),
 )
 
 

@@ -16,6 +16,7 @@ import hashlib
 import html
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -252,9 +253,11 @@ FIGURE_TRACES = frozenset(
 #: layout parts of an imported figure that could load images or map styles from the network, or set them on a
 #: click (menus and sliders carry layout changes); maps load only for map traces, which are refused
 _FETCHING_LAYOUT = ("images", "mapbox", "map", "updatemenus", "sliders")
-#: the only pseudo-HTML tags kept in an imported figure's text (plotly's own; no attributes)
-_FIGURE_TAG = re.compile(r"<(?!/?(?:br|b|i|em|sub|sup|extra)\s*/?>)[^>]*>", re.IGNORECASE)
+#: the only pseudo-HTML tags kept in an imported figure's text (plotly's own; no attributes), after the "<"
+_KEPT_TAG = re.compile(r"/?(?:br|b|i|em|sub|sup|extra)\s*/?>", re.IGNORECASE)
 _SCALARS = (str, int, float, bool, type(None))
+#: integers an imported record may hold (the studio writes 64-bit counts)
+_MAX_INT = 2**63
 
 
 class _Refused(Exception):
@@ -295,15 +298,50 @@ def _list(value, where: str) -> list:
     return value
 
 
-def _clean_figure_text(node):
-    """Every string of a figure with plotly's markup reduced to line breaks and emphasis (no links, no styles)."""
+def _number_refused(value) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    return not isinstance(value, bool) and not -_MAX_INT <= value < _MAX_INT
+
+
+def _number(value, where: str):
+    """A JSON number of an imported record: finite (``1e400`` reads as infinity and is refused), integers in 64 bits."""
+    if not isinstance(value, (int, float)) or not _number_refused(value):
+        return value
+    if isinstance(value, float):
+        raise _Refused(f"{where} holds a number beyond the range of a double (at most ±1.8e308); write it as text")
+    raise _Refused(f"{where} holds an integer of {len(str(abs(value)))} digits (at most 19); write it as text")
+
+
+def _strip_tags(text: str) -> str:
+    """``text`` without pseudo-HTML tags other than :data:`_KEPT_TAG`'s: a tag runs from a ``<`` to the first ``>``.
+
+    One pass from left to right (a regular expression for the same tags backtracked: quadratic on text such as
+    ``<br <br <br …``); tags are not re-formed by the removal, since each removal ends at a ``>``.
+    """
+    out, pos = [], 0
+    while (start := text.find("<", pos)) >= 0:
+        end = text.find(">", start)
+        if end < 0:
+            break
+        out.append(text[pos:start])
+        if _KEPT_TAG.match(text, start + 1, end + 1):
+            out.append(text[start : end + 1])
+        pos = end + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _clean_figure_text(node, where: str):
+    """Every string of a figure with plotly's markup reduced to line breaks and emphasis (no links, no styles); its
+    numbers checked (:func:`_number`)."""
     if isinstance(node, str):
-        return _FIGURE_TAG.sub("", node)
+        return _strip_tags(node)
     if isinstance(node, dict):
-        return {k: _clean_figure_text(v) for k, v in node.items()}
+        return {k: _clean_figure_text(v, where) for k, v in node.items()}
     if isinstance(node, list):
-        return [_clean_figure_text(v) for v in node]
-    return node
+        return [_clean_figure_text(v, where) for v in node]
+    return _number(node, where)
 
 
 def _safe_layout(layout: dict) -> dict:
@@ -332,7 +370,7 @@ def _figure(d, where: str) -> tuple[str, go.Figure]:
             else {},
         }
     try:
-        figure = go.Figure({"data": _clean_figure_text(data), "layout": _clean_figure_text(layout)})
+        figure = go.Figure({"data": _clean_figure_text(data, where), "layout": _clean_figure_text(layout, where)})
     except (ValueError, TypeError, KeyError) as exc:
         first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
         raise _Refused(f"{where} is not a plotly figure ({first})") from None
@@ -354,6 +392,10 @@ def _table(d, where: str) -> tuple[str, pd.DataFrame, int]:
     bad = next((v for v in flat if not isinstance(v, _SCALARS)), _SCALARS)
     if bad is not _SCALARS:
         raise _Refused(f"{where} has a cell that is {_kind(bad)}; cells are text, numbers, booleans or null")
+    wrong = next((i for i, v in enumerate(flat) if isinstance(v, (int, float)) and _number_refused(v)), None)
+    if wrong is not None:
+        r, c = divmod(wrong, width)
+        _number(flat[wrong], f"{where} row {r + 1} column {str(columns[c])[:40]!r}")
     return name, pd.DataFrame(rows, columns=columns), len(flat)
 
 
@@ -361,7 +403,7 @@ def _setting(value, where: str, depth: int = 0):
     if isinstance(value, str):
         return _text(value, where)
     if isinstance(value, _SCALARS):
-        return value
+        return _number(value, where)
     if depth < 4 and isinstance(value, list):
         return [_setting(v, where, depth + 1) for v in value]
     if depth < 4 and isinstance(value, dict):
@@ -375,11 +417,25 @@ def _provenance(d, where: str) -> dict:
         key: _text(d.get(key), f"{where} {key!r}", optional=True)
         for key in ("data_sha256", "engine_version", "time", "link")
     }
+    _check_time(out["time"], f"{where} 'time'")
     if out["link"] and not safe_href(out["link"]):
         raise _Refused(f"{where} 'link' is not a web address of the studio (only http, https or /page links)")
     settings = _object(d.get("settings") if d.get("settings") is not None else {}, f"{where} 'settings'")
     out["settings"] = {str(k): _setting(v, f"{where} setting {str(k)[:40]!r}") for k, v in settings.items()}  # type: ignore[assignment]
     return out
+
+
+def _check_time(stamp: str, where: str) -> None:
+    """An imported time is empty or an ISO 8601 time whose UTC (and local) time is a date of years 1-9999."""
+    if not stamp:
+        return
+    try:
+        moment = _dt.datetime.fromisoformat(stamp)
+        moment.astimezone(_dt.timezone.utc), moment.astimezone()
+    except (ValueError, OverflowError, OSError):
+        raise _Refused(
+            f"{where} is not a time between the years 1 and 9999 (ISO 8601, e.g. 2025-01-06T10:00:00+00:00)"
+        ) from None
 
 
 def _item_from_dict(d, number: int) -> tuple[RecordItem, int]:
@@ -414,7 +470,10 @@ def read_record_json(text: str | bytes, *, max_bytes: int = MAX_RECORD_BYTES) ->
     text, never as markdown or HTML), settings are JSON values, table rows have one cell per
     column, figures hold only plotly trace types that load nothing (their text keeps only line
     breaks and emphasis; layout images and maps are dropped), the link is an ``http``/``https``
-    address or a ``/page`` path.
+    address or a ``/page`` path. Numbers are finite doubles and integers within 64 bits (JSON's
+    ``1e400`` reads as infinity, which the studio never writes and would export as null: refused,
+    naming the field; write such a value as text), and the time is empty or an ISO 8601 time of the
+    years 1-9999 in UTC and in local time.
 
     Parameters
     ----------

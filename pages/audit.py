@@ -1,5 +1,6 @@
 """Below the line: plan a random audit of the unflagged documents, then estimate how many positives the line misses."""
 
+import math
 from dataclasses import astuple, dataclass
 
 import streamlit as st
@@ -20,14 +21,12 @@ from engine.audit.display import (
 )
 from engine.errors import InputError
 from engine.plotting import SCREEN_POINTS
-from engine.pn import operating_point
 from engine.record import new_item
-from views.audit_link import audit_estimate, companion_rated, remember_audit, remember_design
+from views.audit_link import audit_estimate, companion_sample, offer_companion, remember_audit, remember_design
 from views.audit_population import choose_population
-from views.controls import TARGET_DEFAULT
-from views.counted import counted_hull
-from views.inputs import active_input, input_picker
-from views.navigation import current_link
+from views.inputs import chosen_input, input_picker
+from views.navigation import current_link, routed
+from views.published import published
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -186,7 +185,7 @@ def show_plan(planned: AuditPlan, design: dict, design_file: bytes, population: 
                 "population_sha256": design["population"]["fingerprint"]["sha256"],
                 "plan_rows_sha256": design["rows_sha256"],
             },
-            link=current_link({"audit_below": planned.review_threshold}, data=population.fingerprint),
+            link=current_link({"audit_below": planned.review_threshold}),
         ),
         key="record_plan",
     )
@@ -248,11 +247,25 @@ def estimate_settings(rated: SessionInput) -> tuple[str, float, float]:
     return classifier, float(level), float(threshold)
 
 
-def operating_threshold(rated: SessionInput, classifier: str) -> tuple[float, float]:
-    """The Operating point page's target marginal precision and its threshold for this classifier."""
-    target = float(st.session_state.get("target", TARGET_DEFAULT))
-    hull, _ = counted_hull(rated, classifier)  # the Operating point page's own hull, counted once per session
-    return target, float(operating_point(target=target, hull=hull).threshold)
+def operating_threshold(rated: SessionInput, classifier: str) -> dict | None:
+    """The Operating point page's current target and threshold when it shows this rated data and classifier."""
+    return published("operating-point", rated.fingerprint, classifier)
+
+
+def thresholds_caption(quoted: dict | None, threshold: float) -> str:
+    """Which thresholds the table shows: the Operating point page's own (quoted as it shows it) and the one asked."""
+    if quoted is None:
+        return (
+            f"At {threshold:.6g} (the Operating point page's threshold shows here too while that page shows this "
+            "rated data and classifier):"
+        )
+    op = quoted["threshold"]
+    shown = f"{op:.6g}" if math.isfinite(op) else "flag nothing"
+    target = quoted["target"]
+    return (
+        f"At the Operating point page's threshold ({shown}, target marginal precision {target:.3g}) and at "
+        f"{threshold:.6g}:"
+    )
 
 
 def show_estimate(result: AuditEstimate) -> None:
@@ -282,8 +295,8 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None) -> Non
         st.info("The audit's estimate needs the rated rows in memory: upload them (or pick a sample).")
         return
     classifier, level, threshold = estimate_settings(rated)
-    target, op_threshold = operating_threshold(rated, classifier)
-    asked = tuple(t for t in (op_threshold, threshold) if abs(t) != float("inf"))
+    quoted = operating_threshold(rated, classifier)
+    asked = tuple(t for t in ((quoted["threshold"],) if quoted else ()) + (threshold,) if math.isfinite(t))
     try:
         result = audit_estimate(rated, audit, classifier, level, asked)
     except InputError as exc:
@@ -291,10 +304,7 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None) -> Non
         return
     remember_audit(rated, classifier, audit)
     show_estimate(result)
-    st.caption(
-        f"At the Operating point page's threshold ({op_threshold:.6g}, target marginal precision "
-        f"{target:.3g}) and at {threshold:.6g}:"
-    )
+    st.caption(thresholds_caption(quoted, threshold))
     table = thresholds_table(result)
     show_table(table, transpose_on="threshold")  # one quantity per row: 14 columns do not fit 1,280 px
     curve = memo(
@@ -322,22 +332,25 @@ def estimate_step(audit: SessionInput | None, rated: SessionInput | None) -> Non
             figures=figures,
             data_fingerprint=audit.fingerprint,
             settings=audit_settings(result, rated_sha256=rated.fingerprint),
-            link=current_link({"audit_classifier": classifier}, data=rated.fingerprint),
+            link=current_link({"audit_classifier": classifier}),
         ),
         key="record_audit",
     )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Below the line")
 st.caption(
     "How many positives does the review line miss? Plan a random sample of the unflagged documents, "
     "stratified by score; the reviewers label it; the audit then estimates the missed positives and recall "
     "with intervals (design-based, honest when an audit finds few or no positives)."
 )
-companion_rated()  # a shipped audit opens with its shipped rated data
 st.header("1. Plan the audit")
 population = choose_population()
-plan_step(population, active_input("audit"))
+plan_step(population, chosen_input("audit", key="audit_reviewed"))  # the pilot and the line: this page's audit
 st.header("2. Estimate from the reviewed audit")
 audit = input_picker("audit", key="audit_reviewed", label="Reviewed audit (the plan with 'label' filled in)")
-estimate_step(audit, input_picker("rated", key="audit_rated", label="Rated data above the line"))
+# a shipped audit opens with its shipped rated data on this page (no other page's rated data changes)
+rated = input_picker("rated", key="audit_rated", label="Rated data above the line", prefer=companion_sample(audit))
+offer_companion(audit, rated)
+estimate_step(audit, rated)

@@ -21,10 +21,11 @@ from engine.setloss import (
     train_probabilities,
 )
 from engine.setloss.display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
-from views.inputs import input_picker
-from views.navigation import current_link
+from views.inputs import input_picker, sidebar_note
+from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
-from views.state import md, memo, on_click
+from views.state import md, memo, on_click, server_memo
 from views.tables import show_table
 
 #: the custom metric starts as F1 = 2TP / (2TP + FP + FN)
@@ -100,10 +101,9 @@ def own_batches() -> Probabilities:
     return Probabilities(("input", *chosen.key), chosen.value, None, chosen.name)  # the record names the file
 
 
-@st.cache_resource(show_spinner=False)
 def shared_split(name: str):
     """A public data set's splits and the logistic regression's probabilities, once per server (deterministic)."""
-    return train_probabilities(name)
+    return server_memo(("public split", name), lambda: train_probabilities(name))
 
 
 def trained_batches() -> Probabilities:
@@ -116,6 +116,7 @@ def trained_batches() -> Probabilities:
         bind="query-params",
         persist_state="session",
     )
+    sidebar_note(PUBLIC_DATASETS[name], "A logistic regression trained here; its test items in batches")
     trained = st.session_state.get("_batch_trained", set())
     if name not in trained and not st.button(
         "Train a logistic regression",
@@ -174,8 +175,9 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
     figs = st.columns(2)
     figs[0].plotly_chart(expected_loss_figure(decision, outcome.early), key="expected_loss_chart")
     figs[1].plotly_chart(batch_items_figure(eta, decision), key="batch_items_chart")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "batch decision",
             f"{loss.name}-optimal decision of {batch} ({eta.size:,} items)",
             outcome.sentence(batch),
@@ -185,12 +187,19 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
             if src.key[0] == "input"
             else data_sha256(src.batches.probabilities, src.batches.batch_ids),
             settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
-            link=current_link(
-                {"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()},
-                data=str(src.key[1]) if src.key[0] == "input" else "",
-            ),
+            link=current_link({"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()}),
+        )
+
+    add_to_record(record_item, key="record_batch")
+    propose_decision(
+        lambda: Proposal(
+            "batch_rule",
+            batches.mapping.probability_col if src.key[0] == "input" else src.source,
+            {"loss": loss.name, **loss_parameters(), "batch": batch, "k": int(decision.k)},
+            settings={"source": src.source, "items": int(eta.size)},
         ),
-        key="record_batch",
+        key="propose_batch",
+        record=record_item,
     )
     st.subheader("Decided items")
     table = decided_items(batches, batch, decision)
@@ -305,6 +314,7 @@ def decisions_view(src: Probabilities) -> None:
     baselines_section(src, loss, items.size)
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Batch decisions")
 st.caption(
     "For a batch of items with calibrated probabilities, the decision that minimises the expected set "

@@ -1,5 +1,7 @@
 """Constrained training: a linear classifier trained on a table under fairness, churn, coverage and recall goals."""
 
+import json
+
 import streamlit as st
 
 from engine.constraints import adult_data, churn_sweep, fairness_sweep
@@ -10,10 +12,11 @@ from engine.presentation import BOUND_FORMAT
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import kept, md, on_click, server_memo
+from views.state import data_memo, kept, md, on_click, server_memo
 from views.tables import show_table
 
 EVERY_OTHER = "every other row"
@@ -116,17 +119,28 @@ def show_model(chosen: SessionInput, model: TableModel) -> None:
         key="predictions_csv",
     )
     st.caption("Apply the model elsewhere with `opstudio predict model.json TABLE --out predictions.csv`.")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "constrained model",
             f"Constrained linear model on {chosen.name}",
             model.sentence(),
             tables=[("Rates on training and test rows", rates_frame(model))],
             data_fingerprint=chosen.fingerprint,
             settings=model.settings,
-            link=current_link(data=chosen.fingerprint),
+            link=current_link(),
+        )
+
+    add_to_record(record_item, key="record_constraints")
+    propose_decision(
+        lambda: Proposal(
+            "constrained_model",
+            f"constrained linear model of {chosen.mapping.label}",
+            json.loads(model_json(model)),
+            settings=model.settings,
         ),
-        key="record_constraints",
+        key="propose_constraints",
+        record=record_item,
     )
 
 
@@ -164,7 +178,15 @@ def tuning(chosen: SessionInput) -> None:
         "_cons_model",
         run_key,
         clicked or refit,
-        lambda progress: model_or_message(frame, spec, warm, progress),
+        lambda progress: (
+            model_or_message(frame, spec, warm, progress)
+            if warm is not None  # a cold fit depends on the table and the settings only: kept, shared for a sample
+            else data_memo(
+                chosen.source == "sample",
+                ("constrained fit", *run_key),
+                lambda: model_or_message(frame, spec, None, progress),
+            )
+        ),
         progress="Majorization-minimization" + (" from the current model" if warm is not None else ""),
     )
     if isinstance(result, str):
@@ -173,10 +195,9 @@ def tuning(chosen: SessionInput) -> None:
         show_model(chosen, result)
 
 
-@st.cache_resource(show_spinner=False)
 def shared_adult():
     """UCI Adult's design matrix, built once per server (public data, read only)."""
-    return adult_data()
+    return server_memo(("adult design",), adult_data)
 
 
 def shared_sweep(name: str, compute):
@@ -217,6 +238,7 @@ def adult_sweeps() -> None:
             )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Constrained training")
 st.caption(
     "Goh, Cotter, Gupta & Friedlander (NIPS 2016): minimise the training error of a linear classifier "

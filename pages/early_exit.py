@@ -1,5 +1,6 @@
 """Early exit (QWYC): evaluate big ensembles faster with an optimised order and exit thresholds."""
 
+import json
 from dataclasses import astuple, dataclass
 
 import pandas as pd
@@ -38,8 +39,9 @@ from engine.qwyc import (
 )
 from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
-from views.inputs import input_picker
-from views.navigation import current_link
+from views.inputs import input_picker, sidebar_note
+from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo, on_click, progress_callback, server_memo
@@ -94,12 +96,9 @@ def tree_names(n: int) -> tuple[str, ...]:
     return tuple(f"tree {t}" for t in range(n))
 
 
-@st.cache_resource(show_spinner=False, max_entries=3)
-def adult_model(max_iter: int, max_depth: int):
-    """Public data and a deterministic model: shared by every session. The shipped model file's first
-    ``max_iter`` trees at its depth (nothing trained); other depths are trained once per server. At most three
-    (trees, depth) settings are kept: each holds every tree's contribution on Adult's 48,842 rows (195 MB at
-    500 trees), and the 16 settings of the sliders would hold 1.7 GB for the server's life."""
+def read_or_train(max_iter: int, max_depth: int):
+    """The shipped model file's first ``max_iter`` trees at its depth (nothing trained); other depths trained here;
+    every tree's contribution on Adult's fit and test rows, with a progress bar."""
     if max_depth == ADULT_GBT["max_depth"] and max_iter <= ADULT_GBT["max_iter"]:
         bar = st.progress(0.0, text="Reading the shipped model file")
         trained = adult_gbt_sample(max_iter)
@@ -115,6 +114,12 @@ def adult_model(max_iter: int, max_depth: int):
     f_test = trained.ensemble.contributions(trained.x_test)
     bar.empty()
     return trained, f_fit, f_test
+
+
+def adult_model(max_iter: int, max_depth: int):
+    """Public data and a deterministic model: shared by every session, held in the server's byte-budgeted cache
+    (each (trees, depth) holds every tree's contribution on Adult's 48,842 rows: 195 MB at 500 trees)."""
+    return server_memo(("early exit model", max_iter, max_depth), lambda: read_or_train(max_iter, max_depth))
 
 
 def shared_result(key: tuple, compute):
@@ -137,6 +142,7 @@ def adult_ensemble() -> Ensemble:
     max_depth = c[1].select_slider(
         "Depth", [3, 4, 5, 6], 5, key="qwyc_depth", bind="query-params", persist_state="session"
     )
+    sidebar_note("UCI Adult", f"A boosted model of {max_iter} trees of depth {max_depth}, its train and test rows")
     trained, f_fit, f_test = adult_model(int(max_iter), int(max_depth))
     how = (
         f"the first {max_iter} of the shipped sample's {ADULT_GBT['max_iter']} (adult_gbt.skops)"
@@ -298,8 +304,9 @@ def metric_cards(ens: Ensemble, settings: Settings, policy: EarlyExitPolicy, fit
 
 def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> None:
     t_count, fit, test = ens.n_models, result.fit, result.test
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "early-exit policy",
             f"Early exit for a {t_count}-model ensemble (α = {settings.alpha_pct:.2f} %)",
             f"Evaluate {test['mean_models']:.1f} of {t_count} models per row on average "
@@ -310,11 +317,20 @@ def record_button(ens: Ensemble, settings: Settings, result: PolicySummary) -> N
             data_fingerprint=ensemble_sha256(ens),
             settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
             link=current_link(
-                {"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget},
-                data="" if ens.trained is not None else ensemble_sha256(ens),
+                {"alpha_pct": settings.alpha_pct, "neg_only": settings.neg_only, "budget": settings.budget}
             ),
+        )
+
+    add_to_record(record_item, key="record_qwyc")
+    propose_decision(
+        lambda: Proposal(
+            "early_exit_policy",
+            f"{t_count}-model ensemble",
+            json.loads(result.policy_file),
+            settings={"alpha": settings.alpha, "neg_only": settings.neg_only, "budget": settings.budget},
         ),
-        key="record_qwyc",
+        key="propose_qwyc",
+        record=record_item,
     )
 
 
@@ -552,6 +568,7 @@ def load_plotly_meanwhile():
 
 ENSEMBLES = {ADULT: adult_ensemble, MATRIX: matrix_ensemble, MODEL: model_ensemble}
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Early exit for ensembles (QWYC)")
 st.caption(
     "Quit When You Can (Wang, Gupta et al.): choose the order of the base models and, after each one, "

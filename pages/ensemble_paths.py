@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from engine.backends import resampling_note
+from engine.errors import InputError
 from engine.io import RatedData
 from engine.pn import (
     FAMILIES,
@@ -29,7 +30,8 @@ from views.controls import chosen_target, money_sentence, money_settings
 from views.counted import count_caption, counted_grid
 from views.forms.counts import grid_of
 from views.inputs import input_picker
-from views.navigation import current_link, go_to
+from views.navigation import current_link, go_to, routed
+from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.state import md, memo, on_click, progress_callback
 from views.tables import show_table
@@ -292,8 +294,12 @@ def paths_view(v: GridView) -> None:
     with st.spinner(f"Optimising the analytic ({v.family}) path"):
         ap = memo(("analytic", *v.key, v.family), lambda: analytic_path(grid, v.family))
     paths = [gp, ap]
-    ops = {p.method: path_operating_point(p, target) for p in paths}
-    best = best_grid_point(grid, target)
+    try:
+        ops = {p.method: path_operating_point(p, target) for p in paths}
+        best = best_grid_point(grid, target)
+    except InputError as exc:  # a target no path has (money beyond any number in a crafted link)
+        st.error(f"**No joint thresholds for this target.** {md(exc)}")
+        return
     graph = ops[gp.method]
     decision_cards(v, graph, gp, ap, front)
     in_money = money_sentence(graph.tp, graph.fp, graph.mp_above, money)
@@ -310,8 +316,9 @@ def paths_view(v: GridView) -> None:
         spread = bootstrap_spread_table(boot, target)
         st.caption(f"Graph path over {boot.n_boot} bootstrap replicates: 5 %, 50 % and 95 % quantiles.")
         show_table(spread, row_kinds="quantity")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "joint thresholds",
             f"Joint thresholds of {', '.join(v.cols)} ({str(v.rule).upper()}) at marginal precision {format_value(target, 'share')}",
             " ".join(
@@ -334,13 +341,27 @@ def paths_view(v: GridView) -> None:
                 "target": target,
                 **money_settings(money),
             },
-            link=current_link({"target": target}, data=str(v.source_summary.get("fingerprint_sha256", ""))),
+            link=current_link({"target": target}),
+        )
+
+    add_to_record(record_item, key="record_paths")
+    propose_decision(
+        lambda: Proposal(
+            "joint_thresholds",
+            ", ".join(v.cols),
+            [float(t) for t in graph.threshold],
+            target,
+            graph.tp,
+            graph.fp,
+            {"rule": v.rule, "grid_size": v.bins, "spacing": v.spacing, "path": "graph", **money_settings(money)},
         ),
-        key="record_paths",
+        key="propose_paths",
+        record=record_item,
     )
     report_section(v, target, table, {**ops, "best grid point": best}, figs, spread, boot, money_settings(money))
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Ensemble paths")
 grid_source = st.radio(
     "Grid from",

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from engine.pages import PAGES
+from views.navigation import routed
 
 CARDS = [p for p in PAGES if p.url_path != "home"]  # every other page, in navigation order
 
@@ -18,6 +19,7 @@ def page_cards() -> None:
                 st.page_link(card.script, label=f"Open {card.title}", icon=card.icon)
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Operating Point Studio")
 st.markdown(
     "Choose and defend the operating point of rare-event classifiers when only the **predicted positives** "

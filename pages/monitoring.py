@@ -2,6 +2,7 @@
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -25,9 +26,10 @@ from engine.monitor import (
 )
 from engine.record import new_item
 from engine.reporting import csv_bytes
-from views.controls import Money, money_controls, money_settings
+from views.controls import Money, link_number, money_controls, money_settings
+from views.deployed import follow_decision, store_alerts
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
 from views.record_button import add_to_record
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -45,6 +47,7 @@ class Settings:
     money: Money
     threshold: float
     level: float
+    decision: Any = None  # the deployed decision followed (engine.workspace.Decision), or None
 
 
 #: the periods table's columns shown on screen (about 800 px wide at 1,280 px a window)
@@ -73,9 +76,14 @@ def settings(dataset: SessionInput) -> Settings:
     period = c[0].selectbox(
         "Period", PERIODS, index=PERIODS.index("week"), key="mon_period", bind="query-params", persist_state="session"
     )
+    dated: DatedRated = dataset.value
     with c[1]:
-        money = money_controls("mon")
-    if money.economics is None:
+        followed = follow_decision(dated.classifier, key="mon_decision")
+        money = money_controls("mon") if followed is None else Money(None, "")
+    if followed is not None:
+        target = followed.target
+        st.caption(f"Decision {followed.id} sets the threshold and the target (m = {target:.4g}).")
+    elif money.economics is None:
         target = st.slider(
             "Target marginal precision",
             0.005,
@@ -90,11 +98,14 @@ def settings(dataset: SessionInput) -> Settings:
         )
     else:
         target = money.economics.target
-    dated: DatedRated = dataset.value
     baseline = memo(("mon_baseline", *dataset.key, target), lambda: baseline_threshold(dated, target))
     if not math.isfinite(baseline):  # the first quarter flags nothing at this target: start at the highest score
         baseline = float(dated.scores.max())
     deployed_default(dataset, baseline)
+    if followed is not None:
+        st.session_state["mon_threshold"] = float(followed.threshold)
+    else:
+        link_number("mon_threshold", "deployed threshold")
     c = st.columns([1, 1, 2])
     threshold = c[0].number_input(
         "Deployed threshold T",
@@ -105,6 +116,7 @@ def settings(dataset: SessionInput) -> Settings:
         bind="query-params",
         persist_state="session",
         help="Documents with score >= T are flagged for review.",
+        disabled=followed is not None,
     )
     level = c[1].select_slider(
         "Level",
@@ -124,8 +136,9 @@ def settings(dataset: SessionInput) -> Settings:
         key="mon_use_baseline",
         on_click=st.session_state.__setitem__,
         args=("mon_threshold", round(baseline, 6)),
+        disabled=followed is not None,
     )
-    return Settings(period, float(target), money, float(threshold), float(level))
+    return Settings(period, float(target), money, float(threshold), float(level), followed)
 
 
 def monitoring_of(dataset: SessionInput, s: Settings) -> Monitoring:
@@ -167,6 +180,8 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         persist_state="session",
     ):
         return None
+    link_number("mon_reviewers", "number of reviewers", 0.5)
+    link_number("mon_reviews_per_day", "reviews per reviewer per day", 1.0)
     c = st.columns(2)
     reviewers = c[0].number_input(
         "Reviewers", 0.5, None, 2.0, 0.5, key="mon_reviewers", bind="query-params", persist_state="session"
@@ -181,9 +196,13 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         bind="query-params",
         persist_state="session",
     )
-    team = reviewer_plan(
-        dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers, reviews_per_day=per_day
-    )
+    try:
+        team = reviewer_plan(
+            dated.scores, dated.data.labels, dated.dates, threshold, reviewers=reviewers, reviews_per_day=per_day
+        )
+    except InputError as exc:
+        st.error(f"**No capacity from these reviewers.** {md(exc)}")
+        return None
     capacity, queue, sentence = team.capacity, team.queue, team.sentence()
     st.markdown(md(sentence))
     load = memo(
@@ -207,6 +226,7 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
                 dated.data.groups,
                 reviewers=reviewers,
                 reviews_per_day=per_day,
+                unrated_groups=dated.data.unrated_groups,
             ),
         )
         st.caption(
@@ -214,6 +234,8 @@ def reviewers_section(dated: DatedRated, threshold: float) -> tuple[str, list] |
         )
         show_table(allocation.table())
         st.markdown(md(allocation.sentence()))
+        if allocation.note:
+            st.caption(md(allocation.note))
         sentence += " " + allocation.sentence()
     return sentence, figures
 
@@ -222,6 +244,8 @@ def results(dataset: SessionInput, s: Settings) -> None:
     dated: DatedRated = dataset.value
     result = monitoring_of(dataset, s)
     alerts_section(result)
+    if s.decision is not None:
+        store_alerts(s.decision, dataset, result)
     sentence = monitoring_sentence(result, dated.classifier, s.money.currency)
     st.markdown(f"**{md(monitoring_headline(result, dated.classifier, s.money.currency))}**")
     st.text(sentence)
@@ -269,12 +293,13 @@ def results(dataset: SessionInput, s: Settings) -> None:
                 "level": s.level,
                 **money_settings(s.money),
             },
-            link=current_link({"mon_threshold": s.threshold}, data=dataset.fingerprint),
+            link=current_link({"mon_threshold": s.threshold}),
         ),
         key="record_monitoring",
     )
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Monitoring")
 st.caption(
     "The threshold chosen once, followed as rated documents keep arriving: its marginal precision each period "

@@ -8,6 +8,7 @@ import streamlit as st
 from engine.audit import AuditEstimate
 from engine.audit.display import audit_settings, recall_card, recall_sentence
 from engine.backends import rated_row_ids, resampling_note
+from engine.errors import InputError
 from engine.monitor import capacity_per_day
 from engine.plotting import SCREEN_POINTS
 from engine.pn import (
@@ -35,13 +36,15 @@ from engine.presentation import format_value
 from engine.record import new_item
 from engine.reporting import csv_bytes
 from views.audit_link import audit_at
-from views.controls import TARGET_DEFAULT, Money, chosen_target, money_sentence, money_settings
+from views.controls import TARGET_DEFAULT, Money, chosen_target, link_number, money_sentence, money_settings
 from views.counted import count_caption, counted_hull
 from views.inputs import input_picker
-from views.navigation import current_link
+from views.navigation import current_link, routed
+from views.propose import Proposal, propose_decision
+from views.published import publish, withdraw
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import background, hold_background, md, memo, on_click
+from views.state import background, background_result, hold_background, md, memo, on_click
 from views.tables import show_table
 
 
@@ -61,7 +64,8 @@ class Curve:
     dataset: SessionInput
     classifier: str
     hull: Hull
-    boot: Bootstrap | None
+    boot: Bootstrap | None  # None while it runs in the background (under ``boot_key``) or without rows in memory
+    boot_key: tuple | None
     scores: Any  # the classifier's scores of the rated rows; None when they are not in memory
     uncertainty: Uncertainty
     rows_needed: str | None  # why bootstraps and segments are not offered (rows not in memory), else None
@@ -99,10 +103,11 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
     count_caption(stats, "distinct scores")
     rows_needed = resampling_note(d)
     if rows_needed:
-        return Curve(dataset, classifier, hull, None, None, u, rows_needed)
+        return Curve(dataset, classifier, hull, None, None, None, u, rows_needed)
     scores = d.column(classifier)
+    key = ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed)
     boot = background(
-        ("bootstrap", "poisson", *dataset.key, classifier, u.n_boot, u.level, u.seed),
+        key,
         # hashed Poisson replicates of the rows' positions in the file: the CLI's (every backend's) intervals
         lambda progress: bootstrap(
             scores,
@@ -118,7 +123,7 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
         work=d.n_rated * u.n_boot,
     )
-    return Curve(dataset, classifier, hull, boot, scores, u, None)
+    return Curve(dataset, classifier, hull, boot, key, scores, u, None)
 
 
 def show_cards(curve: Curve, op, ci) -> None:
@@ -205,18 +210,27 @@ _CHOSEN = "_op_chosen_target"  # the target of the operating point view, read by
 def operating_point_view(curve: Curve, table) -> None:
     """Everything that depends on the target: a slider move reruns only this part of the page."""
     hold_background()  # the bootstrap pauses while this part is redrawn, in the server and in the browser (issue 25)
-    hull, boot, classifier, d = curve.hull, curve.boot, curve.classifier, curve.dataset.rated
+    hull, classifier, d = curve.hull, curve.classifier, curve.dataset.rated
+    # finished since the last full run: shown by this fragment's own rerun, the whole page is redrawn once it rests
+    boot = curve.boot if curve.boot is not None or curve.boot_key is None else background_result(curve.boot_key)
     c = st.columns([3, 2])
     with c[0]:
         target, money = chosen_target("op")
         st.session_state[_CHOSEN] = (target, money)
+    try:
+        op, cost = operating_point(target=target, hull=hull), cost_per_true_positive(target)
+    except InputError as exc:  # a target the URL or the money gave that no operating point has
+        withdraw("operating-point")
+        st.error(f"**No operating point for this target.** {md(exc)}")
+        return
+    # the page's current result, for the pages that quote it (Below the line), bound to its data and classifier
+    publish("operating-point", curve.dataset.fingerprint, classifier, target=target, threshold=float(op.threshold))
     c[1].metric(
         "False positives paid per extra true positive",
-        f"{cost_per_true_positive(target):.3g}",
+        f"{cost:.3g}",
         help="c = (1 − m) / m: lowering the threshold is worth it while one more true positive costs "
         "fewer false positives than this.",
     )
-    op = operating_point(target=target, hull=hull)
     ci = boot.at(target) if boot is not None else None
     show_cards(curve, op, ci)
     in_money = money_sentence(op.tp, op.fp, op.mp_above, money)
@@ -259,8 +273,9 @@ def operating_point_view(curve: Curve, table) -> None:
     figs[0].plotly_chart(pn_fig, key="pn_chart")
     figs[1].plotly_chart(mp_fig, key="mp_chart")
     show_report(curve, op, ci, second, table, [("PN curve", pn_fig), ("Marginal precision", mp_fig)], target, money)
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "operating point",
             f"Operating point of {classifier} at marginal precision {format_value(target, 'share')}",
             " ".join(filter(None, [record_sentence(classifier, op, ci, audit), in_money])),
@@ -274,9 +289,22 @@ def operating_point_view(curve: Curve, table) -> None:
                 **money_settings(money),
                 **({"audit": audit_settings(audit, rated_sha256=d.fingerprint)} if audit else {}),
             },
-            link=current_link({"classifier": classifier, "target": target}, data=d.fingerprint),
+            link=current_link({"classifier": classifier, "target": target}),
+        )
+
+    add_to_record(record_item, key="record_op")
+    propose_decision(
+        lambda: Proposal(
+            "operating_point",
+            classifier,
+            float(op.threshold),
+            target,
+            op.tp,
+            op.fp,
+            {"bootstrap_replicates": curve.uncertainty.n_boot, **money_settings(money)},
         ),
-        key="record_op",
+        key="propose_op",
+        record=record_item,
     )
 
 
@@ -315,9 +343,10 @@ def segment_table(allocation, classifier: str, by_capacity: bool):
 BUDGETS = ("Review capacity", "Reviewers", "Target marginal precision")
 
 
-def budget_controls(c, total: float) -> tuple[bool, float, str]:
+def budget_controls(c, total: float) -> tuple[bool, float, str] | None:
     """(by capacity, capacity in documents, the reviewers in words): a number of reviews, or R reviewers doing Q
-    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target."""
+    reviews a day over the D days the rated documents cover (capacity R·Q·D), or the target; None (said on the
+    page) when the reviewers give no capacity."""
     budget = c[0].radio(
         "Budget", BUDGETS, key="segments_budget", horizontal=True, bind="query-params", persist_state="session"
     )
@@ -338,6 +367,9 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
         )
         return budget == "Review capacity", capacity, ""
     with c[1]:
+        link_number("op_reviewers", "number of reviewers", 0.5)
+        link_number("op_reviews_per_day", "reviews per day", 1.0)
+        link_number("op_rating_days", "days the ratings cover", 1, 100_000, whole=True)
         r = st.columns(3)
         reviewers = r[0].number_input(
             "Reviewers", 0.5, None, 2.0, 0.5, key="op_reviewers", bind="query-params", persist_state="session"
@@ -352,18 +384,27 @@ def budget_controls(c, total: float) -> tuple[bool, float, str]:
             bind="query-params",
             persist_state="session",
         )
-        days = r[2].number_input(
+        days = r[2].number_input(  # a float input: a link's 1e400 for an integer input fails inside Streamlit
             "Days the ratings cover",
-            1,
-            None,
-            30,
-            1,
+            1.0,
+            100_000.0,
+            30.0,
+            1.0,
+            format="%.0f",
             key="op_rating_days",
             bind="query-params",
             persist_state="session",
             help="The rated documents were flagged over this many days.",
         )
-    per = capacity_per_day(reviewers, per_day)
+    try:
+        per = capacity_per_day(reviewers, per_day)
+    except InputError as exc:
+        c[1].error(f"**No capacity from these reviewers.** {md(exc)}")
+        return None
+    if not 1 <= days <= 100_000:  # NaN and infinity too
+        c[1].error(f"**No capacity from these reviewers.** {days!r} is not a number of days from 1 to 100,000.")
+        return None
+    days = int(round(days))
     return (
         True,
         per * days,
@@ -404,9 +445,16 @@ def segments_view(curve: Curve) -> None:
         lambda: segment_curves(curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups),
     )
     c = st.columns([2, 2, 3])
-    by_capacity, capacity, reviewers = budget_controls(c, curves.total_flagged)
+    budget = budget_controls(c, curves.total_flagged)
+    if budget is None:
+        return
+    by_capacity, capacity, reviewers = budget
     target, money = st.session_state.get(_CHOSEN, (TARGET_DEFAULT, Money(None, "")))
-    allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    try:
+        allocation = allocation_of(curve, curves, by_capacity, capacity, target)
+    except InputError as exc:  # reviewers x reviews x days beyond any number, a target no point has (a crafted link)
+        c[2].error(f"**No allocation for these settings.** {md(exc)}")
+        return
     c[2].markdown(allocation.sentence())
     mu = allocation.common_marginal_precision if by_capacity else target
     in_money = money_sentence(allocation.total["tp"], allocation.total["fp"], mu, money)
@@ -417,8 +465,9 @@ def segments_view(curve: Curve) -> None:
     table = segment_table(allocation, classifier, by_capacity)
     figure = segments_figure(curves, allocation)
     st.plotly_chart(figure, key="segments_chart")
-    add_to_record(
-        lambda: new_item(
+
+    def record_item():
+        return new_item(
             "segments",
             f"Per-segment thresholds of {classifier} by {d.mapping.group_col}",
             " ".join(filter(None, [allocation.sentence(), reviewers, in_money])),
@@ -431,11 +480,26 @@ def segments_view(curve: Curve) -> None:
                 **({"capacity": capacity} if by_capacity else {"target": target}),
                 **money_settings(money),
             },
-            link=current_link(
-                {"classifier": classifier, "target": target, **budget_link_settings(capacity)}, data=d.fingerprint
-            ),
+            link=current_link({"classifier": classifier, "target": target, **budget_link_settings(capacity)}),
+        )
+
+    add_to_record(record_item, key="record_segments")
+    propose_decision(
+        lambda: Proposal(
+            "segment_thresholds",
+            classifier,
+            {p.segment: p.threshold for p in allocation.segments},
+            None if by_capacity else target,
+            allocation.total["tp"],
+            allocation.total["fp"],
+            {
+                "segment": d.mapping.group_col,
+                **({"capacity": capacity} if by_capacity else {}),
+                **money_settings(money),
+            },
         ),
-        key="record_segments",
+        key="propose_segments",
+        record=record_item,
     )
     st.caption(f"Segments by {d.mapping.group_col}; {allocation.method or 'each segment at the target'}.")
     intervals = on_click(
@@ -456,6 +520,7 @@ def segments_view(curve: Curve) -> None:
         show_table(intervals[1])
 
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Operating point")
 dataset = input_picker("rated", key="op_rated", label="Rated data")
 classifier = st.selectbox(

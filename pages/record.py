@@ -5,10 +5,11 @@ import streamlit as st
 from engine.errors import InputError
 from engine.record import PUBLIC_URL_ENV, public_url, read_record_json, record_html, record_json, record_pdf
 from engine.reporting import safe_href
-from views.navigation import go_to
+from views.navigation import go_to, routed
 from views.record_button import record_items, set_record_items
 from views.state import md
 
+routed()  # a page Streamlit ran without app.py runs again through it (views.navigation.routed)
 st.title("Decision record")
 st.caption(
     "Every page has **Add to decision record** for its current result. Order the items, annotate them, "

@@ -7,6 +7,11 @@ if str(ROOT) not in sys.path:
 SHARED = ROOT.parent / "shared"
 
 import os  # noqa: E402
+import tempfile  # noqa: E402
+
+# the dashboard opens the workspace (OPSTUDIO_HOME) on every run: tests, their AppTest sessions and the servers they
+# start never touch the developer's own workspace (a test that needs its own sets the variable itself)
+os.environ.setdefault("OPSTUDIO_HOME", tempfile.mkdtemp(prefix="opstudio-tests-"))
 
 from hypothesis import settings  # noqa: E402
 

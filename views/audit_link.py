@@ -2,8 +2,11 @@
 
 An audit estimates the positives below the review line of one classifier's scores, so it
 belongs with one rated input and one of its score columns. The Audit page remembers the
-pair when it estimates; the Operating point page then shows recall with its interval at
-the chosen threshold (and puts it in its record item) for that rated data and classifier.
+pair (by the two inputs' SHA-256) when it estimates; the Operating point page then shows recall
+with its interval at the chosen threshold (and puts it in its record item) for that rated data
+and classifier. A shipped audit goes with its shipped rated data without being paired: the Below
+the line page opens its rated picker on it, and offers it when another rated input is chosen —
+without touching any other page's selection.
 
 An estimate needs the audit's design record (``plan.json``): the one uploaded with the reviewed
 plan on the Data page or shipped with the sample audit (the audit carries it), or the one of a
@@ -19,11 +22,12 @@ from engine.audit import AuditEstimate, estimate
 from engine.audit.designs import plan_rows_sha256
 from engine.errors import InputError
 from engine.io import SAMPLES
-from views.inputs import active_input, load_sample, session_inputs
+from views.inputs import load_sample, session_inputs, shared_sample, use_on_page
+from views.navigation import current_page
 from views.session_input import SessionInput
 from views.state import memo
 
-_PAIRS = "_audit_pairs"  # (rated fingerprint, classifier) -> name of the audit input
+_PAIRS = "_audit_pairs"  # (rated SHA-256, classifier) -> SHA-256 of the audit estimated with them
 _DESIGNS = "_audit_designs"  # rows SHA-256 of a plan made in this session -> its design record
 MAX_DESIGNS = 20  # plans remembered per session (each record lists at most 100,000 scores)
 
@@ -70,17 +74,22 @@ def audit_estimate(
 
 def remember_audit(rated: SessionInput, classifier: str, audit: SessionInput) -> None:
     """Pair an audit with the rated data and classifier it was estimated with."""
-    st.session_state.setdefault(_PAIRS, {})[(rated.fingerprint, classifier)] = audit.name
+    st.session_state.setdefault(_PAIRS, {})[(rated.fingerprint, classifier)] = audit.fingerprint
+
+
+def companion_sample(audit: SessionInput | None) -> str | None:
+    """The key of the shipped rated sample a shipped audit goes with (None for any other audit)."""
+    return SAMPLES[audit.sample_key].companion if audit is not None and audit.sample_key else None
 
 
 def paired_audit(rated: SessionInput, classifier: str) -> SessionInput | None:
     """The audit paired with this rated data and classifier if it is still loaded; a shipped audit goes with its
-    shipped rated data (and its only classifier) without being paired."""
-    name = st.session_state.get(_PAIRS, {}).get((rated.fingerprint, classifier))
-    audits = session_inputs("audit")
-    paired = next((i for i in audits if i.name == name), None)
+    shipped rated data (and its only classifier) without being paired, loaded or not."""
+    sha = st.session_state.get(_PAIRS, {}).get((rated.fingerprint, classifier))
+    paired = next((i for i in session_inputs("audit") if i.fingerprint == sha), None) if sha else None
     if paired is None and rated.source == "sample" and len(rated.rated.score_names) == 1:
-        paired = next((i for i in audits if i.sample_key and SAMPLES[i.sample_key].companion == rated.sample_key), None)
+        key = next((k for k, s in SAMPLES.items() if s.kind == "audit" and s.companion == rated.sample_key), None)
+        paired = shared_sample(key) if key else None
     return paired
 
 
@@ -103,18 +112,17 @@ def audit_at(rated: SessionInput, classifier: str, level: float) -> AuditEstimat
         return None
 
 
-def companion_rated() -> None:
-    """A shipped audit comes with its shipped rated data: make it the rated data in use while only samples are."""
-    audit = active_input("audit")
-    companion = SAMPLES[audit.sample_key].companion if audit is not None and audit.sample_key else None
-    rated = active_input("rated")
-    if (
-        companion
-        and rated is not None
-        and rated.source == "sample"
-        and rated.sample_key != companion
-        and not st.session_state.get("_audit_companion_done")
-    ):
-        st.session_state["_audit_companion_done"] = True  # once per session: a later choice of the user stands
-        load_sample(companion)
-        st.rerun()  # the sidebar shows the rated data in use
+def offer_companion(audit: SessionInput | None, rated: SessionInput | None) -> None:
+    """A shipped audit with other rated data on this page: say which rated data it goes with, and offer it here."""
+    key = companion_sample(audit)
+    if key is None or rated is None or rated.sample_key == key:
+        return
+    page = current_page()
+    c = st.columns([4, 2], vertical_alignment="center")
+    c[0].caption(f"The shipped audit goes with the shipped rated data {SAMPLES[key].title}.")
+    c[1].button(
+        "Use it on this page",
+        key="audit_use_companion",
+        on_click=lambda: use_on_page(page, load_sample(key)),
+        help="Only this page's rated data changes.",
+    )

@@ -1,11 +1,12 @@
 """Widgets shared by several pages."""
 
+import math
 from dataclasses import dataclass
 
 import streamlit as st
 
 from engine.errors import InputError
-from engine.pn import Economics, money_statement
+from engine.pn import MAX_AMOUNT, Economics, money_statement, target_text
 from views.state import md
 
 TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3
@@ -58,6 +59,35 @@ def target_controls() -> float:
     return float(target)
 
 
+def link_number(key: str, label: str, low: float | None = None, high: float | None = None, whole: bool = False) -> None:
+    """Check a link's value for the number input ``key`` before the input is drawn; drop it, with an error naming it,
+    unless it is a finite number in [low, high] (whole when ``whole``).
+
+    Streamlit would ignore such a value without a word (text, a negative amount, ``inf``) or fail inside the widget
+    (``1e400`` for a whole number); a crafted link then shows the default and says so.
+    """
+    raw = st.query_params.get(key)
+    if raw is None:
+        return
+    try:
+        x = float(raw)
+    except (TypeError, ValueError):
+        x = math.nan
+    ok = (
+        math.isfinite(x) and (low is None or x >= low) and (high is None or x <= high) and (not whole or x.is_integer())
+    )
+    if not ok:
+        del st.query_params[key]
+        bounds = f" from {low:g}" if low is not None else ""
+        bounds += f" to {high:g}" if high is not None else ""
+        st.error(
+            md(
+                f"The link's {label} ({str(raw)[:40]!r}) is not a {'whole ' if whole else ''}number{bounds}: the "
+                "default is used instead."
+            )
+        )
+
+
 @dataclass(frozen=True)
 class Money:
     """The stakeholders' units chosen on a page: costs and values (None: the target is chosen directly)."""
@@ -79,11 +109,14 @@ def money_controls(key: str) -> Money:
     )
     if not on:
         return Money(None, "")
+    for name, label in (("review_cost", "cost per review"), ("value_per_positive", "value per caught positive")):
+        link_number(f"{key}_{name}", label, 0.0, MAX_AMOUNT)
+    link_number(f"{key}_cost_per_fp", "cost per false positive", 0.0, MAX_AMOUNT)
     c = st.columns(4)
     cost = c[0].number_input(
         "Cost per review (C)",
         0.0,
-        None,
+        MAX_AMOUNT,
         3.0,
         0.5,
         key=f"{key}_review_cost",
@@ -94,7 +127,7 @@ def money_controls(key: str) -> Money:
     value = c[1].number_input(
         "Value per caught positive (V)",
         0.0,
-        None,
+        MAX_AMOUNT,
         10.0,
         1.0,
         key=f"{key}_value_per_positive",
@@ -105,7 +138,7 @@ def money_controls(key: str) -> Money:
     fp_cost = c[2].number_input(
         "Cost per false positive (F)",
         0.0,
-        None,
+        MAX_AMOUNT,
         0.0,
         0.5,
         key=f"{key}_cost_per_fp",
@@ -119,10 +152,7 @@ def money_controls(key: str) -> Money:
     except InputError as exc:
         st.error(f"**No target from these amounts.** {md(exc)}")
         st.stop()
-    st.caption(
-        f"Target marginal precision from money: m = (C + F) / (V + F) = ({cost:g} + {fp_cost:g}) / "
-        f"({value:g} + {fp_cost:g}) = {economics.target:.4g}."
-    )
+    st.caption(md(f"Target marginal precision from money: {economics.formula()}."))
     return Money(economics, currency)
 
 
@@ -131,7 +161,9 @@ def chosen_target(key: str) -> tuple[float, Money]:
     money = money_controls(key)
     if money.economics is None:
         return target_controls(), money
-    st.metric("Target marginal precision (break-even)", f"{100 * money.economics.target:.1f} %")
+    st.metric(
+        "Target marginal precision (break-even)", target_text(money.economics.target, percent=True).replace("%", " %")
+    )
     return money.economics.target, money
 
 

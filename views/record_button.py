@@ -7,6 +7,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from engine.record import RecordItem
+from views.propose import with_view_link
 from views.state import md
 
 _RECORD = "_decision_record"
@@ -29,7 +30,7 @@ def add_to_record(build: Callable[[], RecordItem], *, key: str) -> None:
         icon=":material/playlist_add:",
         help="Collect this result with the others of the meeting; export them together on the Decision record page.",
     ):
-        item = build()
+        item = with_view_link(build())  # "Reopen this view": a saved view when this identity may save one
         record_items().append(item)
         n = len(record_items())
         st.toast(

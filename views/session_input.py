@@ -13,7 +13,12 @@ from typing import Any
 from engine.io import INPUT_KINDS
 
 #: how each source is named to people
-SOURCE_TITLES = {"sample": "shipped sample", "upload": "your upload", "server": "on the server (DuckDB)"}
+SOURCE_TITLES = {
+    "sample": "shipped sample",
+    "upload": "your upload",
+    "server": "on the server (DuckDB)",
+    "workspace": "from the workspace",
+}
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,9 @@ class SessionInput:
 
     name: str
     kind: str
-    source: str  # "sample", "upload" or "server" (connected rows counted by DuckDB, see views/forms/connected.py)
+    # "sample", "upload", "server" (connected rows counted by DuckDB, see views/forms/connected.py) or "workspace"
+    # (a dataset of the workspace a saved view reads, views/workspace.py)
+    source: str
     fingerprint: str
     value: Any
     mapping: Any = None

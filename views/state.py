@@ -9,6 +9,7 @@ settings, so a slider move never re-parses a file or rebuilds a hull.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -22,9 +23,11 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from engine.backends import ScanProgress
+from engine.memory import ByteBudgetCache
 
 _MEMO_SIZE = 48
 T = TypeVar("T")
+_LOG = logging.getLogger(__name__)
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -75,48 +78,51 @@ def memo(key: tuple, compute: Callable[[], Any]) -> Any:
     return value
 
 
-class _ServerResult:
-    """One result of :func:`server_memo`: computed once, under its own lock."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.done = False
-        self.value: Any = None
+#: the default byte budget of the server-wide cache, in megabytes
+CACHE_MB = 512
 
 
-_SERVER_MEMO: OrderedDict = OrderedDict()
-_SERVER_MEMO_LOCK = threading.Lock()
-_SERVER_MEMO_SIZE = 48
+def cache_budget_bytes(environ=os.environ) -> int:
+    """Bytes every server-wide cache shares: ``OPSTUDIO_CACHE_MB`` megabytes (default 512; 0 holds nothing).
+
+    A value that is not a number >= 0 is ignored (the default holds), with a warning in the server's log.
+    """
+    raw = environ.get("OPSTUDIO_CACHE_MB", "").strip()
+    try:
+        mb = float(raw) if raw else CACHE_MB
+        if not 0 <= mb < 2**40:
+            raise ValueError(raw)
+    except ValueError:
+        _LOG.warning("OPSTUDIO_CACHE_MB=%r is not a number of megabytes >= 0: %d MB", raw, CACHE_MB)
+        mb = CACHE_MB
+    return int(mb * 2**20)
 
 
-def server_memo(key: tuple, compute: Callable[[], T]) -> T:
-    """``compute()`` once per server for ``key``: results of public data every session shares (LRU of 48).
+#: the server's one cache of shared results (models, training tables, sweeps, samples): one byte budget, least
+#: recently used evicted first (engine.memory); what it holds is logged by views.housekeeping's memory report
+SERVER_CACHE = ByteBudgetCache(cache_budget_bytes())
+
+
+def server_memo(key: tuple, compute: Callable[[], T], *, size: int | None = None) -> T:
+    """``compute()`` once per server for ``key``: results every session shares, held in :data:`SERVER_CACHE`.
 
     Not ``st.cache_resource``: that records the Streamlit calls made while computing and replays them on
     every later hit, and a progress bar the computing session drew outside the function cannot be
-    replayed (``CacheReplayClosureError``: the second click on a shared sweep, by anyone, failed). Here
-    the work draws its progress in the session that computes; a session asking for the same key
-    meanwhile waits for that result instead of computing it again. A failed computation is not kept:
-    the next caller computes it again. The key must never name a session or hold a user's data.
+    replayed (``CacheReplayClosureError``: the second click on a shared sweep, by anyone, failed); and its
+    caches have no byte budget. Here the work draws its progress in the session that computes; a session
+    asking for the same key meanwhile waits for that result instead of computing it again. A failed
+    computation is not kept: the next caller computes it again. The result is weighed when stored (or
+    ``size`` bytes) and the least recently used results are dropped while the cache is over its budget
+    (``OPSTUDIO_CACHE_MB``). The key must never name a session.
     """
     check_key(key)
-    with _SERVER_MEMO_LOCK:
-        entry = _SERVER_MEMO.get(key)
-        if entry is None:
-            entry = _SERVER_MEMO[key] = _ServerResult()
-        _SERVER_MEMO.move_to_end(key)
-        while len(_SERVER_MEMO) > _SERVER_MEMO_SIZE:
-            _SERVER_MEMO.popitem(last=False)
-    with entry.lock:
-        if not entry.done:
-            entry.value = compute()
-            entry.done = True
-    return entry.value
+    return SERVER_CACHE.get_or_compute(key, compute, size)
 
 
-def server_memo_store() -> OrderedDict:
-    """The results :func:`server_memo` holds (for the memory report)."""
-    return _SERVER_MEMO
+def data_memo(public: bool, key: tuple, compute: Callable[[], T]) -> T:
+    """:func:`server_memo` for results of public data (a shipped sample: every session shares them), :func:`memo`
+    otherwise (a user's data stays in the user's session)."""
+    return server_memo(key, compute) if public else memo(key, compute)
 
 
 #: seconds of work before its progress bar appears: shorter work shows none (each bar drawn is a message the
@@ -225,6 +231,8 @@ HOLD_SECONDS = 0.5
 HOLD_MAX_SECONDS = 2.0
 #: background work waits at its next progress report until this ``time.monotonic()`` (:func:`hold_background`)
 _HELD_UNTIL = [0.0]
+#: the session's own: until when its finished background work does not rerun the whole page
+_SESSION_HELD = "_held_until"
 
 
 def hold_background(seconds: float = HOLD_SECONDS) -> None:
@@ -234,9 +242,13 @@ def hold_background(seconds: float = HOLD_SECONDS) -> None:
     Operating point slider made each step about 75 ms slower (benchmarks/RESULTS.md), although it ran at a lower
     priority, in compiled code that releases the GIL. The engine's long loops report progress between short blocks
     (a tenth of a second or less) and start the next block only when the report returns, so the pause begins within
-    a block. A report waits at most :data:`HOLD_MAX_SECONDS`, so work always finishes.
+    a block. A report waits at most :data:`HOLD_MAX_SECONDS`, so work always finishes. In this session, finished
+    background work also waits with its full-page redraw until the control has rested that long
+    (:func:`_progress_fragment`): a step never queues behind a run of the whole page.
     """
-    _HELD_UNTIL[0] = max(_HELD_UNTIL[0], time.monotonic() + seconds)
+    until = time.monotonic() + seconds
+    _HELD_UNTIL[0] = max(_HELD_UNTIL[0], until)
+    st.session_state[_SESSION_HELD] = until
 
 
 def _wait_while_held(job: _Job) -> None:
@@ -298,10 +310,38 @@ def _below_the_script(compute: Callable[[Callable[[int, int], None]], Any], upda
     return compute(update)
 
 
+def background_result(key: tuple) -> Any | None:
+    """The result of :func:`background` work for ``key`` once it has finished in this session, else None.
+
+    Starts nothing. A fragment calls this to show finished work in its own rerun (its arguments are those of the
+    last full run, taken before the work finished), without waiting for the full-page redraw that
+    :func:`_progress_fragment` triggers when the session's controls rest.
+    """
+    store: OrderedDict = st.session_state.get("_memo", OrderedDict())
+    if key in store:
+        return memo(key, lambda: None)
+    job = st.session_state.get(_JOBS, {}).get(key)
+    if job is None or not job.future.done() or job.future.cancelled() or job.future.exception() is not None:
+        return None
+    return memo(key, job.future.result)
+
+
+def page_rerun_due(job: _Job, held_until: float) -> bool:
+    """Whether finished background work reruns the whole page now: it is done and the session's controls rest.
+
+    While a control of the session moves (:func:`hold_background`), the page waits: a step would otherwise queue
+    behind a run of the whole page (Streamlit runs a session's fragment after a full run in progress), and the
+    moving fragment shows the result itself (:func:`background_result`).
+    """
+    return job.future.done() and time.monotonic() >= held_until
+
+
 @st.fragment(run_every=_POLL_SECONDS)
 def _progress_fragment(job: _Job) -> None:
     if job.future.done():
-        st.rerun(scope="app")
+        if page_rerun_due(job, st.session_state.get(_SESSION_HELD, 0.0)):
+            st.rerun(scope="app")
+        return  # a control of this session moves: the page is redrawn at the first poll after it rests
     with job.lock:
         share = min(1.0, job.done / max(job.total, 1))
         st.progress(share, text=f"{job.label} ({job.done}/{job.total}) — the page works meanwhile")

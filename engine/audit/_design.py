@@ -39,8 +39,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from .._arguments import number_array, real_number, whole_number
 from ..errors import InputError
-from ._arguments import number_array, real_number, whole_number
 
 __all__ = [
     "SPACINGS",

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._arguments import real_numbers
 from ..errors import InputError
 from ..io.rated import RatedData
-from ._arguments import real_numbers
 from ._audit_file import AuditSample
 from ._design_records import check_design, check_rated
 from ._intervals import METHODS, Interval, check_level, prevalence_intervals, total_interval

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import real_number, whole_number
 from ..errors import InputError
-from ._arguments import real_number, whole_number
 from ._design import allocate, budget_for_half_width, expected_half_width
 from ._estimate import AuditEstimate
 

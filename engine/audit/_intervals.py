@@ -54,8 +54,8 @@ import numpy as np
 from scipy import special, stats
 from scipy.signal import fftconvolve
 
+from .._arguments import number_array, real_number
 from ..errors import InputError
-from ._arguments import number_array, real_number
 
 __all__ = [
     "Interval",

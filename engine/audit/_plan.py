@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._arguments import real_number, whole_number
 from ..errors import InputError
 from ..reporting import csv_bytes
-from ._arguments import real_number, whole_number
 from ._audit_file import PLAN_COLUMNS, AuditSample, check_plan_ids, plan_id_cells
 from ._design import (
     ALLOCATIONS,

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .._arguments import whole_number
 from ..errors import InputError
-from ._arguments import whole_number
 
 __all__ = ["KEY_DIGITS", "selection_keys", "key_prefix", "id_texts", "cutoffs", "cutoff_limits", "select", "check_seed"]
 

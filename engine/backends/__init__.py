@@ -15,7 +15,7 @@ call per result whatever holds the rows (:func:`pn_hull`, :func:`sweep_points`, 
 :func:`bootstrap_points`): pages and the CLI never branch on the backend.
 """
 
-from .confine import ROOTS_VARIABLE, data_roots
+from .confine import ROOTS_VARIABLE, confined_path, data_roots
 from .connect import ConnectedData, ConnectedSource, ScanProgress, connect, connected_grid, connected_hull, map_columns
 from .duckdb import DISTINCT_CAP, DuckSource, ScanStats, duckdb_operating_points, duckdb_pn_curve, sample_rows
 from .duckdb_bootstrap import duckdb_bootstrap_points
@@ -92,4 +92,5 @@ __all__ = [
     "ROWS_NEEDED",
     "data_roots",
     "ROOTS_VARIABLE",
+    "confined_path",
 ]

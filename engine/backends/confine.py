@@ -42,6 +42,8 @@ __all__ = [
     "outside_message",
     "ROOTS_VARIABLE",
     "data_roots",
+    "confined_path",
+    "readable_roots",
 ]
 
 #: environment variable: the folders (separated by os.pathsep) the dashboard's connections may read
@@ -58,6 +60,50 @@ def data_roots() -> list[str] | None:
     """
     roots = [r for r in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if r]
     return roots or None
+
+
+def readable_roots() -> tuple[str, ...] | None:
+    """The folders the studio's own reads (the command line, DuckDB, audit populations) may use by default.
+
+    Returns
+    -------
+    tuple of str or None
+        :func:`data_roots` and the shipped samples' folder (public data, always readable); None (any file the
+        server's user can read) when :data:`ROOTS_VARIABLE` is unset.
+    """
+    from ..io.samples import SAMPLE_DIR
+
+    roots = data_roots()
+    return None if roots is None else (*roots, str(SAMPLE_DIR))
+
+
+def confined_path(path: str, roots: Sequence[str] | None = None) -> str:
+    """``path`` once every file it names lies inside ``roots`` (default: :func:`readable_roots`; any file when unset).
+
+    For readers that open a path themselves (the command line's memory backend, model and policy files):
+    the same check, links resolved, and the same message whether the file exists or not, as a connection's.
+
+    Parameters
+    ----------
+    path : str
+        A file or a glob.
+    roots : sequence of str, optional
+        The allowed folders (default: ``OPSTUDIO_DATA_ROOTS`` and the shipped samples').
+
+    Returns
+    -------
+    str
+        ``path`` unchanged.
+
+    Raises
+    ------
+    InputError
+        As :func:`matched_files`, when folders are set.
+    """
+    roots = readable_roots() if roots is None else roots
+    if roots is not None:
+        matched_files(str(path), roots)
+    return path
 
 
 #: most files a glob may match

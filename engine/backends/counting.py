@@ -31,6 +31,8 @@ from ..pn.operating_point import OperatingPoint
 
 __all__ = [
     "check_counted_rows",
+    "Locate",
+    "BOOLEAN_TEXT",
     "edge_objective",
     "binned_point",
     "pick_ranks",
@@ -41,6 +43,12 @@ __all__ = [
     "replicate_points",
 ]
 
+#: text pandas reads as true/false: a column of only these (none empty) is a true/false column in memory, refused as
+#: a score or a weight; backends that read a CSV file's columns as text check for it
+BOOLEAN_TEXT = ("True", "TRUE", "true", "False", "FALSE", "false")
+#: ``locate(kind, column, n)`` -> where the n rows with a problem of :data:`engine.errors.ROW_PROBLEMS` are, worded
+#: as the memory engine words them (``"'maybe' at row 124 (row 1 = first data row)"``)
+Locate = Callable[[str, str, int], str]
 #: ``fine_bins(low, high)`` -> None (range too narrow) or (params, sorted [(bin, count, min, max), ...])
 FineBins = Callable[[float, float], "tuple[dict, list[tuple[int, int, float, float]]] | None"]
 #: ``read_values(params, bin_ids or None)`` -> (ascending distinct values, their counts) in [low, high]
@@ -303,7 +311,15 @@ def replicate_points(
 
 
 def check_counted_rows(
-    values, *, where: str, scores, label: str, weight: str | None, positive_weight: bool = True
+    values,
+    *,
+    where: str,
+    scores,
+    label: str,
+    weight: str | None,
+    positive_weight: bool = True,
+    locate: Locate | None = None,
+    booleans=(),
 ) -> tuple[int, int, int, list, list]:
     """Refuse counted rows the in-memory engine refuses, with one message set for every backend.
 
@@ -316,7 +332,7 @@ def check_counted_rows(
         is not a number, rated rows with a negative / missing / infinite weight, and the rated
         rows' total weight. Extra trailing values are ignored.
     where : str
-        The rows' location as messages show it (``"'data/*.parquet'"``).
+        The rows' location as messages show it (``"'data/*.parquet'"``), when they cannot be located.
     scores : sequence of str
         The score columns, in the order of ``values``.
     label : str
@@ -325,6 +341,12 @@ def check_counted_rows(
         The weight column (None: every row weighs 1).
     positive_weight : bool, optional
         Refuse rated rows that all weigh 0.
+    locate : callable, optional
+        ``locate(kind, column, n)``: the first offending values and rows, worded as the memory engine
+        words them; the message is then the memory engine's. Without it the rows are counted
+        (``"(3 rows)"``) and ``where`` names the source.
+    booleans : collection of str, optional
+        Score or weight columns typed true/false (refused as the memory engine refuses them).
 
     Returns
     -------
@@ -334,27 +356,38 @@ def check_counted_rows(
     Raises
     ------
     InputError
-        Unknown labels, non-numeric / infinite / missing rated scores, bad weights, or no rated row;
-        the message names the column, the location, how many rows and the fix.
+        Unknown labels, true/false, non-numeric, infinite or missing rated scores, bad weights, or no
+        rated row; the message names the column, the rows (or how many) and the fix.
     """
+
+    def problem(kind: str, column: str, n: int, role: str = "") -> InputError:
+        if locate is None:
+            return InputError(row_problem(kind, column, counted_rows(n), role=role, where=where))
+        return InputError(row_problem(kind, column, locate(kind, column, int(n)), role=role))
+
     values = list(values)
     rows, unrated, bad_label = values[:3]
     if bad_label:
-        raise InputError(row_problem("label", label, counted_rows(bad_label), where=where))
+        raise problem("label", label, bad_label)
     lows, highs = [], []
     for j, name in enumerate(scores):
         not_number, infinite, missing, low, high = values[3 + 5 * j : 8 + 5 * j]
+        if name in booleans:
+            raise InputError(row_problem("boolean", name, role="score"))
         for kind, n in (("not_number", not_number), ("infinite", infinite), ("missing_score", missing)):
             if n:
-                raise InputError(row_problem(kind, name, counted_rows(n), role="score", where=where))
+                raise problem(kind, name, n, "score")
         lows.append(low)
         highs.append(high)
     w_not_number, w_bad, w_total = values[3 + 5 * len(scores) : 6 + 5 * len(scores)]
+    if weight is not None and weight in booleans:
+        raise InputError(row_problem("boolean", weight, role="weight"))
     for kind, n in (("not_number", w_not_number), ("weight", w_bad)):
         if n:
-            raise InputError(row_problem(kind, weight, counted_rows(n), role="weight", where=where))
+            raise problem(kind, str(weight), n, "weight")
+    place = where if locate is None else ""  # located rows read as the memory engine's: no place named
     if rows == unrated:
-        raise InputError(row_problem("no_rated", label, where=where))
+        raise InputError(row_problem("no_rated", label, where=place))
     if positive_weight and w_total == 0:
-        raise InputError(row_problem("zero_weight", weight, role="weight", where=where))
+        raise InputError(row_problem("zero_weight", weight, role="weight", where=place))
     return int(rows), int(rows - unrated), int(unrated), lows, highs

@@ -28,18 +28,19 @@ import math
 import os
 import re
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io.rated import LABEL_VALUES
 from ..io.tables import refuse_numeric_header, sniff_delimiter
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.operating_point import OperatingPoint, sweep
-from .confine import checked_files, duckdb_message, lock_down
-from .counting import binned_point, check_counted_rows, edge_objective
+from .confine import checked_files, duckdb_message, lock_down, matched_files, readable_roots
+from .counting import BOOLEAN_TEXT, binned_point, check_counted_rows, edge_objective
 
 __all__ = [
     "DuckSource",
@@ -93,7 +94,9 @@ class DuckSource:
     table : str or None
         Table of the database file holding the rows; None for a Parquet / CSV source.
     roots : tuple of str or None
-        Folders the files must lie in; any readable file when None.
+        Folders the files must lie in: by default ``OPSTUDIO_DATA_ROOTS`` and the shipped samples' folder (any
+        readable file when it is unset), so every DuckDB read of the command line and the pages is confined
+        without asking.
     """
 
     path: str
@@ -101,8 +104,10 @@ class DuckSource:
     roots: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.roots is not None and not isinstance(self.roots, tuple):
-            object.__setattr__(self, "roots", tuple(str(r) for r in self.roots))
+        roots = self.roots if self.roots is not None else readable_roots()
+        if roots is not None and not isinstance(roots, tuple):
+            roots = tuple(str(r) for r in roots)
+        object.__setattr__(self, "roots", roots)
 
     @property
     def file_format(self) -> str:
@@ -140,7 +145,7 @@ class DuckSource:
             checked_files(files[0] + ".wal", self.roots)  # DuckDB replays the write-ahead log beside the file
         return files
 
-    def relation(self, *, text: bool = False, row_number: bool = False) -> str:
+    def relation(self, *, text: bool = False, row_number: bool = False, text_columns: Sequence[str] = ()) -> str:
         """The FROM clause reading the rows: the table, or the checked files as an explicit list.
 
         Parameters
@@ -149,6 +154,8 @@ class DuckSource:
             CSV columns read as text (ids keep their digits).
         row_number : bool, optional
             Parquet rows numbered (column ``file_row_number``).
+        text_columns : sequence of str, optional
+            CSV columns read as text whatever DuckDB's sniffer would make of them (dates keep the day written).
 
         Returns
         -------
@@ -161,7 +168,7 @@ class DuckSource:
         files = _LOCKED.get(self._key()) or self.files()
         if fmt == "Parquet":
             return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
-        return csv_relation(files, text=text)
+        return csv_relation(files, text=text, text_columns=text_columns)
 
     def _key(self) -> tuple:
         return (self.path, self.table, self.roots)
@@ -231,14 +238,29 @@ CSV_ENDINGS = (".csv", ".csv.gz", ".tsv", ".txt")
 CSV_HEAD_BYTES = 1 << 20
 
 
+def _text_literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def _list_literal(files) -> str:
-    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+    return "[" + ", ".join(_text_literal(f) for f in files) + "]"
 
 
 def _open_text(path: str):
     if path.lower().endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
     return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+def _unreadable(path: str, exc: BaseException) -> str:
+    """Why a CSV file could not be read as text: a broken or truncated gzip is said as the memory loader says it."""
+    if path.lower().endswith(".gz") and isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+        why = "the compressed stream ends early" if isinstance(exc, EOFError) else str(exc) or type(exc).__name__
+        return (
+            f"The file '{path}' looks gzip-compressed but cannot be decompressed ({why}). "
+            "Re-compress it or give the uncompressed file."
+        )
+    return f"'{path}' could not be read as CSV text: {exc.__class__.__name__}."
 
 
 def csv_header(path: str) -> tuple[str, list[str]]:
@@ -262,8 +284,8 @@ def csv_header(path: str) -> tuple[str, list[str]]:
     try:
         with _open_text(path) as handle:
             head = handle.read(CSV_HEAD_BYTES)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"'{path}' could not be read as CSV text: {exc.__class__.__name__}.") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(_unreadable(path, exc)) from None
     lines = [line for line in head.splitlines()[:201] if line.strip()]
     if not lines:
         raise InputError(f"'{path}' is empty. A CSV file needs a header line naming its columns and data rows.")
@@ -275,7 +297,7 @@ def csv_header(path: str) -> tuple[str, list[str]]:
     return delimiter, fields
 
 
-def csv_relation(files, *, text: bool = False) -> str:
+def csv_relation(files, *, text: bool = False, text_columns: Sequence[str] = ()) -> str:
     """``read_csv`` over the files, strict: a header line, its delimiter, every row as many fields as the header.
 
     The one CSV reader of the DuckDB backends (counts, grids, bootstrap, monitoring, audits).
@@ -286,6 +308,8 @@ def csv_relation(files, *, text: bool = False) -> str:
         Checked CSV files (the first one's header line gives the delimiter).
     text : bool, optional
         Every column read as text.
+    text_columns : sequence of str, optional
+        These columns read as text (the others typed by DuckDB's sniffer).
 
     Returns
     -------
@@ -293,11 +317,12 @@ def csv_relation(files, *, text: bool = False) -> str:
         A FROM clause.
     """
     delimiter, _ = csv_header(files[0])
-    delim = "'" + delimiter.replace("'", "''") + "'"
+    delim = _text_literal(delimiter)
+    types = ", ".join(f"{_text_literal(c)}: 'VARCHAR'" for c in text_columns)
     return (
         f"read_csv({_list_literal(files)}, header = true, skip = 0, delim = {delim}, quote = '\"', "
         f"escape = '\"', strict_mode = true, null_padding = false, ignore_errors = false"
-        f"{', all_varchar = true' if text else ''})"
+        f"{', all_varchar = true' if text else ''}{f', types = {{{types}}}' if types and not text else ''})"
     )
 
 
@@ -364,7 +389,9 @@ def csv_problem(files, duckdb_text: str = "") -> str | None:
                         )
                     if seen >= CSV_CHECK_ROWS:
                         return None
-            except (csv.Error, OSError, EOFError):
+            except (OSError, EOFError, zlib.error) as exc:
+                return _unreadable(path, exc)
+            except csv.Error:
                 return (
                     f"'{path}' line {reader.line_num + 1:,} (blank lines not counted) cannot be read as "
                     f"'{delimiter}'-delimited text (a stray quote, a line break inside a field, or a line over "
@@ -467,9 +494,11 @@ def label_expression(column: str) -> str:
     text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
     return (
         f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
-        f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END"
+        f"WHEN {text} IN ({zeros}) THEN 0 WHEN TRY_CAST({text} AS DOUBLE) = 1 THEN 1 "
+        f"WHEN TRY_CAST({text} AS DOUBLE) = 0 THEN 0 ELSE -1 END"
     )
 
 
@@ -483,10 +512,16 @@ def grid_view(
     relation: str | None = None,
     extra: Sequence[str] = (),
 ) -> None:
-    """View ``grid_rows``: raw and numeric scores (r0.., s0..), label y (0/1, NULL unrated, -1 unknown), weight.
+    """View ``grid_rows``: raw and numeric scores (r0.., s0..), raw label rl and label y (0/1, NULL unrated,
+    -1 unknown), raw and numeric weight (rw, w).
 
-    ``relation`` replaces the source's relation (a row-numbered read); ``extra`` adds SQL expressions."""
-    cols = []
+    ``relation`` replaces the source's relation (a row-numbered read); ``extra`` adds SQL expressions. By
+    default a CSV file's score, label and weight columns are read as text and converted here, as pandas
+    reads them: a value DuckDB's sniffer did not expect far down the file is then a row the checks name,
+    not a conversion error."""
+    if relation is None and source.file_format == "CSV":
+        relation = source.relation(text_columns=[*scores, label, *([weight] if weight else [])])
+    cols = [f"{quote_identifier(label)} AS rl"]
     for j, name in enumerate(scores):
         cols += [f"{quote_identifier(name)} AS r{j}", f"TRY_CAST({quote_identifier(name)} AS DOUBLE) AS s{j}"]
     if weight is None:
@@ -560,11 +595,118 @@ def check_grid_rows(
     types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
     try:
         values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
-    except Exception as exc:  # duckdb's own error types: a CSV row past the sniffed sample, a refused file
+        return check_counted_rows(
+            values,
+            where=f"'{source.path}'",
+            scores=scores,
+            label=label,
+            weight=weight,
+            positive_weight=positive_weight,
+            locate=_Locator(con, source, scores, label, weight, types),
+            booleans=_booleans(con, scores, weight, types, values),
+        )
+    except InputError:
+        raise
+    except Exception as exc:  # duckdb's own error types: a CSV row it cannot read, a refused file
         raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-    return check_counted_rows(
-        values, where=f"'{source.path}'", scores=scores, label=label, weight=weight, positive_weight=positive_weight
-    )
+
+
+def _booleans(con, scores, weight: str | None, types: dict, values) -> set:
+    """Score and weight columns the memory engine reads as true/false: a BOOLEAN column, or (a CSV file's columns
+    are read as text) text that is only true/false spellings; looked at only when a column has non-numbers."""
+    found = set()
+    raws = [(name, f"r{j}", values[3 + 5 * j]) for j, name in enumerate(scores)]
+    raws += [(weight, "rw", values[3 + 5 * len(scores)])] if weight is not None else []
+    listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
+    for name, raw, not_number in raws:
+        if types.get(raw) == "BOOLEAN":
+            found.add(name)
+        elif not_number and types.get(raw) == "VARCHAR":
+            other = con.execute(f"SELECT count(*) FROM grid_rows WHERE {raw} IS NULL OR {raw} NOT IN ({listed})")
+            if not other.fetchall()[0][0]:
+                found.add(name)
+    return found
+
+
+class _Locator:
+    """The first offending values and rows of view ``grid_rows``, worded as the memory engine words them.
+
+    Rows are numbered in the source's order (``row_number() OVER ()`` keeps DuckDB's insertion order: the
+    files in the glob's order, each from its first row); with several files each row is named in its file.
+    Only asked for when a check fails, so its extra scans cost nothing on good data.
+    """
+
+    def __init__(self, con, source: DuckSource, scores, label: str, weight: str | None, types: dict) -> None:
+        self.con, self.source, self.types = con, source, types
+        self.columns = {label: ("rl", "y"), **{n: (f"r{j}", f"s{j}") for j, n in enumerate(scores)}}
+        if weight is not None:
+            self.columns[weight] = ("rw", "w")
+
+    def _predicate(self, kind: str, raw: str, num: str) -> str:
+        return {
+            "label": "y = -1",
+            "not_number": _not_a_number(raw, num, self.types),
+            "infinite": f"isinf({num})",
+            "missing_score": f"y IS NOT NULL AND ({num} IS NULL OR isnan({num}))",
+            "weight": "y IS NOT NULL AND (w IS NULL OR isnan(w) OR isinf(w) OR w < 0)",
+        }[kind]
+
+    def __call__(self, kind: str, column: str, n: int) -> str:
+        raw, num = self.columns[column]
+        where = self._predicate(kind, raw, num)
+        numbered = "(SELECT row_number() OVER () - 1 AS rn, * FROM grid_rows)"
+        first = [
+            int(r[0])
+            for r in self.con.execute(
+                f"SELECT rn FROM {numbered} WHERE {where} ORDER BY rn LIMIT {MAX_LISTED}"
+            ).fetchall()
+        ]
+        shown = ""
+        if kind in ("label", "not_number"):
+            found = self.con.execute(
+                f"SELECT v FROM (SELECT {raw} AS v, min(rn) AS r FROM {numbered} WHERE {where} GROUP BY v) "
+                f"ORDER BY r LIMIT {8 * MAX_LISTED}"
+            ).fetchall()
+            shown = shown_values([_value_text(v[0], kind) for v in found], self._numeric(raw)) + " "
+        return f"{shown}at {self._rows(first, n)}"
+
+    def _numeric(self, raw: str) -> bool:
+        """Whether memory reads the column as numbers: a numeric type, or text that is numbers throughout."""
+        kind = self.types.get(raw, "").split("(")[0]
+        if kind in NUMERIC_TYPES:
+            return True
+        if kind != "VARCHAR":
+            return False
+        text = f"trim({raw})"
+        return not self.con.execute(
+            f"SELECT count(*) FROM grid_rows WHERE {text} <> '' AND TRY_CAST({text} AS DOUBLE) IS NULL"
+        ).fetchall()[0][0]
+
+    def _rows(self, first: list[int], n: int) -> str:
+        files = () if self.source.table is not None else self.source.files()
+        shown = [name for name, _ in matched_files(self.source.path, self.source.roots)] if len(files) > 1 else []
+        if len(files) <= 1:
+            return listed_rows(first, n)
+        ends, named = np.zeros(0, dtype=np.int64), []
+        for path in files:  # rows per file, until the last row listed is reached
+            if ends.size and ends[-1] > max(first):
+                break
+            fmt = self.source.file_format
+            one = csv_relation([path], text=True) if fmt == "CSV" else f"read_parquet({_list_literal([path])})"
+            ends = np.r_[
+                ends, (ends[-1] if ends.size else 0) + self.con.execute(f"SELECT count(*) FROM {one}").fetchall()[0][0]
+            ]
+        for row in first:
+            i = int(np.searchsorted(ends, row, side="right"))
+            named.append(f"{row - (ends[i - 1] if i else 0) + 1} of '{shown[i]}'")
+        return listed_rows(named, n, "(row 1 = first data row of each file)")
+
+
+def _value_text(value, kind: str):
+    """A raw value as memory quotes it: labels as read, non-numbers without surrounding spaces."""
+    if value is None:
+        return ""
+    return str(value).strip() if kind == "not_number" and isinstance(value, str) else value
 
 
 def rated_view(

@@ -72,10 +72,12 @@ def poisson_sql(id_column: str, key_column: str) -> tuple[str, str]:
     return template, h
 
 
-def _relation(source: DuckSource, id_column: str | None) -> tuple[str, str]:
-    """(FROM clause, id expression): the id column, or the Parquet file's row number."""
+def _relation(source: DuckSource, id_column: str | None, checked: list[str]) -> tuple[str, str]:
+    """(FROM clause, id expression): the id column, or the Parquet file's row number. A CSV file's ``checked``
+    columns are read as text (as :func:`~engine.backends.duckdb.grid_view` reads them)."""
     if id_column is not None:
-        return source.relation(), f"CAST({quote_identifier(id_column)} AS BIGINT)"
+        text = checked if source.file_format == "CSV" else []
+        return source.relation(text_columns=text), f"CAST({quote_identifier(id_column)} AS BIGINT)"
     if source.table is None and source.file_format == "Parquet" and not GLOB_CHARS & set(source.path):
         return source.relation(row_number=True), "file_row_number"
     raise InputError(
@@ -85,7 +87,7 @@ def _relation(source: DuckSource, id_column: str | None) -> tuple[str, str]:
 
 
 def _boot_view(con, source: DuckSource, score: str, label: str, weight: str | None, id_column: str | None) -> None:
-    relation, ident = _relation(source, id_column)
+    relation, ident = _relation(source, id_column, [score, label, *([weight] if weight else [])])
     rated_view(con, source, score, label, weight, relation=relation, extra=[f"{ident} AS id"])
     try:
         bad = con.execute("SELECT count(*) FROM rows WHERE y IS NOT NULL AND (id IS NULL OR id < 0)").fetchall()[0][0]

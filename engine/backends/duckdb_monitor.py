@@ -5,8 +5,10 @@
 (paths or globs) or a table of a DuckDB database, out of core, and the result is the
 in-memory engine's :func:`engine.monitor.period_counts` exactly (the tests compare them).
 
-Dates are read as the memory engine reads them: a DATE / TIMESTAMP column as it is (a
-time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``. Two scans: the label and
+Dates are read as the memory engine reads them (:func:`engine.io.rated.parse_dates`): a DATE /
+TIMESTAMP column as it is (a time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``
+(the day written, whatever time or offset follows; a CSV file's date column is always read as
+text, as pandas reads it). Two scans: the label and
 score checks every backend shares (:func:`~engine.backends.duckdb.check_rows`), then one
 ``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends.duckdb.DISTINCT_CAP`
 distinct (period, score) pairs the scores are cut at quantile edges (``quantile_disc``, as the
@@ -32,11 +34,11 @@ __all__ = ["duckdb_period_counts"]
 _EPOCH = "DATE '1970-01-01'"
 
 
-def _date_expressions(con, source: DuckSource, date: str) -> tuple[str, str]:
+def _date_expressions(con, source: DuckSource, date: str, relation: str) -> tuple[str, str]:
     """SQL for the day of each row (NULL when empty or not a date) and for the raw text checked (NULL for
     DATE / TIMESTAMP columns: nothing to parse), by the column's type."""
     try:
-        kind = con.execute(f"DESCRIBE SELECT {quote_identifier(date)} FROM {source.relation()}").fetchall()[0][1]
+        kind = con.execute(f"DESCRIBE SELECT {quote_identifier(date)} FROM {relation}").fetchall()[0][1]
     except Exception as exc:  # duckdb's own error types (binder, IO)
         raise InputError(
             f"DuckDB could not read the date column '{date}' from '{source.path}': {duckdb_problem(source, exc)}"
@@ -64,9 +66,14 @@ def _period_key(period: str) -> str:
 
 
 def _view(con, source: DuckSource, score: str, label: str, date: str, period: str) -> None:
-    # the connection's TimeZone is UTC (DuckSource.connect): a time-zone-aware timestamp's day is its UTC day
-    day, raw = _date_expressions(con, source, date)
-    rated_view(con, source, score, label, None, extra=[f"{day} AS d", f"{raw} AS raw_date"])
+    # the connection's TimeZone is UTC (DuckSource.connect): a time-zone-aware timestamp's day is its UTC day; a
+    # CSV file's dates are text, as in memory (DuckDB's sniffer would turn '2025-01-06T01:30+05:00' into an
+    # instant of 2025-01-05 in UTC), so their day is the one written
+    # the score and label as text too, as grid_view reads a CSV file's checked columns
+    text = [date, score, label]
+    relation = source.relation(text_columns=text) if source.file_format == "CSV" else source.relation()
+    day, raw = _date_expressions(con, source, date, relation)
+    rated_view(con, source, score, label, None, relation=relation, extra=[f"{day} AS d", f"{raw} AS raw_date"])
     try:
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "

@@ -36,7 +36,6 @@ import pandas as pd
 from ..audit._population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
 from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
-from ..io.samples import SAMPLE_DIR
 from ..monitor.counts import PeriodCounts
 from ..monitor.data import DatedRated, load_dated
 from ..pn import (
@@ -50,7 +49,7 @@ from ..pn import (
     threshold_grid,
     upper_hull,
 )
-from .confine import checked_files, data_roots
+from .confine import checked_files, readable_roots
 from .connect import ScanProgress, connected_grid, connected_hull
 from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
 from .duckdb_audit import DuckPopulation
@@ -272,15 +271,9 @@ def _memory_open(path, *, table=None, remote=None, label=None, scores=None, weig
     return load_rated(path, score_cols=scores, label_col=label, weight_col=weight, group_col=group)
 
 
-def _population_roots() -> tuple[str, ...] | None:
-    """The folders a population may be read from: ``OPSTUDIO_DATA_ROOTS`` and the shipped samples' (public data)."""
-    roots = data_roots()
-    return None if roots is None else (*roots, str(SAMPLE_DIR))
-
-
 def _memory_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
     # the files are matched and checked against OPSTUDIO_DATA_ROOTS here (links resolved), then read by their real paths
-    return read_population(where, columns, files=checked_files(str(where), _population_roots()))
+    return read_population(where, columns, files=checked_files(str(where), readable_roots()))
 
 
 def _memory_periods(
@@ -313,7 +306,7 @@ def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weigh
 
 
 def _duck_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
-    source = where if isinstance(where, DuckSource) else DuckSource(where, table=table, roots=_population_roots())
+    source = where if isinstance(where, DuckSource) else DuckSource(where, table=table, roots=readable_roots())
     return DuckPopulation(source, columns)
 
 

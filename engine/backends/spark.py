@@ -31,6 +31,7 @@ import math
 import os
 import socket
 import time
+import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,12 +39,19 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io.rated import LABEL_VALUES
 from ..pn.curve import PNCurve, check_target, upper_hull
 from ..pn.grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
 from ..pn.operating_point import OperatingPoint, sweep
-from .counting import binned_point, check_counted_rows, check_grid_arguments, edge_objective, select_order_statistics
+from .counting import (
+    BOOLEAN_TEXT,
+    binned_point,
+    check_counted_rows,
+    check_grid_arguments,
+    edge_objective,
+    select_order_statistics,
+)
 from .duckdb import BINS, DISTINCT_CAP, ScanStats
 
 __all__ = [
@@ -81,12 +89,23 @@ PATH_SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv", ".txt")
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:500]
+    """The line of a Spark error that says what went wrong (py4j's "An error occurred while calling o50.x" and
+    Java's exception class names left out)."""
+    lines = [line.strip().lstrip(": ").strip() for line in (str(exc).strip() or type(exc).__name__).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("An error occurred while calling")] or [""]
+    first = lines[0]
+    if first.rstrip(":").endswith("awaitResult"):  # a wrapper: the root cause says what happened
+        causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
+        first = causes[-1] if causes else first
+    if first.startswith(("org.apache.", "java.", "py4j.")) and ": " in first:
+        first = first.split(": ", 1)[1]
+    return first[:500]
 
 
 def _pyspark():
     """(SparkSession, pyspark.sql.functions), or an InputError saying what to install."""
+    # pyspark's notice about the pandas release would reach stderr beside the command's own output
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     try:
         from pyspark.sql import SparkSession, functions
     except ImportError:
@@ -140,21 +159,40 @@ def spark_session(remote: str | None = None):
         active = session_class.getActiveSession()
         if active is not None:
             return active
-        session = (
-            session_class.builder.master("local[*]")
-            .appName("opstudio")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1))))
-            .getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-        return session
+        return _local_session(session_class)
     except InputError:
         raise
     except Exception as exc:  # pyspark's own error types (gateway, connect, import of connect's dependencies)
         where = f"Spark Connect at {remote}" if remote else "a local Spark session"
         raise InputError(f"Could not start {where}: {_first_line(exc)}. {INSTALL_HINT}") from None
+
+
+def _local_session(session_class):
+    """A local session whose JVM writes nothing to this process's stdout or stderr.
+
+    The JVM's start-up notices, log4j warnings and executor stack traces would otherwise print dozens
+    of lines around the command's one-line error (the command line's contract); Spark's errors still
+    reach the caller, as the exceptions :func:`spark_errors` words.
+    """
+    import subprocess
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    conf = (
+        SparkConf()
+        .setMaster("local[*]")
+        .setAppName("opstudio")
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.sql.shuffle.partitions", str(max(2, 2 * (os.cpu_count() or 1))))
+    )
+    if SparkContext._gateway is None:  # a fresh JVM: started quiet
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL})
+        SparkContext(conf=conf, gateway=gateway)
+    session = session_class.builder.config(conf=conf).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def sql_double(x: float) -> str:
@@ -323,15 +361,18 @@ def spark_label_expression(column: str) -> str:
     text = f"lower(trim(CAST({col} AS STRING)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
     return (
         f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
-        f"WHEN {text} IN ({zeros}) THEN 0 ELSE -1 END"
+        f"WHEN {text} IN ({zeros}) THEN 0 WHEN try_cast({text} AS DOUBLE) = 1 THEN 1 "
+        f"WHEN try_cast({text} AS DOUBLE) = 0 THEN 0 ELSE -1 END"
     )
 
 
 def _columns(frame, scores: Sequence[str], label: str, weight: str | None, extra: Sequence[str] = ()):
-    """Raw and numeric scores (r0.., s0..), label y, raw and numeric weight (rw, w), and ``extra`` expressions."""
-    cols = []
+    """Raw and numeric scores (r0.., s0..), raw label rl and label y, raw and numeric weight (rw, w), and ``extra``
+    expressions."""
+    cols = [f"{_quote(label)} AS rl"]
     for j, name in enumerate(scores):
         cols += [f"{_quote(name)} AS r{j}", f"try_cast({_quote(name)} AS DOUBLE) AS s{j}"]
     if weight is None:
@@ -408,9 +449,28 @@ def checked_rows(
     InputError
         Unknown labels, non-numeric / infinite / missing scores, bad weights, no rated rows.
     """
+    from pyspark.sql.types import BooleanType
+
     values = list(frame.selectExpr(*_check_exprs(frame, len(scores), distinct)).collect()[0])
+    raw = {name: (f"r{j}", values[3 + 5 * j]) for j, name in enumerate(scores)}
+    if weight is not None:
+        raw[weight] = ("rw", values[3 + 5 * len(scores)])
+    listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
+    booleans = {
+        n
+        for n, (r, not_number) in raw.items()
+        if isinstance(frame.schema[r].dataType, BooleanType)
+        or (not_number and not frame.where(f"{r} IS NULL OR {r} NOT IN ({listed})").limit(1).count())
+    }
     rows, rated, unrated, lows, highs = check_counted_rows(
-        values, where=source.name, scores=scores, label=label, weight=weight, positive_weight=positive_weight
+        values,
+        where=source.name,
+        scores=scores,
+        label=label,
+        weight=weight,
+        positive_weight=positive_weight,
+        locate=_Locator(frame, scores, label, weight),
+        booleans=booleans,
     )
     return {
         "rows": rows,
@@ -420,6 +480,80 @@ def checked_rows(
         "highs": highs,
         "approx_distinct": values[-1] if distinct else None,
     }
+
+
+class _Locator:
+    """The first offending values and rows of checked rows, worded as the memory engine words them.
+
+    A row's number is its position in its file: Spark numbers rows by partition
+    (``monotonically_increasing_id``: the partition in the upper bits), and a file's rows are
+    contiguous and in order within each partition, so the rows of a file before a given row are
+    its rows in earlier partitions plus those before it in its own. Only aggregates (rows per file
+    and partition, the first offending rows and values) leave the cluster, and only when a check fails.
+    """
+
+    def __init__(self, frame, scores, label: str, weight: str | None) -> None:
+        self.frame = frame
+        self.columns = {label: ("rl", "y"), **{n: (f"r{j}", f"s{j}") for j, n in enumerate(scores)}}
+        if weight is not None:
+            self.columns[weight] = ("rw", "w")
+
+    def __call__(self, kind: str, column: str, n: int) -> str:
+        raw, num = self.columns[column]
+        inf = "CAST('Infinity' AS DOUBLE)"
+        where = {
+            "label": "y = -1",
+            "not_number": _not_a_number(self.frame, raw, num),
+            "infinite": f"abs({num}) = {inf}",
+            "missing_score": f"y IS NOT NULL AND ({num} IS NULL OR isnan({num}))",
+            "weight": f"y IS NOT NULL AND (w IS NULL OR isnan(w) OR abs(w) = {inf} OR w < 0)",
+        }[kind]
+        numbered = self.frame.selectExpr("*", "input_file_name() AS f", "monotonically_increasing_id() AS mid")
+        bad = numbered.where(where)
+        first = bad.orderBy("f", "mid").limit(MAX_LISTED).select("f", "mid").collect()
+        shown = ""
+        if kind in ("label", "not_number"):
+            found = (
+                bad.groupBy(raw)
+                .agg({"mid": "min", "f": "min"})
+                .toDF("v", "mid", "f")
+                .orderBy("f", "mid")
+                .limit(8 * MAX_LISTED)
+                .collect()
+            )
+            values = [str(r["v"]).strip() if kind == "not_number" else r["v"] for r in found if r["v"] is not None]
+            shown = shown_values(values, self._numeric(raw)) + " "
+        return f"{shown}at {self._rows(numbered, first, n)}"
+
+    def _numeric(self, raw: str) -> bool:
+        from pyspark.sql.types import NumericType, StringType
+
+        kind = self.frame.schema[raw].dataType
+        if isinstance(kind, NumericType):
+            return True
+        if not isinstance(kind, StringType):
+            return False
+        text = f"trim({raw})"
+        return not self.frame.where(f"{text} <> '' AND try_cast({text} AS DOUBLE) IS NULL").limit(1).count()
+
+    def _rows(self, numbered, first, n: int) -> str:
+        chunks = collect_columns(
+            numbered.selectExpr("f", "shiftright(mid, 33) AS part", "mid")
+            .groupBy("f", "part")
+            .agg({"mid": "min", "*": "count"})
+            .toDF("f", "part", "start", "rows")
+        )
+        names = np.asarray(chunks["f"]).astype(str)
+        several = np.unique(names).size > 1
+        named = []
+        for row in first:
+            f, mid = str(row["f"]), int(row["mid"])
+            part, start, count = (np.asarray(chunks[k])[names == f] for k in ("part", "start", "rows"))
+            before = int(count[part < (mid >> 33)].sum()) + mid - int(start[part == (mid >> 33)][0])
+            named.append(f"{before + 1} of '{f.removeprefix('file:').removeprefix('//')}'" if several else before)
+        if several:
+            return listed_rows(named, n, "(row 1 = first data row of each file)")
+        return listed_rows(named, n)
 
 
 def _grouped(rated, col: str = "s0") -> tuple[np.ndarray, np.ndarray, np.ndarray]:

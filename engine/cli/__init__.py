@@ -30,6 +30,7 @@ Usage::
     opstudio decisions show ID [--json]
     opstudio decisions verify [--json]
     opstudio users grant EMAIL ROLE | users revoke EMAIL [ROLE] | users list [--json]
+    opstudio warmup [--json]
 
 Errors print the same messages as the dashboard and exit with status 2, never a
 traceback. Each paper's commands live in their own module (``engine.cli.pn`` ...);
@@ -170,6 +171,11 @@ COMMANDS = {
             "revoke": "opstudio users revoke ana@example.org approver",
             "list": "opstudio users list --json",
         },
+    ),
+    "warmup": Command(
+        "warmup",
+        "compile the engine's kernels into Numba's on-disk cache: run once after installing or upgrading",
+        "opstudio warmup",
     ),
 }
 

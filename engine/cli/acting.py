@@ -116,19 +116,7 @@ def store_monitoring(args, result) -> None:
     SHA-256) and say so on stderr."""
     if args.decision is None:
         return
-    from ..reporting import json_safe
-
-    body = json_safe(
-        {
-            "file": os.path.basename(str(args.file)),
-            "threshold": result.threshold,
-            "target": result.target,
-            "period": result.period,
-            "periods": len(result.periods),
-            "level": result.level,
-            "alerts": result.alerts,
-        }
-    )
+    body = result.alerts_record(os.path.basename(str(args.file)))
     with open_cli_workspace() as workspace:
         me = cli_identity(workspace, args)
         record = workspace.add_record("monitoring", _digest(str(args.file)), body, me, decision_id=args.decision)

@@ -1,15 +1,23 @@
-"""``opstudio app``: launch the dashboard."""
+"""``opstudio app``: launch the dashboard.
+
+Logins follow Streamlit's convention: an ``[auth]`` section in ``.streamlit/secrets.toml`` of the folder
+``opstudio app`` is started from, or in ``~/.streamlit/secrets.toml`` (both are passed to the server, which
+runs from the dashboard's own folder). Without one the studio is single-user (every visitor acts as
+``local`` with every role), so it listens on localhost only unless ``--address`` says otherwise.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from ..resources import dashboard_dir
 
-__all__ = ["add_parser", "APP_PATH", "streamlit_command"]
+__all__ = ["add_parser", "APP_PATH", "streamlit_command", "secrets_files", "has_auth", "LOCALHOST"]
 
 APP_PATH = dashboard_dir() / "app.py"
 
@@ -56,6 +64,56 @@ def streamlit_command(app_path, *options: str) -> list[str]:
     return [sys.executable, "-c", _STREAMLIT_MAIN, "run", str(app_path), *options]
 
 
+#: where a single-user studio listens unless told otherwise
+LOCALHOST = "127.0.0.1"
+
+
+def secrets_files(cwd: Path | None = None) -> list[Path]:
+    """Streamlit's secrets files for a server started here: ``~/.streamlit`` first, then the current folder's
+    (the later one wins, as in Streamlit).
+
+    Parameters
+    ----------
+    cwd : pathlib.Path, optional
+        The folder ``opstudio app`` is started from (default: the current one).
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
+    return [Path.home() / ".streamlit" / "secrets.toml", (cwd or Path.cwd()) / ".streamlit" / "secrets.toml"]
+
+
+def has_auth(files: list[Path]) -> bool:
+    """Whether any of the secrets files holds an ``[auth]`` section (logins through an OpenID Connect provider).
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        Secrets files; missing ones are skipped.
+
+    Returns
+    -------
+    bool
+    """
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        try:
+            import tomllib
+
+            if tomllib.loads(text).get("auth"):
+                return True
+        except ImportError:  # Python 3.10: the section header is enough to tell
+            if re.search(r"^\s*\[\s*auth\s*[.\]]", text, re.MULTILINE):
+                return True
+        except ValueError:  # not TOML: Streamlit says so at start-up
+            continue
+    return False
+
+
 def run(args) -> int:
     if not APP_PATH.exists():
         print(
@@ -67,6 +125,21 @@ def run(args) -> int:
     cmd = streamlit_command(APP_PATH, "--server.port", str(args.port), *SERVER_FLAGS)
     if args.headless:
         cmd += ["--server.headless", "true"]
+    files = secrets_files()
+    for path in files:
+        cmd += ["--secrets.files", str(path)]
+    address = args.address
+    if has_auth(files):
+        print(f"Logins required ([auth] in {' or '.join(str(f) for f in files if f.exists())}).", file=sys.stderr)
+    elif address is None:
+        address = LOCALHOST
+        print(
+            "Single-user mode (no [auth] section in Streamlit's secrets): listening on localhost only; "
+            "--address 0.0.0.0 serves other machines (docs/team.md: Running for a team).",
+            file=sys.stderr,
+        )
+    if address:
+        cmd += ["--server.address", address]
     return serve(cmd, cwd=str(APP_PATH.parent))
 
 
@@ -97,4 +170,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str, help: str) -> None:
     a = sub.add_parser(name, help=help)
     a.add_argument("--port", type=int, default=8501, help="port the dashboard listens on")
     a.add_argument("--headless", action="store_true", help="do not open a browser")
+    a.add_argument(
+        "--address",
+        help="address to listen on (default: 127.0.0.1 without logins, every interface with an [auth] section "
+        "in .streamlit/secrets.toml here or in ~/.streamlit)",
+    )
     a.set_defaults(func=run)

@@ -19,6 +19,7 @@ __all__ = [
     "explain",
     "sample_names",
     "sample_or_file",
+    "confined",
     "add_money_arguments",
     "economics_of",
     "money_json",
@@ -63,8 +64,36 @@ def sample_names() -> str:
     return ", ".join(SAMPLES)
 
 
+def confined(path: str) -> str:
+    """``path``, once every file it names (a path or a glob) is found inside ``OPSTUDIO_DATA_ROOTS`` when that is set.
+
+    The command line reads only inside the folders a server's dashboard reads
+    (:mod:`engine.backends.confine`): symbolic links resolved, one message for a path outside whether it
+    exists or not. Checked before anything else touches the path (choosing a backend stats the file).
+
+    Parameters
+    ----------
+    path : str
+        A file or glob given on the command line.
+
+    Returns
+    -------
+    str
+        ``path`` unchanged.
+
+    Raises
+    ------
+    InputError
+        A file outside the folders (or linking out of them), or a missing file inside them.
+    """
+    from ..backends import confined_path
+
+    return confined_path(path)
+
+
 def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> str:
-    """The path of ``file`` or of the shipped sample ``sample`` (exactly one of them given)."""
+    """The path of ``file`` (checked by :func:`confined`) or of the shipped sample ``sample`` (exactly one of them
+    given)."""
     from ..errors import InputError
     from ..io import SAMPLES, sample_path
 
@@ -76,7 +105,7 @@ def sample_or_file(file: str | None, sample: str | None, what: str = "FILE") -> 
                 f"unknown sample {sample!r}; samples: {sample_names()} (`opstudio samples` says what each is for)"
             )
         return str(sample_path(sample))
-    return file  # type: ignore[return-value]
+    return confined(file)  # type: ignore[arg-type]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -186,14 +215,17 @@ def economics_of(args, target_given: bool):
     return Economics(args.review_cost, args.value_per_positive, args.cost_per_false_positive or 0.0)
 
 
-def money_json(economics, tp: float, fp: float, marginal_precision: float) -> dict:
-    """The amounts, the break-even target and a point's money (value caught, costs, net, last document's value)."""
+def money_json(economics, tp: float, fp: float, marginal_precision: float, days: float | None = None) -> dict:
+    """The amounts, the break-even target and a point's money (value caught, costs, net, last document's value).
+
+    The amount C is ``cost_per_review``; ``review_cost`` is what reviewing the flagged documents costs, C·(TP + FP).
+    """
     from ..pn import money_statement
 
     return {
-        "review_cost": economics.review_cost,
+        "cost_per_review": economics.review_cost,
         "value_per_positive": economics.value_per_positive,
         "cost_per_false_positive": economics.cost_per_false_positive,
         "target": economics.target,
-        **money_statement(tp, fp, economics, marginal_precision=marginal_precision).as_dict(),
+        **money_statement(tp, fp, economics, days=days, marginal_precision=marginal_precision).as_dict(),
     }

@@ -22,7 +22,7 @@ from ..constraints.tabular import TableSpec, model_json, read_model_json, train_
 from ..errors import InputError
 from ..io import read_table
 from ..reporting import csv_bytes
-from .common import print_json, sample_or_file
+from .common import confined, print_json, sample_or_file
 
 __all__ = ["add_parser"]
 
@@ -76,7 +76,7 @@ def run_constrain(args) -> int:
 
 
 def run_predict(args) -> int:
-    model = read_model_json(Path(args.model).read_bytes(), name=f"model file '{Path(args.model).name}'")
+    model = read_model_json(Path(confined(args.model)).read_bytes(), name=f"model file '{Path(args.model).name}'")
     frame = read_table(sample_or_file(args.table, args.sample, "TABLE")).frame
     score, decision = model.decide(frame)
     Path(args.out).write_bytes(_predictions(score, decision))

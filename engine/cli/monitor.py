@@ -10,20 +10,30 @@ opstudio monitor FILE --date COL --decision ID [--as EMAIL] ...  (a deployed dec
 from __future__ import annotations
 
 import argparse
+import math
 
 from ..backends import DATA_SOURCES, choose_backend, dated_counts, period_backends
 from ..errors import InputError
 from ..monitor import (
     DEFAULT_WINDOW,
     PERIODS,
+    capacity_per_day,
     capacity_segments,
     monitor,
     monitoring_sentence,
     reviewer_plan,
 )
-from ..pn import Economics
+from ..pn import Economics, target_text
 from .acting import add_monitor_arguments, monitor_decision, store_monitoring
-from .common import add_money_arguments, add_source_arguments, economics_of, print_json, print_table, source_path
+from .common import (
+    add_money_arguments,
+    add_source_arguments,
+    economics_of,
+    money_json,
+    print_json,
+    print_table,
+    source_path,
+)
 
 __all__ = ["add_parser"]
 
@@ -41,6 +51,8 @@ def _economics(args) -> Economics | None:
 def _check_reviewer_args(args, backend: str) -> None:
     if (args.reviewers is None) != (args.reviews_per_day is None):
         raise InputError("give --reviewers R and --reviews-per-day Q together (capacity R·Q reviews per day)")
+    if args.reviewers is not None:
+        capacity_per_day(args.reviewers, args.reviews_per_day)  # 0, negative, nan, inf refused before anything is read
     if args.by is not None and args.reviewers is None:
         raise InputError("--by needs --reviewers and --reviews-per-day (per-segment thresholds for that capacity)")
     if args.reviewers is not None and not DATA_SOURCES[backend].rows_in_memory:
@@ -49,12 +61,13 @@ def _check_reviewer_args(args, backend: str) -> None:
         )
 
 
-def _print_reviewers(args, dated, threshold: float) -> None:
+def _reviewers(args, dated, threshold: float):
+    """The team against the threshold, and with --by the per-segment allocation of its capacity (or None)."""
     scores, dates = dated.data.scores[:, 0], dated.dates
     team = reviewer_plan(
         scores, dated.data.labels, dates, threshold, reviewers=args.reviewers, reviews_per_day=args.reviews_per_day
     )
-    print("\nReviewers: " + team.sentence())
+    allocation = None
     if args.by is not None:
         allocation = capacity_segments(
             scores,
@@ -63,10 +76,31 @@ def _print_reviewers(args, dated, threshold: float) -> None:
             dated.data.groups,
             reviewers=args.reviewers,
             reviews_per_day=args.reviews_per_day,
+            unrated_groups=dated.data.unrated_groups,
         )
+    return team, allocation
+
+
+def _print_reviewers(args, team, allocation) -> None:
+    print("\nReviewers: " + team.sentence())
+    if allocation is not None:
         print(f"Per-segment thresholds by {args.by} for the same capacity:")
         print_table(allocation.table())
         print(allocation.sentence())
+        if allocation.note:
+            print(allocation.note)
+
+
+def _money_json(result) -> dict:
+    """The amounts, the target and the money of every period together (net per day over the days monitored)."""
+    known = [p for p in result.periods if math.isfinite(p.marginal_precision.estimate)]
+    return money_json(
+        result.economics,
+        sum(p.tp for p in result.periods),
+        sum(p.fp for p in result.periods),
+        known[-1].marginal_precision.estimate if known else math.nan,
+        days=sum(p.days for p in result.periods),
+    )
 
 
 def _print_text(args, result, classifier: str) -> None:
@@ -87,7 +121,7 @@ def _print_text(args, result, classifier: str) -> None:
     ] + (["net value per day"] if result.economics is not None else [])
     print(
         f"{args.file}: classifier {classifier}, deployed threshold {result.threshold:.6g}, target marginal precision "
-        f"{result.target:.4g}, {len(result.periods)} {result.period}s, level {result.level:g}"
+        f"{target_text(result.target)}, {len(result.periods)} {result.period}s, level {result.level:g}"
         + (" (scores binned)" if result.binned else "")
     )
     print_table(table[shown])
@@ -118,12 +152,20 @@ def run_monitor(args) -> int:
     counts, classifier, dated = counted.counts, counted.classifier, counted.dated
     result = monitor(counts, args.threshold, args.target, economics=economics, level=args.level, window=args.window)
     store_monitoring(args, result)
+    team, allocation = _reviewers(args, dated, result.threshold) if args.reviewers is not None else (None, None)
     if args.json:
-        print_json(result.as_dict())
+        print_json(
+            {
+                **result.as_dict(),
+                **({"money": _money_json(result)} if economics is not None else {}),
+                **({"reviewers": team.as_dict()} if team is not None else {}),
+                **({"segments": allocation.as_dict()} if allocation is not None else {}),
+            }
+        )
         return 0
     _print_text(args, result, classifier)
-    if args.reviewers is not None:
-        _print_reviewers(args, dated, result.threshold)
+    if team is not None:
+        _print_reviewers(args, team, allocation)
     return 0
 
 

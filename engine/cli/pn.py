@@ -10,6 +10,7 @@ m = (C + F) / (V + F), :class:`engine.pn.Economics`), and a capacity from review
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 
@@ -36,6 +37,7 @@ from ..pn import (
     money_statement,
     path_operating_point,
     segment_curves,
+    target_text,
 )
 from .common import (
     add_money_arguments,
@@ -125,12 +127,7 @@ def _extras(args, tp: float, fp: float, marginal_precision: float) -> dict:
 def _print_extras(args, tp: float, fp: float, marginal_precision: float) -> None:
     if args.economics is not None:
         statement = money_statement(tp, fp, args.economics, marginal_precision=marginal_precision)
-        e = args.economics
-        print(
-            f"Target from money: m = (C + F) / (V + F) = ({e.review_cost:g} + {e.cost_per_false_positive:g}) / "
-            f"({e.value_per_positive:g} + {e.cost_per_false_positive:g}) = {e.target:.4g}. "
-            + statement.sentence(args.currency)
-        )
+        print(f"Target from money: {args.economics.formula()}. " + statement.sentence(args.currency))
     if args.reviewers is not None:
         print(
             f"Capacity: {args.reviewers:g} reviewers × {args.reviews_per_day:g} reviews a day × {args.days} days "
@@ -186,7 +183,7 @@ def _print_intervals(args, boots: list) -> None:
     print(f"{'target m':>9} {'threshold':>25} {'TP':>25} {'FP':>25}")
     for b in boots:
         cells = [f"[{lo:.6g}, {hi:.6g}]" for lo, hi in (b.threshold_ci, b.tp_ci, b.fp_ci)]
-        print(f"{b.target:9.3f} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
+        print(f"{target_text(b.target):>9} {cells[0]:>25} {cells[1]:>25} {cells[2]:>25}")
 
 
 def _rows(args, *, scores=None, group=None, needs_rows=None):
@@ -276,13 +273,27 @@ def run_sweep(args) -> int:
     )
     for p in points:
         print(
-            f"{p.target:9.3f} {p.cost:10.3f} {p.threshold:12.6g} {p.tp:10.6g} {p.fp:10.6g} {p.precision:10.4f} "
-            f"{p.mp_above:8.3f} {p.mp_below:8.3f}"
+            f"{target_text(p.target):>9} {_cell(p.cost, '.3f'):>10} {_threshold_cell(p.threshold):>12} {p.tp:10.6g} "
+            f"{p.fp:10.6g} {_cell(p.precision, '.4f'):>10} {_cell(p.mp_above, '.3f'):>8} {_cell(p.mp_below, '.3f'):>8}"
+        )
+    if any(math.isinf(p.threshold) for p in points):
+        print(
+            "A threshold of 'none' flags nothing: no rated document's marginal precision reaches that target "
+            "(precision and marginal precision above are then undefined, shown as —)."
         )
     if args.economics is not None:
         _print_extras(args, points[0].tp, points[0].fp, points[0].mp_above)
     _print_intervals(args, boots)
     return 0
+
+
+def _cell(x: float, spec: str) -> str:
+    """A number of the sweep table; '—' where it is undefined (NaN: nothing flagged)."""
+    return format(x, spec) if math.isfinite(x) else "—"
+
+
+def _threshold_cell(t: float) -> str:
+    return "none" if math.isinf(t) and t > 0 else format(t, ".6g")
 
 
 def _looks_like_counts(path: str) -> bool:
@@ -397,11 +408,11 @@ def run_paths(args) -> int:
         return 0
     print(
         f"{args.file}: {source}; rule {grid.rule.upper()}; grid {' x '.join(map(str, grid.shape))}; "
-        f"target marginal precision {args.target:.6g}; counted by {facts['backend']} in {facts['seconds']:.1f} s"
+        f"target marginal precision {target_text(args.target)}; counted by {facts['backend']} in {facts['seconds']:.1f} s"
     )
     print_table(table, transpose_on="method")
     if economics is not None:
-        print(f"Target from money: m = (C + F) / (V + F) = {economics.target:.4g}.")
+        print(f"Target from money: {economics.formula()}.")
         for method, op in ops.items():
             statement = money_statement(op.tp, op.fp, economics, marginal_precision=op.mp_above)
             print(f"{method}: {statement.sentence(args.currency)}")

@@ -16,13 +16,13 @@ from pathlib import Path
 from ..io import model_formats_sentence, read_source, read_table
 from ..qwyc import apply_policy, decisions_frame, fit_policy, load_model, policy_json, read_policy
 from ..reporting import csv_bytes
-from .common import print_json, sample_or_file
+from .common import confined, print_json, sample_or_file
 
 __all__ = ["add_parser"]
 
 
 def _model(path: str):
-    raw, name = read_source(path)
+    raw, name = read_source(confined(path))
     return load_model(raw, name=name)
 
 
@@ -48,7 +48,7 @@ def run_fit(args) -> int:
 def run_apply(args) -> int:
     model = _model(args.model)
     frame = read_table(sample_or_file(args.data, args.sample, "DATA")).frame
-    policy = read_policy(Path(args.policy).read_bytes(), model, name=Path(args.policy).name)
+    policy = read_policy(Path(confined(args.policy)).read_bytes(), model, name=Path(args.policy).name)
     decision, n_evaluated = apply_policy(policy, model, frame)
     Path(args.out).write_bytes(csv_bytes(decisions_frame(decision, n_evaluated)))
     print_json(

@@ -228,8 +228,9 @@ def fit_preprocessing(frame: pd.DataFrame, columns: list[str]) -> Preprocessing:
     means, scales = [], []
     for c in numeric:
         v = _numbers(frame[c], c)
-        mean = float(np.nanmean(v)) if np.isfinite(v).any() else 0.0
-        scale = float(np.nanstd(v)) if np.isfinite(v).any() else 1.0
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, without NumPy's warning
+            mean = float(np.nanmean(v)) if np.isfinite(v).any() else 0.0
+            scale = float(np.nanstd(v)) if np.isfinite(v).any() else 1.0
         if not (math.isfinite(mean) and math.isfinite(scale)):
             raise InputError(
                 f"Numeric column '{c}': its values are too large to standardise (their mean or "
@@ -924,10 +925,13 @@ def read_model_json(text: str | bytes, *, name: str = "model file") -> TableMode
             (i for i, (a, b) in enumerate(zip(names, prep.feature_names)) if a != b),
             min(len(names), len(prep.feature_names)),
         )
+        written = repr(names[first][:60]) if first < len(names) else "nothing"
+        made = repr(prep.feature_names[first][:60]) if first < len(prep.feature_names) else "nothing"
         raise check.error(
             "feature_names",
-            f"do not match the preprocessing (entry {first}: the preprocessing makes "
-            f"{len(prep.feature_names):,} features)",
+            f"do not match the preprocessing: entry {first} is {written} where the preprocessing makes {made} "
+            f"({len(names):,} names for {len(prep.feature_names):,} features; a renamed column must be renamed "
+            "in both)",
         )
     coef = np.array(
         [

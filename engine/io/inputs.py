@@ -15,10 +15,15 @@ that read it (:data:`engine.pages.PAGES`, from which "used by" is derived).
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from dataclasses import dataclass
 
+import pandas as pd
+
+from ..errors import RatedDataError
 from .model_formats import how_to_save_models, model_file_example, model_format, model_formats_sentence
+from .rated import DATE_NAMES, DATE_TEXT_PATTERN, ColumnMapping, detect_columns, is_id_name
 from .tables import Table
 
 __all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
@@ -135,6 +140,12 @@ INPUT_KINDS: dict[str, InputKind] = {
 
 #: columns only an audit plan has (:data:`engine.audit.PLAN_COLUMNS`; not imported: engine.audit reads engine.io)
 _AUDIT_COLUMNS = {"stratum", "stratum_lower", "stratum_upper", "stratum_documents", "stratum_sample"}
+#: values of a column read to guess its role (the first ones: a guess, not a validation)
+_GUESS_ROWS = 5000
+#: non-numeric feature columns that make a labelled table a training table (rated data has at most a group)
+_TRAINING_TEXT_COLUMNS = 3
+#: columns that are neither features nor scores in a training table
+_NOT_FEATURES = re.compile(r"^(split|fold|set|partition|deployed|flag|egregious)$", re.IGNORECASE)
 
 
 def _is_npz(raw: bytes) -> bool:
@@ -147,14 +158,79 @@ def _is_npz(raw: bytes) -> bool:
         return False
 
 
+def _roles(frame: pd.DataFrame) -> ColumnMapping | None:
+    """The label, weight and group a rated file's columns would take (scores not looked for), or None without a
+    label column (by name or by values: :func:`engine.io.detect_columns`)."""
+    try:
+        return detect_columns(frame, score_cols=[])
+    except RatedDataError:
+        return None
+
+
+def _mostly_numbers(column: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    values = column.dropna()
+    return len(values) > 0 and bool(
+        pd.to_numeric(values.astype(str).str.strip(), errors="coerce").notna().mean() >= 0.9
+    )
+
+
+def _is_date_column(column: pd.Series) -> bool:
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return True
+    values = column.dropna()
+    if len(values) == 0 or pd.api.types.is_numeric_dtype(values):
+        return False
+    return bool(values.astype(str).str.strip().str.fullmatch(DATE_TEXT_PATTERN).mean() >= 0.9)
+
+
+def _has_dates(frame: pd.DataFrame) -> bool:
+    """A column of days: a date type, or a date-named column (``date``, ``rated_on`` …) of YYYY-MM-DD text."""
+    names = {n.lower() for n in DATE_NAMES}
+    return any(
+        pd.api.types.is_datetime64_any_dtype(frame[c])
+        or (str(c).strip().lower() in names and _is_date_column(frame[c]))
+        for c in frame.columns
+    )
+
+
+def _is_population(frame: pd.DataFrame, roles: ColumnMapping | None) -> bool:
+    """Every scored document without verdicts: an id column, a numeric column, and no label column."""
+    cols = [str(c) for c in frame.columns]
+    ids = [c for c in cols if is_id_name(c)]
+    return roles is None and bool(ids) and any(c not in ids and _mostly_numbers(frame[c]) for c in cols)
+
+
+def _is_training_table(frame: pd.DataFrame, roles: ColumnMapping | None) -> bool:
+    """A labelled table with several non-numeric features (categories): rated data has scores and at most a group."""
+    if roles is None:
+        return False
+    text = [
+        c
+        for c in map(str, frame.columns)
+        if c not in (roles.label_col, roles.group_col, roles.weight_col)
+        and not is_id_name(c)
+        and not _NOT_FEATURES.match(c.strip())
+        and not _mostly_numbers(frame[c])
+    ]
+    return len(text) >= _TRAINING_TEXT_COLUMNS
+
+
 def guess_kind(raw: bytes, table: Table | None = None) -> str:
     """A first guess of an upload's kind from its bytes and, for tables, its columns.
 
-    NPZ archives are score matrices; a table with columns named ``tp`` and ``fp``
-    is aggregated counts; one with the audit plan's stratum columns is a reviewed audit; one
-    with a column named like ``probability`` is probability batches; anything else is taken
-    for rated data. The user can
-    always choose another kind.
+    NPZ archives are score matrices. A table with columns named ``tp`` and ``fp`` is aggregated
+    counts; one with the audit plan's stratum columns is a reviewed audit; one with a column
+    named like ``probability`` and none like ``score`` is probability batches; one with an id
+    column, a numeric score and no label column (by name or by values) is a scored population
+    (``doc_id, fraud_score``, a prior probability beside it or not; a population with a label
+    column is ambiguous and taken for rated data); one with a label
+    and a column of days (a date type, or ``date``, ``rated_on`` … holding YYYY-MM-DD) is dated
+    ratings; one with a label and three or more non-numeric feature columns is a training table;
+    anything else is taken for rated data. The user can always choose another kind.
 
     Parameters
     ----------
@@ -167,18 +243,30 @@ def guess_kind(raw: bytes, table: Table | None = None) -> str:
     -------
     str
         Key of :data:`INPUT_KINDS`: ``"model_file"``, ``"score_matrix"``, ``"counts"``,
-        ``"audit"``, ``"batches"`` or ``"rated"``.
+        ``"audit"``, ``"population"``, ``"batches"``, ``"dated"``, ``"training_table"`` or ``"rated"``.
     """
     if model_format(raw) is not None:
         return "model_file"
     if _is_npz(raw):
         return "score_matrix"
-    if table is not None:
-        names = {str(c).strip().lower() for c in table.frame.columns}
-        if {"tp", "fp"} <= names:
-            return "counts"
-        if names >= _AUDIT_COLUMNS:
-            return "audit"
-        if any(n in ("probability", "prob", "eta") or n.startswith("prob") for n in names):
-            return "batches"
+    if table is None:
+        return "rated"
+    frame = table.frame.head(_GUESS_ROWS)
+    names = {str(c).strip().lower() for c in frame.columns}
+    if {"tp", "fp"} <= names:
+        return "counts"
+    if names >= _AUDIT_COLUMNS:
+        return "audit"
+    probability = any(n in ("probability", "prob", "eta") or n.startswith("prob") for n in names)
+    if probability and not any("score" in n for n in names):  # batches: the probability is what is decided on
+        return "batches"
+    roles = _roles(frame)
+    if _is_population(frame, roles):  # a probability beside a score is a population's prior
+        return "population"
+    if probability:
+        return "batches"
+    if roles is not None and _has_dates(frame):
+        return "dated"
+    if _is_training_table(frame, roles):
+        return "training_table"
     return "rated"

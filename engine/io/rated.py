@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem
+from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem, shown_values
 from .numbers import to_floats
 from .tables import Source, read_table
 
@@ -117,6 +117,21 @@ MAX_SCORE_COLUMNS = 50
 _ID_PATTERN = re.compile(
     r"^(unnamed: ?\d+|id|index|row|row_id|doc|doc_id|document|document_id|uid|key)$|(_id)$", re.IGNORECASE
 )
+
+
+def is_id_name(column: str) -> bool:
+    """Whether a column is named like an identifier (``id``, ``doc_id``, ``row``, ``Unnamed: 0`` …): never a score.
+
+    Parameters
+    ----------
+    column : str
+        The column's name.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_ID_PATTERN.search(str(column)))
 
 
 @dataclass(frozen=True)
@@ -452,17 +467,19 @@ def parse_labels(values: pd.Series | np.ndarray, column: str = "label") -> tuple
         ok = present & ((v == 0) | (v == 1))
         bad = present & ~ok
         if bad.any():
-            shown = ", ".join(format(float(x), "g") for x in pd.unique(v[bad])[:MAX_LISTED])
-            raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
+            raise RatedDataError(row_problem("label", column, f"{shown_values(v[bad], True)} at {describe_rows(bad)}"))
         out[ok] = v[ok].astype(np.int8)
         return out, missing
     key = s.astype("string").str.strip().str.lower()
-    mapped = key.map(LABEL_VALUES)
-    bad = present & mapped.isna().to_numpy()
+    mapped = key.map(LABEL_VALUES).to_numpy(dtype=float, na_value=np.nan)
+    number = to_floats(key)  # a number written otherwise ("1.00", "0e0") is the label it equals, as in a numeric column
+    mapped = np.where(np.isnan(mapped) & ((number == 0) | (number == 1)), number, mapped)
+    bad = present & np.isnan(mapped)
     if bad.any():
-        shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
-        raise RatedDataError(row_problem("label", column, f"{shown} at {describe_rows(bad)}"))
-    out[present] = mapped[present].to_numpy(dtype=np.int8)
+        raise RatedDataError(
+            row_problem("label", column, f"{shown_values(s[bad].astype(str))} at {describe_rows(bad)}")
+        )
+    out[present] = mapped[present].astype(np.int8)
     return out, missing
 
 
@@ -473,17 +490,14 @@ def numeric_column(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     """
     col = frame[name]
     if pd.api.types.is_bool_dtype(col):
-        raise RatedDataError(
-            f"{role.capitalize()} column '{name}' holds true/false values, not numbers. "
-            f"Choose a numeric column as the {role}."
-        )
+        raise RatedDataError(row_problem("boolean", name, role=role))
     if pd.api.types.is_numeric_dtype(col):
         return col.to_numpy(dtype=np.float64, na_value=np.nan)
     text = col.astype("string").str.strip()
     numbers = to_floats(text)
     bad = (text.notna() & (text != "")).to_numpy(dtype=bool) & np.isnan(numbers)
     if bad.any():
-        shown = ", ".join(repr(str(x)) for x in pd.unique(text[bad])[:MAX_LISTED])
+        shown = shown_values(text[bad])
         raise RatedDataError(row_problem("not_number", name, f"{shown} at {describe_rows(bad)}", role=role))
     return numbers
 
@@ -698,12 +712,33 @@ def detect_date_column(frame: pd.DataFrame, date_col: str | None = None) -> str:
     return found
 
 
+def _text_days(text: pd.Series) -> np.ndarray:
+    """``YYYY-MM-DD`` prefixes (already matched) as ``datetime64[D]``, NaT where the day does not exist.
+
+    Computed from the digits, so every year 0000-9999 is read (pandas' nanosecond timestamps stop in
+    2262); year 0000 is 1 BC of the proleptic Gregorian calendar, as in DuckDB.
+    """
+    digits = text.str.slice(0, 10)
+    year = digits.str.slice(0, 4).astype(np.int64).to_numpy()
+    month = digits.str.slice(5, 7).astype(np.int64).to_numpy()
+    day = digits.str.slice(8, 10).astype(np.int64).to_numpy()
+    ok = (month >= 1) & (month <= 12) & (day >= 1)
+    months = ((year - 1970) * 12 + np.clip(month, 1, 12) - 1).astype("timedelta64[M]") + np.datetime64(0, "M")
+    first = months.astype("datetime64[D]")
+    length = ((months + np.timedelta64(1, "M")).astype("datetime64[D]") - first).astype(np.int64)
+    ok &= day <= length
+    return np.where(ok, first + (np.clip(day, 1, 31) - 1).astype("timedelta64[D]"), np.datetime64("NaT", "D"))
+
+
 def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndarray:
     """Calendar days of a date column: ``datetime64[D]``, NaT where the cell is empty.
 
-    Text must start with ``YYYY-MM-DD`` (a time may follow after a space or ``T``; the day
-    is the one written, whatever the time zone). Date and datetime types are taken as they
-    are (a time-zone-aware datetime in UTC). Each distinct value is parsed once.
+    **The day of a document** is the calendar day written: text must start with ``YYYY-MM-DD``
+    (a time, and a time-zone offset, may follow after a space or ``T``; the day is the one
+    written, whatever the offset). A date or time-zone-naive datetime type is taken as it is;
+    a time-zone-aware datetime type holds instants, whose day is their day in UTC. Every year
+    0000-9999 is read (no nanosecond limit), and DuckDB reads the same days
+    (:mod:`engine.backends.duckdb_monitor`). Each distinct value is parsed once.
 
     Parameters
     ----------
@@ -726,7 +761,7 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     if pd.api.types.is_datetime64_any_dtype(s):
         if getattr(s.dt, "tz", None) is not None:
             s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-        return s.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+        return s.to_numpy().astype("datetime64[D]")  # the column's own unit: no nanosecond overflow
     if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         raise RatedDataError(
             f"Date column '{column}' holds numbers, not dates. Write the day each document was "
@@ -738,13 +773,12 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     ok = text.str.match(_DATE_TEXT.pattern).fillna(False).to_numpy(dtype=bool)
     days = np.full(len(text), np.datetime64("NaT"), dtype="datetime64[D]")
     if ok.any():
-        parsed = pd.to_datetime(text[ok].str.slice(0, 10), format="%Y-%m-%d", errors="coerce")
-        days[ok] = parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+        days[ok] = _text_days(text[ok])
     empty = (text == "").fillna(False).to_numpy(dtype=bool)
     bad_unique = np.isnat(days) & ~empty
     bad = (codes >= 0) & bad_unique[np.maximum(codes, 0)]
     if bad.any():
-        shown = ", ".join(repr(str(x)) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
+        shown = ", ".join(repr(str(x)[:40]) for x in pd.unique(s[bad].astype(str))[:MAX_LISTED])
         raise RatedDataError(
             f"Date column '{column}': values that are not dates {shown} at {describe_rows(bad)}. "
             "Write dates as YYYY-MM-DD (a time may follow, e.g. 2025-01-06 14:30)."

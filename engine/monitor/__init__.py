@@ -30,7 +30,7 @@ from .figures import (
     threshold_over_time_figure,
 )
 from .monitoring import DEFAULT_WINDOW, Estimate, Monitoring, PeriodResult, monitor
-from .periods import PERIODS, Calendar, calendar, period_start
+from .periods import MAX_PERIODS, PERIODS, Calendar, calendar, period_start
 from .report import monitoring_headline, monitoring_sentence
 from .reviewers import (
     Backlog,
@@ -59,6 +59,7 @@ __all__ = [
     "period_counts",
     "counts_from_groups",
     "PERIODS",
+    "MAX_PERIODS",
     "Calendar",
     "calendar",
     "period_start",

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from .._arguments import number
 from .windows import lower_bound_reaches, upper_bound_reaches
 
 __all__ = [
@@ -127,30 +128,31 @@ def start_weights(periods: int) -> np.ndarray:
     return 1.0 / (j * (j + 1))
 
 
-def _log_side(llr: np.ndarray, max_cells: int = 4_000_000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log Σ_j w_j Σ_c π_c Π_{i=j..n} LR_i(c) for every n; the start j contributing most (0-based) and its
-    strongest component c.
+def _prefix_argmax(values: np.ndarray, axis: int) -> np.ndarray:
+    """Index of the first maximum of ``values[..., :n + 1, ...]`` along ``axis``, for every n."""
+    values = np.moveaxis(values, axis, -1)
+    running = np.maximum.accumulate(values, axis=-1)
+    index = np.arange(values.shape[-1])
+    new_max = np.concatenate([np.ones(values.shape[:-1] + (1,), dtype=bool), values[..., 1:] > running[..., :-1]], -1)
+    return np.moveaxis(np.maximum.accumulate(np.where(new_max, index, 0), axis=-1), -1, axis)
 
-    The (n, j) table is built for a block of n at a time (at most ``max_cells`` entries), so long daily
-    series stay in bounded memory.
+
+def _log_side(llr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log Σ_c π_c Σ_j w_j Π_{i=j..n} LR_i(c) for every n; the strongest component c and the start j (0-based)
+    contributing most to it.
+
+    Linear in the number of periods: with S_n(c) = Σ_{i<=n} log LR_i(c), component c's mixture over starts is
+    ``exp(S_n(c)) · Σ_{j<=n} w_j exp(−S_{j−1}(c))``, a running log-sum-exp (the same value as summing the
+    (n, j) table, without building it).
     """
     periods, k = llr.shape[-2], llr.shape[-1]
-    s = np.concatenate([np.zeros(llr.shape[:-2] + (1, k)), np.cumsum(llr, axis=-2)], axis=-2)  # (..., P+1, K)
-    log_w = np.log(start_weights(periods))
-    lead = int(np.prod(llr.shape[:-2], dtype=np.int64))
-    block = max(1, max_cells // max(1, lead * periods * k))
-    value = np.empty(llr.shape[:-1])
-    start = np.empty(llr.shape[:-1], dtype=np.int64)
-    component = np.empty(llr.shape[:-1], dtype=np.int64)
-    for lo in range(0, periods, block):
-        n = np.arange(lo, min(periods, lo + block))
-        since = s[..., n + 1, None, :] - s[..., None, :-1, :]  # [n, j]: Σ_{i=j..n}
-        per_start = logsumexp(since, axis=-1) - np.log(k) + log_w
-        per_start = np.where(np.arange(periods)[None, :] <= n[:, None], per_start, -np.inf)
-        value[..., n] = logsumexp(per_start, axis=-1)
-        best = np.argmax(per_start, axis=-1)
-        start[..., n] = best
-        component[..., n] = np.argmax(np.take_along_axis(since, best[..., None, None], axis=-2)[..., 0, :], axis=-1)
+    s = np.cumsum(llr, axis=-2)  # S_n(c)
+    before = np.concatenate([np.zeros(llr.shape[:-2] + (1, k)), s[..., :-1, :]], axis=-2)  # S_{j-1}(c)
+    start_term = np.log(start_weights(periods))[:, None] - before  # log w_j − S_{j−1}(c)
+    per_component = s + np.logaddexp.accumulate(start_term, axis=-2)
+    value = logsumexp(per_component, axis=-1) - np.log(k)
+    component = np.argmax(per_component, axis=-1)
+    start = np.take_along_axis(_prefix_argmax(start_term, axis=-2), component[..., None], axis=-1)[..., 0]
     return value, start, component
 
 
@@ -167,9 +169,11 @@ class Evidence:
     side : numpy.ndarray of str, shape (P,)
         The side carrying most of the evidence (``"low"`` or ``"high"``).
     since : numpy.ndarray of int, shape (P,)
-        The start (0-based period) contributing most on that side: where the change most likely began.
+        On that side, the start (0-based period) contributing most to the strongest (band, alternative)
+        process: where the change most likely began.
     band : numpy.ndarray of int, shape (P,)
-        Index into the bands (:data:`BAND_SIZES`) of the strongest likelihood ratio from that start.
+        Index into the bands (:data:`BAND_SIZES`) of that strongest process (the one whose mixture over
+        starts carries most evidence).
     """
 
     log_e: np.ndarray
@@ -206,6 +210,8 @@ def e_detector(x_above, n_above, x_below, n_below, target: float, alpha: float) 
     ----------
     Ville (1939); Ramdas, Grünwald, Vovk & Shafer (2023); Shin, Ramdas & Rinaldo (2024).
     """
+    target = number(target, "target", low=0, high=1, low_open=True, high_open=True)
+    alpha = number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
     low, low_start, low_c = _log_side(log_likelihood_ratios(x_above, n_above, target, "low"))
     high, high_start, high_c = _log_side(log_likelihood_ratios(x_below, n_below, target, "high"))
     log_e = np.logaddexp(low, high) - np.log(2.0)

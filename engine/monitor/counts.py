@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import number
 from ..errors import InputError, RatedDataError
 from .periods import Calendar, calendar
 
@@ -141,9 +142,14 @@ def period_counts(
     InputError
         An unknown period.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels)
-    d = np.asarray(dates, dtype="datetime64[D]")
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(labels)
+        d = np.asarray(dates, dtype="datetime64[D]")
+    except (TypeError, ValueError):
+        raise InputError(
+            "scores must be numbers, labels 0/1 and dates calendar days (numpy datetime64 or YYYY-MM-DD text)"
+        ) from None
     if s.ndim != 1 or s.shape != y.shape or s.shape != d.shape:
         raise RatedDataError(
             f"scores, labels and dates must be 1-D of one length; got {s.shape}, {y.shape}, {d.shape}."
@@ -187,13 +193,5 @@ def period_counts(
 
 
 def check_threshold(threshold) -> float:
-    """A deployed threshold is a finite number."""
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        raise InputError(
-            f"threshold must be a number (flag documents with score >= threshold), got {threshold!r}"
-        ) from None
-    if not np.isfinite(t):
-        raise InputError(f"threshold must be finite, got {threshold!r}")
-    return t
+    """A deployed threshold is a finite number (documents with score >= threshold are flagged)."""
+    return number(threshold, "threshold")

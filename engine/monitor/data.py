@@ -7,9 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._arguments import column_name, instance, number, whole
 from ..errors import RatedDataError, describe_rows
 from ..io.rated import ColumnMapping, RatedData, detect_columns, detect_date_column, parse_dates, rated_from_frame
 from ..io.tables import Source, read_table
+from ..pn.curve import check_target
 from ..pn.operating_point import operating_point
 from .counts import PeriodCounts, period_counts
 
@@ -136,6 +138,9 @@ def detect_dated(
         No date column, no score or label column, the date taken for a score, or a weight column
         (monitoring counts each rated document once).
     """
+    for value, name in ((classifier, "classifier"), (date_col, "date_col"), (label_col, "label_col")):
+        column_name(value, name)
+    column_name(group_col, "group_col")
     date_col = detect_date_column(frame, date_col)
     guess = detect_columns(
         frame.drop(columns=[date_col]),
@@ -271,7 +276,8 @@ def baseline_threshold(dated: DatedRated, target: float, days: int = BASELINE_DA
     ----------
     Robles et al., AAAI-MAKE 2020 (the operating point).
     """
-    if int(days) != days or days < 1:
-        raise RatedDataError(f"days must be a whole number >= 1, got {days!r}")
-    first = dated.dates < dated.dates.min() + np.timedelta64(int(days), "D")
+    instance(dated, "dated", DatedRated, "from load_dated(...) or dated_from_frame(...)")
+    days = whole(days, "days", low=1)
+    target = float(check_target(number(target, "target"))[0])
+    first = dated.dates < dated.dates.min() + np.timedelta64(min(days, dated.days), "D")
     return float(operating_point(dated.scores[first], dated.data.labels[first], target).threshold)

@@ -23,10 +23,54 @@ _ALERT = "#E45756"
 
 
 def _band(fig: go.Figure, x, low, high, name: str) -> None:
-    fig.add_trace(go.Scatter(x=x, y=high, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"))
+    """The interval as filled polygons, one per run of periods where both bounds are finite (a period without
+    a bound is a gap, never a fill across it)."""
+    lo, hi = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    xs, ys = [], []
+    for run in np.split(np.flatnonzero(ok), np.flatnonzero(np.diff(np.flatnonzero(ok)) > 1) + 1):
+        if run.size:
+            xs += [x[i] for i in run] + [x[i] for i in run[::-1]] + [None]
+            ys += [float(hi[i]) for i in run] + [float(lo[i]) for i in run[::-1]] + [None]
     fig.add_trace(
         go.Scatter(
-            x=x, y=low, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=_BAND, name=name, hoverinfo="skip"
+            x=xs,
+            y=ys,
+            mode="lines",
+            fill="toself",
+            fillcolor=_BAND,
+            line=dict(width=1, color=_BAND),
+            name=name,
+            hoverinfo="skip",
+        )
+    )
+
+
+def _unbounded(fig: go.Figure, x, low, high, top: float) -> None:
+    """Periods whose confidence set reaches "flag nothing" (upper bound +inf): an open dotted band from the lower
+    bound to the top of the chart, ending in an arrow, and said in the hover text."""
+    open_ = [i for i, (lo, hi) in enumerate(zip(low, high)) if np.isposinf(hi) and np.isfinite(lo)]
+    if not open_:
+        return
+    fig.add_trace(
+        go.Scatter(
+            x=[v for i in open_ for v in (x[i], x[i], None)],
+            y=[v for i in open_ for v in (float(low[i]), top, None)],
+            mode="lines",
+            line=dict(color="rgba(76,120,168,0.6)", width=2, dash="dot"),
+            name="not bounded above (flagging nothing is plausible)",
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[x[i] for i in open_],
+            y=[top] * len(open_),
+            mode="markers",
+            marker=dict(symbol="arrow-up", size=10, color="rgba(76,120,168,0.8)"),
+            showlegend=False,
+            text=[f"from {float(low[i]):.4g}, not bounded above" for i in open_],
+            hovertemplate="%{x}<br>%{text}<extra></extra>",
         )
     )
 
@@ -102,18 +146,29 @@ def threshold_over_time_figure(
     """
     x = [p.start for p in result.periods]
 
-    def finite(v):  # "flag nothing" (+inf) cannot be drawn
+    def finite(v):  # "flag nothing" (+inf) cannot be drawn as a point
         return [None if not np.isfinite(u) else u for u in v]
 
-    fig = go.Figure()
-    _band(
-        fig,
-        x,
-        finite([p.operating_point.lower for p in result.periods]),
-        finite([p.operating_point.upper for p in result.periods]),
-        f"{result.level:.0%} confidence set",
-    )
+    low = [p.operating_point.lower for p in result.periods]
+    high = [p.operating_point.upper for p in result.periods]
     est = finite([p.operating_point.estimate for p in result.periods])
+    drawn = [v for v in [*finite(low), *finite(high), *est, result.threshold] if v is not None]
+    top = max(drawn) + 0.05 * (max(drawn) - min(drawn) or 1.0)  # the chart's top: "above every score shown"
+    fig = go.Figure()
+    _band(fig, x, low, high, f"{result.level:.0%} confidence set")
+    _unbounded(fig, x, low, high, top)
+    nothing = [i for i, p in enumerate(result.periods) if np.isposinf(p.operating_point.estimate)]
+    if nothing:
+        fig.add_trace(
+            go.Scatter(
+                x=[x[i] for i in nothing],
+                y=[top] * len(nothing),
+                mode="markers",
+                marker=dict(symbol="triangle-up", size=11, color=METHOD_COLOURS["chosen"]),
+                name="operating point: flag nothing",
+                hovertemplate="%{x}<br>the target is met by no document: flag nothing<extra></extra>",
+            )
+        )
     fig.add_trace(
         go.Scatter(
             x=x,
@@ -128,7 +183,10 @@ def threshold_over_time_figure(
         y=result.threshold, line=dict(color="black", dash="dash"), annotation_text=f"deployed {result.threshold:.4g}"
     )
     _alert_marks(fig, result, [result.threshold] * len(x))
-    return layout(fig, title, f"{result.period} starting", "threshold (flag score ≥)")
+    fig = layout(fig, title, f"{result.period} starting", "threshold (flag score ≥)")
+    if nothing or any(np.isposinf(h) for h in high):
+        fig.update_yaxes(range=[min(drawn) - 0.05 * (top - min(drawn)), top])
+    return fig
 
 
 def evidence_figure(

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._arguments import instance, number, whole
 from ..errors import InputError
 from ..pn.bootstrap import replicate_hull
 from ..pn.curve import check_target, target_slope
-from ..pn.economics import Economics, MoneyStatement, money_statement
+from ..pn.economics import Economics, MoneyStatement, money_statement, target_text
 from ..pn.operating_point import optimal_vertex
 from .alerts import BAND_SIZES, Evidence, e_detector, naive_alarms
 from .counts import PeriodCounts, check_threshold
@@ -173,6 +174,34 @@ class Monitoring:
     def first_alert(self) -> PeriodResult | None:
         return next((p for p in self.periods if p.alert), None)
 
+    def alerts_record(self, file: str) -> dict:
+        """The run as a decision keeps it (``opstudio monitor --decision``, the Monitoring page following a deployed
+        decision): the file's name, threshold, target, period, number of periods, level and the alerts.
+
+        Parameters
+        ----------
+        file : str
+            The name of the data monitored.
+
+        Returns
+        -------
+        dict
+            JSON values (non-finite numbers as None).
+        """
+        from ..reporting import json_safe
+
+        return json_safe(
+            {
+                "file": file,
+                "threshold": self.threshold,
+                "target": self.target,
+                "period": self.period,
+                "periods": len(self.periods),
+                "level": self.level,
+                "alerts": self.alerts,
+            }
+        )
+
     def as_dict(self) -> dict:
         """Exactly the ``opstudio monitor --json`` record."""
         return {
@@ -232,19 +261,22 @@ class Monitoring:
         return pd.DataFrame(rows)
 
 
-def _check(threshold, target, economics, level, window) -> tuple[float, float, float, int]:
+def _check(counts, threshold, target, economics, level, window) -> tuple[float, float, float, int]:
+    instance(counts, "counts", PeriodCounts, "from period_counts(...) or engine.backends.dated_counts(...)")
     t = check_threshold(threshold)
     if (target is None) == (economics is None):
         raise InputError(
             "give either a target marginal precision or the money (review cost and value per "
             "positive) that implies it, not both and not neither"
         )
-    m = economics.target if economics is not None else float(check_target(target)[0])
-    if not (isinstance(level, (int, float)) and 0 < float(level) < 1):
-        raise InputError(f"level must be in (0, 1) (e.g. 0.95), got {level!r}")
-    if int(window) != window or window < 1:
-        raise InputError(f"window must be a whole number of documents >= 1, got {window!r}")
-    return t, m, float(level), int(window)
+    if economics is not None:
+        m = instance(
+            economics, "economics", Economics, "review cost and value per positive, engine.pn.Economics"
+        ).target
+    else:
+        m = float(check_target(number(target, "target"))[0])
+    level = number(level, "level", low=0, high=1, low_open=True, high_open=True)
+    return t, m, level, whole(window, "window", low=1)
 
 
 def _period_hulls(counts: PeriodCounts, cut: np.ndarray, target: float) -> tuple[np.ndarray, np.ndarray]:
@@ -337,7 +369,7 @@ def monitor(
     >>> len(result.periods), result.alerts[0]["period"]  # the first alert, three weeks after the drift
     (52, '2025-07-28')
     """
-    t, m, level, window = _check(threshold, target, economics, level, window)
+    t, m, level, window = _check(counts, threshold, target, economics, level, window)
     alpha = 1.0 - level
     C, P = cumulative(counts.pos, counts.neg)
     lo, hi = counts.offsets[:-1], counts.offsets[1:]
@@ -355,6 +387,7 @@ def monitor(
     naive = naive_alarms(xa, na, xb, nb, m, alpha)
     p_low, p_high = clopper_pearson(tp, flagged, alpha)
     cal = counts.calendar
+    days = cal.days
     rated = C[hi] - C[lo]
     results = []
     for j in range(counts.n_periods):
@@ -373,11 +406,11 @@ def monitor(
             PeriodResult(
                 str(cal.first[j]),
                 str(cal.last[j]),
-                int(cal.days[j]),
+                int(days[j]),
                 int(rated[j]),
                 float(tp[j]),
                 float(flagged[j] - tp[j]),
-                float(flagged[j] / cal.days[j]),
+                float(flagged[j] / days[j]),
                 Estimate(tp[j] / flagged[j] if flagged[j] else math.nan, float(p_low[j]), float(p_high[j])),
                 mp,
                 op,
@@ -394,24 +427,33 @@ def monitor(
     )
 
 
+def _evidence_text(log_e: float) -> str:
+    """An e-value for people: ``1,096``; past a million in powers of ten (``4.0 × 10^64``, not 65 digits)."""
+    if log_e < math.log(1e6):
+        return f"{math.exp(log_e):,.0f}"
+    exponent = math.floor(log_e / math.log(10))
+    return f"{10 ** (log_e / math.log(10) - exponent):.1f} × 10^{exponent}"
+
+
 def _reason(j: int, evidence: Evidence, cal, t: float, m: float, above, below, alpha: float) -> str:
     """The alert of period j in one sentence: since when, which side, the band's pooled share against the target."""
     since, band = int(evidence.since[j]), int(evidence.band[j])
     starts, period = cal.first, cal.period
     strength = (
-        f"evidence {math.exp(min(evidence.log_e[j], 700.0)):,.0f} against a bar of {1 / alpha:,.0f}, so "
+        f"evidence {_evidence_text(evidence.log_e[j])} against a bar of {1 / alpha:,.0f}, so "
         f"false alarms stay below {alpha:.0%} however many periods are checked"
     )
+    target = target_text(m, percent=True)
     x_all, n_all = above if evidence.side[j] == "low" else below
     x, n = x_all[since : j + 1, band].sum(), n_all[since : j + 1, band].sum()
     if evidence.side[j] == "low":
         return (
             f"Since {starts[since]} the {BAND_SIZES[band]} documents flagged last each {period} (scores at or "
             f"just above {t:.4g}) were positive {x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), below the target "
-            f"marginal precision {m:.1%}: the threshold is too low ({strength})."
+            f"marginal precision {target}: the threshold is too low ({strength})."
         )
     return (
         f"Since {starts[since]} the {BAND_SIZES[band]} documents just below {t:.4g} each {period} were positive "
-        f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), above the target marginal precision {m:.1%}: the "
+        f"{x / n:.1%} of the time ({x:,.0f} of {n:,.0f}), above the target marginal precision {target}: the "
         f"threshold is too high and leaves documents worth reviewing unflagged ({strength})."
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..pn.economics import target_text
 from .monitoring import Monitoring
 
 __all__ = ["monitoring_sentence", "monitoring_headline"]
@@ -32,7 +33,7 @@ def monitoring_sentence(result: Monitoring, classifier: str, currency: str = "")
     head = (
         f"{classifier} ≥ {result.threshold:.4g} was monitored over {n} {result.period}s "
         f"({result.periods[0].start} to {result.periods[-1].end}), flagging {flagged / days:,.1f} rated documents "
-        f"a day at a target marginal precision of {result.target:.1%}"
+        f"a day at a target marginal precision of {target_text(result.target, percent=True)}"
     )
     if result.economics is not None:
         e = result.economics

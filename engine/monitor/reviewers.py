@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import number
 from ..errors import InputError
 from ..pn.budget import BudgetPoint, max_flagged_point
 from ..pn.segments import Allocation, allocate_capacity, segment_curves
@@ -45,13 +46,7 @@ __all__ = [
 
 
 def _positive(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x <= 0:
-        raise InputError(f"{name} must be a finite number > 0, got {value!r}")
-    return x
+    return number(value, name, low=0, low_open=True)
 
 
 def capacity_per_day(reviewers: float, reviews_per_day: float) -> float:
@@ -73,14 +68,34 @@ def capacity_per_day(reviewers: float, reviews_per_day: float) -> float:
     InputError
         Either is not a finite number > 0.
     """
-    return _positive(reviewers, "reviewers") * _positive(reviews_per_day, "reviews per day")
+    capacity = _positive(reviewers, "reviewers") * _positive(reviews_per_day, "reviews per day")
+    if not math.isfinite(capacity) or capacity == 0:
+        raise InputError(
+            f"{reviewers!r} reviewers × {reviews_per_day!r} reviews a day is not a capacity a team has "
+            f"({capacity:g} reviews a day); give the number of reviewers and the reviews each does in a day"
+        )
+    return capacity
 
 
 def _days(dates) -> tuple[np.ndarray, int]:
-    d = np.asarray(dates, dtype="datetime64[D]")
-    if d.size == 0 or np.isnat(d).any():
+    try:
+        d = np.asarray(dates, dtype="datetime64[D]")
+    except (TypeError, ValueError):
+        raise InputError("dates must be calendar days (numpy datetime64 or YYYY-MM-DD text)") from None
+    if d.ndim != 1 or d.size == 0 or np.isnat(d).any():
         raise InputError("every rated document needs a date (none may be missing)")
     return d, int((d.max() - d.min()).astype(np.int64)) + 1
+
+
+def _scores_and_days(scores, dates) -> tuple[np.ndarray, np.ndarray, int]:
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("scores must be numbers (one per rated document)") from None
+    d, days = _days(dates)
+    if s.shape != d.shape:
+        raise InputError(f"scores and dates differ in length ({s.size} vs {d.size})")
+    return s, d, days
 
 
 @dataclass(frozen=True)
@@ -135,10 +150,7 @@ def flagged_per_day(scores, dates) -> FlaggedPerDay:
     InputError
         Missing dates or lengths that differ.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    d, days = _days(dates)
-    if s.shape != d.shape:
-        raise InputError(f"scores and dates differ in length ({s.size} vs {d.size})")
+    s, d, days = _scores_and_days(scores, dates)
     th, counts = np.unique(-s, return_counts=True)
     return FlaggedPerDay(-th, np.cumsum(counts) / days, days)
 
@@ -158,8 +170,8 @@ def daily_flagged(scores, dates, threshold: float) -> tuple[np.ndarray, np.ndarr
     (numpy.ndarray of datetime64[D], numpy.ndarray of float)
         Every day from the first to the last date, and the documents flagged on it.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    d, days = _days(dates)
+    s, d, days = _scores_and_days(scores, dates)
+    threshold = number(threshold, "threshold")
     first = d.min()
     flagged = np.bincount((d - first).astype(np.int64), weights=(s >= threshold).astype(np.float64), minlength=days)
     return first + np.arange(days).astype("timedelta64[D]"), flagged
@@ -190,7 +202,9 @@ def capacity_threshold(scores, labels, dates, *, reviewers: float, reviews_per_d
     return max_flagged_point(scores, labels, capacity=capacity_per_day(reviewers, reviews_per_day) * days)
 
 
-def capacity_segments(scores, labels, dates, groups, *, reviewers: float, reviews_per_day: float) -> Allocation:
+def capacity_segments(
+    scores, labels, dates, groups, *, reviewers: float, reviews_per_day: float, unrated_groups=None
+) -> Allocation:
     """Per-segment thresholds that fill the team's capacity ``R·Q·D`` best.
 
     Parameters
@@ -203,6 +217,9 @@ def capacity_segments(scores, labels, dates, groups, *, reviewers: float, review
         The segment of each document.
     reviewers, reviews_per_day : float
         R and Q.
+    unrated_groups : array_like, optional
+        The segment of every unrated document: a segment only they have is reported (no threshold, its
+        unrated count), not left out.
 
     Returns
     -------
@@ -211,7 +228,8 @@ def capacity_segments(scores, labels, dates, groups, *, reviewers: float, review
     """
     _, days = _days(dates)
     return allocate_capacity(
-        segment_curves(scores, labels, groups), capacity_per_day(reviewers, reviews_per_day) * days
+        segment_curves(scores, labels, groups, unrated_groups=unrated_groups),
+        capacity_per_day(reviewers, reviews_per_day) * days,
     )
 
 
@@ -326,6 +344,22 @@ class ReviewerPlan:
     queue: Backlog
     fitting: BudgetPoint
 
+    def as_dict(self) -> dict:
+        """The plan as ``opstudio monitor --json`` prints it (``"reviewers"``)."""
+        return {
+            "reviewers": self.reviewers,
+            "reviews_per_day": self.reviews_per_day,
+            "capacity_per_day": self.capacity,
+            "days": self.days,
+            "flagged_per_day_at_threshold": self.flagged_at_threshold,
+            "backlog_peak": self.queue.peak,
+            "backlog_final": self.queue.final,
+            "days_over_capacity": self.queue.days_over_capacity,
+            "fitting_threshold": self.fitting.threshold,
+            "fitting_tp": self.fitting.tp,
+            "fitting_flagged_per_day": self.fitting.flagged / self.days,
+        }
+
     def sentence(self) -> str:
         """The plan in words: the capacity, the backlog and the threshold that fits it."""
         r, q = self.reviewers, self.reviews_per_day
@@ -370,6 +404,7 @@ def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float, 
     Lindley (1952) for the backlog; the capacity point is :func:`engine.pn.budget.max_flagged_point`.
     """
     capacity = capacity_per_day(reviewers, reviews_per_day)
+    threshold = number(threshold, "threshold")
     load = flagged_per_day(scores, dates)
     return ReviewerPlan(
         float(reviewers),

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import number, whole
 from .alerts import BAND_SIZES, e_detector, naive_alarms
 
 __all__ = ["AlertSimulation", "simulate_alerts"]
@@ -130,9 +131,20 @@ def simulate_alerts(
     Returns
     -------
     AlertSimulation
+
+    Raises
+    ------
+    InputError
+        An argument of the wrong type or out of its range (named).
     """
-    rng = np.random.default_rng(seed)
-    alpha = 1.0 - level
+    runs, periods, docs = (whole(v, n, low=1) for v, n in ((runs, "runs"), (periods, "periods"), (docs, "docs")))
+    window, chunk = whole(window, "window", low=1), whole(chunk, "chunk", low=1)
+    target = number(target, "target", low=0, high=1, low_open=True, high_open=True)
+    slope, drop = number(slope, "slope"), number(drop, "drop")
+    if drift_at is not None:
+        drift_at = whole(drift_at, "drift_at", low=0, high=periods - 1)
+    rng = np.random.default_rng(whole(seed, "seed", low=0))
+    alpha = 1.0 - number(level, "level", low=0, high=1, low_open=True, high_open=True)
     rank = np.arange(1, docs + 1) / 100.0
     base = np.log(target / (1 - target))
     shift = np.zeros((periods, 1))

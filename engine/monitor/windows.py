@@ -41,6 +41,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from .._arguments import choice, number
+
 __all__ = [
     "clopper_pearson",
     "upper_bound_reaches",
@@ -69,7 +71,8 @@ def clopper_pearson(x, n, alpha: float, side: str = "both") -> tuple[np.ndarray,
         Lower and upper bounds.
     """
     x, n = np.asarray(x, dtype=np.float64), np.asarray(n, dtype=np.float64)
-    a = alpha / 2 if side == "both" else alpha
+    alpha = number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    a = alpha / 2 if choice(side, "side", ("both", "lower", "upper")) == "both" else alpha
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(x > 0, stats.beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
         upper = np.where(x < n, stats.beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)

@@ -41,7 +41,7 @@ from .curve import (
     tie_tolerance,
     upper_hull,
 )
-from .economics import Economics, MoneyStatement, money_statement, target_from_money
+from .economics import MAX_AMOUNT, Economics, MoneyStatement, money_statement, target_from_money, target_text
 from .figures import (
     marginal_precision_figure,
     marginal_precision_parts,
@@ -85,6 +85,8 @@ __all__ = [
     "TIE_RTOL",
     "Economics",
     "target_from_money",
+    "target_text",
+    "MAX_AMOUNT",
     "MoneyStatement",
     "money_statement",
     "OperatingPoint",

@@ -160,7 +160,8 @@ def cost_per_true_positive(target):
         A target outside (0, 1).
     """
     t = check_target(target)
-    c = (1.0 - t) / t
+    with np.errstate(over="ignore"):  # a subnormal target costs infinitely many false positives: inf, no warning
+        c = (1.0 - t) / t
     return float(c[0]) if np.ndim(target) == 0 else c
 
 

@@ -18,6 +18,11 @@ Refael (AAAI-MAKE 2020), so every threshold ranks the same under both (this is w
 money options give exactly the operating point of the equivalent target). ``V ≤ C``
 means no document repays its review (flag nothing); ``C + F = 0`` means every document
 does (flag everything): neither is a target, both are refused with the reason.
+
+Amounts are finite numbers from 0 to :data:`MAX_AMOUNT` (a page's link or a script can send
+anything: ``1e308`` would overflow the break-even to NaN, ``V = 1e308`` with ``C = 1e-300``
+underflow it to 0); the break-even must land strictly inside (0, 1), and is written with as
+many digits as it takes not to read as 0 or 1 (:func:`target_text`).
 """
 
 from __future__ import annotations
@@ -25,19 +30,56 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .._arguments import number
 from ..errors import InputError
 
-__all__ = ["Economics", "target_from_money", "MoneyStatement", "money_statement"]
+__all__ = ["Economics", "target_from_money", "MoneyStatement", "money_statement", "target_text", "MAX_AMOUNT"]
+
+#: largest amount of money accepted (10^15: totals over 10^9 documents stay far from overflow)
+MAX_AMOUNT = 1e15
 
 
 def _amount(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be an amount of money, got {value!r}") from None
-    if not math.isfinite(x) or x < 0:
-        raise InputError(f"{name} must be a finite amount >= 0, got {value!r}")
-    return x
+    return number(value, name, low=0, high=MAX_AMOUNT)
+
+
+def _share(marginal_precision) -> float:
+    """A marginal precision in [0, 1], or NaN (unknown) kept as it is."""
+    if isinstance(marginal_precision, float) and math.isnan(marginal_precision):
+        return math.nan
+    return number(marginal_precision, "marginal precision", low=0, high=1)
+
+
+def _figure(x: float) -> str:
+    """An amount as typed: ``3``, ``0.5``, ``9.9999999`` (never rounded to another number)."""
+    text = f"{x:.6g}"
+    return text if float(text) == x else repr(float(x))
+
+
+def target_text(m: float, percent: bool = False) -> str:
+    """A marginal precision in (0, 1) written so that it never reads as 0 or 1 (``0.99999999``, not ``1``).
+
+    Parameters
+    ----------
+    m : float
+        The share.
+    percent : bool, optional
+        As a percentage (``30.0%``) instead of a decimal (``0.3``).
+
+    Returns
+    -------
+    str
+        4 significant digits (one decimal of a percentage), more when those round to 0 or 1.
+    """
+    m = float(m)
+    if not math.isfinite(m):
+        return "—"
+    for digits in range(4, 18):
+        text = f"{m * 100:.{digits - 3}f}%" if percent else f"{m:.{digits}g}"
+        value = float(text.rstrip("%")) / (100 if percent else 1)
+        if not (0 < m < 1) or 0 < value < 1:
+            return text
+    return repr(m)
 
 
 @dataclass(frozen=True)
@@ -72,6 +114,12 @@ class Economics:
                 "review cost plus cost per false positive is 0: every document repays its review "
                 "and the best threshold flags everything; give a review cost > 0"
             )
+        if not 0 < (c + f) / (v + f) < 1:
+            raise InputError(
+                f"a review cost of {_figure(c)} against {_figure(v)} per positive gives a break-even of "
+                f"{(c + f) / (v + f)!r}, which no threshold can meet; give amounts of comparable size in one unit "
+                "(e.g. both in thousands)"
+            )
         object.__setattr__(self, "review_cost", c)
         object.__setattr__(self, "value_per_positive", v)
         object.__setattr__(self, "cost_per_false_positive", f)
@@ -82,6 +130,23 @@ class Economics:
         return (self.review_cost + self.cost_per_false_positive) / (
             self.value_per_positive + self.cost_per_false_positive
         )
+
+    def formula(self, currency: str = "") -> str:
+        """``m = (C + F) / (V + F) = (3 + 0) / (10 + 0) = 0.3``: the break-even with the amounts as typed.
+
+        Parameters
+        ----------
+        currency : str, optional
+            Prefix of amounts.
+
+        Returns
+        -------
+        str
+        """
+        c, v, f = (
+            currency + _figure(x) for x in (self.review_cost, self.value_per_positive, self.cost_per_false_positive)
+        )
+        return f"m = (C + F) / (V + F) = ({c} + {f}) / ({v} + {f}) = {target_text(self.target)}"
 
     def document_value(self, marginal_precision: float) -> float:
         """Expected net value of flagging one document that is positive with probability ``marginal_precision``.
@@ -96,7 +161,7 @@ class Economics:
         float
             ``p·V − C − (1 − p)·F`` (NaN for a NaN p).
         """
-        p = float(marginal_precision)
+        p = _share(marginal_precision)
         return p * self.value_per_positive - self.review_cost - (1.0 - p) * self.cost_per_false_positive
 
 
@@ -252,7 +317,9 @@ def money_statement(
     InputError
         Negative or non-finite counts, or days <= 0.
     """
-    tp, fp = _amount(tp, "true positives"), _amount(fp, "false positives")
-    if days is not None and not (math.isfinite(float(days)) and float(days) > 0):
-        raise InputError(f"days must be a positive number, got {days!r}")
-    return MoneyStatement(economics, tp, fp, None if days is None else float(days), float(marginal_precision))
+    tp = number(tp, "true positives", low=0)
+    fp = number(fp, "false positives", low=0)
+    if not isinstance(economics, Economics):
+        raise InputError(f"economics must be an Economics (review cost and value per positive), got {economics!r}")
+    days = None if days is None else number(days, "days", low=0, low_open=True)
+    return MoneyStatement(economics, tp, fp, days, _share(marginal_precision))

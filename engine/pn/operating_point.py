@@ -13,6 +13,7 @@ vertex where the hull's marginal precision crosses the target, so
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -259,7 +260,7 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
                 precision=_precision(tp, fp),
                 mp_above=float(hull.edge_mp[v - 1]) if v > 0 else float("nan"),
                 mp_below=float(hull.edge_mp[v]) if v < hull.edge_mp.size else float("nan"),
-                cost=float(1.0 / lam),
+                cost=float(1.0 / float(lam)) if lam >= 1e-300 else math.inf,  # a subnormal target: no overflow
             )
         )
     return out

@@ -441,7 +441,7 @@ def _check_order(order: list, n: int, fields: _PolicyFields) -> np.ndarray:
     return np.asarray(order, dtype=np.int64)
 
 
-def apply_policy(policy: EarlyExitPolicy, model: ModelFile, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+def apply_policy(policy: EarlyExitPolicy, model: ModelFile, rows) -> tuple[np.ndarray, np.ndarray]:
     """(decisions, trees evaluated) per row, evaluating each tree only on the rows still undecided.
 
     Parameters
@@ -450,15 +450,16 @@ def apply_policy(policy: EarlyExitPolicy, model: ModelFile, frame: pd.DataFrame)
         The policy (:func:`read_policy`).
     model : ModelFile
         The model whose trees are evaluated.
-    frame : pandas.DataFrame
-        Rows with the model's feature columns.
+    rows : pandas.DataFrame, mapping or array_like
+        Rows with the model's feature columns; or one row as a mapping from feature name to value, or an
+        array in the model's feature order (:meth:`ModelFile.features`: no DataFrame is built for them).
 
     Returns
     -------
     (numpy.ndarray of bool, numpy.ndarray of int)
         Decision and trees evaluated per row, in input order.
     """
-    return policy.predict_lazy(model.ensemble, model.features(frame))
+    return policy.predict_lazy(model.ensemble, model.features(rows))
 
 
 def decisions_frame(decision: np.ndarray, n_evaluated: np.ndarray) -> pd.DataFrame:

@@ -36,6 +36,8 @@ except ImportError:  # pragma: no cover - exercised only without numba
 #: NaN is read as 0 (LightGBM None), 0 and NaN go the default way (LightGBM Zero)
 _NAN_DEFAULT, _NAN_AS_ZERO, _ZERO_DEFAULT = 0, 1, 2
 _ZERO = 1e-35  # LightGBM's kZeroThreshold
+#: rows from which :meth:`FlatEnsemble.early_exit` splits them over threads (fewer: waking them costs more)
+THREADED_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ class FlatEnsemble:
             in_parts(pool, parts, lambda p: _contributions(x, out, p, parts, *self._nodes()))
         return out
 
-    def early_exit(self, policy, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def early_exit(self, policy, x, *, workers: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each row through ``policy``'s order, stopping at its first exit.
 
         Parameters
@@ -134,6 +136,9 @@ class FlatEnsemble:
             A policy for this ensemble (order and thresholds over its T trees).
         x : array_like of float, shape (N, features)
             Rows (NaN allowed).
+        workers : int, optional
+            Threads contiguous parts of the rows are dealt to (from :data:`THREADED_ROWS` rows on); the cores this
+            process may use when None. Rows are independent: the result is the same for any number.
 
         Returns
         -------
@@ -149,15 +154,26 @@ class FlatEnsemble:
         if len(policy.order) != self.n_models:
             raise InputError(f"the policy orders {len(policy.order)} trees; this ensemble has {self.n_models}")
         x = np.ascontiguousarray(x, dtype=np.float64)
-        return _early_exit(  # type: ignore[call-arg]
-            x,
-            *self._nodes(),
+        rule = (
             np.asarray(policy.order, dtype=np.int64),
             np.asarray(policy.eps_minus, dtype=np.float64),
             np.asarray(policy.eps_plus, dtype=np.float64),
             float(policy.bias),
             float(policy.threshold),
         )
+        parts = resolve_workers(workers) if x.shape[0] >= THREADED_ROWS else 1
+        if parts == 1:
+            return _early_exit(x, *self._nodes(), *rule)  # type: ignore[call-arg]
+        bounds = np.linspace(0, x.shape[0], parts + 1).astype(np.int64)
+        results: list = [None] * parts
+
+        def part(p: int) -> None:
+            results[p] = _early_exit(x[bounds[p] : bounds[p + 1]], *self._nodes(), *rule)  # type: ignore[call-arg]
+
+        with worker_pool(parts) as pool:
+            in_parts(pool, parts, part)
+        decision, evaluated, score = (np.concatenate([r[k] for r in results]) for k in range(3))
+        return decision, evaluated, score
 
 
 def _rule(tree: Tree) -> np.ndarray:

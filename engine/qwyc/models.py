@@ -19,12 +19,11 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from ..errors import InputError, describe_rows
+from ..errors import InputError
 from ..io.model_formats import how_to_save_models, model_format, model_formats_sentence
-from ..io.numbers import to_floats
 from .ensembles import AdditiveEnsemble
+from .features import feature_matrix
 from .formats import READERS, SKOPS_ALLOWED_TYPES
 
 __all__ = ["ModelFile", "load_model", "model_format", "SKOPS_ALLOWED_TYPES"]
@@ -61,42 +60,34 @@ class ModelFile:
     def n_trees(self) -> int:
         return self.ensemble.n_models
 
-    def features(self, frame: pd.DataFrame) -> np.ndarray:
-        """The model's feature columns of ``frame`` (by name, every other column ignored) as a float matrix.
+    def features(self, rows) -> np.ndarray:
+        """The model's features of ``rows`` as a float matrix (a table's other columns ignored).
+
+        Numeric columns are taken as they are and text columns parsed once; no number is formatted as text
+        (:mod:`engine.qwyc.features`). One row given as a mapping or an array builds no DataFrame.
 
         Parameters
         ----------
-        frame : pandas.DataFrame
-            Rows with (at least) the model's feature columns.
+        rows : pandas.DataFrame, mapping, pandas.Series or array_like
+            Rows with (at least) the model's feature columns, found by name; or one row as a mapping (or a
+            Series) from feature name to value; or an array of shape (features,) or (rows, features) in the
+            order of :attr:`feature_names`.
 
         Returns
         -------
         numpy.ndarray of float64, shape (rows, features)
+            NaN where a value is missing (the trees route it as the model does).
 
         Raises
         ------
         InputError
-            A feature column is missing, or holds text.
+            A feature column is missing, an array has another number of features, or a cell holds text that
+            is not a number (the column and the rows named).
         """
-        missing = [c for c in self.feature_names if c not in frame.columns]
-        if missing:
-            raise InputError(
-                f"The data has no column {missing[0]!r}, which model '{self.name}' needs"
-                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}. The model's features "
-                f"are {', '.join(self.feature_names[:8])}{' ...' if len(self.feature_names) > 8 else ''}."
-            )
-        out = np.empty((len(frame), len(self.feature_names)))
-        for j, c in enumerate(self.feature_names):
-            values = to_floats(frame[c])
-            bad = np.isnan(values) & frame[c].notna().to_numpy() & (frame[c].astype(str).str.strip() != "").to_numpy()
-            if bad.any():
-                raise InputError(
-                    f"Feature column '{c}': non-numeric values at {describe_rows(bad)}. The model was "
-                    "trained on numbers: encode categories as the training pipeline did."
-                )
-            out[:, j] = values
+        out = feature_matrix(self.feature_names, rows, self.name)
         if self.float32_inputs:  # XGBoost compares float32 features with float32 thresholds
-            out = out.astype(np.float32).astype(np.float64)
+            with np.errstate(over="ignore"):  # beyond float32's range: infinite, as XGBoost reads it
+                out = out.astype(np.float32).astype(np.float64)
         return out
 
 

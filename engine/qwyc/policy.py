@@ -288,7 +288,7 @@ class EarlyExitPolicy:
                 parts,
             )
 
-    def predict_lazy(self, ensemble, x) -> tuple[np.ndarray, np.ndarray]:
+    def predict_lazy(self, ensemble, x, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
 
         Ensembles of tree arrays (every model reader's, scikit-learn's) run compiled, row by row
@@ -300,6 +300,10 @@ class EarlyExitPolicy:
             The ensemble whose contributions the policy was fitted on.
         x : array_like of float, shape (N, features)
             Examples.
+        workers : int, optional
+            Threads the rows are split over by the compiled evaluator (from
+            :data:`~engine.qwyc.evaluator.THREADED_ROWS` rows on); the cores this process may use when None. The
+            result is the same for any number.
 
         Returns
         -------
@@ -309,7 +313,7 @@ class EarlyExitPolicy:
         x = np.asarray(x, dtype=np.float64)
         flat = flatten_ensemble(ensemble)
         if flat is not None:  # compiled: each row through the order, stopping at its first exit
-            return flat.early_exit(self, x)[:2]
+            return flat.early_exit(self, x, workers=workers)[:2]
         return early_exit_loop(
             x.shape[0],
             self.order,

@@ -80,7 +80,7 @@ def time_early_exit(ensemble: AdditiveEnsemble, policy, x, *, reference=None, re
 
     flat = flatten_ensemble(ensemble)  # type: ignore[arg-type]
     full_s, score = best(lambda: (flat or ensemble).decision_function(x))
-    early_s, (decisions, n_eval) = best(lambda: policy.predict_lazy(ensemble, x))
+    early_s, (decisions, n_eval) = best(lambda: policy.predict_lazy(ensemble, x, workers=1))  # as the full pass
     ref_s = best(lambda: reference(x))[0] if reference is not None else None
     f = ensemble.contributions(x)
     expected, _ = policy.predict(f)

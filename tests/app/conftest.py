@@ -7,7 +7,21 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from engine.workspace import Identity
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+#: Streamlit secrets with logins (an ``[auth]`` section), for ``at.secrets``; the provider is never reached in AppTest
+AUTH = {
+    "auth": {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "a-long-random-cookie-secret-for-the-tests",
+        "client_id": "studio",
+        "client_secret": "secret",
+        "server_metadata_url": "http://localhost:9/.well-known/openid-configuration",
+    }
+}
+#: the server's operator granting roles (as ``opstudio users grant`` does)
+OPERATOR = Identity("ops", frozenset({"admin"}))
 
 
 @pytest.fixture

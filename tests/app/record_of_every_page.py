@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.pages import PAGES
 from tests.app.conftest import APP, upload_input
 
 #: every page that adds to the decision record, with the buttons that add (clicked in this order)
@@ -116,6 +117,8 @@ def record_of_every_page(*, own: bool = True, timeout: float = 600) -> list:
         for name, kind, make, page, button in OWN:
             at = upload_input(at, name, make(), kind=kind)
             assert not at.exception and not at.error, (name, at.exception, [e.value for e in at.error])
+            # the page was opened on its sample already: it takes the file when told ("Use on <page>")
+            at.button(key=f"use_on_{next(p.url_path for p in PAGES if p.script == page)}").click().run()
             at.switch_page(page).run()
             assert not at.exception, (page, at.exception)
             at.button(key=button).click().run()

@@ -48,7 +48,7 @@ def test_the_shipped_samples_plan_the_shipped_audit_again_and_estimate_it(app, s
     assert (m["Documents below the line"], m["To review"], m["Population"]) == ("5,747", "300", "5,803")
     assert m["Expected half-width"] == f"±{expected.expected_half_width:,.1f}"
     result = estimate(rated, audit)
-    assert at.selectbox(key="audit_rated").value == "satimage_rated.csv.gz"  # the shipped audit's rated data
+    assert at.selectbox(key="audit_rated").value == "sample:satimage_rated"  # the shipped audit's rated data
     missed, total, recall, found = audit_headlines(result)  # intervals, the points in the captions
     assert (m["Missed positives"], m["All positives"]) == (missed.value, total.value) == ("1 – 87", "57 – 143")
     assert (m["Recall at the review line"], m["Positives found"]) == (recall.value, found.value) == ("39 % – 97 %", "1")
@@ -98,19 +98,46 @@ def test_a_review_line_under_every_score_is_an_error_not_a_crash(app):
     assert "No plan." in at.error[0].value and "nothing to audit" in at.error[0].value
 
 
-def test_thresholds_the_operating_point_and_any_other(app, shipped):
+def thresholds_shown(at):
+    return next(d.value for d in at.dataframe if "Quantity" in d.value.columns).set_index("Quantity")
+
+
+def test_any_threshold_is_estimated(app, shipped):
     _, rated, audit = shipped
     at = app(page=PAGE)
     at.number_input(key="audit_threshold").set_value(0.01).run()
     assert not at.exception
     # shown one quantity per row, a column per threshold (14 columns side by side scrolled at 1,280 px)
-    table = next(d.value for d in at.dataframe if "Quantity" in d.value.columns).set_index("Quantity")
-    first, last = table.columns[0], table.columns[-1]
+    table = thresholds_shown(at)
+    last = table.columns[-1]
     assert float(last) == pytest.approx(0.01) and table.loc["Side", last] == "below the line"
     expected = estimate(rated, audit, thresholds=[0.01]).thresholds[0]
-    shown = float(table.loc["Recall, lower bound", last].rstrip(" %")) / 100
-    assert shown == pytest.approx(expected.recall.lower, abs=5e-4)  # a percentage with one decimal
-    assert table.loc["Side", first] == "at or above the line"  # the operating point's threshold
+    shown_value = float(table.loc["Recall, lower bound", last].rstrip(" %")) / 100
+    assert shown_value == pytest.approx(expected.recall.lower, abs=5e-4)  # a percentage with one decimal
+
+
+def test_the_operating_point_threshold_is_quoted_as_that_page_shows_it_on_the_same_data_or_not_at_all(app):
+    at = app(page=PAGE)
+    assert "threshold shows here too while that page shows this rated data" in shown(at.caption)
+    assert list(thresholds_shown(at).columns) == ["0.5"]  # only the threshold asked: nothing is quoted
+    at.switch_page(OP_PAGE).run()  # the synthetic sample there: not this page's rated data
+    at.switch_page(PAGE).run()
+    assert list(thresholds_shown(at).columns) == ["0.5"]
+    at.switch_page(OP_PAGE).run()
+    at.selectbox(key="op_rated").set_value("sample:satimage_rated").run()
+    at.toggle(key="op_money").set_value(True).run()  # a target from money: (C + F) / (V + F) = 2 / 10
+    at.number_input(key="op_review_cost").set_value(2.0).run()
+    assert not at.exception
+    threshold = metrics(at)["Threshold"]  # as the Operating point page shows it
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert f"At the Operating point page's threshold ({threshold}, target marginal precision 0.2)" in shown(at.caption)
+    first = thresholds_shown(at).columns[0]
+    assert f"{float(first):.6g}" == threshold and thresholds_shown(at).loc["Side", first] == "at or above the line"
+    at.switch_page(OP_PAGE).run()
+    at.selectbox(key="op_rated").set_value("sample:synthetic").run()
+    at.switch_page(PAGE).run()
+    assert list(thresholds_shown(at).columns) == ["0.5"]
 
 
 def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
@@ -130,13 +157,14 @@ def test_both_steps_go_to_the_decision_record_with_the_design(app, shipped):
     assert [s["planned"] for s in settings["strata"]] == shipped[2].planned.tolist()
 
 
-def test_the_operating_point_page_shows_recall_once_an_audit_is_paired(app, shipped):
+def test_the_operating_point_page_shows_recall_with_the_shipped_audit_whatever_page_was_visited(app, shipped):
     _, rated, audit = shipped
     at = app(query={"sample": "satimage_rated"}, page=OP_PAGE)
-    assert "Recall (audit)" not in metrics(at)  # no audit paired yet
+    before = metrics(at)
+    assert "Recall (audit)" in before  # the shipped audit goes with its rated data: no visit needed
     at.switch_page(PAGE).run()
     at.switch_page(OP_PAGE).run()
-    assert not at.exception
+    assert not at.exception and metrics(at) == before  # visiting Below the line changed nothing here
     threshold = float(metrics(at)["Threshold"])
     r = estimate(rated, audit, thresholds=[threshold]).thresholds[0].recall
     assert metrics(at)["Recall (audit)"] == f"{r.lower * 100:.0f} % – {r.upper * 100:.0f} %"
@@ -304,7 +332,7 @@ def test_a_design_record_that_does_not_describe_the_plan_is_refused_on_the_data_
 
 def test_the_shipped_audit_with_other_rated_data_is_refused_and_nothing_goes_to_the_record(app):
     at = app(page=PAGE)
-    at.selectbox(key="audit_rated").set_value("synthetic_rare_events.csv.gz").run()
+    at.selectbox(key="audit_rated").set_value("sample:synthetic").run()
     assert not at.exception
     error = at.error[0].value
     assert "No estimate." in error and "is not the audit" in error and "review line 0\\.9" in error

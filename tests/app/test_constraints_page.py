@@ -163,3 +163,20 @@ def test_the_papers_sweeps_are_computed_once_per_server_and_any_session_clicks_t
     for key, kept_tables in tables.items():
         assert len(kept_tables) == 3 and all(t is kept_tables[0] for t in kept_tables), key  # one object per server
     assert server_memo(("adult sweep", "fairness"), lambda: None) is tables["run_fair_sweep"][0]
+
+
+def test_train_from_scratch_is_fitted_once_per_table_and_settings(app, uploaded):
+    """A cold fit depends on the table and the settings only: a second click reuses it (the session's own for an
+    upload, the server's for the shipped sample, whichever session clicks). A fit computed again would be a new
+    object."""
+    at, _ = uploaded
+    at.button(key="train_constrained").click().run()
+    first = at.session_state["_cons_model"][1]
+    at.button(key="train_constrained").click().run()
+    assert at.session_state["_cons_model"][1] is first  # the session's own fit, not computed again
+    samples = [app(page=PAGE), app(page=PAGE)]  # the shipped Adult table, two sessions
+    for at_sample in samples:
+        at_sample.button(key="train_constrained").click().run()
+        assert not at_sample.exception, at_sample.exception
+    a, b = (s.session_state["_cons_model"][1] for s in samples)
+    assert a is b and a is not first  # one fit per server for public data

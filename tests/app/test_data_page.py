@@ -140,3 +140,46 @@ def test_a_label_column_with_a_stray_value_is_mapped_and_the_error_names_value_a
     assert next(s for s in at.selectbox if s.label == "Label column").value == "answer"
     assert "unknown label values 'maybe' at row 57" in shown(at.error)
     assert "score column" not in shown(at.error)
+
+
+def kind_box(at):
+    return next(s for s in at.selectbox if s.label == "Kind of input")
+
+
+@pytest.mark.parametrize(
+    "name,content,kind",
+    [
+        (
+            "scored.csv",
+            b"doc_id,fraud_score\n" + b"".join(b"%d,0.%03d\n" % (i, i * 7 % 1000) for i in range(200)),
+            "population",
+        ),
+        (
+            "dated.csv",
+            b"doc_id,rated_on,fraud_score,verdict\n"
+            + b"".join(
+                b"%d,2025-01-%02d,0.%03d,%s\n" % (i, 1 + i % 28, i * 7 % 1000, b"yes" if i % 5 else b"no")
+                for i in range(200)
+            ),
+            "dated",
+        ),
+    ],
+)
+def test_a_population_and_dated_ratings_are_guessed_and_validate(app, name, content, kind):
+    at = upload(app(page="pages/data.py"), name, content)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert kind_box(at).value == kind
+    added = [i for i in at.session_state["_inputs"].values() if i.name == name]
+    assert [i.kind for i in added] == [kind]
+
+
+def test_changing_the_kind_of_an_upload_replaces_it(app):
+    content = b"doc_id,rated_on,fraud_score,verdict\n1,2025-01-06,0.9,yes\n2,2025-01-07,0.4,no\n3,2025-01-08,0.7,yes\n"
+    at = upload(app(page="pages/data.py"), "dated.csv", content)
+    assert kind_box(at).value == "dated"
+    kind_box(at).set_value("rated").run()
+    assert not at.exception
+    kind_box(at).set_value("dated").run()
+    ours = [(i.name, i.kind) for i in at.session_state["_inputs"].values() if i.source == "upload"]
+    assert ours == [("dated.csv", "dated")]  # one input: not "dated.csv" and "dated.csv (2)"
+    assert "dated.csv (2)" not in shown(at.markdown)

@@ -108,7 +108,9 @@ def test_a_new_data_set_resets_the_classifier_selection(app):
     at.radio(key="data_source").set_value("Upload a file").run()
     content = b"m1,m2,m3,label\n0.1,0.3,0.2,1\n0.2,0.1,0.5,0\n0.5,0.4,0.1,1\n0.3,0.2,0.9,0\n"
     at.file_uploader(key="upload").set_value(("x.csv", content, "text/csv")).run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # the page keeps its own data until it is told
+    assert at.multiselect(key="cols").value == ["score_image", "score_text"]
+    at.selectbox(key="paths_rated").set_value("x.csv").run()
     assert not at.exception and not at.warning
     assert at.multiselect(key="cols").value == ["m1", "m2"]
 

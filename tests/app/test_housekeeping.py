@@ -140,3 +140,30 @@ def test_the_warm_up_runs_in_its_own_process_at_the_lowest_priority(monkeypatch)
     assert started == [([sys.executable, "-m", "engine.warmup"], ROOT)]
     out, _ = proc.communicate(timeout=30)
     assert int(out) == 19  # lowered by the server right after the start (the warm-up also lowers itself)
+
+
+BLAS = textwrap.dedent("""
+    import numpy, numpy.linalg, os, sys
+    from threadpoolctl import threadpool_info
+    from views import housekeeping
+
+    applied = housekeeping.limit_blas_threads()
+    import scipy.linalg  # SciPy's own OpenBLAS, loaded after the limit: the variables cover it
+    threads = sorted({i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"})
+    print(applied, os.environ.get("OPENBLAS_NUM_THREADS"), threads)
+""")
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "True 1 [1]"), ("2", "False 2 ")])
+def test_blas_runs_on_one_thread_in_the_server_unless_the_environment_says(preset, expected):
+    import os
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    env.pop("VECLIB_MAXIMUM_THREADS", None)
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", BLAS], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith(expected), out.stdout  # a preset count is left alone (OpenBLAS caps it at the cores)

@@ -110,7 +110,9 @@ def test_an_uploaded_dated_file_with_other_column_names(app):
     at.number_input(key="mon_threshold").set_value(0.6).run()
     at = upload_input(at, "shop_reviews.csv", buf.getvalue(), kind="dated")
     assert not at.exception and not at.error
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # the page keeps its own input until it is told
+    assert at.selectbox(key="mon_dated").value == "sample:monitoring"
+    at.selectbox(key="mon_dated").set_value("shop_reviews.csv").run()
     assert not at.exception
     assert "shop_reviews.csv" in at.selectbox(key="mon_dated").value
     dated = load_dated(buf.getvalue())

@@ -7,7 +7,7 @@ import pytest
 
 from engine.io import load_rated, sample_path
 from engine.pn import operating_point
-from tests.app.conftest import download_buttons, upload_input
+from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "pages/operating_point.py"
 
@@ -234,17 +234,22 @@ def test_reviewers_give_the_allocation_of_their_capacity(app):
     assert "3 reviewers × 25 reviews a day × 20 days = 1,500 reviews" in text
 
 
-def test_the_rated_data_picker_switches_and_follows_the_data_page(app):
+def test_the_rated_data_picker_switches_and_takes_a_new_upload_only_when_told(app):
     at = upload_input(app(), "plain.csv", b"score,label\n0.9,1\n0.4,0\n0.7,1\n0.2,0\n", kind="rated")
     at.switch_page(PAGE).run()
-    assert at.selectbox(key="op_rated").value == "plain.csv"
+    assert at.selectbox(key="op_rated").value == "plain.csv"  # first visit: the Data page's newest rated data
     at.selectbox(key="op_rated").set_value("sample:bank").run()
     at.run()
     assert not at.exception
-    assert at.selectbox(key="op_rated").value == "bank_marketing_rated.csv.gz"  # the choice stands
+    assert at.selectbox(key="op_rated").value == "sample:bank"  # the choice stands
     assert at.selectbox(key="classifier").options == ["score_profile", "score_campaign"]
     at.switch_page("pages/data.py").run()
-    at.selectbox(key="report_of").set_value("plain.csv").run()  # the Data page does not change the active input
-    at = upload_input(at, "other.csv", b"s2,label\n0.8,1\n0.3,0\n", kind="rated")  # a new upload becomes active
+    at.selectbox(key="report_of").set_value("plain.csv").run()  # reading a report changes no page's input
+    at = upload_input(at, "other.csv", b"s2,label\n0.8,1\n0.3,0\n", kind="rated")
+    assert "**Operating point** uses bank_marketing_rated.csv.gz" in shown(at.markdown)  # said, not done
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="op_rated").value == "sample:bank"
+    at.switch_page("pages/data.py").run()
+    at.button(key="use_on_operating-point").click().run()  # "Use on Operating point"
     at.switch_page(PAGE).run()
     assert at.selectbox(key="op_rated").value == "other.csv"

@@ -3,9 +3,17 @@
 import json
 
 from engine.record import read_record_json
-from tests.app.conftest import download_buttons
+from engine.workspace import open_workspace
+from tests.app.conftest import OPERATOR, download_buttons
 
 RECORD = "pages/record.py"
+
+
+def saved(link: str) -> tuple[dict, list]:
+    """A record link is a saved view (``/<page>?view=<id>``): its widgets' values and its inputs."""
+    assert "?view=" in link, link
+    view = open_workspace().view(int(link.rsplit("=", 1)[1]), OPERATOR)
+    return view.settings["widgets"], view.settings["inputs"]
 
 
 def titles(at):
@@ -56,7 +64,6 @@ def test_empty_record_says_what_to_do_and_import_works(app, served):
 
 def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
     import re
-    from urllib.parse import parse_qs, urlsplit
 
     at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
@@ -69,10 +76,10 @@ def test_every_item_has_a_true_sha256_and_a_link_with_its_settings(app, served):
     record = json.loads(served(download_buttons(at)["Download JSON"]))
     for entry in record["items"]:
         assert re.fullmatch(r"[0-9a-f]{64}", entry["provenance"]["data_sha256"]), entry["title"]
-    links = [parse_qs(urlsplit(e["provenance"]["link"]).query) for e in record["items"]]
-    assert "target" in links[0] and "classifier" in links[0] and "data" in links[0]
-    assert "capacity" in links[1] and "segments_budget" in links[1] and links[1] != links[0]
-    assert "batch_name" in links[2] and links[2]["beta"] == ["2"] and links[2]["loss"] == ["fbeta"]
+    links = [saved(e["provenance"]["link"]) for e in record["items"]]
+    assert "target" in links[0][0] and "classifier" in links[0][0] and links[0][1][0]["kind"] == "rated"
+    assert "capacity" in links[1][0] and "segments_budget" in links[1][0] and links[1] == links[0]  # one page, one view
+    assert "batch_name" in links[2][0] and links[2][0]["beta"] == 2 and links[2][0]["loss"] == "fbeta"
     assert record["items"][2]["provenance"]["settings"]["beta"] == 2.0
     settings = record["items"][1]["provenance"]["settings"]
     assert "segment" in settings and ("capacity" in settings) != ("target" in settings)
@@ -113,14 +120,14 @@ def test_a_link_whose_data_is_not_loaded_says_which_data_it_needs(app, served):
     at = app(page="pages/operating_point.py")
     at.button(key="record_op").click().run()
     at.switch_page(RECORD).run()
-    from urllib.parse import parse_qs, urlsplit
-
     link = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]["provenance"]["link"]
-    query = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}
-    reopened = app(query=query, page="pages/operating_point.py")  # the sample's digest: opened as it was
+    widgets, _ = saved(link)
+    reopened = app(query={"view": link.rsplit("=", 1)[1]}, page="pages/operating_point.py")  # the saved view
     assert not reopened.exception and not reopened.warning
-    assert reopened.slider(key="target").value == float(query["target"])
-    missing = app(query={**query, "data": "0123456789abcdef"}, page="pages/operating_point.py")
+    assert reopened.slider(key="target").value == widgets["target"]
+    # a link that carries its settings and names data by SHA-256 (the link of someone who may not save views)
+    query = {"target": str(widgets["target"]), "classifier": widgets["classifier"], "data": "0123456789abcdef"}
+    missing = app(query=query, page="pages/operating_point.py")
     assert not missing.exception
     assert "SHA-256 begins with 0123456789abcdef" in missing.warning[0].value
     assert not [m for m in missing.main.markdown if "Sweep" in m.value]  # no silent switch to a sample
@@ -137,26 +144,41 @@ def test_the_early_exit_item_records_the_sha256_of_its_rows_and_alpha_in_percent
     at.switch_page(RECORD).run()
     entry = json.loads(served(download_buttons(at)["Download JSON"]))["items"][0]
     assert re.fullmatch(r"[0-9a-f]{64}", entry["provenance"]["data_sha256"])  # it was "100", the number of trees
-    assert "alpha_pct=0.6" in entry["provenance"]["link"] and "qwyc_trees=100" in entry["provenance"]["link"]
+    widgets, _ = saved(entry["provenance"]["link"])
+    assert widgets["alpha_pct"] == 0.6 and widgets["qwyc_trees"] == 100
     html = served(download_buttons(at)["Download HTML"]).decode()
     assert "0.60 %" in html and "α = 0.60 %" in html
 
 
-def test_reopen_links_are_absolute_under_the_apps_base_path():
+def test_reopen_links_are_absolute_under_the_apps_base_path_and_name_every_input_in_full():
+    from types import SimpleNamespace
     from unittest import mock
+    from urllib.parse import parse_qs, urlsplit
 
     import views.navigation as nav
 
+    rated = SimpleNamespace(kind="rated", fingerprint="ab" * 32, name="my rated.csv")
+    audit = SimpleNamespace(kind="audit", fingerprint="cd" * 32, name="reviewed:plan.csv")
     with mock.patch.object(nav, "st") as fake:
-        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old"}
-        fake.session_state = {"_current_page": "batch-decisions"}
+        fake.query_params.to_dict.return_value = {"target": "0.3", "data": "old", "sample": "bank"}
+        fake.query_params.to_dict.return_value["junk"] = "<b>x</b>"  # a key no widget has: not in the link
+        fake.session_state = {
+            "_current_page": "batch-decisions",
+            "_page_inputs": {"rated": rated, "audit": audit},
+            "target": 0.3,
+        }
         fake.context.url = "http://h:8501/studio/operating-point?x=1"  # the page the browser opened first
-        assert (
-            nav.current_link({"beta": 2.0, "neg_only": True, "none": None}, data="ab" * 32)
-            == "http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=abababababababab"
-        )
+        link = nav.current_link({"beta": 2.0, "neg_only": True, "none": None})
+        assert link.startswith("http://h:8501/studio/batch-decisions?target=0.3&beta=2&neg_only=true&data=")
+        query = parse_qs(urlsplit(link).query)
+        assert query["data"] == ["rated:" + "ab" * 32 + ":my rated.csv", "audit:" + "cd" * 32 + ":reviewed:plan.csv"]
+        assert "sample" not in query  # the URL's own inputs are replaced by the page's, named by their SHA-256
+        assert nav.parse_data_value(query["data"][1]) == nav.LinkedInput("audit", "cd" * 32, "reviewed:plan.csv")
         fake.context.url = None  # no browser (AppTest): the path alone
+        fake.session_state = {"_current_page": "batch-decisions", "target": 0.3}
         assert nav.current_link() == "/batch-decisions?target=0.3"
+        view = nav.current_view({"beta": 2.0})
+        assert view == {"page": "batch-decisions", "settings": {"target": "0.3", "beta": "2"}, "inputs": []}
 
 
 def test_reopen_links_start_with_the_public_address_when_one_is_set(monkeypatch):
@@ -167,7 +189,7 @@ def test_reopen_links_start_with_the_public_address_when_one_is_set(monkeypatch)
     monkeypatch.setenv("OPSTUDIO_PUBLIC_URL", "https://opstudio.example.com/risk/")
     with mock.patch.object(nav, "st") as fake:
         fake.query_params.to_dict.return_value = {"target": "0.3"}
-        fake.session_state = {"_current_page": "monitoring"}
+        fake.session_state = {"_current_page": "monitoring", "target": 0.3}
         fake.context.url = "http://localhost:8765/monitoring"  # what this browser used: not what colleagues use
         assert nav.current_link({"mon_threshold": 0.568}) == (
             "https://opstudio.example.com/risk/monitoring?target=0.3&mon_threshold=0.568"

@@ -1,8 +1,10 @@
-"""Results of public data (shipped samples, the sample model and its fits, the paper's sweeps) are held once per
-server, not once per session: each is an ``st.cache_resource`` of global scope or a ``views.state.server_memo``
-(work that draws its own progress), keyed by what it is computed from and never by the session (issue 25).
+"""Results of public data (shipped samples, the sample model and its fits, Adult's design, the paper's sweeps, a public
+data set's probabilities) are held once per server, not once per session, in ONE byte-budgeted cache
+(``views.state.SERVER_CACHE``, ``OPSTUDIO_CACHE_MB``): every one goes through ``views.state.server_memo``, keyed by
+what it is computed from and never by the session; no page or view keeps a ``st.cache_resource`` / ``st.cache_data``,
+whose caches have no byte budget (issue 37).
 
-The page scripts run when imported, so their decorators are read from the source.
+The page scripts run when imported, so they are read from the source.
 """
 
 import ast
@@ -11,71 +13,49 @@ import time
 from pathlib import Path
 
 import pytest
-from streamlit.runtime.caching.cache_type import CacheType
 
+from views import state
 from views.inputs import samples_of_kind, shared_sample
-from views.state import server_memo
+from views.state import SERVER_CACHE, cache_budget_bytes, server_memo
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def source(script: str) -> str:
-    """A page script (pages/) or a shared dashboard module (views/) by file name."""
-    path = ROOT / "pages" / script
-    return (path if path.exists() else ROOT / "views" / script).read_text()
-
-
-SHARED = {  # (script, function): what it holds
-    ("inputs.py", "shared_sample"): "shipped samples",
-    ("early_exit.py", "adult_model"): "the sample model's trees and their contributions",
-    ("constraints.py", "shared_adult"): "Adult's design matrix",
-    ("batch_decisions.py", "shared_split"): "a public data set's trained probabilities",
+SERVER_MEMO = {  # (file, function): what it holds
+    ("views/inputs.py", "shared_sample"): "shipped samples",
+    ("pages/early_exit.py", "adult_model"): "the sample model's trees and their contributions",
+    ("pages/early_exit.py", "shared_result"): "the sample model's fits, curves and comparisons",
+    ("pages/constraints.py", "shared_adult"): "Adult's design matrix",
+    ("pages/constraints.py", "shared_sweep"): "the paper's fairness and churn sweeps",
+    ("pages/batch_decisions.py", "shared_split"): "a public data set's trained probabilities",
 }
 
 
-SERVER_MEMO = {  # (script, function): what it holds; computed with a progress bar of the computing session
-    ("constraints.py", "shared_sweep"): "the paper's fairness and churn sweeps",
-    ("early_exit.py", "shared_result"): "the sample model's fits, curves and comparisons",
-}
-
-
-def function(script: str, name: str) -> ast.FunctionDef:
-    tree = ast.parse(source(script))
+def function(path: str, name: str) -> ast.FunctionDef:
+    tree = ast.parse((ROOT / path).read_text())
     return next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
 
 
-def decorators(script: str, name: str) -> list:
-    tree = ast.parse(source(script))
-    return next(f.decorator_list for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
+def test_no_page_or_view_keeps_a_streamlit_cache_outside_the_budget():
+    found = [
+        f"{p.relative_to(ROOT)}: {ast.unparse(node)}"
+        for p in [*(ROOT / "pages").glob("*.py"), *(ROOT / "views").rglob("*.py"), ROOT / "app.py"]
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in ("cache_resource", "cache_data", "experimental_memo")
+    ]
+    assert not found, found
 
 
-@pytest.mark.parametrize("script, name", SHARED)
-def test_shared_results_are_cached_once_per_server(script, name):
-    (deco,) = decorators(script, name)
-    call = deco if isinstance(deco, ast.Call) else None
-    assert ast.unparse(call.func if call else deco) == "st.cache_resource", (script, name)
-    keywords = {k.arg: ast.literal_eval(k.value) for k in (call.keywords if call else [])}
-    assert keywords.get("scope", "global") == "global" and "ttl" not in keywords, (script, name, keywords)
-    # the session is never part of the key
-    args = next(
-        f.args for f in ast.walk(ast.parse(source(script))) if isinstance(f, ast.FunctionDef) and f.name == name
-    )
-    assert not any("session" in a.arg for a in args.args), (script, name)
+@pytest.mark.parametrize("path, name", SERVER_MEMO)
+def test_shared_work_is_a_server_memo_keyed_without_the_session(path, name):
+    f = function(path, name)
+    calls = [ast.unparse(c.func) for c in ast.walk(f) if isinstance(c, ast.Call)]
+    assert "server_memo" in calls and not f.decorator_list, (path, name)
+    assert not any("session" in a.arg for a in f.args.args), (path, name)
 
 
-def test_the_shared_sample_is_one_object_of_a_global_resource_cache():
-    info = shared_sample._info
-    assert info.cache_type is CacheType.RESOURCE and info.scope == "global" and info.ttl is None
+def test_the_shared_sample_is_one_object_held_in_the_server_cache():
     key = next(iter(samples_of_kind("rated")))
     assert shared_sample(key) is shared_sample(key)
-
-
-@pytest.mark.parametrize("script, name", SERVER_MEMO)
-def test_shared_work_with_progress_is_a_server_memo_keyed_without_the_session(script, name):
-    f = function(script, name)
-    calls = [ast.unparse(c.func) for c in ast.walk(f) if isinstance(c, ast.Call)]
-    assert "server_memo" in calls and not f.decorator_list, (script, name)
-    assert not any("session" in a.arg for a in f.args.args), (script, name)
+    assert ("sample", key) in SERVER_CACHE and SERVER_CACHE.nbytes <= SERVER_CACHE.budget_bytes
 
 
 def test_a_server_memo_computes_once_while_sessions_wait_and_keeps_no_failure():
@@ -99,3 +79,21 @@ def test_a_server_memo_computes_once_while_sessions_wait_and_keeps_no_failure():
     with pytest.raises(ZeroDivisionError):
         server_memo(failing, lambda: 1 / 0)
     assert server_memo(failing, lambda: "computed again") == "computed again"
+
+
+def test_the_budget_comes_from_opstudio_cache_mb():
+    assert cache_budget_bytes({}) == 512 * 2**20 == state.CACHE_MB * 2**20
+    assert cache_budget_bytes({"OPSTUDIO_CACHE_MB": " 64 "}) == 64 * 2**20
+    assert cache_budget_bytes({"OPSTUDIO_CACHE_MB": "0"}) == 0
+    assert cache_budget_bytes({"OPSTUDIO_CACHE_MB": "0.5"}) == 2**19
+    for bad in ("-1", "lots", "nan", "inf"):
+        assert cache_budget_bytes({"OPSTUDIO_CACHE_MB": bad}) == 512 * 2**20, bad
+
+
+def test_server_memo_drops_the_least_recently_used_results_over_the_budget(monkeypatch):
+    small = state.ByteBudgetCache(3000)
+    monkeypatch.setattr(state, "SERVER_CACHE", small)
+    for i in range(5):
+        server_memo(("test", "block", i), lambda: b"x" * 900)  # ~0.9 kB each
+    held = [e.key[-1] for e in small.held()]
+    assert held == [2, 3, 4] and small.nbytes <= 3000 and small.evictions == 2

@@ -188,3 +188,50 @@ def test_moving_the_target_slider_holds_the_background_work(app, monkeypatch):
     at.slider(key="target").set_value(0.4).run()
     assert not at.exception
     assert len(holds) == before + 1
+
+
+def test_finished_work_reruns_the_page_only_once_the_sessions_controls_rest(clock):
+    from views.state import page_rerun_due
+
+    running, finished = job(), job()
+    finished.future.set_result("replicates")
+    assert not page_rerun_due(running, 0.0)
+    assert page_rerun_due(finished, 0.0)
+    assert not page_rerun_due(finished, clock.now + 0.3)  # a slider step 0.2 s ago held it until now + 0.3
+    clock.now += 0.3
+    assert page_rerun_due(finished, clock.now - 0.3)
+
+
+#: the background work of :func:`background_script`, released by the test
+GATE = __import__("threading").Event()
+
+
+def background_script():
+    import streamlit as st
+
+    import views.state as state
+    from tests.app.test_state import GATE
+
+    key = ("test", "background result")
+    seen = state.background_result(key)  # first, as a fragment rerun does: the job is found finished, not yet kept
+    full = state.background(key, lambda progress: GATE.wait(60) and "replicates", label="Working", work=10**12)
+    st.write(f"seen by a fragment: {seen}")
+    st.write(f"full run: {full}")
+    st.write(f"nothing asked: {state.background_result(('test', 'never started'))}")
+
+
+def test_a_fragment_sees_finished_background_work_before_the_page_is_redrawn():
+    from streamlit.testing.v1 import AppTest
+
+    GATE.clear()
+    at = AppTest.from_function(background_script, default_timeout=60).run()
+    assert [m.value for m in at.markdown] == ["seen by a fragment: None", "full run: None", "nothing asked: None"]
+    GATE.set()
+    for j in list(at.session_state["_jobs"].values()):
+        j.future.result(timeout=60)
+    at.run()
+    assert [m.value for m in at.markdown] == [
+        "seen by a fragment: replicates",
+        "full run: replicates",
+        "nothing asked: None",
+    ]

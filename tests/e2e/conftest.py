@@ -48,9 +48,22 @@ EXPECTED = {
     "constraints": ("", "Train", 0),
     "audit": ("", "Missed positives", 3),
     "record": ("", "The record is empty", 0),
+    "decisions": ("", "No decision yet", 0),
+    "access": ("", "Roles in this workspace", 0),
 }
-#: pages that open on another rated sample than the synthetic one (a shipped audit comes with its rated data)
-RATED_SAMPLE = {"audit": "satimage_rated.csv.gz"}
+#: what the sidebar names on each page opened first in a session: the data that page uses (each page its own)
+SIDEBAR = {
+    "home": "This page reads no data",
+    "data": "synthetic_rare_events.csv.gz",
+    "operating-point": "synthetic_rare_events.csv.gz",
+    "monitoring": "monitoring_rated.csv.gz",
+    "ensemble-paths": "synthetic_rare_events.csv.gz",
+    "batch-decisions": "bank_marketing_batches.csv.gz",
+    "early-exit": "UCI Adult",
+    "constraints": "adult_training_table.csv.gz",
+    "audit": "satimage_rated.csv.gz",  # the shipped audit's own rated data, on that page alone
+    "record": "This page reads no data",
+}
 
 
 def require_chromium() -> None:
@@ -104,10 +117,11 @@ def streamlit_pid(port: int) -> int:
     raise RuntimeError("server process not found")
 
 
-def serve(env: dict | None = None):
-    """`streamlit run app.py` on a free loopback port (``env`` added to the environment): yields the base URL."""
+def start_server(env: dict | None = None, port: int | None = None, address: str = "127.0.0.1"):
+    """`streamlit run app.py` on ``port`` (a free one by default) with ``env`` added to the environment: (process,
+    base URL) once healthy. Stop it with :func:`stop_server`."""
     require_chromium()
-    port = free_port()
+    port = port or free_port()
     SHOTS.mkdir(exist_ok=True)  # git-ignored: screenshots and the server log
     log = open(SHOTS / f"streamlit-{port}.log", "w")  # noqa: SIM115 (closed when the server stops)
     proc = subprocess.Popen(
@@ -118,7 +132,7 @@ def serve(env: dict | None = None):
             "--server.headless",
             "true",
             "--server.address",
-            "127.0.0.1",
+            address,
             "--browser.gatherUsageStats",
             "false",
         ),
@@ -127,16 +141,27 @@ def serve(env: dict | None = None):
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{address}:{port}"
     if not wait_healthy(base, proc):
         proc.kill()
         raise RuntimeError("streamlit did not become healthy within 60 s")
-    yield base
+    return proc, base
+
+
+def stop_server(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait(timeout=10)
+
+
+def serve(env: dict | None = None):
+    """`streamlit run app.py` on a free loopback port (``env`` added to the environment): yields the base URL."""
+    proc, base = start_server(env)
+    yield base
+    stop_server(proc)
 
 
 @pytest.fixture(scope="package")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
@@ -53,6 +55,9 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     settle(page, "Validation report")
     expect(page.get_by_role("combobox", name="Kind of input")).to_have_value("Reviewed audit")  # guessed
     expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("reviewed.csv", timeout=30_000)
+    # Below the line was opened already: it keeps its audit until it is told (no page changes another's input)
+    page.get_by_role("button", name="Use on Below the line").click()
+    expect(page.get_by_text("Below the line uses it.")).to_be_visible(timeout=30_000)
     nav.get_by_text("Below the line", exact=True).click()
     settle(page, "Missed positives")
     # this session planned it: the page knows its design record (no plan.json uploaded)
@@ -64,8 +69,13 @@ def test_plan_review_and_estimate_on_the_shipped_samples(server, page, tmp_path)
     expect(page.get_by_text("The record now holds 1 decision")).to_be_visible(timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     shot(page, "audit_estimate")
-    # the Operating point page now shows recall at its threshold
+    # the Operating point page opens on its own rated data (the synthetic sample: Below the line changed nothing
+    # there); on the audit's rated data it shows recall at its threshold
     nav.get_by_text("Operating point", exact=True).click()
+    settle(page, "Sweep of target marginal precisions")
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("synthetic_rare_events.csv.gz")
+    page.get_by_role("combobox", name="Rated data").click()
+    page.get_by_role("option", name=re.compile("Statlog satimage")).click()
     settle(page, "Sweep of target marginal precisions")
     expect(
         page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text("Recall (audit)", exact=True))

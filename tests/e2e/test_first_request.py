@@ -26,7 +26,7 @@ def test_the_first_request_to_a_deep_link_shows_the_app_around_the_page(browser,
     page.goto(f"{fresh_server}/data")  # nothing has been served by this server yet
     settle(page, "Validation report")
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Rated data in use").wait_for(timeout=60_000)
+    sidebar.get_by_text("Data on this page").wait_for(timeout=60_000)  # app.py: the data this page uses
     links = sidebar.locator('[data-testid="stSidebarNavLink"]')
     assert links.count() == len(PAGES), [links.nth(i).inner_text() for i in range(links.count())]
     assert page.locator('[data-testid="stException"]').count() == 0

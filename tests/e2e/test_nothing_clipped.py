@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.pages import PAGES
-from tests.e2e.conftest import EXPECTED, RATED_SAMPLE, assert_healthy, docs_shot, settle, shot
+from tests.e2e.conftest import EXPECTED, SIDEBAR, assert_healthy, docs_shot, settle, shot
 
 pytestmark = pytest.mark.e2e
 
@@ -80,10 +80,10 @@ def test_every_page_renders_and_nothing_is_clipped(server, browser, width):
             path = ("" if p.default else p.url_path) + query  # the default page is served at the root
             page.goto(f"{server}/{path}")
             settle(page, text)
-            # the page renders: its charts drawn, no exception, its sample in the sidebar
+            # the page renders: its charts drawn, no exception, the data it uses in the sidebar
             assert_healthy(page, charts)
             sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-            assert RATED_SAMPLE.get(p.url_path, "synthetic_rare_events.csv.gz") in sidebar and "Rated rows" in sidebar
+            assert SIDEBAR[p.url_path] in sidebar, (p.url_path, sidebar[:300])
             # every element drawn (no skeleton left), the tables' grids too; they size their columns after drawing
             # (a table in a closed expander is never drawn: the drawn ones are checked)
             page.wait_for_function(

@@ -35,7 +35,8 @@ def test_upload_a_training_table_fit_and_download_the_model(server, page, tmp_pa
     upload(page, path, "Training table")
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Constrained training", exact=True).click()
     settle(page, "Constraints")
-    expect(page.get_by_text("600 rows")).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stMain"]').get_by_text("600 rows")).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("people.csv")  # the page's own data
     page.get_by_role("button", name="Train").click()
     expect(page.get_by_role("button", name="Download the model (JSON)")).to_be_visible(timeout=120_000)
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -94,12 +94,17 @@ def test_audit_on_mammography(server, page, tmp_path):
     nav.get_by_text("Data", exact=True).click()
     settle(page, "Validation report")
     upload(page, rated_path, "Rated data")
+    # Below the line was opened already: it takes an upload when told (no page changes another's input)
+    page.get_by_role("button", name="Use on Below the line").click()
+    expect(page.get_by_text("Below the line uses it.")).to_be_visible(timeout=30_000)
     # the uploader holds one file: leave the Data page (its uploader is cleared) and come back for the next one
     nav.get_by_text("Below the line", exact=True).click()
     settle(page, "Plan the audit")
     nav.get_by_text("Data", exact=True).click()
     settle(page, "Validation report")
     upload(page, reviewed_path, "Reviewed audit")
+    page.get_by_role("button", name="Use on Below the line").click()
+    expect(page.get_by_text("Below the line uses it.")).to_be_visible(timeout=30_000)
     nav.get_by_text("Below the line", exact=True).click()
     settle(page, "Missed positives")
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -73,7 +73,9 @@ def _run(folder, case) -> tuple[str, str | None]:
         if not re.search(case.refused, done.stderr):
             return case.name, f"message {done.stderr.strip()!r} does not match {case.refused!r}"
         said = done.stderr
-        for typed in case.argv:  # what the user typed may be named; nothing else from outside
+        # what the user typed may be named, nothing else from outside; longest first, so a short argument
+        # (a seed '1') cannot cut a typed path that contains it (pytest-178) and leave its rest behind
+        for typed in sorted(case.argv, key=len, reverse=True):
             said = said.replace(typed, "")
         if OUTSIDE in said:
             return case.name, f"names what lies outside: {done.stderr!r}"

@@ -2,8 +2,9 @@
 
 Each module handles one input kind (``engine.io.INPUT_KINDS``) and defines
 ``load_sample(key)``, ``mapping_form(raw, table, name, tag)`` (widgets; returns a
-``SessionInput`` or ``None`` after showing what is wrong), ``summary(inp)`` (one
-line for the inputs table) and ``report(inp)``.
+``SessionInput`` or ``None`` after showing what is wrong), ``restore(raw, name, mapping,
+sample_key)`` (the same input read again from its bytes and its mapping's JSON, for a saved view:
+no widgets, no session memo), ``summary(inp)`` (one line for the inputs table) and ``report(inp)``.
 """
 
 from views.forms import (

@@ -14,7 +14,7 @@ import streamlit as st
 from engine.audit import PLAN_COLUMNS, load_audit
 from engine.audit.designs import design_path, load_design
 from engine.errors import InputError
-from engine.io import Table, sample_path
+from engine.io import Table, read_table, sample_path
 from views.forms.common import parse_table, preview, sample_bytes
 from views.session_input import SessionInput
 from views.state import md, memo
@@ -39,6 +39,23 @@ def load_sample(key: str) -> SessionInput:
     raw, name = sample_bytes(key)
     beside = design_path(sample_path(key))
     return _input(raw, parse_table(raw, name), "sample", key, beside.read_bytes() if beside.is_file() else None)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes (a saved view), without the session's memo; ``mapping`` is the SHA-256 of
+    its design record (None: none), which only a shipped sample's plan.json provides again."""
+    design = None
+    if sample_key is not None and design_path(sample_path(sample_key)).is_file():
+        design = design_path(sample_path(sample_key)).read_bytes()
+    if mapping is not None and (design is None or hashlib.sha256(design).hexdigest() != mapping):
+        raise InputError(
+            f"the view's reviewed audit {name} was bound to its design record (plan.json), which the workspace does "
+            "not keep: add the plan and its plan.json on the Data page."
+        )
+    table = read_table(raw, name=name)
+    value = load_audit(raw, name=table.name, design=None if design is None else load_design(design, name="plan.json"))
+    source = "sample" if sample_key else "workspace"
+    return SessionInput(table.name, "audit", source, table.fingerprint, value, mapping, sample_key, table)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.io import BatchMapping, Table, batch_columns, batches_from_frame, detect_batch_columns
-from views.forms.common import preview, table_input, tabular_sample, validated
+from views.forms.common import mapping_of, preview, restored_table, table_input, tabular_sample, validated
 from views.session_input import SessionInput
 from views.state import md
 
@@ -23,6 +23,11 @@ def _input(table: Table, value, source: str, sample_key: str | None = None) -> S
 
 def load_sample(key: str) -> SessionInput:
     return tabular_sample(key, "batches", detect_batch_columns, batches_from_frame)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    return restored_table("batches", raw, name, mapping_of(BatchMapping, mapping), batches_from_frame, sample_key)
 
 
 def _choice(value: str) -> str | None:

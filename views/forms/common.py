@@ -1,11 +1,13 @@
-"""Helpers shared by the per-kind forms: parse an upload once per session."""
+"""Helpers shared by the per-kind forms: parse an upload once per session; an input read again from its bytes."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import streamlit as st
 
+from engine.errors import InputError
 from engine.io import Table, read_table, sample_path
 from engine.presentation import EMPTY
 from engine.reporting import neutralise_formulas
@@ -54,3 +56,34 @@ def tabular_sample(key: str, kind: str, detect, build) -> SessionInput:
     raw, name = sample_bytes(key)
     table = parse_table(raw, name)
     return table_input(kind, table, validated(kind, table, detect(table.frame), build), "sample", key)
+
+
+def mapping_fields(mapping) -> dict | str | None:
+    """A column mapping as JSON values (a view stores it): a dataclass's fields (tuples as lists), text or None."""
+    if mapping is None or isinstance(mapping, str):
+        return mapping
+    return {
+        f.name: (list(v) if isinstance(v, tuple) else v)
+        for f in dataclasses.fields(mapping)
+        for v in [getattr(mapping, f.name)]
+    }
+
+
+def mapping_of(cls, fields) -> object:
+    """The mapping ``cls`` from :func:`mapping_fields`'s JSON (lists back to tuples); a stored view is checked."""
+    if not isinstance(fields, dict) or not all(
+        isinstance(v, (str, type(None))) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+        for v in fields.values()
+    ):
+        raise InputError(f"the view's column mapping is not a {cls.__name__}; save the view again.")
+    try:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+    except TypeError:
+        raise InputError(f"the view's column mapping is not a {cls.__name__}; save the view again.") from None
+
+
+def restored_table(kind: str, raw: bytes, name: str, mapping, build, sample_key: str | None = None) -> SessionInput:
+    """A tabular input read again from its bytes with its mapping (no session memo: the server's cache holds it)."""
+    table = read_table(raw, name=name)
+    value = build(table.frame, mapping, name=table.name, fingerprint=table.fingerprint)
+    return table_input(kind, table, value, "sample" if sample_key else "workspace", sample_key)

@@ -28,6 +28,13 @@ def load_sample(key: str) -> SessionInput:
     return _input(raw, name, "sample", key)
 
 
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    grid = load_counts(raw, bins=DEFAULT_BINS, name=name)
+    source = "sample" if sample_key else "workspace"
+    return SessionInput(name, "counts", source, digest(raw), grid, None, sample_key, None, raw)
+
+
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
     st.caption(
         "Columns named tp and fp are the counts; every other column is a threshold. A file without a "

@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import RatedDataError
 from engine.io import Table
 from engine.monitor import DatedMapping, dated_from_frame, detect_dated
-from views.forms.common import preview, table_input, tabular_sample, validated
+from views.forms.common import mapping_of, preview, restored_table, table_input, tabular_sample, validated
 from views.session_input import SessionInput
 from views.state import md
 
@@ -16,6 +16,11 @@ NONE = "(none)"
 
 def load_sample(key: str) -> SessionInput:
     return tabular_sample(key, "dated", detect_dated, dated_from_frame)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    return restored_table("dated", raw, name, mapping_of(DatedMapping, mapping), dated_from_frame, sample_key)
 
 
 def _guess(table: Table) -> DatedMapping | None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.io import Table
+from engine.errors import InputError
+from engine.io import Table, read_table
 from views.forms.common import preview
 from views.session_input import SessionInput
 from views.state import md
@@ -15,6 +16,14 @@ _LABEL_NAMES = ("label", "y", "target", "outcome", "class")
 
 def load_sample(key: str) -> SessionInput:
     raise KeyError(f"no shipped feature table {key!r}")
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    if mapping is not None and not isinstance(mapping, str):
+        raise InputError("the view's label column is not a column name; save the view again.")
+    table = read_table(raw, name=name)
+    return SessionInput(name, "feature_table", "workspace", table.fingerprint, table, mapping, None, table, raw)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:

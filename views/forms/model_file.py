@@ -16,6 +16,12 @@ def load_sample(key: str) -> SessionInput:
     raise KeyError(f"no shipped model file {key!r}")
 
 
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    model = load_model(raw, name=name)
+    return SessionInput(name, "model_file", "workspace", model.fingerprint, model, None, None, None, raw)
+
+
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
     st.caption(
         f"{model_formats_sentence()}: binary classifiers with numerical splits. Pickle and joblib are never "

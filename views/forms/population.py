@@ -6,8 +6,8 @@ import streamlit as st
 
 from engine.audit import PopulationColumns, detect_population_columns, read_population
 from engine.errors import InputError
-from engine.io import Table
-from views.forms.common import parse_table, preview, sample_bytes
+from engine.io import Table, read_table
+from views.forms.common import mapping_of, parse_table, preview, sample_bytes
 from views.session_input import SessionInput
 from views.state import md, memo
 
@@ -31,6 +31,14 @@ def load_sample(key: str) -> SessionInput:
     guess = detect_population_columns(table.frame)
     # the shipped sample's score is a calibrated probability: it is also the prior (as its audit was planned)
     return _input(raw, table, PopulationColumns(guess.id, guess.score, guess.score), "sample", key)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    table, columns = read_table(raw, name=name), mapping_of(PopulationColumns, mapping)
+    value = read_population(raw, columns, name=table.name)
+    source = "sample" if sample_key else "workspace"
+    return SessionInput(table.name, "population", source, table.fingerprint, value, columns, sample_key, table)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:

@@ -10,7 +10,7 @@ from engine.io import ColumnMapping, Table, detect_columns, likely_label_column,
 from engine.pn import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
-from views.forms.common import preview, table_input, tabular_sample, validated
+from views.forms.common import mapping_of, preview, restored_table, table_input, tabular_sample, validated
 from views.session_input import SessionInput
 from views.state import md
 from views.tables import show_table
@@ -30,6 +30,11 @@ def _input(table: Table, value, source: str, sample_key: str | None = None) -> S
 
 def load_sample(key: str) -> SessionInput:
     return tabular_sample(key, "rated", detect_columns, rated_from_frame)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    return restored_table("rated", raw, name, mapping_of(ColumnMapping, mapping), rated_from_frame, sample_key)
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:

@@ -21,6 +21,14 @@ def load_sample(key: str) -> SessionInput:
     return _input(raw, name, "sample", key)
 
 
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    source = "sample" if sample_key else "workspace"
+    return SessionInput(
+        name, "score_matrix", source, digest(raw), load_score_matrix(raw, name=name), None, sample_key, None, raw
+    )
+
+
 def mapping_form(raw: bytes, table: Table | None, name: str, tag: str) -> SessionInput | None:
     st.caption(
         "CSV / Parquet: one numeric column per base model (its contribution to the score), optional "

@@ -6,8 +6,8 @@ import streamlit as st
 
 from engine.constraints.tabular import TrainingColumns, detect_training_columns
 from engine.errors import InputError
-from engine.io import Table
-from views.forms.common import parse_table, preview, sample_bytes
+from engine.io import Table, read_table
+from views.forms.common import mapping_of, parse_table, preview, sample_bytes
 from views.session_input import SessionInput
 from views.state import md
 
@@ -22,6 +22,16 @@ def load_sample(key: str) -> SessionInput:
     raw, name = sample_bytes(key)
     table = parse_table(raw, name)
     return _input(table, detect_training_columns(table.frame), "sample", key)
+
+
+def restore(raw: bytes, name: str, mapping, sample_key: str | None = None) -> SessionInput:
+    """The input read again from its bytes and stored mapping (a saved view), without the session's memo."""
+    return _input(
+        read_table(raw, name=name),
+        mapping_of(TrainingColumns, mapping),
+        "sample" if sample_key else "workspace",
+        sample_key,
+    )
 
 
 def mapping_form(raw: bytes, table: Table, name: str, tag: str) -> SessionInput | None:

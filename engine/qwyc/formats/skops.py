@@ -470,6 +470,43 @@ def _tree_arrays(audit: _Audit, state: dict, path: str) -> _TreeArrays:
     )
 
 
+def _classes(schema: dict) -> int | None:
+    """How many classes the root estimator's attributes say it has (>= 3: multiclass; 0: a multinomial loss without a
+    count), or None when they do not say.
+
+    Read from the schema's plain entries only (JSON text and type names), before the allow-list: a multiclass
+    model's multinomial loss is a type the audit refuses, and the user should hear why their model is not read.
+    """
+    content = schema.get("content")
+    attrs = content.get("content") if isinstance(content, dict) else None
+    if not isinstance(attrs, dict):
+        return None
+    found = {}
+    for key in ("n_classes_", "n_trees_per_iteration_"):  # a multiclass model grows one tree per class
+        node = attrs.get(key)
+        if isinstance(node, dict) and node.get("__loader__") == "JsonNode" and isinstance(node.get("content"), str):
+            value = node["content"].strip()
+            if value.isdigit() and len(value) < 10:
+                found[key] = int(value)
+    if "n_classes_" in found:
+        return found["n_classes_"]
+    if found.get("n_trees_per_iteration_", 1) > 1:
+        return found["n_trees_per_iteration_"]
+    loss = attrs.get("_loss")
+    return 0 if isinstance(loss, dict) and "Multinomial" in str(loss.get("__class__", "")) else None
+
+
+def _refuse_multiclass(schema: dict, name: str) -> None:
+    classes = _classes(schema)
+    if classes is not None and classes != 2 and classes != 1:
+        counted = f"{classes} classes" if classes else "a multinomial loss"
+        raise InputError(
+            f"'{name}' is a multiclass model ({counted}): multiclass models are not supported. Early exit "
+            "reproduces a binary classifier's score; train one class against the rest and save that model. "
+            "Nothing in the file was run."
+        )
+
+
 def _audit(raw: bytes, name: str) -> tuple[_Audit, dict]:
     """Refuse the file unless every node of its schema is allowed; returns the walker (its arrays read) and the
     schema."""
@@ -495,6 +532,7 @@ def _audit(raw: bytes, name: str) -> tuple[_Audit, dict]:
                 " which is not trusted here: only scikit-learn GradientBoostingClassifier and "
                 "HistGradientBoostingClassifier models are read. Nothing in the file was run."
             )
+        _refuse_multiclass(schema, name)
         audit = _Audit(archive)
         try:
             audit.node(schema, "model")

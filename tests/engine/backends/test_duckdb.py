@@ -94,7 +94,7 @@ def test_larger_case_csv_glob_and_database_table(tmp_path):
 
 def test_errors_name_the_problem(tmp_path):
     path = write(tmp_path, pd.DataFrame({"score": [0.1, 0.2], "label": ["1", "maybe"]}))
-    with pytest.raises(InputError, match="unknown label values \\(1 row\\)"):
+    with pytest.raises(InputError, match="unknown label values 'maybe' at row 2 \\(row 1"):
         duckdb_operating_points(DuckSource(path), score="score", label="label", targets=[0.3])
     with pytest.raises(InputError, match="could not read the columns"):
         duckdb_operating_points(DuckSource(path), score="nope", label="label", targets=[0.3])

@@ -159,11 +159,11 @@ def test_database_table_and_uniform_spacing(tmp_path):
 def test_errors_name_column_and_rows(tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
     cases = [
-        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
-        ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
-        ({"b": ["", "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
-        ({"label": ["1", "maybe", ""]}, "Column 'label'.*unknown label values \\(1 row\\)"),
-        ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
+        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a': non-numeric values 'oops' at row 2 \\(row 1"),
+        ({"b": ["1", "inf", "3"]}, "Score column 'b': infinite values at row 2 \\(row 1"),
+        ({"b": ["", "2", "3"]}, "Score column 'b': missing scores on rated rows at row 1 \\(row 1"),
+        ({"label": ["1", "maybe", ""]}, "Column 'label': unknown label values 'maybe' at row 2 \\(row 1"),
+        ({"w": ["1", "-2", "1"]}, "Weight column 'w': negative, missing or non-finite weights at row 2 \\(row 1"),
         ({"w": ["0", "0", "1"]}, "all rated rows have weight 0"),
         ({"label": ["", "", ""]}, "no rated rows"),
     ]

@@ -267,11 +267,11 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
 def test_errors_name_column_and_rows(spark, tmp_path):
     base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", None], "w": ["1", "1", "1"]}
     cases = [
-        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a'.*non-numeric values \\(1 row\\)"),
-        ({"b": ["1", "inf", "3"]}, "Score column 'b'.*infinite values \\(1 row\\)"),
-        ({"b": [None, "2", "3"]}, "Score column 'b'.*missing scores on rated rows \\(1 row\\)"),
-        ({"label": ["1", "maybe", None]}, "Column 'label'.*unknown label values \\(1 row\\)"),
-        ({"w": ["1", "-2", "1"]}, "Weight column 'w'.*non-finite weights \\(1 row\\)"),
+        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a': non-numeric values 'oops' at row 2 \\(row 1"),
+        ({"b": ["1", "inf", "3"]}, "Score column 'b': infinite values at row 2 \\(row 1"),
+        ({"b": [None, "2", "3"]}, "Score column 'b': missing scores on rated rows at row 1 \\(row 1"),
+        ({"label": ["1", "maybe", None]}, "Column 'label': unknown label values 'maybe' at row 2 \\(row 1"),
+        ({"w": ["1", "-2", "1"]}, "Weight column 'w': negative, missing or non-finite weights at row 2 \\(row 1"),
         ({"label": [None, None, None]}, "no rated rows"),
     ]
     for change, message in cases:
@@ -280,7 +280,7 @@ def test_errors_name_column_and_rows(spark, tmp_path):
         with pytest.raises(InputError, match=message):
             spark_threshold_grid(SparkSource(frame), scores=["a", "b"], label="label", weight="w")
     frame = spark.createDataFrame([(0.1, "1"), (0.2, "maybe"), (0.3, "maybe")], "a double, label string")
-    with pytest.raises(InputError, match="Column 'label'.*unknown label values \\(2 rows\\)"):
+    with pytest.raises(InputError, match="Column 'label': unknown label values 'maybe' at rows 2, 3 \\(row 1"):
         spark_operating_points(SparkSource(frame), score="a", label="label", targets=[0.3])
     with pytest.raises(InputError, match="Spark could not count the DataFrame.*nope"):
         spark_operating_points(SparkSource(frame), score="nope", label="label", targets=[0.3])

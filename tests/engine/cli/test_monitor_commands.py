@@ -37,7 +37,13 @@ def test_money_flags_give_the_same_record_as_the_equivalent_target(capsys):
     _, by_money, _ = _run(
         capsys, *base, "--review-cost", "2", "--value-per-positive", "9", "--cost-per-false-positive", "1"
     )
-    assert json.loads(by_money) == json.loads(by_target)  # (2 + 1) / (9 + 1) = 0.3
+    money = json.loads(by_money)
+    assert {k: v for k, v in money.items() if k != "money"} == json.loads(by_target)  # (2 + 1) / (9 + 1) = 0.3
+    # the JSON gains the money: amounts, target and the periods' value together
+    periods = money["periods"]
+    tp, fp = sum(p["tp"] for p in periods), sum(p["fp"] for p in periods)
+    assert money["money"]["cost_per_review"] == 2 and money["money"]["target"] == pytest.approx(0.3)
+    assert money["money"]["net_value"] == pytest.approx(9 * tp - 2 * (tp + fp) - 1 * fp)
     code, text, _ = _run(capsys, *base[:-1], "--review-cost", "3", "--value-per-positive", "10", "--currency", "$")
     assert code == 0 and "net value per day" in text.lower() and "Net value $" in text
 

@@ -25,7 +25,10 @@ def test_sweep_json_matches_engine(capsys):
 def test_sweep_table_default_targets(capsys):
     assert main(["sweep", str(sample_path("bank"))]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 + 19  # header lines + targets 0.05 ... 0.95
+    assert len(lines) == 2 + 19 + 1  # header lines + targets 0.05 ... 0.95 + what 'none' means
+    # the targets no rated document meets flag nothing: said in words, no inf or nan printed
+    assert "none" in lines[-2] and "nan" not in " ".join(lines) and "inf" not in " ".join(lines)
+    assert lines[-1].startswith("A threshold of 'none' flags nothing")
 
 
 @pytest.mark.parametrize("source", ["synthetic", "synthetic_counts"])

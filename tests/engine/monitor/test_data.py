@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.errors import RatedDataError
+from engine.errors import InputError, RatedDataError
 from engine.io.rated import detect_date_column, parse_dates
 from engine.monitor import DatedMapping, baseline_threshold, dated_from_frame, detect_dated, load_dated
 
@@ -127,5 +127,5 @@ def test_baseline_threshold_is_the_operating_point_of_the_first_days():
     value = [(y[s >= t] - lam * (1 - y[s >= t])).sum() for t in candidates]
     best = candidates[np.flatnonzero(np.isclose(value, max(value)))].max()
     assert baseline_threshold(data, 0.3) == pytest.approx(best)
-    with pytest.raises(RatedDataError, match="whole number"):
+    with pytest.raises(InputError, match="days must be a whole number >= 1, got 0"):
         baseline_threshold(data, 0.3, days=0)

@@ -111,10 +111,10 @@ def test_bad_arguments():
         ({"target": 0.3, "economics": Economics(1, 5)}, "either a target"),
         ({}, "either a target"),
         ({"target": 1.2}, "strictly between 0 and 1"),
-        ({"target": 0.3, "level": 1.0}, "level must be in"),
+        ({"target": 0.3, "level": 1.0}, r"level must be a finite number in \(0, 1\), got 1.0"),
         ({"target": 0.3, "window": 0}, "window must be"),
     ):
         with pytest.raises(InputError, match=message):
             monitor(counts, 0.5, **kwargs)
-    with pytest.raises(InputError, match="threshold must be finite"):
+    with pytest.raises(InputError, match="threshold must be a finite number, got inf"):
         monitor(counts, float("inf"), 0.3)

@@ -162,3 +162,22 @@ def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, ro
         flat = flatten_ensemble(loaded.ensemble)
         for workers in (1, 2, 3):  # blocks dealt to threads in turn; fewer blocks than threads at small sizes
             np.testing.assert_array_equal(flat.contributions(x, workers=workers), expected, err_msg=name)
+
+
+def test_rows_split_over_threads_give_the_one_thread_result(data):
+    """From THREADED_ROWS rows on, contiguous parts of the rows run in threads: the same three arrays, any number."""
+    from engine.qwyc.evaluator import THREADED_ROWS
+
+    frame, y = data
+    _, raw = lightgbm_file(frame, y)
+    loaded = load_model(raw, name="m.txt")
+    x = np.tile(loaded.features(frame), (THREADED_ROWS // len(frame) + 2, 1))  # NaN and zero rules included
+    f = loaded.ensemble.contributions(x[: len(frame)])
+    policy = fit_qwyc(f, alpha=0.02, bias=loaded.ensemble.bias)
+    flat = flatten_ensemble(loaded.ensemble)
+    one = flat.early_exit(policy, x, workers=1)
+    assert x.shape[0] >= THREADED_ROWS and one[1].min() < loaded.n_trees  # rows do exit early
+    for workers in (2, 3, 7):
+        for got, want in zip(flat.early_exit(policy, x, workers=workers), one):
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(policy.predict_lazy(loaded.ensemble, x, workers=3)[1], one[1])
