@@ -7,7 +7,7 @@ and the coverage of the intervals by simulation on public data with every label 
   --backend duckdb --budget 10000 --strata 8`` in its own process (seconds, peak RSS).
 * backends: one population planned in memory, by DuckDB and by Spark (local session) with one seed: the
   plan files must be identical.
-* estimate: 10^4 audited rows and 10^6 rated rows, ``engine.audit.estimate`` with 10 thresholds.
+* estimate: 10^4 audited rows and 10^6 rated rows, ``engine.audit._estimate`` with 10 thresholds.
 * coverage: ADBench mammography (Woods et al. 1993; ODDS) and satimage-2 (UCI Statlog, CC BY 4.0) scored by a
   cross-fitted logistic regression, a review line leaving >= 20 % of the positives below it, repeated audits
   (seeds 0 ..) of one design; every interval method's coverage of the true number of positives below the
@@ -31,16 +31,14 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.audit import (  # noqa: E402
-    METHODS,
-    audit_from_frame,
-    design_record,
-    estimate,
+from engine.audit import estimate, plan, simulate_coverage  # noqa: E402
+from engine.audit._audit_file import audit_from_frame  # noqa: E402
+from engine.audit._intervals import METHODS  # noqa: E402
+from engine.audit._population import (  # noqa: E402
+    PopulationColumns,
     memory_population,
-    plan,
-    simulate_coverage,
 )
-from engine.audit.population import PopulationColumns  # noqa: E402
+from engine.audit.designs import design_record  # noqa: E402
 from engine.backends import open_population  # noqa: E402
 from engine.io.rated import rated_from_frame  # noqa: E402
 

@@ -111,13 +111,21 @@ PUBLIC_MODULES = (
     "engine.pages",
     "engine.presentation",
     "engine.workspace",
-    # a package whose modules are private (``_curve.py``) publishes a few modules beside its ``__init__``: what it
-    # shows people (``display``) and, where a package has one, a second audience (``engine.constraints.tabular``)
+    # the modules a package names public beside its front (``__public_modules__``: ``display``, ...)
     *(
-        ".".join(f.relative_to(ROOT).with_suffix("").parts)
-        for package in ("pn", "setloss", "qwyc", "constraints", "audit", "monitor", "io", "backends", "workspace")
-        for f in sorted((ROOT / "engine" / package).glob("[a-z]*.py"))
-        if any(f.parent.glob("_[a-z]*.py"))
+        f"{package}.{module}"
+        for package in (
+            "engine.pn",
+            "engine.setloss",
+            "engine.qwyc",
+            "engine.constraints",
+            "engine.audit",
+            "engine.monitor",
+            "engine.io",
+            "engine.backends",
+            "engine.workspace",
+        )
+        for module in getattr(importlib.import_module(package), "__public_modules__", ())
     ),
 )
 #: subpackages that implement a paper: their entry points re-exported by ``engine`` cite it under "References"

@@ -39,16 +39,24 @@ def built(tmp_path_factory):
 def public_modules_in_source() -> dict[str, list[str]]:
     """Every public module of the engine that defines ``__all__``, read from the files (not from the docs' own list).
 
-    Public: ``engine``, its modules and packages whose name has no leading underscore, and their subpackages.
+    Public: ``engine``, its modules and packages whose name has no leading underscore, their subpackages, and the
+    modules a package names in its ``__public_modules__``.
     """
+
+    def assigned(path: Path, name: str):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+                return ast.literal_eval(node.value)
+        return None
+
     found = {}
     for path in sorted((ROOT / "engine").rglob("*.py")):
         rel = path.relative_to(ROOT).with_suffix("")
         parts = list(rel.parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        elif len(parts) > 2:
-            continue  # a module inside a package: the package's __init__ is its front
+        elif len(parts) > 2 and parts[-1] not in (assigned(path.parent / "__init__.py", "__public_modules__") or ()):
+            continue  # a module inside a package: the package's __init__ is its front, and the modules it names
         if any(p.startswith("_") for p in parts) or parts[-1] == "__main__":
             continue
         for node in ast.parse(path.read_text()).body:

@@ -36,8 +36,9 @@ def public_modules() -> list[str]:
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             if info.name.rsplit(".", 1)[1].startswith("_") or info.name.endswith("__main__"):
                 continue
-            if package.__name__ != "engine" and not info.ispkg:
-                continue  # inside a package only its subpackages' fronts are public
+            named = getattr(package, "__public_modules__", ())
+            if package.__name__ != "engine" and not info.ispkg and info.name.rsplit(".", 1)[1] not in named:
+                continue  # inside a package only its subpackages' fronts and the modules it names are public
             module = importlib.import_module(info.name)
             if hasattr(module, "__all__"):
                 found.append(info.name)

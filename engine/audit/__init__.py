@@ -9,18 +9,17 @@ design-based interval (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5):
   sizes (proportional, Neyman with a prior or a pilot, or equal; never an empty stratum), and
   the documents: in each stratum the ``n_h`` smallest ``md5(seed:id)`` keys, so a seed selects
   the same documents in memory, in DuckDB and in Spark (:func:`engine.backends.open_population`).
-* :func:`design_record` — what the plan was made for (``plan.json`` beside ``plan.csv``): the
+* :mod:`engine.audit.designs` — the design record, what the plan was made for (``plan.json`` beside ``plan.csv``): the
   population's fingerprint and score column, the review line, the seed, the strata, the documents
-  at or above the line and the SHA-256 of the plan's rows; :func:`load_design` reads one within
-  limits, :func:`check_design` holds a reviewed plan to it and :func:`check_rated` rated data.
+  at or above the line and the SHA-256 of the plan's rows; :func:`~engine.audit.designs.load_design` reads one
+  within limits, :func:`~engine.audit.designs.check_design` holds a reviewed plan to it and
+  :func:`~engine.audit.designs.check_rated` rated data.
 * :func:`estimate` — positives below the line, all positives and recall at the line, per
   stratum and at any threshold, with intervals, refused unless the reviewed plan and the rated
-  data are those of its design record; :func:`audit_sentence` says it in one sentence,
-  :func:`audit_headlines` headlines it (intervals where the data cannot pin a point down),
-  :func:`half_width_after` / :func:`audits_for_half_width` what more reviews would buy, and the
-  figure builders draw the PN and precision–recall curves extended below the line.
+  data are those of its design record; :mod:`engine.audit.display` says it in one sentence,
+  headlines it (intervals where the data cannot pin a point down) and draws it; :func:`half_width_after` / :func:`audits_for_half_width` what more reviews would buy, .
 
-**Interval** (:mod:`~engine.audit.intervals`): the default is the stratified **score**
+**Interval** (:mod:`~engine.audit._intervals`): the default is the stratified **score**
 interval — Wilson's score interval generalised to a stratified total (Rao's score test of
 ``sum_h (y_h + m_h p_h) = T0``, the variance at the constrained maximum-likelihood prevalences,
 the finite-population correction; Wilson 1927; Decrouez & Robinson 2012). Under the null a
@@ -43,112 +42,33 @@ positives and negatives at or above the threshold, the positives under it); prec
 there combine two totals at level ``1 - (1 - level) / 2`` (Bonferroni; conservative).
 """
 
-from ._design_record import (
-    check_design,
-    check_rated,
-    design_json,
-    design_path,
-    design_record,
-    load_design,
-    plan_rows_sha256,
-)
-from .audit_file import PLAN_COLUMNS, AuditSample, audit_from_frame, load_audit
-from .design import (
-    ALLOCATIONS,
-    MAX_STRATA,
-    SPACINGS,
-    allocate,
-    budget_for_half_width,
-    expected_half_width,
-    quantile_ranks,
-    stratum_levels,
-)
-from .estimate import AboveLine, AuditEstimate, StratumEstimate, ThresholdEstimate, at_thresholds, estimate
-from .figures import ExtendedCurve, audit_pn_figure, audit_pr_figure, extended_curve, strata_figure
-from .followup import FollowUp, audits_for_half_width, half_width_after
-from .intervals import METHODS, Interval, prevalence_intervals, total_interval
-from .plan import AuditPlan, PlanStratum, plan
-from .population import (
-    MemoryPopulation,
-    PopulationColumns,
-    PopulationSummary,
-    detect_population_columns,
-    memory_population,
-    read_population,
-)
-from .report import (
-    Headline,
-    audit_headlines,
-    audit_sentence,
-    audit_settings,
-    plan_table,
-    recall_at,
-    recall_card,
-    recall_sentence,
-    strata_table,
-    thresholds_table,
-)
-from .selection import selection_keys
-from .simulation import CoverageResult, simulate_coverage
+from ._audit_file import PLAN_COLUMNS, load_audit
+from ._design import ALLOCATIONS, MAX_STRATA, SPACINGS
+from ._estimate import AuditEstimate, estimate
+from ._followup import audits_for_half_width, half_width_after
+from ._intervals import METHODS
+from ._plan import AuditPlan, plan
+from ._population import PopulationColumns, detect_population_columns, read_population
+from ._simulation import simulate_coverage
+
+#: the package's public modules beside this front (every other module is private)
+__public_modules__ = ("designs", "display")
 
 __all__ = [
     "plan",
     "AuditPlan",
-    "PlanStratum",
-    "PopulationColumns",
-    "PopulationSummary",
-    "MemoryPopulation",
-    "memory_population",
-    "read_population",
-    "detect_population_columns",
-    "selection_keys",
     "ALLOCATIONS",
-    "SPACINGS",
     "MAX_STRATA",
-    "stratum_levels",
-    "quantile_ranks",
-    "allocate",
-    "expected_half_width",
-    "budget_for_half_width",
-    "PLAN_COLUMNS",
-    "AuditSample",
-    "audit_from_frame",
-    "load_audit",
-    "design_record",
-    "design_json",
-    "design_path",
-    "load_design",
-    "check_design",
-    "check_rated",
-    "plan_rows_sha256",
-    "estimate",
-    "at_thresholds",
-    "AuditEstimate",
-    "StratumEstimate",
-    "ThresholdEstimate",
-    "AboveLine",
+    "SPACINGS",
     "METHODS",
-    "Interval",
-    "total_interval",
-    "prevalence_intervals",
-    "audit_sentence",
-    "Headline",
-    "audit_headlines",
-    "strata_table",
-    "plan_table",
-    "thresholds_table",
-    "recall_at",
-    "recall_card",
-    "recall_sentence",
-    "audit_settings",
-    "FollowUp",
+    "PLAN_COLUMNS",
+    "PopulationColumns",
+    "detect_population_columns",
+    "read_population",
+    "load_audit",
+    "estimate",
+    "AuditEstimate",
     "half_width_after",
     "audits_for_half_width",
-    "ExtendedCurve",
-    "extended_curve",
-    "audit_pn_figure",
-    "audit_pr_figure",
-    "strata_figure",
-    "CoverageResult",
     "simulate_coverage",
 ]

@@ -1,8 +1,8 @@
 """An audit's population counted by DuckDB: checks, strata and the selection's candidates, out of core.
 
-:func:`engine.audit.plan` needs from the population a check-and-count scan, the order
+:func:`engine.audit._plan` needs from the population a check-and-count scan, the order
 statistics that bound the strata, the documents per stratum and the candidates of the
-selection (:mod:`engine.audit.selection`); :class:`DuckPopulation` answers each with one query
+selection (:mod:`engine.audit._selection`); :class:`DuckPopulation` answers each with one query
 over Parquet / CSV paths or globs or a table of a DuckDB database file, through the
 connection :meth:`~engine.backends.duckdb.DuckSource.connect` opens. Only counts, a few
 thousand order-statistic candidates and the selection's candidates (about the sample size)
@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..audit.population import PopulationColumns, PopulationSummary, check_counts, missing_columns
-from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
+from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
+from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
 from .duckdb import DuckSource, duckdb_problem, quote_identifier
 from .duckdb_grid import NUMERIC_TYPES, order_statistics
@@ -265,7 +265,7 @@ class DuckPopulation:
             raise InputError(f"DuckDB could not read {self.name}: {duckdb_problem(self.source, exc)}") from None
 
     def summary(self, threshold: float) -> PopulationSummary:
-        """One scan: bad rows refused (:func:`~engine.audit.population.check_counts`), documents above and below.
+        """One scan: bad rows refused (:func:`~engine.audit._population.check_counts`), documents above and below.
 
         Parameters
         ----------

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..audit.population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
+from ..audit._population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
 from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
 from ..monitor.counts import PeriodCounts
@@ -799,7 +799,7 @@ def open_population(
     Returns
     -------
     PopulationScan
-        For :func:`engine.audit.plan`; use it as a context manager (``plan`` does).
+        For :func:`engine.audit._plan`; use it as a context manager (``plan`` does).
 
     Raises
     ------

@@ -1,6 +1,6 @@
 """An audit's population counted by Apache Spark: checks, strata and the selection's candidates where the rows live.
 
-The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit.population.PopulationScan`
+The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit._population.PopulationScan`
 protocol), over a DataFrame, a catalog table or Parquet / CSV paths and globs, on a local
 session or a cluster through Spark Connect (:class:`~engine.backends.spark.SparkSource`). Only
 counts, the order statistics' bins and the selection's candidates (about the sample size)
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..audit.population import PopulationColumns, PopulationSummary, check_counts, missing_columns
-from ..audit.selection import KEY_DIGITS, cutoff_limits, key_prefix
+from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
+from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
 from .duckdb_audit import candidate_frame, connection_identity, strata_result, stratum_sql
 from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
@@ -95,7 +95,7 @@ class SparkPopulation:
         self._rows = None
 
     def summary(self, threshold: float) -> PopulationSummary:
-        """One scan: bad rows refused (:func:`~engine.audit.population.check_counts`), documents above and below.
+        """One scan: bad rows refused (:func:`~engine.audit._population.check_counts`), documents above and below.
 
         Parameters
         ----------

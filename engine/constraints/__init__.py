@@ -19,6 +19,9 @@ from ._experiments import adult_data, churn_sweep, fairness_sweep
 from ._goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from ._solver import ConstrainedModel, fit_constrained, fit_sweep
 
+#: the package's public modules beside this front (every other module is private)
+__public_modules__ = ("display", "tabular")
+
 __all__ = [
     "fit_constrained",
     "fit_sweep",

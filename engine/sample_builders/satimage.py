@@ -4,7 +4,7 @@ ADBench's copy (Han et al., NeurIPS 2022 Datasets & Benchmarks; BSD-2-Clause) of
 satimage-2 set (Rayana 2016) from the UCI Statlog Landsat Satellite data (Srinivasan 1993,
 CC BY 4.0): 5,803 documents, 71 of the rare class. A logistic regression cross-fitted on two
 halves scores every document; the top scores are "flagged" and rated (labels known), a
-stratified audit below the line is planned with :func:`engine.audit.plan` and "reviewed" by
+stratified audit below the line is planned with :func:`engine.audit._plan` and "reviewed" by
 looking up the known labels — so the interval the audit gives can be checked against the true
 number of positives below the line, which the population file also carries (``known_label``).
 The audit's design record (``satimage_audit.json``, :func:`engine.audit.design_record`) ships
@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..audit import design_json, design_record, memory_population, plan
-from ..audit.population import PopulationColumns
+from ..audit import plan
+from ..audit._population import PopulationColumns, memory_population
+from ..audit.designs import design_json, design_record
 
 __all__ = ["satimage_scores", "build", "REVIEW_THRESHOLD", "AUDIT_BUDGET", "AUDIT_STRATA", "AUDIT_SEED"]
 

@@ -19,6 +19,9 @@ from ._expected import expected_losses
 from ._losses import LOSS_SPELLINGS, LOSSES, SetLoss, get_loss, linear_fractional
 from ._protocol import compare_baselines, train_probabilities
 
+#: the package's public modules beside this front (every other module is private)
+__public_modules__ = ("display",)
+
 __all__ = [
     "LOSSES",
     "LOSS_SPELLINGS",

@@ -23,6 +23,9 @@ from ._objects import Dataset, Decision, Event, Record, User, Verification, View
 from ._workspace import Workspace, open_workspace
 from .access import ACTIONS, ROLES, AccessError, Identity, Permission, may
 
+#: the package's public modules beside this front (every other module is private)
+__public_modules__ = ("access",)
+
 __all__ = [
     "Workspace",
     "open_workspace",

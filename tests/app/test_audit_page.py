@@ -8,20 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import (
-    MAX_STRATA,
-    PLAN_COLUMNS,
-    PopulationColumns,
-    audit_from_frame,
-    audit_headlines,
-    audit_sentence,
-    design_json,
-    design_record,
-    estimate,
-    load_audit,
-    memory_population,
-    plan,
-)
+from engine.audit import MAX_STRATA, PLAN_COLUMNS, PopulationColumns, estimate, load_audit, plan
+from engine.audit._audit_file import audit_from_frame
+from engine.audit._population import memory_population
+from engine.audit.designs import design_json, design_record
+from engine.audit.display import audit_headlines, audit_sentence
 from engine.io import load_rated, rated_from_frame, sample_path
 from tests.app.conftest import download_buttons, shown, upload_input
 

@@ -96,7 +96,7 @@ def test_a_link_without_its_data_names_the_file_offers_the_data_page_and_opens_o
 
 
 def test_a_reopened_audit_of_uploads_never_shows_the_shipped_audit(app, served, settings_links):
-    from engine.audit import design_json
+    from engine.audit.designs import design_json
     from tests.app.test_audit_page import _upload_design, own_data
 
     frame, rated, reviewed, design = own_data()

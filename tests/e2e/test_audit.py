@@ -8,15 +8,10 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from engine.audit import (
-    PopulationColumns,
-    audit_headlines,
-    design_record,
-    estimate,
-    load_audit,
-    memory_population,
-    plan,
-)
+from engine.audit import PopulationColumns, estimate, load_audit, plan
+from engine.audit._population import memory_population
+from engine.audit.designs import design_record
+from engine.audit.display import audit_headlines
 from engine.io import load_rated, sample_path
 from tests.e2e.conftest import assert_healthy, choose_file, metric, settle, shot
 

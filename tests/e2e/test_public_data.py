@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-from engine.audit import audit_headlines, estimate, load_audit
+from engine.audit import estimate, load_audit
+from engine.audit.display import audit_headlines
 from engine.io import load_rated
 from engine.monitor import baseline_threshold, load_dated, monitor
 from tests.e2e.conftest import metric, settle, shot, upload

@@ -23,7 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.audit import PopulationColumns, design_json, design_record, memory_population, plan
+from engine.audit import PopulationColumns, plan
+from engine.audit._population import memory_population
+from engine.audit.designs import design_json, design_record
 
 #: the population's review line, budget and strata (small: every case runs in a second)
 LINE, BUDGET, STRATA = 0.7, 80, 4

@@ -22,28 +22,20 @@ import pytest
 
 from engine.audit import (
     PopulationColumns,
-    allocate,
     audits_for_half_width,
-    budget_for_half_width,
-    check_design,
-    design_record,
     detect_population_columns,
     estimate,
-    expected_half_width,
-    extended_curve,
     half_width_after,
     load_audit,
-    load_design,
-    memory_population,
     plan,
-    plan_rows_sha256,
-    quantile_ranks,
-    recall_at,
-    recall_card,
-    recall_sentence,
-    selection_keys,
-    total_interval,
 )
+from engine.audit._design import allocate, budget_for_half_width, expected_half_width, quantile_ranks
+from engine.audit._intervals import total_interval
+from engine.audit._population import memory_population
+from engine.audit._report import recall_at
+from engine.audit._selection import selection_keys
+from engine.audit.designs import check_design, design_record, load_design, plan_rows_sha256
+from engine.audit.display import extended_curve, recall_card, recall_sentence
 from engine.backends import open_population
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation
@@ -238,7 +230,7 @@ def test_the_exact_interval_of_a_huge_stratum_is_quick_and_brackets_the_binomial
 
 
 def test_a_population_beyond_the_memory_limit_is_refused_before_it_is_read_whole(tmp_path, monkeypatch):
-    import engine.audit.population as population_module
+    import engine.audit._population as population_module
 
     monkeypatch.setattr(population_module, "MAX_TABLE_BYTES", 50_000)
     frame = population(5000).drop(columns="truth")

@@ -1,7 +1,7 @@
 """Design records for hand-made audits (tests only): what :func:`engine.audit.design_record` writes for a real plan."""
 
-from engine.audit import check_design, plan_rows_sha256
-from engine.audit._design_record import DESIGN_FORMAT, above_record
+from engine.audit._design_records import DESIGN_FORMAT, above_record
+from engine.audit.designs import check_design, plan_rows_sha256
 
 
 def design_for(audit, above_scores, *, seed=0, score_column="score", name="'population.csv'") -> dict:

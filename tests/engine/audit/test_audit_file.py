@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import audit_from_frame, load_audit
+from engine.audit import load_audit
+from engine.audit._audit_file import audit_from_frame
 from engine.errors import InputError
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from engine.audit.design import (
+from engine.audit._design import (
     allocate,
     budget_for_half_width,
     expected_half_width,

@@ -11,22 +11,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import (
-    PopulationColumns,
-    audit_from_frame,
+from engine.audit import PopulationColumns, estimate, load_audit, plan
+from engine.audit._audit_file import audit_from_frame
+from engine.audit._design_records import MAX_LISTED_ABOVE, canonical_scores
+from engine.audit._population import memory_population
+from engine.audit.designs import (
     check_design,
     check_rated,
     design_json,
     design_path,
     design_record,
-    estimate,
-    load_audit,
     load_design,
-    memory_population,
-    plan,
     plan_rows_sha256,
 )
-from engine.audit._design_record import MAX_LISTED_ABOVE, canonical_scores
 from engine.errors import InputError
 from engine.io import load_rated, rated_from_frame, read_table, sample_path
 
@@ -167,7 +164,7 @@ def test_unrated_rows_and_weights_are_counted_as_possible_documents(own):
 
 
 def test_above_the_listing_limit_the_digest_decides(own, monkeypatch):
-    import engine.audit._design_record as module
+    import engine.audit._design_records as module
 
     frame, planned, _, _, rated = own
     monkeypatch.setattr(module, "MAX_LISTED_ABOVE", 10)

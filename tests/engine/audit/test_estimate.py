@@ -6,17 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import (
-    AboveLine,
-    at_thresholds,
-    audit_from_frame,
-    audit_sentence,
-    audits_for_half_width,
-    estimate,
-    half_width_after,
-    strata_table,
-    total_interval,
-)
+from engine.audit import audits_for_half_width, estimate, half_width_after
+from engine.audit._audit_file import audit_from_frame
+from engine.audit._estimate import AboveLine, at_thresholds
+from engine.audit._intervals import total_interval
+from engine.audit.display import audit_sentence, strata_table
 from engine.errors import InputError
 from engine.io.rated import rated_from_frame
 

@@ -3,14 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.audit import (
-    audit_pn_figure,
-    audit_pr_figure,
-    estimate,
-    extended_curve,
-    load_audit,
-    strata_figure,
-)
+from engine.audit import estimate, load_audit
+from engine.audit.display import audit_pn_figure, audit_pr_figure, extended_curve, strata_figure
 from engine.io import load_rated
 from engine.io.samples import sample_path
 

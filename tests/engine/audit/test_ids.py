@@ -11,18 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.audit import (
-    PopulationColumns,
-    audit_from_frame,
-    check_design,
-    design_json,
-    design_record,
-    estimate,
-    load_audit,
-    memory_population,
-    plan,
-)
-from engine.audit.audit_file import UNWRITABLE_ID, plan_id_cells, read_plan_ids
+from engine.audit import PopulationColumns, estimate, load_audit, plan
+from engine.audit._audit_file import UNWRITABLE_ID, audit_from_frame, plan_id_cells, read_plan_ids
+from engine.audit._population import memory_population
+from engine.audit.designs import check_design, design_json, design_record
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation
 from engine.errors import InputError

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from engine.audit.intervals import (
+from engine.audit._intervals import (
     METHODS,
     expansion_estimate,
     prevalence_intervals,

@@ -4,9 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import PLAN_COLUMNS, audit_from_frame, memory_population, plan, selection_keys
-from engine.audit.design import allocate, quantile_ranks, stratum_levels
-from engine.audit.population import PopulationColumns
+from engine.audit import PLAN_COLUMNS, plan
+from engine.audit._audit_file import audit_from_frame
+from engine.audit._design import allocate, quantile_ranks, stratum_levels
+from engine.audit._population import PopulationColumns, memory_population
+from engine.audit._selection import selection_keys
 from engine.errors import InputError
 
 COLS = PopulationColumns("doc", "s", "p")
@@ -136,7 +138,7 @@ def test_bad_rows_are_refused_with_the_column_and_the_count(column, values, mess
 
 def test_a_pilot_audit_gives_the_anticipated_prevalences():
     from engine.audit import load_audit
-    from engine.audit.design import pilot_prevalence
+    from engine.audit._design import pilot_prevalence
     from engine.io.samples import sample_path
 
     frame = pd.read_csv(sample_path("satimage_population"))
@@ -175,7 +177,7 @@ def test_the_plan_file_writes_integer_ids_as_numbers_and_neutralises_formulas():
 def test_merged_and_separate_candidate_scans_and_widening_select_the_same_documents(monkeypatch):
     import importlib
 
-    plan_module = importlib.import_module("engine.audit.plan")  # the module: engine.audit.plan is the function
+    plan_module = importlib.import_module("engine.audit._plan")  # the module (engine.audit.plan is the function)
 
     rng = np.random.default_rng(8)
     # 70 % of the documents tie at 0: the strata sizes guessed from ranks are far off, so strata fall short
@@ -194,7 +196,7 @@ def test_merged_and_separate_candidate_scans_and_widening_select_the_same_docume
 def test_a_stratum_short_of_candidates_is_read_again_wider(frame, monkeypatch):
     import importlib
 
-    plan_module = importlib.import_module("engine.audit.plan")
+    plan_module = importlib.import_module("engine.audit._plan")
     pop = memory_population(frame, PopulationColumns("doc", "s"))
     expected = plan(pop, below=0.3, budget=500, seed=6).table()
     real, widths = plan_module.cutoffs, []

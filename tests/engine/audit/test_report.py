@@ -6,17 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import (
-    PopulationColumns,
-    at_thresholds,
+from engine.audit import PopulationColumns, estimate, load_audit, plan
+from engine.audit._estimate import at_thresholds
+from engine.audit._population import memory_population
+from engine.audit._report import recall_at
+from engine.audit.display import (
     audit_headlines,
     audit_settings,
-    estimate,
-    load_audit,
-    memory_population,
-    plan,
     plan_table,
-    recall_at,
     recall_card,
     recall_sentence,
     thresholds_table,
@@ -81,7 +78,7 @@ def test_headlines_are_intervals_with_the_point_in_the_caption(shipped):
 
 def test_the_shipped_audit_is_the_plan_of_its_population_and_its_design_record(population, shipped):
     """The sample was planned with the score as the prior, 300 documents, 6 strata, seed 0: the same plan again."""
-    from engine.audit import design_record
+    from engine.audit.designs import design_record
 
     again = plan(population, below=0.9, budget=300, strata=6, seed=0, prior_column="score")
     assert set(again.rows["id"]) == set(shipped.audit.ids)
@@ -122,7 +119,7 @@ def test_audit_settings_record_the_design_record(shipped):
 
 
 def test_an_audit_record_item_round_trips_and_renders(shipped):
-    from engine.audit import audit_pn_figure, audit_sentence, strata_table
+    from engine.audit.display import audit_pn_figure, audit_sentence, strata_table
     from engine.record import new_item, read_record_json, record_html, record_json
 
     item = new_item(

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit.selection import check_seed, cutoffs, id_texts, select, selection_keys
+from engine.audit._selection import check_seed, cutoffs, id_texts, select, selection_keys
 from engine.errors import InputError
 
 

@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 import engine.backends.duckdb_grid as grid_module
-from engine.audit import plan, read_population
-from engine.audit.population import PopulationColumns
+from engine.audit import PopulationColumns, plan, read_population
 from engine.backends import open_population
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation

@@ -156,7 +156,8 @@ def test_a_table_means_duckdb_under_auto_for_every_kind_of_rows(tmp_path):
 
 
 def test_a_population_opens_on_the_source_that_holds_it(tmp_path):
-    from engine.audit import PopulationColumns, memory_population, plan
+    from engine.audit import PopulationColumns, plan
+    from engine.audit._population import memory_population
     from engine.backends import DuckSource
 
     frame = pd.DataFrame({"doc": np.arange(400), "score": np.linspace(0, 1, 400)})

@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audit import plan
-from engine.audit.population import PopulationColumns
+from engine.audit import PopulationColumns, plan
 from engine.backends import open_population
 from engine.backends.duckdb import DuckSource
 from engine.backends.duckdb_audit import DuckPopulation
@@ -67,7 +66,7 @@ def test_spark_refuses_what_memory_refuses(spark, tmp_path):  # noqa: F811
 
 
 def test_spark_binds_the_same_design_record_and_names_missing_columns_like_memory(spark, tmp_path):  # noqa: F811
-    from engine.audit import design_record
+    from engine.audit.designs import design_record
 
     frame = population(rows=600, seed=5)
     frame.to_parquet(tmp_path / "pop.parquet")

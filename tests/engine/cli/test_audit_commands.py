@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engine.audit import PLAN_COLUMNS, design_record, estimate, load_audit, memory_population, plan
-from engine.audit.population import PopulationColumns
+from engine.audit import PLAN_COLUMNS, estimate, load_audit, plan
+from engine.audit._population import PopulationColumns, memory_population
+from engine.audit.designs import design_record
 from engine.cli import main
 from engine.io import load_rated, sample_path
 

@@ -48,11 +48,11 @@ from ..errors import InputError, describe_rows
 from ..io.rated import RatedData
 from ..io.tables import Source, read_source
 from ..untrusted import parse_json
-from .audit_file import MAX_DOCUMENTS, AuditSample
-from .design import ALLOCATIONS, MAX_STRATA, SPACINGS
+from ._audit_file import MAX_DOCUMENTS, AuditSample
+from ._design import ALLOCATIONS, MAX_STRATA, SPACINGS
 
 if TYPE_CHECKING:
-    from .plan import AuditPlan
+    from ._plan import AuditPlan
 
 __all__ = [
     "DESIGN_FORMAT",
@@ -174,7 +174,7 @@ def design_record(plan: AuditPlan) -> dict:
     Parameters
     ----------
     plan : AuditPlan
-        A plan made by :func:`engine.audit.plan`.
+        A plan made by :func:`engine.audit._plan`.
 
     Returns
     -------
@@ -185,11 +185,11 @@ def design_record(plan: AuditPlan) -> dict:
         (:func:`above_record`) and ``rows_sha256`` (:func:`rows_sha256` of the plan's rows).
     """
     if not hasattr(plan, "rows") or not hasattr(plan, "identity"):
-        raise InputError(f"A design record is made from a plan (engine.audit.plan), not {type(plan).__name__}.")
+        raise InputError(f"A design record is made from a plan (engine.audit._plan), not {type(plan).__name__}.")
     rows = plan.rows
     columns = plan.columns
     if columns is None:
-        raise InputError("This plan does not name its population's columns; plan it again with engine.audit.plan.")
+        raise InputError("This plan does not name its population's columns; plan it again with engine.audit._plan.")
     return {
         "format": DESIGN_FORMAT,
         "version": DESIGN_VERSION,

@@ -91,7 +91,7 @@ def selection_keys(ids: Sequence[str] | np.ndarray, seed: int) -> np.ndarray:
     try:
         return np.array([hashlib.md5((prefix + i).encode("utf-8")).hexdigest()[:KEY_DIGITS] for i in ids], dtype=object)
     except TypeError:
-        raise InputError("ids are hashed as text: give their texts (engine.audit.selection.id_texts)") from None
+        raise InputError("ids are hashed as text: give their texts (engine.audit._selection.id_texts)") from None
 
 
 def id_texts(values, column: str = "id") -> np.ndarray:

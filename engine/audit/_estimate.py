@@ -2,7 +2,7 @@
 
 Above the line the rated data count true and false positives exactly (Robles et al.,
 AAAI-MAKE 2020). Below it, the audit's stratified random sample estimates the positives with
-the stratified expansion estimator and an interval (:mod:`engine.audit.intervals`, Jeffreys by
+the stratified expansion estimator and an interval (:mod:`engine.audit._intervals`, Jeffreys by
 default). Recall at the review line is ``TP / (TP + positives below)``, a decreasing function
 of the positives below, so its interval is their interval mapped. At any other threshold t:
 above the line everything is known but recall's denominator; below it the positives at or
@@ -31,9 +31,9 @@ import numpy as np
 from .._arguments import real_numbers
 from ..errors import InputError
 from ..io.rated import RatedData
-from ._design_record import check_design, check_rated
-from .audit_file import AuditSample
-from .intervals import METHODS, Interval, check_level, prevalence_intervals, total_interval
+from ._audit_file import AuditSample
+from ._design_records import check_design, check_rated
+from ._intervals import METHODS, Interval, check_level, prevalence_intervals, total_interval
 
 __all__ = ["AboveLine", "StratumEstimate", "ThresholdEstimate", "AuditEstimate", "estimate", "at_thresholds"]
 
@@ -182,7 +182,7 @@ class AuditEstimate:
     level : float
         Interval level.
     method : str
-        Interval method of :mod:`engine.audit.intervals`.
+        Interval method of :mod:`engine.audit._intervals`.
     above : AboveLine
         The rated documents at or above the line.
     unrated : int
@@ -398,7 +398,7 @@ def estimate(
     thresholds : sequence of float
         Thresholds (above or below the line) at which to estimate TP, FP, precision and recall.
     method : {"score", "jeffreys", "wilson", "wald", "exact"}
-        Interval of every stratified total (:mod:`engine.audit.intervals`; the score interval by
+        Interval of every stratified total (:mod:`engine.audit._intervals`; the score interval by
         default).
 
     Returns
@@ -422,7 +422,8 @@ def estimate(
     --------
     The shipped audit of 300 documents below the line 0.9, reviewed:
 
-    >>> from engine.audit import audit_sentence, estimate, load_audit
+    >>> from engine.audit import estimate, load_audit
+    >>> from engine.audit.display import audit_sentence
     >>> from engine.io import load_rated
     >>> result = estimate(load_rated("sample_data/satimage_rated.csv.gz"), load_audit("sample_data/satimage_audit.csv"))
     >>> print(audit_sentence(result))

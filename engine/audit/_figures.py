@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from .._arguments import whole_number
 from ..plotting import METHOD_COLOURS, layout, thin
 from ..presentation import format_value
-from .estimate import AuditEstimate, at_thresholds
+from ._estimate import AuditEstimate, at_thresholds
 
 __all__ = ["ExtendedCurve", "extended_curve", "audit_pn_figure", "audit_pr_figure", "strata_figure"]
 

@@ -40,7 +40,7 @@ from ..errors import InputError, describe_rows
 from ..io.numbers import is_number, to_floats
 from ..io.rated import parse_labels
 from ..io.tables import Source, read_source, read_table
-from .selection import id_texts
+from ._selection import id_texts
 
 __all__ = [
     "PLAN_COLUMNS",
@@ -123,7 +123,7 @@ def plan_id_cells(ids) -> pd.Series:
     Parameters
     ----------
     ids : sequence of str
-        The ids' texts (:func:`engine.audit.selection.id_texts`).
+        The ids' texts (:func:`engine.audit._selection.id_texts`).
 
     Returns
     -------
@@ -488,7 +488,7 @@ def load_audit(source: Source, *, design=None, name: str | None = None) -> Audit
         The file cannot be read or is not a consistent reviewed plan (see :func:`audit_from_frame`);
         a design record that cannot be read or does not describe this plan.
     """
-    from ._design_record import check_design, design_path, load_design  # the record's module reads this one
+    from ._design_records import check_design, design_path, load_design  # the record's module reads this one
 
     raw, shown = read_source(source, name)
     table = read_table(raw, name=shown, delimiter=_plan_delimiter(raw))

@@ -3,7 +3,7 @@
 A follow-up audit keeps the documents already reviewed and adds ``extra`` more, allocated by
 Neyman's rule (Cochran 1977, eq. 5.26) on the audit's own Jeffreys-smoothed prevalences
 ``(y_h + 1/2) / (n_h + 1)`` (never 0, so a stratum with no positive found still gets some).
-The planned half-width is the normal approximation of :func:`engine.audit.design.expected_half_width`,
+The planned half-width is the normal approximation of :func:`engine.audit._design.expected_half_width`,
 rescaled by the ratio of the interval actually found to that approximation at today's sizes —
 so "0 more documents" gives today's half-width, and the prediction keeps the actual interval's
 asymmetry and method.
@@ -17,8 +17,8 @@ import numpy as np
 
 from .._arguments import real_number, whole_number
 from ..errors import InputError
-from .design import allocate, budget_for_half_width, expected_half_width
-from .estimate import AuditEstimate
+from ._design import allocate, budget_for_half_width, expected_half_width
+from ._estimate import AuditEstimate
 
 __all__ = ["FollowUp", "half_width_after", "audits_for_half_width"]
 
@@ -94,7 +94,9 @@ def half_width_after(result: AuditEstimate, extra: int) -> FollowUp:
     Cochran (1977), eq. 5.26 (Neyman allocation) and 5.52 (variance of a stratified proportion).
     """
     if not isinstance(result, AuditEstimate):
-        raise InputError(f"A follow-up needs an audit's estimate (engine.audit.estimate), not {type(result).__name__}.")
+        raise InputError(
+            f"A follow-up needs an audit's estimate (engine.audit._estimate), not {type(result).__name__}."
+        )
     docs, n, p = _smoothed(result)
     left = int(docs.sum() - n.sum())
     extra = whole_number(
@@ -131,7 +133,9 @@ def audits_for_half_width(result: AuditEstimate, half_width: float) -> FollowUp:
     Cochran (1977), §5.9 (sample size for a given precision).
     """
     if not isinstance(result, AuditEstimate):
-        raise InputError(f"A follow-up needs an audit's estimate (engine.audit.estimate), not {type(result).__name__}.")
+        raise InputError(
+            f"A follow-up needs an audit's estimate (engine.audit._estimate), not {type(result).__name__}."
+        )
     half_width = real_number(half_width, "--want-half-width", positive=True, what="the wanted half-width in documents")
     if result.positives.half_width <= half_width:
         return half_width_after(result, 0)

@@ -1,6 +1,6 @@
 """Plan a below-the-line audit: strata, sample sizes and the documents to review, on any backend.
 
-:func:`plan` asks a population (:class:`~engine.audit.population.PopulationScan`: memory,
+:func:`plan` asks a population (:class:`~engine.audit._population.PopulationScan`: memory,
 DuckDB or Spark) for counts, the strata bounds' order statistics and the selection's
 candidates, and does everything else — bounds, allocation, selection — here, once, so every
 backend plans the same audit: the same strata, sizes and documents for the same seed.
@@ -22,8 +22,8 @@ import pandas as pd
 from .._arguments import real_number, whole_number
 from ..errors import InputError
 from ..reporting import csv_bytes
-from .audit_file import PLAN_COLUMNS, AuditSample, check_plan_ids, plan_id_cells
-from .design import (
+from ._audit_file import PLAN_COLUMNS, AuditSample, check_plan_ids, plan_id_cells
+from ._design import (
     ALLOCATIONS,
     SPACINGS,
     allocate,
@@ -34,9 +34,9 @@ from .design import (
     strata_bounds,
     stratum_levels,
 )
-from .intervals import check_level
-from .population import PopulationColumns, PopulationScan
-from .selection import check_seed, cutoffs, select
+from ._intervals import check_level
+from ._population import PopulationColumns, PopulationScan
+from ._selection import check_seed, cutoffs, select
 
 __all__ = ["PlanStratum", "AuditPlan", "plan", "MAX_WIDENINGS"]
 
@@ -95,7 +95,7 @@ class AuditPlan:
     strata : tuple of PlanStratum
         Ascending by score.
     rows : pandas.DataFrame
-        The selected documents with :data:`~engine.audit.audit_file.PLAN_COLUMNS` (``label`` empty),
+        The selected documents with :data:`~engine.audit._audit_file.PLAN_COLUMNS` (``label`` empty),
         highest score first.
     seed : int
         Selection seed.
@@ -348,7 +348,7 @@ def plan(
     ----------
     scan : PopulationScan
         The population (:func:`engine.backends.open_population`, or a
-        :class:`~engine.audit.population.MemoryPopulation`), opened as a context manager here.
+        :class:`~engine.audit._population.MemoryPopulation`), opened as a context manager here.
     below : float
         The review threshold T: documents with score < T are audited.
     budget : int, optional

@@ -4,7 +4,7 @@ A plan needs from the population only counts and a few rows, which every backend
 through the same calls (:class:`PopulationScan`): a check-and-count scan of the scores, order
 statistics of the below-line scores (the strata bounds), and one scan returning the documents
 per stratum (and the prior column's sum, for Neyman allocation) together with the *candidates*
-of :mod:`engine.audit.selection` (a second candidates scan only when a stratum falls short).
+of :mod:`engine.audit._selection` (a second candidates scan only when a stratum falls short).
 Ids are checked where they matter: a document below the line without an id is refused.
 :class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends.duckdb_audit` and
 :mod:`engine.backends.spark_audit` answer them where the rows are. Every backend refuses the
@@ -43,7 +43,7 @@ from ..errors import InputError
 from ..io.numbers import EXACT_READ_CSV, to_floats
 from ..io.tables import MAX_TABLE_BYTES, sniff_delimiter
 from ..untrusted import inflate_gzip
-from .selection import cutoff_limits, id_texts, selection_keys
+from ._selection import cutoff_limits, id_texts, selection_keys
 
 __all__ = [
     "PopulationColumns",
@@ -358,7 +358,7 @@ class MemoryPopulation:
     Attributes
     ----------
     ids : numpy.ndarray of object
-        Each document's id text (:func:`engine.audit.selection.id_texts`; None when missing).
+        Each document's id text (:func:`engine.audit._selection.id_texts`; None when missing).
     scores : numpy.ndarray of float64
         Finite scores.
     prior : numpy.ndarray of float64 or None

@@ -1,7 +1,7 @@
 """Coverage of the audit's intervals, by simulation on a population whose every label is known.
 
 The design is fixed (strata, allocation) and only the random selection changes from one
-repetition to the next (seeds 0, 1, 2 ...), exactly as :func:`engine.audit.plan` draws it; each
+repetition to the next (seeds 0, 1, 2 ...), exactly as :func:`engine.audit._plan` draws it; each
 repetition's audit "reviews" its documents by looking up their known labels and every interval
 method brackets the positives below the line. The share of repetitions whose interval holds the
 true number is the design-based coverage (its Monte Carlo standard error is
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .intervals import METHODS, total_interval
-from .plan import plan
-from .population import MemoryPopulation
+from ._intervals import METHODS, total_interval
+from ._plan import plan
+from ._population import MemoryPopulation
 
 __all__ = ["CoverageResult", "simulate_coverage"]
 

@@ -18,9 +18,9 @@ import pandas as pd
 from ..errors import InputError
 from ..pn import Card
 from ..presentation import format_value
-from .estimate import AuditEstimate, at_thresholds
-from .intervals import Interval
-from .plan import AuditPlan
+from ._estimate import AuditEstimate, at_thresholds
+from ._intervals import Interval
+from ._plan import AuditPlan
 
 __all__ = [
     "Headline",
@@ -205,7 +205,7 @@ def thresholds_table(result: AuditEstimate) -> pd.DataFrame:
     Parameters
     ----------
     result : AuditEstimate
-        With ``thresholds`` (:func:`engine.audit.estimate` with ``thresholds=``).
+        With ``thresholds`` (:func:`engine.audit._estimate` with ``thresholds=``).
 
     Returns
     -------
