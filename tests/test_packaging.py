@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -42,15 +43,30 @@ print(engine.__file__)
 """
 
 
+def _source_copy(tmp: Path) -> Path:
+    """The checkout's tracked files (as they are on disk) in a folder of their own: the build neither sees nor races
+    what the other tests write into the checkout meanwhile (bytecode, screenshots, the docs' build)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): build it where it is
+        return ROOT
+    source = tmp / "source"
+    for name in listed.stdout.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    return source
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp / "dist")],
-        check=True,
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(_source_copy(tmp)), "--no-deps", "-q", "-w", str(tmp / "dist")],
         timeout=600,
         capture_output=True,
+        text=True,
     )
+    assert built.returncode == 0, built.stderr[-3000:]
     wheel = next((tmp / "dist").glob("*.whl"))
     venv = tmp / "venv"
     # the dependencies come from this environment; the package itself only from the wheel

@@ -63,6 +63,8 @@ SIDEBAR = {
     "constraints": "adult_training_table.csv.gz",
     "audit": "satimage_rated.csv.gz",  # the shipped audit's own rated data, on that page alone
     "record": "This page reads no data",
+    "decisions": "This page reads no data",
+    "access": "This page reads no data",
 }
 
 
