@@ -53,6 +53,10 @@ def timed_run(at, action=None) -> float:
 def main():
     from streamlit.testing.v1 import AppTest
 
+    from tests.apptest_setup import legacy_page_folders_off
+
+    legacy_page_folders_off()  # AppTest runs pages as the dashboard's server does
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--moves", type=int, default=8)

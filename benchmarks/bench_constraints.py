@@ -31,6 +31,10 @@ def page(repeats: int = 2) -> None:
     """Wall time per sweep button on the Constrained training page (AppTest), with the load average."""
     from streamlit.testing.v1 import AppTest
 
+    from tests.apptest_setup import legacy_page_folders_off
+
+    legacy_page_folders_off()  # AppTest runs pages as the dashboard's server does
+
     root = Path(__file__).resolve().parent.parent
     at = AppTest.from_file(str(root / "app.py"), default_timeout=600)
     at.run()

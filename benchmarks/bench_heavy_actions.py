@@ -52,6 +52,10 @@ def report(name: str, timings: list[tuple[float, float]], target: str) -> None:
 def app():
     from streamlit.testing.v1 import AppTest
 
+    from tests.apptest_setup import legacy_page_folders_off
+
+    legacy_page_folders_off()  # AppTest runs pages as the dashboard's server does
+
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.run()
     return at

@@ -138,7 +138,7 @@ async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, pr
     await page.goto(base)  # as a user arrives: the home page, then Data from the navigation
     await idle_with(page, "Rated data in use")
     await page.get_by_role("link", name="Data").first.click()
-    await idle_with(page, "Validation report")
+    await idle_with(page, "Add an input")  # the report shows once an input is chosen
     await page.get_by_text("Upload a file", exact=True).click()
     await page.wait_for_selector('[data-testid="stFileUploaderDropzone"] button', timeout=60_000)
     async with page.expect_file_chooser() as chooser:

@@ -21,26 +21,9 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+from tests.apptest_setup import legacy_page_folders_off  # noqa: E402
 
-def _legacy_page_folders_off() -> None:
-    """AppTest resets ``PagesManager.uses_pages_directory`` before every run, and a folder named ``pages/`` beside
-    ``app.py`` then turns on Streamlit's legacy multipage mode, which runs a page script without ``app.py``. The
-    dashboard's server starts with it off (``engine.cli.app.streamlit_command``); AppTest runs the same way here."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-    if getattr(original, "_legacy_off", False):
-        return
-
-    def init(self, *args, **kwargs):
-        PagesManager.uses_pages_directory = False
-        original(self, *args, **kwargs)
-
-    init._legacy_off = True
-    PagesManager.__init__ = init
-
-
-_legacy_page_folders_off()
+legacy_page_folders_off()  # AppTest runs pages as the server does
 
 
 # Tiers (pyproject.toml [tool.pytest.ini_options] markers), applied by path so that new files get them:

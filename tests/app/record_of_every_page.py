@@ -105,6 +105,9 @@ def record_of_every_page(*, own: bool = True, timeout: float = 600) -> list:
     ``own``, an operating point, a monitoring and a batch decision on files of the user's own (12 in all)."""
     from streamlit.testing.v1 import AppTest
 
+    from tests.apptest_setup import legacy_page_folders_off
+
+    legacy_page_folders_off()  # also when a benchmark calls this outside pytest
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.run()
     for page, buttons in RECORDING:
