@@ -78,7 +78,7 @@ def main():
 
 def worst_case_table():
     """Every loss without an O(n^2) path at its worst case (all eta = 0.5, n = 2,000): compiled vs numpy."""
-    from engine.setloss import _kernels as kernels
+    from engine.setloss import kernels
 
     eta = np.full(2_000, 0.5)
     print(

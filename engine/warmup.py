@@ -50,8 +50,8 @@ KERNEL_MODULES = (
     "engine.qwyc.kernels",
     "engine.qwyc.evaluator",
     "engine.qwyc.scan",
-    "engine.setloss._kernels",
-    "engine.constraints._kernels",
+    "engine.setloss.kernels",
+    "engine.constraints.kernels",
 )
 
 

@@ -73,14 +73,7 @@ def test_no_module_imports_another_modules_private_names():
             if isinstance(node, ast.ImportFrom) and (
                 node.level > 0 or (node.module or "").split(".")[0] in ("engine", "views")
             ):
-                private = [
-                    a.name
-                    for a in node.names
-                    if a.name.startswith("_")
-                    and not a.name.startswith("__")
-                    # a package's own private module (``from . import _kernels``) is not a private name
-                    and not (node.level == 1 and not node.module and (path.parent / f"{a.name}.py").exists())
-                ]
+                private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
                 if private:
                     offenders.append(f"{path.relative_to(ROOT)}: {private}")
     assert offenders == [], offenders

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels as kernels
+from . import kernels
 
 __all__ = ["DenseDesign", "SplitDesign", "as_design", "standardised_design", "SPARSE_COLUMN_SHARE", "SPARSE_MIN_GAIN"]
 

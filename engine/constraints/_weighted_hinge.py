@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as kernels
+from . import kernels
 from ._design import DenseDesign, SplitDesign, as_design
 
 __all__ = ["HingeSolution", "solve_weighted_hinge", "smooth_hinge"]

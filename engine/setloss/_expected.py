@@ -46,9 +46,9 @@ import numpy as np
 from scipy.signal import lfilter
 
 from ..errors import InputError
-from . import _kernels as kernels
-from ._kernels import expected_pair_loss, reciprocals
+from . import kernels
 from ._losses import LinearFractional, SetLoss, get_loss
+from .kernels import expected_pair_loss, reciprocals
 
 __all__ = [
     "check_probabilities",

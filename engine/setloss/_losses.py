@@ -119,7 +119,7 @@ class SetLoss:
     fractional : LinearFractional or None
         Coefficients when the metric is linear-fractional (enables the O(n²) expected losses).
     kernel : str
-        Key of the compiled pair kernel in :mod:`engine.setloss._kernels` (the :data:`LOSSES` key of a
+        Key of the compiled pair kernel in :mod:`engine.setloss.kernels` (the :data:`LOSSES` key of a
         ``rates`` loss; ``""`` = none).
     """
 
@@ -130,7 +130,7 @@ class SetLoss:
     # two losses built from the same name compare and hash equal (memo keys hit across reruns)
     metric_fn: Callable = field(repr=False, compare=False)
     fractional: LinearFractional | None = None
-    #: name of the compiled pair kernel in :mod:`engine.setloss._kernels` ("" = none)
+    #: name of the compiled pair kernel in :mod:`engine.setloss.kernels` ("" = none)
     kernel: str = ""
 
     def metric(self, tp, fp, fn, tn) -> np.ndarray:
@@ -292,7 +292,7 @@ class LossChoice:
     """One registered loss: its key, names, formula and metric, written once.
 
     A loss is one of three kinds: ``rates`` (a metric of TPR, TNR and precision, used by
-    the numpy path *and* compiled into the pair kernel of :mod:`engine.setloss._kernels`),
+    the numpy path *and* compiled into the pair kernel of :mod:`engine.setloss.kernels`),
     ``fractional`` (fixed linear-fractional coefficients, the O(n²) path), or ``build``
     (a builder taking the entry's ``parameter`` or the ten coefficients).
 

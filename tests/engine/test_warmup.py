@@ -102,7 +102,7 @@ def test_after_the_install_step_a_users_first_calls_compile_nothing(installed):
     compiled = {name: c for name, c in first.items() if c[1]}
     assert not compiled, f"compiled on a first call despite the install step: {compiled}"
     # the calls did run compiled kernels of each family, read from the cache (not skipped)
-    for family in ("engine.qwyc.scan", "engine.pn.kernels", "engine.setloss._kernels"):
+    for family in ("engine.qwyc.scan", "engine.pn.kernels", "engine.setloss.kernels"):
         assert any(n.startswith(family) and hits for n, (hits, _) in first.items()), family
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.constraints import _kernels as kernels
+from engine.constraints import kernels
 from engine.constraints._design import DenseDesign, SplitDesign, as_design, standardised_design
 
 

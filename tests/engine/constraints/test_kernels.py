@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from engine.constraints import _kernels as kernels
+from engine.constraints import kernels
 from engine.constraints._weighted_hinge import _curvature, _slope_of_margins
 
 pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")

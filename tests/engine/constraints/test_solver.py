@@ -372,7 +372,7 @@ def test_a_warm_sweep_meets_every_bound_with_the_ramp_classifier():
 def test_the_sparse_compiled_path_gives_the_fits_of_the_dense_numpy_path(monkeypatch):
     """One-hot features: the split design with the compiled kernels against the dense standardised matrix and numpy."""
     from engine.constraints import _design as design
-    from engine.constraints import _kernels as kernels
+    from engine.constraints import kernels
     from tests.engine.constraints.test_design import one_hot_table
 
     x = one_hot_table(n=2000, seed=6)

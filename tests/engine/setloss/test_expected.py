@@ -235,7 +235,7 @@ def test_multiclass_top_k_set():
 
 @pytest.mark.parametrize("name", COMPILED)
 def test_compiled_kernel_equals_numpy_path_and_reference(name, monkeypatch):
-    from engine.setloss import _kernels as kernels
+    from engine.setloss import kernels
 
     assert kernels.AVAILABLE
     rng = np.random.default_rng(7)
