@@ -366,3 +366,19 @@ def test_engine_parts_import_only_their_own_layer_or_lower_ones():
             if part != own and layer_of.get(part, -1) >= layer_of[own]:
                 upward.append(f"{path.relative_to(ROOT)}:{line} imports engine.{part}")
     assert upward == []
+
+
+def test_pages_views_and_the_cli_import_engine_packages_by_their_front():
+    # what a page or a command needs is in its package's __all__, not reached for in a submodule
+    packages = {p.parent.name for p in (ROOT / "engine").glob("*/__init__.py")} - {"cli"}
+    offenders = []
+    for path in python_files("pages", "views") + python_files("engine/cli") + [ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            parts = node.module.split(".")
+            absolute = node.level == 0 and parts[0] == "engine" and len(parts) > 2 and parts[1] in packages
+            relative = node.level == 2 and len(parts) > 1 and parts[0] in packages  # engine/cli: from ..audit.x
+            if absolute or relative:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}")
+    assert offenders == [], offenders
