@@ -37,10 +37,12 @@ def to_floats(values: pd.Series) -> np.ndarray:
     out = coerced.to_numpy(dtype=np.float64, na_value=np.nan)
     if _PANDAS_EXACT or pd.api.types.is_numeric_dtype(values.dtype):
         return out
-    parsed = ~np.isnan(out)
-    if parsed.any():
-        text = values.to_numpy(dtype=object)[parsed]
-        out[parsed] = np.fromiter((float(str(v).strip()) for v in text), dtype=np.float64, count=text.size)
+    # only text is re-parsed: a number or a bool in an object column keeps what pandas made of it (str(False)
+    # is no number)
+    raw = values.to_numpy(dtype=object)
+    text = ~np.isnan(out) & np.fromiter((isinstance(v, str) for v in raw), dtype=bool, count=raw.size)
+    if text.any():
+        out[text] = np.fromiter((float(v.strip()) for v in raw[text]), dtype=np.float64, count=int(text.sum()))
     return out
 
 

@@ -96,6 +96,7 @@ def test_single_user_walks_a_decision_through_every_status(ws):
     assert "no action is left" in captions(at)
 
 
+@pytest.mark.login
 def test_four_eyes_the_proposer_is_told_why_and_another_approver_approves(ws):
     for who, roles in (("ana@example.com", ("analyst", "approver")), ("bob@example.com", ("approver",))):
         for role in roles:
@@ -126,6 +127,7 @@ def test_four_eyes_the_proposer_is_told_why_and_another_approver_approves(ws):
     assert "Proposed by ana@example.com at" in sentence and "approved by bob@example.com at" in sentence
 
 
+@pytest.mark.login
 def test_whoever_acts_second_is_told_who_acted_first(ws):
     for who in ("bob@example.com", "cy@example.com"):
         ws.grant(who, "approver", OPERATOR)
@@ -142,6 +144,7 @@ def test_whoever_acts_second_is_told_who_acted_first(ws):
     assert [e.event for e in ws.decision(d.id, OPERATOR).history] == ["proposed", "approved"]
 
 
+@pytest.mark.login
 def test_a_viewer_sees_decisions_without_any_action(ws):
     ws.grant("ana@example.com", "analyst", OPERATOR)
     ws.grant("vic@example.com", "viewer", OPERATOR)
@@ -155,6 +158,7 @@ def test_a_viewer_sees_decisions_without_any_action(ws):
     assert not [t for t in at.text_input if t.key == f"dec_note_{d.id}"]
 
 
+@pytest.mark.login
 def test_a_decision_on_data_made_private_is_refused_to_others(ws):
     ws.grant("ana@example.com", "analyst", OPERATOR)
     ws.grant("eve@example.com", "approver", OPERATOR)

@@ -151,6 +151,7 @@ def test_a_crafted_view_sets_no_private_state_and_no_identity(home):
     assert "_decision_record" not in at.session_state or at.session_state["_decision_record"] != [1]
 
 
+@pytest.mark.login
 def test_team_mode_private_views_and_datasets_refuse_others_and_viewers_cannot_save(home):
     ws = open_workspace(home)
     for who, role in (("ana@example.com", "analyst"), ("eve@example.com", "analyst"), ("vic@example.com", "viewer")):
@@ -170,6 +171,7 @@ def test_team_mode_private_views_and_datasets_refuse_others_and_viewers_cannot_s
     assert cards(viewer)["Threshold"] == cards(session(view=shared_view, user=ana))["Threshold"]
 
 
+@pytest.mark.login
 def test_a_view_reading_a_private_dataset_refuses_another_analyst_before_reading_its_bytes(home, monkeypatch):
     ws = open_workspace(home)
     for who in ("ana@example.com", "eve@example.com"):
