@@ -5,7 +5,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
+from engine.audit import AuditEstimate
+from engine.audit.display import audit_settings, recall_card, recall_sentence
 from engine.backends import rated_row_ids, resampling_note
 from engine.errors import InputError
 from engine.monitor import capacity_per_day

@@ -11,14 +11,15 @@ without touching any other page's selection.
 An estimate needs the audit's design record (``plan.json``): the one uploaded with the reviewed
 plan on the Data page or shipped with the sample audit (the audit carries it), or the one of a
 plan made on the Below the line page in this session (:func:`remember_design` keeps each, keyed by
-the SHA-256 of the plan's rows, :func:`engine.audit.plan_rows_sha256`).
+the SHA-256 of the plan's rows, :func:`engine.audit.designs.plan_rows_sha256`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from engine.audit import AuditEstimate, estimate, plan_rows_sha256
+from engine.audit import AuditEstimate, estimate
+from engine.audit.designs import plan_rows_sha256
 from engine.errors import InputError
 from engine.io import SAMPLES
 from views.inputs import load_sample, session_inputs, shared_sample, use_on_page

@@ -212,7 +212,7 @@ class AuditSample:
     warnings : tuple of str
         Unreviewed documents and how they were handled.
     design : dict or None
-        The design record the reviewed plan was checked against (:func:`engine.audit.check_design`),
+        The design record the reviewed plan was checked against (:func:`engine.audit.designs.check_design`),
         None until it is.
     """
 
@@ -385,7 +385,7 @@ def audit_from_frame(frame: pd.DataFrame, *, name: str = "audit", fingerprint: s
     Returns
     -------
     AuditSample
-        Without a design record (:func:`engine.audit.check_design` attaches one).
+        Without a design record (:func:`engine.audit.designs.check_design` attaches one).
 
     Raises
     ------
@@ -473,14 +473,14 @@ def load_audit(source: Source, *, design=None, name: str | None = None) -> Audit
     design : dict, str, pathlib.Path or bytes, optional
         Its design record (``plan.json``: parsed, a path or its bytes). Default: for a path, the
         record beside it when there is one (``reviewed.csv`` -> ``reviewed.json``,
-        :func:`engine.audit.design_path`); else none.
+        :func:`engine.audit.designs.design_path`); else none.
     name : str, optional
         The file's name for messages (default: the path's name, or "upload").
 
     Returns
     -------
     AuditSample
-        Carrying its checked design record (:func:`engine.audit.check_design`), or none.
+        Carrying its checked design record (:func:`engine.audit.designs.check_design`), or none.
 
     Raises
     ------

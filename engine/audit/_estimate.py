@@ -14,9 +14,9 @@ monotone in each total — from the two totals' intervals at level ``1 - (1 - le
 interval does too).
 
 **Bound to its design.** :func:`estimate` needs the audit's design record (``plan.json``,
-:func:`engine.audit.design_record`): the reviewed plan must be the plan it describes
-(:func:`engine.audit.check_design`) and the rated data's documents at or above the line must be
-the population's documents there (:func:`engine.audit.check_rated`) — otherwise an
+:func:`engine.audit.designs.design_record`): the reviewed plan must be the plan it describes
+(:func:`engine.audit.designs.check_design`) and the rated data's documents at or above the line must be
+the population's documents there (:func:`engine.audit.designs.check_rated`) — otherwise an
 :class:`~engine.errors.InputError` says which row or stratum differs, and nothing is estimated.
 """
 
@@ -388,8 +388,8 @@ def estimate(
     audit : AuditSample
         The reviewed audit plan (:func:`engine.audit.load_audit`).
     design : dict, optional
-        The plan's design record (``plan.json``: :func:`engine.audit.design_record` or
-        :func:`engine.audit.load_design`); default: the one ``audit`` carries (:func:`engine.audit.check_design`).
+        The plan's design record (``plan.json``: :func:`engine.audit.designs.design_record` or
+        :func:`engine.audit.designs.load_design`); default: the one ``audit`` carries (:func:`engine.audit.designs.check_design`).
     classifier : str, optional
         The rated data's score column the audit was planned on (default: the design's score
         column when the rated data have it, else the first).

@@ -5,7 +5,7 @@ DuckDB or Spark) for counts, the strata bounds' order statistics and the selecti
 candidates, and does everything else — bounds, allocation, selection — here, once, so every
 backend plans the same audit: the same strata, sizes and documents for the same seed.
 
-The plan also keeps what its design record (:func:`engine.audit.design_record`, ``plan.json``)
+The plan also keeps what its design record (:func:`engine.audit.designs.design_record`, ``plan.json``)
 binds the audit to: the population's fingerprint and columns, and the scores of its documents at
 or above the line.
 """

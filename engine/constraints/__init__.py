@@ -18,16 +18,6 @@ the training rows, and ``describe()``; labels are 1, 0, or -1 for an unlabelled 
 from ._experiments import adult_data, churn_sweep, fairness_sweep
 from ._goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from ._solver import ConstrainedModel, fit_constrained, fit_sweep
-from .display import churn_tradeoff_figure, fairness_tradeoff_figure, rates_frame
-from .tabular import (
-    TableModel,
-    TableSpec,
-    TrainingColumns,
-    detect_training_columns,
-    model_json,
-    read_model_json,
-    train_on_table,
-)
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display", "tabular")
@@ -46,14 +36,4 @@ __all__ = [
     "adult_data",
     "fairness_sweep",
     "churn_sweep",
-    "churn_tradeoff_figure",
-    "fairness_tradeoff_figure",
-    "rates_frame",
-    "TableModel",
-    "TableSpec",
-    "TrainingColumns",
-    "detect_training_columns",
-    "model_json",
-    "read_model_json",
-    "train_on_table",
 ]

@@ -7,7 +7,7 @@ halves scores every document; the top scores are "flagged" and rated (labels kno
 stratified audit below the line is planned with :func:`engine.audit._plan` and "reviewed" by
 looking up the known labels — so the interval the audit gives can be checked against the true
 number of positives below the line, which the population file also carries (``known_label``).
-The audit's design record (``satimage_audit.json``, :func:`engine.audit.design_record`) ships
+The audit's design record (``satimage_audit.json``, :func:`engine.audit.designs.design_record`) ships
 beside it, as ``opstudio audit plan`` writes it beside its plan.
 """
 

@@ -18,7 +18,6 @@ from ._decisions import Decision, optimal_class_set, optimal_decision
 from ._expected import expected_losses
 from ._losses import LOSS_SPELLINGS, LOSSES, SetLoss, get_loss, linear_fractional
 from ._protocol import compare_baselines, train_probabilities
-from .display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display",)
@@ -40,8 +39,4 @@ __all__ = [
     "batches_from_split",
     "labelled_split",
     "compare_baselines",
-    "baselines_figure",
-    "batch_items_figure",
-    "decided_items",
-    "expected_loss_figure",
 ]

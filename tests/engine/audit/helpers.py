@@ -1,4 +1,4 @@
-"""Design records for hand-made audits (tests only): what :func:`engine.audit.design_record` writes for a real plan."""
+"""Design records for hand-made audits (tests only): what :func:`engine.audit.designs.design_record` writes for a real plan."""
 
 from engine.audit._design_records import DESIGN_FORMAT, above_record
 from engine.audit.designs import check_design, plan_rows_sha256
