@@ -138,7 +138,7 @@ def bench_bootstrap(n: int, reference: bool = True):
     clock (the machine is shared); the numpy path (same draws) as reference when asked."""
     import importlib
 
-    module = importlib.import_module("engine.pn.bootstrap")
+    module = importlib.import_module("engine.pn._bootstrap")
     s, y = rare_event_data(n, 1)
     s = np.round(s[:, 0], 6)  # the browser benchmark's CSV precision: ties as in real scores
     rng = np.random.default_rng(0)

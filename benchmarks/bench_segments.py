@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure import timed  # noqa: E402
-from engine.pn.segments import allocate_capacity, segment_curves  # noqa: E402
+from engine.pn._segments import allocate_capacity, segment_curves  # noqa: E402
 
 
 def data(segments: int, per_segment: int, seed: int = 0):

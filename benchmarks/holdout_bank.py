@@ -15,7 +15,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.io import sample_path  # noqa: E402
-from engine.pn import evaluate_holdout  # noqa: E402
+from engine.pn._comparison import evaluate_holdout  # noqa: E402
 
 frame = pd.read_csv(sample_path("bank_holdout"))
 cols = ["score_profile", "score_campaign"]

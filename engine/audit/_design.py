@@ -112,7 +112,7 @@ def quantile_ranks(n: int, levels) -> np.ndarray:
 
     References
     ----------
-    Hyndman & Fan (1996), definition 1 (inverted CDF); :func:`engine.pn.grid.inverted_cdf_ranks`
+    Hyndman & Fan (1996), definition 1 (inverted CDF); :func:`engine.pn._grid.inverted_cdf_ranks`
     is the same rule for evenly spaced levels.
     """
     n = whole_number(n, "the number of values", 0)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..pn import Card
+from ..pn.display import Card
 from ..presentation import format_value
 from ._estimate import AuditEstimate, at_thresholds
 from ._intervals import Interval

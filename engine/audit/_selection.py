@@ -8,7 +8,7 @@ digits, and fixed-width lowercase hex strings sort like the numbers they spell, 
 backends need no 64-bit arithmetic: taking the smallest hashes of a uniform hash is a simple
 random sample without replacement within each stratum (the "bottom-k" sample; Cohen & Kaplan,
 "Summarizing data using bottom-k sketches", PODC 2007). MD5 is used for its portability and
-uniformity, not for security. (splitmix64, :mod:`engine.pn.replicates`, needs 64-bit
+uniformity, not for security. (splitmix64, :mod:`engine.pn._replicates`, needs 64-bit
 wrap-around products that DuckDB and Spark only emulate with 128-bit or decimal arithmetic —
 measured at ~50x slower than ``md5`` in DuckDB.)
 

@@ -28,8 +28,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.rated import ColumnMapping, detect_columns
-from ..pn.curve import Hull, upper_hull
-from ..pn.grid import ThresholdGrid
+from ..pn._curve import Hull, upper_hull
+from ..pn._grid import ThresholdGrid
 from .confine import GLOB_CHARS, matched_files
 from .duckdb import DuckSource, ScanStats, configure_session, duckdb_pn_curve, duckdb_problem, sample_rows
 from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view

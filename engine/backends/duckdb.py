@@ -37,8 +37,8 @@ import numpy as np
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io.rated import LABEL_VALUES
 from ..io.tables import refuse_numeric_header, sniff_delimiter
-from ..pn.curve import PNCurve, check_target, upper_hull
-from ..pn.operating_point import OperatingPoint, sweep
+from ..pn._curve import PNCurve, check_target, upper_hull
+from ..pn._operating_point import OperatingPoint, sweep
 from .confine import checked_files, duckdb_message, lock_down, matched_files, readable_roots
 from .counting import BOOLEAN_TEXT, binned_point, check_counted_rows, edge_objective
 

@@ -1,6 +1,6 @@
 """Bootstrap intervals of operating points counted by DuckDB, with the replicates the memory engine draws.
 
-Each rated row gets, in replicate r, the Poisson(1) count of :mod:`engine.pn.replicates`
+Each rated row gets, in replicate r, the Poisson(1) count of :mod:`engine.pn._replicates`
 (splitmix64 of (row id, replicate), inverse CDF over a fixed table), computed in SQL with
 128-bit integers and explicit ``% 2**64`` so that every product wraps exactly as numpy's
 uint64 does. DuckDB returns per replicate and distinct rated score the weighted
@@ -23,9 +23,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..pn.bootstrap import BootstrapPoint
-from ..pn.curve import check_target
-from ..pn.replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ..pn._bootstrap import BootstrapPoint
+from ..pn._curve import check_target
+from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from .confine import GLOB_CHARS
 from .counting import replicate_points
 from .duckdb import DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
@@ -48,7 +48,7 @@ def poisson_sql(id_column: str, key_column: str) -> tuple[str, str]:
     ----------
     id_column, key_column : str
         Columns (of the relation the returned template wraps) holding the row id (non-negative
-        BIGINT) and the replicate's key (UHUGEINT, :func:`engine.pn.replicates.replicate_key`).
+        BIGINT) and the replicate's key (UHUGEINT, :func:`engine.pn._replicates.replicate_key`).
 
     Returns
     -------
@@ -154,7 +154,7 @@ def duckdb_replicate_counts(
 
     References
     ----------
-    Hanley & MacGibbon (2006), the Poisson bootstrap; :mod:`engine.pn.replicates`.
+    Hanley & MacGibbon (2006), the Poisson bootstrap; :mod:`engine.pn._replicates`.
     """
     started = time.perf_counter()
     if n_boot < 1:

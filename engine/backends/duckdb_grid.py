@@ -5,13 +5,13 @@ threshold space ``T1 x ... x Tk`` come from one k-dimensional histogram of the
 documents' per-axis bin indices and cumulative sums. Here DuckDB computes the
 histogram over Parquet / CSV paths or globs, or a table of a DuckDB database file
 (out of core); numpy does the cumulative sums with the same code as
-:func:`engine.pn.grid.threshold_grid`, so the :class:`~engine.pn.grid.ThresholdGrid`
+:func:`engine.pn.threshold_grid`, so the :class:`~engine.pn.ThresholdGrid`
 is the in-memory engine's.
 
-**Axes** are :func:`engine.pn.grid.make_axes`'s, by its definition: per classifier,
+**Axes** are :func:`engine.pn._grid.make_axes`'s, by its definition: per classifier,
 over the rated rows (unweighted), the order statistics at ranks
-:func:`~engine.pn.grid.inverted_cdf_ranks` ``(n, bins - 1)`` (or ``linspace(min, max,
-bins - 1)`` for uniform spacing), then :func:`~engine.pn.grid.axis_from_levels`. The
+:func:`~engine.pn._grid.inverted_cdf_ranks` ``(n, bins - 1)`` (or ``linspace(min, max,
+bins - 1)`` for uniform spacing), then :func:`~engine.pn._grid.axis_from_levels`. The
 order statistics are found by counting, not sorting (bounded memory): a histogram of
 :data:`FINE_BINS` equal-width bins over ``[min, max]`` with exact counts, min and max
 per bin says which bin holds each rank; bins holding one value are done, bins with at
@@ -36,13 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..pn.grid import (
-    ThresholdGrid,
-    axis_from_levels,
-    check_grid_size,
-    cumulative_counts,
-    inverted_cdf_ranks,
-)
+from ..pn._grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
 from .counting import check_grid_arguments, select_order_statistics
 from .duckdb import NUMERIC_TYPES, DuckSource, ScanStats, check_grid_rows, grid_view  # noqa: F401 (re-exported)
 
@@ -134,7 +128,7 @@ def order_statistics(
 
 
 def _levels(con, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:
-    """The score levels of classifier j's axis, as :func:`engine.pn.grid.make_axes` defines them."""
+    """The score levels of classifier j's axis, as :func:`engine.pn._grid.make_axes` defines them."""
     if spacing == "uniform":
         return np.linspace(low, high, bins - 1)
     ranks = inverted_cdf_ranks(n, bins - 1)
@@ -201,14 +195,14 @@ def duckdb_threshold_grid(
     label, weight : str
         Label column (empty = unrated: counted, reported, left out) and optional weight column.
     bins : int or sequence of int
-        Thresholds per axis, as for :func:`engine.pn.grid.make_axes`.
+        Thresholds per axis, as for :func:`engine.pn._grid.make_axes`.
     rule : {"or", "and"}
     spacing : {"quantile", "uniform"}
 
     Returns
     -------
     (ThresholdGrid, ScanStats)
-        The grid :func:`engine.pn.grid.threshold_grid` gives on the rated rows (same axes; same
+        The grid :func:`engine.pn.threshold_grid` gives on the rated rows (same axes; same
         counts whenever the weighted sums are exact in float64); what was scanned
         (``distinct_scores`` holds the number of non-empty histogram cells).
 
@@ -216,7 +210,7 @@ def duckdb_threshold_grid(
     ------
     InputError
         Unreadable columns, unknown labels, non-numeric / infinite / missing scores, bad weights,
-        no rated rows, or a grid over :data:`engine.pn.grid.MAX_GRID_CELLS` cells.
+        no rated rows, or a grid over :data:`engine.pn._grid.MAX_GRID_CELLS` cells.
 
     References
     ----------

@@ -38,17 +38,9 @@ from ..errors import InputError
 from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
 from ..monitor.counts import PeriodCounts
 from ..monitor.data import DatedRated, load_dated
-from ..pn import (
-    DEFAULT_SWEEP_TARGETS,
-    Hull,
-    ThresholdGrid,
-    bootstrap,
-    check_target,
-    pn_curve,
-    sweep,
-    threshold_grid,
-    upper_hull,
-)
+from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
+from ..pn._curve import check_target
+from ..pn._operating_point import DEFAULT_SWEEP_TARGETS
 from .confine import checked_files, readable_roots
 from .connect import ScanProgress, connected_grid, connected_hull
 from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows

@@ -11,8 +11,8 @@ The answers are :mod:`~engine.backends.duckdb`'s, which are the in-memory engine
   to read it at once or to count the distinct scores exactly first); above, the scores are cut into quantile bins
   (``percentile_approx`` edges: any edges give the exact answer) and only the bins that can hold
   the optimum are re-read score by score, by the shared :mod:`~engine.backends.counting` code.
-* **Grid**: the axes are :func:`engine.pn.grid.make_axes`'s by definition (order statistics at
-  :func:`~engine.pn.grid.inverted_cdf_ranks`, found by counting in equal-width bins, no sort);
+* **Grid**: the axes are :func:`engine.pn._grid.make_axes`'s by definition (order statistics at
+  :func:`~engine.pn._grid.inverted_cdf_ranks`, found by counting in equal-width bins, no sort);
   each score becomes its level index by a branchless binary search (``element_at`` on a literal
   array), then ONE ``groupBy`` over the k indices; numpy does the cumulative sums.
 * **Labels** are mapped with the spellings of :data:`engine.io.LABEL_VALUES`; empty labels are
@@ -41,9 +41,9 @@ import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io.rated import LABEL_VALUES
-from ..pn.curve import PNCurve, check_target, upper_hull
-from ..pn.grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
-from ..pn.operating_point import OperatingPoint, sweep
+from ..pn._curve import PNCurve, check_target, upper_hull
+from ..pn._grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
+from ..pn._operating_point import OperatingPoint, sweep
 from .counting import (
     BOOLEAN_TEXT,
     binned_point,
@@ -776,7 +776,7 @@ def _values(rated, col: str, params: dict, bin_ids: list[int] | None) -> tuple[n
 
 
 def _levels(rated, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:
-    """The score levels of classifier j's axis, as :func:`engine.pn.grid.make_axes` defines them."""
+    """The score levels of classifier j's axis, as :func:`engine.pn._grid.make_axes` defines them."""
     if spacing == "uniform":
         return np.linspace(low, high, bins - 1)
     ranks = inverted_cdf_ranks(n, bins - 1)
@@ -859,14 +859,14 @@ def spark_threshold_grid(
     label, weight : str
         Label column (empty = unrated: counted, reported, left out) and optional weight column.
     bins : int or sequence of int
-        Thresholds per axis, as for :func:`engine.pn.grid.make_axes`.
+        Thresholds per axis, as for :func:`engine.pn._grid.make_axes`.
     rule : {"or", "and"}
     spacing : {"quantile", "uniform"}
 
     Returns
     -------
     (ThresholdGrid, ScanStats)
-        The grid :func:`engine.pn.grid.threshold_grid` gives on the rated rows (axes bit for bit;
+        The grid :func:`engine.pn.threshold_grid` gives on the rated rows (axes bit for bit;
         counts equal whenever the weighted sums are exact in float64); ``distinct_scores`` of the
         statistics holds the number of non-empty histogram cells.
 
@@ -874,7 +874,7 @@ def spark_threshold_grid(
     ------
     InputError
         Unreadable columns, bad labels / scores / weights, no rated rows, or a grid over
-        :data:`engine.pn.grid.MAX_GRID_CELLS` cells.
+        :data:`engine.pn._grid.MAX_GRID_CELLS` cells.
 
     References
     ----------

@@ -1,6 +1,6 @@
 """Hashed Poisson bootstrap replicates counted by Spark: the counts numpy and DuckDB draw, bit for bit.
 
-Each rated row gets, in replicate r, the Poisson(1) count of :mod:`engine.pn.replicates`:
+Each rated row gets, in replicate r, the Poisson(1) count of :mod:`engine.pn._replicates`:
 splitmix64 of (row id, replicate key), inverse CDF over a fixed 20-entry table. Spark has no
 unsigned 64-bit integers, and under ANSI mode (Spark 4's default) a BIGINT product that wraps is
 an error, so the hash keeps a 64-bit value as the bit pattern of a BIGINT (xor and logical shifts
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..pn.bootstrap import BootstrapPoint
-from ..pn.curve import check_target
-from ..pn.replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ..pn._bootstrap import BootstrapPoint
+from ..pn._curve import check_target
+from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from .counting import replicate_points
 from .duckdb import ScanStats
 from .spark import SparkSource, checked_rows, collect_columns, spark_errors, spark_label_expression
@@ -77,7 +77,7 @@ def poisson_steps(id_column: str, key_column: str) -> list[tuple[str, str]]:
         Column of the row ids (non-negative BIGINT).
     key_column : str
         Column of the replicate's key (unsigned, ``DECIMAL(20,0)``):
-        :func:`engine.pn.replicates.replicate_key`.
+        :func:`engine.pn._replicates.replicate_key`.
 
     Returns
     -------
@@ -207,7 +207,7 @@ def spark_replicate_counts(
 
     References
     ----------
-    Hanley & MacGibbon (2006), the Poisson bootstrap; :mod:`engine.pn.replicates`.
+    Hanley & MacGibbon (2006), the Poisson bootstrap; :mod:`engine.pn._replicates`.
     """
     started = time.perf_counter()
     if n_boot < 1:

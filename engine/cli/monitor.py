@@ -23,7 +23,8 @@ from ..monitor import (
     monitoring_sentence,
     reviewer_plan,
 )
-from ..pn import Economics, target_text
+from ..pn import Economics
+from ..pn.display import target_text
 from .acting import add_monitor_arguments, monitor_decision, store_monitoring
 from .common import (
     add_money_arguments,

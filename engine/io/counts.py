@@ -2,7 +2,7 @@
 
 Robles et al. (AAAI-MAKE 2020) publish their data as such tables (4-column files
 ``t1, t2, tp, fp``). :func:`counts_table` writes a
-:class:`~engine.pn.grid.ThresholdGrid` in this format and :func:`load_counts`
+:class:`~engine.pn.ThresholdGrid` in this format and :func:`load_counts`
 reads it back (exactly for a full Cartesian product, by regridding otherwise).
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
-from ..pn.grid import ThresholdGrid
+from ..pn._grid import ThresholdGrid
 from .numbers import is_number, to_floats
 from .tables import Source, check_unique_columns, read_table
 

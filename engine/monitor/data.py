@@ -11,8 +11,8 @@ from .._arguments import column_name, instance, number, whole
 from ..errors import RatedDataError, describe_rows
 from ..io.rated import ColumnMapping, RatedData, detect_columns, detect_date_column, parse_dates, rated_from_frame
 from ..io.tables import Source, read_table
-from ..pn.curve import check_target
-from ..pn.operating_point import operating_point
+from ..pn._curve import check_target
+from ..pn._operating_point import operating_point
 from .counts import PeriodCounts, period_counts
 
 __all__ = [

@@ -20,10 +20,10 @@ import pandas as pd
 
 from .._arguments import instance, number, whole
 from ..errors import InputError
-from ..pn.bootstrap import replicate_hull
-from ..pn.curve import check_target, target_slope
-from ..pn.economics import Economics, MoneyStatement, money_statement, target_text
-from ..pn.operating_point import optimal_vertex
+from ..pn._bootstrap import replicate_hull
+from ..pn._curve import check_target, target_slope
+from ..pn._economics import Economics, MoneyStatement, money_statement, target_text
+from ..pn._operating_point import optimal_vertex
 from .alerts import BAND_SIZES, Evidence, e_detector, naive_alarms
 from .counts import PeriodCounts, check_threshold
 from .windows import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..pn.economics import target_text
+from ..pn._economics import target_text
 from .monitoring import Monitoring
 
 __all__ = ["monitoring_sentence", "monitoring_headline"]

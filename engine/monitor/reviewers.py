@@ -28,8 +28,8 @@ import numpy as np
 
 from .._arguments import number
 from ..errors import InputError
-from ..pn.budget import BudgetPoint, max_flagged_point
-from ..pn.segments import Allocation, allocate_capacity, segment_curves
+from ..pn._budget import BudgetPoint, max_flagged_point
+from ..pn._segments import Allocation, allocate_capacity, segment_curves
 
 __all__ = [
     "capacity_per_day",

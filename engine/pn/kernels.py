@@ -1,8 +1,8 @@
-"""Compiled replicate hulls of the bootstrap (:func:`engine.pn.bootstrap.bootstrap`).
+"""Compiled replicate hulls of the bootstrap (:func:`engine.pn.bootstrap`).
 
 One replicate's hull is a weighted PAV over its per-threshold label means, the
 cumulative TP/FP at the hull's vertices and the fitted marginal precision at the
-band's thresholds. :func:`engine.pn.bootstrap.replicate_hull` does it with numpy
+band's thresholds. :func:`engine.pn._bootstrap.replicate_hull` does it with numpy
 and SciPy (several passes and temporaries over every threshold); here it is one
 compiled pass that releases the GIL, so a bootstrap in a worker thread does not
 hold the server's interpreter. The arithmetic is the reference's, operation for
@@ -11,7 +11,7 @@ merge order, sequential cumulative sums), so the results are equal bit for bit
 (tests/engine/pn/test_kernels.py compares them).
 
 The hashed Poisson bootstrap (the page's and every backend's) is one compiled pass per block of replicates
-(:func:`poisson_hulls`): each row's Poisson(1) count hashed from its id (:mod:`engine.pn.replicates`), summed
+(:func:`poisson_hulls`): each row's Poisson(1) count hashed from its id (:mod:`engine.pn._replicates`), summed
 per distinct score and streamed into each replicate's PAV from the lowest score up, with no replicates x rows
 or replicates x scores matrix.
 
@@ -198,7 +198,7 @@ def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
 
 
 def _poisson_count(row_id, key, cdf):  # pragma: no cover - compiled
-    """Poisson(1) count of one row in one replicate (engine.pn.replicates: splitmix64, inverse CDF)."""
+    """Poisson(1) count of one row in one replicate (engine.pn._replicates: splitmix64, inverse CDF)."""
     z = (row_id + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15) + key
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -521,7 +521,7 @@ def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarr
     -------
     (tuple, numpy.ndarray)
         ``(edge_mp, tp, fp, thresholds)`` of the hull vertices and the fit at ``band_index``: equal to
-        :func:`engine.pn.bootstrap.replicate_hull`'s (its fit indexed by ``band_index``).
+        :func:`engine.pn._bootstrap.replicate_hull`'s (its fit indexed by ``band_index``).
 
     References
     ----------
@@ -554,8 +554,8 @@ def poisson_hulls(
 ):
     """Hulls of hashed Poisson replicates, drawn, summed per score and fitted in one compiled pass (nogil).
 
-    Equal bit for bit to the numpy reference — :func:`engine.pn.replicates.poisson_counts` summed per score
-    with ``np.add.reduceat``, then :func:`engine.pn.bootstrap.replicate_hull` on every replicate — without
+    Equal bit for bit to the numpy reference — :func:`engine.pn._replicates.poisson_counts` summed per score
+    with ``np.add.reduceat``, then :func:`engine.pn._bootstrap.replicate_hull` on every replicate — without
     the replicates x rows or replicates x scores matrices. The scores are walked once per block of replicates, from the
     lowest up, in cache-sized chunks of about ``chunk`` rows; each replicate's PAV (SciPy's, Busing 2022, with
     its merge order) is fed one score at a time. When every sum is exact (integer weights), a run of scores
@@ -569,7 +569,7 @@ def poisson_hulls(
     wy_sorted, wn_sorted : numpy.ndarray of float64
         ``w * y`` and ``w * (1 - y)`` in score order.
     keys : numpy.ndarray of uint64
-        :func:`engine.pn.replicates.replicate_key` of each replicate.
+        :func:`engine.pn._replicates.replicate_key` of each replicate.
     group_start : numpy.ndarray of int
         First sorted row of each distinct score.
     thresholds : numpy.ndarray of float64
@@ -596,13 +596,13 @@ def poisson_hulls(
     -------
     (list, numpy.ndarray)
         Per replicate ``(edge_mp, tp, fp, thresholds)`` of its hull vertices (as
-        :func:`engine.pn.bootstrap.replicate_hull`), and the ``(len(keys), len(band_index))`` fits at the band.
+        :func:`engine.pn._bootstrap.replicate_hull`), and the ``(len(keys), len(band_index))`` fits at the band.
 
     References
     ----------
     Busing (2022), the PAV; Steele, Lea & Flood (2014) (splitmix64); Hanley & MacGibbon (2006) (Poisson bootstrap).
     """
-    from .replicates import POISSON1_THRESHOLDS
+    from ._replicates import POISSON1_THRESHOLDS
 
     group_start = np.asarray(group_start, dtype=np.int64)
     band_index = np.ascontiguousarray(band_index, dtype=np.int64)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..io.counts import counts_table
-from ..pn.grid import threshold_grid
+from ..pn._grid import threshold_grid
 
 __all__ = ["synthetic_rare_events", "build"]
 

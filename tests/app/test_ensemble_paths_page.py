@@ -156,7 +156,8 @@ def test_a_one_threshold_counts_table_works_end_to_end(app):
 
 
 def test_money_gives_the_graph_point_of_its_break_even_target_in_money(app):
-    from engine.pn import Economics, money_statement
+    from engine.pn import Economics
+    from engine.pn.display import money_statement
 
     at = app(query={"bins": "40"}, page=PAGE)
     at.toggle(key="paths_money").set_value(True).run()

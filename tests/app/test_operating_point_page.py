@@ -98,7 +98,8 @@ def test_sweep_csv_matches_engine(app, served):
 
     import pandas as pd
 
-    from engine.pn import pn_curve, sweep_table, upper_hull
+    from engine.pn import pn_curve, upper_hull
+    from engine.pn.display import sweep_table
 
     at = app(page=PAGE)
     csv = served(download_buttons(at)["Download the sweep (CSV)"])
@@ -142,7 +143,7 @@ def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(a
 
 def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
     from engine.backends import bootstrap_points
-    from engine.pn import operating_point_cards
+    from engine.pn.display import operating_point_cards
 
     data = load_rated(sample_path("synthetic"))
     at = app(page=PAGE)
@@ -165,7 +166,7 @@ def test_segments_and_capacity_section(app, served):
     import pandas as pd
 
     from engine.io import load_rated, sample_path
-    from engine.pn.segments import allocate_capacity, segment_curves
+    from engine.pn._segments import allocate_capacity, segment_curves
 
     at = app(page=PAGE)  # the synthetic sample has a region column
     assert any("Segments and capacity" in h.value for h in at.subheader)
@@ -192,7 +193,8 @@ def test_no_group_column_says_how_to_get_segments(app):
 
 
 def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the_value(app, served):
-    from engine.pn import Economics, money_statement
+    from engine.pn import Economics
+    from engine.pn.display import money_statement
 
     data = load_rated(sample_path("synthetic"))
     at = app(page=PAGE)
@@ -218,7 +220,7 @@ def test_money_gives_the_operating_point_of_its_break_even_target_and_states_the
 
 
 def test_reviewers_give_the_allocation_of_their_capacity(app):
-    from engine.pn.segments import allocate_capacity, segment_curves
+    from engine.pn._segments import allocate_capacity, segment_curves
 
     at = app(page=PAGE)
     at.radio(key="segments_budget").set_value("Reviewers").run()

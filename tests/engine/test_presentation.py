@@ -15,11 +15,10 @@ from engine.pn import (
     operating_point,
     pn_curve,
     segment_curves,
-    sweep_table,
     threshold_grid,
     upper_hull,
-    what_if_table,
 )
+from engine.pn.display import sweep_table, what_if_table
 from engine.presentation import EMPTY, column_label, format_value, is_raw_name, present_table
 
 

@@ -39,7 +39,8 @@ from engine.monitor import (
     simulate_alerts,
     threshold_over_time_figure,
 )
-from engine.pn import Economics, money_statement, target_from_money
+from engine.pn import Economics, target_from_money
+from engine.pn.display import money_statement
 from engine.record import RECORD_FORMAT, read_record_json
 from engine.untrusted import json_depth, parse_json
 from tests.fuzz.monitor_corpus import CLI_CASES, Case, write

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from engine.backends import DuckSource
 from engine.backends.duckdb_bootstrap import duckdb_bootstrap_points, duckdb_replicate_counts, poisson_sql
 from engine.errors import InputError
-from engine.pn.bootstrap import bootstrap
-from engine.pn.replicates import POISSON1_THRESHOLDS, poisson_counts, replicate_key, row_hash
+from engine.pn._bootstrap import bootstrap
+from engine.pn._replicates import POISSON1_THRESHOLDS, poisson_counts, replicate_key, row_hash
 
 
 def test_poisson_table_is_the_poisson1_cdf_and_counts_look_poisson():

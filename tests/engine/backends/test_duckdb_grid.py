@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import engine.backends.duckdb_grid as duckdb_grid
 from engine.backends import DuckSource, duckdb_threshold_grid
 from engine.errors import InputError
-from engine.pn.grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
+from engine.pn._grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
 
 
 def write(path, frame: pd.DataFrame) -> str:

@@ -28,9 +28,9 @@ from engine.backends import (
 from engine.backends.spark_bootstrap import with_poisson_counts
 from engine.errors import InputError
 from engine.pn import operating_point, pn_curve
-from engine.pn.bootstrap import bootstrap
-from engine.pn.grid import threshold_grid
-from engine.pn.replicates import poisson_counts, replicate_key, row_hash
+from engine.pn._bootstrap import bootstrap
+from engine.pn._grid import threshold_grid
+from engine.pn._replicates import poisson_counts, replicate_key, row_hash
 
 TARGETS = [0.05, 0.2, 0.35, 0.5, 0.8, 0.95]
 SCHEMA = "a double, b double, c double, label string, w double, doc long"

@@ -7,7 +7,8 @@ import pytest
 from engine.cli import main
 from engine.io import sample_path
 from engine.monitor import load_dated
-from engine.pn import Economics, money_statement
+from engine.pn import Economics
+from engine.pn.display import money_statement
 
 SYNTHETIC, MONITORING = str(sample_path("synthetic")), str(sample_path("monitoring"))
 MONEY = ["--review-cost", "2", "--value-per-positive", "9", "--cost-per-false-positive", "1"]  # m = 3 / 10

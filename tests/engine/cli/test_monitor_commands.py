@@ -70,7 +70,7 @@ def test_reviewers_drive_the_capacity_allocation(capsys):
     assert "3 reviewers × 14 reviews a day = 42 reviews per day over 364 days" in out
     assert "backlog" in out and "Per-segment thresholds by region" in out
     # the capacity point is the budget point at R·Q·D reviews
-    from engine.pn.budget import max_flagged_point
+    from engine.pn._budget import max_flagged_point
 
     point = max_flagged_point(dated.data.scores[:, 0], dated.data.labels, capacity=42 * 364)
     assert f"is {point.threshold:.4g} (" in out

@@ -6,8 +6,8 @@ import pytest
 
 from engine.cli import main
 from engine.io import load_rated, sample_path
-from engine.pn.budget import max_flagged_point
-from engine.pn.segments import allocate_capacity, segment_curves
+from engine.pn._budget import max_flagged_point
+from engine.pn._segments import allocate_capacity, segment_curves
 
 SAMPLE = str(sample_path("synthetic"))
 

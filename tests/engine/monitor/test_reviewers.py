@@ -15,8 +15,8 @@ from engine.monitor import (
     flagged_per_day_figure,
     reviewer_plan,
 )
-from engine.pn.budget import max_flagged_point
-from engine.pn.segments import allocate_capacity, segment_curves
+from engine.pn._budget import max_flagged_point
+from engine.pn._segments import allocate_capacity, segment_curves
 
 
 def _rows(seed=0, n=4000):

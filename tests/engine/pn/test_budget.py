@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.errors import InputError
 from engine.pn import pn_curve
-from engine.pn.budget import max_flagged_point
+from engine.pn._budget import max_flagged_point
 
 
 def brute_force(scores, labels, weights, capacity):

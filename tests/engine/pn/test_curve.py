@@ -7,17 +7,8 @@ from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import confusion_matrix
 
-from engine.pn import (
-    TIE_RTOL,
-    bootstrap,
-    cost_per_true_positive,
-    operating_point,
-    pn_curve,
-    sweep,
-    target_from_cost,
-    target_slope,
-    upper_hull,
-)
+from engine.pn import bootstrap, cost_per_true_positive, operating_point, pn_curve, sweep, upper_hull
+from engine.pn._curve import TIE_RTOL, target_from_cost, target_slope
 
 
 @st.composite
@@ -170,7 +161,7 @@ def test_bootstrap_replicate_matches_explicit_resample():
 
 def test_poisson_bootstrap_replicate_matches_explicit_reweighting():
     """Oracle: each hashed Poisson replicate is the operating point of the rows weighted by their counts."""
-    from engine.pn.replicates import poisson_counts
+    from engine.pn._replicates import poisson_counts
 
     rng = np.random.default_rng(13)
     n = 2000

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from engine.errors import InputError
-from engine.pn import Economics, money_statement, operating_point, pn_curve, target_from_money
+from engine.pn import Economics, operating_point, pn_curve, target_from_money
+from engine.pn.display import money_statement
 
 
 @pytest.mark.parametrize("seed", range(20))

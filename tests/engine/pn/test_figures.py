@@ -10,19 +10,19 @@ import pytest
 
 from engine import plotting
 from engine.io import load_rated, sample_path
+from engine.pn import _figures as figures
 from engine.pn import (
     analytic_path,
     bootstrap,
-    figures,
     frontier,
     graph_path,
     operating_point,
     path_operating_point,
     pn_curve,
-    score_histogram_figure,
     threshold_grid,
     upper_hull,
 )
+from engine.pn.display import score_histogram_figure
 
 
 def test_pn_and_marginal_precision_figures():

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from engine.errors import RatedDataError
 from engine.io import counts_table, load_counts
-from engine.pn import make_axes, threshold_grid
+from engine.pn import threshold_grid
+from engine.pn._grid import make_axes
 
 
 @st.composite

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from engine.pn import kernels
-from engine.pn.bootstrap import bootstrap, replicate_hull
+from engine.pn._bootstrap import bootstrap, replicate_hull
 
-bootstrap_module = importlib.import_module("engine.pn.bootstrap")
+bootstrap_module = importlib.import_module("engine.pn._bootstrap")
 
 pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")
 
@@ -59,7 +59,7 @@ def test_bootstrap_compiled_equals_numpy_path(case, monkeypatch):
 
 def _numpy_poisson_hulls(ids, s, y, w, reps, seed):
     """The numpy reference: hashed counts of every row, np.add.reduceat per score, then replicate_hull."""
-    from engine.pn.replicates import poisson_counts
+    from engine.pn._replicates import poisson_counts
 
     order = np.argsort(-s, kind="stable")
     s_sorted = s[order]
@@ -76,7 +76,7 @@ def _weights(rng, kind: int, n: int):
 
 @pytest.mark.parametrize("exact", [None, False])
 def test_poisson_hulls_equal_the_numpy_reference_bit_for_bit(exact):
-    from engine.pn.replicates import replicate_key
+    from engine.pn._replicates import replicate_key
 
     rng = np.random.default_rng(11)
     for trial in range(400):
@@ -116,7 +116,7 @@ def test_poisson_hulls_equal_the_numpy_reference_bit_for_bit(exact):
 def test_poisson_hulls_at_scale_equal_the_reference():
     """Long runs of negatives-only scores (the exact fast path), 1 % positives, unit and integer weights; real
     weights with a score shared by 1,500 rows (numpy's pairwise summation over several blocks of 128)."""
-    from engine.pn.replicates import replicate_key
+    from engine.pn._replicates import replicate_key
 
     rng = np.random.default_rng(4)
     n = 20_000

@@ -8,21 +8,20 @@ import pytest
 from sklearn.metrics import f1_score, precision_score, recall_score
 
 from engine.pn import (
-    TIE_RTOL,
     ThresholdGrid,
     analytic_path,
     best_grid_point,
     bootstrap_graph_path,
     compare_paths,
-    evaluate_holdout,
     frontier,
     graph_path,
-    grid_index_of,
     path_operating_point,
-    predict_joint,
     threshold_grid,
 )
-from engine.pn.graph_path import _edge_areas, _graph_path_nd
+from engine.pn._comparison import evaluate_holdout, predict_joint
+from engine.pn._curve import TIE_RTOL
+from engine.pn._graph_path import _edge_areas, _graph_path_nd
+from engine.pn._paths import grid_index_of
 
 
 def random_grid(rng, shape, rule="or", n=400):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from engine.io import rated_from_frame
-from engine.pn import Economics, operating_point, operating_point_report
+from engine.pn import Economics, operating_point
+from engine.pn.display import operating_point_report
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.pn import operating_point
-from engine.pn.budget import max_flagged_point
-from engine.pn.segments import allocate_capacity, allocate_target, segment_curves
+from engine.pn._budget import max_flagged_point
+from engine.pn._segments import allocate_capacity, allocate_target, segment_curves
 
 
 def segment_options(scores, labels, weights, groups):
@@ -137,7 +137,7 @@ def test_segments_with_different_distributions_gain_over_one_threshold_and_say_s
 @given(ROWS, st.integers(0, 30))
 @settings(max_examples=120, deadline=None)
 def test_large_data_mode_is_feasible_and_never_below_one_threshold(rows, capacity):
-    import engine.pn.segments as segments
+    import engine.pn._segments as segments
 
     s, y, w, g = data(rows)
     curves = segment_curves(s, y, g, w)
@@ -178,7 +178,7 @@ def dominated(a, global_point) -> bool:
 @given(ROWS, st.integers(0, 40))
 @settings(max_examples=250, deadline=None)
 def test_the_fewest_reviews_for_the_most_true_positives_and_never_dominated_by_one_threshold(rows, capacity):
-    import engine.pn.segments as segments
+    import engine.pn._segments as segments
 
     s, y, w, g = data(rows)
     curves = segment_curves(s, y, g, w)

@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .budget import FlaggedCounts, check_capacity, max_flagged_point
-from .curve import Hull, check_target, pn_curve, upper_hull
-from .operating_point import operating_point
+from ._budget import FlaggedCounts, check_capacity, max_flagged_point
+from ._curve import Hull, check_target, pn_curve, upper_hull
+from ._operating_point import operating_point
 
 __all__ = [
     "SegmentedCurves",
@@ -573,7 +573,7 @@ def segment_intervals(
     pandas.DataFrame
         One row per segment (sorted by name): threshold, TP and FP, each low and high.
     """
-    from .bootstrap import bootstrap
+    from ._bootstrap import bootstrap
 
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels)

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..errors import InputError
-from .grid import ThresholdGrid
-from .paths import ThresholdPath, interpolate_grid, path_from_frac, trapezoid_area
+from ._grid import ThresholdGrid
+from ._paths import ThresholdPath, interpolate_grid, path_from_frac, trapezoid_area
 
 __all__ = ["analytic_path", "FAMILIES"]
 

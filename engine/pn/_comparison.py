@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .analytic_path import analytic_path
-from .curve import cost_per_true_positive, target_slope, tie_tolerance
-from .graph_path import graph_path
-from .grid import ThresholdGrid, threshold_grid
-from .operating_point import OperatingPoint, operating_point
-from .paths import ThresholdPath, grid_index_of, path_operating_point, trapezoid_area
+from ._analytic_path import analytic_path
+from ._curve import cost_per_true_positive, target_slope, tie_tolerance
+from ._graph_path import graph_path
+from ._grid import ThresholdGrid, threshold_grid
+from ._operating_point import OperatingPoint, operating_point
+from ._paths import ThresholdPath, grid_index_of, path_operating_point, trapezoid_area
 
 __all__ = [
     "Frontier",

@@ -9,12 +9,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, FigureParts, layout, method_colour, thin
-from .bootstrap import Bootstrap
-from .comparison import Frontier, GraphPathBootstrap
-from .curve import Hull, PNCurve
-from .grid import ThresholdGrid
-from .operating_point import OperatingPoint
-from .paths import ThresholdPath
+from ._bootstrap import Bootstrap
+from ._comparison import Frontier, GraphPathBootstrap
+from ._curve import Hull, PNCurve
+from ._grid import ThresholdGrid
+from ._operating_point import OperatingPoint
+from ._paths import ThresholdPath
 
 __all__ = [
     "pn_figure",
@@ -571,8 +571,8 @@ def paths_pn_figure(
 def segments_figure(curves, allocation, title: str = "Hull of every segment, with the common slope") -> go.Figure:
     """Each segment's upper hull (TP against FP), its chosen point, and a tangent of the common slope there.
 
-    ``curves`` is a :class:`~engine.pn.segments.SegmentedCurves`, ``allocation`` an
-    :class:`~engine.pn.segments.Allocation`. At a common marginal precision μ every
+    ``curves`` is a :class:`~engine.pn._segments.SegmentedCurves`, ``allocation`` an
+    :class:`~engine.pn._segments.Allocation`. At a common marginal precision μ every
     chosen point's tangent has slope μ / (1 − μ) in (FP, TP): the segments pay the
     same false positives for their next true positive.
 

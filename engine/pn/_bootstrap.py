@@ -11,17 +11,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .curve import (
+from ._curve import (
     PNCurve,
     curve_in_order,
     hull_from_increments,
     target_slope,
     validate_rated_arrays,
 )
+from ._operating_point import optimal_vertex
+from ._replicates import poisson_counts, replicate_key
 from .kernels import AVAILABLE as _COMPILED
 from .kernels import poisson_hulls, replicate_hull_band
-from .operating_point import optimal_vertex
-from .replicates import poisson_counts, replicate_key
 
 __all__ = ["Bootstrap", "BootstrapPoint", "bootstrap", "RESAMPLING", "replicate_hull", "points_at"]
 
@@ -182,7 +182,7 @@ def replicate_hull(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarray):
 
     References
     ----------
-    Robles et al., AAAI-MAKE 2020 (the PN hull); PAV as in :func:`engine.pn.curve.hull_from_increments`.
+    Robles et al., AAAI-MAKE 2020 (the PN hull); PAV as in :func:`engine.pn._curve.hull_from_increments`.
     """
     if not np.any(d_tp + d_fp > 0):
         return (np.zeros(0), np.zeros(1), np.zeros(1), np.array([np.inf])), np.full(thresholds.shape, np.nan)
@@ -268,7 +268,7 @@ def bootstrap(
     GIL, so the bootstrap can run beside a server's scripts.
 
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
-    (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn.replicates`; ``ids`` default
+    (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn._replicates`; ``ids`` default
     ``0 .. n-1``): the replicates any backend reproduces (DuckDB:
     :func:`engine.backends.duckdb_bootstrap.duckdb_bootstrap_points`), independent of
     the order of the documents.
@@ -343,7 +343,7 @@ def bootstrap(
         if row_ids.shape != s.shape:
             raise InputError(f"ids must hold one row id per document ({s.size}); got shape {row_ids.shape}")
         if row_ids.size and (not np.issubdtype(row_ids.dtype, np.integer) or row_ids.min() < 0):
-            raise InputError("row ids must be non-negative integers")  # as engine.pn.replicates.row_hash says
+            raise InputError("row ids must be non-negative integers")  # as engine.pn._replicates.row_hash says
     order = np.argsort(-s, kind="stable")
     curve = curve_in_order(s, y, w, order)  # pn_curve's, without sorting twice
     if resample == "poisson":  # ids and weights in score order, for the compiled draws

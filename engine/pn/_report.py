@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 
 from ..presentation import format_value, present_table
 from ..reporting import ReportSection, render_html, to_json
-from .economics import money_statement
-from .operating_point import what_if_table
+from ._economics import money_statement
+from ._operating_point import what_if_table
 
 __all__ = [
     "operating_point_sentence",
@@ -128,7 +128,7 @@ def operating_point_report(
     """(HTML, JSON) for a single-classifier operating point.
 
     ``op`` is the chosen :class:`~engine.pn.OperatingPoint`, ``ci`` its
-    :class:`~engine.pn.BootstrapPoint` (or None), ``what_if`` a second operating point.
+    :class:`~engine.pn._bootstrap.BootstrapPoint` (or None), ``what_if`` a second operating point.
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def operating_point_report(
     what_if : OperatingPoint, optional
         A second operating point, compared with the first.
     sweep : pandas.DataFrame, optional
-        The sweep of target marginal precisions (:func:`~engine.pn.sweep_table`).
+        The sweep of target marginal precisions (:func:`~engine.pn.display.sweep_table`).
     figures : sequence of (str, plotly.graph_objects.Figure)
         Figures embedded with their captions.
     economics : Economics, optional

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .curve import PNCurve, pn_curve
+from ._curve import PNCurve, pn_curve
 
 __all__ = ["FlaggedCounts", "BudgetPoint", "check_capacity", "max_flagged_point"]
 

@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from .grid import ThresholdGrid
-from .paths import ThresholdPath, path_from_frac
+from ._grid import ThresholdGrid
+from ._paths import ThresholdPath, path_from_frac
 
 __all__ = ["graph_path"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .curve import Hull, check_target, pn_curve, tie_tolerance, upper_hull
+from ._curve import Hull, check_target, pn_curve, tie_tolerance, upper_hull
 
 __all__ = [
     "OperatingPoint",
@@ -229,7 +229,7 @@ def sweep(scores=None, labels=None, targets=None, weights=None, *, hull: Hull | 
     InputError
         A target outside (0, 1).
     RatedDataError
-        Invalid scores, labels or weights (see :func:`~engine.pn.curve.pn_curve`).
+        Invalid scores, labels or weights (see :func:`~engine.pn.pn_curve`).
 
     References
     ----------

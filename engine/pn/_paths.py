@@ -6,8 +6,8 @@ turns the joint threshold space back into a PN curve. The best path maximises
 the area ``∫ TP dFP`` under that curve (eq. 3); the operating point is the point
 of the path where the slope ``dTP/dFP`` meets the target ``λ = m / (1 − m)``
 (Algorithm 1). The paths themselves come from
-:func:`~engine.pn.graph_path.graph_path` (Algorithm 3) and
-:func:`~engine.pn.analytic_path.analytic_path` (Algorithm 2).
+:func:`~engine.pn.graph_path` (Algorithm 3) and
+:func:`~engine.pn.analytic_path` (Algorithm 2).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import ridder
 
-from .curve import cost_per_true_positive, target_slope, tie_tolerance
-from .grid import ThresholdGrid
-from .operating_point import OperatingPoint
+from ._curve import cost_per_true_positive, target_slope, tie_tolerance
+from ._grid import ThresholdGrid
+from ._operating_point import OperatingPoint
 
 __all__ = [
     "ThresholdPath",
