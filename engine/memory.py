@@ -298,6 +298,25 @@ class ByteBudgetCache:
                 self._total -= held.nbytes
             return held is not None
 
+    def discard_where(self, unwanted: Callable[[Hashable], bool]) -> int:
+        """Drop every held result whose key ``unwanted(key)`` is true.
+
+        Parameters
+        ----------
+        unwanted : callable
+            Called with each held key, under the cache's lock (it must not use the cache).
+
+        Returns
+        -------
+        int
+            How many were dropped.
+        """
+        with self._lock:
+            keys = [k for k in self._held if unwanted(k)]
+            for k in keys:
+                self._total -= self._held.pop(k).nbytes
+            return len(keys)
+
     def clear(self) -> None:
         """Drop every held result (results being computed are held when they finish, as usual)."""
         with self._lock:

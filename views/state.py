@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.backends import ScanProgress
 from engine.memory import ByteBudgetCache
@@ -84,11 +85,53 @@ _MISSING = object()
 
 def server_wide(key: Hashable) -> bool:
     """Whether ``key`` (nested tuples included) holds :data:`SERVER_WIDE`."""
-    return any(part is SERVER_WIDE or (isinstance(part, tuple) and server_wide(part)) for part in _parts(key))
+    return _dataset_of(key) is not None
 
 
-def _parts(key: Hashable) -> tuple:
-    return key if isinstance(key, tuple) else (key,)
+def _dataset_of(key: Hashable) -> Any:
+    """What follows :data:`SERVER_WIDE` in ``key`` (the dataset's digest), or None for a session's key."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for i, part in enumerate(parts):
+        if part is SERVER_WIDE:
+            return parts[i + 1] if i + 1 < len(parts) else ""
+        if isinstance(part, tuple):
+            found = _dataset_of(part)
+            if found is not None:
+                return found
+    return None
+
+
+#: dataset digest -> ids of the sessions that read its server-wide results (a session's id is forgotten when the
+#: session ends, views.housekeeping); results of a dataset nobody reads any more are released (:func:`release_unread`)
+_READERS: dict[Any, set[str]] = {}
+
+
+def _note_reader(key: tuple) -> None:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None:
+        with _SHARED_LOCK:
+            _READERS.setdefault(_dataset_of(key), set()).add(ctx.session_id)
+
+
+def forget_session(session_id: str) -> None:
+    """The session has ended: it reads no dataset any more."""
+    with _SHARED_LOCK:
+        for readers in _READERS.values():
+            readers.discard(session_id)
+
+
+def release_unread() -> int:
+    """Drop the server-wide results (and held datasets) of the datasets no live session reads; how many were dropped.
+
+    Called by the janitor after it reaped ended sessions (views.housekeeping): eight sessions on one dataset hold one
+    copy of it and its results while any of them lives, and the server gives it back once the last one has ended (the
+    next session to open it reads it from the store again). A result computed without a session (bare mode) is kept.
+    """
+    with _SHARED_LOCK:
+        unread = {dataset for dataset, readers in _READERS.items() if not readers}
+        for dataset in unread:
+            del _READERS[dataset]
+    return SERVER_CACHE.discard_where(lambda key: server_wide(key) and _dataset_of(key) in unread) if unread else 0
 
 
 def _session_memo() -> OrderedDict:
@@ -98,6 +141,7 @@ def _session_memo() -> OrderedDict:
 def _lookup(key: tuple) -> Any:
     """What is kept for ``key`` (the server's cache for a server-wide key, then the session's), else ``_MISSING``."""
     if server_wide(key):
+        _note_reader(key)
         value = SERVER_CACHE.lookup(key, _MISSING)
         if value is not _MISSING:
             return value

@@ -35,7 +35,7 @@ from views.identity import allowed, current_identity, workspace
 from views.inputs import page_selection, shared_sample
 from views.navigation import go_to
 from views.session_input import SessionInput
-from views.state import md, server_memo
+from views.state import SERVER_WIDE, md, memo
 
 #: the query parameter of a saved view's link
 VIEW_PARAM = "view"
@@ -119,7 +119,8 @@ def dataset_input(ref: dict, identity: Identity) -> SessionInput:
     dataset = ws.dataset(ref["sha256"], identity)
     name = str(ref.get("name") or dataset.name)[:255]
     mapping = ref.get("mapping")
-    key = ("workspace dataset", dataset.sha256, ref["kind"], json.dumps(mapping, sort_keys=True))
+    # server-wide: released with the dataset's results once no session reads it (views.state.release_unread)
+    key = ("workspace dataset", SERVER_WIDE, dataset.sha256, ref["kind"], json.dumps(mapping, sort_keys=True))
 
     sample = ref.get("sample")
     if sample in SAMPLES and SAMPLES[sample].kind == ref["kind"]:  # a shipped sample: the server's one copy
@@ -131,7 +132,7 @@ def dataset_input(ref: dict, identity: Identity) -> SessionInput:
         raw = ws.dataset_bytes(dataset.sha256, identity)
         return FORMS[ref["kind"]].restore(raw, name, mapping)
 
-    held = server_memo(key, read)  # once per server, within the server cache's byte budget
+    held = memo(key, read)  # once per server, within the server cache's byte budget
     return held if held.name == name else _renamed(held, name)
 
 

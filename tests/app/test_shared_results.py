@@ -193,3 +193,40 @@ def test_two_sessions_on_the_shipped_sample_hold_one_hull():
         kept = at.session_state["_memo"] if "_memo" in at.session_state else {}  # noqa: SIM401 no .get at the floor
         assert not [k for k in kept if k[0] in ("hull", "bootstrap", "pn_parts")]
     assert sessions[0].main.metric[0].value == sessions[1].main.metric[0].value
+
+
+def test_a_datasets_results_are_released_once_the_last_session_reading_it_has_ended(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from views.housekeeping import drop_session_state
+
+    monkeypatch.setattr(state, "SERVER_CACHE", state.ByteBudgetCache(2**30))
+    RUN[0], CALLS[:] = str(time.time()), []
+    GATE.set()
+    sessions = [AppTest.from_function(shared_script, default_timeout=60).run()]
+    for job in list(state._SERVER_JOBS.values()):
+        job.future.result(timeout=60)
+    for at in sessions:
+        at.run()
+    other = ("test hull", state.SERVER_WIDE, "another dataset")
+    state.SERVER_CACHE.put(other, ["computed without a session"])  # bare mode: nobody reads it, nobody drops it
+    ours = [e.key for e in state.SERVER_CACHE.held() if RUN[0] in e.key]
+    assert len(ours) == 3  # hull, bootstrap, scan
+
+    class Ended:  # what views.housekeeping hands over: a shut-down session, by its id
+        def __init__(self, session_id):
+            self.id = session_id
+
+    readers = state._READERS[RUN[0]]
+    assert len(readers) == 1  # AppTest gives every session the same id: a second tab is one more reader
+    (first,) = readers
+    second = "a second tab"
+    readers.add(second)
+    drop_session_state(Ended(first))
+    assert state.release_unread() == 0 and all(k in state.SERVER_CACHE for k in ours)  # one still reads it
+    drop_session_state(Ended(second))
+    assert state.release_unread() == 3
+    assert not any(k in state.SERVER_CACHE for k in ours) and other in state.SERVER_CACHE
+    assert RUN[0] not in state._READERS
+    again = AppTest.from_function(shared_script, default_timeout=60).run()  # the next session computes them again
+    assert not again.exception and CALLS.count("shared hull") == 2

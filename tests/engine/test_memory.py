@@ -55,10 +55,10 @@ def test_dataclasses_containers_and_cycles_are_followed():
 @settings(max_examples=200, deadline=None)
 @given(
     budget=st.integers(0, 100),
-    ops=st.lists(st.tuples(st.sampled_from("gdlp"), st.integers(0, 9), st.integers(0, 60)), max_size=60),
+    ops=st.lists(st.tuples(st.sampled_from("gdlpw"), st.integers(0, 9), st.integers(0, 60)), max_size=60),
 )
 def test_the_cache_holds_what_a_plain_lru_list_holds(budget, ops):
-    # g: get_or_compute, d: discard, l: lookup, p: put
+    # g: get_or_compute, d: discard, l: lookup, p: put, w: discard_where (keys of the same parity as this one)
     cache = ByteBudgetCache(budget)
     lru: list = []  # [(key, size)], least recently used first
     computed = []
@@ -74,6 +74,10 @@ def test_the_cache_holds_what_a_plain_lru_list_holds(budget, ops):
             if known is not None:  # a use: now the most recently used
                 assert value[0] == key
                 lru = [(k, s) for k, s in lru if k != key] + [(key, known)]
+        elif op == "w":
+            kept = [(k, s) for k, s in lru if k % 2 != key % 2]
+            assert cache.discard_where(lambda k, parity=key % 2: k % 2 == parity) == len(lru) - len(kept)
+            lru = kept
         elif op == "p":
             lru = [(k, s) for k, s in lru if k != key]  # replaced
             if size <= budget:
