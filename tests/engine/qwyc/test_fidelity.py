@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import binomtest
 
 from engine.errors import InputError
-from engine.qwyc.fidelity import calibrate_fidelity, clopper_pearson, fidelity_curve, fit_fidelity
+from engine.qwyc._fidelity import calibrate_fidelity, clopper_pearson, fidelity_curve, fit_fidelity
 
 
 def ensemble(n: int, seed: int, trees: int = 60):

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .full_ensemble import full_decisions
-from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
+from ._full_ensemble import full_decisions
+from ._policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
 __all__ = [
     "clopper_pearson",
@@ -166,7 +166,7 @@ def fit_fidelity(
         Probability that the guarantee holds (the fixed-sequence test's level).
     calibration_share : float
         Share of the fit rows kept out of the QWYC* fit to calibrate the margin.
-    alpha, neg_only, bias : as for :func:`~engine.qwyc.policy.fit_qwyc`; α applies to the fitting part
+    alpha, neg_only, bias : as for :func:`~engine.qwyc._policy.fit_qwyc`; α applies to the fitting part
         (default 0: thresholds exact on the fitting rows; measured on Adult, spending D / 2 there left the
         test disagreement at 0.117 % for D = 0.1 %, at the edge of the promise, for 27 % fewer trees).
     seed : int
@@ -323,7 +323,7 @@ def fidelity_curve(
 
     LightGBM's ``pred_early_stop`` checks every ``freq`` trees whether the margin
     ``|2·score|`` exceeds ``margin`` (reproduced by
-    :func:`~engine.qwyc.policy.lightgbm_early_stop_policy`); every (margin, freq) is a point.
+    :func:`~engine.qwyc._policy.lightgbm_early_stop_policy`); every (margin, freq) is a point.
 
     Parameters
     ----------

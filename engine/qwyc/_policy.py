@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from . import scan
-from .evaluator import flatten_ensemble
-from .full_ensemble import full_decisions, full_scores
+from . import _scan as scan
+from ._evaluator import flatten_ensemble
+from ._full_ensemble import full_decisions, full_scores
 from .kernels import resolve_workers, run_policy, worker_pool
 
 __all__ = [
@@ -292,7 +292,7 @@ class EarlyExitPolicy:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
 
         Ensembles of tree arrays (every model reader's, scikit-learn's) run compiled, row by row
-        (:class:`~engine.qwyc.evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
+        (:class:`~engine.qwyc._evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
 
         Parameters
         ----------
@@ -302,7 +302,7 @@ class EarlyExitPolicy:
             Examples.
         workers : int, optional
             Threads the rows are split over by the compiled evaluator (from
-            :data:`~engine.qwyc.evaluator.THREADED_ROWS` rows on); the cores this process may use when None. The
+            :data:`~engine.qwyc._evaluator.THREADED_ROWS` rows on); the cores this process may use when None. The
             result is the same for any number.
 
         Returns
@@ -395,7 +395,7 @@ def _thresholds_along(
     budget: str,
     f_t: np.ndarray | None = None,
 ):
-    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc.scan.thresholds_along`).
+    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc._scan.thresholds_along`).
 
     ``f_t``: F transposed and contiguous, when the caller already has it (sweeps share it).
     """
@@ -894,7 +894,7 @@ def _qwyc_star(
     ``start``: :func:`qwyc_start` of this F, ``full`` and ``bias``; the first step is picked from its
     tables when the first budget is below their width.
 
-    The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
+    The undecided rows live in a blocked :class:`~engine.qwyc._scan.Layout` (exact block-pruned
     scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
     fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
     The candidates of a step are split over ``parts`` threads of ``pool`` while its undecided rows
