@@ -136,7 +136,7 @@ async def session(
 
 async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, problems: dict, others: list) -> None:
     await page.goto(base)  # as a user arrives: the home page, then Data from the navigation
-    await idle_with(page, "Rated data in use")
+    await idle_with(page, "Choose and defend the operating point")
     await page.get_by_role("link", name="Data").first.click()
     await idle_with(page, "Add an input")  # the report shows once an input is chosen
     await page.get_by_text("Upload a file", exact=True).click()
