@@ -5,7 +5,7 @@
    it is cubic-looking on escaped quotes, 140 kB took over a minute).
 2. The e-detector over P periods (the mixture over start times): one pass, against the O(P^2) table it
    replaced (at most 2,000 periods: 9 s there).
-3. ``monitor`` on daily periods up to :data:`engine.monitor.MAX_PERIODS` (20 rated documents a day).
+3. ``monitor`` on daily periods up to :data:`engine.monitor._periods.MAX_PERIODS` (20 rated documents a day).
 
 Timings on a shared machine are noisy; take final numbers on a quiet one.
 
@@ -26,8 +26,9 @@ from scipy.special import logsumexp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.monitor import MAX_PERIODS, monitor, period_counts  # noqa: E402
-from engine.monitor.alerts import BAND_SIZES, e_detector, start_weights  # noqa: E402
+from engine.monitor import monitor, period_counts  # noqa: E402
+from engine.monitor._alerts import BAND_SIZES, e_detector, start_weights  # noqa: E402
+from engine.monitor._periods import MAX_PERIODS  # noqa: E402
 from engine.untrusted import json_depth  # noqa: E402
 
 _OLD_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -81,7 +82,7 @@ def bench_detector() -> None:
         new = _timed(e_detector, x, n, x, n, 0.3, 0.05)
         old = "-"
         if p <= 2000:
-            from engine.monitor.alerts import log_likelihood_ratios
+            from engine.monitor._alerts import log_likelihood_ratios
 
             llr = log_likelihood_ratios(x, n, 0.3, "low")
             old = f"{2 * _timed(_old_log_side, llr):.2f}"

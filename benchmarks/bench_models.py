@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure import timed  # noqa: E402
 from engine.qwyc import fit_qwyc  # noqa: E402
-from engine.qwyc.models import load_model  # noqa: E402
+from engine.qwyc._models import load_model  # noqa: E402
 
 
 def data(n: int, seed: int = 0):

@@ -130,8 +130,10 @@ def evaluator_race(single_rows: int = 1000):
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from bench_fidelity import adult_lightgbm
 
-    from engine.qwyc import fit_fidelity, lightgbm_early_stop_policy, load_model
-    from engine.qwyc.evaluator import flatten_ensemble
+    from engine.qwyc import load_model
+    from engine.qwyc._evaluator import flatten_ensemble
+    from engine.qwyc._fidelity import fit_fidelity
+    from engine.qwyc._policy import lightgbm_early_stop_policy
 
     print(
         f"# {platform.platform()} | Python {platform.python_version()} | numpy {np.__version__} | "
@@ -197,7 +199,7 @@ def reference_policy(commit: str):
         )
         if source.returncode == 0:
             (root / f"{name}.py").write_text(
-                source.stdout.replace("from .evaluator import", "from engine.qwyc.evaluator import")
+                source.stdout.replace("from .evaluator import", "from engine.qwyc._evaluator import")
             )
     sys.path.insert(0, str(root.parent))
     return importlib.import_module(f"{root.name}.policy")
@@ -248,8 +250,9 @@ def fit_race(commit: str = "178950a"):
 
 def threads_race(repeats: int = 3):
     """QWYC* fits and the tree contributions with ``workers=1`` against the default (every core), alternated."""
-    from engine.qwyc import adult_gbt_sample, default_workers, fit_qwyc
-    from engine.qwyc.evaluator import flatten_ensemble
+    from engine.qwyc import adult_gbt_sample, fit_qwyc
+    from engine.qwyc._evaluator import flatten_ensemble
+    from engine.qwyc.kernels import default_workers
 
     cores = default_workers()
     print(

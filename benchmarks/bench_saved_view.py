@@ -57,10 +57,10 @@ def write_rated(path: Path, rows: int) -> None:
 def saved_view(home: Path, rows: int) -> tuple[int, float]:
     """A dataset of ``rows`` rows and a saved view of the Operating point page on it: (view id, MB of one copy)."""
     from engine.io import detect_columns, read_table
+    from engine.memory import deep_size
     from engine.workspace import open_workspace, settings_from_env
     from views.forms import FORMS
     from views.forms.common import mapping_fields
-    from views.workspace import _weight
 
     path = home / "ratings_1e6.csv"
     write_rated(path, rows)
@@ -71,7 +71,7 @@ def saved_view(home: Path, rows: int) -> tuple[int, float]:
     mapping = mapping_fields(detect_columns(read_table(raw, name=path.name).frame))
     ref = {"kind": "rated", "sha256": dataset.sha256, "name": path.name, "mapping": mapping, "sample": None}
     view = ws.save_view("operating-point", {"widgets": {"target": 0.3}, "inputs": [ref]}, [dataset.sha256], local)
-    copy_mb = _weight(FORMS["rated"].restore(raw, path.name, mapping)) / 2**20
+    copy_mb = deep_size(FORMS["rated"].restore(raw, path.name, mapping)) / 2**20
     ws.close()
     return view.id, copy_mb
 

@@ -136,7 +136,7 @@ async def session(
 
 async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, problems: dict, others: list) -> None:
     await page.goto(base)  # as a user arrives: the home page, then Data from the navigation
-    await idle_with(page, "Rated data in use")
+    await idle_with(page, "Choose and defend the operating point")
     await page.get_by_role("link", name="Data").first.click()
     await idle_with(page, "Add an input")  # the report shows once an input is chosen
     await page.get_by_text("Upload a file", exact=True).click()
@@ -144,6 +144,14 @@ async def walk(i: int, page, base: str, csv: Path, steps: int, timings: dict, pr
     async with page.expect_file_chooser() as chooser:
         await page.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
     await (await chooser.value).set_files(str(csv))
+    # as tests/e2e/conftest.upload: the file is read, its kind guessed (chosen by hand when the guess differs), and the
+    # page's input named in the sidebar once it validates
+    await idle_with(page, "Kind of input")
+    kind = page.get_by_role("combobox", name="Kind of input")
+    if await kind.input_value() != "Rated data":
+        await page.locator('[data-testid="stSelectbox"]').filter(has_text="Kind of input").click()
+        await page.get_by_role("option", name="Rated data", exact=True).click()
+    await idle_with(page, "Validation report")
     await page.locator('[data-testid="stSidebar"]').get_by_text(csv.name).first.wait_for(timeout=600_000)
     log(i, "uploaded")
     await visit(i, page, "Operating point", COST, timings["operating point, first render"])

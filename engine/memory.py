@@ -200,6 +200,58 @@ class ByteBudgetCache:
                 return pending.value
             # the computation failed: the next round computes it (or waits for whoever does)
 
+    def lookup(self, key: Hashable, default: Any = None) -> Any:
+        """The result held for ``key`` (counted as a use), else ``default``; computes nothing.
+
+        Parameters
+        ----------
+        key : hashable
+            What identifies the result.
+        default : object, optional
+            Returned when nothing is held for ``key``.
+
+        Returns
+        -------
+        object
+        """
+        with self._lock:
+            held = self._held.get(key)
+            if held is None:
+                return default
+            self._held.move_to_end(key)
+            held.hits += 1
+            held.used = time.monotonic()
+            return held.value
+
+    def put(self, key: Hashable, value: Any, size: int | None = None) -> bool:
+        """Hold ``value`` for ``key`` (replacing what was held) while the budget allows.
+
+        Parameters
+        ----------
+        key : hashable
+            What identifies the result.
+        value : object
+            The result.
+        size : int, optional
+            Its weight in bytes; measured by :func:`deep_size` otherwise.
+
+        Returns
+        -------
+        bool
+            Whether it is held: False when it alone weighs more than the budget (or was evicted at once).
+        """
+        nbytes = deep_size(value) if size is None else int(size)
+        with self._lock:
+            old = self._held.pop(key, None)
+            if old is not None:
+                self._total -= old.nbytes
+            if nbytes > self.budget_bytes:
+                return False
+            self._held[key] = _Held(value, nbytes)
+            self._total += nbytes
+            self._evict()
+            return key in self._held
+
     def _compute(self, key: Hashable, pending: _Pending, compute: Callable[[], T], size: int | None) -> T:
         try:
             value = compute()
@@ -245,6 +297,25 @@ class ByteBudgetCache:
             if held is not None:
                 self._total -= held.nbytes
             return held is not None
+
+    def discard_where(self, unwanted: Callable[[Hashable], bool]) -> int:
+        """Drop every held result whose key ``unwanted(key)`` is true.
+
+        Parameters
+        ----------
+        unwanted : callable
+            Called with each held key, under the cache's lock (it must not use the cache).
+
+        Returns
+        -------
+        int
+            How many were dropped.
+        """
+        with self._lock:
+            keys = [k for k in self._held if unwanted(k)]
+            for k in keys:
+                self._total -= self._held.pop(k).nbytes
+            return len(keys)
 
     def clear(self) -> None:
         """Drop every held result (results being computed are held when they finish, as usual)."""

@@ -48,8 +48,8 @@ WARM_ROWS = 4096
 KERNEL_MODULES = (
     "engine.pn.kernels",
     "engine.qwyc.kernels",
-    "engine.qwyc.evaluator",
-    "engine.qwyc.scan",
+    "engine.qwyc._evaluator",
+    "engine.qwyc._scan",
     "engine.setloss.kernels",
     "engine.constraints.kernels",
 )

@@ -41,6 +41,7 @@ class Probabilities:
     batches: ProbabilityBatches
     split: object | None  # the labelled split of a model trained here (engine.setloss.train_probabilities)
     source: str
+    fingerprint: str | None = None  # the SHA-256 of the user's file (None: batches of a model trained here)
 
 
 def _fmt(value: float) -> str:
@@ -98,7 +99,8 @@ def own_batches() -> Probabilities:
     chosen = input_picker("batches", key="batches_input", label="Probability batches")
     if chosen is None:
         st.stop()
-    return Probabilities(("input", *chosen.key), chosen.value, None, chosen.name)  # the record names the file
+    # the record names the file
+    return Probabilities(("input", *chosen.key), chosen.value, None, chosen.name, chosen.fingerprint)
 
 
 def shared_split(name: str):
@@ -183,9 +185,7 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
             outcome.sentence(batch),
             tables=[("Decided items (most probable first)", decided_items(batches, batch, decision))],
             figures=[("Expected loss of flagging the top k", expected_loss_figure(decision, outcome.early))],
-            data_fingerprint=str(src.key[1])
-            if src.key[0] == "input"
-            else data_sha256(src.batches.probabilities, src.batches.batch_ids),
+            data_fingerprint=src.fingerprint or data_sha256(src.batches.probabilities, src.batches.batch_ids),
             settings={"loss": loss.name, **loss_parameters(), "batch": batch, "source": src.source},
             link=current_link({"batch_name": batch, "loss": st.session_state.get("loss"), **loss_parameters()}),
         )
@@ -194,7 +194,7 @@ def decided_items_section(src: Probabilities, loss: SetLoss, batch: str, eta, ou
     propose_decision(
         lambda: Proposal(
             "batch_rule",
-            batches.mapping.probability_col if src.key[0] == "input" else src.source,
+            batches.mapping.probability_col if src.fingerprint else src.source,
             {"loss": loss.name, **loss_parameters(), "batch": batch, "k": int(decision.k)},
             settings={"source": src.source, "items": int(eta.size)},
         ),

@@ -16,7 +16,7 @@ from views.navigation import current_link, routed
 from views.propose import Proposal, propose_decision
 from views.record_button import add_to_record
 from views.session_input import SessionInput
-from views.state import data_memo, kept, md, on_click, server_memo
+from views.state import kept, md, memo, on_click, server_memo
 from views.tables import show_table
 
 EVERY_OTHER = "every other row"
@@ -180,12 +180,9 @@ def tuning(chosen: SessionInput) -> None:
         clicked or refit,
         lambda progress: (
             model_or_message(frame, spec, warm, progress)
-            if warm is not None  # a cold fit depends on the table and the settings only: kept, shared for a sample
-            else data_memo(
-                chosen.source == "sample",
-                ("constrained fit", *run_key),
-                lambda: model_or_message(frame, spec, None, progress),
-            )
+            if warm
+            is not None  # a cold fit depends on the table and settings only: kept (server-wide for a sample or workspace data)
+            else memo(("constrained fit", *run_key), lambda: model_or_message(frame, spec, None, progress))
         ),
         progress="Majorization-minimization" + (" from the current model" if warm is not None else ""),
     )

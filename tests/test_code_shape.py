@@ -312,7 +312,7 @@ def test_paper_entry_points_cite_their_paper():
 LAYERS = (
     {"errors", "reporting", "plotting", "presentation", "resources", "memory"},
     {"_arguments"},
-    {"pn", "untrusted", "pages"},
+    {"pn", "untrusted", "pages", "intervals"},
     {"io", "record"},
     {"constraints", "qwyc", "setloss", "audit", "monitor", "workspace"},
     {"backends", "sample_builders"},

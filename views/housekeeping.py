@@ -71,6 +71,9 @@ def drop_session_state(session) -> None:
     so after the last tab closed that session's results stayed in memory. Clearing the state (its values, its
     widgets' callbacks), its fragments and its queued background jobs frees them whoever holds the session.
     """
+    from views.state import forget_session
+
+    forget_session(getattr(session, "id", ""))  # the datasets it read may be released (views.state.release_unread)
     state = getattr(session, "_session_state", None)
     if state is not None:
         for job in state["_jobs"].values() if "_jobs" in state else ():  # views.state.background's queued work
@@ -236,6 +239,9 @@ def _janitor(period: float) -> None:
         time.sleep(period)
         try:
             if reap_expired_sessions() != 0:
+                from views.state import release_unread
+
+                release_unread()
                 release_memory()
                 if os.environ.get("OPSTUDIO_MEMORY_REPORT"):
                     _LOG.warning(memory_report())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.io import INPUT_KINDS
+from views.state import SERVER_WIDE
 
 #: how each source is named to people
 SOURCE_TITLES = {
@@ -19,6 +20,10 @@ SOURCE_TITLES = {
     "server": "on the server (DuckDB)",
     "workspace": "from the workspace",
 }
+
+#: sources the server holds once whatever the number of sessions reading them (views.inputs.shared_sample,
+#: views.workspace.dataset_input): their results are computed once per server too
+SERVER_HELD_SOURCES = frozenset({"sample", "workspace"})
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,11 @@ class SessionInput:
 
     @property
     def key(self) -> tuple:
-        """Identity for memo keys: the bytes' digest and the mapping."""
+        """Identity for memo keys: the bytes' digest and the mapping; led by :data:`views.state.SERVER_WIDE` for data
+        the server holds once for every session (a shipped sample, a workspace dataset), whose results are then
+        shared too (an upload's stay in its session)."""
+        if self.source in SERVER_HELD_SOURCES:
+            return (SERVER_WIDE, self.fingerprint, self.mapping)
         return (self.fingerprint, self.mapping)
 
     @property

@@ -2,9 +2,12 @@
 
 Uploaded data never leaves the user's session: the raw bytes, the validated
 inputs (``views/inputs.py``) and every derived result live in
-``st.session_state`` (nothing is written to disk). Results are memoised under
-keys built from the input's SHA-256 fingerprint, its column mapping and the
-settings, so a slider move never re-parses a file or rebuilds a hull.
+``st.session_state``. Results are memoised under keys built from the input's
+SHA-256 fingerprint, its column mapping and the settings, so a slider move never
+re-parses a file or rebuilds a hull. Data every session may read (a shipped sample,
+a workspace dataset opened after its access check) is held once per server, and so
+are its results: their keys hold :data:`SERVER_WIDE` and live in :data:`SERVER_CACHE`
+under its byte budget, so eight sessions on one dataset hold one hull and one bootstrap.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.backends import ScanProgress
 from engine.memory import ByteBudgetCache
@@ -64,17 +68,119 @@ def check_key(key: Hashable) -> None:
             )
 
 
-def memo(key: tuple, compute: Callable[[], Any]) -> Any:
-    """Session-scoped memo (LRU of ``_MEMO_SIZE`` entries) keyed by a tuple of digests and settings."""
-    check_key(key)
-    store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
+class _ServerWide:
+    """The type of :data:`SERVER_WIDE` (one instance, compared by identity)."""
+
+    def __repr__(self) -> str:
+        return "SERVER_WIDE"
+
+
+#: a part of a memo key that makes its result the server's: results of data every session that reads it may see (a
+#: shipped sample; a workspace dataset, opened after its access check), computed once per server and held in
+#: :data:`SERVER_CACHE`, whatever the number of sessions. ``SessionInput.key`` starts with it for such data; a key
+#: without it stays in its session (an upload's results never leave it).
+SERVER_WIDE = _ServerWide()
+_MISSING = object()
+
+
+def server_wide(key: Hashable) -> bool:
+    """Whether ``key`` (nested tuples included) holds :data:`SERVER_WIDE`."""
+    return _dataset_of(key) is not None
+
+
+def _dataset_of(key: Hashable) -> Any:
+    """What follows :data:`SERVER_WIDE` in ``key`` (the dataset's digest), or None for a session's key."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for i, part in enumerate(parts):
+        if part is SERVER_WIDE:
+            return parts[i + 1] if i + 1 < len(parts) else ""
+        if isinstance(part, tuple):
+            found = _dataset_of(part)
+            if found is not None:
+                return found
+    return None
+
+
+#: dataset digest -> ids of the sessions that read its server-wide results (a session's id is forgotten when the
+#: session ends, views.housekeeping); results of a dataset nobody reads any more are released (:func:`release_unread`)
+_READERS: dict[Any, set[str]] = {}
+
+
+def _note_reader(key: tuple) -> None:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None:
+        with _SHARED_LOCK:
+            _READERS.setdefault(_dataset_of(key), set()).add(ctx.session_id)
+
+
+def forget_session(session_id: str) -> None:
+    """The session has ended: it reads no dataset any more."""
+    with _SHARED_LOCK:
+        for readers in _READERS.values():
+            readers.discard(session_id)
+
+
+def release_unread() -> int:
+    """Drop the server-wide results (and held datasets) of the datasets no live session reads; how many were dropped.
+
+    Called by the janitor after it reaped ended sessions (views.housekeeping): eight sessions on one dataset hold one
+    copy of it and its results while any of them lives, and the server gives it back once the last one has ended (the
+    next session to open it reads it from the store again). A result computed without a session (bare mode) is kept.
+    """
+    with _SHARED_LOCK:
+        unread = {dataset for dataset, readers in _READERS.items() if not readers}
+        for dataset in unread:
+            del _READERS[dataset]
+    return SERVER_CACHE.discard_where(lambda key: server_wide(key) and _dataset_of(key) in unread) if unread else 0
+
+
+def _session_memo() -> OrderedDict:
+    return st.session_state.setdefault("_memo", OrderedDict())
+
+
+def _lookup(key: tuple) -> Any:
+    """What is kept for ``key`` (the server's cache for a server-wide key, then the session's), else ``_MISSING``."""
+    if server_wide(key):
+        _note_reader(key)
+        value = SERVER_CACHE.lookup(key, _MISSING)
+        if value is not _MISSING:
+            return value
+    store = _session_memo()
     if key in store:
         store.move_to_end(key)
         return store[key]
-    value = compute()
+    return _MISSING
+
+
+def _keep_in_session(key: tuple, value: Any) -> None:
+    store = _session_memo()
     store[key] = value
     while len(store) > _MEMO_SIZE:
         store.popitem(last=False)
+
+
+def _keep(key: tuple, value: Any) -> Any:
+    """Keep ``value`` for ``key``: in the server's cache when the key is server-wide and the budget holds it, else in
+    the session (a result heavier than the whole budget is not recomputed on every run)."""
+    if not (server_wide(key) and SERVER_CACHE.put(key, value)):
+        _keep_in_session(key, value)
+    return value
+
+
+def memo(key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once for ``key``, kept for later runs: in the session (an LRU of ``_MEMO_SIZE`` entries), or
+    once per server when the key is :func:`server_wide` (a session asking meanwhile waits for that result)."""
+    check_key(key)
+    found = _lookup(key)
+    if found is not _MISSING:
+        return found
+    if server_wide(key):
+        value = SERVER_CACHE.get_or_compute(key, compute)
+        if key not in SERVER_CACHE:  # heavier than the budget
+            _keep_in_session(key, value)
+        return value
+    value = compute()
+    _keep_in_session(key, value)
     return value
 
 
@@ -117,12 +223,6 @@ def server_memo(key: tuple, compute: Callable[[], T], *, size: int | None = None
     """
     check_key(key)
     return SERVER_CACHE.get_or_compute(key, compute, size)
-
-
-def data_memo(public: bool, key: tuple, compute: Callable[[], T]) -> T:
-    """:func:`server_memo` for results of public data (a shipped sample: every session shares them), :func:`memo`
-    otherwise (a user's data stays in the user's session)."""
-    return server_memo(key, compute) if public else memo(key, compute)
 
 
 #: seconds of work before its progress bar appears: shorter work shows none (each bar drawn is a message the
@@ -199,6 +299,10 @@ def kept(slot: str) -> tuple[Any, Any] | None:
 # and at most two jobs compete with the app for the machine's cores.
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="opstudio-job")
 _JOBS = "_jobs"
+#: background work and scans of server-wide keys, whichever session started them (the others show their progress)
+_SERVER_JOBS: dict = {}
+_SERVER_SCANS: dict = {}
+_SHARED_LOCK = threading.Lock()
 _POLL_SECONDS = 0.5
 #: work (in the caller's units, e.g. rated rows x bootstrap replicates) done before the page shows;
 #: more runs in the background
@@ -271,25 +375,42 @@ def background(
     script instead, with a progress bar.
     """
     check_key(key)
-    store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
-    if key in store:
-        return memo(key, lambda: None)
+    found = _lookup(key)
+    if found is not _MISSING:
+        return found
     if work <= FOREGROUND_WORK:
         bar, update = progress_callback(label)
         value = memo(key, lambda: compute(update))
         bar.empty()
         return value
-    jobs: dict = st.session_state.setdefault(_JOBS, {})
-    job = jobs.get(key)
-    if job is None:
-        job = _Job(None, md(label))
-        job.future = _POOL.submit(_below_the_script, compute, job.update)
-        jobs[key] = job
+    jobs = _jobs_of(key)
+    with _SHARED_LOCK:
+        job = jobs.get(key)
+        if job is None:
+            job = _Job(None, md(label))
+            job.future = _POOL.submit(_below_the_script, compute, job.update)
+            jobs[key] = job
     if job.future.done():
-        del jobs[key]
-        return memo(key, job.future.result)  # raises the job's error here, in the script
+        return _finished(key, jobs, job)
     _progress_fragment(job)
     return None
+
+
+def _jobs_of(key: tuple) -> dict:
+    return _SERVER_JOBS if server_wide(key) else st.session_state.setdefault(_JOBS, {})
+
+
+def _finished(key: tuple, jobs: dict, job: _Job) -> Any:
+    """The finished job's result, kept (then the job forgotten, so no session starts it again meanwhile); its error
+    is raised here, in the script, and the job forgotten (the next run tries again)."""
+    try:
+        value = job.future.result()
+        _keep(key, value)
+    finally:
+        with _SHARED_LOCK:
+            if jobs.get(key) is job:
+                del jobs[key]
+    return value
 
 
 #: niceness of the background threads: the scripts (slider steps) get the cores first
@@ -317,13 +438,14 @@ def background_result(key: tuple) -> Any | None:
     last full run, taken before the work finished), without waiting for the full-page redraw that
     :func:`_progress_fragment` triggers when the session's controls rest.
     """
-    store: OrderedDict = st.session_state.get("_memo", OrderedDict())
-    if key in store:
-        return memo(key, lambda: None)
-    job = st.session_state.get(_JOBS, {}).get(key)
+    found = _lookup(key)
+    if found is not _MISSING:
+        return found
+    jobs = _jobs_of(key)
+    job = jobs.get(key)
     if job is None or not job.future.done() or job.future.cancelled() or job.future.exception() is not None:
         return None
-    return memo(key, job.future.result)
+    return _finished(key, jobs, job)
 
 
 def page_rerun_due(job: _Job, held_until: float) -> bool:
@@ -361,27 +483,33 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
     in the script, after the status box is marked as failed.
     """
     check_key(key)
-    store: OrderedDict = st.session_state.setdefault("_memo", OrderedDict())
-    if key in store:
-        return memo(key, lambda: None)
+    found = _lookup(key)
+    if found is not _MISSING:
+        return found
     label = md(label)
-    progress = ScanProgress()
     started = time.perf_counter()
-    with st.status(label, expanded=True) as box:
-        bar = st.progress(0.0, text="Reading the rows")
-        scans: dict = st.session_state.setdefault("_scans", {})  # a rerun mid-scan picks the running scan up again
+    # a rerun mid-scan picks the running scan up again; a server-wide key's scan is every session's
+    scans: dict = _SERVER_SCANS if server_wide(key) else st.session_state.setdefault("_scans", {})
+    with _SHARED_LOCK:
         if key not in scans:
+            progress = ScanProgress()
             scans[key] = (_SCAN_POOL.submit(compute, progress), progress)
         future, progress = scans[key]
+    with st.status(label, expanded=True) as box:
+        bar = st.progress(0.0, text="Reading the rows")
         while not wait([future], timeout=_SCAN_POLL_SECONDS).done:
             share, seconds = progress.share(), time.perf_counter() - started
             bar.progress(share, text=f"query {max(progress.queries, 1)}: {share:.0%} ({seconds:.1f} s)")
-        del scans[key]
         try:
             value = future.result()
+            _keep(key, value)
         except Exception:
             box.update(label=f"{label}: failed", state="error")
             raise
+        finally:
+            with _SHARED_LOCK:
+                if key in scans and scans[key][0] is future:
+                    del scans[key]
         bar.empty()
         box.update(label=f"{label}: done in {time.perf_counter() - started:.1f} s", state="complete", expanded=False)
-    return memo(key, lambda: value)
+    return value

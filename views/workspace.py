@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -38,7 +35,7 @@ from views.identity import allowed, current_identity, workspace
 from views.inputs import page_selection, shared_sample
 from views.navigation import go_to
 from views.session_input import SessionInput
-from views.state import md
+from views.state import SERVER_WIDE, md, memo
 
 #: the query parameter of a saved view's link
 VIEW_PARAM = "view"
@@ -94,48 +91,6 @@ def decision_link(decision_id: int) -> str:
 
 # --- datasets ------------------------------------------------------------------------------------------------------
 
-#: bytes of validated datasets this server holds for views (the speed helper's OPSTUDIO_CACHE_MB, default 512)
-try:
-    _BUDGET = int(max(0.0, float(os.environ.get("OPSTUDIO_CACHE_MB", "") or 512)) * 2**20)
-except ValueError:
-    _BUDGET = 512 * 2**20
-_HELD: OrderedDict = OrderedDict()  # key -> (SessionInput, bytes)
-_HELD_LOCK = threading.Lock()
-_KEY_LOCKS: dict = {}
-
-
-def _weight(inp: SessionInput) -> int:
-    """Bytes an input holds: its table's frame, its engine object's arrays and frames, its raw bytes."""
-    total = len(inp.raw or b"")
-    for part in (inp.table, inp.value):
-        frame = getattr(part, "frame", None)
-        if frame is not None and hasattr(frame, "memory_usage"):
-            total += int(frame.memory_usage(deep=True).sum())
-        for value in vars(part).values() if hasattr(part, "__dict__") else ():
-            total += int(getattr(value, "nbytes", 0) or 0)
-    return total
-
-
-def server_held(key: tuple, compute: Callable[[], SessionInput]) -> SessionInput:
-    """``compute()`` once per server for ``key``, kept within the byte budget (least recently used dropped first);
-    a session asking for a key being computed waits for it. The one place to swap for the server's shared cache."""
-    with _HELD_LOCK:
-        if key in _HELD:
-            _HELD.move_to_end(key)
-            return _HELD[key][0]
-        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        with _HELD_LOCK:
-            if key in _HELD:
-                return _HELD[key][0]
-        value = compute()
-        with _HELD_LOCK:
-            _HELD[key] = (value, _weight(value))
-            while len(_HELD) > 1 and sum(w for _, w in _HELD.values()) > _BUDGET:
-                _HELD.popitem(last=False)
-            _KEY_LOCKS.pop(key, None)
-    return value
-
 
 def input_ref(inp: SessionInput) -> dict:
     """How a view names an input: kind, SHA-256, name, column mapping (JSON) and shipped sample."""
@@ -164,7 +119,8 @@ def dataset_input(ref: dict, identity: Identity) -> SessionInput:
     dataset = ws.dataset(ref["sha256"], identity)
     name = str(ref.get("name") or dataset.name)[:255]
     mapping = ref.get("mapping")
-    key = ("workspace dataset", dataset.sha256, ref["kind"], json.dumps(mapping, sort_keys=True))
+    # server-wide: released with the dataset's results once no session reads it (views.state.release_unread)
+    key = ("workspace dataset", SERVER_WIDE, dataset.sha256, ref["kind"], json.dumps(mapping, sort_keys=True))
 
     sample = ref.get("sample")
     if sample in SAMPLES and SAMPLES[sample].kind == ref["kind"]:  # a shipped sample: the server's one copy
@@ -176,7 +132,7 @@ def dataset_input(ref: dict, identity: Identity) -> SessionInput:
         raw = ws.dataset_bytes(dataset.sha256, identity)
         return FORMS[ref["kind"]].restore(raw, name, mapping)
 
-    held = server_held(key, read)
+    held = memo(key, read)  # once per server, within the server cache's byte budget
     return held if held.name == name else _renamed(held, name)
 
 

@@ -25,8 +25,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.rated import DATE_TEXT_PATTERN
-from ..monitor.counts import PeriodCounts, check_threshold, counts_from_groups
-from ..monitor.periods import calendar, check_period
+from ..monitor._counts import PeriodCounts, check_threshold, counts_from_groups
+from ..monitor._periods import calendar, check_period
 from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
 
 __all__ = ["duckdb_period_counts"]

@@ -36,8 +36,8 @@ import pandas as pd
 from ..audit._population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
 from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
-from ..monitor.counts import PeriodCounts
-from ..monitor.data import DatedRated, load_dated
+from ..monitor._counts import PeriodCounts
+from ..monitor._data import DatedRated, load_dated
 from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
 from ..pn._curve import check_target
 from ..pn._operating_point import DEFAULT_SWEEP_TARGETS

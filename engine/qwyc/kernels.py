@@ -1,11 +1,11 @@
 """Compiled loops of QWYC (Wang, Gupta & You, *Quit When You Can*, arXiv:1806.11202, 2018).
 
-QWYC*'s candidate scan is :mod:`engine.qwyc.scan`.
+QWYC*'s candidate scan is :mod:`engine.qwyc._scan`.
 
 * :func:`sorted_exits`: the same count from already sorted sums (the formulation of
-  :func:`~engine.qwyc.policy.step_thresholds`), an oracle for the tests.
+  :func:`~engine.qwyc._policy.step_thresholds`), an oracle for the tests.
 * :func:`step_exit`: the exit rule of one step, for one running sum (the single source of
-  :func:`run_policy` and of the compiled tree evaluator :mod:`engine.qwyc.evaluator`).
+  :func:`run_policy` and of the compiled tree evaluator :mod:`engine.qwyc._evaluator`).
 * :func:`run_policy`: a policy on a contribution matrix, row by row, stopping at the
   first exit (no (N,) temporaries per step).
 * :func:`worker_pool` and :func:`in_parts`: a loop's independent parts (candidates, row

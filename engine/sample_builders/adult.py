@@ -61,7 +61,7 @@ def build_model(shared_dir: Path | None = None) -> dict[str, bytes]:
     import skops.io as sio
     from threadpoolctl import threadpool_limits
 
-    from ..qwyc.ensembles import ADULT_GBT, train_adult_gbt
+    from ..qwyc._ensembles import ADULT_GBT, train_adult_gbt
 
     with threadpool_limits(limits=1):
         trained = train_adult_gbt(max_iter=ADULT_GBT["max_iter"], max_depth=ADULT_GBT["max_depth"])

@@ -44,6 +44,17 @@ def app():
 
 
 @pytest.fixture
+def fresh_server_cache(monkeypatch):
+    """An empty server-wide cache for this test: what a shipped sample's page computes is the server's
+    (``views.state.SERVER_WIDE``), so a test counting computations must not find an earlier test's results."""
+    import views.state
+
+    cache = views.state.ByteBudgetCache(views.state.cache_budget_bytes())
+    monkeypatch.setattr(views.state, "SERVER_CACHE", cache)
+    return cache
+
+
+@pytest.fixture
 def served(monkeypatch):
     """Bytes served by download buttons, by media file id."""
     files: dict[str, bytes] = {}
@@ -96,3 +107,13 @@ def number(cell: str) -> float:
 def by_quantity(table) -> dict:
     """A table shown one quantity per row ("Quantity" first): {column: {quantity: cell}}."""
     return table.set_index("Quantity").to_dict()
+
+
+def finish_background(at: AppTest, timeout: float = 120) -> None:
+    """Wait for the background work this session shows: its own jobs and the server-wide ones (results of a shipped
+    sample or a workspace dataset are computed once per server, ``views.state.SERVER_WIDE``)."""
+    import views.state
+
+    own = at.session_state["_jobs"] if "_jobs" in at.session_state else {}  # noqa: SIM401 no .get at the floor
+    for job in [*own.values(), *list(views.state._SERVER_JOBS.values())]:
+        job.future.result(timeout=timeout)

@@ -75,7 +75,7 @@ def test_settings_change_the_plan_as_the_engine_does(app, served, shipped):
     assert metrics(at)["To review"] == f"{wanted.budget:,}"
 
 
-def test_the_plan_is_made_once_for_its_settings_not_on_every_run(app, monkeypatch):
+def test_the_plan_is_made_once_for_its_settings_not_on_every_run(app, monkeypatch, fresh_server_cache):
     # it was memoised under the page script's PlanSettings object, a new class on every run: planned again each time
     import engine.audit
 

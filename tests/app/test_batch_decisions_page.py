@@ -42,7 +42,7 @@ def test_monte_carlo_check_says_consistent(app):
     assert sentence.endswith(": consistent.")
 
 
-def test_a_rerun_hits_the_memo_for_every_named_loss(app, monkeypatch):
+def test_a_rerun_hits_the_memo_for_every_named_loss(app, monkeypatch, fresh_server_cache):
     calls = []
     original = engine.setloss.decide_batch
 

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.qwyc import POLICY_FORMAT, fit_qwyc
+from engine.qwyc import fit_qwyc
+from engine.qwyc._deployment import POLICY_FORMAT
 from tests.app.conftest import download_buttons, shown, upload_input
 
 PAGE = "pages/early_exit.py"
@@ -131,8 +132,8 @@ def test_bad_score_matrices_show_errors(app, content, expected):
 def test_a_users_model_file_and_feature_table(app, served):
     import lightgbm
 
-    from engine.qwyc.deployment import read_policy
-    from engine.qwyc.models import load_model
+    from engine.qwyc._deployment import read_policy
+    from engine.qwyc._models import load_model
 
     rng = np.random.default_rng(3)
     frame = pd.DataFrame(rng.normal(size=(600, 3)), columns=["x1", "x2", "x3"])
@@ -186,8 +187,8 @@ def test_a_promise_on_new_rows_from_a_score_matrix(app):
 def test_the_promised_policy_of_a_model_file_downloads_and_applies(app, served):
     import lightgbm
 
-    from engine.qwyc.deployment import read_policy
-    from engine.qwyc.models import load_model
+    from engine.qwyc._deployment import read_policy
+    from engine.qwyc._models import load_model
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(rng.normal(size=(1500, 3)), columns=["x1", "x2", "x3"])
@@ -225,7 +226,8 @@ def test_depth_5_reads_the_shipped_model_file_and_fits_what_the_engine_fits(app,
 @pytest.mark.slow
 def test_promises_at_two_d_on_the_shipped_sample_share_one_calibration_and_equal_the_engine(app):
     """A second D reuses the server's calibration (a cached call inside another once failed to replay)."""
-    from engine.qwyc import adult_gbt_sample, fit_fidelity
+    from engine.qwyc import adult_gbt_sample
+    from engine.qwyc._fidelity import fit_fidelity
 
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "5"}, page=PAGE)
     shipped = adult_gbt_sample(100)
@@ -275,11 +277,11 @@ def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, mo
 
 
 def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_after_it(app, monkeypatch):
-    import engine.qwyc
+    import engine.qwyc.display
 
     drawn = []
-    blank = engine.qwyc.blank_figure
-    monkeypatch.setattr(engine.qwyc, "blank_figure", lambda: drawn.append(1) or blank())
+    blank = engine.qwyc.display.blank_figure
+    monkeypatch.setattr(engine.qwyc.display, "blank_figure", lambda: drawn.append(1) or blank())
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "3"}, page=PAGE)
     assert len(drawn) == 1
     assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]  # the slot was emptied

@@ -7,7 +7,7 @@ import pytest
 
 from engine.io import load_rated, sample_path
 from engine.pn import operating_point
-from tests.app.conftest import download_buttons, shown, upload_input
+from tests.app.conftest import download_buttons, finish_background, shown, upload_input
 
 PAGE = "pages/operating_point.py"
 
@@ -108,7 +108,7 @@ def test_sweep_csv_matches_engine(app, served):
     pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(csv)), expected, check_dtype=False)
 
 
-def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(app, monkeypatch):
+def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(app, monkeypatch, fresh_server_cache):
     import views.state
 
     monkeypatch.setattr(views.state, "FOREGROUND_WORK", 0)
@@ -118,8 +118,7 @@ def test_a_large_bootstrap_runs_in_the_background_and_the_page_works_meanwhile(a
     assert {m.label for m in at.main.metric} >= {"Threshold", "True positives"}  # the point is there already
     progress = [p for p in at.get("progress")]
     assert progress and "Bootstrapping" in progress[0].proto.text
-    for job in list(at.session_state["_jobs"].values()):
-        job.future.result(timeout=120)
+    finish_background(at)
     band = [t.get("name", "") for t in chart(at, "mp_chart")["data"] if "bootstrap band" in t.get("name", "")]
     assert not band  # no band before the replicates exist
     at.run()
@@ -148,9 +147,7 @@ def test_the_page_intervals_are_the_command_lines_hashed_poisson_intervals(app):
     data = load_rated(sample_path("synthetic"))
     at = app(page=PAGE)
     at.slider(key="target").set_value(0.4).run()
-    jobs = at.session_state["_jobs"] if "_jobs" in at.session_state else {}  # noqa: SIM401 AppTest's state has no .get at the floor
-    for job in list(jobs.values()):
-        job.future.result(timeout=120)
+    finish_background(at)
     at.run()
     op = operating_point(data.column("score_image"), data.labels, 0.4, data.weights)
     cli = bootstrap_points(data, "score_image", targets=0.4, n_boot=200, level=0.95, seed=0)[0]

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import views.identity
+import views.state
 import views.workspace
 from engine.io import sample_path
 from engine.workspace import open_workspace, settings_from_env
@@ -67,7 +68,7 @@ def restart() -> None:
         ws.close()
     views.identity._WORKSPACES.clear()
     views.identity._ROLES.clear()
-    views.workspace._HELD.clear()
+    views.state.SERVER_CACHE.clear()  # the datasets it held and every result computed from them
 
 
 def test_a_saved_view_reopens_every_setting_and_the_same_numbers_after_a_restart(home):
@@ -104,7 +105,8 @@ def test_an_uploaded_file_is_a_workspace_dataset_read_from_the_store_once_per_se
     restart()
     first, second = session(view=view_id), session(view=view_id)
     assert cards(first) == shown == cards(second)
-    held = [value for value, _ in views.workspace._HELD.values()]
+    cache = views.state.SERVER_CACHE
+    held = [cache.lookup(e.key) for e in cache.held() if e.key[0] == "workspace dataset"]
     assert len(held) == 1 and held[0].fingerprint == dataset.sha256 and held[0].source == "workspace"
     assert "my_bank.csv.gz" in shown_text(first.sidebar.markdown)
 

@@ -55,18 +55,39 @@ def test_dataclasses_containers_and_cycles_are_followed():
 @settings(max_examples=200, deadline=None)
 @given(
     budget=st.integers(0, 100),
-    ops=st.lists(st.tuples(st.sampled_from("gd"), st.integers(0, 9), st.integers(0, 60)), max_size=60),
+    ops=st.lists(st.tuples(st.sampled_from("gdlpw"), st.integers(0, 9), st.integers(0, 60)), max_size=60),
 )
 def test_the_cache_holds_what_a_plain_lru_list_holds(budget, ops):
+    # g: get_or_compute, d: discard, l: lookup, p: put, w: discard_where (keys of the same parity as this one)
     cache = ByteBudgetCache(budget)
     lru: list = []  # [(key, size)], least recently used first
     computed = []
+    missing = object()
     for op, key, size in ops:
-        if op == "d":
-            assert cache.discard(key) == any(k == key for k, _ in lru)
-            lru = [(k, s) for k, s in lru if k != key]
-            continue
         known = next((s for k, s in lru if k == key), None)
+        if op == "d":
+            assert cache.discard(key) == (known is not None)
+            lru = [(k, s) for k, s in lru if k != key]
+        elif op == "l":
+            value = cache.lookup(key, missing)
+            assert (value is missing) == (known is None)
+            if known is not None:  # a use: now the most recently used
+                assert value[0] == key
+                lru = [(k, s) for k, s in lru if k != key] + [(key, known)]
+        elif op == "w":
+            kept = [(k, s) for k, s in lru if k % 2 != key % 2]
+            assert cache.discard_where(lambda k, parity=key % 2: k % 2 == parity) == len(lru) - len(kept)
+            lru = kept
+        elif op == "p":
+            lru = [(k, s) for k, s in lru if k != key]  # replaced
+            if size <= budget:
+                lru.append((key, size))
+                while sum(s for _, s in lru) > budget:
+                    lru.pop(0)
+            assert cache.put(key, (key, size), size=size) == any(k == key for k, _ in lru)
+        if op != "g":
+            assert [(e.key, e.nbytes) for e in cache.held()] == lru
+            continue
         value = cache.get_or_compute(key, lambda k=key, s=size: computed.append(k) or (k, s), size=size)
         if known is not None:  # held: returned as stored, nothing computed, now the most recently used
             assert value[0] == key and not computed

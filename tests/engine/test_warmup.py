@@ -102,7 +102,7 @@ def test_after_the_install_step_a_users_first_calls_compile_nothing(installed):
     compiled = {name: c for name, c in first.items() if c[1]}
     assert not compiled, f"compiled on a first call despite the install step: {compiled}"
     # the calls did run compiled kernels of each family, read from the cache (not skipped)
-    for family in ("engine.qwyc.scan", "engine.pn.kernels", "engine.setloss.kernels"):
+    for family in ("engine.qwyc._scan", "engine.pn.kernels", "engine.setloss.kernels"):
         assert any(n.startswith(family) and hits for n, (hits, _) in first.items()), family
 
 
@@ -112,7 +112,7 @@ def test_after_the_install_step_the_pages_compile_nothing(installed):
     on_pages = counts(run(["-c", PAGES], cache))
     compiled = {name: c for name, c in on_pages.items() if c[1]}
     assert not compiled, f"compiled on the pages' first visits despite the warm-up: {compiled}"
-    assert any(n.startswith("engine.qwyc.scan") for n in on_pages) and any(n.startswith("engine.pn") for n in on_pages)
+    assert any(n.startswith("engine.qwyc._scan") for n in on_pages) and any(n.startswith("engine.pn") for n in on_pages)
 
 
 def test_every_module_with_compiled_kernels_is_warmed():

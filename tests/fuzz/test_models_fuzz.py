@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.qwyc.deployment import apply_policy, fit_policy, policy_json, read_policy
-from engine.qwyc.models import load_model
+from engine.qwyc._deployment import apply_policy, fit_policy, policy_json, read_policy
+from engine.qwyc._models import load_model
 from tests.fuzz import model_corpus as mc
 
 _CACHE: dict = {}

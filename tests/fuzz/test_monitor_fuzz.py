@@ -24,21 +24,21 @@ from streamlit.testing.v1 import AppTest
 
 from engine.backends import open_rows, sweep_points
 from engine.errors import InputError
+from engine.intervals import clopper_pearson
 from engine.io import sample_path
 from engine.monitor import (
     baseline_threshold,
-    calendar,
     capacity_per_day,
-    clopper_pearson,
-    e_detector,
     flagged_per_day,
     load_dated,
     monitor,
     period_counts,
     reviewer_plan,
     simulate_alerts,
-    threshold_over_time_figure,
 )
+from engine.monitor._alerts import e_detector
+from engine.monitor._periods import calendar
+from engine.monitor.display import threshold_over_time_figure
 from engine.pn import Economics, target_from_money
 from engine.pn.display import money_statement
 from engine.record import RECORD_FORMAT, read_record_json
@@ -177,8 +177,8 @@ API_CASES = [
         lambda: e_detector(np.zeros((2, 1)), np.ones((2, 1)), np.zeros((2, 1)), np.ones((2, 1)), "x", 0.05),
         "target must be a number",
     ),
-    ("Clopper-Pearson alpha None", lambda: clopper_pearson(1, 2, None), "alpha must be a number"),
-    ("Clopper-Pearson side", lambda: clopper_pearson(1, 2, 0.05, "sideways"), "side must be one of both, lower, upper"),
+    ("Clopper-Pearson level None", lambda: clopper_pearson(1, 2, None), "level must be a number"),
+    ("Clopper-Pearson side", lambda: clopper_pearson(1, 2, 0.95, "sideways"), "side must be one of both, lower, upper"),
     (
         "load_dated classifier 3",
         lambda: load_dated(sample_path("monitoring"), classifier=3),

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...io.model_formats import model_format_by_key
-from ..ensembles import AdditiveEnsemble, Tree
+from .._ensembles import AdditiveEnsemble, Tree
 
 #: largest model file read (bytes)
 MAX_MODEL_BYTES = 256 * 1024 * 1024
@@ -70,7 +70,7 @@ def checked_tree(tree: Tree, n_features: int, where: str) -> Tree:
     Parameters
     ----------
     tree : Tree
-        A tree whose structure :func:`~engine.qwyc.ensembles.tree_depth` has checked.
+        A tree whose structure :func:`~engine.qwyc._ensembles.tree_depth` has checked.
     n_features : int
         Number of features the model declares.
     where : str

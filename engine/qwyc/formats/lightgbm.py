@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ..ensembles import AdditiveEnsemble, Tree, tree_depth
+from .._ensembles import AdditiveEnsemble, Tree, tree_depth
 from ._common import MAX_FEATURES, MAX_TREE_NODES, ReadModel, check_counts, check_size, checked_tree, refuse
 
 __all__ = ["read_lightgbm"]

@@ -23,7 +23,7 @@ payload while it loads. This module never hands the bytes to skops: it
 and then reads the model straight from the audited nodes and ``.npy`` members: the
 estimator's attributes are the plain values skops would set (JSON, arrays, lists), the
 tree arrays are checked and cast as scikit-learn's own ``__setstate__`` does, and
-:func:`engine.qwyc.ensembles.sklearn_ensemble` turns them into trees. Nothing the file
+:func:`engine.qwyc._ensembles.sklearn_ensemble` turns them into trees. Nothing the file
 names is constructed, and neither skops nor scikit-learn is imported. The trees are
 checked again like every other format's.
 """
@@ -38,7 +38,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...untrusted import check_zip, parse_json
-from ..ensembles import AdditiveEnsemble, sklearn_ensemble
+from .._ensembles import AdditiveEnsemble, sklearn_ensemble
 from ._common import MAX_FEATURES, ReadModel, check_size, checked_tree, refuse
 
 __all__ = ["read_skops", "SKOPS_ALLOWED", "SKOPS_ALLOWED_TYPES"]

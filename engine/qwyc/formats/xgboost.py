@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...untrusted import parse_json
-from ..ensembles import AdditiveEnsemble, Tree, tree_depth
+from .._ensembles import AdditiveEnsemble, Tree, tree_depth
 from ._common import MAX_FEATURES, MAX_TREE_NODES, ReadModel, check_counts, check_size, checked_tree, refuse
 from .ubjson import decode_ubjson
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from engine.cli import main
-from engine.qwyc.models import load_model
+from engine.qwyc._models import load_model
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_fit_then_apply_reproduces_the_engine_policy(files, capsys):
     out = pd.read_csv(tmp / "decisions.csv")
     assert list(out.columns) == ["decision", "n_evaluated"] and len(out) == len(frame)
     # the same decisions and tree counts as the fitted policy on the precomputed contributions
-    from engine.qwyc.deployment import read_policy
+    from engine.qwyc._deployment import read_policy
 
     model = load_model((tmp / "model.txt").read_bytes(), name="model.txt")
     policy = read_policy((tmp / "policy.json").read_text(), model)

@@ -8,8 +8,16 @@ import pytest
 from scipy import stats
 from scipy.special import logsumexp
 
-from engine.monitor import e_detector, naive_alarms, simulate_alerts
-from engine.monitor.alerts import BAND_SIZES, ODDS_RATIOS, alternatives, log_likelihood_ratios, start_weights
+from engine.monitor import simulate_alerts
+from engine.monitor._alerts import (
+    BAND_SIZES,
+    ODDS_RATIOS,
+    alternatives,
+    e_detector,
+    log_likelihood_ratios,
+    naive_alarms,
+    start_weights,
+)
 
 
 @pytest.mark.parametrize("side", ["low", "high"])

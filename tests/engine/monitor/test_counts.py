@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from engine.errors import RatedDataError
-from engine.monitor import period_counts, period_start
+from engine.monitor import period_counts
+from engine.monitor._periods import period_start
 
 
 def _random(n=3000, seed=0):

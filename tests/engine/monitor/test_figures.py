@@ -2,12 +2,11 @@
 
 import numpy as np
 
-from engine.monitor import (
+from engine.monitor import monitor, period_counts
+from engine.monitor.display import (
     evidence_figure,
     marginal_precision_over_time_figure,
     money_over_time_figure,
-    monitor,
-    period_counts,
     threshold_over_time_figure,
 )
 from engine.pn import Economics

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from engine.errors import InputError
-from engine.monitor import monitor, monitoring_sentence, period_counts, period_start
+from engine.monitor import monitor, period_counts
+from engine.monitor._periods import period_start
+from engine.monitor.display import monitoring_sentence
 from engine.pn import Economics, operating_point, pn_curve, upper_hull
 from engine.reporting import json_safe
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from engine.errors import InputError
-from engine.monitor import calendar, period_start
+from engine.monitor._periods import calendar, period_start
 
 
 @pytest.mark.parametrize("period, freq", [("day", "D"), ("week", "W-SUN"), ("month", "M")])

@@ -4,17 +4,9 @@ import numpy as np
 import pytest
 
 from engine.errors import InputError
-from engine.monitor import (
-    backlog,
-    backlog_figure,
-    capacity_per_day,
-    capacity_segments,
-    capacity_threshold,
-    daily_flagged,
-    flagged_per_day,
-    flagged_per_day_figure,
-    reviewer_plan,
-)
+from engine.monitor import backlog, capacity_per_day, capacity_segments, flagged_per_day, reviewer_plan
+from engine.monitor._reviewers import capacity_threshold, daily_flagged
+from engine.monitor.display import backlog_figure, flagged_per_day_figure
 from engine.pn._budget import max_flagged_point
 from engine.pn._segments import allocate_capacity, segment_curves
 

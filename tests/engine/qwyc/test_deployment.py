@@ -10,7 +10,6 @@ import pytest
 
 from engine.errors import InputError
 from engine.qwyc import (
-    POLICY_FORMAT,
     EarlyExitPolicy,
     FittedPolicy,
     apply_policy,
@@ -20,6 +19,7 @@ from engine.qwyc import (
     policy_json,
     read_policy,
 )
+from engine.qwyc._deployment import POLICY_FORMAT
 from tests.fuzz.model_corpus import _data, drop_at, lightgbm_text, set_at
 
 

@@ -5,7 +5,8 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
-from engine.qwyc import fit_qwyc, from_sklearn, time_early_exit
+from engine.qwyc import fit_qwyc, time_early_exit
+from engine.qwyc._ensembles import from_sklearn
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,8 @@ def test_lazy_evaluation_gives_the_policys_decisions(data):
 def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
     import lightgbm as lgb
 
-    from engine.qwyc import from_lightgbm, lightgbm_early_stop_policy
+    from engine.qwyc._ensembles import from_lightgbm
+    from engine.qwyc._policy import lightgbm_early_stop_policy
 
     x, y = data
     model = lgb.LGBMClassifier(n_estimators=60, num_leaves=15, learning_rate=0.1, verbose=-1).fit(x, y)
@@ -86,7 +88,7 @@ def test_lightgbm_pred_early_stop_is_reproduced_on_f(data):
 
 def test_tree_depth_against_a_recursive_walk_on_random_child_arrays():
     """Oracle: a plain recursive walk from the root that fails on a child out of range or a node met twice."""
-    from engine.qwyc.ensembles import tree_depth
+    from engine.qwyc._ensembles import tree_depth
 
     def walk(left, right, is_leaf):
         seen = set()
@@ -153,7 +155,7 @@ def test_ordinal_codes_are_scikit_learns_ordinal_encoder():
     from sklearn.preprocessing import OrdinalEncoder
 
     from engine.io.public_data import load_public_dataset
-    from engine.qwyc.ensembles import encoded_adult, ordinal_codes
+    from engine.qwyc._ensembles import encoded_adult, ordinal_codes
 
     train = pd.Series(["b", np.nan, "a", "c", "a", np.nan, "B", "é"], dtype=object)
     other = pd.Series(["a", "zz", np.nan, "é", "B", "c"], dtype=object)

@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.qwyc import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
-from engine.qwyc.evaluator import flatten_ensemble
-from engine.qwyc.models import load_model
+from engine.qwyc import EarlyExitPolicy, fit_qwyc
+from engine.qwyc._evaluator import flatten_ensemble
+from engine.qwyc._models import load_model
+from engine.qwyc._policy import lightgbm_early_stop_policy
 
 lightgbm = pytest.importorskip("lightgbm")
 xgboost = pytest.importorskip("xgboost")
@@ -142,7 +143,7 @@ def test_lightgbm_rule_equals_lightgbms_own_pred_early_stop(data, freq, margin):
 
 
 def test_ensembles_of_other_base_models_keep_the_numpy_evaluator():
-    from engine.qwyc.ensembles import AdditiveEnsemble
+    from engine.qwyc._ensembles import AdditiveEnsemble
 
     class Constant:
         def predict(self, x):
@@ -166,7 +167,7 @@ def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, ro
 
 def test_rows_split_over_threads_give_the_one_thread_result(data):
     """From THREADED_ROWS rows on, contiguous parts of the rows run in threads: the same three arrays, any number."""
-    from engine.qwyc.evaluator import THREADED_ROWS
+    from engine.qwyc._evaluator import THREADED_ROWS
 
     frame, y = data
     _, raw = lightgbm_file(frame, y)

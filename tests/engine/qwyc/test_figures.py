@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.qwyc import EarlyExitPolicy, models_histogram_figure, thresholds_figure
-from engine.qwyc.figures import MARKED_STEPS
+from engine.qwyc import EarlyExitPolicy
+from engine.qwyc._figures import MARKED_STEPS
+from engine.qwyc.display import models_histogram_figure, thresholds_figure
 
 
 @pytest.mark.parametrize("total", [3, 100, 250, 500])
@@ -39,7 +40,7 @@ def test_models_histogram_marks_the_mean():
 
 def test_thresholds_are_marked_up_to_a_hundred_per_side_and_drawn_as_lines_beyond():
     from engine.qwyc import EarlyExitPolicy
-    from engine.qwyc.figures import MARKED_STEPS
+    from engine.qwyc._figures import MARKED_STEPS
 
     def policy(t, finite_plus):
         eps_plus = np.full(t, np.inf)

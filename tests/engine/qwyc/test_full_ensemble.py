@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from engine.errors import InputError
-from engine.qwyc import full_decisions, full_scores
+from engine.qwyc import full_decisions
+from engine.qwyc._full_ensemble import full_scores
 
 DTYPES = (np.float32, np.float64)
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.qwyc import fit_qwyc, step_thresholds
+from engine.qwyc import fit_qwyc
+from engine.qwyc._policy import early_exit_loop, step_thresholds
 from engine.qwyc.kernels import (
     MAX_WORKERS,
     default_workers,
@@ -20,7 +21,6 @@ from engine.qwyc.kernels import (
     step_exit,
     worker_pool,
 )
-from engine.qwyc.policy import early_exit_loop
 
 from .test_policy import brute_force_step
 

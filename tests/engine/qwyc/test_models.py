@@ -8,7 +8,7 @@ import skops.io as skops_io
 import xgboost
 
 from engine.errors import InputError
-from engine.qwyc.models import load_model
+from engine.qwyc._models import load_model
 
 FEATURES = [f"feature_{j}" for j in range(5)]
 
@@ -235,7 +235,7 @@ def test_reading_a_model_never_loads_the_native_libraries(tmp_path):
         "            raise ImportError('blocked ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
         "from pathlib import Path\n"
-        "from engine.qwyc.models import load_model\n"
+        "from engine.qwyc._models import load_model\n"
         f"d = Path({str(tmp_path)!r})\n"
         "print(load_model((d / 'm.txt').read_bytes()).n_trees, load_model((d / 'm.json').read_bytes()).n_trees)\n"
     )

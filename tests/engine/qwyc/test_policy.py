@@ -8,18 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.qwyc import (
-    EarlyExitPolicy,
-    fit_fan,
-    fit_qwyc,
-    fixed_order,
-    fixed_order_sweep,
-    pareto_front,
-    qwyc_start,
-    smaller_ensemble,
-    step_thresholds,
-    tradeoff_curves,
-)
+from engine.qwyc import EarlyExitPolicy, fit_qwyc, qwyc_start, tradeoff_curves
+from engine.qwyc._baselines import fit_fan, pareto_front, smaller_ensemble
+from engine.qwyc._policy import fixed_order, fixed_order_sweep, step_thresholds
 
 
 def brute_force_step(g, d, budget, neg_only):
@@ -214,7 +205,7 @@ def _full_and_label_targets(f, bias, labels):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_greedy_mse_order_equals_the_row_by_row_oracle_on_random_matrices(seed):
-    from engine.qwyc.policy import order_permutation
+    from engine.qwyc._policy import order_permutation
 
     rng = np.random.default_rng(seed)
     n, t = (500, 40) if seed % 2 else (3000, 120)
@@ -232,7 +223,7 @@ def test_greedy_mse_order_equals_the_row_by_row_oracle_on_random_matrices(seed):
 @pytest.mark.slow
 def test_greedy_mse_order_equals_the_oracle_on_the_shipped_adult_model():
     from engine.qwyc import adult_gbt_sample
-    from engine.qwyc.policy import order_permutation
+    from engine.qwyc._policy import order_permutation
 
     shipped = adult_gbt_sample()
     f = shipped.ensemble.contributions(shipped.x_train)
@@ -295,8 +286,8 @@ def test_a_start_of_another_f_threshold_or_bias_is_refused():
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_predict_splits_rows_over_threads_with_the_same_result(workers):
+    from engine.qwyc._policy import THREADED_ROWS
     from engine.qwyc.kernels import run_policy
-    from engine.qwyc.policy import THREADED_ROWS
 
     rng = np.random.default_rng(workers)
     f = rng.normal(size=(THREADED_ROWS + 37, 12)) * 0.3

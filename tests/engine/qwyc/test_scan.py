@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.qwyc import scan, step_thresholds
+from engine.qwyc import _scan as scan
+from engine.qwyc._policy import _allowance, _qwyc_star, fit_qwyc, step_thresholds
 from engine.qwyc.kernels import worker_pool
-from engine.qwyc.policy import _allowance, _qwyc_star, fit_qwyc
 
 from .test_policy import brute_force_step
 
@@ -154,7 +154,7 @@ def models():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     from engine.qwyc import adult_gbt_sample
-    from engine.qwyc.ensembles import from_sklearn
+    from engine.qwyc._ensembles import from_sklearn
 
     shipped = adult_gbt_sample(120)
     adult = shipped.ensemble.contributions(shipped.x_train[:2500])

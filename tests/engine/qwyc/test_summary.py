@@ -6,16 +6,8 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from engine.qwyc import (
-    FittedPolicy,
-    PolicySummary,
-    fit_qwyc,
-    full_decisions,
-    models_histogram_figure,
-    policy_json,
-    summarise_policy,
-    thresholds_figure,
-)
+from engine.qwyc import FittedPolicy, PolicySummary, fit_qwyc, full_decisions, policy_json, summarise_policy
+from engine.qwyc.display import models_histogram_figure, thresholds_figure
 
 
 def contributions(seed: int, n: int, t: int):

@@ -5,7 +5,10 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from engine.qwyc import EarlyExitTiming, fit_qwyc, from_sklearn, time_early_exit, timing_table
+from engine.qwyc import fit_qwyc, time_early_exit
+from engine.qwyc._ensembles import from_sklearn
+from engine.qwyc._timing import EarlyExitTiming
+from engine.qwyc.display import timing_table
 
 
 def test_rows_and_speed_ups_of_given_timings():

@@ -7,8 +7,8 @@ import pytest
 
 from engine.io import INPUT_KINDS, MODEL_FORMATS, model_file_extensions, model_format, model_formats_sentence
 from engine.io.model_formats import how_to_save_models, model_format_by_key
+from engine.qwyc._models import load_model
 from engine.qwyc.formats import READERS
-from engine.qwyc.models import load_model
 from tests.fuzz.model_corpus import lightgbm_text, skops_file, xgboost_json
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -30,7 +30,8 @@ def test_a_new_format_is_one_registry_line(monkeypatch):
 
     from engine.io import model_formats
     from engine.io.model_formats import ModelFormat
-    from engine.qwyc import formats, models
+    from engine.qwyc import _models as models
+    from engine.qwyc import formats
     from engine.qwyc.formats._common import ReadModel
 
     module = types.ModuleType("engine.qwyc.formats.toyformat")

@@ -178,7 +178,7 @@ def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
     """Oracle: skops constructs the model and from_sklearn reads it; the direct reader must give exactly the same."""
     import numpy as np
 
-    from engine.qwyc.ensembles import from_sklearn
+    from engine.qwyc._ensembles import from_sklearn
 
     model, how = _models()[case]
     frame, y = _frame(nan=how.get("nan", False))
@@ -204,7 +204,7 @@ def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
 
 def test_the_shipped_model_read_directly_equals_skops_then_from_sklearn():
     from engine.io.samples import sample_path
-    from engine.qwyc.ensembles import from_sklearn
+    from engine.qwyc._ensembles import from_sklearn
 
     raw = sample_path("adult_gbt").read_bytes()
     expected = from_sklearn(sio.loads(raw, trusted=sio.get_untrusted_types(data=raw)))
@@ -273,7 +273,7 @@ def test_node_arrays_of_another_platform_are_cast_as_scikit_learn_does(kind):
     """Byte-swapped tree nodes, and 32-bit index fields: scikit-learn's __setstate__ casts them; so does the reader."""
     import numpy as np
 
-    from engine.qwyc.ensembles import from_sklearn
+    from engine.qwyc._ensembles import from_sklearn
 
     raw = skops_file(kind)
     cls, key = ("TreePredictor", "nodes") if kind == "hist" else ("Tree", "nodes")

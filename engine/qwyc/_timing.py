@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .ensembles import AdditiveEnsemble
-from .evaluator import flatten_ensemble
+from ._ensembles import AdditiveEnsemble
+from ._evaluator import flatten_ensemble
 
 __all__ = ["EarlyExitTiming", "time_early_exit", "timing_table"]
 

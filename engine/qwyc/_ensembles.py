@@ -19,8 +19,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.public_data import load_public_dataset
-from .evaluator import flatten_ensemble
-from .trees import Tree, tree_depth
+from ._evaluator import flatten_ensemble
+from ._trees import Tree, tree_depth
 
 __all__ = [
     "Tree",
@@ -259,7 +259,7 @@ class TrainedEnsemble:
     Attributes
     ----------
     model : object
-        The fitted scikit-learn model, or the :class:`~engine.qwyc.models.ModelFile` it was read from.
+        The fitted scikit-learn model, or the :class:`~engine.qwyc._models.ModelFile` it was read from.
     ensemble : AdditiveEnsemble
         Its trees and bias.
     x_train, x_test : numpy.ndarray of float, shape (n, features)

@@ -5,7 +5,7 @@ base model's contribution ``F[:, t]`` and an evaluator that computes only the tr
 an example still needs. The formats are listed once, in
 :data:`engine.io.model_formats.MODEL_FORMATS` (title, extensions, sniffer, how to
 save); each has its reader in :mod:`engine.qwyc.formats`, which returns
-:class:`~engine.qwyc.ensembles.Tree` arrays so that ``bias + Σ_t F[:, t]`` equals the
+:class:`~engine.qwyc._ensembles.Tree` arrays so that ``bias + Σ_t F[:, t]`` equals the
 model's own raw margin. No reader passes the bytes to a native library, and skops
 files are audited, then read without constructing anything in them.
 
@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.model_formats import how_to_save_models, model_format, model_formats_sentence
-from .ensembles import AdditiveEnsemble
-from .features import feature_matrix
+from ._ensembles import AdditiveEnsemble
+from ._features import feature_matrix
 from .formats import READERS, SKOPS_ALLOWED_TYPES
 
 __all__ = ["ModelFile", "load_model", "model_format", "SKOPS_ALLOWED_TYPES"]
@@ -64,7 +64,7 @@ class ModelFile:
         """The model's features of ``rows`` as a float matrix (a table's other columns ignored).
 
         Numeric columns are taken as they are and text columns parsed once; no number is formatted as text
-        (:mod:`engine.qwyc.features`). One row given as a mapping or an array builds no DataFrame.
+        (:mod:`engine.qwyc._features`). One row given as a mapping or an array builds no DataFrame.
 
         Parameters
         ----------

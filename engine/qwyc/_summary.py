@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .deployment import FittedPolicy, policy_json
-from .figures import models_histogram_figure, thresholds_figure
-from .full_ensemble import full_decisions
-from .models import ModelFile
-from .policy import EarlyExitPolicy
+from ._deployment import FittedPolicy, policy_json
+from ._figures import models_histogram_figure, thresholds_figure
+from ._full_ensemble import full_decisions
+from ._models import ModelFile
+from ._policy import EarlyExitPolicy
 
 __all__ = ["PolicySummary", "summarise_policy"]
 
@@ -36,10 +36,10 @@ class PolicySummary:
     n_evaluated : numpy.ndarray of int
         Base models evaluated for each test row.
     histogram, thresholds : plotly.graph_objects.Figure
-        :func:`~engine.qwyc.figures.models_histogram_figure` of the test rows and
-        :func:`~engine.qwyc.figures.thresholds_figure` of the policy.
+        :func:`~engine.qwyc._figures.models_histogram_figure` of the test rows and
+        :func:`~engine.qwyc._figures.thresholds_figure` of the policy.
     policy_file : bytes
-        :func:`~engine.qwyc.deployment.policy_json`, UTF-8: what a production job applies.
+        :func:`~engine.qwyc._deployment.policy_json`, UTF-8: what a production job applies.
     """
 
     policy: EarlyExitPolicy
@@ -74,7 +74,7 @@ def summarise_policy(
     labels_fit, labels_test : array_like of {0, 1}, optional
         True labels: accuracy is reported too.
     full_fit, full_test : numpy.ndarray of bool, optional
-        The full ensemble's decisions on those rows (:func:`~engine.qwyc.full_ensemble.full_decisions` when None;
+        The full ensemble's decisions on those rows (:func:`~engine.qwyc._full_ensemble.full_decisions` when None;
         a caller fitting several policies on one ensemble passes them once).
     fitted_with : dict, optional
         How the policy was fitted (e.g. ``{"neg_only": False, "budget": "greedy"}``), written into the file's

@@ -2,15 +2,15 @@
 
 QWYC (Wang, Gupta & You, *Quit When You Can*, arXiv:1806.11202, 2018) saves work only
 if an example really stops evaluating trees once it exits. The NumPy evaluator
-(:meth:`~engine.qwyc.policy.EarlyExitPolicy.predict_lazy`) runs tree by tree over the
+(:meth:`~engine.qwyc._policy.EarlyExitPolicy.predict_lazy`) runs tree by tree over the
 rows still undecided, which pays NumPy's per-call cost 500 times per batch and
 dominates for single rows. Here the trees of any reader (scikit-learn, LightGBM,
-XGBoost: all :class:`~engine.qwyc.ensembles.Tree` arrays, LightGBM's missing-value
+XGBoost: all :class:`~engine.qwyc._ensembles.Tree` arrays, LightGBM's missing-value
 rules included) are concatenated into one set of node arrays, and one compiled loop
 takes each row through the policy's order, adding each tree's leaf to the running
 sum and stopping at the first exit. The running sum is formed with the same
 additions in the same order as ``bias + F[:, order].cumsum()``, so decisions equal
-:meth:`~engine.qwyc.policy.EarlyExitPolicy.predict` on the contribution matrix and,
+:meth:`~engine.qwyc._policy.EarlyExitPolicy.predict` on the contribution matrix and,
 with no exit, the full model's.
 """
 
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ._trees import Tree, TreeSum
 from .kernels import in_parts, resolve_workers, step_exit, worker_pool
-from .trees import Tree, TreeSum
 
 __all__ = ["FlatEnsemble", "flatten_ensemble"]
 
@@ -192,8 +192,8 @@ def flatten_ensemble(ensemble: TreeSum) -> FlatEnsemble | None:
     Parameters
     ----------
     ensemble : AdditiveEnsemble
-        Its base models must be :class:`~engine.qwyc.ensembles.Tree` arrays (every model reader's
-        and :func:`~engine.qwyc.ensembles.from_sklearn`'s are).
+        Its base models must be :class:`~engine.qwyc._ensembles.Tree` arrays (every model reader's
+        and :func:`~engine.qwyc._ensembles.from_sklearn`'s are).
 
     Returns
     -------

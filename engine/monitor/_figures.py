@@ -6,8 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..plotting import METHOD_COLOURS, layout, thin
-from .monitoring import Monitoring
-from .reviewers import Backlog, FlaggedPerDay
+from ._monitoring import Monitoring
+from ._reviewers import Backlog, FlaggedPerDay
 
 __all__ = [
     "marginal_precision_over_time_figure",

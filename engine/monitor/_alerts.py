@@ -60,7 +60,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._arguments import number
-from .windows import lower_bound_reaches, upper_bound_reaches
+from ._windows import lower_bound_reaches, upper_bound_reaches
 
 __all__ = [
     "ODDS_RATIOS",

@@ -2,7 +2,7 @@
 
 * Fan, Chu, Wang & Yu (2002) dynamic scheduling (:func:`fit_fan`);
 * smaller ensembles: the first k models of the natural order (:func:`smaller_ensemble`);
-* every fixed order with Algorithm 2 thresholds (:func:`~engine.qwyc.policy.fixed_order`).
+* every fixed order with Algorithm 2 thresholds (:func:`~engine.qwyc._policy.fixed_order`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .full_ensemble import full_decisions, full_scores
-from .policy import (
+from ._full_ensemble import full_decisions, full_scores
+from ._policy import (
     EarlyExitPolicy,
     early_exit_loop,
     fit_qwyc,
@@ -116,7 +116,7 @@ def fit_fan(
     f_matrix : array_like of float, shape (N, T)
         Contributions of the T base models to the score of N examples (finite).
     order : str or sequence of int, optional
-        A fixed order name of :func:`~engine.qwyc.policy.fixed_order` or a permutation.
+        A fixed order name of :func:`~engine.qwyc._policy.fixed_order` or a permutation.
     gamma : float, optional
         Exit when ``g + mean ∓ gamma·std`` clears the threshold.
     bin_width : float, optional

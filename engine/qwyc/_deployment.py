@@ -21,10 +21,10 @@ from ..errors import InputError
 from ..io.rated import parse_labels
 from ..reporting import ENGINE_VERSION
 from ..untrusted import parse_json
-from .fidelity import fit_fidelity
-from .full_ensemble import full_decisions
-from .models import ModelFile
-from .policy import ORDERS, EarlyExitPolicy, fit_qwyc
+from ._fidelity import fit_fidelity
+from ._full_ensemble import full_decisions
+from ._models import ModelFile
+from ._policy import ORDERS, EarlyExitPolicy, fit_qwyc
 
 __all__ = [
     "ModelRows",
@@ -160,7 +160,7 @@ def fit_policy(
     max_disagreement : float, optional
         Instead of α: the share D of *new* rows that may differ; the thresholds are fitted on part of
         the rows and widened on the rest so that, with 95 % confidence, new-row disagreement is <= D
-        (:func:`~engine.qwyc.fidelity.fit_fidelity`).
+        (:func:`~engine.qwyc._fidelity.fit_fidelity`).
     neg_only : bool
         Exit early on negatives only ("filter then score").
     label : str, optional

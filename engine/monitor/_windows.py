@@ -41,47 +41,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._arguments import choice, number
-
 __all__ = [
-    "clopper_pearson",
     "upper_bound_reaches",
     "lower_bound_reaches",
     "cumulative",
     "above_window",
     "below_window",
 ]
-
-
-def clopper_pearson(x, n, alpha: float, side: str = "both") -> tuple[np.ndarray, np.ndarray]:
-    """Exact (Clopper–Pearson) bounds on a binomial proportion.
-
-    Parameters
-    ----------
-    x, n : array_like
-        Successes and trials (NaN bounds where n = 0).
-    alpha : float
-        Error allowed on each bounded side (``"both"``: split in half).
-    side : {"both", "lower", "upper"}, optional
-        Which bounds: the unrequested side is 0 (lower) or 1 (upper).
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        Lower and upper bounds.
-    """
-    x, n = np.asarray(x, dtype=np.float64), np.asarray(n, dtype=np.float64)
-    alpha = number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-    a = alpha / 2 if choice(side, "side", ("both", "lower", "upper")) == "both" else alpha
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lower = np.where(x > 0, stats.beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
-        upper = np.where(x < n, stats.beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)
-    if side == "lower":
-        upper = np.ones_like(upper)
-    elif side == "upper":
-        lower = np.zeros_like(lower)
-    empty = n <= 0
-    return np.where(empty, np.nan, lower), np.where(empty, np.nan, upper)
 
 
 def _ppf(alpha: float, n: np.ndarray, p: float) -> np.ndarray:

@@ -41,9 +41,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from . import scan
-from .evaluator import flatten_ensemble
-from .full_ensemble import full_decisions, full_scores
+from ._evaluator import flatten_ensemble
+from ._full_ensemble import full_decisions, full_scores
+from ._scan import (
+    BLOCK,
+    add_and_split,
+    build,
+    dense_pick,
+    dense_tables,
+    drop_exited,
+    scan_pick,
+    split,
+    table_pick,
+    thresholds_along,
+)
 from .kernels import resolve_workers, run_policy, worker_pool
 
 __all__ = [
@@ -292,7 +303,7 @@ class EarlyExitPolicy:
         """Like :meth:`predict` but evaluating each tree only on the rows still undecided.
 
         Ensembles of tree arrays (every model reader's, scikit-learn's) run compiled, row by row
-        (:class:`~engine.qwyc.evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
+        (:class:`~engine.qwyc._evaluator.FlatEnsemble`); others tree by tree over the undecided rows.
 
         Parameters
         ----------
@@ -302,7 +313,7 @@ class EarlyExitPolicy:
             Examples.
         workers : int, optional
             Threads the rows are split over by the compiled evaluator (from
-            :data:`~engine.qwyc.evaluator.THREADED_ROWS` rows on); the cores this process may use when None. The
+            :data:`~engine.qwyc._evaluator.THREADED_ROWS` rows on); the cores this process may use when None. The
             result is the same for any number.
 
         Returns
@@ -395,7 +406,7 @@ def _thresholds_along(
     budget: str,
     f_t: np.ndarray | None = None,
 ):
-    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc.scan.thresholds_along`).
+    """Algorithm 2 after every step of a fixed order (compiled, :func:`engine.qwyc._scan.thresholds_along`).
 
     ``f_t``: F transposed and contiguous, when the caller already has it (sweeps share it).
     """
@@ -412,7 +423,7 @@ def _thresholds_along(
     eps_plus = np.full(steps, np.inf)
     spent, r = 0, 0
     while r < steps:
-        r, n_active, spent = scan.thresholds_along(
+        r, n_active, spent = thresholds_along(
             f_t, order, full, allowance, neg_only, r, g, active, n_active, eps_minus, eps_plus, spent
         )
         if r >= steps:
@@ -756,7 +767,7 @@ def qwyc_start(
     k = int(np.floor(max_alpha * f.shape[0] + 1e-9)) + 1
     parts = resolve_workers(workers)
     with worker_pool(parts) as pool:
-        neg_exits, pos_exits = scan.dense_tables(f, bias, full, k, False, pool, parts)
+        neg_exits, pos_exits = dense_tables(f, bias, full, k, False, pool, parts)
     return QwycStart(f, float(threshold), bias, float(max_alpha), neg_exits, pos_exits)
 
 
@@ -881,7 +892,7 @@ def _qwyc_star(
     neg_only: bool,
     budget: str,
     progress=None,
-    block: int = scan.BLOCK,
+    block: int = BLOCK,
     rebuild_share: float = 0.8,
     rebuild_steps: int = 16,
     pool=None,
@@ -894,7 +905,7 @@ def _qwyc_star(
     ``start``: :func:`qwyc_start` of this F, ``full`` and ``bias``; the first step is picked from its
     tables when the first budget is below their width.
 
-    The undecided rows live in a blocked :class:`~engine.qwyc.scan.Layout` (exact block-pruned
+    The undecided rows live in a blocked :class:`~engine.qwyc._scan.Layout` (exact block-pruned
     scans); it is rebuilt (compacted, re-sorted by the running sums) once the undecided rows
     fall below ``rebuild_share`` of its rows or ``rebuild_steps`` steps after the last build.
     The candidates of a step are split over ``parts`` threads of ``pool`` while its undecided rows
@@ -931,7 +942,7 @@ def _qwyc_star(
         ):
             cols = np.flatnonzero(lay.lo != np.inf)
             lay, spare = (
-                scan.build(
+                build(
                     lay.ft,
                     False,
                     cols,
@@ -949,7 +960,7 @@ def _qwyc_star(
                 lay.buffer,
             )  # two buffers
             built_at = r
-        pick = scan.scan_pick(
+        pick = scan_pick(
             lay.ft,
             lay.bfmin,
             lay.bfmax,
@@ -975,7 +986,7 @@ def _qwyc_star(
         t = int(remaining[pick])
         order[r] = t
         remaining = np.delete(remaining, pick)
-        lo, hi, _, mistakes, everyone_exits = scan.add_and_split(
+        lo, hi, _, mistakes, everyone_exits = add_and_split(
             lay.ft[lay.slot[t]], lay.lo, lay.hi, lay.n_pos, allowed, neg_only
         )
         if everyone_exits:  # the sorted formulation's one-cut rule (at most once: nobody is left after it)
@@ -983,7 +994,7 @@ def _qwyc_star(
             lo, hi, _, mistakes = step_thresholds(g_left, d_left, allowed, neg_only)
         eps_minus[r], eps_plus[r] = lo, hi
         spent += mistakes
-        lay.n_active = scan.drop_exited(lay.lo, lay.hi, lo, hi)
+        lay.n_active = drop_exited(lay.lo, lay.hi, lo, hi)
         if progress is not None:
             progress(r + 1, t_count)
     if progress is not None:
@@ -1008,17 +1019,17 @@ def _first_step(
     (model, eps_minus, eps_plus, mistakes, layout)."""
     n, t_count = f.shape
     if start is not None and allowed < start.neg_exits.shape[1]:
-        t = scan.table_pick(start.neg_exits, start.pos_exits, c, allowed, neg_only, n, exits)
+        t = table_pick(start.neg_exits, start.pos_exits, c, allowed, neg_only, n, exits)
     else:
-        t = scan.dense_pick(f, bias, full, c, allowed, neg_only, exits, pool, parts)
+        t = dense_pick(f, bias, full, c, allowed, neg_only, exits, pool, parts)
     g = np.full(n, bias)
     g += f[:, t]
-    lo, hi, _, mistakes, everyone_exits = scan.split(g[full], g[~full], allowed, neg_only)
+    lo, hi, _, mistakes, everyone_exits = split(g[full], g[~full], allowed, neg_only)
     if everyone_exits:
         lo, hi, _, mistakes = step_thresholds(g, full, allowed, neg_only)
     keep = np.flatnonzero(~((g > hi) | (g < lo)))
     models = np.delete(np.arange(t_count), t)
-    lay = scan.build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block, pool=pool, parts=parts)
+    lay = build(f, True, keep, keep, g[keep], full[keep], models, models, t_count, block, pool=pool, parts=parts)
     return t, lo, hi, mistakes, lay
 
 

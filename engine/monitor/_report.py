@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..pn._economics import target_text
-from .monitoring import Monitoring
+from ._monitoring import Monitoring
 
 __all__ = ["monitoring_sentence", "monitoring_headline"]
 

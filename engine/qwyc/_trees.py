@@ -19,7 +19,7 @@ __all__ = ["Tree", "TreeSum", "tree_depth"]
 
 
 class TreeSum(Protocol):
-    """What the evaluator reads of an ensemble (:class:`engine.qwyc.ensembles.AdditiveEnsemble`): base models, bias."""
+    """What the evaluator reads of an ensemble (:class:`engine.qwyc._ensembles.AdditiveEnsemble`): base models, bias."""
 
     trees: Sequence
     bias: float

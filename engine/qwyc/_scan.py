@@ -10,7 +10,7 @@ its undecided rows. A block whose bounds ``[min g + min f, max g + max f]`` cann
 current extreme is skipped, one wholly beyond a threshold is counted without being read, and a
 side's scan stops once no later block can matter. Rounding is monotone, so the bounds hold for
 the float64 sums themselves: the exits, and so the chosen model, are exactly those of the full
-scan (:func:`~engine.qwyc.policy.step_thresholds` on every candidate). Rows that exited keep
+scan (:func:`~engine.qwyc._policy.step_thresholds` on every candidate). Rows that exited keep
 their place until the next rebuild with sums of +inf (``lo``) and -inf (``hi``): never a
 minimum, a maximum or a count.
 
@@ -787,7 +787,7 @@ def _gap(pos, neg, cut, closed):
 
 
 def split(pos, neg, budget, neg_only):
-    """Algorithm 2 on unsorted sums: the thresholds of :func:`~engine.qwyc.policy.step_thresholds`.
+    """Algorithm 2 on unsorted sums: the thresholds of :func:`~engine.qwyc._policy.step_thresholds`.
 
     Parameters
     ----------
@@ -803,7 +803,7 @@ def split(pos, neg, budget, neg_only):
     (float, float, int, int, bool)
         ``eps_minus``, ``eps_plus``, exits, mistakes and ``everyone_exits``: when every
         example can exit, the thresholds are not computed and the caller uses
-        :func:`~engine.qwyc.policy.step_thresholds` (its one-cut rule) instead.
+        :func:`~engine.qwyc._policy.step_thresholds` (its one-cut rule) instead.
     """
     total = pos.size + neg.size
     if total == 0:

@@ -3,7 +3,7 @@
 An operating point is chosen once and then lives for months while score distributions
 drift. :func:`monitor` takes the counts of every (period, score) (:mod:`.counts`, from any
 backend), the deployed threshold T and the target marginal precision M (or the money that
-implies it, :mod:`engine.pn.economics`) and returns per period: rated documents, TP and FP
+implies it, :class:`engine.pn.Economics`) and returns per period: rated documents, TP and FP
 at or above T, precision and marginal precision at T with intervals (:mod:`.windows`), the
 re-solved operating point for M with its interval, flagged documents per day, and whether
 the evidence so far says T no longer meets M (:mod:`.alerts`: false alarms in at most a
@@ -20,16 +20,16 @@ import pandas as pd
 
 from .._arguments import instance, number, whole
 from ..errors import InputError
+from ..intervals import clopper_pearson
 from ..pn._bootstrap import replicate_hull
 from ..pn._curve import check_target, target_slope
 from ..pn._economics import Economics, MoneyStatement, money_statement, target_text
 from ..pn._operating_point import optimal_vertex
-from .alerts import BAND_SIZES, Evidence, e_detector, naive_alarms
-from .counts import PeriodCounts, check_threshold
-from .windows import (
+from ._alerts import BAND_SIZES, Evidence, e_detector, naive_alarms
+from ._counts import PeriodCounts, check_threshold
+from ._windows import (
     above_window,
     below_window,
-    clopper_pearson,
     cumulative,
     lower_bound_reaches,
     upper_bound_reaches,
@@ -378,14 +378,13 @@ def monitor(
     xa, na = above_window(C, P, cut, lo, window)
     xb, nb = below_window(C, P, cut, hi, window)
     fit_at_t, point = _period_hulls(counts, cut, m)
-    mp_low, _ = clopper_pearson(xb, nb, alpha / 2, "lower")
-    _, mp_high = clopper_pearson(xa, na, alpha / 2, "upper")
-    mp_low, mp_high = np.where(nb > 0, mp_low, 0.0), np.where(na > 0, mp_high, 1.0)
+    # one-sided bounds each at (1 - level) / 2: [lower_B, upper_A] covers m(T) at level (none: [0, 1])
+    mp_low, mp_high = clopper_pearson(xb, nb, level)[0], clopper_pearson(xa, na, level)[1]
     th_low, th_high = _threshold_sets(counts, C, P, m, alpha, window)
     ba, bb = _bands(above_window, C, P, cut, lo), _bands(below_window, C, P, cut, hi)
     evidence = e_detector(*ba, *bb, m, alpha)
     naive = naive_alarms(xa, na, xb, nb, m, alpha)
-    p_low, p_high = clopper_pearson(tp, flagged, alpha)
+    p_low, p_high = np.where(flagged > 0, clopper_pearson(tp, flagged, level), np.nan)  # nothing flagged: none
     cal = counts.calendar
     days = cal.days
     rated = C[hi] - C[lo]

@@ -1,7 +1,7 @@
 """The shipped Adult model (sample ``adult_gbt``), read like a user's model file.
 
 The Early exit page starts from it instead of training 500 trees per server; the file is
-:func:`engine.qwyc.ensembles.train_adult_gbt` with :data:`~engine.qwyc.ensembles.ADULT_GBT`
+:func:`engine.qwyc._ensembles.train_adult_gbt` with :data:`~engine.qwyc._ensembles.ADULT_GBT`
 (Wang, Gupta & You, *Quit When You Can*, arXiv:1806.11202, 2018, use the same data set).
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..io.samples import SAMPLES, sample_path
-from .ensembles import ADULT_GBT, AdditiveEnsemble, TrainedEnsemble, encoded_adult
-from .models import load_model
+from ._ensembles import ADULT_GBT, AdditiveEnsemble, TrainedEnsemble, encoded_adult
+from ._models import load_model
 
 __all__ = ["adult_gbt_sample"]
 
@@ -30,7 +30,7 @@ def adult_gbt_sample(max_iter: int = 500) -> TrainedEnsemble:
     Returns
     -------
     TrainedEnsemble
-        ``model`` is the :class:`~engine.qwyc.models.ModelFile`; ``fit_seconds`` is 0 (nothing trained).
+        ``model`` is the :class:`~engine.qwyc._models.ModelFile`; ``fit_seconds`` is 0 (nothing trained).
 
     Raises
     ------

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import number, whole
-from .alerts import BAND_SIZES, e_detector, naive_alarms
+from ._alerts import BAND_SIZES, e_detector, naive_alarms
 
 __all__ = ["AlertSimulation", "simulate_alerts"]
 

@@ -1,4 +1,4 @@
-"""Early exit with a fidelity promise on new data: held-out disagreement at most D, with a stated confidence.
+"""Early exit with a fidelity promise on new data: held-out disagreement at most D, at a stated level.
 
 QWYC (Wang, Gupta & You, arXiv:1806.11202, 2018) fits its exit thresholds exactly to
 the fit rows, so α bounds the disagreement on those rows only; on unseen rows it
@@ -7,9 +7,9 @@ one part; on the other (calibration) part every step's exit region is narrowed b
 margin ``m · σ_r`` (σ_r = spread of the running score after step r), and m is the
 smallest value whose disagreement passes a **fixed-sequence test**: margins are
 tried from the widest down, and each must have a Clopper–Pearson upper bound (at
-the chosen confidence) on its calibration disagreement at most D. Disagreement
+the chosen ``level``, :func:`engine.intervals.clopper_pearson`) on its calibration disagreement at most D. Disagreement
 only falls as m grows, so this is a Learn-then-Test procedure (Angelopoulos et al.,
-2021): with probability at least the confidence, the chosen policy's disagreement
+2021): with probability at least ``level``, the chosen policy's disagreement
 rate on new rows from the same distribution is at most D. When not even the
 widest margin passes (too few calibration rows for so small a D: with no
 disagreement at all the bound is about 3/n at 95 %), no early exit is certified
@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .full_ensemble import full_decisions
-from .policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
+from ..intervals import clopper_pearson
+from ._full_ensemble import full_decisions
+from ._policy import EarlyExitPolicy, fit_qwyc, lightgbm_early_stop_policy
 
 __all__ = [
-    "clopper_pearson",
     "FidelityPolicy",
     "FidelityCalibration",
     "calibrate_fidelity",
@@ -43,43 +43,9 @@ __all__ = [
 MARGINS = np.r_[0.0, np.geomspace(0.005, 20.0, 48)]
 
 
-def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact two-sided binomial interval for k successes in n trials (each tail (1 − confidence) / 2).
-
-    Parameters
-    ----------
-    k : int
-        Successes.
-    n : int
-        Trials (no trials: the whole interval [0, 1]).
-    confidence : float
-        Interval level.
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper bound of the rate.
-
-    References
-    ----------
-    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
-    case of the binomial. Biometrika 26(4).
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    from scipy.stats import beta  # here: importing scipy.stats costs a fresh process ~0.2 s (engine.qwyc's import)
-
-    a = 1 - confidence
-    lo = 0.0 if k == 0 else float(beta.ppf(a / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - a / 2, k + 1, n - k))
-    return lo, hi
-
-
-def _upper(k: int, n: int, confidence: float) -> float:
-    """One-sided upper confidence bound on the rate."""
-    from scipy.stats import beta
-
-    return 1.0 if k == n else float(beta.ppf(confidence, k + 1, n - k))
+def _upper(k: int, n: int, level: float) -> float:
+    """One-sided upper Clopper-Pearson bound on the rate at ``level``."""
+    return clopper_pearson(k, n, level, side="upper")[1]
 
 
 @dataclass(frozen=True)
@@ -92,7 +58,7 @@ class FidelityPolicy:
         The widened policy (every tree evaluated when no margin could be certified).
     max_disagreement : float
         D, the promised share of new rows deciding unlike the full model.
-    confidence : float
+    level : float
         Level of the one-sided Clopper-Pearson bound.
     margin : float
         Chosen margin, in units of each step's running-score spread (inf: no early exit).
@@ -106,7 +72,7 @@ class FidelityPolicy:
 
     policy: EarlyExitPolicy
     max_disagreement: float
-    confidence: float
+    level: float
     margin: float
     calibration_rows: int
     calibration_disagreements: int
@@ -114,12 +80,12 @@ class FidelityPolicy:
 
     @property
     def calibration_upper_bound(self) -> float:
-        return _upper(self.calibration_disagreements, self.calibration_rows, self.confidence)
+        return _upper(self.calibration_disagreements, self.calibration_rows, self.level)
 
     def as_dict(self) -> dict:
         return {
             "max_disagreement": self.max_disagreement,
-            "confidence": self.confidence,
+            "level": self.level,
             "margin": self.margin,
             "calibration_rows": self.calibration_rows,
             "calibration_disagreements": self.calibration_disagreements,
@@ -146,7 +112,7 @@ def fit_fidelity(
     f_fit,
     *,
     max_disagreement: float,
-    confidence: float = 0.95,
+    level: float = 0.95,
     calibration_share: float = 0.4,
     alpha: float | None = None,
     neg_only: bool = False,
@@ -162,11 +128,11 @@ def fit_fidelity(
         Base-model contributions of the fit rows.
     max_disagreement : float
         D, the share of new rows whose early decision may differ from the full model (0.001 = 0.1 %).
-    confidence : float
+    level : float
         Probability that the guarantee holds (the fixed-sequence test's level).
     calibration_share : float
         Share of the fit rows kept out of the QWYC* fit to calibrate the margin.
-    alpha, neg_only, bias : as for :func:`~engine.qwyc.policy.fit_qwyc`; α applies to the fitting part
+    alpha, neg_only, bias : as for :func:`~engine.qwyc._policy.fit_qwyc`; α applies to the fitting part
         (default 0: thresholds exact on the fitting rows; measured on Adult, spending D / 2 there left the
         test disagreement at 0.117 % for D = 0.1 %, at the edge of the promise, for 27 % fewer trees).
     seed : int
@@ -193,7 +159,7 @@ def fit_fidelity(
         seed=seed,
         progress=progress,
     )
-    return calibration.promise(max_disagreement, confidence)
+    return calibration.promise(max_disagreement, level)
 
 
 def _check_promise(max_disagreement: float) -> None:
@@ -228,14 +194,14 @@ class FidelityCalibration:
     disagreements: np.ndarray
     alpha: float
 
-    def promise(self, max_disagreement: float, confidence: float = 0.95) -> FidelityPolicy:
+    def promise(self, max_disagreement: float, level: float = 0.95) -> FidelityPolicy:
         """The policy promising new-row disagreement at most D: the widest-first fixed-sequence test.
 
         Parameters
         ----------
         max_disagreement : float
             D, the share of new rows whose early decision may differ from the full model.
-        confidence : float
+        level : float
             Level of the one-sided Clopper-Pearson bound.
 
         Returns
@@ -251,7 +217,7 @@ class FidelityCalibration:
         _check_promise(max_disagreement)
         chosen, chosen_k = math.inf, 0
         for margin, k in zip(MARGINS[::-1], self.disagreements[::-1]):  # widest first; stop at the first failure
-            if _upper(int(k), self.calibration_rows, confidence) > max_disagreement:
+            if _upper(int(k), self.calibration_rows, level) > max_disagreement:
                 break
             chosen, chosen_k = float(margin), int(k)
         policy = replace(
@@ -262,7 +228,7 @@ class FidelityCalibration:
         return FidelityPolicy(
             policy,
             float(max_disagreement),
-            float(confidence),
+            float(level),
             chosen,
             self.calibration_rows,
             chosen_k,
@@ -291,7 +257,7 @@ def calibrate_fidelity(
     Returns
     -------
     FidelityCalibration
-        ``calibrate_fidelity(f, ...).promise(D, confidence)`` equals ``fit_fidelity(f, max_disagreement=D, ...)``.
+        ``calibrate_fidelity(f, ...).promise(D, level)`` equals ``fit_fidelity(f, max_disagreement=D, ...)``.
     """
     f = np.asarray(f_fit, dtype=np.float64)
     alpha = 0.0 if alpha is None else float(alpha)
@@ -314,7 +280,7 @@ def fidelity_curve(
     disagreements=(0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.02),
     lightgbm_margins=(1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0),
     lightgbm_freqs=(1, 5, 10, 20),
-    confidence: float = 0.95,
+    level: float = 0.95,
     seed: int = 0,
     calibration: FidelityCalibration | None = None,
     progress=None,
@@ -323,7 +289,7 @@ def fidelity_curve(
 
     LightGBM's ``pred_early_stop`` checks every ``freq`` trees whether the margin
     ``|2·score|`` exceeds ``margin`` (reproduced by
-    :func:`~engine.qwyc.policy.lightgbm_early_stop_policy`); every (margin, freq) is a point.
+    :func:`~engine.qwyc._policy.lightgbm_early_stop_policy`); every (margin, freq) is a point.
 
     Parameters
     ----------
@@ -335,7 +301,7 @@ def fidelity_curve(
         The promises D fitted (:func:`fit_fidelity`).
     lightgbm_margins, lightgbm_freqs : sequence
         LightGBM's ``pred_early_stop_margin`` and ``pred_early_stop_freq`` values tried.
-    confidence : float
+    level : float
         Level of each promise.
     seed : int
         Seed of each promise's calibration split.
@@ -362,7 +328,7 @@ def fidelity_curve(
         )
     rows = []
     for i, d in enumerate(disagreements):
-        fitted = calibration.promise(d, confidence)
+        fitted = calibration.promise(d, level)
         rows.append(
             measured_row("QWYC with fidelity promise", f"D = {d:.2%}", fitted.policy, f_test, bias, d, fitted.certified)
         )
@@ -415,7 +381,7 @@ def measured_row(
     decision, n_eval = policy.predict(f_test)
     full = full_decisions(f_test, bias, policy.threshold)
     k = int(np.sum(decision != full))
-    lo, hi = clopper_pearson(k, f_test.shape[0])
+    lo, hi = clopper_pearson(k, f_test.shape[0], 0.95)
     return {
         "method": method,
         "setting": setting,

@@ -13,7 +13,7 @@ from ..io.rated import ColumnMapping, RatedData, detect_columns, detect_date_col
 from ..io.tables import Source, read_table
 from ..pn._curve import check_target
 from ..pn._operating_point import operating_point
-from .counts import PeriodCounts, period_counts
+from ._counts import PeriodCounts, period_counts
 
 __all__ = [
     "DatedMapping",

@@ -4,8 +4,8 @@ With the day each document was rated, a threshold's volume becomes **flagged doc
 per day** (flagged rated documents over the calendar days the data spans, days without
 ratings included). R reviewers each doing Q reviews a day give a capacity of ``R·Q``
 per day, i.e. ``R·Q·D`` reviews over the D days of the data — the budget of the existing
-capacity allocation (:func:`engine.pn.budget.max_flagged_point` for one threshold,
-:func:`engine.pn.segments.allocate_capacity` for one threshold per segment), so the
+capacity allocation (:func:`engine.pn.max_flagged_point` for one threshold,
+:func:`engine.pn.allocate_capacity` for one threshold per segment), so the
 reviewer options give exactly the points of the equivalent capacity.
 
 A threshold that flags more than the team reviews builds a **backlog**. With ``a_d``
@@ -192,7 +192,7 @@ def capacity_threshold(scores, labels, dates, *, reviewers: float, reviews_per_d
     Returns
     -------
     BudgetPoint
-        :func:`engine.pn.budget.max_flagged_point` at capacity ``R·Q·D`` (its flagged / D is per day).
+        :func:`engine.pn.max_flagged_point` at capacity ``R·Q·D`` (its flagged / D is per day).
 
     References
     ----------
@@ -224,7 +224,7 @@ def capacity_segments(
     Returns
     -------
     Allocation
-        :func:`engine.pn.segments.allocate_capacity` at capacity ``R·Q·D``.
+        :func:`engine.pn.allocate_capacity` at capacity ``R·Q·D``.
     """
     _, days = _days(dates)
     return allocate_capacity(
@@ -401,7 +401,7 @@ def reviewer_plan(scores, labels, dates, threshold: float, *, reviewers: float, 
 
     References
     ----------
-    Lindley (1952) for the backlog; the capacity point is :func:`engine.pn.budget.max_flagged_point`.
+    Lindley (1952) for the backlog; the capacity point is :func:`engine.pn.max_flagged_point`.
     """
     capacity = capacity_per_day(reviewers, reviews_per_day)
     threshold = number(threshold, "threshold")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._arguments import number
 from ..errors import InputError, RatedDataError
-from .periods import Calendar, calendar
+from ._periods import Calendar, calendar
 
 __all__ = ["PeriodCounts", "period_counts", "counts_from_groups"]
 
