@@ -131,7 +131,7 @@ def release_unread() -> int:
         unread = {dataset for dataset, readers in _READERS.items() if not readers}
         for dataset in unread:
             del _READERS[dataset]
-    return SERVER_CACHE.discard_where(lambda key: server_wide(key) and _dataset_of(key) in unread) if unread else 0
+    return SERVER_CACHE.discard_where(lambda key: _dataset_of(key) in unread) if unread else 0  # a session's key: None
 
 
 def _session_memo() -> OrderedDict:

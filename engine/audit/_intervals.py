@@ -56,6 +56,7 @@ from scipy.signal import fftconvolve
 
 from .._arguments import number_array, real_number
 from ..errors import InputError
+from ..intervals import clopper_pearson
 
 __all__ = [
     "Interval",
@@ -296,8 +297,7 @@ def _score(big_n, n, y, level: float) -> tuple[float, float]:
 
 def _binomial_bounds(big_n: int, n: int, y: int, alpha: float) -> tuple[int, int]:
     """Clopper-Pearson bounds on the prevalence scaled by ``big_n``, rounded outwards (a large stratum)."""
-    low = 0.0 if y == 0 else float(stats.beta.ppf(alpha / 2, y, n - y + 1))
-    high = 1.0 if y == n else float(stats.beta.ppf(1 - alpha / 2, y + 1, n - y))
+    low, high = clopper_pearson(y, n, level=1 - alpha)
     most = big_n - (n - y)
     return max(y, min(math.floor(low * big_n), most)), max(y, min(math.ceil(high * big_n), most))
 

@@ -129,7 +129,8 @@ def shared_script():
 def test_two_sessions_share_server_wide_results_and_keep_their_own_apart():
     from streamlit.testing.v1 import AppTest
 
-    RUN[0], GATE.clear(), CALLS.clear()
+    GATE.clear()
+    CALLS.clear()
     RUN[0] = str(time.time())
     a = AppTest.from_function(shared_script, default_timeout=60).run()
     b = AppTest.from_function(shared_script, default_timeout=60).run()
@@ -142,7 +143,8 @@ def test_two_sessions_share_server_wide_results_and_keep_their_own_apart():
     GATE.set()
     for job in list(state._SERVER_JOBS.values()):
         job.future.result(timeout=60)
-    a.run(), b.run()
+    a.run()
+    b.run()
     assert a.markdown[0].value.split()[2] == b.markdown[0].value.split()[2] != "None"
     assert CALLS.count("boot") == 1 and not any(RUN[0] in k for k in state._SERVER_JOBS)
     for at in (a, b):  # the sessions keep only their own result
@@ -155,12 +157,14 @@ def test_a_server_wide_result_heavier_than_the_budget_stays_in_the_session_and_i
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setattr(state, "SERVER_CACHE", state.ByteBudgetCache(10))  # nothing fits
-    RUN[0], CALLS[:] = str(time.time()), []
+    RUN[0] = str(time.time())
+    CALLS.clear()
     GATE.set()
     at = AppTest.from_function(shared_script, default_timeout=60).run()
     for job in list(state._SERVER_JOBS.values()):
         job.future.result(timeout=60)
-    at.run(), at.run()
+    at.run()
+    at.run()
     assert not at.exception and sorted(CALLS) == ["boot", "own hull", "scan", "shared hull"]
     assert at.markdown[0].value.split()[2] != "None" and len(state.SERVER_CACHE) == 0
 
@@ -201,7 +205,8 @@ def test_a_datasets_results_are_released_once_the_last_session_reading_it_has_en
     from views.housekeeping import drop_session_state
 
     monkeypatch.setattr(state, "SERVER_CACHE", state.ByteBudgetCache(2**30))
-    RUN[0], CALLS[:] = str(time.time()), []
+    RUN[0] = str(time.time())
+    CALLS.clear()
     GATE.set()
     sessions = [AppTest.from_function(shared_script, default_timeout=60).run()]
     for job in list(state._SERVER_JOBS.values()):
