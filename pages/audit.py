@@ -5,15 +5,21 @@ from dataclasses import astuple, dataclass
 
 import streamlit as st
 
-from engine.audit import ALLOCATIONS, MAX_STRATA, AuditEstimate, AuditPlan, half_width_after, plan
-from engine.audit.designs import design_json, design_record
-from engine.audit.display import (
+from engine.audit import (
+    ALLOCATIONS,
+    MAX_STRATA,
+    AuditEstimate,
+    AuditPlan,
     audit_headlines,
     audit_pn_figure,
     audit_pr_figure,
     audit_sentence,
     audit_settings,
+    design_json,
+    design_record,
     extended_curve,
+    half_width_after,
+    plan,
     plan_table,
     strata_figure,
     strata_table,

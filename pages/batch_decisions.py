@@ -11,16 +11,19 @@ from engine.reporting import csv_bytes
 from engine.setloss import (
     LOSSES,
     SetLoss,
+    baselines_figure,
+    batch_items_figure,
     batches_from_split,
     compare_baselines,
     decide_batch,
     decide_batches,
+    decided_items,
+    expected_loss_figure,
     get_loss,
     labelled_split,
     monte_carlo_check,
     train_probabilities,
 )
-from engine.setloss.display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
 from views.inputs import input_picker, sidebar_note
 from views.navigation import current_link, routed
 from views.propose import Proposal, propose_decision

@@ -4,9 +4,19 @@ import json
 
 import streamlit as st
 
-from engine.constraints import adult_data, churn_sweep, fairness_sweep
-from engine.constraints.display import churn_tradeoff_figure, fairness_tradeoff_figure, rates_frame
-from engine.constraints.tabular import TableModel, TableSpec, TrainingColumns, model_json, train_on_table
+from engine.constraints import (
+    TableModel,
+    TableSpec,
+    TrainingColumns,
+    adult_data,
+    churn_sweep,
+    churn_tradeoff_figure,
+    fairness_sweep,
+    fairness_tradeoff_figure,
+    model_json,
+    rates_frame,
+    train_on_table,
+)
 from engine.errors import InputError
 from engine.presentation import BOUND_FORMAT
 from engine.record import new_item

@@ -18,8 +18,11 @@ from engine.qwyc import (
     TrainedEnsemble,
     adult_gbt_sample,
     apply_policy,
+    blank_figure,
     calibrate_fidelity,
+    decisions_frame,
     fidelity_curve,
+    fidelity_figure,
     fit_qwyc,
     full_decisions,
     measured_row,
@@ -29,10 +32,11 @@ from engine.qwyc import (
     start_alpha,
     summarise_policy,
     time_early_exit,
+    timing_table,
     tradeoff_curves,
+    tradeoff_figure,
     train_adult_gbt,
 )
-from engine.qwyc.display import blank_figure, decisions_frame, fidelity_figure, timing_table, tradeoff_figure
 from engine.record import data_sha256, new_item
 from engine.reporting import csv_bytes
 from views.inputs import input_picker, sidebar_note

@@ -14,15 +14,13 @@ from engine.pn import (
     analytic_path,
     best_grid_point,
     bootstrap_graph_path,
+    bootstrap_spread_table,
     compare_paths,
+    ensemble_report,
     frontier,
     graph_path,
-    path_operating_point,
-)
-from engine.pn.display import (
-    bootstrap_spread_table,
-    ensemble_report,
     joint_thresholds_sentence,
+    path_operating_point,
     paths_pn_figure,
     threshold_space_figure,
 )

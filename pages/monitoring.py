@@ -11,19 +11,17 @@ from engine.monitor import (
     PERIODS,
     DatedRated,
     Monitoring,
+    backlog_figure,
     baseline_threshold,
     capacity_segments,
     flagged_per_day,
-    monitor,
-    reviewer_plan,
-)
-from engine.monitor.display import (
-    backlog_figure,
     flagged_per_day_figure,
     marginal_precision_over_time_figure,
     money_over_time_figure,
+    monitor,
     monitoring_headline,
     monitoring_sentence,
+    reviewer_plan,
     threshold_over_time_figure,
 )
 from engine.record import new_item

@@ -5,8 +5,7 @@ from typing import Any
 
 import streamlit as st
 
-from engine.audit import AuditEstimate
-from engine.audit.display import audit_settings, recall_card, recall_sentence
+from engine.audit import AuditEstimate, audit_settings, recall_card, recall_sentence
 from engine.backends import rated_row_ids, resampling_note
 from engine.errors import InputError
 from engine.monitor import capacity_per_day
@@ -18,17 +17,15 @@ from engine.pn import (
     allocate_target,
     bootstrap,
     cost_per_true_positive,
-    operating_point,
-    segment_curves,
-    segment_intervals,
-)
-from engine.pn.display import (
     marginal_precision_parts,
+    operating_point,
     operating_point_cards,
     operating_point_report,
     operating_point_sentence,
     pn_figure_parts,
     point_marks,
+    segment_curves,
+    segment_intervals,
     segments_figure,
     sweep_table,
     target_marks,

@@ -369,25 +369,17 @@ def test_engine_parts_import_only_their_own_layer_or_lower_ones():
 
 
 def test_pages_views_and_the_cli_import_engine_packages_by_their_front():
-    # what a page or a command needs is in its package's __all__ or in a module the package names public beside its
-    # front (``__public_modules__``: ``engine.audit.display``), never reached for in a private module
+    # what a page or a command needs is in its package's __all__ (presentation included: the package re-exports what
+    # its public modules define), never reached for in a submodule, public or private
     packages = {p.parent.name for p in (ROOT / "engine").glob("*/__init__.py")} - {"cli"}
-    public = {
-        package: set(getattr(importlib.import_module(f"engine.{package}"), "__public_modules__", ()))
-        for package in packages
-    }
     offenders = []
     for path in python_files("pages", "views") + python_files("engine/cli") + [ROOT / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.ImportFrom) or not node.module:
                 continue
             parts = node.module.split(".")
-            if node.level == 0 and parts[0] == "engine" and len(parts) > 2 and parts[1] in packages:
-                package, rest = parts[1], parts[2:]
-            elif node.level == 2 and len(parts) > 1 and parts[0] in packages:  # engine/cli: from ..audit.x
-                package, rest = parts[0], parts[1:]
-            else:
-                continue
-            if len(rest) > 1 or rest[0] not in public[package]:
+            absolute = node.level == 0 and parts[0] == "engine" and len(parts) > 2 and parts[1] in packages
+            relative = node.level == 2 and len(parts) > 1 and parts[0] in packages  # engine/cli: from ..audit.x
+            if absolute or relative:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}")
     assert offenders == [], offenders

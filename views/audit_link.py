@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.audit import AuditEstimate, estimate
-from engine.audit.designs import plan_rows_sha256
+from engine.audit import AuditEstimate, estimate, plan_rows_sha256
 from engine.errors import InputError
 from engine.io import SAMPLES
 from views.inputs import load_sample, session_inputs, shared_sample, use_on_page

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from engine.errors import InputError
-from engine.pn import MAX_AMOUNT, Economics
-from engine.pn.display import money_statement, target_text
+from engine.pn import MAX_AMOUNT, Economics, money_statement, target_text
 from views.state import md
 
 TARGET_MIN, TARGET_MAX, TARGET_STEP, TARGET_DEFAULT = 0.005, 0.995, 0.005, 0.3

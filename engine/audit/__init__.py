@@ -50,6 +50,21 @@ from ._intervals import METHODS
 from ._plan import AuditPlan, plan
 from ._population import PopulationColumns, detect_population_columns, read_population
 from ._simulation import simulate_coverage
+from .designs import design_json, design_path, design_record, load_design, plan_rows_sha256
+from .display import (
+    audit_headlines,
+    audit_pn_figure,
+    audit_pr_figure,
+    audit_sentence,
+    audit_settings,
+    extended_curve,
+    plan_table,
+    recall_card,
+    recall_sentence,
+    strata_figure,
+    strata_table,
+    thresholds_table,
+)
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("designs", "display")
@@ -71,4 +86,22 @@ __all__ = [
     "half_width_after",
     "audits_for_half_width",
     "simulate_coverage",
+    # what the pages, views and the CLI draw and say (defined in audit.designs and audit.display)
+    "design_json",
+    "design_path",
+    "design_record",
+    "load_design",
+    "plan_rows_sha256",
+    "audit_headlines",
+    "audit_pn_figure",
+    "audit_pr_figure",
+    "audit_sentence",
+    "audit_settings",
+    "extended_curve",
+    "plan_table",
+    "recall_card",
+    "recall_sentence",
+    "strata_figure",
+    "strata_table",
+    "thresholds_table",
 ]

@@ -20,14 +20,17 @@ from ..audit import (
     MAX_STRATA,
     METHODS,
     SPACINGS,
+    audit_headlines,
+    audit_sentence,
     audits_for_half_width,
+    design_json,
+    design_path,
+    design_record,
     estimate,
     half_width_after,
     load_audit,
     plan,
 )
-from ..audit.designs import design_json, design_path, design_record
-from ..audit.display import audit_headlines, audit_sentence
 from ..backends import BACKENDS, open_population
 from ..errors import InputError
 from ..io import SAMPLES, load_rated, sample_path

@@ -220,7 +220,7 @@ def money_json(economics, tp: float, fp: float, marginal_precision: float, days:
 
     The amount C is ``cost_per_review``; ``review_cost`` is what reviewing the flagged documents costs, C·(TP + FP).
     """
-    from ..pn.display import money_statement
+    from ..pn import money_statement
 
     return {
         "cost_per_review": economics.review_cost,

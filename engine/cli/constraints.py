@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..constraints.tabular import TableSpec, model_json, read_model_json, train_on_table
+from ..constraints import TableSpec, model_json, read_model_json, train_on_table
 from ..errors import InputError
 from ..io import read_table
 from ..reporting import csv_bytes

@@ -14,10 +14,16 @@ import math
 
 from ..backends import DATA_SOURCES, choose_backend, dated_counts, period_backends
 from ..errors import InputError
-from ..monitor import DEFAULT_WINDOW, PERIODS, capacity_per_day, capacity_segments, monitor, reviewer_plan
-from ..monitor.display import monitoring_sentence
-from ..pn import Economics
-from ..pn.display import target_text
+from ..monitor import (
+    DEFAULT_WINDOW,
+    PERIODS,
+    capacity_per_day,
+    capacity_segments,
+    monitor,
+    monitoring_sentence,
+    reviewer_plan,
+)
+from ..pn import Economics, target_text
 from .acting import add_monitor_arguments, monitor_decision, store_monitoring
 from .common import (
     add_money_arguments,

@@ -27,16 +27,18 @@ from ..errors import InputError, RatedDataError
 from ..io import load_counts, load_rated, read_table
 from ..monitor import capacity_per_day, load_dated
 from ..pn import (
+    DEFAULT_SWEEP_TARGETS,
     allocate_capacity,
     allocate_target,
     analytic_path,
     compare_paths,
     graph_path,
     max_flagged_point,
+    money_statement,
     path_operating_point,
     segment_curves,
+    target_text,
 )
-from ..pn.display import DEFAULT_SWEEP_TARGETS, money_statement, target_text
 from .common import (
     add_money_arguments,
     add_source_arguments,

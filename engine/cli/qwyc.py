@@ -14,8 +14,7 @@ import argparse
 from pathlib import Path
 
 from ..io import model_formats_sentence, read_source, read_table
-from ..qwyc import apply_policy, fit_policy, load_model, policy_json, read_policy
-from ..qwyc.display import decisions_frame
+from ..qwyc import apply_policy, decisions_frame, fit_policy, load_model, policy_json, read_policy
 from ..reporting import csv_bytes
 from .common import confined, print_json, sample_or_file
 

@@ -18,6 +18,16 @@ the training rows, and ``describe()``; labels are 1, 0, or -1 for an unlabelled 
 from ._experiments import adult_data, churn_sweep, fairness_sweep
 from ._goals import DemographicParity, Egregious, EqualOpportunity, MaxChurn, MaxCoverage, MinCoverage, MinRecall
 from ._solver import ConstrainedModel, fit_constrained, fit_sweep
+from .display import churn_tradeoff_figure, fairness_tradeoff_figure, rates_frame
+from .tabular import (
+    TableModel,
+    TableSpec,
+    TrainingColumns,
+    detect_training_columns,
+    model_json,
+    read_model_json,
+    train_on_table,
+)
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display", "tabular")
@@ -36,4 +46,15 @@ __all__ = [
     "adult_data",
     "fairness_sweep",
     "churn_sweep",
+    # what the pages, views and the CLI draw and say (defined in constraints.display and constraints.tabular)
+    "churn_tradeoff_figure",
+    "fairness_tradeoff_figure",
+    "rates_frame",
+    "TableModel",
+    "TableSpec",
+    "TrainingColumns",
+    "detect_training_columns",
+    "model_json",
+    "read_model_json",
+    "train_on_table",
 ]

@@ -18,6 +18,15 @@ from ._monitoring import DEFAULT_WINDOW, Monitoring, monitor
 from ._periods import PERIODS
 from ._reviewers import backlog, capacity_per_day, capacity_segments, flagged_per_day, reviewer_plan
 from ._simulation import simulate_alerts
+from .display import (
+    backlog_figure,
+    flagged_per_day_figure,
+    marginal_precision_over_time_figure,
+    money_over_time_figure,
+    monitoring_headline,
+    monitoring_sentence,
+    threshold_over_time_figure,
+)
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display",)
@@ -40,4 +49,12 @@ __all__ = [
     "capacity_segments",
     "backlog",
     "reviewer_plan",
+    # what the pages, views and the CLI draw and say (defined in monitor.display)
+    "backlog_figure",
+    "flagged_per_day_figure",
+    "marginal_precision_over_time_figure",
+    "money_over_time_figure",
+    "monitoring_headline",
+    "monitoring_sentence",
+    "threshold_over_time_figure",
 ]

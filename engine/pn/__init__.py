@@ -29,6 +29,27 @@ from ._grid import ThresholdGrid, threshold_grid
 from ._operating_point import OperatingPoint, operating_point, sweep
 from ._paths import path_operating_point
 from ._segments import allocate_capacity, allocate_target, segment_curves, segment_intervals
+from .display import (
+    DEFAULT_SWEEP_TARGETS,
+    bootstrap_spread_table,
+    ensemble_report,
+    joint_thresholds_sentence,
+    marginal_precision_parts,
+    money_statement,
+    operating_point_cards,
+    operating_point_report,
+    operating_point_sentence,
+    paths_pn_figure,
+    pn_figure_parts,
+    point_marks,
+    score_histogram_figure,
+    segments_figure,
+    sweep_table,
+    target_marks,
+    target_text,
+    threshold_space_figure,
+    what_if_table,
+)
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display",)
@@ -61,4 +82,24 @@ __all__ = [
     "Economics",
     "target_from_money",
     "MAX_AMOUNT",
+    # what the pages, views and the CLI draw and say (defined in pn.display)
+    "DEFAULT_SWEEP_TARGETS",
+    "bootstrap_spread_table",
+    "ensemble_report",
+    "joint_thresholds_sentence",
+    "marginal_precision_parts",
+    "money_statement",
+    "operating_point_cards",
+    "operating_point_report",
+    "operating_point_sentence",
+    "paths_pn_figure",
+    "pn_figure_parts",
+    "point_marks",
+    "score_histogram_figure",
+    "segments_figure",
+    "sweep_table",
+    "target_marks",
+    "target_text",
+    "threshold_space_figure",
+    "what_if_table",
 ]

@@ -25,6 +25,7 @@ from ._policy import EarlyExitPolicy, fit_qwyc, qwyc_start, start_alpha
 from ._shipped_model import adult_gbt_sample
 from ._summary import PolicySummary, summarise_policy
 from ._timing import time_early_exit
+from .display import blank_figure, decisions_frame, fidelity_figure, timing_table, tradeoff_figure
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display",)
@@ -55,4 +56,10 @@ __all__ = [
     "TrainedEnsemble",
     "ADULT_GBT",
     "adult_gbt_sample",
+    # what the pages, views and the CLI draw and say (defined in qwyc.display)
+    "blank_figure",
+    "decisions_frame",
+    "fidelity_figure",
+    "timing_table",
+    "tradeoff_figure",
 ]

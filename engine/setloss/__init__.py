@@ -18,6 +18,7 @@ from ._decisions import Decision, optimal_class_set, optimal_decision
 from ._expected import expected_losses
 from ._losses import LOSS_SPELLINGS, LOSSES, SetLoss, get_loss, linear_fractional
 from ._protocol import compare_baselines, train_probabilities
+from .display import baselines_figure, batch_items_figure, decided_items, expected_loss_figure
 
 #: the package's public modules beside this front (every other module is private)
 __public_modules__ = ("display",)
@@ -39,4 +40,9 @@ __all__ = [
     "batches_from_split",
     "labelled_split",
     "compare_baselines",
+    # what the pages, views and the CLI draw and say (defined in setloss.display)
+    "baselines_figure",
+    "batch_items_figure",
+    "decided_items",
+    "expected_loss_figure",
 ]

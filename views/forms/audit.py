@@ -11,8 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from engine.audit import PLAN_COLUMNS, load_audit
-from engine.audit.designs import design_path, load_design
+from engine.audit import PLAN_COLUMNS, design_path, load_audit, load_design
 from engine.errors import InputError
 from engine.io import Table, read_table, sample_path
 from views.forms.common import parse_table, preview, sample_bytes

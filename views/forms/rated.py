@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine.errors import RatedDataError
 from engine.io import ColumnMapping, Table, detect_columns, likely_label_column, rated_from_frame
-from engine.pn.display import score_histogram_figure
+from engine.pn import score_histogram_figure
 from engine.reporting import csv_bytes
 from views.forms import connected
 from views.forms.common import mapping_of, preview, restored_table, table_input, tabular_sample, validated

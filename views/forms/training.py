@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.constraints.tabular import TrainingColumns, detect_training_columns
+from engine.constraints import TrainingColumns, detect_training_columns
 from engine.errors import InputError
 from engine.io import Table, read_table
 from views.forms.common import mapping_of, parse_table, preview, sample_bytes
