@@ -242,15 +242,19 @@ class ByteBudgetCache:
         """
         nbytes = deep_size(value) if size is None else int(size)
         with self._lock:
-            old = self._held.pop(key, None)
-            if old is not None:
-                self._total -= old.nbytes
-            if nbytes > self.budget_bytes:
-                return False
-            self._held[key] = _Held(value, nbytes)
-            self._total += nbytes
-            self._evict()
-            return key in self._held
+            return self._hold(key, value, nbytes)
+
+    def _hold(self, key: Hashable, value: Any, nbytes: int) -> bool:
+        """Hold ``value`` in place of what ``key`` held, then evict; whether it is held (caller holds the lock)."""
+        old = self._held.pop(key, None)
+        if old is not None:
+            self._total -= old.nbytes
+        if nbytes > self.budget_bytes:
+            return False
+        self._held[key] = _Held(value, nbytes)
+        self._total += nbytes
+        self._evict()
+        return key in self._held
 
     def _compute(self, key: Hashable, pending: _Pending, compute: Callable[[], T], size: int | None) -> T:
         try:
@@ -264,10 +268,7 @@ class ByteBudgetCache:
             raise
         with self._lock:
             del self._pending[key]
-            if nbytes <= self.budget_bytes:
-                self._held[key] = _Held(value, nbytes)
-                self._total += nbytes
-                self._evict()
+            self._hold(key, value, nbytes)
         pending.value = value
         pending.done.set()
         return value
