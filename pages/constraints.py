@@ -188,10 +188,10 @@ def tuning(chosen: SessionInput) -> None:
         "_cons_model",
         run_key,
         clicked or refit,
+        # a cold fit depends on the table and the settings only: kept (server-wide for a sample or workspace data)
         lambda progress: (
             model_or_message(frame, spec, warm, progress)
-            if warm
-            is not None  # a cold fit depends on the table and settings only: kept (server-wide for a sample or workspace data)
+            if warm is not None
             else memo(("constrained fit", *run_key), lambda: model_or_message(frame, spec, None, progress))
         ),
         progress="Majorization-minimization" + (" from the current model" if warm is not None else ""),
