@@ -277,11 +277,11 @@ def test_a_fitted_policy_is_evaluated_and_drawn_once_per_setting(app, served, mo
 
 
 def test_an_invisible_chart_loads_plotly_during_the_first_run_only_and_is_gone_after_it(app, monkeypatch):
-    import engine.qwyc.display
+    import engine.qwyc
 
     drawn = []
-    blank = engine.qwyc.display.blank_figure
-    monkeypatch.setattr(engine.qwyc.display, "blank_figure", lambda: drawn.append(1) or blank())
+    blank = engine.qwyc.blank_figure
+    monkeypatch.setattr(engine.qwyc, "blank_figure", lambda: drawn.append(1) or blank())  # where the page reads it
     at = app(query={"qwyc_trees": "100", "qwyc_depth": "3"}, page=PAGE)
     assert len(drawn) == 1
     assert [c.key for c in at.get("plotly_chart")] == ["models_hist", "thresholds_chart"]  # the slot was emptied
