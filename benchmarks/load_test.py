@@ -206,6 +206,14 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def dropped_fragment_reruns(base: str) -> int:
+    """Fragment reruns the server dropped, from its log: a widget step sent with an id no fragment has any more (the
+    widget then shows the new value and the page the old one)."""
+    log = SHOTS / f"streamlit-{base.rsplit(':', 1)[1]}.log"
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return text.count("does not exist anymore") + text.count("Couldn't find fragment")
+
+
 async def run_mode(rows: int, mode: str, sessions: int, steps: int, every: float, tmp: Path) -> None:
     from playwright.async_api import async_playwright
 
@@ -259,6 +267,7 @@ async def run_mode(rows: int, mode: str, sessions: int, steps: int, every: float
     print(
         f"\n## {sessions} sessions, {rows:,} rows, {mode} dataset: done in {busy:.0f} s, load average {load0:.1f} -> "
         f"{os.getloadavg()[0]:.1f}; exceptions {problems['exceptions']}; cross-talk {problems['cross-talk']}; "
+        f"fragment reruns the server dropped {dropped_fragment_reruns(base)}; "
         f"sessions failed {len(failed)}{': ' + repr(failed[0])[:300] if failed else ''}"
     )
     print(

@@ -232,14 +232,15 @@ PROGRESS_AFTER = 0.3
 PROGRESS_EVERY = 0.1
 
 
-def progress_callback(label: str, clock: Callable[[], float] = time.monotonic):
+def progress_callback(label: str, clock: Callable[[], float] = time.monotonic, place: Any = None):
     """A place for a progress bar and a ``(done, total)`` callback for long engine work.
 
     The bar appears at the first report after :data:`PROGRESS_AFTER` seconds and is redrawn at
     most every :data:`PROGRESS_EVERY` seconds, the last step always; ``place.empty()`` removes it.
+    ``place``: an ``st.empty()`` the caller already drew (a new one by default).
     """
     label = md(label)
-    place = st.empty()
+    place = st.empty() if place is None else place
     start, last = clock(), [float("-inf")]
 
     def update(done: int, total: int) -> None:
@@ -375,11 +376,16 @@ def background(
     script instead, with a progress bar.
     """
     check_key(key)
+    # One element in every state (running, finished, held, computed here): a fragment drawn after it keeps its id
+    # (Streamlit hashes the position into it). Otherwise the full-page run that shows finished work moves the
+    # fragments below, and a slider step the browser sends with the old id is dropped ("The fragment with id ... does
+    # not exist anymore"): the slider shows the new value, the page the old one (benchmarks/load_test.py, issue 37).
+    place = st.empty()
     found = _lookup(key)
     if found is not _MISSING:
         return found
     if work <= FOREGROUND_WORK:
-        bar, update = progress_callback(label)
+        bar, update = progress_callback(label, place=place)
         value = memo(key, lambda: compute(update))
         bar.empty()
         return value
@@ -392,7 +398,8 @@ def background(
             jobs[key] = job
     if job.future.done():
         return _finished(key, jobs, job)
-    _progress_fragment(job)
+    with place.container():
+        _progress_fragment(job)
     return None
 
 
@@ -483,6 +490,7 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
     in the script, after the status box is marked as failed.
     """
     check_key(key)
+    place = st.empty()  # one element whether the count is held or runs now: the fragments below keep their ids
     found = _lookup(key)
     if found is not _MISSING:
         return found
@@ -495,7 +503,7 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
             progress = ScanProgress()
             scans[key] = (_SCAN_POOL.submit(compute, progress), progress)
         future, progress = scans[key]
-    with st.status(label, expanded=True) as box:
+    with place.container(), st.status(label, expanded=True) as box:
         bar = st.progress(0.0, text="Reading the rows")
         while not wait([future], timeout=_SCAN_POLL_SECONDS).done:
             share, seconds = progress.share(), time.perf_counter() - started

@@ -235,3 +235,50 @@ def test_a_fragment_sees_finished_background_work_before_the_page_is_redrawn():
         "full run: replicates",
         "nothing asked: None",
     ]
+
+
+#: released by the test: the background work of :func:`position_script`
+POSITION_GATE = __import__("threading").Event()
+
+
+def position_script():
+    import streamlit as st
+
+    import views.state as state
+    from tests.app.test_state import POSITION_GATE
+
+    work = st.session_state.get("work", 10**12)
+    state.background(("test", "position", work), lambda progress: POSITION_GATE.wait(60) and 1, label="Work", work=work)
+    state.scan(("test", "position scan"), lambda progress: 2, label="Counting")
+    st.markdown("after the work")
+
+
+def index_of_marker(at) -> int:
+    """The position, among the page's top elements, of what ``position_script`` draws after the work: the position a
+    fragment drawn there would hash into its id."""
+    return next(i for i, node in at.main.children.items() if getattr(node, "value", None) == "after the work")
+
+
+@pytest.mark.parametrize("work", [10**12, 10])
+def test_background_work_and_scans_take_one_place_in_every_state_so_fragments_below_keep_their_ids(work):
+    """Streamlit hashes a fragment's position into its id: when finished work took no place, the page's full run that
+    shows it moved the Operating point's slider fragment, and a step sent with the old id was dropped (the slider at
+    the new value, the numbers at the old one; benchmarks/load_test.py with 8 users)."""
+    from streamlit.testing.v1 import AppTest
+
+    POSITION_GATE.clear()
+    at = AppTest.from_function(position_script, default_timeout=60)
+    at.session_state["work"] = work
+    if work <= 10:
+        POSITION_GATE.set()  # computed in the script, with its bar
+    at.run()
+    positions = [index_of_marker(at)]  # running in the background (a progress fragment), or just computed here
+    POSITION_GATE.set()
+    for job in list(at.session_state["_jobs"].values()) if "_jobs" in at.session_state else ():
+        job.future.result(timeout=60)
+    at.run()  # the full run that finds the work finished
+    positions.append(index_of_marker(at))
+    at.run()  # the work and the count held
+    positions.append(index_of_marker(at))
+    assert not at.exception
+    assert positions == [positions[0]] * 3
