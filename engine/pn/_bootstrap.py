@@ -350,12 +350,13 @@ def bootstrap(
         poisson = (row_ids, seed, row_ids[order], (w * y)[order], (w * (1.0 - y))[order])
     s_sorted = s[order]
     group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    del s_sorted  # the run keeps only what it needs: it may run beside every session's page (issue 34)
     n = s.size
     n_groups = group_start.size
     docs_per_group = np.diff(np.r_[group_start, n])
     equal_weights = bool(np.all(w == w[0]))
     units = None
-    if equal_weights:
+    if equal_weights and poisson is None:  # the multinomial draws over (score, label) cells
         pos_per_group = np.add.reduceat(y[order], group_start)
         # categories: [positives of each group, negatives of each group]
         units = np.r_[pos_per_group, docs_per_group - pos_per_group]

@@ -610,8 +610,7 @@ def poisson_hulls(
     wn = np.ascontiguousarray(wn_sorted, dtype=np.float64)
     n, m = wy.size, group_start.size
     if exact is None:
-        w = wy + wn
-        exact = bool(np.all(wy == np.floor(wy)) and np.all(wn == np.floor(wn)) and 20 * w.sum() < 2.0**53)
+        exact = bool(np.all(wy == np.floor(wy)) and np.all(wn == np.floor(wn)) and 20 * (wy.sum() + wn.sum()) < 2.0**53)
     last = np.zeros(n, dtype=np.int64)
     last[np.r_[group_start[1:], n] - 1] = 1
     # segments: runs of scores with negatives only (fast when exact), cut after every band score and about every
