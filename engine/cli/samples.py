@@ -9,18 +9,26 @@ import argparse
 
 from .common import print_json
 
-__all__ = ["add_parser", "COMMANDS_OF_KIND"]
+__all__ = ["add_parser", "COMMANDS_OF_KIND", "used_by"]
 
-#: which commands read each input kind (``--sample NAME`` in their place of FILE)
+#: which commands read each input kind (``--sample NAME`` in their place of FILE); tested by running each on every
+#: shipped sample of the kind (tests/engine/cli/test_cli_explains.py)
 COMMANDS_OF_KIND = {
-    "rated": "sweep, paths, monitor (dated samples), audit estimate --rated",
+    "rated": "sweep, paths (two or more classifiers), audit estimate --rated",
+    "dated": "monitor, sweep",
     "counts": "paths",
     "batches": "batch",
     "training_table": "constrain, predict",
     "population": "audit plan",
     "audit": "audit estimate --audit",
-    None: "a public file as published (the other samples are built from it)",
 }
+
+
+def used_by(sample) -> str:
+    """What reads ``sample``: "for" the commands of its kind, else (a model, a design record, a file as published) its
+    description, which says so."""
+    commands = COMMANDS_OF_KIND.get(sample.kind)
+    return f"for {commands}" if commands else sample.description
 
 
 def run(args) -> int:
@@ -36,7 +44,7 @@ def run(args) -> int:
                         "kind": s.kind,
                         "title": s.title,
                         "description": s.description,
-                        "used_by": COMMANDS_OF_KIND.get(s.kind, ""),
+                        "used_by": used_by(s),
                         "path": str(sample_path(key)),
                     }
                     for key, s in SAMPLES.items()
@@ -47,7 +55,7 @@ def run(args) -> int:
     width = max(map(len, SAMPLES))
     print("Shipped samples: give one as --sample NAME in place of a data file.")
     for key, s in SAMPLES.items():
-        print(f"  {key:<{width}}  {s.title} — for {COMMANDS_OF_KIND.get(s.kind, '')}")
+        print(f"  {key:<{width}}  {s.title} — {used_by(s)}")
     return 0
 
 

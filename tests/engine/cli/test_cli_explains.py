@@ -7,6 +7,7 @@ import shlex
 import pytest
 
 from engine.cli import EXAMPLES, _parser, main
+from engine.cli.samples import COMMANDS_OF_KIND
 from engine.io import SAMPLES, load_rated, sample_path
 from engine.pn import operating_point
 
@@ -75,7 +76,8 @@ def test_samples_lists_every_sample_with_what_it_is_for(capsys):
     lines = capsys.readouterr().out.splitlines()
     for key, sample in SAMPLES.items():
         line = next(x for x in lines if x.split() and x.split()[0] == key)
-        assert sample.title in line and "— for " in line
+        said = line.split(f"{sample.title} — ", 1)[1]
+        assert said == (f"for {COMMANDS_OF_KIND[sample.kind]}" if sample.kind else sample.description)
     assert main(["samples", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["samples"]
     assert [s["name"] for s in listed] == list(SAMPLES)
@@ -149,3 +151,44 @@ def test_classifier_is_honoured(tmp_path, capsys):
         out["operating_points"][0]["threshold"]
         == operating_point(d.column("score_text"), d.labels, 0.3, d.weights).threshold
     )
+
+
+#: the smallest call of each command the listing names, on a sample given as --sample NAME
+CALLS = {
+    "sweep": ["sweep"],
+    "paths (two or more classifiers)": ["paths", "--target", "0.3"],
+    "monitor": ["monitor", "--threshold", "0.5", "--target", "0.3"],
+    "paths": ["paths", "--target", "0.3"],
+    "batch": ["batch", "--loss", "fbeta:1", "--out", "decisions.csv"],
+    "audit plan": [
+        "audit",
+        "plan",
+        "--score",
+        "score",
+        "--id",
+        "doc_id",
+        "--below",
+        "0.9",
+        "--budget",
+        "50",
+        "--out",
+        "plan.csv",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", ["rated", "dated", "counts", "batches", "population"])
+def test_every_command_the_list_names_for_a_kind_reads_every_sample_of_that_kind(kind, tmp_path, monkeypatch, capsys):
+    """The list said 'monitor' for rated samples, which have no dates (exit 2), and nothing for the dated one."""
+    monkeypatch.chdir(tmp_path)  # audit plan writes its plan here
+    for name in (n for n, s in SAMPLES.items() if s.kind == kind):
+        for command in COMMANDS_OF_KIND[kind].split(", "):
+            if command.startswith(
+                "audit estimate "
+            ):  # read beside the other input: tests/engine/cli/test_audit_commands.py
+                continue
+            call = CALLS[command]  # a command the list names must be one this test runs
+            if command.startswith("paths (") and load_rated(sample_path(name)).n_classifiers < 2:
+                continue  # the list says it: paths compares two or more classifiers
+            code = main([*call, "--sample", name])
+            assert code == 0, (name, command, capsys.readouterr().err)
