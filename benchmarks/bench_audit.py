@@ -130,8 +130,8 @@ def bench_plan(max_rows: int) -> None:
 
 def bench_backends(rows: int = 200_000) -> None:
     print(f"\n## the same documents on every backend ({rows:,} rows, seed 7, budget 2,000, 8 strata, prior)")
-    from engine.backends.duckdb import DuckSource
-    from engine.backends.spark import SparkSource
+    from engine.backends._duckdb import DuckSource
+    from engine.backends._spark import SparkSource
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"id": [f"doc-{i:07d}" for i in range(rows)], "score": np.round(rng.beta(0.3, 8, rows), 6)})

@@ -6,8 +6,8 @@ statistics of the below-line scores (the strata bounds), and one scan returning 
 per stratum (and the prior column's sum, for Neyman allocation) together with the *candidates*
 of :mod:`engine.audit._selection` (a second candidates scan only when a stratum falls short).
 Ids are checked where they matter: a document below the line without an id is refused.
-:class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends.duckdb_audit` and
-:mod:`engine.backends.spark_audit` answer them where the rows are. Every backend refuses the
+:class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends._duckdb_audit` and
+:mod:`engine.backends._spark_audit` answer them where the rows are. Every backend refuses the
 same bad rows with the same message (:func:`check_counts`, :func:`missing_columns`).
 
 Every scan also says who it is (:meth:`PopulationScan.identity`: the SHA-256 of the id and score

@@ -738,7 +738,7 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     written, whatever the offset). A date or time-zone-naive datetime type is taken as it is;
     a time-zone-aware datetime type holds instants, whose day is their day in UTC. Every year
     0000-9999 is read (no nanosecond limit), and DuckDB reads the same days
-    (:mod:`engine.backends.duckdb_monitor`). Each distinct value is parsed once.
+    (:mod:`engine.backends._duckdb_monitor`). Each distinct value is parsed once.
 
     Parameters
     ----------

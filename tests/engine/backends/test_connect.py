@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.backends import ScanProgress, connect, connected_grid, connected_hull, map_columns
+from engine.backends import ScanProgress, connect, map_columns
+from engine.backends._connect import connected_grid, connected_hull
 from engine.errors import InputError
 from engine.io import detect_columns
 from engine.pn import operating_point, pn_curve, threshold_grid, upper_hull

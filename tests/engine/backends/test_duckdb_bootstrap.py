@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.backends import DuckSource
-from engine.backends.duckdb_bootstrap import duckdb_bootstrap_points, duckdb_replicate_counts, poisson_sql
+from engine.backends._counted import counted_bootstrap, replicate_counts
+from engine.backends._duckdb import DuckSource, poisson_sql
 from engine.errors import InputError
 from engine.pn._bootstrap import bootstrap
 from engine.pn._replicates import POISSON1_THRESHOLDS, poisson_counts, replicate_key, row_hash
@@ -75,13 +75,13 @@ def test_replicate_counts_and_intervals_equal_memory(tmp_path_factory, rows, see
     frame.to_parquet(path)
     ids = np.flatnonzero(rated)  # positions in the file: the default ids of a Parquet file
     s, y, w = frame.score.to_numpy()[rated], (frame.label[rated] == "1").to_numpy().astype(float), frame.w[rated]
-    th, d_tp, d_fp, stats = duckdb_replicate_counts(
+    th, d_tp, d_fp, stats = replicate_counts(
         DuckSource(path), score="score", label="label", weight="w", n_boot=15, seed=seed
     )
     e_th, e_tp, e_fp = grouped(ids, s, y, w.to_numpy(), 15, seed)
     assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp) and np.array_equal(d_fp, e_fp)
     assert stats.unrated == int((~rated).sum())
-    points, _ = duckdb_bootstrap_points(
+    points, _ = counted_bootstrap(
         DuckSource(path), score="score", label="label", weight="w", targets=[0.2, 0.6], n_boot=15, seed=seed
     )
     memory = bootstrap(s, y, w.to_numpy(), n_boot=15, seed=seed, resample="poisson", ids=ids)
@@ -105,7 +105,7 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     )
     for part in range(2):
         frame.iloc[part::2].to_csv(tmp_path / f"p{part}.csv", index=False)
-    points, stats = duckdb_bootstrap_points(
+    points, stats = counted_bootstrap(
         DuckSource(str(tmp_path / "p*.csv")),
         score="score",
         label="label",
@@ -118,11 +118,11 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     assert np.array_equal(points[0].thresholds, memory.thresholds) and np.array_equal(points[0].tp, memory.tp)
     assert stats.rows_scanned == n
     with pytest.raises(InputError, match="need a row id"):
-        duckdb_bootstrap_points(DuckSource(str(tmp_path / "p*.csv")), score="score", label="label", targets=[0.5])
+        counted_bootstrap(DuckSource(str(tmp_path / "p*.csv")), score="score", label="label", targets=[0.5])
     bad = frame.assign(doc=frame.doc - 20)
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing or negative id"):
-        duckdb_bootstrap_points(
+    with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing, negative or non-integer id"):
+        counted_bootstrap(
             DuckSource(str(tmp_path / "bad.csv")), score="score", label="label", id_column="doc", targets=[0.5]
         )
 

@@ -16,16 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.backends.spark as spark_backend
-from engine.backends import (
-    SparkSource,
-    spark_bootstrap_points,
-    spark_operating_points,
-    spark_pn_curve,
-    spark_replicate_counts,
-    spark_threshold_grid,
-)
-from engine.backends.spark_bootstrap import with_poisson_counts
+import engine.backends._counted as counted
+import engine.backends._spark as spark_backend
+from engine.backends._counted import counted_bootstrap, counted_curve, counted_grid, counted_points, replicate_counts
+from engine.backends._spark import SparkSource, with_poisson_counts
 from engine.errors import InputError
 from engine.pn import operating_point, pn_curve
 from engine.pn._bootstrap import bootstrap
@@ -115,8 +109,8 @@ def test_sweep_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(
         return
     source = SparkSource(frame_of(spark, frame))
     expected = [operating_point(s, y, t, w) for t in TARGETS]
-    exact, stats = spark_operating_points(source, score="a", label="label", weight="w", targets=TARGETS)
-    binned, bstats = spark_operating_points(
+    exact, stats = counted_points(source, score="a", label="label", weight="w", targets=TARGETS)
+    binned, bstats = counted_points(
         source, score="a", label="label", weight="w", targets=TARGETS, distinct_cap=0, bins=4
     )
     assert bstats.binned and not stats.binned and stats.backend == "spark"
@@ -159,9 +153,9 @@ def test_grid_equals_memory_with_ties_weights_and_unrated_rows(spark, rows, k, r
         return
     # few fine bins and no direct reads: the order statistics go through every refinement branch
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(spark_backend, "FINE_BINS", fine)
-        patch.setattr(spark_backend, "FETCH_ROWS", fetch)
-        grid, stats = spark_threshold_grid(
+        patch.setattr(counted, "FINE_BINS", fine)
+        patch.setattr(counted, "FETCH_ROWS", fetch)
+        grid, stats = counted_grid(
             SparkSource(frame_of(spark, frame)), scores=cols, label="label", weight="w", bins=bins, rule=rule
         )
     assert_same_grid(grid, threshold_grid(s, y, w, bins=bins, rule=rule))
@@ -211,13 +205,13 @@ def test_replicate_counts_and_intervals_equal_memory(spark, rows, seed):
         return
     ids = frame["doc"].to_numpy()[rated]
     source = SparkSource(frame_of(spark, frame))
-    th, d_tp, d_fp, stats = spark_replicate_counts(
+    th, d_tp, d_fp, stats = replicate_counts(
         source, score="a", label="label", weight="w", id_column="doc", n_boot=12, seed=seed
     )
     e_th, e_tp, e_fp = grouped(ids, s, y, w, 12, seed)
     assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp) and np.array_equal(d_fp, e_fp)
     assert stats.unrated == int((~rated).sum())
-    points, _ = spark_bootstrap_points(
+    points, _ = counted_bootstrap(
         source, score="a", label="label", weight="w", id_column="doc", targets=[0.2, 0.6], n_boot=12, seed=seed
     )
     memory = bootstrap(s, y, w, n_boot=12, seed=seed, resample="poisson", ids=ids)
@@ -239,7 +233,7 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
         frame.iloc[part::3].to_csv(tmp_path / f"part{part}.csv", index=False)
     rated = pd.notna(labels)
     expected = [operating_point(s[rated], (labels[rated] == "tp").astype(int), t) for t in TARGETS]
-    points, stats = spark_operating_points(
+    points, stats = counted_points(
         SparkSource(str(tmp_path / "part*.csv")),
         score="score",
         label="label",
@@ -251,12 +245,12 @@ def test_csv_glob_binned_curve_and_parquet_row_ids(spark, tmp_path):
     assert [(p.threshold, p.tp, p.fp) for p in points] == [(e.threshold, e.tp, e.fp) for e in expected]
     parquet = str(tmp_path / "rated.parquet")
     frame.iloc[:3000].to_parquet(parquet)
-    curve, _ = spark_pn_curve(SparkSource(parquet), score="score", label="label")
+    curve, _ = counted_curve(SparkSource(parquet), score="score", label="label")
     memory = pn_curve(s[:3000][rated[:3000]], (labels[:3000][rated[:3000]] == "tp").astype(int))
     for a, b in ((curve.thresholds, memory.thresholds), (curve.tp, memory.tp), (curve.fp, memory.fp)):
         assert np.array_equal(a, b)
     # default row ids of one Parquet file: positions in the file, unrated rows included
-    th, d_tp, _, _ = spark_replicate_counts(SparkSource(parquet), score="score", label="label", n_boot=3, seed=1)
+    th, d_tp, _, _ = replicate_counts(SparkSource(parquet), score="score", label="label", n_boot=3, seed=1)
     keep = rated[:3000]
     e_th, e_tp, _ = grouped(
         np.flatnonzero(keep), s[:3000][keep], (labels[:3000][keep] == "tp").astype(float), np.ones(keep.sum()), 3, 1
@@ -278,16 +272,16 @@ def test_errors_name_column_and_rows(spark, tmp_path):
         rows = {**base, **change}
         frame = spark.createDataFrame(list(zip(*rows.values())), "a string, b string, label string, w string")
         with pytest.raises(InputError, match=message):
-            spark_threshold_grid(SparkSource(frame), scores=["a", "b"], label="label", weight="w")
+            counted_grid(SparkSource(frame), scores=["a", "b"], label="label", weight="w")
     frame = spark.createDataFrame([(0.1, "1"), (0.2, "maybe"), (0.3, "maybe")], "a double, label string")
     with pytest.raises(InputError, match="Column 'label': unknown label values 'maybe' at rows 2, 3 \\(row 1"):
-        spark_operating_points(SparkSource(frame), score="a", label="label", targets=[0.3])
+        counted_points(SparkSource(frame), score="a", label="label", targets=[0.3])
     with pytest.raises(InputError, match="Spark could not count the DataFrame.*nope"):
-        spark_operating_points(SparkSource(frame), score="nope", label="label", targets=[0.3])
+        counted_points(SparkSource(frame), score="nope", label="label", targets=[0.3])
     with pytest.raises(InputError, match="No file matches"):
-        spark_operating_points(SparkSource(str(tmp_path / "missing*.parquet")), score="a", label="l", targets=[0.3])
+        counted_points(SparkSource(str(tmp_path / "missing*.parquet")), score="a", label="l", targets=[0.3])
     with pytest.raises(InputError, match="need a row id"):
-        spark_replicate_counts(SparkSource(frame), score="a", label="label")
+        replicate_counts(SparkSource(frame), score="a", label="label")
 
 
 def test_missing_pyspark_says_what_to_install(monkeypatch):

@@ -9,10 +9,10 @@ import pytest
 
 from engine.audit import PopulationColumns, plan
 from engine.backends import open_population
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_audit import DuckPopulation
-from engine.backends.spark import SparkSource
-from engine.backends.spark_audit import SparkPopulation
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_audit import DuckPopulation
+from engine.backends._spark import SparkSource
+from engine.backends._spark_audit import SparkPopulation
 from engine.errors import InputError
 
 from .test_spark import spark  # noqa: F401  (the module's session fixture)

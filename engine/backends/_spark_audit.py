@@ -1,14 +1,14 @@
 """An audit's population counted by Apache Spark: checks, strata and the selection's candidates where the rows live.
 
-The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit._population.PopulationScan`
+The same five answers as :mod:`engine.backends._duckdb_audit` (the :class:`~engine.audit._population.PopulationScan`
 protocol), over a DataFrame, a catalog table or Parquet / CSV paths and globs, on a local
-session or a cluster through Spark Connect (:class:`~engine.backends.spark.SparkSource`). Only
+session or a cluster through Spark Connect (:class:`~engine.backends._spark.SparkSource`). Only
 counts, the order statistics' bins and the selection's candidates (about the sample size)
 are collected to the driver.
 
 * **Ids** are hashed as text: an integral column in decimal, a string column as it is (CSV
   columns are read as text, so ``007`` stays ``007``); other types are refused.
-* **Order statistics** by counting: :func:`engine.backends.spark.order_statistics`.
+* **Order statistics** by counting: :func:`engine.backends._counted.order_statistics`.
 * **Keys**: ``substr(md5(concat('<seed>:', id)), 1, 16)``, the same hex digits as Python's hashlib.
 """
 
@@ -25,8 +25,9 @@ import pandas as pd
 from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
 from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb_audit import candidate_frame, connection_identity, strata_result, stratum_sql
-from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
+from ._counted import order_statistics
+from ._duckdb_audit import candidate_frame, connection_identity, strata_result, stratum_sql
+from ._spark import SparkSource, collect_columns, fine_bins, spark_errors, sql_double, value_counts
 
 __all__ = ["SparkPopulation"]
 
@@ -145,7 +146,7 @@ class SparkPopulation:
         Returns
         -------
         dict
-            :func:`engine.backends.duckdb_audit.connection_identity`.
+            :func:`engine.backends._duckdb_audit.connection_identity`.
         """
         data = self.source.data
         what = data if isinstance(data, str) else f"DataFrame {id(data)}"
@@ -170,7 +171,7 @@ class SparkPopulation:
         return self._rows.where(f"s < {sql_double(threshold)}")
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
-        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.spark.order_statistics`).
+        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends._counted.order_statistics`).
 
         Parameters
         ----------
@@ -185,7 +186,15 @@ class SparkPopulation:
         if len(ranks) == 0:
             return np.zeros(0)
         with spark_errors(self.source):
-            found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
+            below = self._below(threshold)
+            found = order_statistics(
+                lambda col, params: fine_bins(below, col, params),
+                lambda col, params, ids: value_counts(below, col, params, ids),
+                "s",
+                np.asarray(ranks),
+                low=low,
+                high=high,
+            )
         return np.array([found[int(r)] for r in ranks])
 
     def strata(

@@ -41,15 +41,14 @@ from ..monitor._data import DatedRated, load_dated
 from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
 from ..pn._curve import check_target
 from ..pn._operating_point import DEFAULT_SWEEP_TARGETS
-from .confine import checked_files, readable_roots
-from .connect import ScanProgress, connected_grid, connected_hull
-from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
-from .duckdb_audit import DuckPopulation
-from .duckdb_bootstrap import duckdb_bootstrap_points
-from .duckdb_monitor import duckdb_period_counts
-from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
-from .spark_audit import SparkPopulation
-from .spark_bootstrap import spark_bootstrap_points
+from ._confine import checked_files, readable_roots
+from ._connect import ScanProgress, connected_grid, connected_hull
+from ._counted import counted_bootstrap, counted_curve, counted_grid, counted_points
+from ._duckdb import DuckSource, ScanStats, sample_rows
+from ._duckdb_audit import DuckPopulation
+from ._duckdb_monitor import duckdb_period_counts
+from ._spark import SparkSource, spark_sample_rows
+from ._spark_audit import SparkPopulation
 
 __all__ = [
     "choose_backend",
@@ -343,15 +342,13 @@ def _check_classifiers(data, names) -> None:
 
 def _spark_hull(data, classifier, progress=None):
     _check_classifiers(data, [classifier])
-    curve, stats = spark_pn_curve(data.source, score=classifier, **_columns(data))
+    curve, stats = counted_curve(data.source, score=classifier, **_columns(data))
     return upper_hull(curve), stats
 
 
 def _spark_grid(data, classifiers, bins, rule, spacing, progress=None):
     _check_classifiers(data, classifiers)
-    return spark_threshold_grid(
-        data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data)
-    )
+    return counted_grid(data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data))
 
 
 def _counted_points(kernel):
@@ -404,11 +401,11 @@ DATA_SOURCES: dict[str, DataSource] = {
             lambda d: isinstance(getattr(d, "source", None), DuckSource),
             _duck_open,
             lambda d, c, progress=None: connected_hull(d, c, progress=progress),
-            _counted_points(duckdb_operating_points),
+            _counted_points(counted_points),
             lambda d, c, bins, rule, spacing, progress=None: connected_grid(
                 d, c, bins=bins, rule=rule, spacing=spacing, progress=progress
             ),
-            _counted_boot(duckdb_bootstrap_points),
+            _counted_boot(counted_bootstrap),
             source_type=DuckSource,
             population=_duck_population,
             periods=_duck_periods,
@@ -419,9 +416,9 @@ DATA_SOURCES: dict[str, DataSource] = {
             lambda d: isinstance(getattr(d, "source", None), SparkSource),
             _spark_open,
             _spark_hull,
-            _counted_points(spark_operating_points),
+            _counted_points(counted_points),
             _spark_grid,
-            _counted_boot(spark_bootstrap_points),
+            _counted_boot(counted_bootstrap),
             source_type=SparkSource,
             population=_spark_population,
         ),
@@ -580,7 +577,7 @@ def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> t
     ------
     InputError
         An unknown classifier, invalid rows, or (DuckDB, Spark) more distinct scores than
-        :data:`engine.backends.DISTINCT_CAP`.
+        :data:`engine.backends._counted.DISTINCT_CAP`.
 
     References
     ----------

@@ -1,6 +1,6 @@
 """What every counting backend shares beyond its query language: exact refinement of quantile bins, selection by rank.
 
-The backends (:mod:`~engine.backends.duckdb`, :mod:`~engine.backends.spark`) only differ in how
+The backends (:mod:`~engine.backends._duckdb`, :mod:`~engine.backends._spark`) only differ in how
 they count; the arithmetic on the counts they return lives here, once:
 
 * :func:`edge_objective` and :func:`binned_point`: above the distinct-score cap the scores are cut

@@ -30,9 +30,9 @@ from ..errors import InputError
 from ..io.rated import ColumnMapping, detect_columns
 from ..pn._curve import Hull, upper_hull
 from ..pn._grid import ThresholdGrid
-from .confine import GLOB_CHARS, matched_files
-from .duckdb import DuckSource, ScanStats, configure_session, duckdb_pn_curve, duckdb_problem, sample_rows
-from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view
+from ._confine import GLOB_CHARS, matched_files
+from ._counted import checked, counted_curve, counted_grid
+from ._duckdb import NUMERIC_TYPES, DuckCounter, DuckSource, ScanStats, configure_session, duckdb_problem, sample_rows
 
 __all__ = [
     "ScanProgress",
@@ -509,17 +509,11 @@ def map_columns(
     started = time.perf_counter()
     mapping = _check_mapping(connected, score_cols, label_col, weight_col)
     source = progress.source(connected.source) if progress is not None else connected.source
-    con = source.connect()
-    try:
-        grid_view(con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col)
-        rows, rated, unrated, lows, highs = check_grid_rows(
-            con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col
-        )
-        positives, negatives = con.execute(
+    with DuckCounter(source, mapping.score_cols, mapping.label_col, mapping.weight_col) as counter:
+        rows, rated, unrated, lows, highs = checked(counter, positive_weight=True)
+        positives, negatives = counter.con.execute(
             "SELECT coalesce(sum(w * y), 0), coalesce(sum(w * (1 - y)), 0) FROM grid_rows WHERE y IS NOT NULL"
         ).fetchall()[0]
-    finally:
-        con.close()
     warnings = []
     if unrated:
         warnings.append(f"{unrated:,} rows have no label (unrated): they are left out of every count.")
@@ -574,7 +568,7 @@ def connected_hull(
     ------
     InputError
         An unknown classifier, rows that no longer validate, or more distinct scores than
-        :data:`engine.backends.DISTINCT_CAP`.
+        :data:`engine.backends._counted.DISTINCT_CAP`.
 
     References
     ----------
@@ -582,9 +576,7 @@ def connected_hull(
     """
     _check_classifier(data, [classifier])
     source = progress.source(data.source) if progress is not None else data.source
-    curve, stats = duckdb_pn_curve(
-        source, score=classifier, label=data.mapping.label_col, weight=data.mapping.weight_col
-    )
+    curve, stats = counted_curve(source, score=classifier, label=data.mapping.label_col, weight=data.mapping.weight_col)
     return upper_hull(curve), stats
 
 
@@ -630,7 +622,7 @@ def connected_grid(
     """
     _check_classifier(data, classifiers)
     source = progress.source(data.source) if progress is not None else data.source
-    return duckdb_threshold_grid(
+    return counted_grid(
         source,
         scores=list(classifiers),
         label=data.mapping.label_col,

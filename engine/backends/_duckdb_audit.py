@@ -4,7 +4,7 @@
 statistics that bound the strata, the documents per stratum and the candidates of the
 selection (:mod:`engine.audit._selection`); :class:`DuckPopulation` answers each with one query
 over Parquet / CSV paths or globs or a table of a DuckDB database file, through the
-connection :meth:`~engine.backends.duckdb.DuckSource.connect` opens. Only counts, a few
+connection :meth:`~engine.backends._duckdb.DuckSource.connect` opens. Only counts, a few
 thousand order-statistic candidates and the selection's candidates (about the sample size)
 come back to Python.
 
@@ -12,7 +12,7 @@ come back to Python.
   column as it is; CSV files are read with every column as text (so ``007`` stays ``007``, as
   the memory and Spark backends read it). Other id types are refused.
 * **Order statistics** of the below-line scores are found by counting (no sort):
-  :func:`engine.backends.duckdb_grid.order_statistics`, the machinery of the joint-threshold
+  :func:`engine.backends._counted.order_statistics`, the machinery of the joint-threshold
   grids' axes.
 * **Keys**: ``substr(md5('<seed>:' || id), 1, 16)``, the same hex digits as Python's hashlib. The
   cutoff is compared with the whole digest (for a 16-digit cutoff ``c``, ``digest < c`` exactly when
@@ -37,9 +37,9 @@ import pandas as pd
 from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
 from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb import DuckSource, duckdb_problem, quote_identifier
-from .duckdb_grid import NUMERIC_TYPES, order_statistics
-from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
+from ._counted import order_statistics
+from ._duckdb import NUMERIC_TYPES, DuckSource, duckdb_problem, fine_bins, quote_identifier, value_counts
+from ._spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
 
 __all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result", "connection_identity"]
 
@@ -302,7 +302,7 @@ class DuckPopulation:
         )
 
     def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
-        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.duckdb_grid.order_statistics`).
+        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends._counted.order_statistics`).
 
         Parameters
         ----------
@@ -321,7 +321,14 @@ class DuckPopulation:
             f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT s AS s0, 0 AS y FROM audit_population "
             f"WHERE s < {sql_double(threshold)}"
         )
-        found = order_statistics(self._con, "s0", np.asarray(ranks), low=low, high=high)
+        found = order_statistics(
+            lambda col, params: fine_bins(self._con, col, params),
+            lambda col, params, ids: value_counts(self._con, col, params, ids),
+            "s0",
+            np.asarray(ranks),
+            low=low,
+            high=high,
+        )
         return np.array([found[int(r)] for r in ranks])
 
     def strata(

@@ -9,8 +9,8 @@ Dates are read as the memory engine reads them (:func:`engine.io.rated.parse_dat
 TIMESTAMP column as it is (a time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``
 (the day written, whatever time or offset follows; a CSV file's date column is always read as
 text, as pandas reads it). Two scans: the label and
-score checks every backend shares (:func:`~engine.backends.duckdb.check_rows`), then one
-``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends.duckdb.DISTINCT_CAP`
+score checks every backend shares (:func:`~engine.backends._duckdb.check_rows`), then one
+``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends._counted.DISTINCT_CAP`
 distinct (period, score) pairs the scores are cut at quantile edges (``quantile_disc``, as the
 sweep's binned mode) with the deployed threshold made an edge, so TP and FP at the threshold stay
 exact and re-solved thresholds are read at bin edges (``binned`` is set).
@@ -27,7 +27,8 @@ from ..errors import InputError
 from ..io.rated import DATE_TEXT_PATTERN
 from ..monitor._counts import PeriodCounts, check_threshold, counts_from_groups
 from ..monitor._periods import calendar, check_period
-from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
+from ._counted import BINS, DISTINCT_CAP
+from ._duckdb import DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
 
 __all__ = ["duckdb_period_counts"]
 
