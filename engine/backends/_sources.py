@@ -42,7 +42,7 @@ from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid
 from ..pn._curve import check_target
 from ..pn._operating_point import DEFAULT_SWEEP_TARGETS
 from ._confine import checked_files, readable_roots
-from ._connect import ScanProgress, connected_grid, connected_hull
+from ._connect import ScanProgress
 from ._counted import counted_bootstrap, counted_curve, counted_grid, counted_points
 from ._duckdb import DuckSource, ScanStats, sample_rows
 from ._duckdb_audit import DuckPopulation
@@ -340,41 +340,42 @@ def _check_classifiers(data, names) -> None:
             )
 
 
-def _spark_hull(data, classifier, progress=None):
+def _followed(data, progress: ScanProgress | None):
+    """The rows' source, read through connections ``progress`` follows (DuckDB reports its progress)."""
+    return progress.source(data.source) if progress is not None and isinstance(data.source, DuckSource) else data.source
+
+
+def _counted_hull(data, classifier, progress=None):
     _check_classifiers(data, [classifier])
-    curve, stats = counted_curve(data.source, score=classifier, **_columns(data))
+    curve, stats = counted_curve(_followed(data, progress), score=classifier, **_columns(data))
     return upper_hull(curve), stats
 
 
-def _spark_grid(data, classifiers, bins, rule, spacing, progress=None):
+def _counted_grid(data, classifiers, bins, rule, spacing, progress=None):
     _check_classifiers(data, classifiers)
-    return counted_grid(data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data))
+    return counted_grid(
+        _followed(data, progress), scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data)
+    )
 
 
-def _counted_points(kernel):
-    def points(data, classifier, targets):
-        _check_classifiers(data, [classifier])
-        return kernel(data.source, score=classifier, targets=targets, **_columns(data))
+def _counted_points(data, classifier, targets):
+    _check_classifiers(data, [classifier])
+    return counted_points(data.source, score=classifier, targets=targets, **_columns(data))
 
+
+def _counted_boot(data, classifier, targets, n_boot, level, seed, id_column, path):
+    _check_classifiers(data, [classifier])
+    points, _ = counted_bootstrap(
+        data.source,
+        score=classifier,
+        targets=targets,
+        id_column=id_column,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        **_columns(data),
+    )
     return points
-
-
-def _counted_boot(kernel):
-    def boot(data, classifier, targets, n_boot, level, seed, id_column, path):
-        _check_classifiers(data, [classifier])
-        points, _ = kernel(
-            data.source,
-            score=classifier,
-            targets=targets,
-            id_column=id_column,
-            n_boot=n_boot,
-            level=level,
-            seed=seed,
-            **_columns(data),
-        )
-        return points
-
-    return boot
 
 
 #: Every place rows can live, in ``--backend`` order: the one place a data source is added.
@@ -400,12 +401,10 @@ DATA_SOURCES: dict[str, DataSource] = {
             "DuckDB",
             lambda d: isinstance(getattr(d, "source", None), DuckSource),
             _duck_open,
-            lambda d, c, progress=None: connected_hull(d, c, progress=progress),
-            _counted_points(counted_points),
-            lambda d, c, bins, rule, spacing, progress=None: connected_grid(
-                d, c, bins=bins, rule=rule, spacing=spacing, progress=progress
-            ),
-            _counted_boot(counted_bootstrap),
+            _counted_hull,
+            _counted_points,
+            _counted_grid,
+            _counted_boot,
             source_type=DuckSource,
             population=_duck_population,
             periods=_duck_periods,
@@ -415,10 +414,10 @@ DATA_SOURCES: dict[str, DataSource] = {
             "Spark",
             lambda d: isinstance(getattr(d, "source", None), SparkSource),
             _spark_open,
-            _spark_hull,
-            _counted_points(counted_points),
-            _spark_grid,
-            _counted_boot(counted_bootstrap),
+            _counted_hull,
+            _counted_points,
+            _counted_grid,
+            _counted_boot,
             source_type=SparkSource,
             population=_spark_population,
         ),

@@ -16,9 +16,8 @@ import pytest
 
 from engine.audit import plan
 from engine.backends import _confine as confine
-from engine.backends import connect, map_columns, open_population
+from engine.backends import connect, map_columns, open_population, pn_hull
 from engine.backends._confine import checked_files, matched_files
-from engine.backends._connect import connected_hull
 from engine.backends._counted import counted_points
 from engine.backends._duckdb import DuckSource
 from engine.backends._duckdb_monitor import duckdb_period_counts
@@ -202,7 +201,7 @@ def test_a_file_replaced_by_a_link_after_connect_is_refused_at_the_scan(lake):
     os.replace(inside / "a.parquet", inside / "a.bak")
     os.symlink(outside / "secret.parquet", inside / "a.parquet")
     with pytest.raises(InputError, match="outside the folders"):
-        connected_hull(data, "score")
+        pn_hull(data, "score")
 
 
 def test_outside_paths_get_one_message_whether_they_exist_or_not(lake):
