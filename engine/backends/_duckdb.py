@@ -32,7 +32,7 @@ from ..io.rated import LABEL_VALUES
 from ..io.tables import refuse_numeric_header, sniff_delimiter
 from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from ._confine import GLOB_CHARS, checked_files, duckdb_message, lock_down, matched_files, readable_roots
-from ._counting import BOOLEAN_TEXT, check_counted_rows
+from ._counting import BOOLEAN_TEXT
 
 __all__ = [
     "DuckSource",
@@ -45,10 +45,7 @@ __all__ = [
     "no_row_id",
     "quote_identifier",
     "label_expression",
-    "check_rows",
-    "rated_view",
     "grid_view",
-    "check_grid_rows",
     "NUMERIC_TYPES",
     "csv_relation",
     "csv_header",
@@ -572,32 +569,6 @@ def _check_sql(k: int, types: dict[str, str]) -> str:
     return f"SELECT {', '.join(parts)} FROM grid_rows"
 
 
-def check_grid_rows(
-    con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *, positive_weight: bool = True
-):
-    """(rows, rated, unrated, lows, highs) of view ``grid_rows`` after refusing what the memory engine refuses.
-
-    One scan; the messages are :func:`engine.backends._counting.check_counted_rows`', the same on every backend.
-    """
-    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
-    try:
-        values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
-        return check_counted_rows(
-            values,
-            where=f"'{source.path}'",
-            scores=scores,
-            label=label,
-            weight=weight,
-            positive_weight=positive_weight,
-            locate=_Locator(con, source, scores, label, weight, types),
-            booleans=_booleans(con, scores, weight, types, values),
-        )
-    except InputError:
-        raise
-    except Exception as exc:  # duckdb's own error types: a CSV row it cannot read, a refused file
-        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-
-
 def _booleans(con, scores, weight: str | None, types: dict, values) -> set:
     """Score and weight columns the memory engine reads as true/false: a BOOLEAN column, or (a CSV file's columns
     are read as text) text that is only true/false spellings; looked at only when a column has non-numbers."""
@@ -694,30 +665,6 @@ def _value_text(value, kind: str):
     if value is None:
         return ""
     return str(value).strip() if kind == "not_number" and isinstance(value, str) else value
-
-
-def rated_view(
-    con,
-    source: DuckSource,
-    score: str,
-    label: str,
-    weight: str | None,
-    *,
-    relation: str | None = None,
-    extra: Sequence[str] = (),
-) -> None:
-    """View ``rows`` (s, y, w and ``extra``'s columns) over :func:`grid_view` of one score column."""
-    grid_view(con, source, [score], label, weight, relation=relation, extra=extra)
-    names = ", ".join(e.rsplit(" AS ", 1)[1] for e in extra)
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} FROM grid_rows"
-    )
-
-
-def check_rows(con, source: DuckSource, label: str, weight: str | None, score: str) -> tuple[int, int, int]:
-    """(rows, rated, unrated) of the one-score view :func:`rated_view` made; bad rows refused as every backend does."""
-    rows, rated, unrated, _, _ = check_grid_rows(con, source, [score], label, weight, positive_weight=False)
-    return rows, rated, unrated
 
 
 def no_row_id(where: str) -> InputError:
@@ -834,14 +781,29 @@ class DuckCounter:
         Integer row ids (replicates); default the row's position in a single Parquet file.
     ids : bool
         Open with row ids (bootstrap replicates).
+    relation : str, optional
+        Read the rows from this relation instead of the source's (the monitor reads dates as text).
+    extra : sequence of str
+        More ``expression AS name`` columns of the view (the monitor's day and raw date).
     """
 
     backend = "duckdb"
 
-    def __init__(self, source: DuckSource, scores, label: str, weight: str | None, *, id_column=None, ids=False):
+    def __init__(
+        self,
+        source: DuckSource,
+        scores,
+        label: str,
+        weight: str | None,
+        *,
+        id_column=None,
+        ids=False,
+        relation: str | None = None,
+        extra: Sequence[str] = (),
+    ):
         self.source, self.scores, self.label, self.weight = source, list(scores), label, weight
         self.where = f"'{source.path}'"
-        self.id_column, self._relation, self._extra = id_column, None, []
+        self.id_column, self._relation, self._extra = id_column, relation, list(extra)
         if ids:
             self._relation, ident, exact = self._id_relation()
             self._extra = [f"{ident} AS id", f"{exact} AS id_exact"]
