@@ -40,7 +40,7 @@ from engine.audit._population import (  # noqa: E402
 )
 from engine.audit.designs import design_record  # noqa: E402
 from engine.backends import open_population  # noqa: E402
-from engine.io.rated import rated_from_frame  # noqa: E402
+from engine.io._rated import rated_from_frame  # noqa: E402
 
 # ../shared beside the checkout (CI, a clone), or one level up (a worktree)
 SHARED = next(

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io.rated import ColumnMapping, detect_columns
+from ..io._rated import ColumnMapping, detect_columns
 from ._confine import GLOB_CHARS, matched_files
 from ._counted import checked
 from ._duckdb import NUMERIC_TYPES, DuckCounter, DuckSource, configure_session, duckdb_problem, sample_rows

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
-from ..io.rated import LABEL_VALUES
-from ..io.tables import refuse_numeric_header, sniff_delimiter
+from ..io._rated import LABEL_VALUES
+from ..io._tables import refuse_numeric_header, sniff_delimiter
 from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from ._confine import GLOB_CHARS, checked_files, duckdb_message, lock_down, matched_files, readable_roots
 from ._counting import BOOLEAN_TEXT
@@ -258,7 +258,7 @@ def csv_header(path: str) -> tuple[str, list[str]]:
     Returns
     -------
     (str, list of str)
-        The delimiter :func:`engine.io.tables.sniff_delimiter` finds (as for uploads) and the header's fields.
+        The delimiter :func:`engine.io._tables.sniff_delimiter` finds (as for uploads) and the header's fields.
 
     Raises
     ------
@@ -478,7 +478,7 @@ def label_expression(column: str) -> str:
     text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io._rated.parse_labels)
     return (
         f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
         f"WHEN {text} IN ({zeros}) THEN 0 WHEN TRY_CAST({text} AS DOUBLE) = 1 THEN 1 "

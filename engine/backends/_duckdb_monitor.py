@@ -5,7 +5,7 @@
 (paths or globs) or a table of a DuckDB database, out of core, and the result is the
 in-memory engine's :func:`engine.monitor.period_counts` exactly (the tests compare them).
 
-Dates are read as the memory engine reads them (:func:`engine.io.rated.parse_dates`): a DATE /
+Dates are read as the memory engine reads them (:func:`engine.io._rated.parse_dates`): a DATE /
 TIMESTAMP column as it is (a time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``
 (the day written, whatever time or offset follows; a CSV file's date column is always read as
 text, as pandas reads it). Two scans: the label and
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.rated import DATE_TEXT_PATTERN
+from ..io._rated import DATE_TEXT_PATTERN
 from ..monitor._counts import PeriodCounts, check_threshold, counts_from_groups
 from ..monitor._periods import calendar, check_period
 from ._counted import BINS, DISTINCT_CAP, checked

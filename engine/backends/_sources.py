@@ -35,7 +35,8 @@ import pandas as pd
 
 from ..audit._population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
-from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
+from ..io import ColumnMapping, RatedData, detect_columns, load_rated, read_table
+from ..io._rated import detect_date_column
 from ..monitor._counts import PeriodCounts
 from ..monitor._data import DatedRated, load_dated
 from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
-from ..io.rated import LABEL_VALUES
+from ..io._rated import LABEL_VALUES
 from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from ._counting import BOOLEAN_TEXT
 from ._duckdb import no_row_id
@@ -344,7 +344,7 @@ def spark_label_expression(column: str) -> str:
     text = f"lower(trim(CAST({col} AS STRING)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io._rated.parse_labels)
     return (
         f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
         f"WHEN {text} IN ({zeros}) THEN 0 WHEN try_cast({text} AS DOUBLE) = 1 THEN 1 "
