@@ -4,8 +4,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from engine.backends._counted import counted_curve, counted_points
 from engine.backends._duckdb import DuckSource
@@ -28,35 +26,6 @@ def memory_points(s, labels, w, targets):
     rated = pd.notna(labels)
     y = np.array([1 if str(v) in ("1", "yes", "tp") else 0 for v in labels[rated]])
     return [operating_point(s[rated], y, t, w[rated]) for t in targets]
-
-
-@pytest.mark.slow
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),
-        min_size=2,
-        max_size=60,
-    )
-)
-@settings(max_examples=40, deadline=None)
-def test_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows):
-    tmp = tmp_path_factory.mktemp("duck")
-    s = np.array([r[0] / 30 for r in rows])
-    labels = np.array([r[1] for r in rows], dtype=object)
-    w = np.array([r[2] for r in rows], dtype=float)
-    if not pd.notna(labels).any():
-        return
-    path = write(tmp, pd.DataFrame({"score": s, "label": labels, "w": w}))
-    expected = memory_points(s, labels, w, TARGETS)
-    exact, stats = counted_points(DuckSource(path), score="score", label="label", weight="w", targets=TARGETS)
-    binned, bstats = counted_points(
-        DuckSource(path), score="score", label="label", weight="w", targets=TARGETS, distinct_cap=0, bins=4
-    )
-    assert bstats.binned and not stats.binned
-    assert stats.unrated == int((~pd.notna(labels)).sum()) and stats.rows_scanned == len(rows)
-    for e, a, b in zip(expected, exact, binned):
-        assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
-        assert (b.threshold, b.tp, b.fp) == (e.threshold, e.tp, e.fp)
 
 
 def test_larger_case_csv_glob_and_database_table(tmp_path):
