@@ -24,10 +24,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..pn._bootstrap import BootstrapPoint
-from ..pn._curve import PNCurve, check_target, upper_hull
-from ..pn._grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
-from ..pn._operating_point import OperatingPoint, sweep
+from ..pn import OperatingPoint, ThresholdGrid, sweep, upper_hull
+from ..pn.counting import (
+    BootstrapPoint,
+    PNCurve,
+    axis_from_levels,
+    check_grid_size,
+    check_target,
+    cumulative_counts,
+    inverted_cdf_ranks,
+)
 from ._counting import (
     binned_point,
     check_counted_rows,

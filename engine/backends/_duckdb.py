@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io._rated import LABEL_VALUES
 from ..io._tables import refuse_numeric_header, sniff_delimiter
-from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ..pn.counting import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from ._confine import GLOB_CHARS, checked_files, duckdb_message, lock_down, matched_files, readable_roots
 from ._counting import BOOLEAN_TEXT
 

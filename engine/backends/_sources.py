@@ -39,9 +39,8 @@ from ..io import ColumnMapping, RatedData, detect_columns, load_rated, read_tabl
 from ..io._rated import detect_date_column
 from ..monitor._counts import PeriodCounts
 from ..monitor._data import DatedRated, load_dated
-from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
-from ..pn._curve import check_target
-from ..pn._operating_point import DEFAULT_SWEEP_TARGETS
+from ..pn import DEFAULT_SWEEP_TARGETS, Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
+from ..pn.counting import check_target
 from ._confine import checked_files, readable_roots
 from ._connect import ScanProgress
 from ._counted import counted_bootstrap, counted_curve, counted_grid, counted_points

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
 from ..io._rated import LABEL_VALUES
-from ..pn._replicates import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ..pn.counting import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
 from ._counting import BOOLEAN_TEXT
 from ._duckdb import no_row_id
 
