@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..io._rated import ColumnMapping, detect_columns
 from ._confine import GLOB_CHARS, matched_files
 from ._counted import checked
-from ._duckdb import NUMERIC_TYPES, DuckCounter, DuckSource, configure_session, duckdb_problem, sample_rows
+from ._duckdb import NUMERIC_TYPES, DuckCounter, DuckSource, configure_session, duckdb_problem
 
 __all__ = [
     "ScanProgress",
@@ -320,7 +320,7 @@ def connect(
         table = _database_table(DuckSource(path, table or "", roots))
     source = DuckSource(path, table, roots)
     schema = _schema(source)
-    sample = sample_rows(source, sample_size)
+    sample = source.first_rows(sample_size)
     if sample.empty:
         raise InputError(f"'{path}'{f' table {table}' if table else ''} has no rows.")
     try:

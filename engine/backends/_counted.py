@@ -244,11 +244,7 @@ def order_statistics(
     Returns
     -------
     dict
-        Rank -> value, equal to ``numpy.sort(values)[rank]``.
-
-    References
-    ----------
-    Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
+        Rank -> value, as :func:`engine.backends._counting.select_order_statistics` (which this sets up).
     """
 
     def bins(lo: float, hi: float):

@@ -38,7 +38,6 @@ __all__ = [
     "DuckSource",
     "ScanStats",
     "DuckCounter",
-    "sample_rows",
     "poisson_sql",
     "fine_bins",
     "value_counts",
@@ -153,6 +152,32 @@ class DuckSource:
         if fmt == "Parquet":
             return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
         return csv_relation(files, text=text, text_columns=text_columns)
+
+    def first_rows(self, n: int = 2_000):
+        """The first ``n`` rows (a DataFrame, every column), to detect and map columns from a sample.
+
+        Parameters
+        ----------
+        n : int, optional
+            Most rows read.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows in the source's order.
+
+        Raises
+        ------
+        InputError
+            DuckDB cannot read the source.
+        """
+        con = self.connect()
+        try:
+            return con.execute(f"SELECT * FROM {self.relation()} LIMIT {int(n)}").fetchdf()
+        except Exception as exc:  # duckdb's own error types
+            raise InputError(f"DuckDB could not read '{self.path}': {duckdb_problem(self, exc)}") from None
+        finally:
+            con.close()
 
     def _key(self) -> tuple:
         return (self.path, self.table, self.roots)
@@ -933,32 +958,3 @@ class DuckCounter:
             {"r": [int(r) for r in replicates], "keys": keys},
         ).fetchnumpy()
         return _columns(out, ("r", "s", "tp", "fp"))
-
-
-def sample_rows(source: DuckSource, n: int = 2_000):
-    """The first ``n`` rows (a DataFrame), to detect and map columns from the schema and a sample.
-
-    Parameters
-    ----------
-    source : DuckSource
-        Where the rows are.
-    n : int, optional
-        Most rows read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows in the source's order, every column.
-
-    Raises
-    ------
-    InputError
-        DuckDB cannot read the source.
-    """
-    con = source.connect()
-    try:
-        return con.execute(f"SELECT * FROM {source.relation()} LIMIT {int(n)}").fetchdf()
-    except Exception as exc:  # duckdb's own error types
-        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-    finally:
-        con.close()

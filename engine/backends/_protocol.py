@@ -20,7 +20,8 @@ query language):
 translates its own errors into :class:`~engine.errors.InputError` naming the source, and releases
 its connection on exit.
 
-Adding a backend (see ``docs/backends.md``): a source type, a counter implementing this protocol,
+Adding a backend (see ``docs/backends.md``): a source type (with ``first_rows(n)``, the sample the columns are
+detected on), a counter implementing this protocol,
 one line in :data:`engine.backends._counted.COUNTERS`, and a :class:`~engine.backends.DataSource`
 entry.
 """

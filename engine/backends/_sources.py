@@ -44,10 +44,10 @@ from ..pn.counting import check_target
 from ._confine import checked_files, readable_roots
 from ._connect import ScanProgress
 from ._counted import counted_bootstrap, counted_curve, counted_grid, counted_points
-from ._duckdb import DuckSource, ScanStats, sample_rows
+from ._duckdb import DuckSource, ScanStats
 from ._duckdb_audit import DuckPopulation
 from ._duckdb_monitor import duckdb_period_counts
-from ._spark import SparkSource, spark_sample_rows
+from ._spark import SparkSource
 from ._spark_audit import SparkPopulation
 
 __all__ = [
@@ -288,12 +288,12 @@ def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMappi
 
 def _duck_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     source = DuckSource(path, table=table)
-    return CountedRows(source, _mapping(sample_rows(source), source, label, scores, weight))
+    return CountedRows(source, _mapping(source.first_rows(), source, label, scores, weight))
 
 
 def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     source = SparkSource(path, remote=remote)
-    return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores, weight))
+    return CountedRows(source, _mapping(source.first_rows(), source, label, scores, weight))
 
 
 def _duck_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
@@ -311,7 +311,7 @@ def _duck_periods(
     if group is not None:
         raise InputError("--by needs the rows in memory (per-segment thresholds); use --backend memory")
     source = DuckSource(path, table=table)
-    sample = sample_rows(source)
+    sample = source.first_rows()
     date = detect_date_column(sample, date)
     mapping = detect_columns(
         sample.drop(columns=[date]), label_col=label, score_cols=[classifier] if classifier else None

@@ -48,7 +48,6 @@ __all__ = [
     "SparkSource",
     "spark_session",
     "SparkCounter",
-    "spark_sample_rows",
     "spark_label_expression",
     "spark_errors",
     "collect_columns",
@@ -224,6 +223,25 @@ class SparkSource:
             return False
         return self.data.lower().endswith((".parquet", ".parq", ".pq"))
 
+    def first_rows(self, n: int = 2_000):
+        """The first ``n`` rows as pandas (every column; CSV columns as text), to detect and map columns.
+
+        Parameters
+        ----------
+        n : int, optional
+            Most rows read.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        frame = self.frame()
+        with spark_errors(self, "read"):
+            limited = frame.limit(int(n))
+            if hasattr(limited, "toArrow"):
+                return limited.toArrow().to_pandas()
+            return limited.toPandas()
+
     def frame(self):
         """The rows as a Spark DataFrame.
 
@@ -302,29 +320,6 @@ def collect_columns(frame) -> dict[str, np.ndarray]:
         return {n: table.column(n).to_numpy() for n in table.column_names}
     pdf = frame.toPandas()
     return {str(c): pdf[c].to_numpy() for c in pdf.columns}
-
-
-def spark_sample_rows(source: SparkSource, n: int = 2_000):
-    """The first ``n`` rows as pandas, to detect and map columns.
-
-    Parameters
-    ----------
-    source : SparkSource
-        Where the rows are.
-    n : int, optional
-        Most rows read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Every column; CSV columns as text.
-    """
-    frame = source.frame()
-    with spark_errors(source, "read"):
-        limited = frame.limit(int(n))
-        if hasattr(limited, "toArrow"):
-            return limited.toArrow().to_pandas()
-        return limited.toPandas()
 
 
 def spark_label_expression(column: str) -> str:
@@ -615,16 +610,8 @@ class SparkCounter:
     ----------
     source : SparkSource
         Where the rows are.
-    scores : list of str
-        Score columns (``s0..``).
-    label : str
-        Label column.
-    weight : str or None
-        Weight column.
-    id_column : str, optional
-        Integer row ids (replicates); default the row's position in a single Parquet file.
-    ids : bool
-        Open with row ids (bootstrap replicates).
+    scores, label, weight, id_column, ids
+        As for :class:`~engine.backends._duckdb.DuckCounter`.
     """
 
     backend = "spark"
