@@ -15,7 +15,7 @@ from ._batches import (
 from ._counts import counts_table, load_counts
 from ._inputs import INPUT_KINDS, guess_kind
 from ._model_formats import model_formats_sentence
-from ._public_data import PUBLIC_DATASETS
+from ._public_data import PUBLIC_DATASETS, load_public_dataset
 from ._rated import ColumnMapping, RatedData, detect_columns, likely_label_column, load_rated, rated_from_frame
 from ._samples import SAMPLES, sample_path, samples_of_kind
 from ._score_matrix import ScoreMatrix, load_score_matrix
@@ -49,6 +49,7 @@ __all__ = [
     "sample_path",
     "samples_of_kind",
     "PUBLIC_DATASETS",
+    "load_public_dataset",
     "INPUT_KINDS",
     "guess_kind",
     "model_formats_sentence",
