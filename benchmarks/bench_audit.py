@@ -40,7 +40,7 @@ from engine.audit._population import (  # noqa: E402
 )
 from engine.audit.designs import design_record  # noqa: E402
 from engine.backends import open_population  # noqa: E402
-from engine.io.rated import rated_from_frame  # noqa: E402
+from engine.io import rated_from_frame  # noqa: E402
 
 # ../shared beside the checkout (CI, a clone), or one level up (a worktree)
 SHARED = next(
@@ -130,9 +130,6 @@ def bench_plan(max_rows: int) -> None:
 
 def bench_backends(rows: int = 200_000) -> None:
     print(f"\n## the same documents on every backend ({rows:,} rows, seed 7, budget 2,000, 8 strata, prior)")
-    from engine.backends.duckdb import DuckSource
-    from engine.backends.spark import SparkSource
-
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"id": [f"doc-{i:07d}" for i in range(rows)], "score": np.round(rng.beta(0.3, 8, rows), 6)})
     frame["prior"] = np.clip(frame["score"] * 0.8, 0, 1)
@@ -142,12 +139,12 @@ def bench_backends(rows: int = 200_000) -> None:
         tables = {}
         for name, population in (
             ("memory", frame),
-            ("duckdb", DuckSource(str(path))),
-            ("spark", SparkSource(str(path))),
+            ("duckdb", str(path)),
+            ("spark", str(path)),
         ):
             t0 = time.perf_counter()
             scan = open_population(
-                population, id="id", score="score", prior="prior", backend="spark" if name == "spark" else "auto"
+                population, id="id", score="score", prior="prior", backend="auto" if name == "memory" else name
             )
             tables[name] = plan(scan, below=0.2, budget=2000, strata=8, seed=7, prior_column="prior").table()
             print(f"{name:>8s}: {time.perf_counter() - t0:6.1f} s, {len(tables[name]):,} documents")

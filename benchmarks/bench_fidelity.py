@@ -26,8 +26,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.io import read_table  # noqa: E402
-from engine.io.public_data import load_public_dataset  # noqa: E402
+from engine.io import load_public_dataset, read_table  # noqa: E402
 from engine.qwyc import apply_policy  # noqa: E402
 from engine.qwyc._fidelity import fidelity_curve, fit_fidelity  # noqa: E402
 from engine.qwyc._models import load_model  # noqa: E402

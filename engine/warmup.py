@@ -136,8 +136,8 @@ def _warm_qwyc(rows: int) -> None:
 def _warm_pn() -> None:
     """The Operating point page and ``opstudio sweep``: the hashed Poisson bootstrap and the resampled hull band."""
     from .backends import rated_row_ids
-    from .io.rated import load_rated
-    from .io.samples import sample_path, samples_of_kind
+    from .io._rated import load_rated
+    from .io._samples import sample_path, samples_of_kind
     from .pn import bootstrap, operating_point
 
     rated = load_rated(sample_path(next(iter(samples_of_kind("rated")))))

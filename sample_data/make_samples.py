@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.io.samples import SAMPLE_DIR  # noqa: E402
+from engine.io._samples import SAMPLE_DIR  # noqa: E402
 from engine.sample_builders import write_samples  # noqa: E402
 
 if __name__ == "__main__":

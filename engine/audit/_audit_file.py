@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, describe_rows
-from ..io.numbers import is_number, to_floats
-from ..io.rated import parse_labels
-from ..io.tables import Source, read_source, read_table
+from ..io._numbers import is_number, to_floats
+from ..io._rated import parse_labels
+from ..io._tables import Source, read_source, read_table
 from ._selection import id_texts
 
 __all__ = [

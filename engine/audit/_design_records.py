@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError, describe_rows
-from ..io.rated import RatedData
-from ..io.tables import Source, read_source
+from ..io._rated import RatedData
+from ..io._tables import Source, read_source
 from ..untrusted import parse_json
 from ._audit_file import MAX_DOCUMENTS, AuditSample
 from ._design import ALLOCATIONS, MAX_STRATA, SPACINGS

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._arguments import real_numbers
 from ..errors import InputError
-from ..io.rated import RatedData
+from ..io._rated import RatedData
 from ._audit_file import AuditSample
 from ._design_records import check_design, check_rated
 from ._intervals import METHODS, Interval, check_level, prevalence_intervals, total_interval

@@ -6,8 +6,8 @@ statistics of the below-line scores (the strata bounds), and one scan returning 
 per stratum (and the prior column's sum, for Neyman allocation) together with the *candidates*
 of :mod:`engine.audit._selection` (a second candidates scan only when a stratum falls short).
 Ids are checked where they matter: a document below the line without an id is refused.
-:class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends.duckdb_audit` and
-:mod:`engine.backends.spark_audit` answer them where the rows are. Every backend refuses the
+:class:`MemoryPopulation` answers them with numpy; :mod:`engine.backends._duckdb_audit` and
+:mod:`engine.backends._spark_audit` answer them where the rows are. Every backend refuses the
 same bad rows with the same message (:func:`check_counts`, :func:`missing_columns`).
 
 Every scan also says who it is (:meth:`PopulationScan.identity`: the SHA-256 of the id and score
@@ -15,12 +15,12 @@ columns in memory, of the connection on a server) and returns the scores at or a
 (:meth:`PopulationScan.above_scores`): the design record binds the audit to both.
 
 **Reading files into memory** (:func:`read_population`) is bounded like an upload: a gzip file is
-inflated in chunks and refused beyond :data:`engine.io.tables.MAX_TABLE_BYTES` (512 MB; a
+inflated in chunks and refused beyond :data:`engine.io._tables.MAX_TABLE_BYTES` (512 MB; a
 compression bomb is never inflated whole), a plain CSV larger than that is refused, and a
 Parquet file whose id / score / prior columns would inflate beyond it is refused from its
 metadata. CSV is read with the delimiter an upload would be read with, every id as text (``007``
 stays ``007``; an empty id is a missing one, as DuckDB and Spark read it) and every score
-exactly (:mod:`engine.io.numbers`). The backends confine the paths (:func:`engine.backends.open_population`).
+exactly (:mod:`engine.io._numbers`). The backends confine the paths (:func:`engine.backends.open_population`).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.numbers import EXACT_READ_CSV, to_floats
-from ..io.tables import MAX_TABLE_BYTES, sniff_delimiter
+from ..io._numbers import EXACT_READ_CSV, to_floats
+from ..io._tables import MAX_TABLE_BYTES, sniff_delimiter
 from ..untrusted import inflate_gzip
 from ._selection import cutoff_limits, id_texts, selection_keys
 
@@ -516,7 +516,7 @@ class MemoryPopulation:
 
 
 def _numbers(column: pd.Series) -> tuple[np.ndarray, int]:
-    """(float64 values, how many were text that is not a number); text is parsed exactly (:func:`engine.io.numbers.to_floats`)."""
+    """(float64 values, how many were text that is not a number); text is parsed exactly (:func:`engine.io._numbers.to_floats`)."""
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
         return column.to_numpy(dtype=np.float64, na_value=np.nan), 0
     text = column.astype("string").str.strip()
@@ -704,7 +704,7 @@ def read_population(
     Raises
     ------
     InputError
-        No file matches, an unknown file type, more than :data:`~engine.io.tables.MAX_TABLE_BYTES`
+        No file matches, an unknown file type, more than :data:`~engine.io._tables.MAX_TABLE_BYTES`
         inflated, a truncated or corrupt file, a missing column (all columns listed), or bad rows.
     """
     if isinstance(source, (bytes, bytearray)):

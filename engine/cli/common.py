@@ -68,7 +68,7 @@ def confined(path: str) -> str:
     """``path``, once every file it names (a path or a glob) is found inside ``OPSTUDIO_DATA_ROOTS`` when that is set.
 
     The command line reads only inside the folders a server's dashboard reads
-    (:mod:`engine.backends.confine`): symbolic links resolved, one message for a path outside whether it
+    (:mod:`engine.backends._confine`): symbolic links resolved, one message for a path outside whether it
     exists or not. Checked before anything else touches the path (choosing a backend stats the file).
 
     Parameters

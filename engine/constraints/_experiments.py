@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.public_data import load_public_dataset
+from ..io._public_data import load_public_dataset
 from ._goals import DemographicParity, MaxChurn, MinRecall
 from ._rates import churn_rate, demographic_parity_ratio, ramp
 from ._solver import fit_sweep, linear_svm, one_blas_thread

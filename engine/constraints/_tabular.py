@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, describe_rows
-from ..io.numbers import to_floats
-from ..io.rated import parse_labels
+from ..io._numbers import to_floats
+from ..io._rated import parse_labels
 from ..presentation import format_bound, format_value
 from ..reporting import ENGINE_VERSION, json_safe
 from ..untrusted import parse_json

@@ -4,7 +4,7 @@ Every loader returns a validated object or raises :class:`~engine.errors.InputEr
 (or a subclass) whose message names the column, the rows and the fix.
 """
 
-from .batches import (
+from ._batches import (
     BatchMapping,
     ProbabilityBatches,
     batch_columns,
@@ -12,63 +12,45 @@ from .batches import (
     detect_batch_columns,
     load_batches,
 )
-from .counts import counts_table, load_counts
-from .inputs import INPUT_KINDS, InputKind, guess_kind
-from .model_formats import MODEL_FORMATS, ModelFormat, model_file_extensions, model_format, model_formats_sentence
-from .public_data import PUBLIC_DATASETS, PublicDataset, load_public_dataset
-from .rated import (
-    LABEL_VALUES,
-    ColumnMapping,
-    RatedData,
-    detect_columns,
-    detect_date_column,
-    likely_label_column,
-    load_rated,
-    parse_labels,
-    rated_from_frame,
-)
-from .samples import SAMPLES, Sample, sample_path, samples_of_kind
-from .score_matrix import ScoreMatrix, load_score_matrix
-from .tables import Source, Table, check_unique_columns, read_source, read_table
+from ._counts import counts_table, load_counts
+from ._inputs import INPUT_KINDS, guess_kind
+from ._model_formats import model_formats_sentence
+from ._public_data import PUBLIC_DATASETS, load_public_dataset
+from ._rated import ColumnMapping, RatedData, detect_columns, likely_label_column, load_rated, rated_from_frame
+from ._samples import SAMPLES, sample_path, samples_of_kind
+from ._score_matrix import ScoreMatrix, load_score_matrix
+from ._tables import Table, read_source, read_table
 
 __all__ = [
-    "Source",
+    # tables of any format
     "Table",
     "read_table",
     "read_source",
-    "check_unique_columns",
-    "LABEL_VALUES",
+    # rated rows (the PN papers' input)
     "ColumnMapping",
     "RatedData",
+    "load_rated",
+    "rated_from_frame",
     "detect_columns",
     "likely_label_column",
-    "detect_date_column",
-    "parse_labels",
-    "rated_from_frame",
-    "load_rated",
-    "counts_table",
+    # the other inputs
     "load_counts",
-    "BatchMapping",
+    "counts_table",
     "ProbabilityBatches",
-    "detect_batch_columns",
-    "batches_from_frame",
+    "BatchMapping",
     "load_batches",
+    "batches_from_frame",
     "batch_columns",
+    "detect_batch_columns",
     "ScoreMatrix",
     "load_score_matrix",
-    "PUBLIC_DATASETS",
-    "PublicDataset",
-    "load_public_dataset",
+    # shipped samples, public data sets, input kinds
     "SAMPLES",
-    "Sample",
     "sample_path",
     "samples_of_kind",
-    "InputKind",
+    "PUBLIC_DATASETS",
+    "load_public_dataset",
     "INPUT_KINDS",
     "guess_kind",
-    "ModelFormat",
-    "MODEL_FORMATS",
-    "model_format",
-    "model_file_extensions",
     "model_formats_sentence",
 ]

@@ -3,7 +3,7 @@
 Robles et al. (AAAI-MAKE 2020) choose a threshold for a target marginal precision once;
 this package follows it as rated documents keep arriving. :func:`load_dated` (or
 :func:`dated_from_frame` after :func:`detect_dated`) reads rated data with a date column,
-:func:`period_counts` (or DuckDB's :func:`engine.backends.duckdb_monitor.duckdb_period_counts`)
+:func:`period_counts` (or DuckDB's :func:`engine.backends._duckdb_monitor.duckdb_period_counts`)
 counts them per period and score, and :func:`monitor` returns every period's counts, precision
 and marginal precision at the threshold with intervals, the re-solved operating point and
 anytime-valid alerts (a mixture e-detector, Ville's inequality; :func:`simulate_alerts` measures

@@ -9,8 +9,8 @@ import pandas as pd
 
 from .._arguments import column_name, instance, number, whole
 from ..errors import RatedDataError, describe_rows
-from ..io.rated import ColumnMapping, RatedData, detect_columns, detect_date_column, parse_dates, rated_from_frame
-from ..io.tables import Source, read_table
+from ..io._rated import ColumnMapping, RatedData, detect_columns, detect_date_column, parse_dates, rated_from_frame
+from ..io._tables import Source, read_table
 from ..pn._curve import check_target
 from ..pn._operating_point import operating_point
 from ._counts import PeriodCounts, period_counts
@@ -126,7 +126,7 @@ def detect_dated(
         The table as read.
     classifier, date_col, label_col, group_col : str, optional
         Columns to use (default: detected, :func:`engine.io.detect_columns` and
-        :func:`engine.io.rated.detect_date_column`; the classifier is the first score column).
+        :func:`engine.io._rated.detect_date_column`; the classifier is the first score column).
 
     Returns
     -------
@@ -230,7 +230,7 @@ def load_dated(
     classifier : str, optional
         The score column (default: the first detected score column other than the date).
     date_col : str, optional
-        The date column (default: detected, :func:`engine.io.rated.detect_date_column`).
+        The date column (default: detected, :func:`engine.io._rated.detect_date_column`).
     label_col, group_col : str, optional
         Label and segment columns (default: detected).
 

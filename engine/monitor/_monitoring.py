@@ -332,7 +332,7 @@ def monitor(
     ----------
     counts : PeriodCounts
         Rated documents counted per period and score (:func:`~engine.monitor.period_counts`,
-        :func:`~engine.backends.duckdb_monitor.duckdb_period_counts`).
+        :func:`~engine.backends._duckdb_monitor.duckdb_period_counts`).
     threshold : float
         Deployed threshold T: documents with score >= T are flagged.
     target : float, optional

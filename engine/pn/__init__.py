@@ -52,7 +52,7 @@ from .display import (
 )
 
 #: the package's public modules beside this front (every other module is private)
-__public_modules__ = ("display",)
+__public_modules__ = ("display", "counting")
 
 __all__ = [
     "pn_curve",

@@ -270,7 +270,7 @@ def bootstrap(
     ``resample="poisson"`` gives each document a Poisson(1) count hashed from
     (``ids[d]``, replicate, ``seed``) (:mod:`engine.pn._replicates`; ``ids`` default
     ``0 .. n-1``): the replicates any backend reproduces (DuckDB:
-    :func:`engine.backends.duckdb_bootstrap.duckdb_bootstrap_points`), independent of
+    :func:`engine.backends._counted.counted_bootstrap`), independent of
     the order of the documents.
 
     Parameters

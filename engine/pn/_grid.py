@@ -187,7 +187,7 @@ def make_axes(scores, *, bins: int | Sequence[int] = 100, spacing: str = "quanti
     most ``bins`` values: ``bins - 1`` (deduplicated) score levels starting at the
     lowest score, plus one value just above the highest score.
 
-    Definition (what :func:`engine.backends.duckdb_grid.duckdb_threshold_grid` reproduces
+    Definition (what :func:`engine.backends._counted.counted_grid` reproduces
     in SQL): over the rated documents (unweighted: weights do not move the axes), the
     quantile levels are the order statistics at :func:`inverted_cdf_ranks`
     ``(n, bins - 1)``; the uniform levels ``linspace(min, max, bins - 1)``; then

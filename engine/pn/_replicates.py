@@ -4,7 +4,7 @@ The Poisson bootstrap (Hanley & MacGibbon 2006; Chamandy et al. 2012) gives ever
 document an independent Poisson(1) count in each replicate instead of a multinomial
 draw of n, so a replicate needs no global state: the count of a row depends only on
 (its id, the replicate, the seed). Computed here in numpy (uint64 arithmetic) and in
-SQL by :mod:`engine.backends.duckdb_bootstrap` (128-bit integers with explicit
+SQL by :func:`engine.backends._duckdb.poisson_sql` (128-bit integers with explicit
 ``mod 2**64``), the counts are identical bit for bit.
 
 **Hash** (splitmix64, Steele, Lea & Flood 2014): for replicate r the stream key is

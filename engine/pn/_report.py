@@ -261,7 +261,7 @@ def ensemble_report(
 ) -> tuple[str, str]:
     """(HTML, JSON) for joint thresholds of 2+ classifiers: the path comparison and each method's point.
 
-    ``source`` identifies the input: :meth:`~engine.io.rated.RatedData.summary` of rated data, or the name and
+    ``source`` identifies the input: :meth:`~engine.io._rated.RatedData.summary` of rated data, or the name and
     SHA-256 of an aggregated counts table.
 
     Parameters

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.rated import parse_labels
+from ..io._rated import parse_labels
 from ..reporting import ENGINE_VERSION
 from ..untrusted import parse_json
 from ._fidelity import fit_fidelity

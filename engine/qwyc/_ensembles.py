@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..io.public_data import load_public_dataset
+from ..io._public_data import load_public_dataset
 from ._evaluator import flatten_ensemble
 from ._trees import Tree, tree_depth
 

@@ -1,7 +1,7 @@
 """A model's feature matrix from rows as users hold them: a DataFrame, one row as a mapping, or an array.
 
 Numbers are never formatted as text to be checked. Each feature column becomes float64 once
-(numeric columns directly, text columns parsed once with :func:`engine.io.numbers.to_floats`), and one
+(numeric columns directly, text columns parsed once with :func:`engine.io._numbers.to_floats`), and one
 vectorised ``isnan`` over the matrix finds the cells that did not read as numbers; only those few are
 looked at again, to tell a missing value (NaN, None, an empty or blank text: the trees route it as
 missing) from text that is not a number (refused, naming the column and the rows). The result equals
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, describe_rows
-from ..io.numbers import to_floats
+from ..io._numbers import to_floats
 
 __all__ = ["feature_matrix"]
 

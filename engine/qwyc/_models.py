@@ -3,7 +3,7 @@
 QWYC (Wang, Gupta & You, *Quit When You Can*, arXiv:1806.11202, 2018) needs each
 base model's contribution ``F[:, t]`` and an evaluator that computes only the trees
 an example still needs. The formats are listed once, in
-:data:`engine.io.model_formats.MODEL_FORMATS` (title, extensions, sniffer, how to
+:data:`engine.io._model_formats.MODEL_FORMATS` (title, extensions, sniffer, how to
 save); each has its reader in :mod:`engine.qwyc.formats`, which returns
 :class:`~engine.qwyc._ensembles.Tree` arrays so that ``bias + Σ_t F[:, t]`` equals the
 model's own raw margin. No reader passes the bytes to a native library, and skops
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..io.model_formats import how_to_save_models, model_format, model_formats_sentence
+from ..io._model_formats import how_to_save_models, model_format, model_formats_sentence
 from ._ensembles import AdditiveEnsemble
 from ._features import feature_matrix
 from .formats import READERS, SKOPS_ALLOWED_TYPES
@@ -92,7 +92,7 @@ class ModelFile:
 
 
 def load_model(raw: bytes, *, name: str = "model") -> ModelFile:
-    """Read a model file of any format in :data:`engine.io.model_formats.MODEL_FORMATS` into trees.
+    """Read a model file of any format in :data:`engine.io._model_formats.MODEL_FORMATS` into trees.
 
     Parameters
     ----------

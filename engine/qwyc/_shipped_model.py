@@ -8,7 +8,7 @@ The Early exit page starts from it instead of training 500 trees per server; the
 from __future__ import annotations
 
 from ..errors import InputError
-from ..io.samples import SAMPLES, sample_path
+from ..io._samples import SAMPLES, sample_path
 from ._ensembles import ADULT_GBT, AdditiveEnsemble, TrainedEnsemble, encoded_adult
 from ._models import load_model
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io.samples import SAMPLE_DIR, SAMPLES
+from ..io._samples import SAMPLE_DIR, SAMPLES
 from . import adult, bank, monitoring, satimage, synthetic
 from ._files import gzip_bytes, write_csv
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io.public_data import load_public_dataset
+from ..io._public_data import load_public_dataset
 from ._files import gzip_bytes, reproducible_skops
 
 __all__ = ["adult_training_table", "build_table", "build_model", "build_raw"]

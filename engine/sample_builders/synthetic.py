@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io.counts import counts_table
+from ..io._counts import counts_table
 from ..pn._grid import threshold_grid
 
 __all__ = ["synthetic_rare_events", "build"]

@@ -1,7 +1,7 @@
 """Deciding a user's probability batches: one optimal top-k per batch, a file of decisions, a summary.
 
 Natarajan, Koyejo, Ravikumar & Dhillon (ICML 2016), Theorem 1 and Algorithm 1:
-every batch of :class:`~engine.io.batches.ProbabilityBatches` is decided on its
+every batch of :class:`~engine.io._batches.ProbabilityBatches` is decided on its
 own by :func:`~engine.setloss._decisions.optimal_decision`. Beside it, the
 threshold-0.5 rule (flag ``eta >= 0.5``) is scored with the same expected loss,
 so the table says what the optimal decision saves. Where labels are known, the
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.batches import BatchMapping, ProbabilityBatches
+from ..io._batches import BatchMapping, ProbabilityBatches
 from ._decisions import Decision, early_stop_decision, monte_carlo_loss, optimal_decision, top_k_decision
 from ._expected import check_probabilities
 from ._losses import SetLoss, get_loss

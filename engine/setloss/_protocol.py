@@ -11,7 +11,7 @@ true labels; the table reports the mean test loss over batches:
 
 Probabilities come from a logistic regression (well calibrated by construction:
 it minimises the log loss, a strictly proper scoring rule) trained on public
-data available offline (:mod:`engine.io.public_data`).
+data available offline (:mod:`engine.io._public_data`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.public_data import PUBLIC_DATASETS, load_public_dataset
+from ..io._public_data import PUBLIC_DATASETS, load_public_dataset
 from ._decisions import optimal_decision
 from ._expected import check_probabilities
 from ._losses import SetLoss, get_loss
@@ -106,7 +106,7 @@ def train_probabilities(name: str, *, seed: int = 0) -> ScoredSplit:
     Parameters
     ----------
     name : str
-        A key of :data:`~engine.io.public_data.PUBLIC_DATASETS`.
+        A key of :data:`~engine.io._public_data.PUBLIC_DATASETS`.
     seed : int, optional
         Seed of the splits.
 

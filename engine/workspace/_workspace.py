@@ -275,7 +275,7 @@ class Workspace:
 
     def _read_source(self, source, name: str | None) -> tuple[bytes | None, Any, str, int]:
         """(the bytes when small enough to parse, an open stream, the name, the size); refuses too large a file."""
-        from ..io.tables import MAX_UPLOAD_BYTES
+        from ..io._tables import MAX_UPLOAD_BYTES
 
         if isinstance(source, (bytes, bytearray)):
             data = bytes(source)

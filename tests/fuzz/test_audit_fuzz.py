@@ -37,8 +37,8 @@ from engine.audit._selection import selection_keys
 from engine.audit.designs import check_design, design_record, load_design, plan_rows_sha256
 from engine.audit.display import extended_curve, recall_card, recall_sentence
 from engine.backends import open_population
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_audit import DuckPopulation
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_audit import DuckPopulation
 from engine.errors import InputError
 from engine.io import load_rated, sample_path
 from tests.fuzz.audit_corpus import OUTSIDE, build, one_line, population

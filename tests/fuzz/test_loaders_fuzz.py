@@ -14,7 +14,7 @@ from hypothesis.extra.pandas import column, data_frames
 
 from engine.errors import InputError
 from engine.io import batches_from_frame, load_batches, load_counts, load_rated, load_score_matrix, read_table
-from engine.io.rated import rated_from_frame
+from engine.io._rated import rated_from_frame
 from engine.monitor import load_dated
 from tests.fuzz.corpus import corpus
 

@@ -1,4 +1,4 @@
-"""Readers of model files, one module per format of :data:`engine.io.model_formats.MODEL_FORMATS`.
+"""Readers of model files, one module per format of :data:`engine.io._model_formats.MODEL_FORMATS`.
 
 Every reader takes the file's bytes and name and returns a
 :class:`~engine.qwyc.formats._common.ReadModel` (trees whose sum plus the bias is the
@@ -7,7 +7,7 @@ hands the bytes to a native library: LightGBM text and XGBoost JSON/UBJSON are p
 here, skops files are audited node by node and read without skops (nothing in them is constructed).
 
 To add a format: its reader module here, ``<key>.py`` defining ``read_<key>(raw, name)``, one line
-in ``engine.io.model_formats.MODEL_FORMATS``, and its tests. :data:`READERS` is derived from that
+in ``engine.io._model_formats.MODEL_FORMATS``, and its tests. :data:`READERS` is derived from that
 table, so the sniffers (in ``engine.io``, which never imports this engine) and the readers cannot
 drift apart.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 
-from ...io.model_formats import MODEL_FORMATS
+from ...io._model_formats import MODEL_FORMATS
 from ._common import ReadModel
 from .lightgbm import read_lightgbm
 from .skops import SKOPS_ALLOWED, SKOPS_ALLOWED_TYPES, read_skops

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ...io.model_formats import model_format_by_key
+from ...io._model_formats import model_format_by_key
 from .._ensembles import AdditiveEnsemble, Tree
 
 #: largest model file read (bytes)

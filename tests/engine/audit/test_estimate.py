@@ -12,7 +12,7 @@ from engine.audit._estimate import AboveLine, at_thresholds
 from engine.audit._intervals import total_interval
 from engine.audit.display import audit_sentence, strata_table
 from engine.errors import InputError
-from engine.io.rated import rated_from_frame
+from engine.io._rated import rated_from_frame
 
 from .helpers import with_design
 from .test_audit_file import reviewed_plan

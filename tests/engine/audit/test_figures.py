@@ -6,7 +6,7 @@ import pytest
 from engine.audit import estimate, load_audit
 from engine.audit.display import audit_pn_figure, audit_pr_figure, extended_curve, strata_figure
 from engine.io import load_rated
-from engine.io.samples import sample_path
+from engine.io._samples import sample_path
 
 
 @pytest.fixture(scope="module")

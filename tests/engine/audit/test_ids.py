@@ -15,8 +15,8 @@ from engine.audit import PopulationColumns, estimate, load_audit, plan
 from engine.audit._audit_file import UNWRITABLE_ID, audit_from_frame, plan_id_cells, read_plan_ids
 from engine.audit._population import memory_population
 from engine.audit.designs import check_design, design_json, design_record
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_audit import DuckPopulation
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_audit import DuckPopulation
 from engine.errors import InputError
 from engine.io import rated_from_frame, read_table
 from engine.reporting import csv_bytes

@@ -139,7 +139,7 @@ def test_bad_rows_are_refused_with_the_column_and_the_count(column, values, mess
 def test_a_pilot_audit_gives_the_anticipated_prevalences():
     from engine.audit import load_audit
     from engine.audit._design import pilot_prevalence
-    from engine.io.samples import sample_path
+    from engine.io._samples import sample_path
 
     frame = pd.read_csv(sample_path("satimage_population"))
     pilot = load_audit(sample_path("satimage_audit"))

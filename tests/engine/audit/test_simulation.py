@@ -7,7 +7,7 @@ import pytest
 
 from engine.audit import simulate_coverage
 from engine.errors import InputError
-from engine.io.samples import sample_path
+from engine.io._samples import sample_path
 
 REPETITIONS = 150
 

@@ -15,17 +15,12 @@ import pandas as pd
 import pytest
 
 from engine.audit import plan
-from engine.backends import (
-    DuckSource,
-    confine,
-    connect,
-    connected_hull,
-    duckdb_operating_points,
-    map_columns,
-    open_population,
-)
-from engine.backends.confine import checked_files, matched_files
-from engine.backends.duckdb_monitor import duckdb_period_counts
+from engine.backends import _confine as confine
+from engine.backends import connect, map_columns, open_population, pn_hull
+from engine.backends._confine import checked_files, matched_files
+from engine.backends._counted import counted_points
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_monitor import duckdb_period_counts
 from engine.errors import InputError
 from engine.io import load_rated
 
@@ -123,7 +118,7 @@ def test_duckdb_reads_only_the_checked_files_not_the_pattern(lake):
     source = DuckSource(str(inside / "*.parquet"), roots=(str(inside),))
     assert source.files() == (str((inside / "a.parquet").resolve()),)
     assert "*" not in source.relation() and "hidden" not in source.relation()
-    points, stats = duckdb_operating_points(source, score="score", label="label", targets=[0.3])
+    points, stats = counted_points(source, score="score", label="label", targets=[0.3])
     assert stats.rows_scanned == 30  # a.parquet only
     with pytest.raises(InputError, match="outside the folders"):
         DuckSource(str(inside / ".*.parquet"), roots=(str(inside),)).files()  # asked for: checked, refused
@@ -186,9 +181,7 @@ def test_a_database_view_over_an_outside_file_is_refused_without_naming_it(lake)
     assert messages[0] == messages[1] == messages[2]  # existing and missing outside files alike
     assert "may not read" in messages[0]
     with pytest.raises(InputError, match="may not read"):  # without roots (the CLI) too: only the database is read
-        duckdb_operating_points(
-            DuckSource(str(inside / "r.duckdb"), "secret"), score="score", label="label", targets=[0.3]
-        )
+        counted_points(DuckSource(str(inside / "r.duckdb"), "secret"), score="score", label="label", targets=[0.3])
 
 
 def test_a_write_ahead_log_linked_out_of_the_roots_is_refused(lake):
@@ -208,7 +201,7 @@ def test_a_file_replaced_by_a_link_after_connect_is_refused_at_the_scan(lake):
     os.replace(inside / "a.parquet", inside / "a.bak")
     os.symlink(outside / "secret.parquet", inside / "a.parquet")
     with pytest.raises(InputError, match="outside the folders"):
-        connected_hull(data, "score")
+        pn_hull(data, "score")
 
 
 def test_outside_paths_get_one_message_whether_they_exist_or_not(lake):
@@ -252,7 +245,7 @@ def test_a_csv_row_with_an_extra_field_is_refused_naming_the_row_as_in_memory(tm
     with pytest.raises(InputError, match="line 62 .*has 3 fields where its header has 2"):
         connect(str(path))
     with pytest.raises(InputError, match="line 62 .*has 3 fields"):
-        duckdb_operating_points(DuckSource(str(path)), score="score", label="label", targets=[0.3])
+        counted_points(DuckSource(str(path)), score="score", label="label", targets=[0.3])
     with pytest.raises(InputError, match="line 62 .*has 3 fields"):
         scan = open_population(str(path), id="score", score="score", backend="duckdb")
         plan(scan, below=0.3, budget=2, strata=1)
@@ -264,7 +257,7 @@ def test_a_bad_csv_row_past_the_sniffed_sample_is_refused_at_the_scan(tmp_path):
     path = tmp_path / "late.csv"
     path.write_text(frame.to_csv(index=False) + "0.5,1\n")
     with pytest.raises(InputError, match=f"line {n + 2:,} .*has 2 fields where its header has 3"):
-        duckdb_operating_points(DuckSource(str(path)), score="score", label="label", targets=[0.3])
+        counted_points(DuckSource(str(path)), score="score", label="label", targets=[0.3])
     with pytest.raises(InputError, match=f"line {n + 2:,}"):
         duckdb_period_counts(DuckSource(str(path)), score="score", label="label", date="date", period="day")
 
@@ -285,11 +278,11 @@ def test_checked_files_are_real_paths(lake):
 def test_each_scan_reads_the_files_the_glob_matches_then(lake):
     inside, _ = lake
     source = DuckSource(str(inside / "*.parquet"), roots=(str(inside),))
-    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 30
+    assert counted_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 30
     rated(10, 5).to_parquet(inside / "b.parquet")
-    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 40
+    assert counted_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 40
     (inside / "a.parquet").unlink()
-    assert duckdb_operating_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 10
+    assert counted_points(source, score="score", label="label", targets=[0.3])[1].rows_scanned == 10
 
 
 @pytest.mark.parametrize("backend", ["memory", "duckdb"])

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.backends import ScanProgress, connect, connected_grid, connected_hull, map_columns
+from engine.backends import ScanProgress, connect, joint_grid, map_columns, pn_hull
 from engine.errors import InputError
 from engine.io import detect_columns
 from engine.pn import operating_point, pn_curve, threshold_grid, upper_hull
@@ -68,13 +68,13 @@ def test_counts_equal_the_memory_engine(parquet):
     assert data.prevalence_among_rated == pytest.approx(w @ y / w.sum())
     assert data.summary()["rated_rows"] == len(rows) and data.summary()["backend"] == "duckdb"
     assert data.rating_floor[0] == rows["score_a"].min()
-    hull, stats = connected_hull(data, "score_b")
+    hull, stats = pn_hull(data, "score_b")
     assert stats.rows_scanned == 3000 and stats.rated == len(rows)
     expected = upper_hull(pn_curve(rows["score_b"].to_numpy(), y, w))
     for target in (0.05, 0.3, 0.6):
         a, e = operating_point(target=target, hull=hull), operating_point(target=target, hull=expected)
         assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
-    grid, gstats = connected_grid(data, ["score_a", "score_b"], bins=20, rule="and")
+    grid, gstats = joint_grid(data, ["score_a", "score_b"], bins=20, rule="and")
     ref = threshold_grid(rows[["score_a", "score_b"]].to_numpy(), y, w, bins=20, rule="and")
     for a, e in zip(grid.axes, ref.axes):
         np.testing.assert_array_equal(a, e)
@@ -99,7 +99,7 @@ def test_csv_glob_and_duckdb_table(tmp_path):
     assert only.source.table == "rated" and only.name == "ratings.duckdb:rated" and only.file_format == "DuckDB"
     data = map_columns(connect(str(db), "rated"), ["score_a"], "verdict", "weight")
     rows, y = memory(frame)
-    hull, _ = connected_hull(data, "score_a")
+    hull, _ = pn_hull(data, "score_a")
     e = operating_point(rows["score_a"].to_numpy(), y, 0.3, rows["weight"].to_numpy())
     a = operating_point(target=0.3, hull=hull)
     assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
@@ -183,7 +183,7 @@ def test_rows_that_do_not_validate(tmp_path):
     data = map_columns(connect(str(path)), ["w"], "label")  # any numeric column can be a score
     assert data.warnings and "1 rows have no label" in data.warnings[0]
     with pytest.raises(InputError, match="No classifier named 'score'"):
-        connected_hull(data, "score")
+        pn_hull(data, "score")
 
 
 def test_progress_follows_the_scan_from_another_thread(parquet):
@@ -201,7 +201,7 @@ def test_progress_follows_the_scan_from_another_thread(parquet):
         worker.join(0.001)
     assert result["data"].n_read == 3000 and progress.queries == 1
     assert all(0.0 <= s <= 1.0 for s in seen)
-    hull, _ = connected_hull(result["data"], "score_a", progress=progress)
+    hull, _ = pn_hull(result["data"], "score_a", progress=progress)
     assert progress.queries == 2 and progress.share() == 0.0  # its connection is closed
 
 

@@ -4,10 +4,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from engine.backends import DuckSource, duckdb_operating_points, duckdb_pn_curve
+from engine.backends._counted import counted_curve, counted_points
+from engine.backends._duckdb import DuckSource
 from engine.errors import InputError
 from engine.pn import operating_point, pn_curve
 
@@ -29,35 +28,6 @@ def memory_points(s, labels, w, targets):
     return [operating_point(s[rated], y, t, w[rated]) for t in targets]
 
 
-@pytest.mark.slow
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 30), st.sampled_from(["1", "0", "yes", "no", None]), st.integers(1, 3)),
-        min_size=2,
-        max_size=60,
-    )
-)
-@settings(max_examples=40, deadline=None)
-def test_exact_and_binned_equal_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows):
-    tmp = tmp_path_factory.mktemp("duck")
-    s = np.array([r[0] / 30 for r in rows])
-    labels = np.array([r[1] for r in rows], dtype=object)
-    w = np.array([r[2] for r in rows], dtype=float)
-    if not pd.notna(labels).any():
-        return
-    path = write(tmp, pd.DataFrame({"score": s, "label": labels, "w": w}))
-    expected = memory_points(s, labels, w, TARGETS)
-    exact, stats = duckdb_operating_points(DuckSource(path), score="score", label="label", weight="w", targets=TARGETS)
-    binned, bstats = duckdb_operating_points(
-        DuckSource(path), score="score", label="label", weight="w", targets=TARGETS, distinct_cap=0, bins=4
-    )
-    assert bstats.binned and not stats.binned
-    assert stats.unrated == int((~pd.notna(labels)).sum()) and stats.rows_scanned == len(rows)
-    for e, a, b in zip(expected, exact, binned):
-        assert (a.threshold, a.tp, a.fp) == (e.threshold, e.tp, e.fp)
-        assert (b.threshold, b.tp, b.fp) == (e.threshold, e.tp, e.fp)
-
-
 def test_larger_case_csv_glob_and_database_table(tmp_path):
     rng = np.random.default_rng(0)
     n = 60_000
@@ -69,7 +39,7 @@ def test_larger_case_csv_glob_and_database_table(tmp_path):
     for part in range(3):  # a glob over three CSV files
         write(tmp_path, frame.iloc[part::3], f"part{part}.csv")
     expected = memory_points(s, labels, np.ones(n), TARGETS)
-    points, stats = duckdb_operating_points(
+    points, stats = counted_points(
         DuckSource(str(tmp_path / "part*.csv")),
         score="score",
         label="label",
@@ -84,7 +54,7 @@ def test_larger_case_csv_glob_and_database_table(tmp_path):
     con.register("f", frame)
     con.execute("CREATE TABLE rated AS SELECT * FROM f")
     con.close()
-    curve, _ = duckdb_pn_curve(DuckSource(str(db), table="rated"), score="score", label="label")
+    curve, _ = counted_curve(DuckSource(str(db), table="rated"), score="score", label="label")
     rated = pd.notna(labels)
     memory = pn_curve(s[rated], (labels[rated] == "tp").astype(int))
     np.testing.assert_array_equal(curve.thresholds, memory.thresholds)
@@ -95,11 +65,11 @@ def test_larger_case_csv_glob_and_database_table(tmp_path):
 def test_errors_name_the_problem(tmp_path):
     path = write(tmp_path, pd.DataFrame({"score": [0.1, 0.2], "label": ["1", "maybe"]}))
     with pytest.raises(InputError, match="unknown label values 'maybe' at row 2 \\(row 1"):
-        duckdb_operating_points(DuckSource(path), score="score", label="label", targets=[0.3])
+        counted_points(DuckSource(path), score="score", label="label", targets=[0.3])
     with pytest.raises(InputError, match="could not read the columns"):
-        duckdb_operating_points(DuckSource(path), score="nope", label="label", targets=[0.3])
+        counted_points(DuckSource(path), score="nope", label="label", targets=[0.3])
     with pytest.raises(InputError, match="No file matches"):
-        duckdb_operating_points(DuckSource(str(tmp_path / "missing*.parquet")), score="s", label="l", targets=[0.3])
+        counted_points(DuckSource(str(tmp_path / "missing*.parquet")), score="s", label="l", targets=[0.3])
     with pytest.raises(InputError, match="reads .parquet and .csv"):
         DuckSource("x.xlsx").relation()
 

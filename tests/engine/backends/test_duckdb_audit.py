@@ -5,11 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import engine.backends.duckdb_grid as grid_module
+import engine.backends._counted as grid_module
 from engine.audit import PopulationColumns, plan, read_population
 from engine.backends import open_population
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_audit import DuckPopulation
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_audit import DuckPopulation
 from engine.errors import InputError
 
 COLS = PopulationColumns("doc", "score", "prior")

@@ -6,11 +6,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from engine.backends import DuckSource
-from engine.backends.duckdb_bootstrap import duckdb_bootstrap_points, duckdb_replicate_counts, poisson_sql
+from engine.backends._counted import counted_bootstrap
+from engine.backends._duckdb import DuckSource, poisson_sql
 from engine.errors import InputError
 from engine.pn._bootstrap import bootstrap
 from engine.pn._replicates import POISSON1_THRESHOLDS, poisson_counts, replicate_key, row_hash
@@ -46,52 +44,6 @@ def test_sql_hash_and_counts_equal_numpy():
     con.close()
 
 
-def grouped(ids, s, y, w, n_boot, seed):
-    thresholds = np.unique(s)[::-1]
-    col = np.searchsorted(-thresholds, -s)
-    counts = poisson_counts(ids, np.arange(n_boot), seed).astype(float)
-    d_tp, d_fp = np.zeros((n_boot, thresholds.size)), np.zeros((n_boot, thresholds.size))
-    for r in range(n_boot):
-        np.add.at(d_tp[r], col, counts[r] * w * y)
-        np.add.at(d_fp[r], col, counts[r] * w * (1 - y))
-    return thresholds, d_tp, d_fp
-
-
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 12), st.sampled_from(["1", "0", None]), st.integers(0, 3)), min_size=1, max_size=40
-    ),
-    st.integers(0, 2**20),
-)
-@settings(max_examples=25, deadline=None)
-def test_replicate_counts_and_intervals_equal_memory(tmp_path_factory, rows, seed):
-    frame = pd.DataFrame(
-        {"score": [r[0] / 12 for r in rows], "label": [r[1] for r in rows], "w": [float(r[2]) for r in rows]}
-    )
-    rated = frame["label"].notna().to_numpy()
-    if not rated.any() or frame.loc[rated, "w"].sum() == 0:
-        return
-    path = str(tmp_path_factory.mktemp("boot") / "rows.parquet")
-    frame.to_parquet(path)
-    ids = np.flatnonzero(rated)  # positions in the file: the default ids of a Parquet file
-    s, y, w = frame.score.to_numpy()[rated], (frame.label[rated] == "1").to_numpy().astype(float), frame.w[rated]
-    th, d_tp, d_fp, stats = duckdb_replicate_counts(
-        DuckSource(path), score="score", label="label", weight="w", n_boot=15, seed=seed
-    )
-    e_th, e_tp, e_fp = grouped(ids, s, y, w.to_numpy(), 15, seed)
-    assert np.array_equal(th, e_th) and np.array_equal(d_tp, e_tp) and np.array_equal(d_fp, e_fp)
-    assert stats.unrated == int((~rated).sum())
-    points, _ = duckdb_bootstrap_points(
-        DuckSource(path), score="score", label="label", weight="w", targets=[0.2, 0.6], n_boot=15, seed=seed
-    )
-    memory = bootstrap(s, y, w.to_numpy(), n_boot=15, seed=seed, resample="poisson", ids=ids)
-    for p, t in zip(points, (0.2, 0.6)):
-        m = memory.at(t)
-        for a, b in ((p.thresholds, m.thresholds), (p.tp, m.tp), (p.fp, m.fp)):
-            assert np.array_equal(a, b)
-        assert p.threshold_ci == m.threshold_ci
-
-
 def test_id_column_csv_glob_and_errors(tmp_path):
     rng = np.random.default_rng(4)
     n = 4000
@@ -105,7 +57,7 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     )
     for part in range(2):
         frame.iloc[part::2].to_csv(tmp_path / f"p{part}.csv", index=False)
-    points, stats = duckdb_bootstrap_points(
+    points, stats = counted_bootstrap(
         DuckSource(str(tmp_path / "p*.csv")),
         score="score",
         label="label",
@@ -118,11 +70,11 @@ def test_id_column_csv_glob_and_errors(tmp_path):
     assert np.array_equal(points[0].thresholds, memory.thresholds) and np.array_equal(points[0].tp, memory.tp)
     assert stats.rows_scanned == n
     with pytest.raises(InputError, match="need a row id"):
-        duckdb_bootstrap_points(DuckSource(str(tmp_path / "p*.csv")), score="score", label="label", targets=[0.5])
+        counted_bootstrap(DuckSource(str(tmp_path / "p*.csv")), score="score", label="label", targets=[0.5])
     bad = frame.assign(doc=frame.doc - 20)
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing or negative id"):
-        duckdb_bootstrap_points(
+    with pytest.raises(InputError, match="Column 'doc'.*rated rows have a missing, negative or non-integer id"):
+        counted_bootstrap(
             DuckSource(str(tmp_path / "bad.csv")), score="score", label="label", id_column="doc", targets=[0.5]
         )
 

@@ -6,11 +6,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import engine.backends.duckdb_grid as duckdb_grid
-from engine.backends import DuckSource, duckdb_threshold_grid
+import engine.backends._counted as counted
+from engine.backends._counted import counted_grid
+from engine.backends._duckdb import DuckCounter, DuckSource
 from engine.errors import InputError
 from engine.pn._grid import MAX_GRID_CELLS, inverted_cdf_ranks, threshold_grid
 
@@ -46,49 +45,6 @@ def test_ranks_are_numpys_inverted_cdf():
             assert np.array_equal(inverted_cdf_ranks(n, levels), expected.astype(int))
 
 
-row = st.tuples(
-    st.lists(st.integers(-3, 12), min_size=3, max_size=3),
-    st.sampled_from(["1", "0", "yes", "no", "tp", None]),
-    st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
-)
-
-
-@pytest.mark.slow
-@given(
-    rows=st.lists(row, min_size=1, max_size=50),
-    k=st.integers(1, 3),
-    rule=st.sampled_from(["or", "and"]),
-    bins=st.integers(2, 9),
-    fine=st.sampled_from([2, 3, 1 << 16]),
-    fetch=st.sampled_from([0, 1, 10**6]),
-)
-@settings(max_examples=60, deadline=None)
-def test_grid_equals_memory_with_ties_weights_and_unrated_rows(tmp_path_factory, rows, k, rule, bins, fine, fetch):
-    frame = pd.DataFrame(
-        {
-            "a": [r[0][0] / 4 for r in rows],
-            "b": [r[0][1] / 8 for r in rows],
-            "c": [float(r[0][2]) for r in rows],
-            "label": [r[1] for r in rows],
-            "w": [r[2] for r in rows],
-        }
-    )
-    rated = frame["label"].notna()
-    if not rated.any() or frame.loc[rated, "w"].sum() == 0:
-        return
-    path = write(tmp_path_factory.mktemp("grid") / "rows.parquet", frame)
-    cols = ["a", "b", "c"][:k]
-    # few fine bins and no direct reads: the order statistics go through every refinement branch
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(duckdb_grid, "FINE_BINS", fine)
-        patch.setattr(duckdb_grid, "FETCH_ROWS", fetch)
-        grid, stats = duckdb_threshold_grid(
-            DuckSource(path), scores=cols, label="label", weight="w", bins=bins, rule=rule
-        )
-    assert_same_grid(grid, memory_grid(frame, cols, bins=bins, rule=rule))
-    assert stats.rows_scanned == len(rows) and stats.unrated == int((~rated).sum()) and stats.rated == rated.sum()
-
-
 def test_order_statistics_of_continuous_and_clumped_scores(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
     n = 30_000
@@ -96,13 +52,12 @@ def test_order_statistics_of_continuous_and_clumped_scores(tmp_path, monkeypatch
         {"a": np.r_[rng.normal(size=n - 5000), np.full(4000, 0.25), 1e-300 * np.arange(1000)], "label": "1"}
     )
     path = write(tmp_path / "rows.parquet", frame)
-    monkeypatch.setattr(duckdb_grid, "FINE_BINS", 64)
-    monkeypatch.setattr(duckdb_grid, "FETCH_ROWS", 50)
-    con = DuckSource(path).connect()
-    duckdb_grid.grid_view(con, DuckSource(path), ["a"], "label", None)
+    monkeypatch.setattr(counted, "FINE_BINS", 64)
+    monkeypatch.setattr(counted, "FETCH_ROWS", 50)
     ranks = inverted_cdf_ranks(n, 257)
-    found = duckdb_grid.order_statistics(con, "s0", ranks, low=float(frame.a.min()), high=float(frame.a.max()))
-    con.close()
+    with DuckCounter(DuckSource(path), ["a"], "label", None) as counter:
+        low, high = float(frame.a.min()), float(frame.a.max())
+        found = counted.order_statistics(counter.fine_bins, counter.value_counts, "s0", ranks, low=low, high=high)
     assert np.array_equal([found[int(r)] for r in ranks], np.sort(frame.a.to_numpy())[ranks])
 
 
@@ -124,7 +79,7 @@ def test_larger_case_csv_glob_three_classifiers(tmp_path):
     for part in range(3):
         write(tmp_path / f"part{part}.csv", frame.iloc[part::3])
     for rule, bins in (("or", 60), ("and", 25)):
-        grid, stats = duckdb_threshold_grid(
+        grid, stats = counted_grid(
             DuckSource(str(tmp_path / "part*.csv")),
             scores=["s1", "s2", "s3"],
             label="label",
@@ -147,7 +102,7 @@ def test_database_table_and_uniform_spacing(tmp_path):
     con.register("f", frame)
     con.execute("CREATE TABLE rated AS SELECT * FROM f")
     con.close()
-    grid, _ = duckdb_threshold_grid(
+    grid, _ = counted_grid(
         DuckSource(str(db), table="rated"), scores=["x", "z"], label="label", bins=17, spacing="uniform"
     )
     expected = threshold_grid(
@@ -156,25 +111,11 @@ def test_database_table_and_uniform_spacing(tmp_path):
     assert_same_grid(grid, expected)
 
 
-def test_errors_name_column_and_rows(tmp_path):
-    base = {"a": ["0.1", "0.2", "0.3"], "b": ["1", "2", "3"], "label": ["1", "0", ""], "w": ["1", "1", "1"]}
-    cases = [
-        ({"a": ["0.1", "oops", "0.3"]}, "Score column 'a': non-numeric values 'oops' at row 2 \\(row 1"),
-        ({"b": ["1", "inf", "3"]}, "Score column 'b': infinite values at row 2 \\(row 1"),
-        ({"b": ["", "2", "3"]}, "Score column 'b': missing scores on rated rows at row 1 \\(row 1"),
-        ({"label": ["1", "maybe", ""]}, "Column 'label': unknown label values 'maybe' at row 2 \\(row 1"),
-        ({"w": ["1", "-2", "1"]}, "Weight column 'w': negative, missing or non-finite weights at row 2 \\(row 1"),
-        ({"w": ["0", "0", "1"]}, "all rated rows have weight 0"),
-        ({"label": ["", "", ""]}, "no rated rows"),
-    ]
-    for i, (change, message) in enumerate(cases):
-        path = write(tmp_path / f"bad{i}.csv", pd.DataFrame({**base, **change}))
-        with pytest.raises(InputError, match=message):
-            duckdb_threshold_grid(DuckSource(path), scores=["a", "b"], label="label", weight="w")
+def test_a_grid_over_the_cell_limit_is_refused(tmp_path):
     b = 2 + int(MAX_GRID_CELLS**0.5)
     path = write(tmp_path / "ok.csv", pd.DataFrame({"a": np.arange(3 * b) / 7, "b": np.arange(3 * b) % b, "label": 1}))
     with pytest.raises(InputError, match="at most .* thresholds per classifier"):
-        duckdb_threshold_grid(DuckSource(path), scores=["a", "b"], label="label", bins=b + 1)
+        counted_grid(DuckSource(path), scores=["a", "b"], label="label", bins=b + 1)
 
 
 def test_cli_paths_backends_agree(tmp_path, capsys):

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_monitor import duckdb_period_counts
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_monitor import duckdb_period_counts
 from engine.errors import InputError
 from engine.monitor import monitor, period_counts
 

@@ -7,7 +7,6 @@ import pytest
 from engine.backends import (
     BACKENDS,
     DATA_SOURCES,
-    CountedRows,
     bootstrap_points,
     choose_backend,
     data_source,
@@ -20,6 +19,7 @@ from engine.backends import (
     resampling_note,
     sweep_points,
 )
+from engine.backends._sources import CountedRows
 from engine.errors import ROW_PROBLEMS, InputError
 from engine.io import load_rated, sample_path
 from engine.pn import pn_curve, sweep, threshold_grid, upper_hull
@@ -158,7 +158,7 @@ def test_a_table_means_duckdb_under_auto_for_every_kind_of_rows(tmp_path):
 def test_a_population_opens_on_the_source_that_holds_it(tmp_path):
     from engine.audit import PopulationColumns, plan
     from engine.audit._population import memory_population
-    from engine.backends import DuckSource
+    from engine.backends._duckdb import DuckSource
 
     frame = pd.DataFrame({"doc": np.arange(400), "score": np.linspace(0, 1, 400)})
     frame.to_parquet(tmp_path / "p.parquet")

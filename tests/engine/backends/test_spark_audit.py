@@ -1,6 +1,6 @@
 """An audit planned by Spark equals the memory and DuckDB plans: the same strata, sizes and documents for one seed.
 
-Uses the Spark session of ``test_spark`` (skipped without pyspark or Java, except under CI).
+Uses the Spark session of conftest.py (skipped without pyspark or Java, except under CI).
 """
 
 import numpy as np
@@ -9,13 +9,11 @@ import pytest
 
 from engine.audit import PopulationColumns, plan
 from engine.backends import open_population
-from engine.backends.duckdb import DuckSource
-from engine.backends.duckdb_audit import DuckPopulation
-from engine.backends.spark import SparkSource
-from engine.backends.spark_audit import SparkPopulation
+from engine.backends._duckdb import DuckSource
+from engine.backends._duckdb_audit import DuckPopulation
+from engine.backends._spark import SparkSource
+from engine.backends._spark_audit import SparkPopulation
 from engine.errors import InputError
-
-from .test_spark import spark  # noqa: F401  (the module's session fixture)
 
 COLS = PopulationColumns("doc", "score", "prior")
 KW = dict(below=0.3, budget=300, strata=6, seed=3, prior_column="prior")
@@ -30,7 +28,7 @@ def population(rows=3000, seed=0):
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
-def test_spark_plans_the_same_documents_as_memory_and_duckdb(spark, tmp_path, kind):  # noqa: F811
+def test_spark_plans_the_same_documents_as_memory_and_duckdb(spark, tmp_path, kind):
     frame = population()
     path = tmp_path / f"pop.{kind}"
     frame.to_parquet(path) if kind == "parquet" else frame.to_csv(path, index=False)
@@ -42,7 +40,7 @@ def test_spark_plans_the_same_documents_as_memory_and_duckdb(spark, tmp_path, ki
     pd.testing.assert_frame_equal(duck, memory)
 
 
-def test_integer_ids_and_a_dataframe_source(spark, tmp_path):  # noqa: F811
+def test_integer_ids_and_a_dataframe_source(spark, tmp_path):
     frame = population(seed=2).assign(doc=np.arange(3000) * 13 - 50)  # negative ids too
     memory = plan(open_population(frame, id="doc", score="score", prior="prior"), **KW).table()
     result = plan(
@@ -51,7 +49,7 @@ def test_integer_ids_and_a_dataframe_source(spark, tmp_path):  # noqa: F811
     pd.testing.assert_frame_equal(result, memory)
 
 
-def test_spark_refuses_what_memory_refuses(spark, tmp_path):  # noqa: F811
+def test_spark_refuses_what_memory_refuses(spark, tmp_path):
     frame = population(rows=40).assign(doc=np.arange(40) + 0.5)
     frame.to_parquet(tmp_path / "float_ids.parquet")
     with pytest.raises(InputError, match="ids must be whole numbers or text"):
@@ -65,7 +63,7 @@ def test_spark_refuses_what_memory_refuses(spark, tmp_path):  # noqa: F811
         open_population("lake.docs", id="doc", score="score", backend="spark", table="docs")
 
 
-def test_spark_binds_the_same_design_record_and_names_missing_columns_like_memory(spark, tmp_path):  # noqa: F811
+def test_spark_binds_the_same_design_record_and_names_missing_columns_like_memory(spark, tmp_path):
     from engine.audit.designs import design_record
 
     frame = population(rows=600, seed=5)

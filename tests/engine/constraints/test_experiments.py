@@ -90,7 +90,7 @@ def test_adult_design_equals_scikit_learns_column_transformer():
     from sklearn.preprocessing import OneHotEncoder
 
     from engine.constraints import adult_data
-    from engine.io.public_data import load_public_dataset
+    from engine.io._public_data import load_public_dataset
 
     adult = load_public_dataset("adult")
     x, xt = adult.x, adult.x_test

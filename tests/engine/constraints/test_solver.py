@@ -313,7 +313,7 @@ def test_a_bound_still_missed_is_reported_in_the_model_and_warned(monkeypatch):
 def test_the_entry_point_on_the_bank_table_meets_demographic_parity_0_8():
     """UCI Bank Marketing (the shipped bank-full), protected group: clients who are not single (72 %)."""
     from engine.constraints._tabular import fit_preprocessing
-    from engine.io.public_data import load_public_dataset
+    from engine.io._public_data import load_public_dataset
 
     bank = load_public_dataset("bank")
     x = fit_preprocessing(bank.x, list(bank.x.columns)).transform(bank.x)

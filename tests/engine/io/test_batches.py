@@ -6,7 +6,7 @@ import pytest
 
 from engine.errors import BatchDataError, InputError
 from engine.io import BatchMapping, batches_from_frame, detect_batch_columns, load_batches, sample_path
-from engine.io.batches import MAX_BATCH_SIZE
+from engine.io._batches import MAX_BATCH_SIZE
 
 
 def test_detects_probability_batch_item_and_label_columns():

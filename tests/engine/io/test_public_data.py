@@ -3,7 +3,7 @@
 import pytest
 
 from engine.errors import InputError
-from engine.io import load_public_dataset
+from engine.io._public_data import load_public_dataset
 
 
 def test_public_data_sets_load_with_their_documented_sizes():

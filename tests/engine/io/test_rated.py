@@ -8,13 +8,8 @@ import pandas as pd
 import pytest
 
 from engine.errors import RatedDataError
-from engine.io import (
-    ColumnMapping,
-    detect_columns,
-    load_rated,
-    parse_labels,
-    read_table,
-)
+from engine.io import ColumnMapping, detect_columns, load_rated, read_table
+from engine.io._rated import parse_labels
 
 
 def csv_bytes(text: str) -> bytes:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.io import load_counts, load_rated
-from engine.io.samples import SAMPLES, sample_path
+from engine.io._samples import SAMPLES, sample_path
 from engine.pn import threshold_grid
 
 
@@ -35,7 +35,7 @@ def test_bank_sample_has_attribution_and_loads():
 
 def test_the_dated_sample_is_the_monitoring_pages_input():
     from engine.io import INPUT_KINDS, samples_of_kind
-    from engine.io.tables import read_table
+    from engine.io._tables import read_table
     from engine.monitor import dated_from_frame, detect_dated
 
     assert list(samples_of_kind("dated")) == ["monitoring"] and "dated" in INPUT_KINDS

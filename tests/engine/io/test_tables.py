@@ -1,9 +1,9 @@
-"""engine.io.tables: the vectorised reading of plain text agrees with the line-by-line reading."""
+"""engine.io._tables: the vectorised reading of plain text agrees with the line-by-line reading."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.io.tables import _layout
+from engine.io._tables import _layout
 
 
 @settings(max_examples=300, deadline=None)

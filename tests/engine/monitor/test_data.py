@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from engine.errors import InputError, RatedDataError
-from engine.io.rated import detect_date_column, parse_dates
+from engine.io._rated import detect_date_column, parse_dates
 from engine.monitor import DatedMapping, baseline_threshold, dated_from_frame, detect_dated, load_dated
 
 

@@ -154,7 +154,7 @@ def test_ordinal_codes_are_scikit_learns_ordinal_encoder():
     import pandas as pd
     from sklearn.preprocessing import OrdinalEncoder
 
-    from engine.io.public_data import load_public_dataset
+    from engine.io._public_data import load_public_dataset
     from engine.qwyc._ensembles import encoded_adult, ordinal_codes
 
     train = pd.Series(["b", np.nan, "a", "c", "a", np.nan, "B", "é"], dtype=object)

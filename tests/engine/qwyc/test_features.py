@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from engine.errors import InputError, describe_rows
 from engine.io import read_table
-from engine.io.numbers import to_floats
+from engine.io._numbers import to_floats
 from engine.qwyc import adult_gbt_sample, apply_policy, fit_qwyc, load_model
 from tests.fuzz import model_corpus as mc
 

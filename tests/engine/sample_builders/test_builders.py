@@ -5,7 +5,7 @@ import gzip
 import numpy as np
 
 from engine.io import SAMPLES, load_rated
-from engine.io.samples import sample_path
+from engine.io._samples import sample_path
 from engine.sample_builders import BUILDERS, write_csv
 from engine.sample_builders.synthetic import build, synthetic_rare_events
 

@@ -4,7 +4,7 @@ import gzip
 
 import numpy as np
 
-from engine.io.samples import sample_path
+from engine.io._samples import sample_path
 from engine.monitor import load_dated
 from engine.pn import operating_point
 from engine.sample_builders import write_csv

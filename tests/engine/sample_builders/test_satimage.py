@@ -7,7 +7,7 @@ import pytest
 
 from engine.audit import load_audit
 from engine.io import SAMPLES, load_rated
-from engine.io.samples import sample_path
+from engine.io._samples import sample_path
 from engine.sample_builders import satimage
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -5,8 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.io import INPUT_KINDS, MODEL_FORMATS, model_file_extensions, model_format, model_formats_sentence
-from engine.io.model_formats import how_to_save_models, model_format_by_key
+from engine.io import INPUT_KINDS, model_formats_sentence
+from engine.io._model_formats import (
+    MODEL_FORMATS,
+    how_to_save_models,
+    model_file_extensions,
+    model_format,
+    model_format_by_key,
+)
 from engine.qwyc._models import load_model
 from engine.qwyc.formats import READERS
 from tests.fuzz.model_corpus import lightgbm_text, skops_file, xgboost_json
@@ -28,8 +34,8 @@ def test_a_new_format_is_one_registry_line(monkeypatch):
     import sys
     import types
 
-    from engine.io import model_formats
-    from engine.io.model_formats import ModelFormat
+    from engine.io import _model_formats as model_formats
+    from engine.io._model_formats import ModelFormat
     from engine.qwyc import _models as models
     from engine.qwyc import formats
     from engine.qwyc.formats._common import ReadModel

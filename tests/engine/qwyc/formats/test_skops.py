@@ -203,7 +203,7 @@ def test_the_trees_read_directly_equal_skops_then_from_sklearn(case):
 
 
 def test_the_shipped_model_read_directly_equals_skops_then_from_sklearn():
-    from engine.io.samples import sample_path
+    from engine.io._samples import sample_path
     from engine.qwyc._ensembles import from_sklearn
 
     raw = sample_path("adult_gbt").read_bytes()
@@ -216,7 +216,7 @@ def test_reading_imports_neither_skops_nor_scikit_learn():
     import subprocess
     import sys
 
-    from engine.io.samples import sample_path
+    from engine.io._samples import sample_path
 
     code = (
         "import sys; from engine.qwyc.formats import read_skops; "

@@ -1,32 +1,29 @@
 """An audit's population counted by Apache Spark: checks, strata and the selection's candidates where the rows live.
 
-The same five answers as :mod:`engine.backends.duckdb_audit` (the :class:`~engine.audit._population.PopulationScan`
+The same five answers as :mod:`engine.backends._duckdb_audit` (the :class:`~engine.audit._population.PopulationScan`
 protocol), over a DataFrame, a catalog table or Parquet / CSV paths and globs, on a local
-session or a cluster through Spark Connect (:class:`~engine.backends.spark.SparkSource`). Only
+session or a cluster through Spark Connect (:class:`~engine.backends._spark.SparkSource`). Only
 counts, the order statistics' bins and the selection's candidates (about the sample size)
 are collected to the driver.
 
 * **Ids** are hashed as text: an integral column in decimal, a string column as it is (CSV
   columns are read as text, so ``007`` stays ``007``); other types are refused.
-* **Order statistics** by counting: :func:`engine.backends.spark.order_statistics`.
+* **Order statistics** by counting, as every backend: :class:`~engine.backends._population.CountedPopulation`.
 * **Keys**: ``substr(md5(concat('<seed>:', id)), 1, 16)``, the same hex digits as Python's hashlib.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
+from ..audit._population import PopulationColumns, check_counts, missing_columns
 from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb_audit import candidate_frame, connection_identity, strata_result, stratum_sql
-from .spark import SparkSource, collect_columns, order_statistics, spark_errors, sql_double
+from ._population import CountedPopulation, connection_identity, stratum_sql
+from ._spark import SparkSource, collect_columns, fine_bins, spark_errors, sql_double, value_counts
 
 __all__ = ["SparkPopulation"]
 
@@ -42,7 +39,7 @@ def _quote(name: str) -> str:
 
 
 @dataclass
-class SparkPopulation:
+class SparkPopulation(CountedPopulation):
     """A population counted by Spark; a context manager (the frame is built on entry).
 
     Attributes
@@ -94,17 +91,7 @@ class SparkPopulation:
     def __exit__(self, *exc) -> None:
         self._rows = None
 
-    def summary(self, threshold: float) -> PopulationSummary:
-        """One scan: bad rows refused (:func:`~engine.audit._population.check_counts`), documents above and below.
-
-        Parameters
-        ----------
-        threshold : float
-
-        Returns
-        -------
-        PopulationSummary
-        """
+    def _summary_counts(self, threshold: float) -> tuple:
         t, inf = sql_double(threshold), "CAST('Infinity' AS DOUBLE)"
         text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS STRING)) <> '')"
         prior = "count_if(pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
@@ -121,23 +108,7 @@ class SparkPopulation:
             f"max(CASE WHEN {below} THEN s END)",
         ]
         with spark_errors(self.source):
-            row = self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0]
-        rows, non_numeric, missing, infinite, bad_prior, above, below_n, low, high = list(row)
-        check_counts(
-            self.source.name,
-            self.columns,
-            non_numeric=non_numeric,
-            missing_score=missing - non_numeric,
-            infinite=infinite,
-            bad_prior=bad_prior,
-        )
-        return PopulationSummary(
-            int(rows),
-            int(above),
-            int(below_n),
-            math.nan if low is None else float(low),
-            math.nan if high is None else float(high),
-        )
+            return tuple(self._rows.selectExpr(*[f"{p} AS c{i}" for i, p in enumerate(parts)]).collect()[0])
 
     def identity(self) -> dict:
         """The connection's fingerprint: the table or path and the Spark Connect URL (a DataFrame: its plan).
@@ -145,7 +116,7 @@ class SparkPopulation:
         Returns
         -------
         dict
-            :func:`engine.backends.duckdb_audit.connection_identity`.
+            :func:`engine.backends._population.connection_identity`.
         """
         data = self.source.data
         what = data if isinstance(data, str) else f"DataFrame {id(data)}"
@@ -169,47 +140,20 @@ class SparkPopulation:
     def _below(self, threshold: float):
         return self._rows.where(f"s < {sql_double(threshold)}")
 
-    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
-        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.spark.order_statistics`).
+    def _below_counts(self, threshold: float) -> tuple:
+        below, errors = self._below(threshold), spark_errors(self.source)
 
-        Parameters
-        ----------
-        ranks : numpy.ndarray of int
-        threshold : float
-        low, high : float
+        def fine(col, params):
+            with errors:
+                return fine_bins(below, col, params)
 
-        Returns
-        -------
-        numpy.ndarray
-        """
-        if len(ranks) == 0:
-            return np.zeros(0)
-        with spark_errors(self.source):
-            found = order_statistics(self._below(threshold), "s", np.asarray(ranks), low=low, high=high)
-        return np.array([found[int(r)] for r in ranks])
+        def values(col, params, ids):
+            with errors:
+                return value_counts(below, col, params, ids)
 
-    def strata(
-        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
-    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
-        """One groupBy: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
+        return fine, values, "s"
 
-        Parameters
-        ----------
-        lowers : numpy.ndarray
-        threshold : float
-        cutoffs : sequence of (str or None), optional
-            With them, the same scan hashes every id and collects the candidates (a list per stratum).
-        seed : int
-
-        Returns
-        -------
-        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
-
-        Raises
-        ------
-        InputError
-            A document below the line without an id.
-        """
+    def _strata_groups(self, lowers, threshold: float, cutoffs, seed: int) -> list:
         prior = "pr" if self.columns.prior else "CAST(0.0 AS DOUBLE)"
         aggregates = [
             _expr("count(*)").alias("c"),
@@ -228,26 +172,9 @@ class SparkPopulation:
             )
         with spark_errors(self.source):
             out = self._below(threshold).selectExpr(*columns).groupBy("h").agg(*aggregates).collect()
-        groups = [(r["h"], r["c"], r["p"], r["no_id"], r["found"] if cutoffs is not None else None) for r in out]
-        return strata_result(groups, lowers.size, self.source.name, self.columns, cutoffs is not None)
+        return [(r["h"], r["c"], r["p"], r["no_id"], r["found"] if cutoffs is not None else None) for r in out]
 
-    def candidates(
-        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
-    ) -> pd.DataFrame:
-        """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
-
-        Parameters
-        ----------
-        lowers : numpy.ndarray
-        threshold : float
-        cutoffs : sequence of (str or None)
-        seed : int
-
-        Returns
-        -------
-        pandas.DataFrame
-            ``id``, ``score``, ``stratum``, ``key``.
-        """
+    def _candidate_columns(self, lowers, threshold: float, cutoffs, seed: int) -> dict:
         limits = "array(" + ", ".join(f"'{c}'" for c in cutoff_limits(cutoffs)) + ")"
         keyed = self._below(threshold).selectExpr(
             "id",
@@ -256,4 +183,4 @@ class SparkPopulation:
             f"substr(md5(concat('{key_prefix(seed)}', id)), 1, {KEY_DIGITS}) AS key",
         )
         with spark_errors(self.source):
-            return candidate_frame(collect_columns(keyed.where(f"key < element_at({limits}, h + 1)")))
+            return collect_columns(keyed.where(f"key < element_at({limits}, h + 1)"))

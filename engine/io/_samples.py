@@ -32,7 +32,7 @@ class Sample:
     description : str
         What the file holds and where it comes from.
     kind : str or None
-        Key of :data:`~engine.io.inputs.INPUT_KINDS`, or None for raw public files.
+        Key of :data:`~engine.io._inputs.INPUT_KINDS`, or None for raw public files.
     companion : str or None
         Key of the rated sample this one goes with (an audit and its population go with the
         rated data above their review line), or None.
@@ -150,7 +150,7 @@ def samples_of_kind(kind: str) -> dict[str, Sample]:
     Parameters
     ----------
     kind : str
-        Key of :data:`~engine.io.inputs.INPUT_KINDS`.
+        Key of :data:`~engine.io._inputs.INPUT_KINDS`.
 
     Returns
     -------

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..errors import InputError, RatedDataError, describe_rows
 from ..untrusted import inflate_gzip
-from .numbers import EXACT_READ_CSV, is_number
+from ._numbers import EXACT_READ_CSV, is_number
 
 __all__ = [
     "Source",

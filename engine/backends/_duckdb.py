@@ -1,19 +1,13 @@
-"""The PN-curve counting kernel on DuckDB: rated data read out of core, only counts leave the database.
+"""DuckDB's counting primitives: rated data read out of core, only counts leave the database.
 
-Robles et al. (AAAI-MAKE 2020): the PN curve is TP and FP of the rated documents
-at or above each threshold — a group-by over scores followed by cumulative sums.
-DuckDB runs the group-by over Parquet / CSV files (paths or globs) or a table of a
-DuckDB database file, streaming and spilling to disk as needed; Python receives one
-row per distinct score (or per bin), never the documents.
-
-**Exactness.** With at most :data:`DISTINCT_CAP` distinct rated scores the whole curve
-is read (the same curve, hull and operating points as the in-memory engine). Above
-the cap the scores are cut at B quantile edges (``quantile_disc``, the same
-definition as ``numpy.quantile(..., method="inverted_cdf")``); for a target the
-objective ``TP − λ·FP`` is known exactly at every edge, and inside a bin it can
-exceed the bin's upper edge's cumulative value by at most the bin's TP. Only bins
-whose bound reaches the best edge value are re-read score by score, so the returned
-threshold, TP and FP equal the in-memory engine's.
+:class:`DuckCounter` implements :class:`~engine.backends._protocol.Counter` in SQL over a view
+``grid_rows`` of the source's rows (Parquet / CSV files, paths or globs, or a table of a DuckDB
+database file, streaming and spilling to disk as needed); :mod:`engine.backends._counted` builds
+the curve, operating points, grids and replicates on top. Python receives one row per distinct
+score, bin, cell or replicate, never the documents. Quantile edges are ``quantile_disc`` (the
+definition of ``numpy.quantile(..., method="inverted_cdf")``); the hashed Poisson counts are
+computed with 128-bit integers and explicit ``% 2**64`` (:func:`poisson_sql`), bit for bit
+numpy's; row ids are an integer column or a single Parquet file's ``file_row_number``.
 
 **Labels** are mapped in SQL with the same spellings as :data:`engine.io.LABEL_VALUES`;
 empty labels are unrated (counted and reported); any other value is an error that
@@ -24,38 +18,33 @@ from __future__ import annotations
 
 import csv
 import gzip
-import math
 import os
 import re
-import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
-from ..io.rated import LABEL_VALUES
-from ..io.tables import refuse_numeric_header, sniff_delimiter
-from ..pn._curve import PNCurve, check_target, upper_hull
-from ..pn._operating_point import OperatingPoint, sweep
-from .confine import checked_files, duckdb_message, lock_down, matched_files, readable_roots
-from .counting import BOOLEAN_TEXT, binned_point, check_counted_rows, edge_objective
+from ..io._rated import LABEL_VALUES
+from ..io._tables import refuse_numeric_header, sniff_delimiter
+from ..pn.counting import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ._confine import GLOB_CHARS, checked_files, duckdb_message, lock_down, matched_files, readable_roots
+from ._counting import BOOLEAN_TEXT
 
 __all__ = [
     "DuckSource",
     "ScanStats",
-    "duckdb_pn_curve",
-    "duckdb_operating_points",
-    "sample_rows",
-    "DISTINCT_CAP",
-    "BINS",
+    "DuckCounter",
+    "poisson_sql",
+    "fine_bins",
+    "value_counts",
+    "no_row_id",
     "quote_identifier",
     "label_expression",
-    "check_rows",
-    "rated_view",
     "grid_view",
-    "check_grid_rows",
     "NUMERIC_TYPES",
     "csv_relation",
     "csv_header",
@@ -66,12 +55,6 @@ __all__ = [
     "PARQUET_ENDINGS",
 ]
 
-#: most distinct rated scores read as a whole curve; above, quantile bins plus exact refinement
-DISTINCT_CAP = 2_000_000
-#: quantile bins used above the cap
-BINS = 4096
-
-
 #: (path, table, roots) -> the files the newest connection to them was locked to
 _LOCKED: dict[tuple, tuple[str, ...]] = {}
 
@@ -81,9 +64,9 @@ class DuckSource:
     """Where the rows are: a Parquet/CSV path or glob, or a table of a DuckDB database file.
 
     Every connection (:meth:`connect`) resolves the path or glob again (a bounded walk,
-    :func:`engine.backends.confine.checked_files`), checks each file against ``roots``
+    :func:`engine.backends._confine.checked_files`), checks each file against ``roots``
     after resolving symbolic links, and is locked to read exactly those files
-    (:func:`engine.backends.confine.lock_down`); :meth:`relation` hands DuckDB the explicit
+    (:func:`engine.backends._confine.lock_down`); :meth:`relation` hands DuckDB the explicit
     list of files, never the pattern.
 
     Attributes
@@ -135,7 +118,7 @@ class DuckSource:
         Raises
         ------
         InputError
-            As :func:`engine.backends.confine.matched_files`; a glob matching several database files.
+            As :func:`engine.backends._confine.matched_files`; a glob matching several database files.
         """
         _ = self.file_format  # an unknown format is refused before the walk
         files = checked_files(self.path, self.roots)
@@ -169,6 +152,32 @@ class DuckSource:
         if fmt == "Parquet":
             return f"read_parquet({_list_literal(files)}{', file_row_number = true' if row_number else ''})"
         return csv_relation(files, text=text, text_columns=text_columns)
+
+    def first_rows(self, n: int = 2_000):
+        """The first ``n`` rows (a DataFrame, every column), to detect and map columns from a sample.
+
+        Parameters
+        ----------
+        n : int, optional
+            Most rows read.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows in the source's order.
+
+        Raises
+        ------
+        InputError
+            DuckDB cannot read the source.
+        """
+        con = self.connect()
+        try:
+            return con.execute(f"SELECT * FROM {self.relation()} LIMIT {int(n)}").fetchdf()
+        except Exception as exc:  # duckdb's own error types
+            raise InputError(f"DuckDB could not read '{self.path}': {duckdb_problem(self, exc)}") from None
+        finally:
+            con.close()
 
     def _key(self) -> tuple:
         return (self.path, self.table, self.roots)
@@ -274,7 +283,7 @@ def csv_header(path: str) -> tuple[str, list[str]]:
     Returns
     -------
     (str, list of str)
-        The delimiter :func:`engine.io.tables.sniff_delimiter` finds (as for uploads) and the header's fields.
+        The delimiter :func:`engine.io._tables.sniff_delimiter` finds (as for uploads) and the header's fields.
 
     Raises
     ------
@@ -413,7 +422,7 @@ def duckdb_problem(source: DuckSource, exc: BaseException) -> str:
     Returns
     -------
     str
-        :func:`engine.backends.confine.duckdb_message` (refused file accesses never named), or for a
+        :func:`engine.backends._confine.duckdb_message` (refused file accesses never named), or for a
         CSV source whose rows do not match their header, the first such row.
     """
     if isinstance(exc, InputError):
@@ -494,7 +503,7 @@ def label_expression(column: str) -> str:
     text = f"lower(trim(CAST({quote_identifier(column)} AS VARCHAR)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io._rated.parse_labels)
     return (
         f"CASE WHEN {quote_identifier(column)} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
         f"WHEN {text} IN ({zeros}) THEN 0 WHEN TRY_CAST({text} AS DOUBLE) = 1 THEN 1 "
@@ -583,32 +592,6 @@ def _check_sql(k: int, types: dict[str, str]) -> str:
         "coalesce(sum(w) FILTER (WHERE y IS NOT NULL AND w >= 0 AND NOT isinf(w)), 0)",
     ]
     return f"SELECT {', '.join(parts)} FROM grid_rows"
-
-
-def check_grid_rows(
-    con, source: DuckSource, scores: Sequence[str], label: str, weight: str | None, *, positive_weight: bool = True
-):
-    """(rows, rated, unrated, lows, highs) of view ``grid_rows`` after refusing what the memory engine refuses.
-
-    One scan; the messages are :func:`engine.backends.counting.check_counted_rows`', the same on every backend.
-    """
-    types = {name: str(kind).upper() for name, kind, *_ in con.execute("DESCRIBE grid_rows").fetchall()}
-    try:
-        values = con.execute(_check_sql(len(scores), types)).fetchall()[0]
-        return check_counted_rows(
-            values,
-            where=f"'{source.path}'",
-            scores=scores,
-            label=label,
-            weight=weight,
-            positive_weight=positive_weight,
-            locate=_Locator(con, source, scores, label, weight, types),
-            booleans=_booleans(con, scores, weight, types, values),
-        )
-    except InputError:
-        raise
-    except Exception as exc:  # duckdb's own error types: a CSV row it cannot read, a refused file
-        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
 
 
 def _booleans(con, scores, weight: str | None, types: dict, values) -> set:
@@ -709,206 +692,269 @@ def _value_text(value, kind: str):
     return str(value).strip() if kind == "not_number" and isinstance(value, str) else value
 
 
-def rated_view(
-    con,
-    source: DuckSource,
-    score: str,
-    label: str,
-    weight: str | None,
-    *,
-    relation: str | None = None,
-    extra: Sequence[str] = (),
-) -> None:
-    """View ``rows`` (s, y, w and ``extra``'s columns) over :func:`grid_view` of one score column."""
-    grid_view(con, source, [score], label, weight, relation=relation, extra=extra)
-    names = ", ".join(e.rsplit(" AS ", 1)[1] for e in extra)
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW rows AS SELECT s0 AS s, y, w{', ' + names if names else ''} FROM grid_rows"
+def no_row_id(where: str) -> InputError:
+    """The one refusal of bootstrap replicates without row ids, whatever the backend."""
+    return InputError(
+        f"{where}: bootstrap replicates need a row id. Give an integer id column (--id COLUMN), "
+        "or use a single Parquet file (its row numbers are the ids)."
     )
 
 
-def check_rows(con, source: DuckSource, label: str, weight: str | None, score: str) -> tuple[int, int, int]:
-    """(rows, rated, unrated) of the one-score view :func:`rated_view` made; bad rows refused as every backend does."""
-    rows, rated, unrated, _, _ = check_grid_rows(con, source, [score], label, weight, positive_weight=False)
-    return rows, rated, unrated
+def _u128(value: int) -> str:
+    return f"{int(value)}::UHUGEINT"
 
 
-def duckdb_pn_curve(source: DuckSource, *, score: str, label: str, weight: str | None = None):
-    """The exact PN curve (every distinct rated score) computed in DuckDB, and what was scanned.
-
-    Parameters
-    ----------
-    source : DuckSource
-        Where the rows are.
-    score, label : str
-        Column of the classifier's scores and of the raters' labels (the spellings of
-        :data:`engine.io.LABEL_VALUES`; empty = unrated).
-    weight : str, optional
-        Column of non-negative row weights; every row weighs 1 when None.
-
-    Returns
-    -------
-    (PNCurve, ScanStats)
-        The curve at every distinct rated score (descending, cumulative weighted TP and
-        FP), equal to :func:`engine.pn.pn_curve` on the same rows, and the scan's statistics.
-
-    Raises
-    ------
-    InputError
-        Columns missing, unknown labels, or more than :data:`DISTINCT_CAP` distinct scores (use
-        :func:`duckdb_operating_points`, which refines quantile bins exactly).
-    """
-    started = time.perf_counter()
-    con = source.connect()
-    try:
-        rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight, score)
-        distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
-        if distinct > DISTINCT_CAP:
-            raise InputError(
-                f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a whole "
-                "curve; operating points are still exact (quantile bins with exact refinement)."
-            )
-        s, tp, fp = _grouped(con, "y IS NOT NULL")
-    finally:
-        con.close()
-    stats = ScanStats("duckdb", rows, rated, unrated, distinct, time.perf_counter() - started)
-    return PNCurve(s, np.cumsum(tp), np.cumsum(fp)), stats
+_MOD = f"{1 << 64}::UHUGEINT"
 
 
-def _grouped(con, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct scores (descending) with their weighted positive and negative counts."""
-    out = con.execute(
-        f"SELECT s, sum(w * y), sum(w * (1 - y)) FROM rows WHERE {where} GROUP BY s ORDER BY s DESC"
-    ).fetchnumpy()
-    s, tp, fp = (np.asarray(out[k], dtype=np.float64) for k in out)
-    return s, tp, fp
-
-
-def duckdb_operating_points(
-    source: DuckSource,
-    *,
-    score: str,
-    label: str,
-    targets,
-    weight: str | None = None,
-    distinct_cap: int = DISTINCT_CAP,
-    bins: int = BINS,
-):
-    """Operating points for target marginal precisions, computed where the data lives.
+def poisson_sql(id_column: str, key_column: str) -> tuple[str, str]:
+    """SQL computing the hashed Poisson(1) count of (row id, replicate key), as nested projections.
 
     Parameters
     ----------
-    source : DuckSource
-        Where the rows are.
-    score, label : str
-        Column of the scores and of the labels (empty = unrated).
-    targets : float or sequence of float
-        Target marginal precisions m, each in (0, 1); the objective is TP − λ·FP with
-        λ = m / (1 − m).
-    weight : str, optional
-        Column of non-negative row weights; every row weighs 1 when None.
-    distinct_cap, bins : int, optional
-        Above ``distinct_cap`` distinct scores, ``bins`` quantile bins plus exact refinement.
+    id_column, key_column : str
+        Columns (of the relation the returned template wraps) holding the row id (non-negative
+        BIGINT) and the replicate's key (UHUGEINT, :func:`engine.pn._replicates.replicate_key`).
 
     Returns
     -------
-    (list of OperatingPoint, ScanStats)
-        Equal (threshold, TP, FP) to the in-memory engine's on the same rows; in binned mode the
-        marginal precisions around the point are not computed (NaN).
+    (str, str)
+        A template with ``{rel}`` for the relation, adding the column ``p`` (the count); and the
+        expression of the final hash (for tests).
 
     References
     ----------
-    Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the PN curve.
-
-    Raises
-    ------
-    InputError
-        A target outside (0, 1), columns missing, unknown labels, missing or infinite
-        scores, invalid weights, or no rated row.
+    Steele, Lea & Flood (2014), splitmix64; every multiplication is taken ``% 2**64``.
     """
-    started = time.perf_counter()
-    targets = np.atleast_1d(check_target(targets))
-    con = source.connect()
-    try:
-        rated_view(con, source, score, label, weight)
-        rows, rated, unrated = check_rows(con, source, label, weight, score)
-        distinct = con.execute("SELECT count(DISTINCT s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
-        if distinct <= distinct_cap:
-            s, tp, fp = _grouped(con, "y IS NOT NULL")
-            points = sweep(targets=targets, hull=upper_hull(PNCurve(s, np.cumsum(tp), np.cumsum(fp))))
-        else:
-            points = _binned_points(con, targets, bins)
-    finally:
-        con.close()
-    return points, ScanStats(
-        "duckdb", rows, rated, unrated, distinct, time.perf_counter() - started, distinct > distinct_cap
+    z0 = f"((CAST({id_column} AS UHUGEINT) + 1) * {_u128(GOLDEN)} % {_MOD} + {key_column}) % {_MOD}"
+    z1 = f"xor(z0, z0 >> 30) * {_u128(MIX1)} % {_MOD}"
+    z2 = f"xor(z1, z1 >> 27) * {_u128(MIX2)} % {_MOD}"
+    h = "xor(z2, z2 >> 31)"
+    p = " + ".join(f"CAST(h >= {_u128(t)} AS INTEGER)" for t in POISSON1_THRESHOLDS)
+    template = (
+        f"(SELECT *, {p} AS p FROM (SELECT *, {h} AS h FROM (SELECT *, {z2} AS z2 FROM "
+        f"(SELECT *, {z1} AS z1 FROM (SELECT *, {z0} AS z0 FROM {{rel}})))))"
     )
+    return template, h
 
 
-def _binned_points(con, targets: np.ndarray, bins: int) -> list[OperatingPoint]:
-    q = ", ".join(repr(float(x)) for x in np.linspace(0, 1, bins + 1)[:-1])
-    edges = np.unique(
-        np.asarray(
-            con.execute(f"SELECT quantile_disc(s, [{q}]) FROM rows WHERE y IS NOT NULL").fetchall()[0][0],
-            dtype=np.float64,
+def _bin_sql(col: str) -> str:
+    """Equal-width bin of a score over [$low, $high]: monotone in the score, so every bin is an interval of scores."""
+    return f"least($top, floor(({col} * 0.5 - $low * 0.5) * $scale))::BIGINT"
+
+
+def fine_bins(con, col: str, params: dict) -> list[tuple[int, int, float, float]]:
+    """Rated values of ``col`` (view ``grid_rows``) in [$low, $high], equal-width bins: (bin, count, min, max)."""
+    out = con.execute(
+        f"SELECT {_bin_sql(col)} AS b, count(*), min({col}), max({col}) FROM grid_rows WHERE y IS NOT "
+        f"NULL AND {col} BETWEEN $low AND $high GROUP BY b ORDER BY b",
+        params,
+    ).fetchall()
+    return [(int(b), int(c), float(lo), float(hi)) for b, c, lo, hi in out]
+
+
+def value_counts(con, col: str, params: dict, bin_ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rated values of ``col`` in [$low, $high] (only in the given fine bins, if any) and their counts."""
+    where = f"y IS NOT NULL AND {col} BETWEEN $low AND $high"
+    if bin_ids is not None:
+        where += f" AND list_contains($bins, {_bin_sql(col)})"
+        params = {**params, "bins": [int(b) for b in bin_ids]}
+    out = con.execute(
+        f"SELECT {col}, count(*) FROM grid_rows WHERE {where} GROUP BY {col} ORDER BY {col}", params
+    ).fetchnumpy()
+    keys = list(out)
+    return np.asarray(out[keys[0]], dtype=np.float64), np.asarray(out[keys[1]], dtype=np.int64)
+
+
+def _bisect_sql(inner: str, col: str, levels: np.ndarray, name: str) -> tuple[str, str, list[float]]:
+    """Subqueries adding ``name`` = number of ``levels`` <= ``col`` (a branchless binary search).
+
+    The levels are padded with +inf to a power of two P; ``idx`` starts at 0 and moves up by
+    P/2, P/4, ..., 1 whenever the score is >= the level there (1-based list ``$name``).
+    """
+    size = 1 << int(levels.size).bit_length()  # > levels.size, a power of two
+    padded = np.full(size, np.inf)
+    padded[: levels.size] = levels
+    sql, prev, step, i = f"(SELECT *, 0 AS {name}_0 FROM {inner})", f"{name}_0", size // 2, 0
+    while step >= 1:
+        i += 1
+        sql = (
+            f"(SELECT *, {prev} + {step} * CAST({col} >= ${name}[{prev} + {step}] AS BIGINT) AS {name}_{i} FROM {sql})"
         )
-    )
-    top = con.execute("SELECT max(s) FROM rows WHERE y IS NOT NULL").fetchall()[0][0]
-    edges = np.r_[edges, np.nextafter(top, math.inf)]
-    import pandas as pd
-
-    # each rated row goes to the last edge at or below its score (an ASOF join: one sort, no per-edge work)
-    con.register("edge_table", pd.DataFrame({"b": np.arange(edges.size - 1), "e": edges[:-1]}))
-    counts = con.execute(
-        "SELECT b, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
-        "edge_table.e WHERE y IS NOT NULL GROUP BY b"
-    ).fetchnumpy()
-    keys = list(counts)
-    b = np.asarray(counts[keys[0]], dtype=np.int64)
-    tp_bin = np.bincount(b, weights=np.asarray(counts[keys[1]], dtype=float), minlength=edges.size - 1)
-    fp_bin = np.bincount(b, weights=np.asarray(counts[keys[2]], dtype=float), minlength=edges.size - 1)
-    terms = [edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
-    # the candidate bins of every target, re-read score by score in one scan
-    wanted = sorted({int(c) for t in terms for c in t[4]})
-    con.register("wanted_bins", pd.DataFrame({"b": np.asarray(wanted, dtype=np.int64)}))
-    rows = con.execute(
-        "SELECT b, s, sum(w * y), sum(w * (1 - y)) FROM rows ASOF JOIN edge_table ON rows.s >= "
-        "edge_table.e WHERE y IS NOT NULL AND b IN (SELECT b FROM wanted_bins) GROUP BY b, s "
-        "ORDER BY b, s DESC"
-    ).fetchnumpy()
-    cols = [np.asarray(rows[k]) for k in rows]
-    per_bin = {}
-    for bin_id in wanted:
-        mask = cols[0] == bin_id
-        per_bin[bin_id] = tuple(np.asarray(c[mask], dtype=np.float64) for c in cols[1:])
-    return [binned_point(float(t), term, per_bin) for t, term in zip(targets, terms)]
+        prev, step = f"{name}_{i}", step // 2
+    return sql, prev, padded.tolist()
 
 
-def sample_rows(source: DuckSource, n: int = 2_000):
-    """The first ``n`` rows (a DataFrame), to detect and map columns from the schema and a sample.
+def _columns(out: dict, names: Sequence[str]) -> dict[str, np.ndarray]:
+    return {name: np.asarray(out[key]) for name, key in zip(names, out)}
+
+
+class DuckCounter:
+    """The counting primitives of :class:`~engine.backends._protocol.Counter` in DuckDB SQL (view ``grid_rows``).
 
     Parameters
     ----------
     source : DuckSource
         Where the rows are.
-    n : int, optional
-        Most rows read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows in the source's order, every column.
-
-    Raises
-    ------
-    InputError
-        DuckDB cannot read the source.
+    scores : list of str
+        Score columns (``s0..``).
+    label : str
+        Label column.
+    weight : str or None
+        Weight column.
+    id_column : str, optional
+        Integer row ids (replicates); default the row's position in a single Parquet file.
+    ids : bool
+        Open with row ids (bootstrap replicates).
+    relation : str, optional
+        Read the rows from this relation instead of the source's (the monitor reads dates as text).
+    extra : sequence of str
+        More ``expression AS name`` columns of the view (the monitor's day and raw date).
     """
-    con = source.connect()
-    try:
-        return con.execute(f"SELECT * FROM {source.relation()} LIMIT {int(n)}").fetchdf()
-    except Exception as exc:  # duckdb's own error types
-        raise InputError(f"DuckDB could not read '{source.path}': {duckdb_problem(source, exc)}") from None
-    finally:
-        con.close()
+
+    backend = "duckdb"
+
+    def __init__(
+        self,
+        source: DuckSource,
+        scores,
+        label: str,
+        weight: str | None,
+        *,
+        id_column=None,
+        ids=False,
+        relation: str | None = None,
+        extra: Sequence[str] = (),
+    ):
+        self.source, self.scores, self.label, self.weight = source, list(scores), label, weight
+        self.where = f"'{source.path}'"
+        self.id_column, self._relation, self._extra = id_column, relation, list(extra)
+        if ids:
+            self._relation, ident, exact = self._id_relation()
+            self._extra = [f"{ident} AS id", f"{exact} AS id_exact"]
+        self.con: Any = None
+        self._types: dict[str, str] = {}
+
+    def _id_relation(self) -> tuple[str, str, str]:
+        """(FROM clause, id expression, whether the id is a whole number): the id column, or the Parquet file's row
+        number. A CSV file's checked columns are read as text (as :func:`grid_view` reads them)."""
+        source = self.source
+        if self.id_column is not None:
+            text = [*self.scores, self.label, *([self.weight] if self.weight else [])]
+            text = text if source.file_format == "CSV" else []
+            ident = f"TRY_CAST({quote_identifier(self.id_column)} AS BIGINT)"
+            exact = f"TRY_CAST({quote_identifier(self.id_column)} AS DOUBLE) = CAST({ident} AS DOUBLE)"
+            return source.relation(text_columns=text), ident, exact
+        if source.table is None and source.file_format == "Parquet" and not GLOB_CHARS & set(source.path):
+            return source.relation(row_number=True), "file_row_number", "TRUE"
+        raise no_row_id(self.where)
+
+    def __enter__(self) -> DuckCounter:
+        self.con = self.source.connect()
+        try:
+            grid_view(
+                self.con, self.source, self.scores, self.label, self.weight, relation=self._relation, extra=self._extra
+            )
+        except BaseException:
+            self.con.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.con.close()
+
+    def _read(self, sql: str, params=None):
+        try:
+            return self.con.execute(sql, params) if params else self.con.execute(sql)
+        except Exception as exc:  # duckdb's own error types: a CSV row it cannot read, a refused file
+            raise InputError(f"DuckDB could not read {self.where}: {duckdb_problem(self.source, exc)}") from None
+
+    def check_counts(self, distinct: bool) -> list:
+        self._types = {name: str(kind).upper() for name, kind, *_ in self._read("DESCRIBE grid_rows").fetchall()}
+        return list(self._read(_check_sql(len(self.scores), self._types)).fetchall()[0])
+
+    def boolean_columns(self, values: list) -> set[str]:
+        try:
+            return _booleans(self.con, self.scores, self.weight, self._types, values)
+        except Exception as exc:  # duckdb's own error types
+            raise InputError(f"DuckDB could not read {self.where}: {duckdb_problem(self.source, exc)}") from None
+
+    def locate(self, kind: str, column: str, n: int) -> str:
+        locator = _Locator(self.con, self.source, self.scores, self.label, self.weight, self._types)
+        try:
+            return locator(kind, column, n)
+        except Exception as exc:  # duckdb's own error types
+            raise InputError(f"DuckDB could not read {self.where}: {duckdb_problem(self.source, exc)}") from None
+
+    def score_counts(self, cap: int | None = None):
+        if cap is not None:
+            distinct = self.con.execute("SELECT count(DISTINCT s0) FROM grid_rows WHERE y IS NOT NULL").fetchall()[0][0]
+            if distinct > cap:
+                return int(distinct), None
+        out = self.con.execute(
+            "SELECT s0, sum(w * y), sum(w * (1 - y)) FROM grid_rows WHERE y IS NOT NULL GROUP BY s0 ORDER BY s0 DESC"
+        ).fetchnumpy()
+        s, tp, fp = (np.asarray(out[k], dtype=np.float64) for k in out)
+        return int(s.size), (s, tp, fp)
+
+    def score_quantiles(self, qs: np.ndarray) -> np.ndarray:
+        q = ", ".join(repr(float(x)) for x in qs)
+        found = self.con.execute(f"SELECT quantile_disc(s0, [{q}]) FROM grid_rows WHERE y IS NOT NULL").fetchall()
+        return np.asarray(found[0][0], dtype=np.float64)
+
+    def bin_counts(self, edges: np.ndarray, wanted: list[int] | None) -> dict[str, np.ndarray]:
+        import pandas as pd
+
+        # each rated row goes to the last edge at or below its score (an ASOF join: one sort, no per-edge work)
+        self.con.register("edge_table", pd.DataFrame({"b": np.arange(edges.size - 1), "e": edges[:-1]}))
+        rated = (
+            "(SELECT * FROM grid_rows WHERE y IS NOT NULL) AS rated ASOF JOIN edge_table ON rated.s0 >= edge_table.e"
+        )
+        if wanted is None:
+            out = self.con.execute(f"SELECT b, sum(w * y), sum(w * (1 - y)) FROM {rated} GROUP BY b").fetchnumpy()
+            return _columns(out, ("b", "tp", "fp"))
+        self.con.register("wanted_bins", pd.DataFrame({"b": np.asarray(wanted, dtype=np.int64)}))
+        out = self.con.execute(
+            f"SELECT b, s0, sum(w * y), sum(w * (1 - y)) FROM {rated} WHERE b IN (SELECT b FROM wanted_bins) "
+            "GROUP BY b, s0"
+        ).fetchnumpy()
+        return _columns(out, ("b", "s", "tp", "fp"))
+
+    def fine_bins(self, col: str, params: dict) -> list[tuple[int, int, float, float]]:
+        return fine_bins(self.con, col, params)
+
+    def value_counts(self, col: str, params: dict, bin_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+        return value_counts(self.con, col, params, bin_ids)
+
+    def cell_counts(self, axes: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+        sql = "(SELECT * FROM grid_rows WHERE y IS NOT NULL)"
+        indices, params = [], {}
+        for j, axis in enumerate(axes):
+            sql, idx, params[f"e{j}"] = _bisect_sql(sql, f"s{j}", axis[:-1], f"e{j}")
+            indices.append(idx)
+        out = self.con.execute(
+            f"SELECT {', '.join(indices)}, sum(w * y), sum(w * (1 - y)) FROM {sql} GROUP BY ALL", params
+        ).fetchnumpy()
+        return _columns(out, [*(f"e{j}" for j in range(len(axes))), "tp", "fp"])
+
+    def bad_ids(self) -> int:
+        try:
+            sql = "SELECT count(*) FROM grid_rows WHERE y IS NOT NULL AND (id IS NULL OR id < 0 OR NOT id_exact)"
+            return int(self.con.execute(sql).fetchall()[0][0])
+        except Exception as exc:  # duckdb raises its own error types (an id that is not an integer)
+            raise InputError(
+                f"DuckDB could not read the columns from '{self.source.path}': {duckdb_problem(self.source, exc)}"
+            ) from None
+
+    def replicate_counts(self, replicates: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+        template, _ = poisson_sql("id", "key")
+        keys = [str(replicate_key(int(r), seed)) for r in replicates]
+        rel = (
+            "(SELECT grid_rows.*, reps.r, reps.key FROM grid_rows, (SELECT unnest($r) AS r, "
+            "CAST(unnest($keys) AS UHUGEINT) AS key) AS reps WHERE grid_rows.y IS NOT NULL)"
+        )
+        out = self.con.execute(
+            f"SELECT r, s0, sum(w * y * p), sum(w * (1 - y) * p) FROM {template.format(rel=rel)} GROUP BY r, s0",
+            {"r": [int(r) for r in replicates], "keys": keys},
+        ).fetchnumpy()
+        return _columns(out, ("r", "s", "tp", "fp"))

@@ -5,12 +5,12 @@
 (paths or globs) or a table of a DuckDB database, out of core, and the result is the
 in-memory engine's :func:`engine.monitor.period_counts` exactly (the tests compare them).
 
-Dates are read as the memory engine reads them (:func:`engine.io.rated.parse_dates`): a DATE /
+Dates are read as the memory engine reads them (:func:`engine.io._rated.parse_dates`): a DATE /
 TIMESTAMP column as it is (a time-zone-aware one in UTC), text when it starts with ``YYYY-MM-DD``
 (the day written, whatever time or offset follows; a CSV file's date column is always read as
 text, as pandas reads it). Two scans: the label and
-score checks every backend shares (:func:`~engine.backends.duckdb.check_rows`), then one
-``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends.duckdb.DISTINCT_CAP`
+score checks every backend shares (:func:`~engine.backends._counted.checked`), then one
+``GROUP BY`` that counts and checks the dates. Above :data:`~engine.backends._counted.DISTINCT_CAP`
 distinct (period, score) pairs the scores are cut at quantile edges (``quantile_disc``, as the
 sweep's binned mode) with the deployed threshold made an edge, so TP and FP at the threshold stay
 exact and re-solved thresholds are read at bin edges (``binned`` is set).
@@ -24,10 +24,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io.rated import DATE_TEXT_PATTERN
+from ..io._rated import DATE_TEXT_PATTERN
 from ..monitor._counts import PeriodCounts, check_threshold, counts_from_groups
 from ..monitor._periods import calendar, check_period
-from .duckdb import BINS, DISTINCT_CAP, DuckSource, ScanStats, check_rows, duckdb_problem, quote_identifier, rated_view
+from ._counted import BINS, DISTINCT_CAP, checked
+from ._duckdb import DuckCounter, DuckSource, ScanStats, duckdb_problem, quote_identifier
 
 __all__ = ["duckdb_period_counts"]
 
@@ -65,25 +66,26 @@ def _period_key(period: str) -> str:
     return f"(CAST(date_trunc('{period}', d) AS DATE) - {_EPOCH})"
 
 
-def _view(con, source: DuckSource, score: str, label: str, date: str, period: str) -> None:
+def _counter(source: DuckSource, score: str, label: str, date: str) -> DuckCounter:
     # the connection's TimeZone is UTC (DuckSource.connect): a time-zone-aware timestamp's day is its UTC day; a
     # CSV file's dates are text, as in memory (DuckDB's sniffer would turn '2025-01-06T01:30+05:00' into an
     # instant of 2025-01-05 in UTC), so their day is the one written
     # the score and label as text too, as grid_view reads a CSV file's checked columns
     text = [date, score, label]
     relation = source.relation(text_columns=text) if source.file_format == "CSV" else source.relation()
-    day, raw = _date_expressions(con, source, date, relation)
-    rated_view(con, source, score, label, None, relation=relation, extra=[f"{day} AS d", f"{raw} AS raw_date"])
+    con = source.connect()
     try:
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s, y, d, raw_date, {_period_key(period)} AS p "
-            "FROM rows WHERE y IS NOT NULL"
-        )
-        con.execute("SELECT * FROM rows LIMIT 0")
-    except Exception as exc:  # duckdb's own error types
-        raise InputError(
-            f"DuckDB could not read the columns from '{source.path}': {duckdb_problem(source, exc)}"
-        ) from None
+        day, raw = _date_expressions(con, source, date, relation)
+    finally:
+        con.close()
+    return DuckCounter(source, [score], label, None, relation=relation, extra=[f"{day} AS d", f"{raw} AS raw_date"])
+
+
+def _keyed(con, period: str) -> None:
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW keyed AS SELECT s0 AS s, y, d, raw_date, {_period_key(period)} AS p "
+        "FROM grid_rows WHERE y IS NOT NULL"
+    )
 
 
 def _grouped(con, source: DuckSource, date: str) -> tuple[int, int, int]:
@@ -103,7 +105,7 @@ def _grouped(con, source: DuckSource, date: str) -> tuple[int, int, int]:
         shown = ", ".join(
             repr(v[0])
             for v in con.execute(
-                "SELECT DISTINCT raw_date FROM rows WHERE y IS NOT NULL AND d IS NULL AND raw_date <> '' LIMIT 5"
+                "SELECT DISTINCT raw_date FROM grid_rows WHERE y IS NOT NULL AND d IS NULL AND raw_date <> '' LIMIT 5"
             ).fetchall()
         )
         raise InputError(
@@ -172,15 +174,13 @@ def duckdb_period_counts(
     started = time.perf_counter()
     period = check_period(period)
     t = None if threshold is None else check_threshold(threshold)
-    con = source.connect()
-    try:
-        _view(con, source, score, label, date, period)
-        rows, rated, unrated = check_rows(con, source, label, None, score)
+    with _counter(source, score, label, date) as counter:
+        con = counter.con
+        _keyed(con, period)
+        rows, rated, unrated, _, _ = checked(counter, positive_weight=False)
         first, last, groups = _grouped(con, source, date)
         binned = groups > distinct_cap
         out = _binned_groups(con, t, bins) if binned else con.execute("SELECT p, s, pos, neg FROM g").fetchnumpy()
-    finally:
-        con.close()
     p_day, level, pos, neg = (np.asarray(v) for v in out.values())
     epoch = np.datetime64("1970-01-01", "D")
     cal = calendar(epoch + np.timedelta64(first, "D"), epoch + np.timedelta64(last, "D"), period)

@@ -15,8 +15,8 @@ import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
 from ..pn._grid import ThresholdGrid
-from .numbers import is_number, to_floats
-from .tables import Source, check_unique_columns, read_table
+from ._numbers import is_number, to_floats
+from ._tables import Source, check_unique_columns, read_table
 
 __all__ = ["counts_table", "load_counts", "MAX_REGRID_CELLS", "MAX_REGRID_DIMENSIONS"]
 

@@ -5,7 +5,7 @@ review threshold and that a human then rated as positive (a true positive) or
 negative (a false positive). True and false negatives are never observed
 (Robles et al., AAAI-MAKE 2020, "Problem Description").
 
-Everything a user uploads passes through :func:`~engine.io.tables.read_table`
+Everything a user uploads passes through :func:`~engine.io._tables.read_table`
 (bytes -> DataFrame) and :func:`rated_from_frame` (DataFrame + column mapping ->
 :class:`RatedData`). Every problem raises :class:`~engine.errors.RatedDataError`
 with the column, up to five offending row numbers (row 1 = first data row, header
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MAX_LISTED, RatedDataError, describe_rows, row_problem, shown_values
-from .numbers import to_floats
-from .tables import Source, read_table
+from ._numbers import to_floats
+from ._tables import Source, read_table
 
 __all__ = [
     "LABEL_VALUES",
@@ -738,7 +738,7 @@ def parse_dates(values: pd.Series | np.ndarray, column: str = "date") -> np.ndar
     written, whatever the offset). A date or time-zone-naive datetime type is taken as it is;
     a time-zone-aware datetime type holds instants, whose day is their day in UTC. Every year
     0000-9999 is read (no nanosecond limit), and DuckDB reads the same days
-    (:mod:`engine.backends.duckdb_monitor`). Each distinct value is parsed once.
+    (:mod:`engine.backends._duckdb_monitor`). Each distinct value is parsed once.
 
     Parameters
     ----------

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RatedDataError, describe_rows
-from .rated import parse_labels
-from .tables import read_table
+from ._rated import parse_labels
+from ._tables import read_table
 
 __all__ = ["ScoreMatrix", "load_score_matrix"]
 

@@ -7,7 +7,7 @@ it needs. Every kind has a loader (in :mod:`engine.io`; dated ratings:
 
 To add a kind: write its loader, register an :class:`InputKind` here (and its
 test in :func:`guess_kind` if its bytes or columns give it away), add its shipped
-sample to :data:`~engine.io.samples.SAMPLES`, its column-mapping form to the
+sample to :data:`~engine.io._samples.SAMPLES`, its column-mapping form to the
 dashboard's ``views/forms`` package, and the kind to the ``input_kinds`` of the pages
 that read it (:data:`engine.pages.PAGES`, from which "used by" is derived).
 """
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import RatedDataError
-from .model_formats import how_to_save_models, model_file_example, model_format, model_formats_sentence
-from .rated import DATE_NAMES, DATE_TEXT_PATTERN, ColumnMapping, detect_columns, is_id_name
-from .tables import Table
+from ._model_formats import how_to_save_models, model_file_example, model_format, model_formats_sentence
+from ._rated import DATE_NAMES, DATE_TEXT_PATTERN, ColumnMapping, detect_columns, is_id_name
+from ._tables import Table
 
 __all__ = ["InputKind", "INPUT_KINDS", "guess_kind"]
 

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import BatchDataError, describe_rows
-from .rated import LABEL_VALUES, numeric_column, parse_labels
-from .tables import Source, read_table
+from ._rated import LABEL_VALUES, numeric_column, parse_labels
+from ._tables import Source, read_table
 
 __all__ = [
     "BatchMapping",

@@ -35,21 +35,20 @@ import pandas as pd
 
 from ..audit._population import MemoryPopulation, PopulationColumns, PopulationScan, memory_population, read_population
 from ..errors import InputError
-from ..io import ColumnMapping, RatedData, detect_columns, detect_date_column, load_rated, read_table
+from ..io import ColumnMapping, RatedData, detect_columns, load_rated, read_table
+from ..io._rated import detect_date_column
 from ..monitor._counts import PeriodCounts
 from ..monitor._data import DatedRated, load_dated
-from ..pn import Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
-from ..pn._curve import check_target
-from ..pn._operating_point import DEFAULT_SWEEP_TARGETS
-from .confine import checked_files, readable_roots
-from .connect import ScanProgress, connected_grid, connected_hull
-from .duckdb import DuckSource, ScanStats, duckdb_operating_points, sample_rows
-from .duckdb_audit import DuckPopulation
-from .duckdb_bootstrap import duckdb_bootstrap_points
-from .duckdb_monitor import duckdb_period_counts
-from .spark import SparkSource, spark_operating_points, spark_pn_curve, spark_sample_rows, spark_threshold_grid
-from .spark_audit import SparkPopulation
-from .spark_bootstrap import spark_bootstrap_points
+from ..pn import DEFAULT_SWEEP_TARGETS, Hull, ThresholdGrid, bootstrap, pn_curve, sweep, threshold_grid, upper_hull
+from ..pn.counting import check_target
+from ._confine import checked_files, readable_roots
+from ._connect import ScanProgress
+from ._counted import counted_bootstrap, counted_curve, counted_grid, counted_points
+from ._duckdb import DuckSource, ScanStats
+from ._duckdb_audit import DuckPopulation
+from ._duckdb_monitor import duckdb_period_counts
+from ._spark import SparkSource
+from ._spark_audit import SparkPopulation
 
 __all__ = [
     "choose_backend",
@@ -289,12 +288,12 @@ def _mapping(sample: pd.DataFrame, source, label, scores, weight) -> ColumnMappi
 
 def _duck_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     source = DuckSource(path, table=table)
-    return CountedRows(source, _mapping(sample_rows(source), source, label, scores, weight))
+    return CountedRows(source, _mapping(source.first_rows(), source, label, scores, weight))
 
 
 def _spark_open(path, *, table=None, remote=None, label=None, scores=None, weight=None, group=None):
     source = SparkSource(path, remote=remote)
-    return CountedRows(source, _mapping(spark_sample_rows(source), source, label, scores, weight))
+    return CountedRows(source, _mapping(source.first_rows(), source, label, scores, weight))
 
 
 def _duck_population(where, columns: PopulationColumns, *, table=None, remote=None) -> PopulationScan:
@@ -312,7 +311,7 @@ def _duck_periods(
     if group is not None:
         raise InputError("--by needs the rows in memory (per-segment thresholds); use --backend memory")
     source = DuckSource(path, table=table)
-    sample = sample_rows(source)
+    sample = source.first_rows()
     date = detect_date_column(sample, date)
     mapping = detect_columns(
         sample.drop(columns=[date]), label_col=label, score_cols=[classifier] if classifier else None
@@ -341,43 +340,42 @@ def _check_classifiers(data, names) -> None:
             )
 
 
-def _spark_hull(data, classifier, progress=None):
+def _followed(data, progress: ScanProgress | None):
+    """The rows' source, read through connections ``progress`` follows (DuckDB reports its progress)."""
+    return progress.source(data.source) if progress is not None and isinstance(data.source, DuckSource) else data.source
+
+
+def _counted_hull(data, classifier, progress=None):
     _check_classifiers(data, [classifier])
-    curve, stats = spark_pn_curve(data.source, score=classifier, **_columns(data))
+    curve, stats = counted_curve(_followed(data, progress), score=classifier, **_columns(data))
     return upper_hull(curve), stats
 
 
-def _spark_grid(data, classifiers, bins, rule, spacing, progress=None):
+def _counted_grid(data, classifiers, bins, rule, spacing, progress=None):
     _check_classifiers(data, classifiers)
-    return spark_threshold_grid(
-        data.source, scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data)
+    return counted_grid(
+        _followed(data, progress), scores=list(classifiers), bins=bins, rule=rule, spacing=spacing, **_columns(data)
     )
 
 
-def _counted_points(kernel):
-    def points(data, classifier, targets):
-        _check_classifiers(data, [classifier])
-        return kernel(data.source, score=classifier, targets=targets, **_columns(data))
+def _counted_points(data, classifier, targets):
+    _check_classifiers(data, [classifier])
+    return counted_points(data.source, score=classifier, targets=targets, **_columns(data))
 
+
+def _counted_boot(data, classifier, targets, n_boot, level, seed, id_column, path):
+    _check_classifiers(data, [classifier])
+    points, _ = counted_bootstrap(
+        data.source,
+        score=classifier,
+        targets=targets,
+        id_column=id_column,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        **_columns(data),
+    )
     return points
-
-
-def _counted_boot(kernel):
-    def boot(data, classifier, targets, n_boot, level, seed, id_column, path):
-        _check_classifiers(data, [classifier])
-        points, _ = kernel(
-            data.source,
-            score=classifier,
-            targets=targets,
-            id_column=id_column,
-            n_boot=n_boot,
-            level=level,
-            seed=seed,
-            **_columns(data),
-        )
-        return points
-
-    return boot
 
 
 #: Every place rows can live, in ``--backend`` order: the one place a data source is added.
@@ -403,12 +401,10 @@ DATA_SOURCES: dict[str, DataSource] = {
             "DuckDB",
             lambda d: isinstance(getattr(d, "source", None), DuckSource),
             _duck_open,
-            lambda d, c, progress=None: connected_hull(d, c, progress=progress),
-            _counted_points(duckdb_operating_points),
-            lambda d, c, bins, rule, spacing, progress=None: connected_grid(
-                d, c, bins=bins, rule=rule, spacing=spacing, progress=progress
-            ),
-            _counted_boot(duckdb_bootstrap_points),
+            _counted_hull,
+            _counted_points,
+            _counted_grid,
+            _counted_boot,
             source_type=DuckSource,
             population=_duck_population,
             periods=_duck_periods,
@@ -418,10 +414,10 @@ DATA_SOURCES: dict[str, DataSource] = {
             "Spark",
             lambda d: isinstance(getattr(d, "source", None), SparkSource),
             _spark_open,
-            _spark_hull,
-            _counted_points(spark_operating_points),
-            _spark_grid,
-            _counted_boot(spark_bootstrap_points),
+            _counted_hull,
+            _counted_points,
+            _counted_grid,
+            _counted_boot,
             source_type=SparkSource,
             population=_spark_population,
         ),
@@ -580,7 +576,7 @@ def pn_hull(data, classifier: str, *, progress: ScanProgress | None = None) -> t
     ------
     InputError
         An unknown classifier, invalid rows, or (DuckDB, Spark) more distinct scores than
-        :data:`engine.backends.DISTINCT_CAP`.
+        :data:`engine.backends._counted.DISTINCT_CAP`.
 
     References
     ----------

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .samples import sample_path
+from ._samples import sample_path
 
 __all__ = ["PUBLIC_DATASETS", "PublicDataset", "load_public_dataset", "ADULT_COLUMNS"]
 

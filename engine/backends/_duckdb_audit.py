@@ -4,7 +4,7 @@
 statistics that bound the strata, the documents per stratum and the candidates of the
 selection (:mod:`engine.audit._selection`); :class:`DuckPopulation` answers each with one query
 over Parquet / CSV paths or globs or a table of a DuckDB database file, through the
-connection :meth:`~engine.backends.duckdb.DuckSource.connect` opens. Only counts, a few
+connection :meth:`~engine.backends._duckdb.DuckSource.connect` opens. Only counts, a few
 thousand order-statistic candidates and the selection's candidates (about the sample size)
 come back to Python.
 
@@ -12,7 +12,7 @@ come back to Python.
   column as it is; CSV files are read with every column as text (so ``007`` stays ``007``, as
   the memory and Spark backends read it). Other id types are refused.
 * **Order statistics** of the below-line scores are found by counting (no sort):
-  :func:`engine.backends.duckdb_grid.order_statistics`, the machinery of the joint-threshold
+  :class:`~engine.backends._population.CountedPopulation`, the machinery of the joint-threshold
   grids' axes.
 * **Keys**: ``substr(md5('<seed>:' || id), 1, 16)``, the same hex digits as Python's hashlib. The
   cutoff is compared with the whole digest (for a 16-digit cutoff ``c``, ``digest < c`` exactly when
@@ -23,25 +23,20 @@ come back to Python.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..audit._population import PopulationColumns, PopulationSummary, check_counts, missing_columns
+from ..audit._population import PopulationColumns, check_counts, missing_columns
 from ..audit._selection import KEY_DIGITS, cutoff_limits, key_prefix
 from ..errors import InputError
-from .duckdb import DuckSource, duckdb_problem, quote_identifier
-from .duckdb_grid import NUMERIC_TYPES, order_statistics
-from .spark import sql_double  # CAST('<repr>' AS DOUBLE): exact in DuckDB as in Spark SQL
+from ._duckdb import NUMERIC_TYPES, DuckSource, duckdb_problem, fine_bins, quote_identifier, value_counts
+from ._population import CountedPopulation, connection_identity, stratum_sql
+from ._spark import sql_double
 
-__all__ = ["DuckPopulation", "INTEGER_TYPES", "stratum_sql", "candidate_frame", "strata_result", "connection_identity"]
+__all__ = ["DuckPopulation", "INTEGER_TYPES"]
 
 #: DuckDB column types whose values are whole numbers (hashed in decimal)
 INTEGER_TYPES = (
@@ -58,112 +53,13 @@ INTEGER_TYPES = (
 )
 
 
-def connection_identity(backend: str, facts: dict) -> dict:
-    """A population's fingerprint when it is read where it lies: the SHA-256 of what identifies the connection.
-
-    Parameters
-    ----------
-    backend : str
-        ``duckdb`` or ``spark``.
-    facts : dict
-        JSON-ready facts of the connection (path, table, files with size and modification time ...).
-
-    Returns
-    -------
-    dict
-        ``{"kind": "connection", "sha256": ...}``.
-    """
-    text = json.dumps({"backend": backend, **facts}, sort_keys=True, ensure_ascii=False)
-    return {"kind": "connection", "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
-
-
 def _relation(source: DuckSource) -> str:
     """The FROM clause: CSV with every column as text (ids keep their text), else the source's own."""
     return source.relation(text=True)
 
 
-def stratum_sql(lowers: np.ndarray) -> str:
-    """SQL (DuckDB and Spark alike) of the 0-based stratum of ``s``: how many lower bounds above the first it reaches.
-
-    Parameters
-    ----------
-    lowers : numpy.ndarray
-        Ascending stratum lower bounds (written as exact doubles).
-
-    Returns
-    -------
-    str
-    """
-    parts = [f"CAST(s >= {sql_double(v)} AS INT)" for v in lowers[1:]]
-    return "(" + " + ".join(parts) + ")" if parts else "0"
-
-
-def strata_result(groups, size: int, name: str, columns: PopulationColumns, with_candidates: bool):
-    """The strata scan's answer from its groups ``(stratum, documents, prior sum, ids missing, candidates)``.
-
-    Parameters
-    ----------
-    groups : iterable of tuple
-        One per non-empty stratum; candidates a list of records with ``id``, ``s`` and ``key`` (or None).
-    size : int
-        Number of strata.
-    name : str
-        The population, for messages.
-    columns : PopulationColumns
-        Its columns, for messages and whether there is a prior.
-    with_candidates : bool
-        Whether the scan collected candidates.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
-        Documents and prior sums per stratum, and the candidates.
-
-    Raises
-    ------
-    InputError
-        A document below the line without an id.
-    """
-    groups = list(groups)
-    check_counts(name, columns, missing_id=sum(int(g[3]) for g in groups))
-    docs, sums = np.zeros(size, dtype=np.int64), np.zeros(size)
-    rows = []
-    for h, count, prior, _, found in groups:
-        docs[int(h)], sums[int(h)] = int(count), float(prior or 0.0)
-        rows += [(d["id"], d["s"], int(h), d["key"]) for d in (found or [])]
-    frame = (
-        candidate_frame({k: [r[i] for r in rows] for i, k in enumerate(("id", "s", "h", "key"))})
-        if with_candidates
-        else None
-    )
-    return docs, (sums if columns.prior else None), frame
-
-
-def candidate_frame(out: dict) -> pd.DataFrame:
-    """The candidates a backend returned (columns ``id``, ``s``, ``h``, ``key``) as the selection reads them.
-
-    Parameters
-    ----------
-    out : dict
-        Column name -> array.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``id`` (text), ``score``, ``stratum`` (0-based), ``key``.
-    """
-    return pd.DataFrame(
-        {
-            "id": np.asarray(out["id"], dtype=object),
-            "score": np.asarray(out["s"], dtype=float),
-            "stratum": np.asarray(out["h"], dtype=np.int64),
-            "key": np.asarray(out["key"], dtype=object),
-        }
-    )
-
-
 @dataclass
-class DuckPopulation:
+class DuckPopulation(CountedPopulation):
     """A population counted by DuckDB; a context manager holding one connection.
 
     Attributes
@@ -234,7 +130,7 @@ class DuckPopulation:
         Returns
         -------
         dict
-            :func:`connection_identity`.
+            :func:`engine.backends._population.connection_identity`.
         """
         files = []
         for f in self.source.files():
@@ -264,88 +160,29 @@ class DuckPopulation:
         except Exception as exc:  # duckdb's own error types (IO, conversion)
             raise InputError(f"DuckDB could not read {self.name}: {duckdb_problem(self.source, exc)}") from None
 
-    def summary(self, threshold: float) -> PopulationSummary:
-        """One scan: bad rows refused (:func:`~engine.audit._population.check_counts`), documents above and below.
-
-        Parameters
-        ----------
-        threshold : float
-
-        Returns
-        -------
-        PopulationSummary
-        """
+    def _summary_counts(self, threshold: float) -> tuple:
         t = sql_double(threshold)
         text = "FALSE" if self._numeric_score else "(s IS NULL AND rs IS NOT NULL AND trim(CAST(rs AS VARCHAR)) <> '')"
         prior = "count(*) FILTER (WHERE pr IS NULL OR isnan(pr) OR pr < 0 OR pr > 1)" if self.columns.prior else "0"
-        row = self._query(
+        return self._query(
             f"SELECT count(*), count(*) FILTER (WHERE {text}), "
             "count(*) FILTER (WHERE s IS NULL OR isnan(s)), count(*) FILTER (WHERE isinf(s)), "
             f"{prior}, count(*) FILTER (WHERE s >= {t}), count(*) FILTER (WHERE s < {t}), "
             f"min(s) FILTER (WHERE s < {t}), max(s) FILTER (WHERE s < {t}) FROM audit_population"
         ).fetchall()[0]
-        rows, non_numeric, missing, infinite, bad_prior, above, below, low, high = row
-        check_counts(
-            self.name,
-            self.columns,
-            non_numeric=non_numeric,
-            missing_score=missing - non_numeric,
-            infinite=infinite,
-            bad_prior=bad_prior,
-        )
-        return PopulationSummary(
-            int(rows),
-            int(above),
-            int(below),
-            math.nan if low is None else float(low),
-            math.nan if high is None else float(high),
-        )
 
-    def order_statistics(self, ranks: np.ndarray, threshold: float, low: float, high: float) -> np.ndarray:
-        """The below-line scores at 0-based ranks, by counting (:func:`engine.backends.duckdb_grid.order_statistics`).
-
-        Parameters
-        ----------
-        ranks : numpy.ndarray of int
-        threshold : float
-        low, high : float
-            The lowest and highest below-line score.
-
-        Returns
-        -------
-        numpy.ndarray
-        """
-        if len(ranks) == 0:
-            return np.zeros(0)
+    def _below_counts(self, threshold: float) -> tuple:
         self._query(
             f"CREATE OR REPLACE TEMP VIEW grid_rows AS SELECT s AS s0, 0 AS y FROM audit_population "
             f"WHERE s < {sql_double(threshold)}"
         )
-        found = order_statistics(self._con, "s0", np.asarray(ranks), low=low, high=high)
-        return np.array([found[int(r)] for r in ranks])
+        return (
+            lambda col, params: fine_bins(self._con, col, params),
+            lambda col, params, ids: value_counts(self._con, col, params, ids),
+            "s0",
+        )
 
-    def strata(
-        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None] | None = None, seed: int = 0
-    ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame | None]:
-        """One GROUP BY: documents, the prior's sum and ids missing per stratum, and the candidates under ``cutoffs``.
-
-        Parameters
-        ----------
-        lowers : numpy.ndarray
-        threshold : float
-        cutoffs : sequence of (str or None), optional
-            With them, the same scan hashes every id and returns the candidates (a list per stratum).
-        seed : int
-
-        Returns
-        -------
-        (numpy.ndarray, numpy.ndarray or None, pandas.DataFrame or None)
-
-        Raises
-        ------
-        InputError
-            A document below the line without an id.
-        """
+    def _strata_groups(self, lowers, threshold: float, cutoffs, seed: int) -> list:
         prior = "sum(pr)" if self.columns.prior else "0.0"
         key, found, params = "NULL AS digest", "NULL", None
         if cutoffs is not None:
@@ -355,35 +192,17 @@ class DuckPopulation:
                 "$cut[h + 1])"
             )
             params = {"cut": cutoff_limits(cutoffs)}
-        out = self._query(
+        return self._query(
             f"SELECT h, count(*), {prior}, count(*) FILTER (WHERE id IS NULL), {found} FROM (SELECT id, s, "
             f"{'pr' if self.columns.prior else 'NULL AS pr'}, {stratum_sql(lowers)} AS h, {key} FROM "
             f"audit_population WHERE s < {sql_double(threshold)}) GROUP BY h",
             params,
         ).fetchall()
-        return strata_result(out, lowers.size, self.name, self.columns, cutoffs is not None)
 
-    def candidates(
-        self, lowers: np.ndarray, threshold: float, cutoffs: Sequence[str | None], seed: int
-    ) -> pd.DataFrame:
-        """The below-line documents whose key is under their stratum's cutoff: one scan hashing every id.
-
-        Parameters
-        ----------
-        lowers : numpy.ndarray
-        threshold : float
-        cutoffs : sequence of (str or None)
-        seed : int
-
-        Returns
-        -------
-        pandas.DataFrame
-            ``id``, ``score``, ``stratum``, ``key``.
-        """
-        limits = cutoff_limits(cutoffs)
+    def _candidate_columns(self, lowers, threshold: float, cutoffs, seed: int) -> dict:
         sql = (
             f"SELECT id, s, h, substr(digest, 1, {KEY_DIGITS}) AS key FROM (SELECT id, s, {stratum_sql(lowers)} AS h, "
             f"md5('{key_prefix(seed)}' || id) AS digest FROM audit_population WHERE s < {sql_double(threshold)}) "
             "WHERE digest < $cut[h + 1]"
         )
-        return candidate_frame(self._query(sql, {"cut": limits}).fetchnumpy())
+        return self._query(sql, {"cut": cutoff_limits(cutoffs)}).fetchnumpy()

@@ -6,7 +6,7 @@ the path and reads only the schema and the first rows (to guess the column roles
 :func:`engine.io.detect_columns`, the detection uploads use); :func:`map_columns`
 validates a mapping over every row in DuckDB (one scan) and returns
 :class:`ConnectedData`, which the Operating point and Ensemble paths pages count with
-:func:`connected_hull` and :func:`connected_grid`. Only aggregated counts come back
+:func:`engine.backends.pn_hull` and :func:`engine.backends.joint_grid`. Only aggregated counts come back
 to Python: one row per distinct score, or per grid cell (Robles et al., AAAI-MAKE 2020).
 
 Every bad input raises :class:`~engine.errors.InputError` naming the path or the
@@ -27,12 +27,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io.rated import ColumnMapping, detect_columns
-from ..pn._curve import Hull, upper_hull
-from ..pn._grid import ThresholdGrid
-from .confine import GLOB_CHARS, matched_files
-from .duckdb import DuckSource, ScanStats, configure_session, duckdb_pn_curve, duckdb_problem, sample_rows
-from .duckdb_grid import NUMERIC_TYPES, check_grid_rows, duckdb_threshold_grid, grid_view
+from ..io._rated import ColumnMapping, detect_columns
+from ._confine import GLOB_CHARS, matched_files
+from ._counted import checked
+from ._duckdb import NUMERIC_TYPES, DuckCounter, DuckSource, configure_session, duckdb_problem
 
 __all__ = [
     "ScanProgress",
@@ -40,8 +38,6 @@ __all__ = [
     "ConnectedData",
     "connect",
     "map_columns",
-    "connected_hull",
-    "connected_grid",
     "SAMPLE_ROWS",
     "FILE_FORMATS",
 ]
@@ -324,7 +320,7 @@ def connect(
         table = _database_table(DuckSource(path, table or "", roots))
     source = DuckSource(path, table, roots)
     schema = _schema(source)
-    sample = sample_rows(source, sample_size)
+    sample = source.first_rows(sample_size)
     if sample.empty:
         raise InputError(f"'{path}'{f' table {table}' if table else ''} has no rows.")
     try:
@@ -356,7 +352,7 @@ class ConnectedData:
 
     It answers what the pages ask of :class:`engine.io.RatedData` (names, counts,
     prevalence, summary) without the rows; the rows stay where they are and are
-    counted by :func:`connected_hull` and :func:`connected_grid`.
+    counted by :func:`engine.backends.pn_hull` and :func:`engine.backends.joint_grid`.
 
     Attributes
     ----------
@@ -509,17 +505,11 @@ def map_columns(
     started = time.perf_counter()
     mapping = _check_mapping(connected, score_cols, label_col, weight_col)
     source = progress.source(connected.source) if progress is not None else connected.source
-    con = source.connect()
-    try:
-        grid_view(con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col)
-        rows, rated, unrated, lows, highs = check_grid_rows(
-            con, connected.source, mapping.score_cols, mapping.label_col, mapping.weight_col
-        )
-        positives, negatives = con.execute(
+    with DuckCounter(source, mapping.score_cols, mapping.label_col, mapping.weight_col) as counter:
+        rows, rated, unrated, lows, highs = checked(counter, positive_weight=True)
+        positives, negatives = counter.con.execute(
             "SELECT coalesce(sum(w * y), 0), coalesce(sum(w * (1 - y)), 0) FROM grid_rows WHERE y IS NOT NULL"
         ).fetchall()[0]
-    finally:
-        con.close()
     warnings = []
     if unrated:
         warnings.append(f"{unrated:,} rows have no label (unrated): they are left out of every count.")
@@ -539,103 +529,4 @@ def map_columns(
         tuple(float(v) for v in highs),
         time.perf_counter() - started,
         tuple(warnings),
-    )
-
-
-def _check_classifier(data: ConnectedData, names: Sequence[str]) -> None:
-    for name in names:
-        if name not in data.score_names:
-            raise InputError(
-                f"No classifier named '{name}' in '{data.name}'; choose one of {', '.join(data.score_names)}."
-            )
-
-
-def connected_hull(
-    data: ConnectedData, classifier: str, *, progress: ScanProgress | None = None
-) -> tuple[Hull, ScanStats]:
-    """The upper hull of one classifier's PN curve, the curve counted by DuckDB where the rows are.
-
-    Parameters
-    ----------
-    data : ConnectedData
-        From :func:`map_columns`.
-    classifier : str
-        One of its score columns.
-    progress : ScanProgress, optional
-        Follows the scan's progress.
-
-    Returns
-    -------
-    (Hull, ScanStats)
-        The hull :func:`engine.pn.upper_hull` gives on the same rows in memory (its
-        operating points have the in-memory threshold, TP and FP), and what was scanned.
-
-    Raises
-    ------
-    InputError
-        An unknown classifier, rows that no longer validate, or more distinct scores than
-        :data:`engine.backends.DISTINCT_CAP`.
-
-    References
-    ----------
-    Robles et al., AAAI-MAKE 2020: the PN curve and its upper hull.
-    """
-    _check_classifier(data, [classifier])
-    source = progress.source(data.source) if progress is not None else data.source
-    curve, stats = duckdb_pn_curve(
-        source, score=classifier, label=data.mapping.label_col, weight=data.mapping.weight_col
-    )
-    return upper_hull(curve), stats
-
-
-def connected_grid(
-    data: ConnectedData,
-    classifiers: Sequence[str],
-    *,
-    bins: int = 100,
-    rule: str = "or",
-    spacing: str = "quantile",
-    progress: ScanProgress | None = None,
-) -> tuple[ThresholdGrid, ScanStats]:
-    """The joint threshold grid of several classifiers, counted by DuckDB where the rows are.
-
-    Parameters
-    ----------
-    data : ConnectedData
-        From :func:`map_columns`.
-    classifiers : sequence of str
-        Score columns (two or more for paths).
-    bins : int, optional
-        Thresholds per axis.
-    rule : {"or", "and"}, optional
-        A row is flagged when any (OR) / all (AND) of its scores reach their thresholds.
-    spacing : {"quantile", "uniform"}, optional
-        How the axis levels are placed.
-    progress : ScanProgress, optional
-        Follows the scan's progress.
-
-    Returns
-    -------
-    (ThresholdGrid, ScanStats)
-        The grid :func:`engine.pn.threshold_grid` gives on the same rows, and what was scanned.
-
-    Raises
-    ------
-    InputError
-        An unknown classifier, a bad rule, spacing or size, or rows that no longer validate.
-
-    References
-    ----------
-    Robles et al., AAAI-MAKE 2020, eq. (1).
-    """
-    _check_classifier(data, classifiers)
-    source = progress.source(data.source) if progress is not None else data.source
-    return duckdb_threshold_grid(
-        source,
-        scores=list(classifiers),
-        label=data.mapping.label_col,
-        weight=data.mapping.weight_col,
-        bins=int(bins),
-        rule=rule,
-        spacing=spacing,
     )

@@ -1,36 +1,35 @@
-"""The counting kernels on Apache Spark: PN curves, operating points and joint-threshold grids where the rows live.
+"""Spark's counting primitives: PN curves, operating points, grids and replicates counted where the rows live.
 
-Robles et al. (AAAI-MAKE 2020) need only aggregated counts. Here Spark computes them over a
-DataFrame, a table of the session's catalog, or Parquet / CSV paths and globs, on a local
-session or a cluster reached through Spark Connect; only aggregated counts (one row per
-distinct score, per quantile bin or per grid cell) are collected to the driver, through Arrow.
-The answers are :mod:`~engine.backends.duckdb`'s, which are the in-memory engine's:
+:class:`SparkCounter` implements :class:`~engine.backends._protocol.Counter` over a DataFrame, a
+table of the session's catalog, or Parquet / CSV paths and globs, on a local session or a cluster
+reached through Spark Connect; only aggregated counts (one row per distinct score, quantile bin,
+grid cell or replicate) are collected to the driver, through Arrow. :mod:`engine.backends._counted`
+builds the answers on top, the same as DuckDB's and the in-memory engine's:
 
-* **Sweep**: with at most :data:`~engine.backends.duckdb.DISTINCT_CAP` distinct rated scores the
-  whole curve is read (``GROUP BY score``; a HyperLogLog estimate in the check scan says whether
-  to read it at once or to count the distinct scores exactly first); above, the scores are cut into quantile bins
-  (``percentile_approx`` edges: any edges give the exact answer) and only the bins that can hold
-  the optimum are re-read score by score, by the shared :mod:`~engine.backends.counting` code.
-* **Grid**: the axes are :func:`engine.pn._grid.make_axes`'s by definition (order statistics at
-  :func:`~engine.pn._grid.inverted_cdf_ranks`, found by counting in equal-width bins, no sort);
-  each score becomes its level index by a branchless binary search (``element_at`` on a literal
-  array), then ONE ``groupBy`` over the k indices; numpy does the cumulative sums.
+* quantile edges are ``percentile_approx`` (any edges give the exact answer); a HyperLogLog estimate
+  in the check scan says whether to read the curve at once or count the distinct scores first;
+* a score's level index is a branchless binary search (``element_at`` on a literal array);
+* the hashed Poisson(1) counts: Spark has no unsigned 64-bit integers, and under ANSI mode (Spark 4's
+  default) a BIGINT product that wraps is an error, so the hash keeps a 64-bit value as the bit pattern
+  of a BIGINT (xor and logical shifts ``shiftrightunsigned``) and multiplies modulo 2**64 from 32-bit
+  halves in ``DECIMAL(38,0)`` (every partial sum stays below 2**66)::
+
+      (hi·2**32 + lo) · m  mod 2**64  =  lo·m_lo + ((hi·m_lo + lo·m_hi) mod 2**32) · 2**32   mod 2**64
+
+  The unsigned comparison with the table uses the signed order after flipping the sign bit. Row ids: an
+  integer id column, or a single Parquet file's ``_metadata.row_index``.
 * **Labels** are mapped with the spellings of :data:`engine.io.LABEL_VALUES`; empty labels are
-  unrated (counted, reported, left out); other values raise :class:`~engine.errors.InputError`
-  naming the column and the number of rows.
+  unrated (counted, reported, left out).
 
 Counts are exact whenever the weighted sums are exact in float64 (no weights, integer or dyadic
-weights); otherwise they differ only by the order of float additions. The hashed Poisson
-bootstrap is in :mod:`~engine.backends.spark_bootstrap`.
+weights); otherwise they differ only by the order of float additions.
 """
 
 from __future__ import annotations
 
 import glob
-import math
 import os
 import socket
-import time
 import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -40,36 +39,24 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_LISTED, InputError, listed_rows, shown_values
-from ..io.rated import LABEL_VALUES
-from ..pn._curve import PNCurve, check_target, upper_hull
-from ..pn._grid import ThresholdGrid, axis_from_levels, check_grid_size, cumulative_counts, inverted_cdf_ranks
-from ..pn._operating_point import OperatingPoint, sweep
-from .counting import (
-    BOOLEAN_TEXT,
-    binned_point,
-    check_counted_rows,
-    check_grid_arguments,
-    edge_objective,
-    select_order_statistics,
-)
-from .duckdb import BINS, DISTINCT_CAP, ScanStats
+from ..io._rated import LABEL_VALUES
+from ..pn.counting import GOLDEN, MIX1, MIX2, POISSON1_THRESHOLDS, replicate_key
+from ._counting import BOOLEAN_TEXT
+from ._duckdb import no_row_id
 
 __all__ = [
     "SparkSource",
     "spark_session",
-    "spark_pn_curve",
-    "spark_operating_points",
-    "spark_threshold_grid",
-    "spark_sample_rows",
+    "SparkCounter",
     "spark_label_expression",
     "spark_errors",
     "collect_columns",
-    "checked_rows",
     "sql_double",
-    "order_statistics",
+    "fine_bins",
+    "value_counts",
+    "poisson_steps",
+    "with_poisson_counts",
     "INSTALL_HINT",
-    "FINE_BINS",
-    "FETCH_ROWS",
 ]
 
 #: what to install when pyspark (or Java) is missing
@@ -78,12 +65,7 @@ INSTALL_HINT = (
     "'pyspark[connect]' for --spark-remote), and a Java 17 runtime on PATH or in JAVA_HOME "
     "(Debian: apt-get install openjdk-17-jre-headless)."
 )
-#: equal-width bins per pass when order statistics are located by counting
-FINE_BINS = 1 << 16
-#: a bin with at most this many rated rows is read value by value; larger bins are subdivided
-FETCH_ROWS = 1_000_000
-#: most subdivisions of one bin
-MAX_DEPTH = 64
+_LOW32 = (1 << 32) - 1
 #: names read as files (anything with a slash or glob character too); other names are catalog tables
 PATH_SUFFIXES = (".parquet", ".parq", ".pq", ".csv", ".csv.gz", ".tsv", ".txt")
 
@@ -241,6 +223,25 @@ class SparkSource:
             return False
         return self.data.lower().endswith((".parquet", ".parq", ".pq"))
 
+    def first_rows(self, n: int = 2_000):
+        """The first ``n`` rows as pandas (every column; CSV columns as text), to detect and map columns.
+
+        Parameters
+        ----------
+        n : int, optional
+            Most rows read.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        frame = self.frame()
+        with spark_errors(self, "read"):
+            limited = frame.limit(int(n))
+            if hasattr(limited, "toArrow"):
+                return limited.toArrow().to_pandas()
+            return limited.toPandas()
+
     def frame(self):
         """The rows as a Spark DataFrame.
 
@@ -321,29 +322,6 @@ def collect_columns(frame) -> dict[str, np.ndarray]:
     return {str(c): pdf[c].to_numpy() for c in pdf.columns}
 
 
-def spark_sample_rows(source: SparkSource, n: int = 2_000):
-    """The first ``n`` rows as pandas, to detect and map columns.
-
-    Parameters
-    ----------
-    source : SparkSource
-        Where the rows are.
-    n : int, optional
-        Most rows read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Every column; CSV columns as text.
-    """
-    frame = source.frame()
-    with spark_errors(source, "read"):
-        limited = frame.limit(int(n))
-        if hasattr(limited, "toArrow"):
-            return limited.toArrow().to_pandas()
-        return limited.toPandas()
-
-
 def spark_label_expression(column: str) -> str:
     """Spark SQL: 0/1 for the accepted label spellings, NULL for empty (unrated), -1 for anything else.
 
@@ -361,7 +339,7 @@ def spark_label_expression(column: str) -> str:
     text = f"lower(trim(CAST({col} AS STRING)))"
     ones = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 1)
     zeros = ", ".join(f"'{k}'" for k, v in LABEL_VALUES.items() if v == 0)
-    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io.rated.parse_labels)
+    # a number written otherwise ("1.00", "0e0") is the label it equals, as in memory (engine.io._rated.parse_labels)
     return (
         f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL WHEN {text} IN ({ones}) THEN 1 "
         f"WHEN {text} IN ({zeros}) THEN 0 WHEN try_cast({text} AS DOUBLE) = 1 THEN 1 "
@@ -410,76 +388,6 @@ def _check_exprs(frame, k: int, distinct: bool) -> list[str]:
     if distinct:  # HyperLogLog (one pass, no shuffle of the scores); the exact count comes from the scores read
         parts.append("approx_count_distinct(CASE WHEN y IS NOT NULL THEN s0 END, 0.02)")
     return [f"{p} AS c{i}" for i, p in enumerate(parts)]
-
-
-def checked_rows(
-    frame,
-    source: SparkSource,
-    scores: Sequence[str],
-    label: str,
-    weight: str | None,
-    *,
-    distinct: bool = False,
-    positive_weight: bool = True,
-) -> dict:
-    """One scan of the checks the memory engine makes, refusing bad rows with the column and the count.
-
-    Parameters
-    ----------
-    frame : pyspark.sql.DataFrame
-        Columns ``r0.., s0.., rw, w, y`` (as :func:`_columns` selects them).
-    source : SparkSource
-        For the messages.
-    scores, label, weight : str
-        Column names, for the messages.
-    distinct : bool
-        Also estimate the number of distinct rated scores of ``s0`` (HyperLogLog, 2 % relative
-        error; :func:`_distinct_scores` makes it exact).
-    positive_weight : bool
-        Refuse rated rows that all weigh 0.
-
-    Returns
-    -------
-    dict
-        ``rows``, ``rated``, ``unrated``, ``lows``, ``highs`` (rated min / max per score),
-        ``approx_distinct``.
-
-    Raises
-    ------
-    InputError
-        Unknown labels, non-numeric / infinite / missing scores, bad weights, no rated rows.
-    """
-    from pyspark.sql.types import BooleanType
-
-    values = list(frame.selectExpr(*_check_exprs(frame, len(scores), distinct)).collect()[0])
-    raw = {name: (f"r{j}", values[3 + 5 * j]) for j, name in enumerate(scores)}
-    if weight is not None:
-        raw[weight] = ("rw", values[3 + 5 * len(scores)])
-    listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
-    booleans = {
-        n
-        for n, (r, not_number) in raw.items()
-        if isinstance(frame.schema[r].dataType, BooleanType)
-        or (not_number and not frame.where(f"{r} IS NULL OR {r} NOT IN ({listed})").limit(1).count())
-    }
-    rows, rated, unrated, lows, highs = check_counted_rows(
-        values,
-        where=source.name,
-        scores=scores,
-        label=label,
-        weight=weight,
-        positive_weight=positive_weight,
-        locate=_Locator(frame, scores, label, weight),
-        booleans=booleans,
-    )
-    return {
-        "rows": rows,
-        "rated": rated,
-        "unrated": unrated,
-        "lows": lows,
-        "highs": highs,
-        "approx_distinct": values[-1] if distinct else None,
-    }
 
 
 class _Locator:
@@ -556,142 +464,6 @@ class _Locator:
         return listed_rows(named, n)
 
 
-def _grouped(rated, col: str = "s0") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rated scores (descending) with their weighted positives and negatives."""
-    out = collect_columns(
-        rated.selectExpr(f"{col} AS s", "w * y AS tp", "w * (1 - y) AS fp")
-        .groupBy("s")
-        .sum("tp", "fp")
-        .toDF("s", "tp", "fp")
-    )
-    s = np.asarray(out["s"], dtype=np.float64)
-    order = np.argsort(-s, kind="stable")
-    return s[order], np.asarray(out["tp"], dtype=np.float64)[order], np.asarray(out["fp"], dtype=np.float64)[order]
-
-
-def _distinct_scores(rated, approx: int, cap: int):
-    """(exact number of distinct rated scores, the grouped curve counts when that is at most ``cap``, else None).
-
-    Clearly under the cap (the estimate at most 0.8 cap) the scores are grouped and read at once, and
-    their number is the exact count; otherwise one ``count`` of the distinct scores decides first.
-    """
-    if approx <= 0.8 * cap:
-        grouped = _grouped(rated)
-        if grouped[0].size <= cap:
-            return grouped[0].size, grouped
-        return grouped[0].size, None
-    distinct = rated.select("s0").distinct().count()
-    return distinct, (_grouped(rated) if distinct <= cap else None)
-
-
-def spark_pn_curve(source: SparkSource, *, score: str, label: str, weight: str | None = None):
-    """The exact PN curve (every distinct rated score) counted by Spark, and what was scanned.
-
-    Parameters
-    ----------
-    source : SparkSource
-        Where the rows are.
-    score, label : str
-        Column of the scores and of the labels (spellings of :data:`engine.io.LABEL_VALUES`;
-        empty = unrated).
-    weight : str, optional
-        Column of non-negative row weights; every row weighs 1 when None.
-
-    Returns
-    -------
-    (PNCurve, ScanStats)
-        Equal to :func:`engine.pn.pn_curve` on the rated rows; the scan's statistics.
-
-    Raises
-    ------
-    InputError
-        Unreadable columns, bad labels / scores / weights, or more than
-        :data:`~engine.backends.duckdb.DISTINCT_CAP` distinct scores.
-
-    References
-    ----------
-    Robles et al., AAAI-MAKE 2020: the PN curve is TP and FP at or above each threshold.
-    """
-    started = time.perf_counter()
-    frame = source.frame()
-    with spark_errors(source):
-        rows = _columns(frame, [score], label, weight)
-        facts = checked_rows(rows, source, [score], label, weight, distinct=True, positive_weight=False)
-        distinct, grouped = _distinct_scores(rows.where("y IS NOT NULL"), facts["approx_distinct"], DISTINCT_CAP)
-        if grouped is None:
-            raise InputError(
-                f"{distinct:,} distinct scores: more than {DISTINCT_CAP:,} are not read as a "
-                "whole curve; operating points are still exact (quantile bins with exact refinement)."
-            )
-        s, tp, fp = grouped
-    stats = ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], distinct, time.perf_counter() - started)
-    return PNCurve(s, np.cumsum(tp), np.cumsum(fp)), stats
-
-
-def spark_operating_points(
-    source: SparkSource,
-    *,
-    score: str,
-    label: str,
-    targets,
-    weight: str | None = None,
-    distinct_cap: int = DISTINCT_CAP,
-    bins: int = BINS,
-):
-    """Operating points for target marginal precisions, counted by Spark where the rows are.
-
-    Parameters
-    ----------
-    source : SparkSource
-        Where the rows are.
-    score, label : str
-        Column of the scores and of the labels (empty = unrated).
-    targets : float or sequence of float
-        Target marginal precisions in (0, 1).
-    weight : str, optional
-        Column of non-negative row weights.
-    distinct_cap, bins : int, optional
-        Above ``distinct_cap`` distinct scores, ``bins`` quantile bins plus exact refinement.
-
-    Returns
-    -------
-    (list of OperatingPoint, ScanStats)
-        Equal (threshold, TP, FP) to the in-memory engine's and to
-        :func:`~engine.backends.duckdb.duckdb_operating_points`; binned: NaN marginal precisions.
-
-    Raises
-    ------
-    InputError
-        A target outside (0, 1), unreadable columns, bad labels / scores / weights, no rated row.
-
-    References
-    ----------
-    Robles et al., AAAI-MAKE 2020: the operating point maximises TP − λ·FP on the PN curve.
-    """
-    started = time.perf_counter()
-    targets = np.atleast_1d(check_target(targets))
-    frame = source.frame()
-    with spark_errors(source):
-        rows = _columns(frame, [score], label, weight)
-        facts = checked_rows(rows, source, [score], label, weight, distinct=True, positive_weight=False)
-        rated = rows.where("y IS NOT NULL")
-        distinct, grouped = _distinct_scores(rated, facts["approx_distinct"], distinct_cap)
-        if grouped is not None:
-            s, tp, fp = grouped
-            points = sweep(targets=targets, hull=upper_hull(PNCurve(s, np.cumsum(tp), np.cumsum(fp))))
-        else:
-            points = _binned_points(rated, targets, bins, facts["lows"][0], facts["highs"][0])
-    return points, ScanStats(
-        "spark",
-        facts["rows"],
-        facts["rated"],
-        facts["unrated"],
-        distinct,
-        time.perf_counter() - started,
-        grouped is None,
-    )
-
-
 def _with_level_index(frame, col: str, axis: np.ndarray, name: str):
     """Add ``name`` = number of ``axis[:-1]`` levels <= ``col`` (branchless binary search; ``axis[-1]`` pads)."""
     levels = axis[:-1]
@@ -713,36 +485,10 @@ def _expr(sql: str):
     return _pyspark()[1].expr(sql)
 
 
-def _binned_points(rated, targets: np.ndarray, bins: int, low: float, high: float) -> list[OperatingPoint]:
-    """Quantile bins (approximate edges: any edges are exact), then the candidate bins re-read score by score."""
-    q = ", ".join(sql_double(x) for x in np.linspace(0, 1, bins + 1)[:-1])
-    approx = rated.selectExpr(f"percentile_approx(s0, array({q}), 10000) AS e").collect()[0][0]
-    edges = np.unique(np.r_[low, np.asarray(approx, dtype=np.float64)])
-    edges = np.r_[edges, np.nextafter(high, math.inf)]
-    binned = _with_level_index(rated, "s0", edges, "b").selectExpr(
-        "b - 1 AS b", "s0", "w * y AS tp", "w * (1 - y) AS fp"
-    )
-    counts = collect_columns(binned.groupBy("b").sum("tp", "fp").toDF("b", "tp", "fp"))
-    b = np.asarray(counts["b"], dtype=np.int64)
-    tp_bin = np.bincount(b, weights=np.asarray(counts["tp"], dtype=float), minlength=edges.size - 1)
-    fp_bin = np.bincount(b, weights=np.asarray(counts["fp"], dtype=float), minlength=edges.size - 1)
-    terms = [edge_objective(tp_bin, fp_bin, float(t)) for t in targets]
-    wanted = sorted({int(c) for t in terms for c in t[4]}) or [0]  # never empty: the best edge's bin qualifies
-    inside = binned.where(f"b IN ({', '.join(map(str, wanted))})").groupBy("b", "s0").sum("tp", "fp")
-    cols = collect_columns(inside.toDF("b", "s", "tp", "fp"))
-    per_bin = {}
-    for bin_id in wanted:
-        mask = np.asarray(cols["b"]) == bin_id
-        s = np.asarray(cols["s"], dtype=np.float64)[mask]
-        order = np.argsort(-s, kind="stable")
-        per_bin[bin_id] = tuple(np.asarray(cols[k], dtype=np.float64)[mask][order] for k in ("s", "tp", "fp"))
-    return [binned_point(float(t), term, per_bin) for t, term in zip(targets, terms)]
-
-
 def _bin_sql(col: str, params: dict) -> str:
     """Equal-width bin of a score over [low, high] (monotone in the score: every bin is an interval)."""
     return (
-        f"least({FINE_BINS - 1}, CAST(floor(({col} * 0.5D - {sql_double(params['low'] * 0.5)}) * "
+        f"least({int(params['top'])}, CAST(floor(({col} * 0.5D - {sql_double(params['low'] * 0.5)}) * "
         f"{sql_double(params['scale'])}) AS BIGINT))"
     )
 
@@ -751,22 +497,17 @@ def _between(col: str, params: dict) -> str:
     return f"{col} BETWEEN {sql_double(params['low'])} AND {sql_double(params['high'])}"
 
 
-def _fine_bins(rated, col: str, low: float, high: float):
-    """Equal-width bins of the rated scores over [low, high]: (params, sorted (bin, count, min, max)) or None."""
-    scale = FINE_BINS / (high * 0.5 - low * 0.5)  # halves: no overflow for any finite low, high
-    if not math.isfinite(scale):
-        return None
-    params = {"low": low, "high": high, "scale": scale}
+def fine_bins(rated, col: str, params: dict) -> list[tuple[int, int, float, float]]:
+    """Equal-width bins of the values of ``col`` in ``rated`` over [low, high]: (bin, count, min, max)."""
     binned = rated.where(_between(col, params)).selectExpr(f"{_bin_sql(col, params)} AS b", f"{col} AS v")
     out = collect_columns(
         binned.groupBy("b").agg(_expr("count(*)").alias("c"), _expr("min(v)").alias("lo"), _expr("max(v)").alias("hi"))
     )
-    order = np.argsort(out["b"])
-    return params, [(int(out["b"][i]), int(out["c"][i]), float(out["lo"][i]), float(out["hi"][i])) for i in order]
+    return [(int(b), int(c), float(lo), float(hi)) for b, c, lo, hi in zip(out["b"], out["c"], out["lo"], out["hi"])]
 
 
-def _values(rated, col: str, params: dict, bin_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rated scores in [low, high] (only in the given fine bins, if any) and their counts, ascending."""
+def value_counts(rated, col: str, params: dict, bin_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of ``col`` in [low, high] (only in the given fine bins, if any) and their counts, ascending."""
     part = rated.where(_between(col, params))
     if bin_ids is not None:
         part = part.where(f"{_bin_sql(col, params)} IN ({', '.join(str(int(b)) for b in bin_ids)})")
@@ -775,134 +516,220 @@ def _values(rated, col: str, params: dict, bin_ids: list[int] | None) -> tuple[n
     return np.asarray(out["v"], dtype=np.float64)[order], np.asarray(out["c"], dtype=np.int64)[order]
 
 
-def _levels(rated, j: int, n: int, low: float, high: float, bins: int, spacing: str) -> np.ndarray:
-    """The score levels of classifier j's axis, as :func:`engine.pn._grid.make_axes` defines them."""
-    if spacing == "uniform":
-        return np.linspace(low, high, bins - 1)
-    ranks = inverted_cdf_ranks(n, bins - 1)
-    found = order_statistics(rated, f"s{j}", ranks, low=low, high=high)
-    return np.array([found[int(r)] for r in ranks])
+def _decimal(value: int) -> str:
+    return f"CAST('{int(value)}' AS DECIMAL(20,0))"
 
 
-def order_statistics(rows, col: str, ranks: np.ndarray, *, low: float, high: float) -> dict[int, float]:
-    """Exact order statistics (0-based ``ranks`` among the values of ``col`` in ``rows``) by counting in Spark.
+def _mulmod(lo: str, hi: str, m: int) -> str:
+    """``(hi * 2**32 + lo) * m mod 2**64`` as an unsigned DECIMAL, from non-negative BIGINT halves (lo <= 2**32)."""
+    m_lo, m_hi = m & _LOW32, m >> 32
+    lo_d, hi_d = f"CAST({lo} AS DECIMAL(20,0))", f"CAST({hi} AS DECIMAL(20,0))"
+    cross = f"pmod({hi_d} * {_decimal(m_lo)} + {lo_d} * {_decimal(m_hi)}, {_decimal(1 << 32)})"
+    return f"pmod({lo_d} * {_decimal(m_lo)} + {cross} * {_decimal(1 << 32)}, {_decimal(1 << 64)})"
+
+
+def _bits(unsigned: str) -> str:
+    """An unsigned DECIMAL below 2**64 as the BIGINT with the same 64 bits."""
+    return f"CAST(IF({unsigned} >= {_decimal(1 << 63)}, {unsigned} - {_decimal(1 << 64)}, {unsigned}) AS BIGINT)"
+
+
+def _times(col: str, m: int) -> list[tuple[str, str]]:
+    """Steps setting ``_z`` to the BIGINT bits of ``col * m mod 2**64`` (col: bits of an unsigned value)."""
+    return [("_u", _mulmod(f"({col} & {_LOW32})", f"shiftrightunsigned({col}, 32)", m)), ("_z", _bits("_u"))]
+
+
+def poisson_steps(id_column: str, key_column: str) -> list[tuple[str, str]]:
+    """Spark SQL columns computing the hashed Poisson(1) count of (row id, replicate key), one step each.
 
     Parameters
     ----------
-    rows : pyspark.sql.DataFrame
-        The rows whose values are ranked (column ``col``, no missing values).
-    col : str
-        The column.
-    ranks : numpy.ndarray
-        Ranks wanted.
-    low, high : float
-        The smallest and largest value.
+    id_column : str
+        Column of the row ids (non-negative BIGINT).
+    key_column : str
+        Column of the replicate's key (unsigned, ``DECIMAL(20,0)``):
+        :func:`engine.pn._replicates.replicate_key`.
 
     Returns
     -------
-    dict
-        Rank -> value, equal to ``numpy.sort(values)[rank]``.
+    list of (str, str)
+        ``(name, expression)`` pairs to add in order; ``_h`` holds the hash's 64 bits (as BIGINT)
+        and ``_p`` the count.
 
     References
     ----------
-    Hyndman & Fan (1996), definition 1; selection by counting (radix-style refinement).
+    Steele, Lea & Flood (2014), splitmix64; Hanley & MacGibbon (2006), the Poisson bootstrap.
     """
-    return select_order_statistics(
-        lambda lo, hi: _fine_bins(rows, col, lo, hi),
-        lambda params, ids: _values(rows, col, params, ids),
-        ranks,
-        low=low,
-        high=high,
-        fetch_rows=FETCH_ROWS,
-        max_depth=MAX_DEPTH,
-    )
+    # (id + 1): the low half may carry to 2**32, which the multiplication allows
+    start = _mulmod(f"(({id_column} & {_LOW32}) + 1)", f"shiftrightunsigned({id_column}, 32)", GOLDEN)
+    flip = "shiftleft(CAST(1 AS BIGINT), 63)"
+    count = " + ".join(f"CAST((_h ^ {flip}) >= {t - (1 << 63)} AS INT)" for t in POISSON1_THRESHOLDS)
+    return [
+        ("_u", f"pmod({start} + {key_column}, {_decimal(1 << 64)})"),
+        ("_z", _bits("_u")),
+        ("_z", "_z ^ shiftrightunsigned(_z, 30)"),
+        *_times("_z", MIX1),
+        ("_z", "_z ^ shiftrightunsigned(_z, 27)"),
+        *_times("_z", MIX2),
+        ("_h", "_z ^ shiftrightunsigned(_z, 31)"),
+        ("_p", count),
+    ]
 
 
-def _cell_counts(rated, axes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, int]:
-    """ONE groupBy over the k level indices: (histogram of w*y, histogram of w*(1-y), non-empty cells)."""
-    frame = rated
-    for j, axis in enumerate(axes):
-        frame = _with_level_index(frame, f"s{j}", axis, f"e{j}")
-    names = [f"e{j}" for j in range(len(axes))]
-    out = collect_columns(
-        frame.selectExpr(*names, "w * y AS tp", "w * (1 - y) AS fp")
-        .groupBy(*names)
-        .sum("tp", "fp")
-        .toDF(*names, "tp", "fp")
-    )
-    shape = tuple(a.size + 1 for a in axes)
-    index = tuple(np.asarray(out[n], dtype=np.int64) for n in names)
-    hist_tp, hist_fp = np.zeros(shape), np.zeros(shape)
-    hist_tp[index] = np.asarray(out["tp"], dtype=np.float64)
-    hist_fp[index] = np.asarray(out["fp"], dtype=np.float64)
-    return hist_tp, hist_fp, int(index[0].size)
+def with_poisson_counts(frame, id_column: str, key_column: str):
+    """``frame`` with the columns ``_h`` (hash bits) and ``_p`` (Poisson(1) count) added.
+
+    Parameters
+    ----------
+    frame : pyspark.sql.DataFrame
+        Holding the id and key columns.
+    id_column, key_column : str
+        As for :func:`poisson_steps`.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The rows with ``_h`` and ``_p``.
+    """
+    from pyspark.sql import functions
+
+    for name, sql in poisson_steps(id_column, key_column):
+        frame = frame.withColumn(name, functions.expr(sql))
+    return frame.drop("_z", "_u")
 
 
-def spark_threshold_grid(
-    source: SparkSource,
-    *,
-    scores: Sequence[str],
-    label: str,
-    weight: str | None = None,
-    bins: int | Sequence[int] = 100,
-    rule: str = "or",
-    spacing: str = "quantile",
-) -> tuple[ThresholdGrid, ScanStats]:
-    """TP and FP on the joint threshold grid of k classifiers, counted by Spark.
+class SparkCounter:
+    """The counting primitives of :class:`~engine.backends._protocol.Counter` in Spark SQL (DataFrame columns).
+
+    Every primitive of the protocol is provided. Spark has no unsigned 64-bit integers: the hashed
+    Poisson counts are computed on BIGINT bit patterns (:func:`poisson_steps`); quantile edges are
+    ``percentile_approx`` (any edges are exact, only the refinement reads more); the exact number of
+    distinct scores is read from the grouped scores when a HyperLogLog estimate puts it clearly under
+    the cap. There is no period count (monitoring) on Spark.
 
     Parameters
     ----------
     source : SparkSource
-        A DataFrame, a catalog table, or Parquet / CSV paths and globs.
-    scores : sequence of str
-        Score columns, one per classifier (k >= 1).
-    label, weight : str
-        Label column (empty = unrated: counted, reported, left out) and optional weight column.
-    bins : int or sequence of int
-        Thresholds per axis, as for :func:`engine.pn._grid.make_axes`.
-    rule : {"or", "and"}
-    spacing : {"quantile", "uniform"}
-
-    Returns
-    -------
-    (ThresholdGrid, ScanStats)
-        The grid :func:`engine.pn.threshold_grid` gives on the rated rows (axes bit for bit;
-        counts equal whenever the weighted sums are exact in float64); ``distinct_scores`` of the
-        statistics holds the number of non-empty histogram cells.
-
-    Raises
-    ------
-    InputError
-        Unreadable columns, bad labels / scores / weights, no rated rows, or a grid over
-        :data:`engine.pn._grid.MAX_GRID_CELLS` cells.
-
-    References
-    ----------
-    Robles et al., AAAI-MAKE 2020, "For an ensemble of classifiers", eq. (1).
+        Where the rows are.
+    scores, label, weight, id_column, ids
+        As for :class:`~engine.backends._duckdb.DuckCounter`.
     """
-    started = time.perf_counter()
-    scores, bins_list, rule = check_grid_arguments(scores, bins, rule, spacing)
-    frame = source.frame()
-    with spark_errors(source):
-        rows = _columns(frame, scores, label, weight)
-        facts = checked_rows(rows, source, scores, label, weight)
-        rated = rows.where("y IS NOT NULL")
-        lows, highs = facts["lows"], facts["highs"]
-        axes = tuple(
-            axis_from_levels(
-                _levels(rated, j, facts["rated"], lows[j], highs[j], bins_list[j], spacing), lows[j], highs[j]
-            )
-            for j in range(len(scores))
+
+    backend = "spark"
+
+    def __init__(self, source: SparkSource, scores, label: str, weight: str | None, *, id_column=None, ids=False):
+        self.source, self.scores, self.label, self.weight = source, list(scores), label, weight
+        self.where = source.name
+        self._extra: list[str] = []
+        if ids:
+            if id_column is not None:
+                ident = f"try_cast({_quote(id_column)} AS BIGINT)"
+                exact = f"try_cast({_quote(id_column)} AS DOUBLE) = CAST({ident} AS DOUBLE)"
+            elif source.is_single_parquet():
+                ident, exact = "_metadata.row_index", "TRUE"
+            else:
+                raise no_row_id(self.where)
+            self._extra = [f"{ident} AS id", f"{exact} AS id_exact"]
+        self._approx = None
+        self._errors = spark_errors(source)
+
+    def __enter__(self) -> SparkCounter:
+        frame = self.source.frame()
+        self._errors.__enter__()
+        try:
+            self.rows = _columns(frame, self.scores, self.label, self.weight, self._extra)
+            self.rated = self.rows.where("y IS NOT NULL")
+        except BaseException as exc:
+            self._errors.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._errors.__exit__(*exc)
+
+    def check_counts(self, distinct: bool) -> list:
+        values = list(self.rows.selectExpr(*_check_exprs(self.rows, len(self.scores), distinct)).collect()[0])
+        self._approx = values[-1] if distinct else None
+        return values
+
+    def boolean_columns(self, values: list) -> set[str]:
+        from pyspark.sql.types import BooleanType
+
+        raw = {name: (f"r{j}", values[3 + 5 * j]) for j, name in enumerate(self.scores)}
+        if self.weight is not None:
+            raw[self.weight] = ("rw", values[3 + 5 * len(self.scores)])
+        listed = ", ".join(f"'{v}'" for v in BOOLEAN_TEXT)
+        return {
+            n
+            for n, (r, not_number) in raw.items()
+            if isinstance(self.rows.schema[r].dataType, BooleanType)
+            or (not_number and not self.rows.where(f"{r} IS NULL OR {r} NOT IN ({listed})").limit(1).count())
+        }
+
+    def locate(self, kind: str, column: str, n: int) -> str:
+        return _Locator(self.rows, self.scores, self.label, self.weight)(kind, column, n)
+
+    def _grouped(self):
+        out = collect_columns(
+            self.rated.selectExpr("s0 AS s", "w * y AS tp", "w * (1 - y) AS fp")
+            .groupBy("s")
+            .sum("tp", "fp")
+            .toDF("s", "tp", "fp")
         )
-        check_grid_size([a.size for a in axes])
-        hist_tp, hist_fp, cells = _cell_counts(rated, axes)
-    seconds = time.perf_counter() - started
-    grid = ThresholdGrid(
-        axes=axes,
-        tp=cumulative_counts(hist_tp, rule, hist_tp.sum()),
-        fp=cumulative_counts(hist_fp, rule, hist_fp.sum()),
-        rule=rule,
-        score_names=tuple(scores),
-        seconds=seconds,
-    )
-    return grid, ScanStats("spark", facts["rows"], facts["rated"], facts["unrated"], cells, seconds)
+        s = np.asarray(out["s"], dtype=np.float64)
+        order = np.argsort(-s, kind="stable")
+        return s[order], np.asarray(out["tp"], dtype=np.float64)[order], np.asarray(out["fp"], dtype=np.float64)[order]
+
+    def score_counts(self, cap: int | None = None):
+        # clearly under the cap (the HyperLogLog estimate at most 0.8 cap) the scores are grouped and read at once;
+        # otherwise one count of the distinct scores decides first
+        if cap is None or (self._approx is not None and self._approx <= 0.8 * cap):
+            grouped = self._grouped()
+            return grouped[0].size, (grouped if cap is None or grouped[0].size <= cap else None)
+        distinct = self.rated.select("s0").distinct().count()
+        return distinct, (self._grouped() if distinct <= cap else None)
+
+    def score_quantiles(self, qs: np.ndarray) -> np.ndarray:
+        q = ", ".join(sql_double(x) for x in qs)
+        approx = self.rated.selectExpr(f"percentile_approx(s0, array({q}), 10000) AS e").collect()[0][0]
+        return np.asarray(approx, dtype=np.float64)
+
+    def bin_counts(self, edges: np.ndarray, wanted: list[int] | None) -> dict[str, np.ndarray]:
+        binned = _with_level_index(self.rated, "s0", edges, "b").selectExpr(
+            "b - 1 AS b", "s0", "w * y AS tp", "w * (1 - y) AS fp"
+        )
+        if wanted is None:
+            return collect_columns(binned.groupBy("b").sum("tp", "fp").toDF("b", "tp", "fp"))
+        inside = binned.where(f"b IN ({', '.join(map(str, wanted))})").groupBy("b", "s0").sum("tp", "fp")
+        return collect_columns(inside.toDF("b", "s", "tp", "fp"))
+
+    def fine_bins(self, col: str, params: dict) -> list[tuple[int, int, float, float]]:
+        return fine_bins(self.rated, col, params)
+
+    def value_counts(self, col: str, params: dict, bin_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+        return value_counts(self.rated, col, params, bin_ids)
+
+    def cell_counts(self, axes: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+        frame = self.rated
+        for j, axis in enumerate(axes):
+            frame = _with_level_index(frame, f"s{j}", axis, f"e{j}")
+        names = [f"e{j}" for j in range(len(axes))]
+        return collect_columns(
+            frame.selectExpr(*names, "w * y AS tp", "w * (1 - y) AS fp")
+            .groupBy(*names)
+            .sum("tp", "fp")
+            .toDF(*names, "tp", "fp")
+        )
+
+    def bad_ids(self) -> int:
+        sql = "count_if(y IS NOT NULL AND (id IS NULL OR id < 0 OR NOT id_exact))"
+        return int(self.rows.selectExpr(sql).collect()[0][0])
+
+    def replicate_counts(self, replicates: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+        reps = ", ".join(
+            f"named_struct('r', {int(r)}, 'key', {_decimal(replicate_key(int(r), seed))})" for r in replicates
+        )
+        crossed = self.rated.selectExpr("s0", "w", "y", "id", f"inline(array({reps}))")
+        counted = with_poisson_counts(crossed, "id", "key").selectExpr(
+            "r", "s0", "w * y * _p AS tp", "w * (1 - y) * _p AS fp"
+        )
+        return collect_columns(counted.groupBy("r", "s0").sum("tp", "fp").toDF("r", "s", "tp", "fp"))

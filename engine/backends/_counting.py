@@ -1,6 +1,6 @@
 """What every counting backend shares beyond its query language: exact refinement of quantile bins, selection by rank.
 
-The backends (:mod:`~engine.backends.duckdb`, :mod:`~engine.backends.spark`) only differ in how
+The backends (:mod:`~engine.backends._duckdb`, :mod:`~engine.backends._spark`) only differ in how
 they count; the arithmetic on the counts they return lives here, once:
 
 * :func:`edge_objective` and :func:`binned_point`: above the distinct-score cap the scores are cut
@@ -12,7 +12,7 @@ they count; the arithmetic on the counts they return lives here, once:
 * :func:`check_grid_arguments`: the rule, spacing and bins every backend's joint-threshold grid takes.
 * :func:`replicate_points`: bootstrap operating points from per-replicate counts, however counted.
 * :func:`select_order_statistics`: exact order statistics (the ranks
-  :func:`engine.pn._grid.inverted_cdf_ranks` reads) by counting in equal-width bins and refining
+  :func:`engine.pn.counting.inverted_cdf_ranks` reads) by counting in equal-width bins and refining
   only the bins that hold a wanted rank, given two backend callbacks.
 """
 
@@ -24,10 +24,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InputError, counted_rows, row_problem
-from ..pn._bootstrap import BootstrapPoint, points_at, replicate_hull
-from ..pn._curve import check_target, tie_tolerance
-from ..pn._grid import RULES
-from ..pn._operating_point import OperatingPoint
+from ..pn import OperatingPoint
+from ..pn.counting import RULES, BootstrapPoint, check_target, points_at, replicate_hull, tie_tolerance
 
 __all__ = [
     "check_counted_rows",

@@ -71,7 +71,7 @@ def readable_roots() -> tuple[str, ...] | None:
         :func:`data_roots` and the shipped samples' folder (public data, always readable); None (any file the
         server's user can read) when :data:`ROOTS_VARIABLE` is unset.
     """
-    from ..io.samples import SAMPLE_DIR
+    from ..io._samples import SAMPLE_DIR
 
     roots = data_roots()
     return None if roots is None else (*roots, str(SAMPLE_DIR))
