@@ -55,7 +55,9 @@ def test_an_ended_session_gives_its_memory_back(short_lived_server, browser, tmp
     session(browser, short_lived_server, rated_csv(tmp_path / "big.csv", 800_000))
     peak = rss_mb(pid)
     assert peak - baseline > 30, "the session should have used memory to release"
-    deadline = time.time() + TTL + 15 * PERIOD
+    # within a minute (the documentation promises two): on a quiet machine it is back at the baseline in seconds, but
+    # under CI's parallel load the reaping and the cancelled bootstrap's last block took longer than 17 s once
+    deadline = time.time() + TTL + 60 * PERIOD
     while time.time() < deadline and rss_mb(pid) > baseline + 0.5 * (peak - baseline):
         time.sleep(PERIOD)
     after = rss_mb(pid)
