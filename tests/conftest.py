@@ -34,12 +34,21 @@ legacy_page_folders_off()  # AppTest runs pages as the server does
 # `slow` is marked on the tests themselves. The fast loop (CONTRIBUTING.md):
 #   python -m pytest -m "not slow and not spark and not browser and not packaging and not docs"
 # Under pytest-xdist (`-n 2 --dist loadgroup`) the Spark tests share one worker (one JVM) and so do the browser
-# tests (one server, one Chromium).
+# tests (one server, one Chromium); so do the tests of each file in _ONE_WORKER, whose module fixture builds something
+# slow once (each worker that ran a test of the file built it again). xdist hands out the units with the most tests
+# first (--loadscope-reorder, its default), so these long groups start at once and the single tests fill in beside
+# them.
 _TIER_BY_FILE = {"test_packaging.py": "packaging", "test_docs.py": "docs"}
+#: files whose module fixture is built once, on one worker: the wheel in a fresh venv, the site, an empty Numba cache
+_ONE_WORKER = {"tests/test_packaging.py", "tests/test_docs.py", "tests/engine/test_warmup.py"}
+
+
+def _relative(item) -> str:
+    return Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
 
 
 def _tiers(item) -> list[str]:
-    rel = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
+    rel = _relative(item)
     tiers = []
     if rel.startswith("tests/e2e/"):
         tiers.append("browser")
@@ -50,11 +59,22 @@ def _tiers(item) -> list[str]:
     return tiers
 
 
+def _group(item) -> str | None:
+    """The xdist group of ``item``: its worker-sharing tier, its file's, or None (any worker)."""
+    tiers = _tiers(item)
+    for tier in ("browser", "spark"):
+        if tier in tiers:
+            return tier
+    rel = _relative(item)
+    return rel if rel in _ONE_WORKER else None
+
+
 def pytest_collection_modifyitems(config, items):
     import pytest
 
     for item in items:
         for tier in _tiers(item):
             item.add_marker(getattr(pytest.mark, tier))
-            if tier in ("spark", "browser"):
-                item.add_marker(pytest.mark.xdist_group(tier))
+        group = _group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -146,6 +146,7 @@ def test_the_caption_says_kappa_as_the_slider_does_and_which_value_is_requested_
         assert f"κ = {shown} requested" in model.sentence()  # the record says it the same way
 
 
+@pytest.mark.slow  # the paper's two sweeps, computed once (7 s)
 def test_the_papers_sweeps_are_computed_once_per_server_and_any_session_clicks_them_again(app):
     # a shared result's progress bar belongs to the session that computed it: a second click (the same session's
     # or another's) used to fail replaying it from st.cache_resource (CacheReplayClosureError)

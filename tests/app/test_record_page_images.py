@@ -24,7 +24,8 @@ from tests.app import printed_pages as pp
 from tests.app.record_of_every_page import MAMMOGRAPHY, OWN, record_of_every_page
 
 pytest.importorskip("pypdfium2")
-pytestmark = pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Chromium missing")
+# slow: the module prints two records through Chromium and reads every page image back (20-30 s)
+pytestmark = [pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Chromium missing"), pytest.mark.slow]
 
 #: the issue's numbers for a record of 12 items
 MAX_PAGES = 16

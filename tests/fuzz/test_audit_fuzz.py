@@ -1,8 +1,9 @@
 """Every hostile audit input is refused with one line naming what and where, or gives the right answer.
 
-The command-line cases (tests/fuzz/audit_corpus.py) run as the user runs them, in subprocesses (three at a
-time): a refusal exits 2 with exactly one line on stderr, no traceback and nothing on stdout; an accepted case
-exits 0 and its output is checked against an oracle (the engine's own plan of the clean file, the known labels).
+The command-line cases (tests/fuzz/audit_corpus.py) run as the user runs them, each in a process of its own
+(tests/cli_processes.py: forked with the imports done; three at a time): a refusal exits 2 with exactly one line on
+stderr, no traceback and nothing on stdout; an accepted case exits 0 and its output is checked against an oracle (the
+engine's own plan of the clean file, the known labels).
 The engine's API cases call the functions with arguments of the wrong type or range: an InputError naming the
 argument, never a TypeError from inside numpy.
 """
@@ -13,7 +14,6 @@ import math
 import os
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -41,6 +41,7 @@ from engine.backends._duckdb import DuckSource
 from engine.backends._duckdb_audit import DuckPopulation
 from engine.errors import InputError
 from engine.io import load_rated, sample_path
+from tests.cli_processes import run_cli
 from tests.fuzz.audit_corpus import OUTSIDE, build, one_line, population
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,14 +58,7 @@ def _run(folder, case) -> tuple[str, str | None]:
     if case.roots:
         env["OPSTUDIO_DATA_ROOTS"] = str(folder.parent / "lake")
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "engine.cli", *case.argv],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=folder,
-            env=env,
-        )
+        done = run_cli(case.argv, cwd=folder, env=env, timeout=120)
     except subprocess.TimeoutExpired:
         return case.name, "took more than 120 s"
     if case.refused is not None:
@@ -100,7 +94,6 @@ def test_the_corpus_covers_every_audit_defect_of_the_issue(built):
 CHUNK, CHUNKS = 10, 12
 
 
-@pytest.mark.slow  # 10 processes each (about 1.5 s of CPU apiece: the imports)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_every_command_line_case_is_refused_in_one_line_or_answers_right(built, chunk):
     folder, cases = built

@@ -1,7 +1,7 @@
 """Issue 33's hostile corpus: every command line ends in one line and exit 2, or in an answer an oracle checks.
 
-The command lines (tests/fuzz/monitor_corpus.py) run as a user runs them, in a subprocess, so
-nothing reaches stderr unseen (NumPy's warnings, a JVM's notices); the engine's functions are called
+The command lines (tests/fuzz/monitor_corpus.py) run as a user runs them, each in a process of its own
+(tests/cli_processes.py: forked with the imports done), so nothing reaches stderr unseen (NumPy's warnings, a JVM's notices); the engine's functions are called
 with arguments of the wrong type; imported records, the untrusted-JSON scan, the Monitoring
 figure and the pages' crafted links are tried here too. Every case of the issue's list is one
 entry (grep its words).
@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from engine.pn import Economics, target_from_money
 from engine.pn.display import money_statement
 from engine.record import RECORD_FORMAT, read_record_json
 from engine.untrusted import json_depth, parse_json
+from tests.cli_processes import run_cli as opstudio_process
 from tests.fuzz.monitor_corpus import CLI_CASES, Case, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,14 +61,7 @@ def run_cli(argv, folder: Path, roots: bool = False) -> subprocess.CompletedProc
     if roots:
         env["OPSTUDIO_DATA_ROOTS"] = str(folder / "allowed")
     args = [a.replace("{d}", str(folder)) for a in argv]
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=HANG_SECONDS,
-        cwd=ROOT,
-        env=env,
-    )
+    return opstudio_process(args, cwd=ROOT, env=env, timeout=HANG_SECONDS)
 
 
 def test_the_corpus_is_large_and_covers_the_issue():
@@ -76,7 +69,6 @@ def test_the_corpus_is_large_and_covers_the_issue():
     assert len({c.name for c in CLI_CASES}) == len(CLI_CASES)
 
 
-@pytest.mark.slow  # one process each (about 2 s of CPU apiece: the imports)
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c.name for c in CLI_CASES])
 def test_every_command_line_ends_in_one_line_or_a_checked_answer(case: Case, folder: Path):
     result = run_cli(case.argv, folder, case.roots)
@@ -90,7 +82,6 @@ def test_every_command_line_ends_in_one_line_or_a_checked_answer(case: Case, fol
         case.check(result.stdout, folder)
 
 
-@pytest.mark.slow  # four processes
 def test_a_path_outside_the_folders_is_refused_alike_whether_it_exists_or_not(folder: Path):
     said = []
     for name in ("rated.csv", "nothing.csv"):
@@ -101,7 +92,6 @@ def test_a_path_outside_the_folders_is_refused_alike_whether_it_exists_or_not(fo
     assert len(set(said)) == 1 and "outside the folders" in said[0]
 
 
-@pytest.mark.slow  # seven processes
 def test_dates_with_offsets_and_year_2300_give_the_same_record_on_memory_and_duckdb(folder: Path):
     for name in ("offsets.csv", "y2300.csv", "edge2262.csv"):
         records = [

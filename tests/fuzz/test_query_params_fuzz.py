@@ -187,6 +187,7 @@ def latin_square(params: list[str], values: list, held: dict) -> list[dict]:
 READERS = [p.url_path for p in PAGES if p.input_kinds]
 
 
+@pytest.mark.slow  # a page run per hostile query: 5-20 s a page
 @pytest.mark.parametrize("url_path", [p.url_path for p in PAGES])
 def test_every_bound_parameter_of_the_page_takes_every_hostile_value(url_path):
     params, states = discover(url_path)

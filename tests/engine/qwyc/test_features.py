@@ -120,6 +120,7 @@ def tables(draw):
     return frame.assign(extra=["x"] * n)
 
 
+@pytest.mark.slow  # 300 drawn tables, every corpus model (7 s)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(frame=tables())
 def test_a_table_of_any_column_kinds_gives_the_earlier_matrix_or_message(corpus_models, frame):
@@ -130,6 +131,7 @@ def test_a_table_of_any_column_kinds_gives_the_earlier_matrix_or_message(corpus_
 ROW_CELLS = st.one_of(NUMBERS, st.integers(-(2**40), 2**40), TEXT_CELLS, st.none(), st.booleans())
 
 
+@pytest.mark.slow  # 300 drawn rows, every corpus model (7 s)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cells=st.lists(ROW_CELLS, min_size=4, max_size=4))
 def test_one_row_as_a_mapping_series_or_array_gives_what_a_one_row_table_gives(corpus_models, cells):
