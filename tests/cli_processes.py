@@ -15,6 +15,7 @@ What this does not cover, and the other CLI tests do with real ``python -m engin
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import queue
@@ -75,8 +76,9 @@ def _server() -> subprocess.Popen:
         return _IDLE.get_nowait()
     except queue.Empty:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        # unbuffered: a line read is never more than that line, so select() sees the next one
         server = subprocess.Popen(
-            [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+            [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env
         )
         _ALL.append(server)
         return server
@@ -91,7 +93,7 @@ def _stop_servers() -> None:
 def _line(server: subprocess.Popen, timeout: float) -> str | None:
     """The server's next line, or None after ``timeout`` seconds."""
     ready, _, _ = select.select([server.stdout], [], [], timeout)
-    return server.stdout.readline() if ready else None
+    return server.stdout.readline().decode() if ready else None
 
 
 def run_cli(
@@ -122,14 +124,14 @@ def run_cli(
         out.touch()
         err.touch()
         request = [argv, str(cwd), dict(os.environ if env is None else env), str(out), str(err)]
-        server.stdin.write(json.dumps(request) + "\n")
-        server.stdin.flush()
+        server.stdin.write((json.dumps(request) + "\n").encode())
         pid = _line(server, 60)
         if not pid:
             raise RuntimeError(f"the fork server stopped (exit status {server.poll()}); its stderr is the test's")
         status = _line(server, timeout)
         if status is None:
-            os.kill(int(pid), signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it ended just now
+                os.kill(int(pid), signal.SIGKILL)
             _line(server, 60)
             _IDLE.put(server)
             raise subprocess.TimeoutExpired(["opstudio", *argv], timeout)
