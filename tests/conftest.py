@@ -60,10 +60,13 @@ def _tiers(item) -> list[str]:
 
 
 def _group(item) -> str | None:
-    """The xdist group of ``item``: its worker-sharing tier, its file's, or None (any worker)."""
-    tiers = _tiers(item)
+    """The xdist group of ``item``: its worker-sharing tier, its file's, or None (any worker).
+
+    By marker, after the path rules added theirs: a Spark case of a test parametrised over the backends carries the
+    ``spark`` mark of its parameter (tests/engine/backends/conftest.py) and must share the one JVM too.
+    """
     for tier in ("browser", "spark"):
-        if tier in tiers:
+        if item.get_closest_marker(tier) is not None:
             return tier
     rel = _relative(item)
     return rel if rel in _ONE_WORKER else None
