@@ -13,6 +13,7 @@ import tempfile  # noqa: E402
 # start never touch the developer's own workspace (a test that needs its own sets the variable itself)
 os.environ.setdefault("OPSTUDIO_HOME", tempfile.mkdtemp(prefix="opstudio-tests-"))
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 # CI replays the same examples on every run (a failure there is reproducible, never a coin flip);
@@ -72,9 +73,8 @@ def _group(item) -> str | None:
     return rel if rel in _ONE_WORKER else None
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups into the test ids (it runs first otherwise)
 def pytest_collection_modifyitems(config, items):
-    import pytest
-
     for item in items:
         for tier in _tiers(item):
             item.add_marker(getattr(pytest.mark, tier))
