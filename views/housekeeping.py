@@ -234,17 +234,28 @@ def _referrers(target, objects, depth: int = 7) -> str:
     return "\n".join(lines)
 
 
+def janitor_pass() -> bool:
+    """One pass of the janitor: reap the expired sessions, release what no live session reads, and give freed memory
+    back when sessions were reaped or background work ended since the last pass; whether memory was released."""
+    from views.state import WORK_ENDED, release_unread
+
+    reaped = reap_expired_sessions() != 0
+    if reaped:
+        release_unread()
+    if not (reaped or WORK_ENDED.is_set()):  # background work that ended after the last reaping freed memory too
+        return False
+    WORK_ENDED.clear()
+    release_memory()
+    if reaped and os.environ.get("OPSTUDIO_MEMORY_REPORT"):
+        _LOG.warning(memory_report())
+    return True
+
+
 def _janitor(period: float) -> None:
     while True:
         time.sleep(period)
         try:
-            if reap_expired_sessions() != 0:
-                from views.state import release_unread
-
-                release_unread()
-                release_memory()
-                if os.environ.get("OPSTUDIO_MEMORY_REPORT"):
-                    _LOG.warning(memory_report())
+            janitor_pass()
         except Exception:  # housekeeping must never take the server down
             _LOG.exception("session housekeeping failed")
 

@@ -305,6 +305,11 @@ _SERVER_JOBS: dict = {}
 _SERVER_SCANS: dict = {}
 _SHARED_LOCK = threading.Lock()
 _POLL_SECONDS = 0.5
+#: set when background work has ended (finished, failed, or cancelled because its session ended): its temporaries
+#: are garbage now, and a cancelled job's traceback holds them in a reference cycle (frames -> job.update -> job ->
+#: future -> exception) until the collector runs. The janitor (views.housekeeping) then collects and trims: without
+#: that, work that outlived its session's reaping kept its memory until the next reaping, if any.
+WORK_ENDED = threading.Event()
 #: work (in the caller's units, e.g. rated rows x bootstrap replicates) done before the page shows;
 #: more runs in the background
 FOREGROUND_WORK = 20_000_000
@@ -393,14 +398,21 @@ def background(
     with _SHARED_LOCK:
         job = jobs.get(key)
         if job is None:
-            job = _Job(None, md(label))
-            job.future = _POOL.submit(_below_the_script, compute, job.update)
+            job = _start(compute, md(label))
             jobs[key] = job
     if job.future.done():
         return _finished(key, jobs, job)
     with place.container():
         _progress_fragment(job)
     return None
+
+
+def _start(compute: Callable[[Callable[[int, int], None]], Any], label: str) -> _Job:
+    """``compute(job.update)`` submitted to the background pool; :data:`WORK_ENDED` is set when it ends."""
+    job = _Job(None, label)
+    job.future = _POOL.submit(_below_the_script, compute, job.update)
+    job.future.add_done_callback(lambda _: WORK_ENDED.set())
+    return job
 
 
 def _jobs_of(key: tuple) -> dict:

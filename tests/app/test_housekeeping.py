@@ -167,3 +167,42 @@ def test_blas_runs_on_one_thread_in_the_server_unless_the_environment_says(prese
     out = subprocess.run([sys.executable, "-c", BLAS], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith(expected), out.stdout  # a preset count is left alone (OpenBLAS caps it at the cores)
+
+
+def test_background_work_that_outlives_its_session_gives_its_memory_back_at_the_next_pass(monkeypatch):
+    """A job cancelled after its session was reaped holds its arrays in a reference cycle (its traceback's frames ->
+    job.update -> job -> future -> exception); the janitor's next pass collects them, although it reaped nothing."""
+    import gc
+    import threading
+    import weakref
+
+    import numpy as np
+
+    from views import housekeeping, state
+
+    monkeypatch.setattr(housekeeping, "reap_expired_sessions", lambda: 0)
+    trims = []
+    monkeypatch.setattr(housekeeping, "release_memory", lambda: (trims.append(1), gc.collect()))
+    held, started = [], threading.Event()
+
+    def compute(update):
+        work = np.ones(1_000_000)
+        held.append(weakref.ref(work))
+        started.set()
+        while True:
+            update(1, 2)  # raises CancelledError once the job is cancelled
+
+    state.WORK_ENDED.clear()
+    assert not housekeeping.janitor_pass() and not trims  # nothing ended, nothing reaped: no pass work
+    gc.disable()  # only the janitor collects here
+    try:
+        job = state._start(compute, "bootstrap")  # as views.state.background starts it
+        assert started.wait(30)
+        job.cancelled = True  # what housekeeping.drop_session_state does when the session is reaped
+        assert state.WORK_ENDED.wait(30)
+        del job
+        assert housekeeping.janitor_pass() and trims == [1]
+        assert held[0]() is None  # the work's array is gone
+        assert not housekeeping.janitor_pass() and trims == [1]  # once
+    finally:
+        gc.enable()
