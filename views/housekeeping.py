@@ -28,7 +28,11 @@ import time
 from pathlib import Path
 
 __all__ = [
+    "IDLE_RELEASE_SECONDS",
     "PERIOD_SECONDS",
+    "connected_sessions",
+    "janitor_pass",
+    "release_when_idle",
     "drop_session_state",
     "memory_report",
     "reap_expired_sessions",
@@ -38,11 +42,30 @@ __all__ = [
     "tune_allocator",
 ]
 
+_LOG = logging.getLogger(__name__)
+
+
+def _seconds(variable: str, default: float) -> float:
+    """Seconds from the environment variable (a number >= 0, ``inf`` allowed), else ``default`` with a warning."""
+    raw = os.environ.get(variable, "").strip()
+    try:
+        value = float(raw) if raw else default
+        if not value >= 0:  # negative or NaN
+            raise ValueError(raw)
+    except ValueError:
+        _LOG.warning("%s=%r is not a number of seconds >= 0: %s s", variable, raw, default)
+        value = default
+    return value
+
+
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
-PERIOD_SECONDS = float(os.environ.get("OPSTUDIO_HOUSEKEEPING_SECONDS", 30))
+PERIOD_SECONDS = _seconds("OPSTUDIO_HOUSEKEEPING_SECONDS", 30)
 
-_LOG = logging.getLogger(__name__)
+#: seconds without any connected session after which the server's cache of shared results is emptied (environment
+#: variable OPSTUDIO_IDLE_RELEASE_SECONDS; ``inf`` keeps it). An idle server gives its memory back to the machine;
+#: the next visitor recomputes what it opens (seconds: the shipped samples' models, sweeps and curves).
+IDLE_RELEASE_SECONDS = _seconds("OPSTUDIO_IDLE_RELEASE_SECONDS", 60)
 
 
 def _expired_sessions_cache():
@@ -234,15 +257,47 @@ def _referrers(target, objects, depth: int = 7) -> str:
     return "\n".join(lines)
 
 
+def connected_sessions() -> int | None:
+    """How many sessions have a browser connected now, or None when Streamlit's internals are not the expected ones."""
+    found = _expired_sessions_cache()
+    try:
+        return None if found is None else int(found[0]._session_mgr.num_active_sessions())
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+#: ``time.monotonic()`` since when no session has been connected (None while one is)
+_IDLE_SINCE: list[float | None] = [None]
+
+
+def release_when_idle(connected: int | None, now: float, idle_seconds: float = IDLE_RELEASE_SECONDS) -> int:
+    """Empty the server's cache of shared results once no session has been connected for ``idle_seconds``; how many
+    results were dropped (0 while a session is connected, or the count is unknown)."""
+    from views.state import SERVER_CACHE
+
+    if connected is None:  # Streamlit's internals differ: never drop what may be in use
+        return 0
+    if connected:
+        _IDLE_SINCE[0] = None
+        return 0
+    if _IDLE_SINCE[0] is None:
+        _IDLE_SINCE[0] = now
+    if now - _IDLE_SINCE[0] < idle_seconds or not len(SERVER_CACHE):
+        return 0
+    return SERVER_CACHE.discard_where(lambda key: True)
+
+
 def janitor_pass() -> bool:
-    """One pass of the janitor: reap the expired sessions, release what no live session reads, and give freed memory
-    back when sessions were reaped or background work ended since the last pass; whether memory was released."""
+    """One pass of the janitor: reap the expired sessions, release what no live session reads (and everything once
+    the server has been idle for :data:`IDLE_RELEASE_SECONDS`), and give freed memory back when any of that happened
+    or background work ended since the last pass; whether memory was released."""
     from views.state import WORK_ENDED, release_unread
 
     reaped = reap_expired_sessions() != 0
     if reaped:
         release_unread()
-    if not (reaped or WORK_ENDED.is_set()):  # background work that ended after the last reaping freed memory too
+    idle_dropped = release_when_idle(connected_sessions(), time.monotonic())
+    if not (reaped or idle_dropped or WORK_ENDED.is_set()):  # work ending after a reaping freed memory too
         return False
     WORK_ENDED.clear()
     release_memory()
@@ -253,7 +308,7 @@ def janitor_pass() -> bool:
 
 def _janitor(period: float) -> None:
     while True:
-        time.sleep(period)
+        time.sleep(max(period, 0.1))
         try:
             janitor_pass()
         except Exception:  # housekeeping must never take the server down

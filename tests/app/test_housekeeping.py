@@ -43,6 +43,7 @@ CHECK = textwrap.dedent("""
     assert found is not None, "the runtime's session storage cache is no longer reachable"
     runtime, cache = found
     assert cache is storage._cache
+    assert housekeeping.connected_sessions() == 0, "the session manager's count of connected sessions is gone"
 
     class Session:
         id = "s1"
@@ -206,3 +207,26 @@ def test_background_work_that_outlives_its_session_gives_its_memory_back_at_the_
         assert not housekeeping.janitor_pass() and trims == [1]  # once
     finally:
         gc.enable()
+
+
+def test_an_idle_server_empties_its_cache_of_shared_results_once_idle_long_enough(monkeypatch):
+    from engine.memory import ByteBudgetCache
+    from views import housekeeping, state
+
+    cache = ByteBudgetCache(2**20)
+    monkeypatch.setattr(state, "SERVER_CACHE", cache)
+    monkeypatch.setattr(housekeeping, "_IDLE_SINCE", [None])
+    cache.put(("sample", "synthetic"), b"x" * 1000)
+    cache.put(("early exit model", 500, 5), b"y" * 1000)
+    release = housekeeping.release_when_idle
+    assert release(2, now=0.0, idle_seconds=60) == 0  # sessions connected
+    assert release(0, now=10.0, idle_seconds=60) == 0  # idle from now on
+    assert release(0, now=69.0, idle_seconds=60) == 0 and len(cache) == 2
+    assert release(1, now=75.0, idle_seconds=60) == 0  # someone came back: the idle time starts again
+    assert release(0, now=80.0, idle_seconds=60) == 0
+    assert release(None, now=500.0, idle_seconds=60) == 0 and len(cache) == 2  # unknown count: keep everything
+    assert release(0, now=139.0, idle_seconds=60) == 0
+    assert release(0, now=140.0, idle_seconds=60) == 2 and len(cache) == 0
+    assert release(0, now=200.0, idle_seconds=60) == 0  # nothing left to drop
+    cache.put(("sample", "bank"), b"z")
+    assert release(0, now=201.0, idle_seconds=float("inf")) == 0 and len(cache) == 1  # inf keeps the cache
