@@ -441,7 +441,10 @@ def segments_view(curve: Curve) -> None:
         return
     curves = memo(
         ("segments", *key, classifier),
-        lambda: segment_curves(curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups),
+        # the page's hull of the rows in memory is the pooled one, bit for bit: held once (issue 34)
+        lambda: segment_curves(
+            curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups, pooled=curve.hull
+        ),
     )
     c = st.columns([2, 2, 3])
     budget = budget_controls(c, curves.total_flagged)

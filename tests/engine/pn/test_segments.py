@@ -240,3 +240,20 @@ def test_a_segment_whose_documents_are_all_unrated_is_reported_with_the_reason()
         ]
         assert table.set_index("segment").loc["c", "unrated documents"] == 2
         assert "No threshold for '(missing)' (1 unrated), 'c' (2 unrated), 'd' (1 unrated)" in a.note
+
+
+def test_a_pooled_hull_the_caller_holds_is_kept_and_gives_the_same_segments():
+    from engine.pn import pn_curve, upper_hull
+
+    rng = np.random.default_rng(4)
+    s, y = np.round(rng.random(3000), 3), (rng.random(3000) < 0.2).astype(int)
+    g = np.array(list("abc"), dtype=object)[rng.integers(0, 3, 3000)]
+    hull = upper_hull(pn_curve(s, y))
+    built, kept = segment_curves(s, y, g), segment_curves(s, y, g, pooled=hull)
+    assert kept.pooled is hull
+    for field in ("thresholds", "tp", "fp", "edge_mp", "mp_at_threshold"):
+        assert getattr(built.pooled, field).tobytes() == getattr(hull, field).tobytes()
+    for capacity in (100.0, 700.0):
+        a, b = allocate_capacity(built, capacity), allocate_capacity(kept, capacity)
+        assert repr(a) == repr(b)
+    assert repr(allocate_target(built, 0.3)) == repr(allocate_target(kept, 0.3))
