@@ -118,6 +118,7 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
             resample="poisson",
             ids=rated_row_ids(d),
             progress=progress,
+            curve=hull.curve,  # the page's, held once when the same (issue 34)
         ),
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
         work=d.n_rated * u.n_boot,

@@ -217,7 +217,7 @@ def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equ
     return tp_g, fp_g, None
 
 
-def _sorted_curve(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray):
+def _sorted_curve(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray, held: PNCurve | None = None):
     """The curve, the first sorted row of each distinct score and the sorted masses, each computed once.
 
     Parameters
@@ -226,11 +226,13 @@ def _sorted_curve(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray
         Validated scores, labels and weights.
     order : numpy.ndarray of int, shape (n,)
         ``np.argsort(-s, kind="stable")``.
+    held : PNCurve, optional
+        A curve the caller already holds: returned instead of the new one when equal to it bit for bit.
 
     Returns
     -------
     (PNCurve, numpy.ndarray, tuple)
-        :func:`engine.pn._curve.curve_in_order`'s curve, ``group_start`` and ``((w * y)[order],
+        :func:`engine.pn._curve.curve_in_order`'s curve (or ``held``), ``group_start`` and ``((w * y)[order],
         (w * (1.0 - y))[order])`` (the Poisson draws' masses), bit for bit; the sorted scores and the products are
         made once, so a 10^6-row run allocates about half the temporaries it did (issue 34).
     """
@@ -238,6 +240,11 @@ def _sorted_curve(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray
     s_sorted = s[order]
     curve = curve_from_sorted(s_sorted, *masses)
     group_start = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    if held is not None and all(
+        a.dtype == b.dtype == np.float64 and a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+        for a, b in ((held.thresholds, curve.thresholds), (held.tp, curve.tp), (held.fp, curve.fp))
+    ):  # the same bits
+        curve = held
     return curve, group_start, masses
 
 
@@ -275,6 +282,7 @@ def bootstrap(
     resample: str = "multinomial",
     ids=None,
     workers: int = 1,
+    curve: PNCurve | None = None,
 ) -> Bootstrap:
     """Nonparametric bootstrap of the PN hull: operating-point intervals and the marginal-precision band.
 
@@ -326,6 +334,10 @@ def bootstrap(
     workers : int, optional
         Threads drawing Poisson replicates side by side (compiled, without the GIL); the same replicates
         whatever their number.
+    curve : PNCurve, optional
+        The PN curve of these documents when the caller already holds it (the dashboard's page hull): the result
+        keeps that object as its ``curve`` when it equals the bootstrap's own bit for bit (checked), so a server
+        holds one copy (issue 34: 11 MB at 10^6 rows); otherwise its own.
 
     Returns
     -------
@@ -370,7 +382,7 @@ def bootstrap(
         if row_ids.size and (not np.issubdtype(row_ids.dtype, np.integer) or row_ids.min() < 0):
             raise InputError("row ids must be non-negative integers")  # as engine.pn._replicates.row_hash says
     order = np.argsort(-s, kind="stable")
-    curve, group_start, masses = _sorted_curve(s, y, w, order)  # pn_curve's, without sorting twice
+    curve, group_start, masses = _sorted_curve(s, y, w, order, curve)  # pn_curve's, without sorting twice
     if resample == "poisson":  # ids and weights in score order, for the compiled draws
         poisson = (row_ids, seed, row_ids[order], *masses)
     del masses  # the run keeps only what it needs: it may run beside every session's page (issue 34)

@@ -268,3 +268,18 @@ def test_a_poisson_bootstrap_allocates_a_bounded_number_of_row_arrays_whatever_i
     # 13.4 arrays of n floats here (was 18.5 with the products taken before the reordering, copied ids and masses)
     assert peaks[1] <= 15 * 8 * n
     assert peaks[1] - peaks[0] <= held[1] - held[0] + 2**20
+
+
+def test_a_bootstrap_keeps_the_callers_curve_only_when_it_is_its_own_bit_for_bit():
+    rng = np.random.default_rng(6)
+    s, y = np.round(rng.random(2000), 3), (rng.random(2000) < 0.2).astype(int)
+    own = bootstrap(s, y, n_boot=20, resample="poisson")
+    held = pn_curve(s, y)
+    kept = bootstrap(s, y, n_boot=20, resample="poisson", curve=held)
+    assert kept.curve is held
+    for a, b in zip(own.replicates, kept.replicates):
+        assert all(x.tobytes() == z.tobytes() for x, z in zip(a, b))
+    assert own.mp_band.tobytes() == kept.mp_band.tobytes()
+    other = pn_curve(s, 1 - y)  # another curve on the same thresholds is not taken
+    assert bootstrap(s, y, n_boot=2, resample="poisson", curve=other).curve is not other
+    assert bootstrap(s, y, n_boot=2, curve=pn_curve(s[1:], y[1:])).curve.thresholds.size == held.thresholds.size
