@@ -118,6 +118,7 @@ def counted_curve(dataset: SessionInput, classifier: str, u: Uncertainty) -> Cur
             resample="poisson",
             ids=rated_row_ids(d),
             progress=progress,
+            curve=hull.curve,  # the page's, held once when the same (issue 34)
         ),
         label=f"Bootstrapping {classifier}: {u.n_boot} replicates of {d.n_rated:,} documents",
         work=d.n_rated * u.n_boot,
@@ -441,7 +442,10 @@ def segments_view(curve: Curve) -> None:
         return
     curves = memo(
         ("segments", *key, classifier),
-        lambda: segment_curves(curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups),
+        # the page's hull of the rows in memory is the pooled one, bit for bit: held once (issue 34)
+        lambda: segment_curves(
+            curve.scores, d.labels, d.groups, d.weights, unrated_groups=d.unrated_groups, pooled=curve.hull
+        ),
     )
     c = st.columns([2, 2, 3])
     budget = budget_controls(c, curves.total_flagged)

@@ -537,6 +537,37 @@ def replicate_hull_band(thresholds: np.ndarray, d_tp: np.ndarray, d_fp: np.ndarr
     return (edge_mp, tp, fp, th), band
 
 
+def _stacked(wy: np.ndarray, wn: np.ndarray) -> np.ndarray:
+    """``np.vstack([wy, wn])``, without the copy when they are already the two rows of one array.
+
+    Parameters
+    ----------
+    wy, wn : numpy.ndarray of float64, shape (n,)
+        Positive and negative masses in score order (:func:`engine.pn._curve.sorted_masses` gives them as the rows
+        of one C-ordered ``(2, n)`` array).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (2, n)
+        The two rows, C-ordered: their common array when it is exactly that (a 10^6-row bootstrap then holds 16 MB
+        less beside the server's sessions, issue 34), else a new one. The kernel only reads it.
+    """
+    base = wy.base
+    if (
+        isinstance(base, np.ndarray)
+        and base is wn.base
+        and base.shape == (2, wy.size)
+        and base.dtype == np.float64
+        and base.flags.c_contiguous
+        and wy.ctypes.data == base.ctypes.data
+        and wn.ctypes.data == base.ctypes.data + wy.nbytes
+        and wy.flags.c_contiguous
+        and wn.flags.c_contiguous
+    ):
+        return base
+    return np.vstack([wy, wn])
+
+
 def poisson_hulls(
     ids_sorted: np.ndarray,
     wy_sorted: np.ndarray,
@@ -606,6 +637,7 @@ def poisson_hulls(
 
     group_start = np.asarray(group_start, dtype=np.int64)
     band_index = np.ascontiguousarray(band_index, dtype=np.int64)
+    ids = np.ascontiguousarray(ids_sorted)
     wy = np.ascontiguousarray(wy_sorted, dtype=np.float64)
     wn = np.ascontiguousarray(wn_sorted, dtype=np.float64)
     n, m = wy.size, group_start.size
@@ -622,8 +654,8 @@ def poisson_hulls(
     seg_fast = fast[seg_start[:-1]]
     chunk_start = np.unique(np.r_[np.searchsorted(seg_start, by_rows), seg_fast.size]).astype(np.int64)
     args = (
-        np.ascontiguousarray(ids_sorted).astype(np.uint64),
-        np.vstack([wy, wn]),
+        ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64),  # int64: astype's values, uncopied
+        _stacked(wy, wn),
         wn.astype(np.int64) if exact else np.zeros(n, np.int64),
         last,
         group_start,

@@ -240,3 +240,58 @@ def test_a_segment_whose_documents_are_all_unrated_is_reported_with_the_reason()
         ]
         assert table.set_index("segment").loc["c", "unrated documents"] == 2
         assert "No threshold for '(missing)' (1 unrated), 'c' (2 unrated), 'd' (1 unrated)" in a.note
+
+
+def test_a_pooled_hull_the_caller_holds_is_kept_and_gives_the_same_segments():
+    from engine.pn import pn_curve, upper_hull
+
+    rng = np.random.default_rng(4)
+    s, y = np.round(rng.random(3000), 3), (rng.random(3000) < 0.2).astype(int)
+    g = np.array(list("abc"), dtype=object)[rng.integers(0, 3, 3000)]
+    hull = upper_hull(pn_curve(s, y))
+    built, kept = segment_curves(s, y, g), segment_curves(s, y, g, pooled=hull)
+    assert kept.pooled is hull
+    for field in ("thresholds", "tp", "fp", "edge_mp", "mp_at_threshold"):
+        assert getattr(built.pooled, field).tobytes() == getattr(hull, field).tobytes()
+    for capacity in (100.0, 700.0):
+        a, b = allocate_capacity(built, capacity), allocate_capacity(kept, capacity)
+        assert repr(a) == repr(b)
+    assert repr(allocate_target(built, 0.3)) == repr(allocate_target(kept, 0.3))
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["north", "south", "", "(missing)", "Été", "b", "a"]),
+            st.none(),
+            st.just(float("nan")),
+            st.integers(-2, 2),
+            st.floats(allow_nan=False, width=16),
+        ),
+        max_size=40,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_segment_codes_equal_factorizing_the_whole_column_as_text(values):
+    """The oracle: pandas' factorize of the text of the whole column (what segment_curves did before issue 34)."""
+    import pandas as pd
+
+    from engine.pn._segments import _segment_codes
+
+    g = np.empty(len(values), dtype=object)
+    g[:] = values
+    text = pd.Series(g.copy()).astype("string").fillna("(missing)").to_numpy(dtype=object)
+    expected_codes, expected_names = pd.factorize(text, sort=True)
+    codes, names = _segment_codes(g)
+    assert codes.tolist() == expected_codes.tolist() and names.tolist() == list(expected_names)
+
+
+def test_segment_codes_of_a_long_text_column_span_the_chunks():
+    from engine.pn._segments import _segment_codes
+
+    rng = np.random.default_rng(2)
+    g = np.array(["west", "east", "north", "south", "zz"], dtype=object)[rng.integers(0, 4, 200_000)]
+    g[-1] = "zz"  # only in the last chunk
+    codes, names = _segment_codes(g)
+    assert names.tolist() == ["east", "north", "south", "west", "zz"]
+    assert (names[codes] == g).all()
