@@ -364,7 +364,7 @@ def test_no_full_garbage_collection_after_every_run(monkeypatch):
             except StopIteration:  # the rounds ran out: leave the janitor's endless loop
                 raise Stop from None
 
-        monkeypatch.setattr(housekeeping, "time", SimpleNamespace(sleep=lambda _: None))
+        monkeypatch.setattr(housekeeping, "time", SimpleNamespace(sleep=lambda _: None, monotonic=lambda: 0.0))
         monkeypatch.setattr(housekeeping, "reap_expired_sessions", reap)
         monkeypatch.setattr(housekeeping, "release_memory", lambda: released.append(1))
         with pytest.raises(Stop):
