@@ -203,6 +203,7 @@ def test_every_bound_parameter_of_the_page_takes_every_hostile_value(url_path):
         assert params, "the page binds parameters: none were found, so nothing was fuzzed"
 
 
+@pytest.mark.slow  # 15 page runs a page (4-5 s)
 @pytest.mark.parametrize("url_path", READERS)
 def test_the_inputs_parameters_repeated_unknown_and_huge_queries(url_path):
     runs = [{k: v} for k, values in INPUT_PARAMS.items() for v in values]
