@@ -217,7 +217,9 @@ def _draws(rng, start: int, b: int, n: int, order, group_start, y, w, units, equ
     return tp_g, fp_g, None
 
 
-def _sorted_curve(s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray, held: PNCurve | None = None):
+def _sorted_curve(
+    s: np.ndarray, y: np.ndarray, w: np.ndarray, order: np.ndarray, held: PNCurve | None = None
+) -> tuple[PNCurve, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The curve, the first sorted row of each distinct score and the sorted masses, each computed once.
 
     Parameters
@@ -382,10 +384,10 @@ def bootstrap(
         if row_ids.size and (not np.issubdtype(row_ids.dtype, np.integer) or row_ids.min() < 0):
             raise InputError("row ids must be non-negative integers")  # as engine.pn._replicates.row_hash says
     order = np.argsort(-s, kind="stable")
-    curve, group_start, masses = _sorted_curve(s, y, w, order, curve)  # pn_curve's, without sorting twice
+    curve, group_start, (wy_sorted, wn_sorted) = _sorted_curve(s, y, w, order, curve)  # without sorting twice
     if resample == "poisson":  # ids and weights in score order, for the compiled draws
-        poisson = (row_ids, seed, row_ids[order], *masses)
-    del masses  # the run keeps only what it needs: it may run beside every session's page (issue 34)
+        poisson = (row_ids, seed, row_ids[order], wy_sorted, wn_sorted)
+    del wy_sorted, wn_sorted  # the run keeps only what it needs: it may run beside every session's page (issue 34)
     n = s.size
     n_groups = group_start.size
     docs_per_group = np.diff(np.r_[group_start, n])
