@@ -34,11 +34,12 @@ legacy_page_folders_off()  # AppTest runs pages as the server does
 #   tests/test_docs.py                   -> docs     (the Sphinx site built with -W)
 # `slow` is marked on the tests themselves. The fast loop (CONTRIBUTING.md):
 #   python -m pytest -m "not slow and not spark and not browser and not packaging and not docs"
-# Under pytest-xdist (`-n 2 --dist loadgroup`) the Spark tests share one worker (one JVM) and so do the browser
-# tests (one server, one Chromium); so do the tests of each file in _ONE_WORKER, whose module fixture builds something
-# slow once (each worker that ran a test of the file built it again). xdist hands out the units with the most tests
-# first (--loadscope-reorder, its default), so these long groups start at once and the single tests fill in beside
-# them.
+# Under pytest-xdist (`-n 2 --dist loadgroup`) the Spark tests share one worker (one JVM: 0.8 GB and a 10 s start
+# each), and so do the tests of each file in _ONE_WORKER, whose module fixture builds something slow once (each worker
+# that ran a test of the file built it again). The browser tests are not grouped: as one group they were a 7-minute
+# chain on one worker and made the README's command 95 s longer (CI, 2026-11-28); each worker starts its own server
+# and Chromium instead. xdist hands out the units with the most tests first (--loadscope-reorder, its default), so
+# the long groups start at once and the single tests fill in beside them.
 _TIER_BY_FILE = {"test_packaging.py": "packaging", "test_docs.py": "docs"}
 #: files whose module fixture is built once, on one worker: the wheel in a fresh venv, the site, an empty Numba cache
 _ONE_WORKER = {"tests/test_packaging.py", "tests/test_docs.py", "tests/engine/test_warmup.py"}
@@ -66,9 +67,8 @@ def _group(item) -> str | None:
     By marker, after the path rules added theirs: a Spark case of a test parametrised over the backends carries the
     ``spark`` mark of its parameter (tests/engine/backends/conftest.py) and must share the one JVM too.
     """
-    for tier in ("browser", "spark"):
-        if item.get_closest_marker(tier) is not None:
-            return tier
+    if item.get_closest_marker("spark") is not None:
+        return "spark"
     rel = _relative(item)
     return rel if rel in _ONE_WORKER else None
 
