@@ -74,6 +74,14 @@ def test_audit_on_mammography(server, page, tmp_path):
     fill_number(page, "Review line (documents scoring below it are audited)", f"{line:g}", "audit_below")
     fill_number(page, "Documents to review", "200", "audit_budget")
     settle(page, "Documents below the line")
+    # the URL carries the value before the rerun that draws it may have started (settle then sees no run): wait for
+    # the plan of 200 (a clean-install CI run read the default 300 here once)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMetric"]')].some(m =>
+             m.innerText.includes('To review') && m.querySelector('[data-testid="stMetricValue"]')?.innerText === '200')""",
+        timeout=60_000,
+    )
+    settle(page, "Documents below the line")
     assert metric(page, "To review") == "200"
     assert metric(page, "Documents below the line") == f"{int((~flagged).sum()):,}"
     with page.expect_download() as download:
