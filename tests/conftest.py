@@ -12,6 +12,12 @@ import tempfile  # noqa: E402
 # the dashboard opens the workspace (OPSTUDIO_HOME) on every run: tests, their AppTest sessions and the servers they
 # start never touch the developer's own workspace (a test that needs its own sets the variable itself)
 os.environ.setdefault("OPSTUDIO_HOME", tempfile.mkdtemp(prefix="opstudio-tests-"))
+# OpenMP on one thread in the test processes (and the servers and command lines they start): the oracles train
+# hundreds of small LightGBM, XGBoost and scikit-learn models, and OpenMP's spinning threads lose the two cores to the
+# other worker: tests/engine/qwyc/test_evaluator.py and test_models.py took 102 s with the default threads and 43 s on
+# one, beside a running suite. Each oracle compares with the library's own predict of the model it trained, so the
+# number of threads a library trains with changes nothing the tests assert.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402

@@ -31,22 +31,28 @@ def lightgbm_file(frame, y, **options):
     return model.booster_, model.booster_.model_to_string().encode()
 
 
-def models(frame, y):
+@pytest.fixture(scope="module")
+def models(data):
+    """(name, model file, the library's own raw margin or None) of each kind, trained once for the module."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    frame, y = data
+    trained = []
     for options in ({}, {"zero_as_missing": True}, {"use_missing": False}):
         booster, raw = lightgbm_file(frame, y, **options)
-        yield f"lightgbm {options}", raw, lambda x, b=booster: b.predict(x, raw_score=True)
+        trained.append((f"lightgbm {options}", raw, lambda x, b=booster: b.predict(x, raw_score=True)))
     xgb = xgboost.XGBClassifier(n_estimators=50, max_depth=4).fit(frame, y).get_booster()
-    yield "xgboost", bytes(xgb.save_raw("json")), None
+    trained.append(("xgboost", bytes(xgb.save_raw("json")), None))
     hist = HistGradientBoostingClassifier(max_iter=40, early_stopping=False).fit(frame, y)
-    yield "skops", skops_io.dumps(hist), lambda x, m=hist: m.decision_function(pd.DataFrame(x, columns=FEATURES))
+    own = lambda x, m=hist: m.decision_function(pd.DataFrame(x, columns=FEATURES))  # noqa: E731
+    trained.append(("skops", skops_io.dumps(hist), own))
+    return trained
 
 
 @pytest.mark.slow
-def test_all_trees_equal_the_traversal_and_the_librarys_own_predict(data):
+def test_all_trees_equal_the_traversal_and_the_librarys_own_predict(data, models):
     frame, y = data
-    for name, raw, own in models(frame, y):
+    for name, raw, own in models:
         loaded = load_model(raw, name=name)
         x = loaded.features(frame)
         flat = flatten_ensemble(loaded.ensemble)
@@ -59,9 +65,9 @@ def test_all_trees_equal_the_traversal_and_the_librarys_own_predict(data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("alpha", [0.0, 0.02])
-def test_early_exit_follows_the_policy_and_equals_the_full_model_where_no_exit(data, alpha):
+def test_early_exit_follows_the_policy_and_equals_the_full_model_where_no_exit(data, models, alpha):
     frame, y = data
-    for name, raw, _ in models(frame, y):
+    for name, raw, _ in models:
         loaded = load_model(raw, name=name)
         x = loaded.features(frame)
         f = loaded.ensemble.contributions(x)
@@ -91,12 +97,12 @@ def running_sums(f, order, bias):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_tree_evaluator_and_run_policy_share_the_exit_rule(data, seed):
+def test_the_tree_evaluator_and_run_policy_share_the_exit_rule(data, models, seed):
     """Both compiled loops (trees row by row, and F row by row) stop where kernels.step_exit says: on every model,
     for policies with ties at the thresholds and at β, NaN and infinite thresholds, and a last step that would exit."""
     frame, y = data
     rng = np.random.default_rng(seed)
-    for name, raw, _ in models(frame, y):
+    for name, raw, _ in models:
         loaded = load_model(raw, name=name)
         x = loaded.features(frame)
         f = loaded.ensemble.contributions(x)
@@ -154,9 +160,9 @@ def test_ensembles_of_other_base_models_keep_the_numpy_evaluator():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rows", [1, 255, 256, 257, 1500, 3333])
-def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, rows):
+def test_contributions_equal_each_trees_own_traversal_across_row_blocks(data, models, rows):
     frame, y = data
-    for name, raw, _ in models(frame, y):
+    for name, raw, _ in models:
         loaded = load_model(raw, name=name)
         x = np.resize(loaded.features(frame), (rows, len(FEATURES)))  # the rows repeated past the 1,500
         expected = np.column_stack([t.predict(x) for t in loaded.ensemble.trees])
