@@ -28,9 +28,10 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-from tests.apptest_setup import legacy_page_folders_off  # noqa: E402
+from tests.apptest_setup import component_manifests_scanned_once, legacy_page_folders_off  # noqa: E402
 
 legacy_page_folders_off()  # AppTest runs pages as the server does
+component_manifests_scanned_once()  # and scans the installed packages for components once, as the server does
 
 
 # Tiers (pyproject.toml [tool.pytest.ini_options] markers), applied by path so that new files get them:
