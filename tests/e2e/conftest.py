@@ -233,6 +233,16 @@ def metric(page: Page, label: str) -> str:
     return box.locator('[data-testid="stMetricValue"]').inner_text()
 
 
+def expect_metric(page: Page, label: str, value: str, timeout: float = 60_000) -> None:
+    """Wait until the metric ``label`` shows ``value``, then pass (else fail naming what it shows).
+
+    After a setting is typed or chosen the URL carries it before the rerun that draws it may have started, so
+    :func:`settle` can return on the page as it was: a value that follows a setting is waited for, not read.
+    """
+    box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
+    expect(box.locator('[data-testid="stMetricValue"]')).to_have_text(value, timeout=timeout)
+
+
 def choose_file(page: Page, path: Path) -> None:
     """On the Data page (already open): 'Upload a file', then ``path`` through the browser's file chooser."""
     page.get_by_text("Upload a file", exact=True).click()
