@@ -259,6 +259,27 @@ def test_a_pooled_hull_the_caller_holds_is_kept_and_gives_the_same_segments():
     assert repr(allocate_target(built, 0.3)) == repr(allocate_target(kept, 0.3))
 
 
+def test_a_pooled_hull_of_other_documents_is_refused():
+    from engine.errors import InputError
+    from engine.pn import pn_curve, upper_hull
+
+    rng = np.random.default_rng(5)
+    s, y = np.round(rng.random(2000), 3), (rng.random(2000) < 0.2).astype(int)
+    w = rng.integers(1, 4, 2000).astype(float)
+    g = np.array(list("ab"), dtype=object)[rng.integers(0, 2, 2000)]
+    segment_curves(s, y, g, w, pooled=upper_hull(pn_curve(s, y, w)))  # its own: kept
+    others = {
+        "another classifier's scores": upper_hull(pn_curve(np.round(rng.random(2000), 3), y, w)),
+        "other labels": upper_hull(pn_curve(s, 1 - y, w)),
+        "no weights": upper_hull(pn_curve(s, y)),
+        "a subset": upper_hull(pn_curve(s[:1500], y[:1500], w[:1500])),
+    }
+    for what, hull in others.items():
+        with pytest.raises(InputError, match="not these rated documents' own"):
+            segment_curves(s, y, g, w, pooled=hull)
+            pytest.fail(f"a pooled hull of {what} was kept")
+
+
 @given(
     st.lists(
         st.one_of(
