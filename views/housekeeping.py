@@ -27,6 +27,8 @@ import threading
 import time
 from pathlib import Path
 
+from views.settings import env_number
+
 __all__ = [
     "IDLE_RELEASE_SECONDS",
     "PERIOD_SECONDS",
@@ -45,27 +47,14 @@ __all__ = [
 _LOG = logging.getLogger(__name__)
 
 
-def _seconds(variable: str, default: float) -> float:
-    """Seconds from the environment variable (a number >= 0, ``inf`` allowed), else ``default`` with a warning."""
-    raw = os.environ.get(variable, "").strip()
-    try:
-        value = float(raw) if raw else default
-        if not value >= 0:  # negative or NaN
-            raise ValueError(raw)
-    except ValueError:
-        _LOG.warning("%s=%r is not a number of seconds >= 0: %s s", variable, raw, default)
-        value = default
-    return value
-
-
 #: how often expired sessions are reaped and freed memory is returned (seconds; the environment
 #: variable OPSTUDIO_HOUSEKEEPING_SECONDS overrides it, e.g. in tests)
-PERIOD_SECONDS = _seconds("OPSTUDIO_HOUSEKEEPING_SECONDS", 30)
+PERIOD_SECONDS = env_number("OPSTUDIO_HOUSEKEEPING_SECONDS", 30, unit="seconds")
 
 #: seconds without any connected session after which the server's cache of shared results is emptied (environment
 #: variable OPSTUDIO_IDLE_RELEASE_SECONDS; ``inf`` keeps it). An idle server gives its memory back to the machine;
 #: the next visitor recomputes what it opens (seconds: the shipped samples' models, sweeps and curves).
-IDLE_RELEASE_SECONDS = _seconds("OPSTUDIO_IDLE_RELEASE_SECONDS", 60)
+IDLE_RELEASE_SECONDS = env_number("OPSTUDIO_IDLE_RELEASE_SECONDS", 60, unit="seconds")
 
 
 def _expired_sessions_cache():

@@ -28,6 +28,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.backends import ScanProgress
 from engine.memory import ByteBudgetCache
+from views.settings import env_number
 
 _MEMO_SIZE = 48
 T = TypeVar("T")
@@ -193,14 +194,7 @@ def cache_budget_bytes(environ=os.environ) -> int:
 
     A value that is not a number >= 0 is ignored (the default holds), with a warning in the server's log.
     """
-    raw = environ.get("OPSTUDIO_CACHE_MB", "").strip()
-    try:
-        mb = float(raw) if raw else CACHE_MB
-        if not 0 <= mb < 2**40:
-            raise ValueError(raw)
-    except ValueError:
-        _LOG.warning("OPSTUDIO_CACHE_MB=%r is not a number of megabytes >= 0: %d MB", raw, CACHE_MB)
-        mb = CACHE_MB
+    mb = env_number("OPSTUDIO_CACHE_MB", CACHE_MB, unit="megabytes", upper=2**40, environ=environ)
     return int(mb * 2**20)
 
 
