@@ -171,3 +171,20 @@ def test_clear_empties_and_a_negative_budget_is_refused():
     assert len(cache) == 0 and cache.nbytes == 0
     with pytest.raises(ValueError, match="budget"):
         ByteBudgetCache(-1)
+
+
+def test_object_arrays_weigh_each_text_and_number_once_and_follow_the_rest():
+    text, shared = "x" * 100, ("kept", 1)
+    cells = np.array(
+        [text, text, "y" * 7, 3, 2.5, None, b"ab", shared, [10**20, "zz"], {"k": np.arange(5)}], dtype=object
+    )
+    expected = (
+        cells.nbytes
+        + sum(sys.getsizeof(v) for v in (text, "y" * 7, 3, 2.5, None, b"ab"))  # the text held twice, counted once
+        + deep_size(shared)
+        + deep_size([10**20, "zz"])
+        + deep_size({"k": np.arange(5)})
+    )
+    assert deep_size(cells) == expected
+    # the same cells reached twice (the array and a list holding its texts) are counted once
+    assert deep_size([cells, [text, 3]]) == expected + sys.getsizeof([cells, [text, 3]]) + sys.getsizeof([text, 3])
