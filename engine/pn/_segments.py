@@ -173,7 +173,8 @@ def _check_pooled(pooled: Hull, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> 
     """
     curve = pooled.curve
     positive = np.asarray(y, dtype=bool)
-    mine = np.array([w.sum(), w[positive].sum(), np.dot(w, s), np.dot(w[positive], s[positive])], dtype=float)
+    w_positive = w[positive]
+    mine = np.array([w.sum(), w_positive.sum(), np.dot(w, s), np.dot(w_positive, s[positive])], dtype=float)
     steps_all = np.diff(curve.tp + curve.fp, prepend=0.0)
     steps_positive = np.diff(curve.tp, prepend=0.0)
     theirs = np.array(

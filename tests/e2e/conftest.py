@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from engine.cli.app import streamlit_command
 from engine.resources import chromium_path
@@ -205,7 +205,7 @@ def shot(page: Page, name: str) -> None:
 
 
 #: the documentation's screenshots (docs/_static/screenshots/<url_path>.png, committed): refreshed by
-#: `OPSTUDIO_DOCS_SCREENSHOTS=1 python -m pytest tests/e2e/test_nothing_clipped.py -k 1280`; otherwise written
+#: `OPSTUDIO_DOCS_SCREENSHOTS=1 python -m pytest tests/e2e/test_nothing_clipped.py`; otherwise written
 #: beside the other screenshots (git-ignored) so every browser run still produces them
 DOCS_SHOTS = ROOT / "docs" / "_static" / "screenshots"
 
@@ -228,9 +228,14 @@ def assert_healthy(page: Page, charts: int) -> None:
     )
 
 
-def metric(page: Page, label: str) -> str:
+def metric_value(page: Page, label: str) -> Locator:
+    """The value shown by the metric ``label`` (the first one on the page)."""
     box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
-    return box.locator('[data-testid="stMetricValue"]').inner_text()
+    return box.locator('[data-testid="stMetricValue"]')
+
+
+def metric(page: Page, label: str) -> str:
+    return metric_value(page, label).inner_text()
 
 
 def expect_metric(page: Page, label: str, value: str, timeout: float = 60_000) -> None:
@@ -239,8 +244,7 @@ def expect_metric(page: Page, label: str, value: str, timeout: float = 60_000) -
     After a setting is typed or chosen the URL carries it before the rerun that draws it may have started, so
     :func:`settle` can return on the page as it was: a value that follows a setting is waited for, not read.
     """
-    box = page.locator('[data-testid="stMetric"]').filter(has=page.get_by_text(label, exact=True)).first
-    expect(box.locator('[data-testid="stMetricValue"]')).to_have_text(value, timeout=timeout)
+    expect(metric_value(page, label)).to_have_text(value, timeout=timeout)
 
 
 def choose_file(page: Page, path: Path) -> None:

@@ -78,13 +78,14 @@ LAYOUT_HELD = """() => {
   window.__layout = {widths: now, polls: held && held.widths === now ? held.polls + 1 : 0};
   return window.__layout.polls >= 3;
 }""".replace("{CLIPPABLE}", CLIPPABLE)
-#: the widths checked, each page loaded once and measured at both (the layout follows the window without a rerun)
+#: the widths checked, each page loaded once and measured at both (the layout follows the window without a rerun);
+#: the first is the user guide's screenshots' width
 WIDTHS = (1280, 1920)
 
 
 def cut_at_each_width(page, name: str, table: bool, docs: bool = False) -> tuple[list[str], int]:
     """What is cut on the page as drawn at each of WIDTHS, and how many tables were drawn (summed over the widths);
-    with ``docs``, the user guide's screenshot of the page at 1,280 px (tests/e2e/conftest.py: docs_shot)."""
+    with ``docs``, the user guide's screenshot of the page at the first width (tests/e2e/conftest.py: docs_shot)."""
     found, tables = [], 0
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 1000})
@@ -96,7 +97,7 @@ def cut_at_each_width(page, name: str, table: bool, docs: bool = False) -> tuple
         tables += page.locator('[data-testid="stDataFrame"] .dvn-scroller').count()
         found += [f"{name} at {width} px: {cut}" for cut in page.evaluate(CLIPPED)]
         shot(page, f"clip_{width}_{name}")
-        if docs and width == 1280:
+        if docs and width == WIDTHS[0]:
             page.evaluate("window.scrollTo(0, 0)")
             docs_shot(page, name)
     return found, tables
