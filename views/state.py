@@ -28,6 +28,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.backends import ScanProgress
 from engine.memory import ByteBudgetCache
+from views.housekeeping import trim_heap
 from views.settings import env_number
 
 _MEMO_SIZE = 48
@@ -168,6 +169,29 @@ def _keep(key: tuple, value: Any) -> Any:
     return value
 
 
+#: seconds of work after which the heap is trimmed: reading a 10^6-row file, its per-segment hulls or a bootstrap
+#: frees hundreds of megabytes of temporaries that glibc keeps in its arenas (a fresh server held 270 MB of them after
+#: opening one 10^6-row view, until the janitor's next pass); shorter work (a slider step) frees little, and pages
+#: given back would only be faulted in again by the next step
+TRIM_AFTER_SECONDS = 0.25
+
+
+def heap_trimmed_after(compute: Callable[..., T], clock: Callable[[], float] = time.monotonic) -> Callable[..., T]:
+    """``compute``, handing the heap pages its temporaries freed back to the operating system once it ends after
+    at least :data:`TRIM_AFTER_SECONDS` (even when it fails): the server's memory then holds the results, not what
+    it took to compute them, when the next sessions arrive."""
+
+    def run(*args: Any) -> T:
+        start = clock()
+        try:
+            return compute(*args)
+        finally:
+            if clock() - start >= TRIM_AFTER_SECONDS:
+                trim_heap()
+
+    return run
+
+
 def memo(key: tuple, compute: Callable[[], Any]) -> Any:
     """``compute()`` once for ``key``, kept for later runs: in the session (an LRU of ``_MEMO_SIZE`` entries), or
     once per server when the key is :func:`server_wide` (a session asking meanwhile waits for that result)."""
@@ -176,11 +200,11 @@ def memo(key: tuple, compute: Callable[[], Any]) -> Any:
     if found is not _MISSING:
         return found
     if server_wide(key):
-        value = SERVER_CACHE.get_or_compute(key, compute)
+        value = SERVER_CACHE.get_or_compute(key, heap_trimmed_after(compute))
         if key not in SERVER_CACHE:  # heavier than the budget
             _keep_in_session(key, value)
         return value
-    value = compute()
+    value = heap_trimmed_after(compute)()
     _keep_in_session(key, value)
     return value
 
@@ -216,7 +240,7 @@ def server_memo(key: tuple, compute: Callable[[], T], *, size: int | None = None
     (``OPSTUDIO_CACHE_MB``). The key must never name a session.
     """
     check_key(key)
-    return SERVER_CACHE.get_or_compute(key, compute, size)
+    return SERVER_CACHE.get_or_compute(key, heap_trimmed_after(compute), size)
 
 
 #: seconds of work before its progress bar appears: shorter work shows none (each bar drawn is a message the
@@ -271,15 +295,16 @@ def on_click(
     """
     check_key(inputs)
     if clicked:
+        work = heap_trimmed_after(compute)
         if progress is not None:
             bar, update = progress_callback(progress)
-            value = compute(update)
+            value = work(update)
             bar.empty()
         elif spinner is not None:
             with st.spinner(md(spinner)):
-                value = compute()
+                value = work()
         else:
-            value = compute()
+            value = work()
         st.session_state[slot] = (inputs, value)
     kept = st.session_state.get(slot)
     return kept[1] if kept is not None and kept[0] == inputs else None
@@ -441,7 +466,7 @@ def _below_the_script(compute: Callable[[Callable[[int, int], None]], Any], upda
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BACKGROUND_NICENESS)
     except (AttributeError, OSError):  # pragma: no cover - not Linux, or not allowed: normal priority
         pass
-    return compute(update)
+    return heap_trimmed_after(compute)(update)
 
 
 def background_result(key: tuple) -> Any | None:
@@ -507,7 +532,7 @@ def scan(key: tuple, compute: Callable[[ScanProgress], Any], *, label: str) -> A
     with _SHARED_LOCK:
         if key not in scans:
             progress = ScanProgress()
-            scans[key] = (_SCAN_POOL.submit(compute, progress), progress)
+            scans[key] = (_SCAN_POOL.submit(heap_trimmed_after(compute), progress), progress)
         future, progress = scans[key]
     with place.container(), st.status(label, expanded=True) as box:
         bar = st.progress(0.0, text="Reading the rows")

@@ -534,7 +534,10 @@ def _groups(frame: pd.DataFrame, mapping: ColumnMapping, rated: np.ndarray, warn
         return None, None
     g = frame[mapping.group_col]
     gmiss = g.isna().to_numpy() & rated
-    all_groups = g.astype("string").fillna("(missing)").to_numpy(dtype=object)
+    # every row of a group refers to one text object: 10^6 rows of four regions hold 8 MB of references instead of
+    # 10^6 separate texts (58 MB), and weighing the data for the server's cache follows four objects, not 10^6
+    codes, names = pd.factorize(g.astype("string").fillna("(missing)"))
+    all_groups = np.asarray(names, dtype=object)[codes]
     if gmiss.any():
         warnings.append(
             f"Group column '{mapping.group_col}': {int(gmiss.sum())} rated rows have no group; "

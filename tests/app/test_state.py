@@ -282,3 +282,40 @@ def test_background_work_and_scans_take_one_place_in_every_state_so_fragments_be
     positions.append(index_of_marker(at))
     assert not at.exception
     assert positions == [positions[0]] * 3
+
+
+def test_work_of_a_quarter_second_or_more_trims_the_heap_when_it_ends_even_when_it_fails(monkeypatch):
+    import views.state as state
+
+    trims, now = [], [0.0]
+    monkeypatch.setattr(state, "trim_heap", lambda: trims.append(now[0]))
+
+    def work(seconds, fail=False):
+        def compute(*args):
+            now[0] += seconds
+            if fail:
+                raise ValueError("no")
+            return args
+
+        return state.heap_trimmed_after(compute, clock=lambda: now[0])
+
+    assert work(0.125)(1, 2) == (1, 2) and trims == []  # a slider step's work: nothing to give back
+    assert work(state.TRIM_AFTER_SECONDS)() == () and trims == [0.125 + state.TRIM_AFTER_SECONDS]
+    with pytest.raises(ValueError):
+        work(1.0, fail=True)()
+    assert len(trims) == 2
+
+
+def test_a_shared_result_trims_the_heap_once_when_computed_not_when_found(monkeypatch):
+    import views.state as state
+
+    trims = []
+    monkeypatch.setattr(state, "trim_heap", lambda: trims.append(1))
+    monkeypatch.setattr(state, "TRIM_AFTER_SECONDS", 0.0)
+    key = ("heavy result", state.SERVER_WIDE, "a" * 64)
+    try:
+        assert state.memo(key, lambda: [1.0] * 10) == [1.0] * 10 and trims == [1]
+        assert state.memo(key, lambda: [2.0]) == [1.0] * 10 and trims == [1]
+        assert state.server_memo(("another", "b" * 64), lambda: 3) == 3 and trims == [1, 1]
+    finally:
+        state.SERVER_CACHE.discard_where(lambda k: k in (key, ("another", "b" * 64)))

@@ -16,6 +16,7 @@ from engine.backends import (
     open_rows,
     period_backends,
     pn_hull,
+    rated_row_ids,
     resampling_note,
     sweep_points,
 )
@@ -171,3 +172,14 @@ def test_a_population_opens_on_the_source_that_holds_it(tmp_path):
     )
     kwargs = dict(below=0.8, budget=40, strata=3, seed=1)
     assert plan(memory, **kwargs).table().equals(plan(duck, **kwargs).table())
+
+
+@pytest.mark.parametrize("unrated", [[], [0], [4], [1, 2, 6], list(range(0, 9, 2))])
+def test_rated_row_ids_are_the_positions_of_the_rated_rows_in_the_file(unrated):
+    labels = ["" if i in unrated else str(i % 2) for i in range(9)]
+    table = pd.DataFrame({"score": np.linspace(0, 1, 9), "label": labels})
+    data = load_rated(table.to_csv(index=False).encode())
+    expected = [i for i in range(9) if i not in unrated]  # the oracle: the file's rows, one by one
+    ids = rated_row_ids(data)
+    assert ids.dtype == np.int64 and ids.tolist() == expected
+    np.testing.assert_array_equal(data.scores[:, 0], np.linspace(0, 1, 9)[expected])

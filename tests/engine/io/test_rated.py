@@ -42,6 +42,20 @@ def test_good_file_detects_columns_and_counts_unrated():
     assert len(d.fingerprint) == 64
 
 
+def test_rows_of_one_group_share_one_text_object():
+    # the server holds a dataset once for every session: 10^6 rows of four regions are 8 MB of references, not 10^6 texts
+    rng = np.random.default_rng(3)
+    region = rng.choice(np.array(["north", "south", "", "7"], dtype=object), 2_000)
+    frame = pd.DataFrame({"score": rng.random(2_000), "label": rng.integers(0, 2, 2_000), "region": region})
+    frame.loc[frame.index[::97], "region"] = None
+    raw = frame.to_csv(index=False).encode()
+    d = load_rated(raw)
+    # the oracle: every cell's own text, as the file reads ("" is a missing cell in a CSV)
+    text = read_table(raw).frame["region"].astype("string").fillna("(missing)").to_numpy(dtype=object)
+    assert d.groups.dtype == object and d.groups.tolist() == text.tolist()
+    assert len({id(g) for g in d.groups}) == len(set(text.tolist()))
+
+
 @pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
 def test_delimiters_gzip_and_file_objects(sep):
     text = GOOD.replace(",", sep)
