@@ -202,6 +202,20 @@ class RssSampler(threading.Thread):
             self.stop.wait(1.0)
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent busy since boot (``/proc/stat``: all but idle and iowait)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds process ``pid`` has used, all its threads (utime + stime of ``/proc/<pid>/stat``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -244,6 +258,7 @@ async def run_mode(rows: int, mode: str, sessions: int, steps: int, every: float
     }
     problems = {"exceptions": 0, "cross-talk": 0}
     load0 = os.getloadavg()[0]
+    machine0, server0 = machine_busy_seconds(), process_cpu_seconds(pid)
     t0 = time.perf_counter()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
@@ -254,6 +269,8 @@ async def run_mode(rows: int, mode: str, sessions: int, steps: int, every: float
         )
         await browser.close()
     busy = time.perf_counter() - t0
+    # who had the cores: the browsers share them with the server here (the issue asks for another machine's)
+    machine, server = machine_busy_seconds() - machine0, process_cpu_seconds(pid) - server0
     failed = [r for r in results if isinstance(r, BaseException)]
     closed_at = time.perf_counter() - sampler.t0
     await asyncio.sleep(TTL_SECONDS + 2 * HOUSEKEEPING_SECONDS + 5)
@@ -279,6 +296,13 @@ async def run_mode(rows: int, mode: str, sessions: int, steps: int, every: float
                 f"| {name} | {len(values)} | {statistics.median(values) * 1e3:,.0f} ms | "
                 f"{percentile(values, 95) * 1e3:,.0f} ms | {max(values) * 1e3:,.0f} ms |"
             )
+    cores = os.cpu_count() or 1
+    print(
+        f"CPU during the run: the machine's {cores} cores busy {machine:,.0f} of {busy * cores:,.0f} core-seconds "
+        f"({machine / (busy * cores):.0%}); the server {server:,.0f} ({server / machine:.0%} of the busy time); "
+        f"Chromium's {sessions} contexts, the harness and anything else {machine - server:,.0f} "
+        f"({(machine - server) / machine:.0%})"
+    )
     peak = max(r for _, r in sampler.samples)
     series = ", ".join(f"{t:.0f} s {r:.0f}" for t, r in sampler.samples if t % every < 1.0)
     print(
