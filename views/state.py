@@ -170,9 +170,9 @@ def _keep(key: tuple, value: Any) -> Any:
 
 
 #: seconds of work after which the heap is trimmed: reading a 10^6-row file, its per-segment hulls or a bootstrap
-#: frees hundreds of megabytes of temporaries that glibc keeps in its arenas (a fresh server held about 200 MB of them after
-#: opening one 10^6-row view, until the janitor's next pass); shorter work (a slider step) frees little, and pages
-#: given back would only be faulted in again by the next step
+#: frees hundreds of megabytes of temporaries that glibc keeps in its arenas (a fresh server held about 200 MB of
+#: them after opening one 10^6-row view, until the janitor's next pass); shorter work (a slider step) frees little,
+#: and pages given back would only be faulted in again by the next step
 TRIM_AFTER_SECONDS = 0.25
 
 

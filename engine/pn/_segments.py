@@ -189,7 +189,8 @@ def _check_pooled(pooled: Hull, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> 
         raise InputError(
             f"the pooled hull given is not these rated documents' own (it covers {theirs[0]:g} documents, "
             f"{theirs[1]:g} positive, weighted score sum {theirs[2]:g}; they are {mine[0]:g}, {mine[1]:g}, "
-            f"{mine[2]:g}): pass upper_hull(pn_curve(scores, labels, weights)) of the same documents, or leave pooled out"
+            f"{mine[2]:g}): pass upper_hull(pn_curve(scores, labels, weights)) of the same documents, "
+            "or leave pooled out"
         )
 
 

@@ -43,7 +43,8 @@ def test_good_file_detects_columns_and_counts_unrated():
 
 
 def test_rows_of_one_group_share_one_text_object():
-    # the server holds a dataset once for every session: 10^6 rows of four regions are 8 MB of references, not 10^6 texts
+    # the server holds a dataset once for every session: 10^6 rows of four regions are 8 MB of references, not
+    # 10^6 texts
     rng = np.random.default_rng(3)
     region = rng.choice(np.array(["north", "south", "", "7"], dtype=object), 2_000)
     frame = pd.DataFrame({"score": rng.random(2_000), "label": rng.integers(0, 2, 2_000), "region": region})
